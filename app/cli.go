@@ -1,0 +1,243 @@
+package app
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// Exit codes of every command.
+const (
+	ExitOK      = 0
+	ExitFailure = 1 // runtime failure
+	ExitUsage   = 2 // bad usage or bad input
+)
+
+// Command is one `prism NAME` subcommand.
+type Command struct {
+	Name    string
+	Summary string
+	Run     func(args []string, stdout, stderr io.Writer) int
+}
+
+// Commands lists the subcommands in the order usage shows them.
+func Commands() []Command {
+	return []Command{
+		{"devices", "list OpenCL devices", runDevices},
+		{"bench", "measure the GPU and CPU engines side by side", runBench},
+	}
+}
+
+// Usage writes the top-level help.
+func Usage(w io.Writer) {
+	fmt.Fprintf(w, "Prism: real-time audio spectrum analyzer with OpenCL FFTs.\n\nUsage:\n  prism COMMAND [flags]\n\nCommands:\n")
+	for _, c := range Commands() {
+		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
+	}
+	fmt.Fprintf(w, "\nRun 'prism COMMAND -h' for a command's flags.\n")
+}
+
+// Run dispatches args (without the program name) to a subcommand and
+// returns the exit code.
+func Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		Usage(stdout)
+		return ExitOK
+	}
+	for _, c := range Commands() {
+		if c.Name == args[0] {
+			return c.Run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "prism: unknown command %q\n", args[0])
+	Usage(stderr)
+	return ExitUsage
+}
+
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("prism "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parse parses flags; it returns an exit code and false when the command
+// should stop (help shown or bad usage).
+func parse(fs *flag.FlagSet, args []string) (int, bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK, false
+		}
+		return ExitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "prism: unexpected argument %q\n", fs.Arg(0))
+		return ExitUsage, false
+	}
+	return 0, true
+}
+
+func runDevices(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("devices", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	devs, err := gpufft.Devices()
+	if *asJSON {
+		out := struct {
+			OpenCL      []gpufft.DeviceInfo `json:"opencl"`
+			OpenCLError string              `json:"opencl_error,omitempty"`
+		}{OpenCL: devs}
+		if err != nil {
+			out.OpenCLError = err.Error()
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+		return ExitOK
+	}
+	fmt.Fprintln(stdout, "OpenCL devices:")
+	switch {
+	case err != nil:
+		fmt.Fprintf(stdout, "  none: %v (the CPU engine is used)\n", err)
+	case len(devs) == 0:
+		fmt.Fprintln(stdout, "  none: the OpenCL library reports no platform (the CPU engine is used)")
+	default:
+		def, _ := gpufft.SelectDevice(devs, os.Getenv(gpufft.EnvDevice))
+		tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  #\ttype\tname\tplatform\tversion\tunits\tlocal mem\tmax group\tglobal mem\t")
+		for _, d := range devs {
+			mark := " "
+			if d.Index == def.Index {
+				mark = "*"
+			}
+			fmt.Fprintf(tw, "%s %d\t%s\t%s\t%s\t%s\t%d\t%d KiB\t%d\t%.1f GiB\t\n", mark, d.Index, d.Type, d.Name, d.Platform,
+				d.Version, d.ComputeUnits, d.LocalMemBytes>>10, d.MaxWorkGroupSize, float64(d.GlobalMemBytes)/(1<<30))
+		}
+		tw.Flush()
+		fmt.Fprintf(stdout, "  * default (choose with --device or %s: index or name)\n", gpufft.EnvDevice)
+	}
+	return ExitOK
+}
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench", stderr)
+	asJSON := fs.Bool("json", false, "print JSON rows")
+	device := fs.String("device", "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
+	engines := fs.String("engine", "all", "engines to measure: all, gpu, cpu")
+	gpuSamples := fs.Int("gpu-samples", 1<<26, "samples per call on the GPU")
+	cpuSamples := fs.Int("cpu-samples", 1<<24, "samples per call on the CPU")
+	minTime := fs.Duration("time", time.Second, "minimum time per row")
+	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
+	sizes := fs.String("sizes", "", "comma-separated r2c sizes instead of the default rows")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *engines != "all" && *engines != "gpu" && *engines != "cpu" {
+		fmt.Fprintf(stderr, "prism: --engine %q: want all, gpu or cpu\n", *engines)
+		return ExitUsage
+	}
+	cases := func(samples int) []gpufft.BenchCase {
+		if *sizes == "" {
+			return gpufft.DefaultBenchCases(samples)
+		}
+		var cs []gpufft.BenchCase
+		for _, s := range strings.Split(*sizes, ",") {
+			var n int
+			fmt.Sscan(s, &n)
+			cs = append(cs, gpufft.BenchCase{Plan: "r2c", Size: n, Samples: samples})
+		}
+		return cs
+	}
+	var rows []gpufft.BenchResult
+	failed := false
+	if *engines != "cpu" {
+		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: *device})
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+			if *engines == "gpu" {
+				return ExitFailure
+			}
+		} else {
+			r, err := gpufft.Bench(g, cases(*gpuSamples), *minTime)
+			rows = append(rows, r...)
+			if err != nil {
+				fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+				failed = true
+			}
+			g.Close()
+		}
+	}
+	if *engines != "gpu" {
+		c := gpufft.NewCPU(0)
+		r, err := gpufft.Bench(c, cases(*cpuSamples), *minTime)
+		rows = append(rows, r...)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+			failed = true
+		}
+		if *gonum {
+			r, err := gpufft.BenchGonum(c.Workers(), cases(*cpuSamples), *minTime)
+			rows = append(rows, r...)
+			if err != nil {
+				fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+				failed = true
+			}
+		}
+		c.Close()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rows)
+	} else {
+		printBench(stdout, rows)
+	}
+	if failed {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func printBench(w io.Writer, rows []gpufft.BenchResult) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "engine\tplan\tN\thop\tbatch\tms/call\tGsamples/s\tGB/s\tcopy GB/s\t% copy\tdevice\t")
+	for _, r := range rows {
+		hop := "-"
+		if r.Hop > 0 {
+			hop = fmt.Sprint(r.Hop)
+		}
+		pct := "-"
+		if r.PctCopy > 0 {
+			pct = fmt.Sprintf("%.0f%%", r.PctCopy)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%.3f\t%.3f\t%.1f\t%.1f\t%s\t%s\t\n", r.Engine, r.Plan, r.Size, hop, r.Batch,
+			r.MsPerCall, r.GSamplesSec, r.GBs, r.CopyGBs, pct, r.Device)
+	}
+	tw.Flush()
+	// Speed-ups measured in this run: GPU over CPU, CPU over gonum.
+	byKey := map[string]gpufft.BenchResult{}
+	for _, r := range rows {
+		byKey[fmt.Sprintf("%s/%s/%d", r.Engine, r.Plan, r.Size)] = r
+	}
+	for _, r := range rows {
+		if r.Engine != "cpu" {
+			continue
+		}
+		k := fmt.Sprintf("/%s/%d", r.Plan, r.Size)
+		if g, ok := byKey["opencl"+k]; ok {
+			fmt.Fprintf(w, "speed-up %s N=%d: GPU (device-resident) %.1f× CPU in samples/s\n", r.Plan, r.Size, g.GSamplesSec/r.GSamplesSec)
+		}
+		if g, ok := byKey["gonum"+k]; ok {
+			fmt.Fprintf(w, "speed-up %s N=%d: CPU engine %.2f× gonum in samples/s\n", r.Plan, r.Size, r.GSamplesSec/g.GSamplesSec)
+		}
+	}
+}

@@ -1,0 +1,350 @@
+package gpufft
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// BenchCase is one row of `prism bench`: a plan kind and size, with the
+// number of samples transformed per call.
+type BenchCase struct {
+	Plan    string // "r2c", "c2c" or "spectrogram"
+	Size    int
+	Hop     int // spectrogram only
+	Samples int // real samples (r2c, spectrogram) or complex points (c2c) per call
+}
+
+// BenchResult is a measured row.
+type BenchResult struct {
+	Engine      string  `json:"engine"`
+	Device      string  `json:"device"`
+	Plan        string  `json:"plan"`
+	Size        int     `json:"n"`
+	Hop         int     `json:"hop,omitempty"`
+	Batch       int     `json:"batch"` // transforms (frames) per call
+	Samples     int     `json:"samples"`
+	Calls       int     `json:"calls"`
+	MsPerCall   float64 `json:"ms_per_call"`
+	GSamplesSec float64 `json:"gsamples_per_s"`
+	GBs         float64 `json:"gb_per_s"`        // minimal traffic: input read once, output written once
+	CopyGBs     float64 `json:"copy_gb_per_s"`   // plain buffer copy on the same device, bytes read + written
+	PctCopy     float64 `json:"pct_of_copy"`     // GBs / CopyGBs
+	Resident    bool    `json:"device_resident"` // data stays on the device (no host transfers timed)
+	Note        string  `json:"note,omitempty"`
+}
+
+// DefaultBenchCases are the rows the engine issue's targets are stated on,
+// with samples per call scaled by the engine (2^26 on a GPU).
+func DefaultBenchCases(samples int) []BenchCase {
+	return []BenchCase{
+		{Plan: "r2c", Size: 1024, Samples: samples},
+		{Plan: "r2c", Size: 4096, Samples: samples},
+		{Plan: "r2c", Size: 16384, Samples: samples},
+		{Plan: "r2c", Size: 65536, Samples: samples},
+		{Plan: "c2c", Size: 4096, Samples: samples / 2},
+		{Plan: "spectrogram", Size: 4096, Hop: 1024, Samples: samples},
+	}
+}
+
+// Bench measures cases on e for at least minTime each. GPU rows run on
+// device-resident data (the kernels alone, as the targets are stated);
+// CPU rows run on host memory. Each row carries the same engine's plain
+// copy bandwidth, measured once at the start.
+func Bench(e Engine, cases []BenchCase, minTime time.Duration) ([]BenchResult, error) {
+	copyGBs, err := copyBandwidth(e, minTime)
+	if err != nil {
+		return nil, err
+	}
+	var out []BenchResult
+	for _, c := range cases {
+		r, err := benchOne(e, c, minTime)
+		if err != nil {
+			return out, fmt.Errorf("gpufft: bench %s n=%d on %s: %w", c.Plan, c.Size, e.Name(), err)
+		}
+		r.CopyGBs = copyGBs
+		if copyGBs > 0 {
+			r.PctCopy = 100 * r.GBs / copyGBs
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// timeLoop calls f until minTime has passed (at least 3 times, after one
+// warm-up call) and returns the mean seconds per call and the call count.
+func timeLoop(minTime time.Duration, f func() error) (float64, int, error) {
+	if err := f(); err != nil {
+		return 0, 0, err
+	}
+	calls := 0
+	start := time.Now()
+	for calls < 3 || time.Since(start) < minTime {
+		if err := f(); err != nil {
+			return 0, 0, err
+		}
+		calls++
+	}
+	return time.Since(start).Seconds() / float64(calls), calls, nil
+}
+
+func benchOne(e Engine, c BenchCase, minTime time.Duration) (BenchResult, error) {
+	r := BenchResult{Engine: e.Name(), Device: e.Device(), Plan: c.Plan, Size: c.Size, Hop: c.Hop}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var f func() error
+	var inBytes, outBytes int
+	switch c.Plan {
+	case "r2c", "c2c":
+		batch := max(1, c.Samples/c.Size)
+		r.Batch, r.Samples = batch, batch*c.Size
+		if c.Plan == "r2c" {
+			p, err := e.NewReal(c.Size, batch)
+			if err != nil {
+				return r, err
+			}
+			defer p.Close()
+			src := randReal(rng, batch*c.Size)
+			dst := make([]complex64, batch*(c.Size/2+1))
+			inBytes, outBytes = 4*len(src), 8*len(dst)
+			f = func() error { return p.Forward(dst, src) }
+			if gp, ok := p.(*gpuReal); ok {
+				if err := gp.Forward(dst, src); err != nil {
+					return r, err
+				}
+				r.Resident = true
+				f = func() error { return gp.resident(gp.fwd, batch) }
+			}
+		} else {
+			p, err := e.NewComplex(c.Size, batch)
+			if err != nil {
+				return r, err
+			}
+			defer p.Close()
+			src := randComplexBench(rng, batch*c.Size)
+			dst := make([]complex64, len(src))
+			inBytes, outBytes = 8*len(src), 8*len(dst)
+			f = func() error { return p.Forward(dst, src) }
+			if gp, ok := p.(*gpuComplex); ok {
+				if err := gp.Forward(dst, src); err != nil {
+					return r, err
+				}
+				r.Resident = true
+				f = func() error { return gp.resident(gp.fwd, batch) }
+			}
+		}
+	case "spectrogram":
+		cfg := SpectrogramConfig{Size: c.Size, Hop: c.Hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: c.Samples, Output: DBFS}
+		p, err := e.NewSpectrogram(cfg)
+		if err != nil {
+			return r, err
+		}
+		defer p.Close()
+		src := randReal(rng, c.Samples)
+		dst := make([]float32, cfg.DstLen(c.Samples))
+		frames := cfg.Frames(c.Samples)
+		r.Batch, r.Samples = frames, c.Samples
+		inBytes, outBytes = 4*len(src), 4*len(dst)
+		f = func() error { _, err := p.Execute(dst, src); return err }
+		if gp, ok := p.(*gpuSpectrogram); ok {
+			if _, err := gp.Execute(dst, src); err != nil {
+				return r, err
+			}
+			r.Resident = true
+			f = func() error { return gp.resident(c.Samples, frames) }
+		}
+	default:
+		return r, fmt.Errorf("%w: unknown bench plan %q", ErrInvalid, c.Plan)
+	}
+	if r.Resident {
+		g := e.(*OpenCL)
+		inner := f
+		f = func() error {
+			if err := inner(); err != nil {
+				return err
+			}
+			return g.lib.Finish(g.queue)
+		}
+	}
+	sec, calls, err := timeLoop(minTime, f)
+	if err != nil {
+		return r, err
+	}
+	r.Calls = calls
+	r.MsPerCall = sec * 1e3
+	r.GSamplesSec = float64(r.Samples) / sec / 1e9
+	r.GBs = float64(inBytes+outBytes) / sec / 1e9
+	return r, nil
+}
+
+func randComplexBench(rng *rand.Rand, n int) []complex64 {
+	x := make([]complex64, n)
+	for i := range x {
+		x[i] = complex(float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+	}
+	return x
+}
+
+func randReal(rng *rand.Rand, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+// copyBandwidth measures a plain copy on e's device in GB/s (bytes read +
+// written): clEnqueueCopyBuffer of 256 MiB on OpenCL; copy() of 64 MiB per
+// worker across the workers on the CPU.
+func copyBandwidth(e Engine, minTime time.Duration) (float64, error) {
+	switch g := e.(type) {
+	case *OpenCL:
+		const size = 256 << 20
+		b := gpuBase{e: g}
+		defer b.release()
+		src, err := b.buffer(size)
+		if err != nil {
+			return 0, err
+		}
+		dst, err := b.buffer(size)
+		if err != nil {
+			return 0, err
+		}
+		if err := g.lib.Zero(g.queue, src, 0, size); err != nil {
+			return 0, errGPU("fill", err)
+		}
+		sec, _, err := timeLoop(minTime, func() error {
+			if err := g.lib.Copy(g.queue, src, dst, 0, 0, size, nil); err != nil {
+				return err
+			}
+			return g.lib.Finish(g.queue)
+		})
+		if err != nil {
+			return 0, errGPU("copy", err)
+		}
+		return 2 * size / sec / 1e9, nil
+	case *CPU:
+		const size = 64 << 20
+		w := g.workers
+		srcs, dsts := make([][]byte, w), make([][]byte, w)
+		for i := range w {
+			srcs[i], dsts[i] = make([]byte, size), make([]byte, size)
+			for j := range srcs[i] { // touch every page
+				srcs[i][j] = byte(j)
+			}
+			copy(dsts[i], srcs[i])
+		}
+		sec, _, err := timeLoop(minTime, func() error {
+			var wg sync.WaitGroup
+			for i := range w {
+				wg.Go(func() { copy(dsts[i], srcs[i]) })
+			}
+			wg.Wait()
+			return nil
+		})
+		return 2 * float64(w*size) / sec / 1e9, err
+	}
+	return 0, nil
+}
+
+// BenchGonum runs the r2c and spectrogram cases with gonum's dsp/fourier
+// used the way Prism's CPU engine works (frames split across workers
+// goroutines, each transforming its frames one by one; float64, as gonum
+// requires, converted from and to float32; math.Log10 for dB), so the CPU
+// engine's speed-up over it is measured side by side in one run.
+func BenchGonum(workers int, cases []BenchCase, minTime time.Duration) ([]BenchResult, error) {
+	var out []BenchResult
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range cases {
+		if c.Plan == "c2c" {
+			continue
+		}
+		r := BenchResult{Engine: "gonum", Device: fmt.Sprintf("gonum dsp/fourier, %d goroutines", workers), Plan: c.Plan, Size: c.Size, Hop: c.Hop}
+		n := c.Size
+		hop := n
+		if c.Plan == "spectrogram" {
+			hop = c.Hop
+		}
+		frames := (c.Samples-n)/hop + 1
+		r.Batch, r.Samples = frames, c.Samples
+		if c.Plan == "r2c" {
+			r.Samples = frames * n
+		}
+		src := randReal(rng, c.Samples)
+		bins := n/2 + 1
+		var win []float64
+		var scale float64
+		if c.Plan == "spectrogram" {
+			win = Window{Kind: Hann}.Values(n)
+			for _, v := range win {
+				scale += v
+			}
+			scale = 1 / scale
+		}
+		cdst := make([]complex64, frames*bins)
+		fdst := make([]float32, frames*bins)
+		type state struct {
+			fft *fourier.FFT
+			in  []float64
+			out []complex128
+		}
+		st := make([]state, workers)
+		for i := range st {
+			st[i] = state{fourier.NewFFT(n), make([]float64, n), make([]complex128, bins)}
+		}
+		do := func(w, lo, hi int) {
+			s := st[w]
+			for f := lo; f < hi; f++ {
+				frame := src[f*hop : f*hop+n]
+				for i, v := range frame {
+					s.in[i] = float64(v)
+					if win != nil {
+						s.in[i] *= win[i]
+					}
+				}
+				s.fft.Coefficients(s.out, s.in)
+				if win == nil {
+					for k, v := range s.out {
+						cdst[f*bins+k] = complex64(v)
+					}
+					continue
+				}
+				for k, v := range s.out {
+					g := 2 * scale
+					if k == 0 || k == n/2 {
+						g = scale
+					}
+					p := (real(v)*real(v) + imag(v)*imag(v)) * g * g
+					db := float32(FloorDB)
+					if p > 1e-20 {
+						db = float32(10 * math.Log10(p))
+					}
+					fdst[f*bins+k] = db
+				}
+			}
+		}
+		sec, calls, err := timeLoop(minTime, func() error {
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Go(func() { do(w, w*frames/workers, (w+1)*frames/workers) })
+			}
+			wg.Wait()
+			return nil
+		})
+		if err != nil {
+			return out, err
+		}
+		r.Calls, r.MsPerCall = calls, sec*1e3
+		r.GSamplesSec = float64(r.Samples) / sec / 1e9
+		outBytes := 8 * len(cdst)
+		if win != nil {
+			outBytes = 4 * len(fdst)
+		}
+		r.GBs = float64(4*r.Samples+outBytes) / sec / 1e9
+		out = append(out, r)
+	}
+	return out, nil
+}

@@ -1,0 +1,291 @@
+package gpufft
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/prismaudio/prism/gpufft/internal/cl"
+)
+
+// Size limits of the contract, for both engines.
+const (
+	MinSize = 32
+	MaxSize = 1 << 20
+)
+
+// Errors. Compare with errors.Is / errors.As.
+var (
+	// ErrNoOpenCL: no OpenCL library or no platform could be loaded.
+	ErrNoOpenCL = errors.New("gpufft: no OpenCL")
+	// ErrNoDevice: OpenCL is there but no (matching) device is.
+	ErrNoDevice = errors.New("gpufft: no OpenCL device")
+	// ErrInvalid: a plan's parameters break the contract.
+	ErrInvalid = errors.New("gpufft: invalid plan parameters")
+	// ErrClosed: the plan or engine was closed.
+	ErrClosed = errors.New("gpufft: use of closed plan or engine")
+)
+
+// BuildError is a kernel that failed to compile; its Log field holds the
+// OpenCL compiler's build log.
+type BuildError = cl.BuildError
+
+// CLError is a failed OpenCL call; Error() names the status, e.g.
+// "clEnqueueNDRangeKernel: CL_OUT_OF_RESOURCES".
+type CLError = cl.Error
+
+// Output selects what a spectrogram plan writes for each bin.
+type Output int
+
+const (
+	// DBFS: 20·log10(|X_k|·c_k/Σw) as float32, c_k = 2 for 0 < k < N/2 and
+	// 1 at k = 0 and k = N/2, floored at FloorDB. A full-scale sine at a
+	// bin centre reads 0 dBFS with every window.
+	DBFS Output = iota
+	// Power: |X_k|² as float32, unscaled.
+	Power
+	// Complex: X_k as interleaved float32 (re, im), unscaled.
+	Complex
+)
+
+// FloorDB is the lowest level a DBFS spectrogram reports.
+const FloorDB = -200
+
+func (o Output) String() string {
+	switch o {
+	case DBFS:
+		return "dBFS"
+	case Power:
+		return "power"
+	case Complex:
+		return "complex"
+	}
+	return fmt.Sprintf("output(%d)", int(o))
+}
+
+// Engine makes plans. Plans are immutable: a different size or batch is a
+// new plan. An Engine and its plans are closed by the caller; closing the
+// engine with plans still open is a contract violation the engine tolerates
+// by closing them too.
+type Engine interface {
+	// Name is "cpu" or "opencl".
+	Name() string
+	// Device describes where plans run, e.g. "NVIDIA H100 (NVIDIA CUDA)".
+	Device() string
+	// NewComplex makes a batched complex-to-complex plan of Size points for
+	// up to batch transforms per call.
+	NewComplex(size, batch int) (ComplexPlan, error)
+	// NewReal makes a batched real-input plan (R2C forward, C2R inverse).
+	NewReal(size, batch int) (RealPlan, error)
+	// NewSpectrogram makes a fused spectrogram plan.
+	NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error)
+	// Close releases the engine. Calling it twice is harmless.
+	Close() error
+}
+
+// ComplexPlan is a batched C2C transform. Forward and Inverse take
+// n = len(src)/Size transforms (1 ≤ n ≤ Batch) laid out one after another;
+// dst must have len(src). The inverse is normalised by 1/Size, so
+// Inverse(Forward(x)) = x. They do not allocate, and panic if the lengths
+// break this contract. Only one goroutine may use a plan at a time.
+type ComplexPlan interface {
+	Size() int
+	Batch() int
+	Forward(dst, src []complex64) error
+	Inverse(dst, src []complex64) error
+	Close() error
+}
+
+// RealPlan is a batched real transform of Size (even) points. Forward takes
+// n = len(src)/Size real frames and writes n×(Size/2+1) bins to dst;
+// Inverse takes n×(Size/2+1) bins and writes n×Size samples, normalised by
+// 1/Size (Inverse(Forward(x)) = x; the imaginary parts of bins 0 and Size/2
+// are taken as zero). Same rules as ComplexPlan.
+type RealPlan interface {
+	Size() int
+	Batch() int
+	Forward(dst []complex64, src []float32) error
+	Inverse(dst []float32, src []complex64) error
+	Close() error
+}
+
+// SpectrogramConfig describes a fused spectrogram plan: frames of Size
+// samples, Hop apart, windowed, transformed and written as Output.
+type SpectrogramConfig struct {
+	Size       int    // N: frame length, a power of two, MinSize..MaxSize
+	Hop        int    // H: 1 ≤ H ≤ N
+	Window     Window // applied on load
+	Channels   int    // planar input channels, ≥ 1
+	Mix        bool   // one output: the mean of all channels; else one per channel
+	MaxSamples int    // most samples per channel passed to one Execute, ≥ Size
+	Output     Output
+}
+
+// Frames is the number of frames in a buffer of samples per channel:
+// ⌊(samples−N)/H⌋+1, or 0 when samples < N.
+func (c SpectrogramConfig) Frames(samples int) int {
+	if samples < c.Size {
+		return 0
+	}
+	return (samples-c.Size)/c.Hop + 1
+}
+
+// Bins is N/2+1.
+func (c SpectrogramConfig) Bins() int { return c.Size/2 + 1 }
+
+// OutChannels is 1 for a mix, else Channels.
+func (c SpectrogramConfig) OutChannels() int {
+	if c.Mix {
+		return 1
+	}
+	return c.Channels
+}
+
+// ValuesPerBin is 2 for Complex output, else 1.
+func (c SpectrogramConfig) ValuesPerBin() int {
+	if c.Output == Complex {
+		return 2
+	}
+	return 1
+}
+
+// DstLen is the length dst needs for a buffer of samples per channel.
+func (c SpectrogramConfig) DstLen(samples int) int {
+	return c.OutChannels() * c.Frames(samples) * c.Bins() * c.ValuesPerBin()
+}
+
+// SpectrogramPlan runs a SpectrogramConfig. Execute reads src as Channels
+// planar blocks of L = len(src)/Channels samples each (L ≤ MaxSamples) and
+// writes, for output channel c and frame i (covering samples [i·H, i·H+N) of
+// each block, no padding), the bins 0…N/2 at
+// dst[((c·frames + i)·Bins + k)·ValuesPerBin]. It returns the frame count.
+// It does not allocate, and panics if len(src) is not a multiple of
+// Channels, L > MaxSamples or dst is shorter than DstLen(L). Only one
+// goroutine may use a plan at a time.
+type SpectrogramPlan interface {
+	Config() SpectrogramConfig
+	Execute(dst, src []float32) (frames int, err error)
+	Close() error
+}
+
+func checkSize(size int) error {
+	if size < MinSize || size > MaxSize || bits.OnesCount(uint(size)) != 1 {
+		return fmt.Errorf("%w: size %d (want a power of two in %d…%d)", ErrInvalid, size, MinSize, MaxSize)
+	}
+	return nil
+}
+
+func checkPlan(size, batch int) error {
+	if err := checkSize(size); err != nil {
+		return err
+	}
+	if batch < 1 || batch > math.MaxInt32/size {
+		return fmt.Errorf("%w: batch %d (want 1…%d for size %d)", ErrInvalid, batch, math.MaxInt32/size, size)
+	}
+	return nil
+}
+
+func (c SpectrogramConfig) check() error {
+	if err := checkSize(c.Size); err != nil {
+		return err
+	}
+	switch {
+	case c.Hop < 1 || c.Hop > c.Size:
+		return fmt.Errorf("%w: hop %d (want 1…%d)", ErrInvalid, c.Hop, c.Size)
+	case c.Channels < 1 || c.Channels > 1024:
+		return fmt.Errorf("%w: %d channels (want 1…1024)", ErrInvalid, c.Channels)
+	case c.MaxSamples < c.Size:
+		return fmt.Errorf("%w: MaxSamples %d is less than one frame (%d)", ErrInvalid, c.MaxSamples, c.Size)
+	case int64(c.MaxSamples)*int64(c.Channels) > math.MaxInt32 || int64(c.DstLen(c.MaxSamples)) > math.MaxInt32:
+		return fmt.Errorf("%w: MaxSamples %d × %d channels is too large for one call", ErrInvalid, c.MaxSamples, c.Channels)
+	case !c.Window.valid():
+		return fmt.Errorf("%w: window %v", ErrInvalid, c.Window)
+	case c.Output < DBFS || c.Output > Complex:
+		return fmt.Errorf("%w: output %v", ErrInvalid, c.Output)
+	}
+	return nil
+}
+
+// transforms returns n = len/size and panics unless 1 ≤ n ≤ batch and
+// len = n·size.
+func transforms(length, size, batch int, what string) int {
+	n := length / size
+	if n*size != length || n < 1 || n > batch {
+		panic(fmt.Sprintf("gpufft: %s: length %d is not 1…%d transforms of %d", what, length, batch, size))
+	}
+	return n
+}
+
+// spectrogramCall validates an Execute call and returns L and the frame count.
+func (c SpectrogramConfig) spectrogramCall(dst, src []float32) (samples, frames int) {
+	samples = len(src) / c.Channels
+	if samples*c.Channels != len(src) || samples > c.MaxSamples {
+		panic(fmt.Sprintf("gpufft: spectrogram: len(src) %d is not %d channels of at most %d samples", len(src), c.Channels, c.MaxSamples))
+	}
+	if need := c.DstLen(samples); len(dst) < need {
+		panic(fmt.Sprintf("gpufft: spectrogram: len(dst) %d < %d", len(dst), need))
+	}
+	return samples, c.Frames(samples)
+}
+
+// windowTable returns the window as float32 and 1/Σw (from the float64 sum).
+func windowTable(w Window, n int) ([]float32, float32) {
+	v := w.Values(n)
+	out := make([]float32, n)
+	sum := 0.0
+	for i, x := range v {
+		out[i] = float32(x)
+		sum += x
+	}
+	return out, float32(1 / sum)
+}
+
+// twiddles returns W_n^i = exp(-2πi·i/n) for i in [0, n), rounded once from
+// float64. Symmetry keeps every entry exact to half an ulp: the angle is
+// reduced to the first octant before calling Sincos.
+func twiddles(n int) []complex64 {
+	t := make([]complex64, n)
+	for i := range t {
+		s, c := sincos2pi(i, n)
+		t[i] = complex(float32(c), float32(-s))
+	}
+	return t
+}
+
+// sincos2pi returns sin and cos of 2π·i/n in float64. For n divisible by 8
+// the angle is first reduced to [0, π/4] by quadrant and octant symmetry, so
+// entries are exact at multiples of π/2 and mirror each other exactly.
+func sincos2pi(i, n int) (s, c float64) {
+	i = (i%n + n) % n
+	if n%8 != 0 {
+		return math.Sincos(2 * math.Pi * float64(i) / float64(n))
+	}
+	q, j := i/(n/4), i%(n/4) // quadrant, and θ = 2πj/n in [0, π/2)
+	var sj, cj float64
+	if 2*j <= n/4 {
+		sj, cj = math.Sincos(2 * math.Pi * float64(j) / float64(n))
+	} else {
+		cj, sj = math.Sincos(2 * math.Pi * float64(n/4-j) / float64(n))
+	}
+	switch q {
+	case 0:
+		return sj, cj
+	case 1:
+		return cj, -sj
+	case 2:
+		return -sj, -cj
+	}
+	return -cj, sj
+}
+
+// Auto returns the OpenCL engine on the selected device (see
+// OpenCLOptions.Device) when one opens, else a CPU engine together with the
+// reason OpenCL is not used (nil when it is).
+func Auto(device string, cpuWorkers int) (Engine, error) {
+	g, err := NewOpenCL(OpenCLOptions{Device: device})
+	if err == nil {
+		return g, nil
+	}
+	return NewCPU(cpuWorkers), err
+}

@@ -1,0 +1,496 @@
+// Package cl is the thin OpenCL layer under gpufft: it opens the system's
+// OpenCL library (libOpenCL.so.1, OpenCL.dll or the macOS framework) at run
+// time with purego and binds only the entry points the engine uses.
+//
+// Why hand-written: every Go OpenCL binding (github.com/jgillich/go-opencl
+// among them) is refused by the module proxy, and a cgo binding would make the
+// prism binary fail to start where no OpenCL is installed. Loading at run time
+// turns a missing library into an ordinary error, so the caller can fall back
+// to the CPU.
+//
+// Handles are plain values; the caller owns and releases them. Calls that
+// take pointers to Go memory only use it for the duration of the call (all
+// reads here are blocking or followed by a blocking call on the same in-order
+// queue before the caller may touch the memory again).
+package cl
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// Handle types. Zero is "none".
+type (
+	Platform uintptr
+	Device   uintptr
+	Context  uintptr
+	Queue    uintptr
+	Mem      uintptr
+	Program  uintptr
+	Kernel   uintptr
+	Event    uintptr
+)
+
+// ErrNoLibrary wraps the reason no OpenCL library could be loaded.
+var ErrNoLibrary = errors.New("no OpenCL library")
+
+// Lib is a loaded OpenCL library. Its methods are safe for concurrent use as
+// far as the OpenCL implementation is (OpenCL 1.2 makes every call except
+// clSetKernelArg thread-safe; kernels are owned by one plan).
+type Lib struct {
+	handle uintptr
+	Name   string // the library name that was opened
+
+	getPlatformIDs, getPlatformInfo, getDeviceIDs, getDeviceInfo uintptr
+	createContext, createCommandQueue, createBuffer              uintptr
+	createProgramWithSource, buildProgram, getProgramBuildInfo   uintptr
+	createKernel, setKernelArg, getKernelWorkGroupInfo           uintptr
+	enqueueNDRangeKernel, enqueueWriteBuffer, enqueueReadBuffer  uintptr
+	enqueueCopyBuffer, enqueueFillBuffer, finish, flush          uintptr
+	waitForEvents, getEventProfilingInfo, releaseEvent           uintptr
+	releaseMemObject, releaseKernel, releaseProgram              uintptr
+	releaseCommandQueue, releaseContext                          uintptr
+}
+
+// Load opens the first library of names that loads (the platform's default
+// names when names is empty) and resolves the entry points. The error wraps
+// ErrNoLibrary and says why each name failed.
+func Load(names ...string) (*Lib, error) {
+	if len(names) == 0 {
+		names = defaultLibraryNames()
+	}
+	var reasons []string
+	for _, name := range names {
+		h, err := openLibrary(name)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		l := &Lib{handle: h, Name: name}
+		if err := l.resolve(); err != nil {
+			closeLibrary(h)
+			reasons = append(reasons, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		return l, nil
+	}
+	return nil, fmt.Errorf("%w: %s", ErrNoLibrary, strings.Join(reasons, "; "))
+}
+
+func (l *Lib) resolve() error {
+	syms := []struct {
+		dst  *uintptr
+		name string
+	}{
+		{&l.getPlatformIDs, "clGetPlatformIDs"},
+		{&l.getPlatformInfo, "clGetPlatformInfo"},
+		{&l.getDeviceIDs, "clGetDeviceIDs"},
+		{&l.getDeviceInfo, "clGetDeviceInfo"},
+		{&l.createContext, "clCreateContext"},
+		{&l.createCommandQueue, "clCreateCommandQueue"},
+		{&l.createBuffer, "clCreateBuffer"},
+		{&l.createProgramWithSource, "clCreateProgramWithSource"},
+		{&l.buildProgram, "clBuildProgram"},
+		{&l.getProgramBuildInfo, "clGetProgramBuildInfo"},
+		{&l.createKernel, "clCreateKernel"},
+		{&l.setKernelArg, "clSetKernelArg"},
+		{&l.getKernelWorkGroupInfo, "clGetKernelWorkGroupInfo"},
+		{&l.enqueueNDRangeKernel, "clEnqueueNDRangeKernel"},
+		{&l.enqueueWriteBuffer, "clEnqueueWriteBuffer"},
+		{&l.enqueueReadBuffer, "clEnqueueReadBuffer"},
+		{&l.enqueueCopyBuffer, "clEnqueueCopyBuffer"},
+		{&l.enqueueFillBuffer, "clEnqueueFillBuffer"},
+		{&l.finish, "clFinish"},
+		{&l.flush, "clFlush"},
+		{&l.waitForEvents, "clWaitForEvents"},
+		{&l.getEventProfilingInfo, "clGetEventProfilingInfo"},
+		{&l.releaseEvent, "clReleaseEvent"},
+		{&l.releaseMemObject, "clReleaseMemObject"},
+		{&l.releaseKernel, "clReleaseKernel"},
+		{&l.releaseProgram, "clReleaseProgram"},
+		{&l.releaseCommandQueue, "clReleaseCommandQueue"},
+		{&l.releaseContext, "clReleaseContext"},
+	}
+	for _, s := range syms {
+		p, err := lookup(l.handle, s.name)
+		if err != nil || p == 0 {
+			return fmt.Errorf("missing entry point %s", s.name)
+		}
+		*s.dst = p
+	}
+	return nil
+}
+
+// st and h take SyscallN's results as a CL status or a handle. Every pointer
+// is converted to uintptr inside the SyscallN call expression itself
+// (unsafe.Pointer rule 4; SyscallN is go:uintptrescapes), never earlier.
+func st(r, _, _ uintptr) int32 { return int32(r) }
+
+func h(r, _, _ uintptr) uintptr { return r }
+
+func check(name string, code int32) error {
+	if code == Success {
+		return nil
+	}
+	return &Error{Func: name, Code: code}
+}
+
+// Platform and device info parameter names (CL/cl.h).
+const (
+	platformName    = 0x0902
+	platformVendor  = 0x0903
+	platformVersion = 0x0901
+
+	DeviceTypeDefault = 1 << 0
+	DeviceTypeCPU     = 1 << 1
+	DeviceTypeGPU     = 1 << 2
+	DeviceTypeAccel   = 1 << 3
+	DeviceTypeAll     = 0xFFFFFFFF
+
+	deviceType             = 0x1000
+	deviceMaxComputeUnits  = 0x1002
+	deviceMaxWorkGroupSize = 0x1004
+	deviceMaxClock         = 0x100C
+	deviceGlobalMemSize    = 0x101F
+	deviceLocalMemSize     = 0x1023
+	deviceMaxMemAlloc      = 0x1010
+	deviceName             = 0x102B
+	deviceVendor           = 0x102C
+	deviceVersion          = 0x102F
+	driverVersion          = 0x102D
+)
+
+// Platforms lists the installed platforms.
+func (l *Lib) Platforms() ([]Platform, error) {
+	var n uint32
+	code := st(purego.SyscallN(l.getPlatformIDs, 0, 0, uintptr(unsafe.Pointer(&n))))
+	if code == -1001 || (code == Success && n == 0) {
+		return nil, nil // ICD loader with no vendor installed
+	}
+	if err := check("clGetPlatformIDs", code); err != nil {
+		return nil, err
+	}
+	ps := make([]Platform, n)
+	if err := check("clGetPlatformIDs", st(purego.SyscallN(l.getPlatformIDs, uintptr(n), uintptr(unsafe.Pointer(&ps[0])), 0))); err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// PlatformInfo holds the strings that identify a platform.
+type PlatformInfo struct{ Name, Vendor, Version string }
+
+// PlatformInfo reads a platform's name, vendor and version.
+func (l *Lib) PlatformInfo(p Platform) (PlatformInfo, error) {
+	var pi PlatformInfo
+	for _, q := range []struct {
+		param uintptr
+		dst   *string
+	}{{platformName, &pi.Name}, {platformVendor, &pi.Vendor}, {platformVersion, &pi.Version}} {
+		s, err := l.infoString("clGetPlatformInfo", l.getPlatformInfo, uintptr(p), q.param)
+		if err != nil {
+			return pi, err
+		}
+		*q.dst = s
+	}
+	return pi, nil
+}
+
+// Devices lists a platform's devices of the given type mask. A platform with
+// none returns an empty list, not an error.
+func (l *Lib) Devices(p Platform, typ uint64) ([]Device, error) {
+	var n uint32
+	code := st(purego.SyscallN(l.getDeviceIDs, uintptr(p), uintptr(typ), 0, 0, uintptr(unsafe.Pointer(&n))))
+	if code == DeviceNotFound || (code == Success && n == 0) {
+		return nil, nil
+	}
+	if err := check("clGetDeviceIDs", code); err != nil {
+		return nil, err
+	}
+	ds := make([]Device, n)
+	if err := check("clGetDeviceIDs", st(purego.SyscallN(l.getDeviceIDs, uintptr(p), uintptr(typ), uintptr(n), uintptr(unsafe.Pointer(&ds[0])), 0))); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// DeviceInfo is what the engine needs to know about a device.
+type DeviceInfo struct {
+	Name, Vendor, Version, Driver string
+	Type                          uint64 // DeviceType* bits
+	ComputeUnits                  uint32
+	ClockMHz                      uint32
+	MaxWorkGroupSize              int
+	LocalMemBytes                 int64
+	GlobalMemBytes                int64
+	MaxAllocBytes                 int64
+}
+
+// DeviceInfo reads a device's properties.
+func (l *Lib) DeviceInfo(d Device) (DeviceInfo, error) {
+	var di DeviceInfo
+	var err error
+	str := func(param uintptr, dst *string) {
+		if err == nil {
+			*dst, err = l.infoString("clGetDeviceInfo", l.getDeviceInfo, uintptr(d), param)
+		}
+	}
+	num := func(param uintptr, dst unsafe.Pointer, size uintptr) {
+		if err == nil {
+			err = check("clGetDeviceInfo", st(purego.SyscallN(l.getDeviceInfo, uintptr(d), param, size, uintptr(dst), 0)))
+		}
+	}
+	str(deviceName, &di.Name)
+	str(deviceVendor, &di.Vendor)
+	str(deviceVersion, &di.Version)
+	str(driverVersion, &di.Driver)
+	num(deviceType, unsafe.Pointer(&di.Type), 8)
+	num(deviceMaxComputeUnits, unsafe.Pointer(&di.ComputeUnits), 4)
+	num(deviceMaxClock, unsafe.Pointer(&di.ClockMHz), 4)
+	var wg uintptr
+	num(deviceMaxWorkGroupSize, unsafe.Pointer(&wg), unsafe.Sizeof(wg))
+	di.MaxWorkGroupSize = int(wg)
+	var u64 uint64
+	num(deviceLocalMemSize, unsafe.Pointer(&u64), 8)
+	di.LocalMemBytes = int64(u64)
+	num(deviceGlobalMemSize, unsafe.Pointer(&u64), 8)
+	di.GlobalMemBytes = int64(u64)
+	num(deviceMaxMemAlloc, unsafe.Pointer(&u64), 8)
+	di.MaxAllocBytes = int64(u64)
+	di.Name = strings.TrimSpace(di.Name)
+	return di, err
+}
+
+func (l *Lib) infoString(name string, fn, obj, param uintptr) (string, error) {
+	var size uintptr
+	if err := check(name, st(purego.SyscallN(fn, obj, param, 0, 0, uintptr(unsafe.Pointer(&size))))); err != nil {
+		return "", err
+	}
+	if size == 0 {
+		return "", nil
+	}
+	buf := make([]byte, size)
+	if err := check(name, st(purego.SyscallN(fn, obj, param, size, uintptr(unsafe.Pointer(&buf[0])), 0))); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(buf), "\x00"), nil
+}
+
+// CreateContext makes a context holding one device.
+func (l *Lib) CreateContext(d Device) (Context, error) {
+	var code int32
+	devs := [1]Device{d}
+	c := Context(h(purego.SyscallN(l.createContext, 0, 1, uintptr(unsafe.Pointer(&devs[0])), 0, 0, uintptr(unsafe.Pointer(&code)))))
+	return c, check("clCreateContext", code)
+}
+
+// QueueProfiling asks for event timestamps on a queue.
+const QueueProfiling = 1 << 1
+
+// CreateQueue makes an in-order command queue.
+func (l *Lib) CreateQueue(c Context, d Device, props uint64) (Queue, error) {
+	var code int32
+	q := Queue(h(purego.SyscallN(l.createCommandQueue, uintptr(c), uintptr(d), uintptr(props), uintptr(unsafe.Pointer(&code)))))
+	return q, check("clCreateCommandQueue", code)
+}
+
+// Buffer flags.
+const (
+	MemReadWrite = 1 << 0
+	MemWriteOnly = 1 << 1
+	MemReadOnly  = 1 << 2
+)
+
+// CreateBuffer allocates size bytes of device memory.
+func (l *Lib) CreateBuffer(c Context, flags uint64, size int) (Mem, error) {
+	var code int32
+	m := Mem(h(purego.SyscallN(l.createBuffer, uintptr(c), uintptr(flags), uintptr(size), 0, uintptr(unsafe.Pointer(&code)))))
+	return m, check("clCreateBuffer", code)
+}
+
+// BuildError is a program that failed to compile; Log is the compiler's output.
+type BuildError struct {
+	Err     error
+	Options string
+	Log     string
+}
+
+func (e *BuildError) Error() string {
+	return fmt.Sprintf("%v (options %q):\n%s", e.Err, e.Options, strings.TrimSpace(e.Log))
+}
+
+func (e *BuildError) Unwrap() error { return e.Err }
+
+// BuildProgram compiles OpenCL C sources (concatenated in order by the
+// compiler) for one device. A compile failure returns a *BuildError carrying
+// the build log; the program is released.
+func (l *Lib) BuildProgram(c Context, d Device, options string, sources ...string) (Program, error) {
+	var code int32
+	bufs := make([][]byte, len(sources))
+	ptrs := make([]uintptr, len(sources))
+	lens := make([]uintptr, len(sources))
+	for i, src := range sources {
+		bufs[i] = append([]byte(src), 0)
+		ptrs[i] = uintptr(unsafe.Pointer(&bufs[i][0]))
+		lens[i] = uintptr(len(src))
+	}
+	p := Program(h(purego.SyscallN(l.createProgramWithSource, uintptr(c), uintptr(len(sources)), uintptr(unsafe.Pointer(&ptrs[0])), uintptr(unsafe.Pointer(&lens[0])), uintptr(unsafe.Pointer(&code)))))
+	runtime.KeepAlive(bufs)
+	if err := check("clCreateProgramWithSource", code); err != nil {
+		return 0, err
+	}
+	opts := append([]byte(options), 0)
+	devs := [1]Device{d}
+	code = st(purego.SyscallN(l.buildProgram, uintptr(p), 1, uintptr(unsafe.Pointer(&devs[0])), uintptr(unsafe.Pointer(&opts[0])), 0, 0))
+	if code != Success {
+		log, _ := l.BuildLog(p, d)
+		l.ReleaseProgram(p)
+		return 0, &BuildError{Err: &Error{Func: "clBuildProgram", Code: code}, Options: options, Log: log}
+	}
+	return p, nil
+}
+
+// BuildLog returns the compiler output for a program on a device.
+func (l *Lib) BuildLog(p Program, d Device) (string, error) {
+	const programBuildLog = 0x1183
+	var size uintptr
+	if err := check("clGetProgramBuildInfo", st(purego.SyscallN(l.getProgramBuildInfo, uintptr(p), uintptr(d), programBuildLog, 0, 0, uintptr(unsafe.Pointer(&size))))); err != nil {
+		return "", err
+	}
+	if size == 0 {
+		return "", nil
+	}
+	buf := make([]byte, size)
+	err := check("clGetProgramBuildInfo", st(purego.SyscallN(l.getProgramBuildInfo, uintptr(p), uintptr(d), programBuildLog, size, uintptr(unsafe.Pointer(&buf[0])), 0)))
+	return strings.TrimRight(string(buf), "\x00"), err
+}
+
+// CreateKernel returns the named kernel of a built program.
+func (l *Lib) CreateKernel(p Program, name string) (Kernel, error) {
+	var code int32
+	cname := append([]byte(name), 0)
+	k := Kernel(h(purego.SyscallN(l.createKernel, uintptr(p), uintptr(unsafe.Pointer(&cname[0])), uintptr(unsafe.Pointer(&code)))))
+	if err := check("clCreateKernel", code); err != nil {
+		return 0, fmt.Errorf("kernel %s: %w", name, err)
+	}
+	return k, nil
+}
+
+// KernelMaxWorkGroupSize is the largest work-group the device runs k with.
+func (l *Lib) KernelMaxWorkGroupSize(k Kernel, d Device) (int, error) {
+	const kernelWorkGroupSize = 0x11B0
+	var n uintptr
+	err := check("clGetKernelWorkGroupInfo", st(purego.SyscallN(l.getKernelWorkGroupInfo, uintptr(k), uintptr(d), kernelWorkGroupSize, unsafe.Sizeof(n), uintptr(unsafe.Pointer(&n)), 0)))
+	return int(n), err
+}
+
+// SetArg sets kernel argument i from size bytes at value (a pointer into
+// memory the caller keeps alive; pass a heap-resident value in hot paths so
+// the call does not allocate). A nil value with a size declares __local memory.
+func (l *Lib) SetArg(k Kernel, i int, size uintptr, value unsafe.Pointer) error {
+	return check("clSetKernelArg", st(purego.SyscallN(l.setKernelArg, uintptr(k), uintptr(i), size, uintptr(value))))
+}
+
+// Enqueue launches k over a 1-dimensional range of global work-items in
+// groups of local. If ev is non-nil it receives the launch's event.
+func (l *Lib) Enqueue(q Queue, k Kernel, global, local *uintptr, ev *Event) error {
+	return check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, uintptr(q), uintptr(k), 1, 0,
+		uintptr(unsafe.Pointer(global)), uintptr(unsafe.Pointer(local)), 0, 0, uintptr(unsafe.Pointer(ev)))))
+}
+
+// Write copies size bytes from host memory at src to m at offset.
+func (l *Lib) Write(q Queue, m Mem, blocking bool, offset, size int, src unsafe.Pointer) error {
+	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, uintptr(q), uintptr(m), boolArg(blocking),
+		uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0)))
+}
+
+// Read copies size bytes from m at offset to host memory at dst, blocking
+// until done (so every earlier command on the in-order queue has finished).
+func (l *Lib) Read(q Queue, m Mem, offset, size int, dst unsafe.Pointer) error {
+	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, uintptr(q), uintptr(m), 1,
+		uintptr(offset), uintptr(size), uintptr(dst), 0, 0, 0)))
+}
+
+// Copy enqueues a device-side copy of size bytes.
+func (l *Lib) Copy(q Queue, src, dst Mem, srcOffset, dstOffset, size int, ev *Event) error {
+	return check("clEnqueueCopyBuffer", st(purego.SyscallN(l.enqueueCopyBuffer, uintptr(q), uintptr(src), uintptr(dst),
+		uintptr(srcOffset), uintptr(dstOffset), uintptr(size), 0, 0, uintptr(unsafe.Pointer(ev)))))
+}
+
+// Fill sets size bytes of m from offset to zero.
+func (l *Lib) Zero(q Queue, m Mem, offset, size int) error {
+	var zero [4]byte
+	return check("clEnqueueFillBuffer", st(purego.SyscallN(l.enqueueFillBuffer, uintptr(q), uintptr(m), uintptr(unsafe.Pointer(&zero[0])), 4,
+		uintptr(offset), uintptr(size), 0, 0, 0)))
+}
+
+// Finish blocks until every command on q has completed.
+func (l *Lib) Finish(q Queue) error {
+	return check("clFinish", st(purego.SyscallN(l.finish, uintptr(q))))
+}
+
+// Flush submits the queued commands to the device without waiting.
+func (l *Lib) Flush(q Queue) error { return check("clFlush", st(purego.SyscallN(l.flush, uintptr(q)))) }
+
+// EventNanos returns the device time in nanoseconds between the start and end
+// of a command on a profiling queue, and releases the event.
+func (l *Lib) EventNanos(ev Event) (int64, error) {
+	defer st(purego.SyscallN(l.releaseEvent, uintptr(ev)))
+	evs := [1]Event{ev}
+	if err := check("clWaitForEvents", st(purego.SyscallN(l.waitForEvents, 1, uintptr(unsafe.Pointer(&evs[0]))))); err != nil {
+		return 0, err
+	}
+	const profStart, profEnd = 0x1282, 0x1283
+	var t0, t1 uint64
+	if err := check("clGetEventProfilingInfo", st(purego.SyscallN(l.getEventProfilingInfo, uintptr(ev), profStart, 8, uintptr(unsafe.Pointer(&t0)), 0))); err != nil {
+		return 0, err
+	}
+	if err := check("clGetEventProfilingInfo", st(purego.SyscallN(l.getEventProfilingInfo, uintptr(ev), profEnd, 8, uintptr(unsafe.Pointer(&t1)), 0))); err != nil {
+		return 0, err
+	}
+	return int64(t1 - t0), nil
+}
+
+// Release functions ignore zero handles, so cleanup code can call them on
+// whatever was created before a failure.
+func (l *Lib) ReleaseMem(m Mem) {
+	if m != 0 {
+		st(purego.SyscallN(l.releaseMemObject, uintptr(m)))
+	}
+}
+
+func (l *Lib) ReleaseKernel(k Kernel) {
+	if k != 0 {
+		st(purego.SyscallN(l.releaseKernel, uintptr(k)))
+	}
+}
+
+func (l *Lib) ReleaseProgram(p Program) {
+	if p != 0 {
+		st(purego.SyscallN(l.releaseProgram, uintptr(p)))
+	}
+}
+
+func (l *Lib) ReleaseQueue(q Queue) {
+	if q != 0 {
+		st(purego.SyscallN(l.releaseCommandQueue, uintptr(q)))
+	}
+}
+
+func (l *Lib) ReleaseContext(c Context) {
+	if c != 0 {
+		st(purego.SyscallN(l.releaseContext, uintptr(c)))
+	}
+}
+
+func boolArg(b bool) uintptr {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,5 @@
+package cl
+
+import "runtime"
+
+const isDarwin = runtime.GOOS == "darwin"

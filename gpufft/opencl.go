@@ -1,0 +1,452 @@
+package gpufft
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/prismaudio/prism/gpufft/internal/cl"
+)
+
+// DeviceInfo describes one OpenCL device, as `prism devices` lists it.
+type DeviceInfo struct {
+	Index            int    // position in the list of every platform's devices
+	Platform         string // platform name, e.g. "NVIDIA CUDA", "Portable Computing Language"
+	PlatformVersion  string
+	Name             string
+	Vendor           string
+	Version          string // device OpenCL version string
+	Driver           string
+	Type             string // "GPU", "CPU", "accelerator" or "other"
+	ComputeUnits     int
+	ClockMHz         int
+	MaxWorkGroupSize int
+	LocalMemBytes    int64
+	GlobalMemBytes   int64
+	MaxAllocBytes    int64
+
+	platform cl.Platform
+	device   cl.Device
+}
+
+func (d DeviceInfo) String() string {
+	return fmt.Sprintf("%s (%s)", d.Name, d.Platform)
+}
+
+// EnvDevice is the environment variable that chooses the OpenCL device when
+// no explicit choice is made: an index from `prism devices` or a substring of
+// the device or platform name.
+const EnvDevice = "PRISM_OPENCL_DEVICE"
+
+// OpenCLOptions configures NewOpenCL.
+type OpenCLOptions struct {
+	// Device selects the device: "" (use $PRISM_OPENCL_DEVICE, else the first
+	// GPU, else the first device), an index, or a case-insensitive substring
+	// of "name platform vendor".
+	Device string
+	// Libraries overrides the OpenCL library names tried (tests point this
+	// at a bogus name to exercise the no-OpenCL path).
+	Libraries []string
+	// Profiling enables device timestamps on the queue (bench).
+	Profiling bool
+}
+
+var (
+	defaultLibOnce sync.Once
+	defaultLib     *cl.Lib
+	defaultLibErr  error
+)
+
+func loadLib(names []string) (*cl.Lib, error) {
+	if len(names) > 0 {
+		l, err := cl.Load(names...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoOpenCL, err)
+		}
+		return l, nil
+	}
+	defaultLibOnce.Do(func() {
+		defaultLib, defaultLibErr = cl.Load()
+		if defaultLibErr != nil {
+			defaultLibErr = fmt.Errorf("%w: %v", ErrNoOpenCL, defaultLibErr)
+		}
+	})
+	return defaultLib, defaultLibErr
+}
+
+// Devices lists every device of every OpenCL platform. It returns an error
+// wrapping ErrNoOpenCL when no library can be loaded; a library with no
+// platforms yields an empty list.
+func Devices() ([]DeviceInfo, error) {
+	lib, err := loadLib(nil)
+	if err != nil {
+		return nil, err
+	}
+	return listDevices(lib)
+}
+
+func listDevices(lib *cl.Lib) ([]DeviceInfo, error) {
+	plats, err := lib.Platforms()
+	if err != nil {
+		return nil, fmt.Errorf("gpufft: list platforms: %w", err)
+	}
+	var out []DeviceInfo
+	for _, p := range plats {
+		pi, err := lib.PlatformInfo(p)
+		if err != nil {
+			return nil, fmt.Errorf("gpufft: platform info: %w", err)
+		}
+		devs, err := lib.Devices(p, cl.DeviceTypeAll)
+		if err != nil {
+			return nil, fmt.Errorf("gpufft: list devices of %s: %w", pi.Name, err)
+		}
+		for _, d := range devs {
+			di, err := lib.DeviceInfo(d)
+			if err != nil {
+				return nil, fmt.Errorf("gpufft: device info on %s: %w", pi.Name, err)
+			}
+			out = append(out, DeviceInfo{
+				Index: len(out), Platform: pi.Name, PlatformVersion: pi.Version,
+				Name: di.Name, Vendor: di.Vendor, Version: di.Version, Driver: di.Driver,
+				Type: typeName(di.Type), ComputeUnits: int(di.ComputeUnits), ClockMHz: int(di.ClockMHz),
+				MaxWorkGroupSize: di.MaxWorkGroupSize, LocalMemBytes: di.LocalMemBytes,
+				GlobalMemBytes: di.GlobalMemBytes, MaxAllocBytes: di.MaxAllocBytes,
+				platform: p, device: d,
+			})
+		}
+	}
+	return out, nil
+}
+
+func typeName(t uint64) string {
+	switch {
+	case t&cl.DeviceTypeGPU != 0:
+		return "GPU"
+	case t&cl.DeviceTypeCPU != 0:
+		return "CPU"
+	case t&cl.DeviceTypeAccel != 0:
+		return "accelerator"
+	}
+	return "other"
+}
+
+// SelectDevice picks from list by selector (see OpenCLOptions.Device).
+func SelectDevice(list []DeviceInfo, selector string) (DeviceInfo, error) {
+	if len(list) == 0 {
+		return DeviceInfo{}, fmt.Errorf("%w: no platform reports any device", ErrNoDevice)
+	}
+	selector = strings.TrimSpace(selector)
+	if selector == "" {
+		for _, d := range list {
+			if d.Type == "GPU" {
+				return d, nil
+			}
+		}
+		return list[0], nil
+	}
+	if i, err := strconv.Atoi(selector); err == nil {
+		if i < 0 || i >= len(list) {
+			return DeviceInfo{}, fmt.Errorf("%w: index %d (have 0…%d)", ErrNoDevice, i, len(list)-1)
+		}
+		return list[i], nil
+	}
+	want := strings.ToLower(selector)
+	for _, d := range list {
+		if strings.Contains(strings.ToLower(d.Name+" "+d.Platform+" "+d.Vendor), want) {
+			return d, nil
+		}
+	}
+	return DeviceInfo{}, fmt.Errorf("%w: none matches %q", ErrNoDevice, selector)
+}
+
+// OpenCL is the GPU engine: plans run as OpenCL kernels from package kernels
+// on one device, through one in-order queue.
+type OpenCL struct {
+	lib    *cl.Lib
+	info   DeviceInfo
+	ctx    cl.Context
+	queue  cl.Queue
+	local  int // local memory bytes a work-group may use
+	maxWG  int
+	radix  int // 0: automatic
+	mu     sync.Mutex
+	progs  map[string]cl.Program
+	plans  map[closer]struct{}
+	closed bool
+}
+
+type closer interface{ Close() error }
+
+// NewOpenCL opens the selected device. Errors wrap ErrNoOpenCL (no library
+// or platform) or ErrNoDevice (no matching device), so callers can say
+// "no OpenCL: <reason>" and use the CPU.
+func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
+	lib, err := loadLib(opts.Libraries)
+	if err != nil {
+		return nil, err
+	}
+	list, err := listDevices(lib)
+	if err != nil {
+		return nil, err
+	}
+	sel := opts.Device
+	if sel == "" {
+		sel = os.Getenv(EnvDevice)
+	}
+	info, err := SelectDevice(list, sel)
+	if err != nil {
+		return nil, err
+	}
+	e := &OpenCL{lib: lib, info: info, progs: map[string]cl.Program{}, plans: map[closer]struct{}{}}
+	e.local = int(info.LocalMemBytes) - 256
+	e.maxWG = min(info.MaxWorkGroupSize, 1024)
+	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_RADIX")); err == nil && (r == 4 || r == 8 || r == 16) {
+		e.radix = r
+	}
+	if e.ctx, err = lib.CreateContext(info.device); err != nil {
+		return nil, fmt.Errorf("gpufft: %s: %w", info, err)
+	}
+	var props uint64
+	if opts.Profiling {
+		props = cl.QueueProfiling
+	}
+	if e.queue, err = lib.CreateQueue(e.ctx, info.device, props); err != nil {
+		lib.ReleaseContext(e.ctx)
+		return nil, fmt.Errorf("gpufft: %s: %w", info, err)
+	}
+	return e, nil
+}
+
+func (e *OpenCL) Name() string { return "opencl" }
+
+func (e *OpenCL) Device() string { return e.info.String() }
+
+// Info describes the engine's device.
+func (e *OpenCL) Info() DeviceInfo { return e.info }
+
+// Close releases every plan still open, the programs, the queue and the
+// context, in that order. Calling it twice is harmless.
+func (e *OpenCL) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	plans := e.plans
+	e.plans = nil
+	e.mu.Unlock()
+	for p := range plans {
+		p.Close()
+	}
+	for _, p := range e.progs {
+		e.lib.ReleaseProgram(p)
+	}
+	e.progs = nil
+	e.lib.ReleaseQueue(e.queue)
+	e.lib.ReleaseContext(e.ctx)
+	return nil
+}
+
+// program builds (or returns the cached) program for source and defines.
+func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
+	opts := "-cl-std=CL1.2 -D " + strings.Join(defines, " -D ")
+	if extra := os.Getenv("PRISM_OPENCL_OPTIONS"); extra != "" { // tuning aid, e.g. -cl-nv-verbose
+		opts += " " + extra
+	}
+	key := opts + "\x00" + source[:min(len(source), 64)]
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return 0, ErrClosed
+	}
+	if p, ok := e.progs[key]; ok {
+		return p, nil
+	}
+	p, err := e.lib.BuildProgram(e.ctx, e.info.device, opts, kernelsCommon, source)
+	if err != nil {
+		return 0, fmt.Errorf("gpufft: build on %s: %w", e.info, err)
+	}
+	if os.Getenv("PRISM_OPENCL_BUILDLOG") != "" { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
+		log, _ := e.lib.BuildLog(p, e.info.device)
+		fmt.Fprintf(os.Stderr, "gpufft: built %s\n%s\n", opts, log)
+	}
+	e.progs[key] = p
+	return p, nil
+}
+
+func (e *OpenCL) track(p closer) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	e.plans[p] = struct{}{}
+	return nil
+}
+
+func (e *OpenCL) untrack(p closer) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.plans != nil {
+		delete(e.plans, p)
+	}
+}
+
+// ---- launch geometry
+
+// geom is the work-group layout of a single-pass kernel over LEN points.
+type geom struct {
+	len, radix, s int
+	split         bool
+}
+
+func (g geom) t() int  { return g.len / g.radix }
+func (g geom) wg() int { return g.s * g.t() }
+
+// defines gives the kernel its geometry and stage plan: NFULL radix-RADIX
+// stages that exchange through local memory, then one of radix LASTR.
+func (g geom) defines() []string {
+	lr := bitsLen(g.radix) - 1
+	nfull, last := g.stages()
+	return []string{"LEN=" + strconv.Itoa(g.len), "RADIX=" + strconv.Itoa(g.radix), "S=" + strconv.Itoa(g.s),
+		"SPLIT=" + b01(g.split), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
+}
+
+// stages returns the number of full radix stages that exchange through
+// local memory and the radix of the last stage: len = radix^nfull · last.
+func (g geom) stages() (nfull, last int) {
+	l, lr := bitsLen(g.len)-1, bitsLen(g.radix)-1
+	if l%lr == 0 {
+		return l/lr - 1, g.radix
+	}
+	return l / lr, 1 << (l % lr)
+}
+
+// stageTable is the twiddle table fft_regs reads: for each stage that
+// combines sub-transforms of length ns = radix^st (st ≥ 1, the last one of
+// radix `last`), W_{ns·r}^{q·k} for q = 1…r−1 and k < ns, k fastest, so a
+// warp's threads read consecutive entries.
+func (g geom) stageTable() []complex64 {
+	nfull, last := g.stages()
+	t := []complex64{}
+	ns := g.radix
+	for st := 1; st <= nfull; st++ {
+		r := g.radix
+		if st == nfull {
+			r = last
+		}
+		for q := 1; q < r; q++ {
+			for k := range ns {
+				s, c := sincos2pi(q*k, ns*r)
+				t = append(t, complex(float32(c), float32(-s)))
+			}
+		}
+		ns *= g.radix
+	}
+	if len(t) == 0 {
+		t = append(t, 1) // a single-stage transform reads none; buffers need a size
+	}
+	return t
+}
+
+func b01(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// maxSingle is the largest transform one work-group does: 8192 points, or
+// fewer where local memory cannot hold one component of it.
+const maxSingle = 8192
+
+func (e *OpenCL) radixFor(n int) int {
+	// Radix 16 from 2048 points (fewer exchanges); measured on an H200:
+	// R2C 4096 (2048-point stages) 82% of copy bandwidth at radix 16, 73% at 8;
+	// R2C 1024 87% at radix 8, 84% at 16.
+	r := 8
+	if n >= 2048 {
+		r = 16
+	}
+	if e.radix != 0 {
+		r = e.radix
+	}
+	for n/r > e.maxWG && r < 16 {
+		r *= 2
+	}
+	return min(r, n)
+}
+
+// singleGeom returns the geometry for one-work-group transforms of n points,
+// or ok = false if n needs the multi-pass path on this device.
+func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
+	if n > maxSingle {
+		return g, false
+	}
+	g = geom{len: n, radix: e.radixFor(n), s: 1}
+	if g.t() > e.maxWG {
+		return g, false
+	}
+	padLen := n + n/g.radix
+	g.s = max(1, 256/g.t())
+	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*padLen*4 > e.local) {
+		g.s /= 2
+	}
+	if 2*padLen*4 > e.local {
+		if padLen*4 > e.local {
+			return g, false
+		}
+		g.split = true
+	}
+	return g, true
+}
+
+// passGeom returns the geometry of a four-step pass of len points: up to 16
+// sequences per group so that strided accesses fill whole transactions.
+func (e *OpenCL) passGeom(n int) geom {
+	g := geom{len: n, radix: e.radixFor(n), s: 1}
+	if n < 1024 {
+		g.radix = min(g.radix, 8)
+	}
+	padLen := n + n/g.radix
+	g.s = min(16, max(1, 4096/n))
+	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*padLen*4 > e.local) {
+		g.s /= 2
+	}
+	return g
+}
+
+// fourStepSplit returns A (pass-2 length) and B (pass-1 length), N = A·B,
+// B = 2^⌊log2(N)/2⌋.
+func fourStepSplit(n int) (a, b int) {
+	b = 1 << ((bitsLen(n) - 1) / 2)
+	return n / b, b
+}
+
+// fourStepOK reports whether both passes of an n-point four-step transform
+// fit a work-group on this device.
+func (e *OpenCL) fourStepOK(n int) bool {
+	if n > MaxSize {
+		return false
+	}
+	a, b := fourStepSplit(n)
+	for _, l := range []int{a, b} {
+		g := e.passGeom(l)
+		if g.wg() > e.maxWG || 2*g.s*(l+l/g.radix)*4 > e.local {
+			return false
+		}
+	}
+	return true
+}
+
+// errGPU wraps an OpenCL failure during execution so callers can tell it
+// from a contract error and fall back to the CPU.
+func errGPU(op string, err error) error {
+	return fmt.Errorf("gpufft: opencl %s: %w", op, err)
+}
+
+var errTooBig = errors.New("exceeds the device's largest buffer")

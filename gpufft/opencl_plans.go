@@ -1,0 +1,582 @@
+package gpufft
+
+import (
+	"fmt"
+	"strconv"
+	"unsafe"
+
+	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/kernels"
+)
+
+var kernelsCommon = kernels.Common
+
+// gpuBase owns a plan's device objects and releases them in reverse order.
+type gpuBase struct {
+	e       *OpenCL
+	mems    []cl.Mem
+	kernels []cl.Kernel
+	closed  bool
+}
+
+func (b *gpuBase) buffer(bytes int) (cl.Mem, error) {
+	if int64(bytes) > b.e.info.MaxAllocBytes && b.e.info.MaxAllocBytes > 0 {
+		return 0, fmt.Errorf("%w: buffer of %d bytes %v (%d)", ErrInvalid, bytes, errTooBig, b.e.info.MaxAllocBytes)
+	}
+	m, err := b.e.lib.CreateBuffer(b.e.ctx, cl.MemReadWrite, max(bytes, 16))
+	if err != nil {
+		return 0, fmt.Errorf("gpufft: allocate %d bytes on %s: %w", bytes, b.e.info, err)
+	}
+	b.mems = append(b.mems, m)
+	return m, nil
+}
+
+// table uploads a constant table (twiddles, window) once.
+func (b *gpuBase) table(data unsafe.Pointer, bytes int) (cl.Mem, error) {
+	m, err := b.buffer(bytes)
+	if err != nil {
+		return 0, err
+	}
+	if err := b.e.lib.Write(b.e.queue, m, true, 0, bytes, data); err != nil {
+		return 0, errGPU("upload table", err)
+	}
+	return m, nil
+}
+
+func (b *gpuBase) complexTable(t []complex64) (cl.Mem, error) {
+	return b.table(unsafe.Pointer(&t[0]), 8*len(t))
+}
+
+// kernel builds source with defines and returns its kernel name, with args
+// set in order (cl.Mem, int32, int64 or float32 values).
+func (b *gpuBase) kernel(source string, defines []string, name string, args ...any) (cl.Kernel, error) {
+	prog, err := b.e.program(source, defines)
+	if err != nil {
+		return 0, err
+	}
+	k, err := b.e.lib.CreateKernel(prog, name)
+	if err != nil {
+		return 0, fmt.Errorf("gpufft: %w", err)
+	}
+	b.kernels = append(b.kernels, k)
+	for i, a := range args {
+		var err error
+		switch v := a.(type) {
+		case cl.Mem:
+			err = b.e.lib.SetArg(k, i, unsafe.Sizeof(v), unsafe.Pointer(&v))
+		case int32:
+			err = b.e.lib.SetArg(k, i, 4, unsafe.Pointer(&v))
+		case int64:
+			err = b.e.lib.SetArg(k, i, 8, unsafe.Pointer(&v))
+		case float32:
+			err = b.e.lib.SetArg(k, i, 4, unsafe.Pointer(&v))
+		default:
+			panic(fmt.Sprintf("gpufft: kernel arg %d of type %T", i, a))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("gpufft: %s arg %d: %w", name, i, err)
+		}
+	}
+	return k, nil
+}
+
+func (b *gpuBase) release() {
+	if b.closed {
+		return
+	}
+	b.closed = true
+	for i := len(b.kernels) - 1; i >= 0; i-- {
+		b.e.lib.ReleaseKernel(b.kernels[i])
+	}
+	for i := len(b.mems) - 1; i >= 0; i-- {
+		b.e.lib.ReleaseMem(b.mems[i])
+	}
+	b.kernels, b.mems = nil, nil
+}
+
+// launch is one kernel launch whose global size follows the call's count.
+// All fields are read in the hot path from the heap, so enqueueing does not
+// allocate.
+type launch struct {
+	k       cl.Kernel
+	groups  bool // global = ceil(units/s) groups of wg; else units rounded up to wg
+	s       int
+	wg      uintptr
+	global  uintptr
+	perUnit int // units per call item (sequences or elements)
+	intArg  int // index of an int32 argument set per call to items·intMul, or -1
+	intMul  int
+	intVal  int32
+	longArg int // index of an int64 argument set per call to longVal, or -1
+	longVal int64
+}
+
+func (l *launch) enqueue(e *OpenCL, items int) error {
+	units := items * l.perUnit
+	if l.groups {
+		l.global = uintptr((units+l.s-1)/l.s) * l.wg
+	} else {
+		l.global = uintptr((units + int(l.wg) - 1) / int(l.wg) * int(l.wg))
+	}
+	if l.intArg >= 0 {
+		l.intVal = int32(items * l.intMul)
+		if err := e.lib.SetArg(l.k, l.intArg, 4, unsafe.Pointer(&l.intVal)); err != nil {
+			return err
+		}
+	}
+	if l.longArg >= 0 {
+		if err := e.lib.SetArg(l.k, l.longArg, 8, unsafe.Pointer(&l.longVal)); err != nil {
+			return err
+		}
+	}
+	return e.lib.Enqueue(e.queue, l.k, &l.global, &l.wg, nil)
+}
+
+// batchKernel builds one of fft_batch.cl's single-pass kernels.
+func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
+	k, err := b.kernel(kernels.Batch, append(g.defines(), extra...), name, args...)
+	if err != nil {
+		return launch{}, err
+	}
+	return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), perUnit: 1, intArg: -1, intMul: 1, longArg: -1}, nil
+}
+
+// elemKernel builds one of fft_passes.cl's one-item-per-element kernels.
+func (b *gpuBase) elemKernel(length int, extra []string, name string, perUnit int, args ...any) (launch, error) {
+	defs := append(geom{len: length, radix: 2, s: 1}.defines(), extra...)
+	k, err := b.kernel(kernels.Passes, defs, name, args...)
+	if err != nil {
+		return launch{}, err
+	}
+	return launch{k: k, groups: false, wg: 256, perUnit: perUnit, intArg: -1, intMul: 1, longArg: -1}, nil
+}
+
+// fourStep builds the two passes of an n-point complex transform from src
+// to dst through tmp, for whole items of n points. conjIn/conjOut with
+// scale make it an inverse (see fft_passes.cl).
+func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32) ([]launch, error) {
+	e := b.e
+	A, B := fourStepSplit(n)
+	tw4, err := b.complexTable(twiddles(n))
+	if err != nil {
+		return nil, err
+	}
+	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, in, out cl.Mem) (launch, error) {
+		g := e.passGeom(length)
+		if seqs%g.s != 0 {
+			return launch{}, fmt.Errorf("%w: four-step pass of %d×%d", ErrInvalid, length, seqs)
+		}
+		tws, err := b.complexTable(g.stageTable())
+		if err != nil {
+			return launch{}, err
+		}
+		defs := append(g.defines(), "KERNEL_PASS", "NTOT="+strconv.Itoa(n), "SEQS="+strconv.Itoa(seqs),
+			"SS_IN="+strconv.Itoa(ssIn), "ES_IN="+strconv.Itoa(esIn), "SS_OUT="+strconv.Itoa(ssOut), "ES_OUT="+strconv.Itoa(esOut),
+			"LOAD_SEQ_FAST="+b01(loadSeq), "STORE_SEQ_FAST=1", "TWIDDLE4="+b01(twiddle4),
+			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout))
+		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale)
+		if err != nil {
+			return launch{}, err
+		}
+		return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), perUnit: seqs, intArg: -1, intMul: 1, longArg: -1}, nil
+	}
+	// pass 1: B-point transforms of x[a + A·b] for each a; y[a + A·c] · W^(ac)
+	p1, err := mk(B, A, 1, A, 1, A, true, true, conjIn, false, src, tmp)
+	if err != nil {
+		return nil, err
+	}
+	// pass 2: A-point transforms of y[a + A·c] for each c; X[c + B·d]
+	p2, err := mk(A, B, A, 1, 1, B, false, false, false, conjOut, tmp, dst)
+	if err != nil {
+		return nil, err
+	}
+	return []launch{p1, p2}, nil
+}
+
+func runLaunches(e *OpenCL, ls []launch, items int) error {
+	for i := range ls {
+		if err := ls[i].enqueue(e, items); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---- complex plan
+
+type gpuComplex struct {
+	gpuBase
+	size, batch int
+	in, out     cl.Mem
+	fwd, inv    []launch
+}
+
+// NewComplex implements Engine.
+func (e *OpenCL) NewComplex(size, batch int) (ComplexPlan, error) {
+	if err := checkPlan(size, batch); err != nil {
+		return nil, err
+	}
+	p := &gpuComplex{gpuBase: gpuBase{e: e}, size: size, batch: batch}
+	if err := p.init(); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, e.track(p)
+}
+
+func (p *gpuComplex) init() error {
+	e, n := p.e, p.size
+	var err error
+	bytes := p.batch * n * 8
+	if p.in, err = p.buffer(bytes); err != nil {
+		return err
+	}
+	if p.out, err = p.buffer(bytes); err != nil {
+		return err
+	}
+	if g, ok := e.singleGeom(n); ok {
+		tws, err := p.complexTable(g.stageTable())
+		if err != nil {
+			return err
+		}
+		for _, inverse := range []bool{false, true} {
+			l, err := p.batchKernel(g, []string{"KERNEL_C2C", "INVERSE=" + b01(inverse)}, "fft_c2c", p.in, p.out, tws, int32(0))
+			if err != nil {
+				return err
+			}
+			l.intArg = 3
+			if inverse {
+				p.inv = []launch{l}
+			} else {
+				p.fwd = []launch{l}
+			}
+		}
+		return nil
+	}
+	if !e.fourStepOK(n) {
+		return fmt.Errorf("%w: size %d does not fit this device's work-groups", ErrInvalid, n)
+	}
+	tmp, err := p.buffer(bytes)
+	if err != nil {
+		return err
+	}
+	if p.fwd, err = p.fourStep(n, p.in, tmp, p.out, false, false, 1); err != nil {
+		return err
+	}
+	p.inv, err = p.fourStep(n, p.in, tmp, p.out, true, true, 1/float32(n))
+	return err
+}
+
+func (p *gpuComplex) Size() int  { return p.size }
+func (p *gpuComplex) Batch() int { return p.batch }
+
+func (p *gpuComplex) Forward(dst, src []complex64) error { return p.do(dst, src, p.fwd) }
+func (p *gpuComplex) Inverse(dst, src []complex64) error { return p.do(dst, src, p.inv) }
+
+func (p *gpuComplex) do(dst, src []complex64, ls []launch) error {
+	n := transforms(len(src), p.size, p.batch, "complex")
+	if len(dst) != len(src) {
+		panic(fmt.Sprintf("gpufft: complex: len(dst) %d != len(src) %d", len(dst), len(src)))
+	}
+	if p.closed {
+		return ErrClosed
+	}
+	lib, q := p.e.lib, p.e.queue
+	if err := lib.Write(q, p.in, false, 0, 8*len(src), unsafe.Pointer(&src[0])); err != nil {
+		return errGPU("upload", err)
+	}
+	if err := p.resident(ls, n); err != nil {
+		return err
+	}
+	if err := lib.Read(q, p.out, 0, 8*len(dst), unsafe.Pointer(&dst[0])); err != nil {
+		return errGPU("download", err)
+	}
+	return nil
+}
+
+func (p *gpuComplex) resident(ls []launch, n int) error {
+	if err := runLaunches(p.e, ls, n); err != nil {
+		p.e.lib.Finish(p.e.queue)
+		return errGPU("launch", err)
+	}
+	return nil
+}
+
+func (p *gpuComplex) Close() error {
+	if !p.closed {
+		p.release()
+		p.e.untrack(p)
+	}
+	return nil
+}
+
+// ---- real plan
+
+type gpuReal struct {
+	gpuBase
+	size, batch int
+	rbuf, cbuf  cl.Mem // real frames, half spectra
+	fwd, inv    []launch
+}
+
+// NewReal implements Engine.
+func (e *OpenCL) NewReal(size, batch int) (RealPlan, error) {
+	if err := checkPlan(size, batch); err != nil {
+		return nil, err
+	}
+	p := &gpuReal{gpuBase: gpuBase{e: e}, size: size, batch: batch}
+	if err := p.init(); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, e.track(p)
+}
+
+func (p *gpuReal) init() error {
+	e, n, m := p.e, p.size, p.size/2
+	var err error
+	if p.rbuf, err = p.buffer(p.batch * n * 4); err != nil {
+		return err
+	}
+	if p.cbuf, err = p.buffer(p.batch * (m + 1) * 8); err != nil {
+		return err
+	}
+	twN, err := p.complexTable(twiddles(n)[:n/2+1])
+	if err != nil {
+		return err
+	}
+	if g, ok := e.singleGeom(m); ok {
+		tws, err := p.complexTable(g.stageTable())
+		if err != nil {
+			return err
+		}
+		f, err := p.batchKernel(g, []string{"KERNEL_R2C"}, "fft_r2c", p.rbuf, p.cbuf, tws, twN, int32(0))
+		if err != nil {
+			return err
+		}
+		i, err := p.batchKernel(g, []string{"KERNEL_C2R"}, "fft_c2r", p.cbuf, p.rbuf, tws, twN, int32(0))
+		if err != nil {
+			return err
+		}
+		f.intArg, i.intArg = 4, 4
+		p.fwd, p.inv = []launch{f}, []launch{i}
+		return nil
+	}
+	if !e.fourStepOK(m) {
+		return fmt.Errorf("%w: size %d does not fit this device's work-groups", ErrInvalid, n)
+	}
+	tmp, err := p.buffer(p.batch * m * 8)
+	if err != nil {
+		return err
+	}
+	tmp2, err := p.buffer(p.batch * m * 8)
+	if err != nil {
+		return err
+	}
+	fs, err := p.fourStep(m, p.rbuf, tmp, tmp2, false, false, 1)
+	if err != nil {
+		return err
+	}
+	post, err := p.elemKernel(m, []string{"KERNEL_R2C_POST"}, "r2c_post", m+1, tmp2, p.cbuf, twN, int32(0))
+	if err != nil {
+		return err
+	}
+	post.intArg = 3
+	p.fwd = append(fs, post)
+	pre, err := p.elemKernel(m, []string{"KERNEL_C2R_PRE"}, "c2r_pre", m, p.cbuf, tmp, twN, int32(0))
+	if err != nil {
+		return err
+	}
+	pre.intArg = 3
+	is, err := p.fourStep(m, tmp, tmp2, p.rbuf, false, true, 1/float32(m))
+	if err != nil {
+		return err
+	}
+	p.inv = append([]launch{pre}, is...)
+	return nil
+}
+
+func (p *gpuReal) Size() int  { return p.size }
+func (p *gpuReal) Batch() int { return p.batch }
+
+func (p *gpuReal) Forward(dst []complex64, src []float32) error {
+	n := transforms(len(src), p.size, p.batch, "real forward")
+	if len(dst) != n*(p.size/2+1) {
+		panic(fmt.Sprintf("gpufft: real forward: len(dst) %d, want %d", len(dst), n*(p.size/2+1)))
+	}
+	return p.do(p.rbuf, unsafe.Pointer(&src[0]), 4*len(src), p.cbuf, unsafe.Pointer(&dst[0]), 8*len(dst), p.fwd, n)
+}
+
+func (p *gpuReal) Inverse(dst []float32, src []complex64) error {
+	n := transforms(len(dst), p.size, p.batch, "real inverse")
+	if len(src) != n*(p.size/2+1) {
+		panic(fmt.Sprintf("gpufft: real inverse: len(src) %d, want %d", len(src), n*(p.size/2+1)))
+	}
+	return p.do(p.cbuf, unsafe.Pointer(&src[0]), 8*len(src), p.rbuf, unsafe.Pointer(&dst[0]), 4*len(dst), p.inv, n)
+}
+
+func (p *gpuReal) do(in cl.Mem, src unsafe.Pointer, srcBytes int, out cl.Mem, dst unsafe.Pointer, dstBytes int, ls []launch, n int) error {
+	if p.closed {
+		return ErrClosed
+	}
+	lib, q := p.e.lib, p.e.queue
+	if err := lib.Write(q, in, false, 0, srcBytes, src); err != nil {
+		return errGPU("upload", err)
+	}
+	if err := p.resident(ls, n); err != nil {
+		return err
+	}
+	if err := lib.Read(q, out, 0, dstBytes, dst); err != nil {
+		return errGPU("download", err)
+	}
+	return nil
+}
+
+func (p *gpuReal) resident(ls []launch, n int) error {
+	if err := runLaunches(p.e, ls, n); err != nil {
+		p.e.lib.Finish(p.e.queue)
+		return errGPU("launch", err)
+	}
+	return nil
+}
+
+func (p *gpuReal) Close() error {
+	if !p.closed {
+		p.release()
+		p.e.untrack(p)
+	}
+	return nil
+}
+
+// ---- spectrogram plan
+
+type gpuSpectrogram struct {
+	gpuBase
+	cfg     SpectrogramConfig
+	in, out cl.Mem
+	ls      []launch
+}
+
+// NewSpectrogram implements Engine.
+func (e *OpenCL) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	p := &gpuSpectrogram{gpuBase: gpuBase{e: e}, cfg: cfg}
+	if err := p.init(); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, e.track(p)
+}
+
+func (p *gpuSpectrogram) init() error {
+	e, cfg := p.e, p.cfg
+	n, m := cfg.Size, cfg.Size/2
+	var err error
+	if p.in, err = p.buffer(cfg.Channels * cfg.MaxSamples * 4); err != nil {
+		return err
+	}
+	if p.out, err = p.buffer(cfg.DstLen(cfg.MaxSamples) * 4); err != nil {
+		return err
+	}
+	twN, err := p.complexTable(twiddles(n)[:n/2+1])
+	if err != nil {
+		return err
+	}
+	win, scale := windowTable(cfg.Window, n)
+	winBuf, err := p.table(unsafe.Pointer(&win[0]), 4*n)
+	if err != nil {
+		return err
+	}
+	defs := []string{"CHANNELS=" + strconv.Itoa(cfg.Channels), "MIX=" + b01(cfg.Mix), "OUTPUT=" + strconv.Itoa(int(cfg.Output))}
+	outCh := cfg.OutChannels()
+	if g, ok := e.singleGeom(m); ok {
+		tws, err := p.complexTable(g.stageTable())
+		if err != nil {
+			return err
+		}
+		l, err := p.batchKernel(g, append(defs, "KERNEL_SPECTROGRAM"), "spectrogram",
+			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale)
+		if err != nil {
+			return err
+		}
+		l.longArg, l.intArg, l.perUnit = 5, 7, outCh
+		p.ls = []launch{l}
+		return nil
+	}
+	if !e.fourStepOK(m) {
+		return fmt.Errorf("%w: size %d does not fit this device's work-groups", ErrInvalid, n)
+	}
+	frames := cfg.Frames(cfg.MaxSamples) * outCh
+	tmp, err := p.buffer(frames * m * 8)
+	if err != nil {
+		return err
+	}
+	tmp2, err := p.buffer(frames * m * 8)
+	if err != nil {
+		return err
+	}
+	fr, err := p.elemKernel(m, append(defs, "KERNEL_FRAMES"), "frames", outCh*m, p.in, tmp, winBuf, int64(0), int32(cfg.Hop), int32(0))
+	if err != nil {
+		return err
+	}
+	fr.longArg, fr.intArg = 3, 5
+	fs, err := p.fourStep(m, tmp, tmp2, tmp, false, false, 1)
+	if err != nil {
+		return err
+	}
+	for i := range fs {
+		fs[i].perUnit *= outCh
+	}
+	post, err := p.elemKernel(m, append(defs, "KERNEL_SPEC_POST"), "spec_post", outCh*(m+1), tmp, p.out, twN, int32(0), scale)
+	if err != nil {
+		return err
+	}
+	post.intArg, post.intMul = 3, outCh // spec_post counts sequences
+	p.ls = append(append([]launch{fr}, fs...), post)
+	return nil
+}
+
+func (p *gpuSpectrogram) Config() SpectrogramConfig { return p.cfg }
+
+func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
+	samples, frames := p.cfg.spectrogramCall(dst, src)
+	if frames == 0 {
+		return 0, nil
+	}
+	if p.closed {
+		return 0, ErrClosed
+	}
+	lib, q := p.e.lib, p.e.queue
+	if err := lib.Write(q, p.in, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+		return 0, errGPU("upload", err)
+	}
+	if err := p.resident(samples, frames); err != nil {
+		return 0, err
+	}
+	if err := lib.Read(q, p.out, 0, 4*p.cfg.DstLen(samples), unsafe.Pointer(&dst[0])); err != nil {
+		return 0, errGPU("download", err)
+	}
+	return frames, nil
+}
+
+// resident enqueues the plan's kernels on data already in the input buffer.
+func (p *gpuSpectrogram) resident(samples, frames int) error {
+	for i := range p.ls {
+		p.ls[i].longVal = int64(samples)
+	}
+	if err := runLaunches(p.e, p.ls, frames); err != nil {
+		p.e.lib.Finish(p.e.queue)
+		return errGPU("launch", err)
+	}
+	return nil
+}
+
+func (p *gpuSpectrogram) Close() error {
+	if !p.closed {
+		p.release()
+		p.e.untrack(p)
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package gpufft
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// WindowKind names a window function.
+type WindowKind int
+
+const (
+	Rect WindowKind = iota
+	Hann
+	Hamming
+	Blackman
+	BlackmanHarris // 4-term, 92 dB side lobes
+	FlatTop
+	Kaiser // parameter Beta
+)
+
+var windowNames = [...]string{
+	Rect:           "rect",
+	Hann:           "hann",
+	Hamming:        "hamming",
+	Blackman:       "blackman",
+	BlackmanHarris: "blackman-harris",
+	FlatTop:        "flattop",
+	Kaiser:         "kaiser",
+}
+
+// Window is a window function with its parameter. The zero value is Rect.
+type Window struct {
+	Kind WindowKind
+	Beta float64 // Kaiser's shape parameter; ignored by the others
+}
+
+// WindowNames lists the accepted window names, for usage messages.
+func WindowNames() []string { return append([]string(nil), windowNames[:]...) }
+
+// ParseWindow reads "rect", "hann", "hamming", "blackman",
+// "blackman-harris", "flattop" or "kaiser:BETA" (BETA ≥ 0; "kaiser" alone
+// means β = 8.6, about Blackman-Harris's main lobe).
+func ParseWindow(s string) (Window, error) {
+	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
+	for k, n := range windowNames {
+		if n != name {
+			continue
+		}
+		w := Window{Kind: WindowKind(k)}
+		switch {
+		case w.Kind == Kaiser && hasArg:
+			beta, err := strconv.ParseFloat(arg, 64)
+			if err != nil || beta < 0 || beta > 100 || math.IsNaN(beta) {
+				return Window{}, fmt.Errorf("gpufft: window %q: kaiser β must be a number in [0, 100]", s)
+			}
+			w.Beta = beta
+		case w.Kind == Kaiser:
+			w.Beta = 8.6
+		case hasArg:
+			return Window{}, fmt.Errorf("gpufft: window %q takes no parameter", s)
+		}
+		return w, nil
+	}
+	return Window{}, fmt.Errorf("gpufft: unknown window %q (want one of %s, kaiser:BETA)", s, strings.Join(windowNames[:], ", "))
+}
+
+func (w Window) String() string {
+	if w.Kind < 0 || int(w.Kind) >= len(windowNames) {
+		return fmt.Sprintf("window(%d)", int(w.Kind))
+	}
+	if w.Kind == Kaiser {
+		return "kaiser:" + strconv.FormatFloat(w.Beta, 'g', -1, 64)
+	}
+	return windowNames[w.Kind]
+}
+
+func (w Window) valid() bool {
+	return w.Kind >= Rect && w.Kind <= Kaiser && !(w.Kind == Kaiser && (w.Beta < 0 || math.IsNaN(w.Beta) || math.IsInf(w.Beta, 0)))
+}
+
+// Values returns the periodic (DFT-even) window of n samples, exactly the
+// definitions of scipy.signal.get_window(name, n, fftbins=True): the
+// symmetric window of n+1 points without its last point.
+func (w Window) Values(n int) []float64 {
+	v := make([]float64, n)
+	var a []float64 // general cosine coefficients, w = Σ a_k (-1)^k cos(2πkn/N)
+	switch w.Kind {
+	case Rect:
+		for i := range v {
+			v[i] = 1
+		}
+		return v
+	case Hann:
+		a = []float64{0.5, 0.5}
+	case Hamming:
+		a = []float64{0.54, 0.46}
+	case Blackman:
+		a = []float64{0.42, 0.50, 0.08}
+	case BlackmanHarris:
+		a = []float64{0.35875, 0.48829, 0.14128, 0.01168}
+	case FlatTop:
+		a = []float64{0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368}
+	case Kaiser:
+		alpha := float64(n) / 2 // (M-1)/2 for the symmetric window of M = n+1
+		den := besselI0(w.Beta)
+		for i := range v {
+			r := (float64(i) - alpha) / alpha
+			v[i] = besselI0(w.Beta*math.Sqrt(max(0, 1-r*r))) / den
+		}
+		return v
+	default:
+		panic(fmt.Sprintf("gpufft: invalid window kind %d", int(w.Kind)))
+	}
+	for i := range v {
+		s := 0.0
+		for k, ak := range a {
+			c := math.Cos(2 * math.Pi * float64(k*i%n) / float64(n))
+			if k%2 == 1 {
+				c = -c
+			}
+			s += ak * c
+		}
+		v[i] = s
+	}
+	return v
+}
+
+// besselI0 is the modified Bessel function of the first kind, order 0, by
+// its power series Σ ((x/2)^k / k!)^2, which converges for every x the
+// Kaiser window uses (terms shrink once k > x/2; β ≤ 100 needs < 200 terms).
+func besselI0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	q := x * x / 4
+	for k := 1; k < 500; k++ {
+		term *= q / float64(k*k)
+		sum += term
+		if term < sum*1e-17 {
+			break
+		}
+	}
+	return sum
+}

@@ -1,0 +1,199 @@
+// fft_batch.cl - one work-group per transform (S transforms per group): the
+// single-pass batched kernels. Needs fft_common.cl before it.
+//
+// Extra defines: exactly one of KERNEL_C2C, KERNEL_R2C, KERNEL_C2R,
+// KERNEL_SPECTROGRAM; INVERSE (0/1) for C2C.
+// Work-group: S*T work-items (see fft_common.cl); global size is
+// ceil(count/S)*S*T; sequences past count compute garbage they never store.
+// Local memory: S regions of PADLEN floats for re (and im unless SPLIT).
+//
+// Layouts (frame = one sequence; all contiguous, row after row):
+//   C2C          in  float2[count][LEN]         out float2[count][LEN]
+//   R2C          in  float[count][2*LEN]        out float2[count][LEN+1]
+//   C2R          in  float2[count][LEN+1]       out float[count][2*LEN]
+//   SPECTROGRAM  in  float[CHANNELS][L] planar  out [OUTCH][frames][LEN+1]
+//                of float (dBFS or |X|^2) or float2 (complex).
+// Real transforms of N = 2*LEN points run as a LEN-point complex transform
+// of z[m] = x[2m] + i*x[2m+1] plus the split post-/pre-processing, which
+// reads twr[k] = W_N^k (k = 0..LEN). tws is the stage table.
+
+#if SPLIT
+#define LOCAL_DECL __local float lbuf[S * PADLEN];
+#define LRE (lbuf + s * PADLEN)
+#define LIM (lbuf + s * PADLEN)
+#else
+#define LOCAL_DECL __local float lbuf[2 * S * PADLEN];
+#define LRE (lbuf + s * PADLEN)
+#define LIM (lbuf + (S + s) * PADLEN)
+#endif
+
+#define SEQ_SETUP                                   \
+    const int lt = get_local_id(0);                 \
+    const int s = lt / T;                           \
+    const int t = lt - s * T;                       \
+    const int seq = get_group_id(0) * S + s;        \
+    const bool valid = seq < count;
+
+#ifdef KERNEL_C2C
+__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
+void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
+             __global const float2 *restrict tws, int count) {
+    LOCAL_DECL
+    SEQ_SETUP
+    float2 v[RADIX];
+    __global const float2 *in = src + (size_t)seq * LEN;
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        float2 x = valid ? in[t + r * T] : (float2)(0.0f);
+        v[r] = INVERSE ? conjf2(x) : x;
+    }
+    fft_regs(v, LRE, LIM, t, tws);
+    if (valid) {
+        __global float2 *out = dst + (size_t)seq * LEN;
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++)
+            out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+    }
+}
+#endif
+
+#if defined(KERNEL_R2C) || defined(KERNEL_SPECTROGRAM)
+// mirror[r] = Z[(LEN - k) mod LEN] for k = t + r*T, through local memory.
+inline void fetch_mirror(const float2 *v, float2 *mirror, __local float *lre,
+                         __local float *lim, int t) {
+#if SPLIT
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) lre[PAD(t + r * T)] = v[r].x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) mirror[r].x = lre[PAD((LEN - (t + r * T)) & (LEN - 1))];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) lre[PAD(t + r * T)] = v[r].y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) mirror[r].y = lre[PAD((LEN - (t + r * T)) & (LEN - 1))];
+#else
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int i = PAD(t + r * T);
+        lre[i] = v[r].x;
+        lim[i] = v[r].y;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int i = PAD((LEN - (t + r * T)) & (LEN - 1));
+        mirror[r] = (float2)(lre[i], lim[i]);
+    }
+#endif
+}
+
+#endif
+
+#ifdef KERNEL_R2C
+__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
+void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
+             __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
+    LOCAL_DECL
+    SEQ_SETUP
+    float2 v[RADIX], mirror[RADIX];
+    __global const float2 *in = src + (size_t)seq * LEN;
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) v[r] = valid ? in[t + r * T] : (float2)(0.0f);
+    fft_regs(v, LRE, LIM, t, tws);
+    fetch_mirror(v, mirror, LRE, LIM, t);
+    if (valid) {
+        __global float2 *out = dst + (size_t)seq * (LEN + 1);
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            int k = t + r * T;
+            out[k] = r2c_bin(v[r], mirror[r], twr[k]);
+        }
+        if (t == 0) out[LEN] = r2c_bin(v[0], v[0], twr[LEN]);
+    }
+}
+#endif
+
+#ifdef KERNEL_C2R
+__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
+void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
+             __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
+    LOCAL_DECL
+    SEQ_SETUP
+    float2 v[RADIX];
+    __global const float2 *in = src + (size_t)seq * (LEN + 1);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int k = t + r * T;
+        float2 xk = valid ? in[k] : (float2)(0.0f);
+        float2 xm = conjf2(valid ? in[LEN - k] : (float2)(0.0f));
+        float2 e = (xk + xm) * 0.5f;
+        float2 o = cmul(conjf2(twr[k]), (xk - xm) * 0.5f);
+        float2 z = e + (float2)(-o.y, o.x); // E + i*O
+        v[r] = conjf2(z);
+    }
+    fft_regs(v, LRE, LIM, t, tws);
+    if (valid) {
+        __global float2 *out = dst + (size_t)seq * LEN;
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) out[t + r * T] = conjf2(v[r]) * (1.0f / LEN);
+    }
+}
+#endif
+
+#ifdef KERNEL_SPECTROGRAM
+// Extra defines: CHANNELS (input channels), MIX (1: one output channel, the
+// mean of all; 0: one output per channel), OUTPUT (0 dBFS, 1 power |X|^2,
+// 2 complex X). win holds the N = 2*LEN window samples; scale = 1/sum(win).
+// Frame f of output channel c covers samples [f*hop, f*hop + N) of channel c
+// (or of every channel, for MIX); sequence seq = c*frames + f.
+__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
+void spectrogram(__global const float *restrict src, __global void *restrict dstv,
+                 __global const float2 *restrict tws, __global const float2 *restrict twr,
+                 __global const float2 *restrict win,
+                 long chanStride, int hop, int frames, float scale) {
+    LOCAL_DECL
+    const int count = frames * (MIX ? 1 : CHANNELS);
+    SEQ_SETUP
+    float2 v[RADIX], mirror[RADIX];
+    const int f = valid ? seq % frames : 0;
+    const int c = valid ? seq / frames : 0;
+    __global const float *in = src + (size_t)f * hop + (MIX ? 0 : (size_t)c * chanStride);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int m = t + r * T;
+        float2 x = (float2)(0.0f);
+        if (valid) {
+#if MIX
+            for (int ch = 0; ch < CHANNELS; ch++) {
+                __global const float *p = in + (size_t)ch * chanStride;
+                x += (float2)(p[2 * m], p[2 * m + 1]);
+            }
+            x *= (1.0f / CHANNELS);
+#else
+            x = (float2)(in[2 * m], in[2 * m + 1]);
+#endif
+        }
+        v[r] = x * win[m];
+    }
+    fft_regs(v, LRE, LIM, t, tws);
+    fetch_mirror(v, mirror, LRE, LIM, t);
+    if (!valid) return;
+    const size_t row = (size_t)seq * (LEN + 1);
+    #pragma unroll
+    for (int r = 0; r <= RADIX; r++) {
+        int k;
+        float2 X;
+        if (r < RADIX) {
+            k = t + r * T;
+            X = r2c_bin(v[r], mirror[r], twr[k]);
+        } else {
+            if (t != 0) break;
+            k = LEN;
+            X = r2c_bin(v[0], v[0], twr[LEN]);
+        }
+        store_bin(dstv, row + k, k, X, scale);
+    }
+}
+#endif

@@ -1,0 +1,221 @@
+// fft_common.cl - shared by every Prism FFT kernel: complex helpers, the
+// radix-2/4/8/16 butterflies in registers, and one Stockham stage.
+//
+// Data layout: complex values are float2 (re, im). Twiddles come from tables
+// computed on the host in float64 and rounded once (fast native_sin/cos
+// twiddles cost ~6x the error). The stage table tws is laid out so that the
+// threads of a warp read consecutive entries: the stage combining
+// sub-transforms of length Ns (Ns = RADIX^st, st >= 1) keeps
+// W_{Ns*R}^{r*k} at tws[(Ns - RADIX) + (r-1)*Ns + k] for r = 1..R-1, k < Ns
+// (R = RADIX, or LASTR for the last stage).
+//
+// Defines expected from the host (every kernel file):
+//   LEN    transform length done by one work-group sequence (power of two)
+//   RADIX  butterfly radix in registers: 2, 4, 8 or 16 (RADIX <= LEN)
+//   S      sequences (transforms) per work-group
+//   SPLIT  1 when local memory holds one float component at a time
+//   LOG2R, NFULL, LASTR  the stage plan (see fft_regs)
+// Work-group shape: S*T work-items, T = LEN/RADIX per sequence; item lt works
+// on sequence lt/T as thread t = lt%T.
+//
+// The exchange between stages goes through local memory stored as separate
+// re/im float arrays with one pad word every RADIX words (PAD), which makes
+// the stride-RADIX writes of the first stage conflict-free on 32-bank
+// hardware.
+
+#define T (LEN / RADIX)
+#define PADLEN (LEN + LEN / RADIX)
+#define PAD(i) ((i) + (i) / RADIX)
+
+inline float2 cmul(float2 a, float2 b) {
+    return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+inline float2 conjf2(float2 a) { return (float2)(a.x, -a.y); }
+// multiply by -i
+inline float2 mul_mi(float2 a) { return (float2)(a.y, -a.x); }
+
+#define M_SQRT1_2F 0.70710678118654752440f
+
+inline void bfly2(float2 *a, float2 *b) {
+    float2 t = *a;
+    *a = t + *b;
+    *b = t - *b;
+}
+
+// Forward DFTs of 4, 8, 16 points in registers, natural order in and out.
+inline void dft4(float2 *v0, float2 *v1, float2 *v2, float2 *v3) {
+    float2 t0 = *v0 + *v2, t1 = *v0 - *v2;
+    float2 t2 = *v1 + *v3, t3 = mul_mi(*v1 - *v3);
+    *v0 = t0 + t2;
+    *v2 = t0 - t2;
+    *v1 = t1 + t3;
+    *v3 = t1 - t3;
+}
+
+inline void dft8(float2 *v) {
+    float2 e0 = v[0], e1 = v[2], e2 = v[4], e3 = v[6];
+    float2 o0 = v[1], o1 = v[3], o2 = v[5], o3 = v[7];
+    dft4(&e0, &e1, &e2, &e3);
+    dft4(&o0, &o1, &o2, &o3);
+    // W8^1 = (1 - i)/sqrt2, W8^2 = -i, W8^3 = (-1 - i)/sqrt2
+    o1 = (float2)((o1.x + o1.y), (o1.y - o1.x)) * M_SQRT1_2F;
+    o2 = mul_mi(o2);
+    o3 = (float2)((o3.y - o3.x), -(o3.x + o3.y)) * M_SQRT1_2F;
+    v[0] = e0 + o0; v[4] = e0 - o0;
+    v[1] = e1 + o1; v[5] = e1 - o1;
+    v[2] = e2 + o2; v[6] = e2 - o2;
+    v[3] = e3 + o3; v[7] = e3 - o3;
+}
+
+__constant float2 W16[8] = {
+    (float2)(1.0f, 0.0f),
+    (float2)(0.92387953251128675613f, -0.38268343236508977173f),
+    (float2)(0.70710678118654752440f, -0.70710678118654752440f),
+    (float2)(0.38268343236508977173f, -0.92387953251128675613f),
+    (float2)(0.0f, -1.0f),
+    (float2)(-0.38268343236508977173f, -0.92387953251128675613f),
+    (float2)(-0.70710678118654752440f, -0.70710678118654752440f),
+    (float2)(-0.92387953251128675613f, -0.38268343236508977173f),
+};
+
+inline void dft16(float2 *v) {
+    float2 e[8], o[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) { e[i] = v[2 * i]; o[i] = v[2 * i + 1]; }
+    dft8(e);
+    dft8(o);
+#pragma unroll
+    for (int k = 0; k < 8; k++) {
+        float2 w = cmul(o[k], W16[k]);
+        v[k] = e[k] + w;
+        v[k + 8] = e[k] - w;
+    }
+}
+
+// dftR: a forward DFT of R consecutive registers v[0..R).
+inline void dft_r(float2 *v, int R) {
+    if (R == 2) {
+        bfly2(&v[0], &v[1]);
+    } else if (R == 4) {
+        dft4(&v[0], &v[1], &v[2], &v[3]);
+    } else if (R == 8) {
+        dft8(v);
+    } else {
+        dft16(v);
+    }
+}
+
+// Stage twiddle W_{Ns*R}^{r*k} for butterfly position k (< Ns), 1 <= r < R.
+#define STAGE_TW(tw, r, k, Ns) ((tw)[((Ns) - RADIX) + ((r) - 1) * (Ns) + (k)])
+
+// Exchange the R registers of thread t of one sequence through local memory:
+// write v[r] at position wr(r), read v[r] back from position t + r*T (the
+// input positions of the next stage). lre/lim point at the sequence's region.
+// Every work-item of the group must call it (it holds barriers).
+inline void exchange(float2 *v, __local float *lre, __local float *lim,
+                     int wbase, int wstride, int t) {
+#if SPLIT
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) v[r].x = lre[PAD(t + r * T)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) v[r].y = lre[PAD(t + r * T)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int i = PAD(wbase + r * wstride);
+        lre[i] = v[r].x;
+        lim[i] = v[r].y;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int i = PAD(t + r * T);
+        v[r] = (float2)(lre[i], lim[i]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
+}
+
+// fft_regs computes a forward DFT of LEN points held by the T threads of a
+// sequence: on entry thread t holds x[t + r*T] in v[r]; on exit it holds
+// X[t + r*T] in v[r] (natural order: the Stockham formulation's last stage
+// writes to position t + r*T). All stages but the last exchange through
+// local memory; the result stays in registers so the caller chooses where it
+// goes. Every work-item of the group must call it.
+//
+// The host passes the stage plan as defines so every loop unrolls and every
+// register index is a compile-time constant (a dynamic index would put v[]
+// in off-chip private memory): LOG2R = log2(RADIX), NFULL full radix stages
+// that exchange, then one last stage of radix LASTR (a power of two <=
+// RADIX), LEN = RADIX^NFULL * LASTR.
+inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
+                     __global const float2 *restrict tw) {
+#pragma unroll
+    for (int st = 0; st < NFULL; st++) {
+        const int Ns = 1 << (st * LOG2R);
+        const int k = t & (Ns - 1);
+        if (Ns > 1) {
+#pragma unroll
+            for (int r = 1; r < RADIX; r++) v[r] = cmul(v[r], STAGE_TW(tw, r, k, Ns));
+        }
+        dft_r(v, RADIX);
+        exchange(v, lre, lim, (t >> (st * LOG2R)) * Ns * RADIX + k, Ns, t);
+    }
+    // Last stage: thread t does RADIX/LASTR butterflies j = t + m*T (< Ns,
+    // so their twiddle index is j), whose inputs are v[q*(RADIX/LASTR) + m].
+    // Output position of v[q*per + m] is j + q*Ns = t + (q*per + m)*T, the
+    // natural order t + r*T.
+    const int Ns = 1 << (NFULL * LOG2R);
+#define PER (RADIX / LASTR)
+#pragma unroll
+    for (int m = 0; m < PER; m++) {
+        float2 u[LASTR];
+        const int j = t + m * T;
+#pragma unroll
+        for (int q = 0; q < LASTR; q++) {
+            u[q] = v[q * PER + m];
+            if (q > 0 && Ns > 1) u[q] = cmul(u[q], STAGE_TW(tw, q, j, Ns));
+        }
+        dft_r(u, LASTR);
+#pragma unroll
+        for (int q = 0; q < LASTR; q++) v[q * PER + m] = u[q];
+    }
+#undef PER
+}
+
+// Real-input split: X[k] = E + W_N^k O with E = (Z[k] + conj(Z[-k]))/2 and
+// O = -i (Z[k] - conj(Z[-k]))/2, where Z is the LEN-point transform of
+// z[m] = x[2m] + i*x[2m+1]; k = LEN uses Z[0] and W_N^LEN = -1.
+inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
+    float2 c = conjf2(zm);
+    float2 e = (zk + c) * 0.5f;
+    float2 o = mul_mi(zk - c) * 0.5f;
+    return e + cmul(w, o);
+}
+
+#ifdef OUTPUT
+// store_bin writes bin k (0..LEN) of a real transform as OUTPUT asks:
+// 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
+// k = LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself.
+inline void store_bin(__global void *dstv, size_t idx, int k, float2 X, float scale) {
+#if OUTPUT == 2
+    ((__global float2 *)dstv)[idx] = X;
+#else
+    float p = X.x * X.x + X.y * X.y;
+#if OUTPUT == 0
+    float g = (k == 0 || k == LEN) ? scale : 2.0f * scale;
+    p *= g * g;
+    p = p > 1e-20f ? 10.0f * log10(p) : -200.0f;
+#endif
+    ((__global float *)dstv)[idx] = p;
+#endif
+}
+#endif

@@ -1,0 +1,30 @@
+// Package kernels holds Prism's OpenCL C sources, embedded in the binary.
+//
+// Each .cl file opens with a comment giving its data layout, work-group shape
+// and the -D defines it expects. The host concatenates nothing and edits no
+// text: a program is built from [Common, one of the kernel files] as two
+// source strings, with defines on the build command line. This package knows
+// nothing about OpenCL itself; gpufft compiles and runs the kernels.
+package kernels
+
+import _ "embed"
+
+var (
+	// Common is fft_common.cl: complex helpers, butterflies, the Stockham
+	// stage loop in registers plus local memory, the real-input split.
+	//
+	//go:embed fft_common.cl
+	Common string
+
+	// Batch is fft_batch.cl: single-pass kernels, one work-group per
+	// transform (C2C, R2C, C2R, the fused spectrogram).
+	//
+	//go:embed fft_batch.cl
+	Batch string
+
+	// Passes is fft_passes.cl: the four-step passes for large transforms
+	// and the real-input pre/post and framing passes around them.
+	//
+	//go:embed fft_passes.cl
+	Passes string
+)
