@@ -166,7 +166,7 @@ func benchOne(e Engine, c BenchCase, minTime time.Duration) (BenchResult, error)
 			if err := inner(); err != nil {
 				return err
 			}
-			return g.lib.Finish(g.queue)
+			return g.lib.Finish(&g.args, g.queue)
 		}
 	}
 	sec, calls, err := timeLoop(minTime, f)
@@ -220,7 +220,7 @@ func copyBandwidth(e Engine, minTime time.Duration) (float64, error) {
 			if err := g.lib.Copy(g.queue, src, dst, 0, 0, size, nil); err != nil {
 				return err
 			}
-			return g.lib.Finish(g.queue)
+			return g.lib.Finish(&g.args, g.queue)
 		})
 		if err != nil {
 			return 0, errGPU("copy", err)

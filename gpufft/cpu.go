@@ -338,13 +338,7 @@ func (p *cpuSpectrogram) run(w, lo, hi int) {
 				out[k] = real(v)*real(v) + imag(v)*imag(v)
 			}
 		default:
-			out := p.dst[row : row+bins]
-			g2 := 2 * p.scale
-			for k, v := range x {
-				out[k] = binDB(real(v)*real(v)+imag(v)*imag(v), g2)
-			}
-			out[0] = binDB(real(x[0])*real(x[0])+imag(x[0])*imag(x[0]), p.scale)
-			out[m] = binDB(real(x[m])*real(x[m])+imag(x[m])*imag(x[m]), p.scale)
+			dbRow(p.dst[row:row+bins], x, 2*p.scale)
 		}
 	}
 }

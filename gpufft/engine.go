@@ -253,17 +253,18 @@ func twiddles(n int) []complex64 {
 	return t
 }
 
-// sincos2pi returns sin and cos of 2π·i/n in float64. For n divisible by 8
-// the angle is first reduced to [0, π/4] by quadrant and octant symmetry, so
-// entries are exact at multiples of π/2 and mirror each other exactly.
+// sincos2pi returns sin and cos of 2π·i/n in float64. For n divisible by 4
+// the angle is first reduced to a quadrant (and for n divisible by 8 to
+// [0, π/4] by octant symmetry), so entries are exact at multiples of π/2
+// and mirror each other exactly.
 func sincos2pi(i, n int) (s, c float64) {
 	i = (i%n + n) % n
-	if n%8 != 0 {
+	if n%4 != 0 {
 		return math.Sincos(2 * math.Pi * float64(i) / float64(n))
 	}
 	q, j := i/(n/4), i%(n/4) // quadrant, and θ = 2πj/n in [0, π/2)
 	var sj, cj float64
-	if 2*j <= n/4 {
+	if n%8 != 0 || 2*j <= n/4 {
 		sj, cj = math.Sincos(2 * math.Pi * float64(j) / float64(n))
 	} else {
 		cj, sj = math.Sincos(2 * math.Pi * float64(n/4-j) / float64(n))
@@ -283,7 +284,11 @@ func sincos2pi(i, n int) (s, c float64) {
 // OpenCLOptions.Device) when one opens, else a CPU engine together with the
 // reason OpenCL is not used (nil when it is).
 func Auto(device string, cpuWorkers int) (Engine, error) {
-	g, err := NewOpenCL(OpenCLOptions{Device: device})
+	return autoWith(OpenCLOptions{Device: device}, cpuWorkers)
+}
+
+func autoWith(opts OpenCLOptions, cpuWorkers int) (Engine, error) {
+	g, err := NewOpenCL(opts)
 	if err == nil {
 		return g, nil
 	}

@@ -165,6 +165,7 @@ func SelectDevice(list []DeviceInfo, selector string) (DeviceInfo, error) {
 // OpenCL is the GPU engine: plans run as OpenCL kernels from package kernels
 // on one device, through one in-order queue.
 type OpenCL struct {
+	args   cl.Args // for the engine's own calls (bench); guarded by single use
 	lib    *cl.Lib
 	info   DeviceInfo
 	ctx    cl.Context
@@ -276,6 +277,15 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	}
 	e.progs[key] = p
 	return p, nil
+}
+
+func (e *OpenCL) alive() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return ErrClosed
+	}
+	return nil
 }
 
 func (e *OpenCL) track(p closer) error {

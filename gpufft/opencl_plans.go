@@ -13,6 +13,7 @@ var kernelsCommon = kernels.Common
 
 // gpuBase owns a plan's device objects and releases them in reverse order.
 type gpuBase struct {
+	args    cl.Args // storage for the allocation-free calls
 	e       *OpenCL
 	mems    []cl.Mem
 	kernels []cl.Kernel
@@ -37,7 +38,7 @@ func (b *gpuBase) table(data unsafe.Pointer, bytes int) (cl.Mem, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := b.e.lib.Write(b.e.queue, m, true, 0, bytes, data); err != nil {
+	if err := b.e.lib.Write(nil, b.e.queue, m, true, 0, bytes, data); err != nil {
 		return 0, errGPU("upload table", err)
 	}
 	return m, nil
@@ -63,13 +64,13 @@ func (b *gpuBase) kernel(source string, defines []string, name string, args ...a
 		var err error
 		switch v := a.(type) {
 		case cl.Mem:
-			err = b.e.lib.SetArg(k, i, unsafe.Sizeof(v), unsafe.Pointer(&v))
+			err = b.e.lib.SetArg(nil, k, i, unsafe.Sizeof(v), unsafe.Pointer(&v))
 		case int32:
-			err = b.e.lib.SetArg(k, i, 4, unsafe.Pointer(&v))
+			err = b.e.lib.SetArg(nil, k, i, 4, unsafe.Pointer(&v))
 		case int64:
-			err = b.e.lib.SetArg(k, i, 8, unsafe.Pointer(&v))
+			err = b.e.lib.SetArg(nil, k, i, 8, unsafe.Pointer(&v))
 		case float32:
-			err = b.e.lib.SetArg(k, i, 4, unsafe.Pointer(&v))
+			err = b.e.lib.SetArg(nil, k, i, 4, unsafe.Pointer(&v))
 		default:
 			panic(fmt.Sprintf("gpufft: kernel arg %d of type %T", i, a))
 		}
@@ -109,6 +110,7 @@ type launch struct {
 	intVal  int32
 	longArg int // index of an int64 argument set per call to longVal, or -1
 	longVal int64
+	args    cl.Args
 }
 
 func (l *launch) enqueue(e *OpenCL, items int) error {
@@ -120,16 +122,16 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 	}
 	if l.intArg >= 0 {
 		l.intVal = int32(items * l.intMul)
-		if err := e.lib.SetArg(l.k, l.intArg, 4, unsafe.Pointer(&l.intVal)); err != nil {
+		if err := e.lib.SetArg(&l.args, l.k, l.intArg, 4, unsafe.Pointer(&l.intVal)); err != nil {
 			return err
 		}
 	}
 	if l.longArg >= 0 {
-		if err := e.lib.SetArg(l.k, l.longArg, 8, unsafe.Pointer(&l.longVal)); err != nil {
+		if err := e.lib.SetArg(&l.args, l.k, l.longArg, 8, unsafe.Pointer(&l.longVal)); err != nil {
 			return err
 		}
 	}
-	return e.lib.Enqueue(e.queue, l.k, &l.global, &l.wg, nil)
+	return e.lib.Enqueue(&l.args, e.queue, l.k, &l.global, &l.wg, nil)
 }
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.
@@ -216,12 +218,19 @@ func (e *OpenCL) NewComplex(size, batch int) (ComplexPlan, error) {
 	if err := checkPlan(size, batch); err != nil {
 		return nil, err
 	}
+	if err := e.alive(); err != nil {
+		return nil, err
+	}
 	p := &gpuComplex{gpuBase: gpuBase{e: e}, size: size, batch: batch}
 	if err := p.init(); err != nil {
 		p.release()
 		return nil, err
 	}
-	return p, e.track(p)
+	if err := e.track(p); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, nil
 }
 
 func (p *gpuComplex) init() error {
@@ -282,13 +291,13 @@ func (p *gpuComplex) do(dst, src []complex64, ls []launch) error {
 		return ErrClosed
 	}
 	lib, q := p.e.lib, p.e.queue
-	if err := lib.Write(q, p.in, false, 0, 8*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := lib.Write(&p.args, q, p.in, false, 0, 8*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return errGPU("upload", err)
 	}
 	if err := p.resident(ls, n); err != nil {
 		return err
 	}
-	if err := lib.Read(q, p.out, 0, 8*len(dst), unsafe.Pointer(&dst[0])); err != nil {
+	if err := lib.Read(&p.args, q, p.out, 0, 8*len(dst), unsafe.Pointer(&dst[0])); err != nil {
 		return errGPU("download", err)
 	}
 	return nil
@@ -296,7 +305,7 @@ func (p *gpuComplex) do(dst, src []complex64, ls []launch) error {
 
 func (p *gpuComplex) resident(ls []launch, n int) error {
 	if err := runLaunches(p.e, ls, n); err != nil {
-		p.e.lib.Finish(p.e.queue)
+		p.e.lib.Finish(&p.args, p.e.queue)
 		return errGPU("launch", err)
 	}
 	return nil
@@ -324,12 +333,19 @@ func (e *OpenCL) NewReal(size, batch int) (RealPlan, error) {
 	if err := checkPlan(size, batch); err != nil {
 		return nil, err
 	}
+	if err := e.alive(); err != nil {
+		return nil, err
+	}
 	p := &gpuReal{gpuBase: gpuBase{e: e}, size: size, batch: batch}
 	if err := p.init(); err != nil {
 		p.release()
 		return nil, err
 	}
-	return p, e.track(p)
+	if err := e.track(p); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, nil
 }
 
 func (p *gpuReal) init() error {
@@ -420,13 +436,13 @@ func (p *gpuReal) do(in cl.Mem, src unsafe.Pointer, srcBytes int, out cl.Mem, ds
 		return ErrClosed
 	}
 	lib, q := p.e.lib, p.e.queue
-	if err := lib.Write(q, in, false, 0, srcBytes, src); err != nil {
+	if err := lib.Write(&p.args, q, in, false, 0, srcBytes, src); err != nil {
 		return errGPU("upload", err)
 	}
 	if err := p.resident(ls, n); err != nil {
 		return err
 	}
-	if err := lib.Read(q, out, 0, dstBytes, dst); err != nil {
+	if err := lib.Read(&p.args, q, out, 0, dstBytes, dst); err != nil {
 		return errGPU("download", err)
 	}
 	return nil
@@ -434,7 +450,7 @@ func (p *gpuReal) do(in cl.Mem, src unsafe.Pointer, srcBytes int, out cl.Mem, ds
 
 func (p *gpuReal) resident(ls []launch, n int) error {
 	if err := runLaunches(p.e, ls, n); err != nil {
-		p.e.lib.Finish(p.e.queue)
+		p.e.lib.Finish(&p.args, p.e.queue)
 		return errGPU("launch", err)
 	}
 	return nil
@@ -462,12 +478,19 @@ func (e *OpenCL) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) 
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	if err := e.alive(); err != nil {
+		return nil, err
+	}
 	p := &gpuSpectrogram{gpuBase: gpuBase{e: e}, cfg: cfg}
 	if err := p.init(); err != nil {
 		p.release()
 		return nil, err
 	}
-	return p, e.track(p)
+	if err := e.track(p); err != nil {
+		p.release()
+		return nil, err
+	}
+	return p, nil
 }
 
 func (p *gpuSpectrogram) init() error {
@@ -549,13 +572,13 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 		return 0, ErrClosed
 	}
 	lib, q := p.e.lib, p.e.queue
-	if err := lib.Write(q, p.in, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := lib.Write(&p.args, q, p.in, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return 0, errGPU("upload", err)
 	}
 	if err := p.resident(samples, frames); err != nil {
 		return 0, err
 	}
-	if err := lib.Read(q, p.out, 0, 4*p.cfg.DstLen(samples), unsafe.Pointer(&dst[0])); err != nil {
+	if err := lib.Read(&p.args, q, p.out, 0, 4*p.cfg.DstLen(samples), unsafe.Pointer(&dst[0])); err != nil {
 		return 0, errGPU("download", err)
 	}
 	return frames, nil
@@ -567,7 +590,7 @@ func (p *gpuSpectrogram) resident(samples, frames int) error {
 		p.ls[i].longVal = int64(samples)
 	}
 	if err := runLaunches(p.e, p.ls, frames); err != nil {
-		p.e.lib.Finish(p.e.queue)
+		p.e.lib.Finish(&p.args, p.e.queue)
 		return errGPU("launch", err)
 	}
 	return nil

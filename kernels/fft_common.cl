@@ -182,7 +182,9 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
 #pragma unroll
         for (int q = 0; q < LASTR; q++) {
             u[q] = v[q * PER + m];
-            if (q > 0 && Ns > 1) u[q] = cmul(u[q], STAGE_TW(tw, q, j, Ns));
+#if NFULL > 0
+            if (q > 0) u[q] = cmul(u[q], STAGE_TW(tw, q, j, Ns));
+#endif
         }
         dft_r(u, LASTR);
 #pragma unroll

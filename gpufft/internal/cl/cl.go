@@ -389,31 +389,52 @@ func (l *Lib) KernelMaxWorkGroupSize(k Kernel, d Device) (int, error) {
 	return int(n), err
 }
 
-// SetArg sets kernel argument i from size bytes at value (a pointer into
-// memory the caller keeps alive; pass a heap-resident value in hot paths so
-// the call does not allocate). A nil value with a size declares __local memory.
-func (l *Lib) SetArg(k Kernel, i int, size uintptr, value unsafe.Pointer) error {
-	return check("clSetKernelArg", st(purego.SyscallN(l.setKernelArg, uintptr(k), uintptr(i), size, uintptr(value))))
+// Args is argument storage for the calls on the hot path (SetArg, Enqueue,
+// Write, Read, Finish). SyscallN's variadic slice escapes to the heap, so
+// building it per call would allocate; these calls fill a caller-owned Args
+// instead. One goroutine uses an Args at a time (a plan owns one). Every
+// pointer passed to those calls must point to heap memory the caller keeps
+// alive during the call (plan fields, caller slices): Go's heap does not
+// move, so a uintptr stored here stays valid. nil means "allocate one".
+type Args struct{ v [9]uintptr }
+
+// SetArg sets kernel argument i from size bytes at value. A nil value with a
+// size declares __local memory.
+func (l *Lib) SetArg(a *Args, k Kernel, i int, size uintptr, value unsafe.Pointer) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(k), uintptr(i), size, uintptr(value)}
+	return check("clSetKernelArg", st(purego.SyscallN(l.setKernelArg, a.v[:4]...)))
 }
 
 // Enqueue launches k over a 1-dimensional range of global work-items in
 // groups of local. If ev is non-nil it receives the launch's event.
-func (l *Lib) Enqueue(q Queue, k Kernel, global, local *uintptr, ev *Event) error {
-	return check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, uintptr(q), uintptr(k), 1, 0,
-		uintptr(unsafe.Pointer(global)), uintptr(unsafe.Pointer(local)), 0, 0, uintptr(unsafe.Pointer(ev)))))
+func (l *Lib) Enqueue(a *Args, q Queue, k Kernel, global, local *uintptr, ev *Event) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(q), uintptr(k), 1, 0, uintptr(unsafe.Pointer(global)), uintptr(unsafe.Pointer(local)), 0, 0, uintptr(unsafe.Pointer(ev))}
+	return check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, a.v[:9]...)))
 }
 
 // Write copies size bytes from host memory at src to m at offset.
-func (l *Lib) Write(q Queue, m Mem, blocking bool, offset, size int, src unsafe.Pointer) error {
-	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, uintptr(q), uintptr(m), boolArg(blocking),
-		uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0)))
+func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, src unsafe.Pointer) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(q), uintptr(m), boolArg(blocking), uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0}
+	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
 }
 
 // Read copies size bytes from m at offset to host memory at dst, blocking
 // until done (so every earlier command on the in-order queue has finished).
-func (l *Lib) Read(q Queue, m Mem, offset, size int, dst unsafe.Pointer) error {
-	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, uintptr(q), uintptr(m), 1,
-		uintptr(offset), uintptr(size), uintptr(dst), 0, 0, 0)))
+func (l *Lib) Read(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(q), uintptr(m), 1, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, 0}
+	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
 }
 
 // Copy enqueues a device-side copy of size bytes.
@@ -430,8 +451,12 @@ func (l *Lib) Zero(q Queue, m Mem, offset, size int) error {
 }
 
 // Finish blocks until every command on q has completed.
-func (l *Lib) Finish(q Queue) error {
-	return check("clFinish", st(purego.SyscallN(l.finish, uintptr(q))))
+func (l *Lib) Finish(a *Args, q Queue) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v[0] = uintptr(q)
+	return check("clFinish", st(purego.SyscallN(l.finish, a.v[:1]...)))
 }
 
 // Flush submits the queued commands to the device without waiting.

@@ -1,0 +1,189 @@
+package gpufft
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestReferenceFFT checks the float64 FFT used as the large-N reference
+// against the plain DFT.
+func TestReferenceFFT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for n := 2; n <= 2048; n *= 2 {
+		x := to128(randComplex(rng, n))
+		got, want := fft64(x), dft64(x)
+		var num, den float64
+		for i := range want {
+			d := got[i] - want[i]
+			num += real(d)*real(d) + imag(d)*imag(d)
+			den += real(want[i])*real(want[i]) + imag(want[i])*imag(want[i])
+		}
+		if e := num / den; e > 1e-26 { // (1e-13)²: float64 round-off
+			t.Errorf("n=%d: fft64 vs dft64 squared relative error %.3g", n, e)
+		}
+	}
+}
+
+// batches are the batch counts tried: one, odd ones, and one larger than a
+// CPU worker split or a GPU work-group of sequences.
+var batches = []int{1, 3, 7}
+
+// checkBatch compares each transform's result to its reference and enforces
+// the mean and worst-case bounds.
+func checkBatch(t *testing.T, n int, errs []float64) {
+	t.Helper()
+	mean, worst := 0.0, 0.0
+	for _, e := range errs {
+		mean += e
+		worst = max(worst, e)
+	}
+	mean /= float64(len(errs))
+	if mean > errBound(n) || worst > worstBound {
+		t.Errorf("relative L2 error mean %.3g (bound %.3g), worst %.3g (bound %.3g)", mean, errBound(n), worst, worstBound)
+	}
+}
+
+func TestComplexForwardInverse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 1))
+	for _, e := range engines(t) {
+		for _, n := range sizes() {
+			for _, batch := range batches {
+				t.Run(name(e, n, batch), func(t *testing.T) {
+					p, err := e.NewComplex(n, batch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					x := randComplex(rng, n*batch)
+					y := make([]complex64, len(x))
+					if err := p.Forward(y, x); err != nil {
+						t.Fatal(err)
+					}
+					fwd, back := make([]float64, batch), make([]float64, batch)
+					for b := range batch {
+						fwd[b] = relErr(y[b*n:(b+1)*n], ref64(to128(x[b*n:(b+1)*n])))
+					}
+					checkBatch(t, n, fwd)
+					z := make([]complex64, len(x))
+					if err := p.Inverse(z, y); err != nil {
+						t.Fatal(err)
+					}
+					for b := range batch {
+						back[b] = relErr(z[b*n:(b+1)*n], to128(x[b*n:(b+1)*n]))
+					}
+					// a round trip is two transforms: twice the error budget
+					checkBatch(t, n, halve(back))
+					// the inverse alone, against the reference inverse of a spectrum
+					spec := to128(randComplex(rng, n))
+					want := ref64(conj128(spec))
+					for i := range want {
+						want[i] = complex(real(want[i])/float64(n), -imag(want[i])/float64(n))
+					}
+					got := make([]complex64, n)
+					if err := p.Inverse(got, toC64(spec)); err != nil {
+						t.Fatal(err)
+					}
+					checkBatch(t, n, []float64{relErr(got, want)})
+				})
+			}
+		}
+	}
+}
+
+func TestRealForwardInverse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 1))
+	for _, e := range engines(t) {
+		for _, n := range sizes() {
+			for _, batch := range batches {
+				t.Run(name(e, n, batch), func(t *testing.T) {
+					p, err := e.NewReal(n, batch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					bins := n/2 + 1
+					x := randReal(rng, n*batch)
+					y := make([]complex64, bins*batch)
+					if err := p.Forward(y, x); err != nil {
+						t.Fatal(err)
+					}
+					fwd, back := make([]float64, batch), make([]float64, batch)
+					for b := range batch {
+						xc := make([]complex128, n)
+						for i := range n {
+							xc[i] = complex(float64(x[b*n+i]), 0)
+						}
+						fwd[b] = relErr(y[b*bins:(b+1)*bins], ref64(xc)[:bins])
+					}
+					checkBatch(t, n, fwd)
+					z := make([]float32, len(x))
+					if err := p.Inverse(z, y); err != nil {
+						t.Fatal(err)
+					}
+					for b := range batch {
+						got, want := make([]complex64, n), make([]complex128, n)
+						for i := range n {
+							got[i] = complex(z[b*n+i], 0)
+							want[i] = complex(float64(x[b*n+i]), 0)
+						}
+						back[b] = relErr(got, want)
+					}
+					checkBatch(t, n, halve(back))
+				})
+			}
+		}
+	}
+}
+
+// TestGPUMatchesCPU checks the two engines against each other on the same
+// input, more tightly than each against the reference would imply.
+func TestGPUMatchesCPU(t *testing.T) {
+	g := requireGPU(t)
+	rng := rand.New(rand.NewPCG(4, 1))
+	for _, n := range sizes() {
+		pc, err := testCPU.NewReal(n, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pg, err := g.NewReal(n, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := randReal(rng, 2*n)
+		yc, yg := make([]complex64, 2*(n/2+1)), make([]complex64, 2*(n/2+1))
+		if err := pc.Forward(yc, x); err != nil {
+			t.Fatal(err)
+		}
+		if err := pg.Forward(yg, x); err != nil {
+			t.Fatal(err)
+		}
+		if e := relErr(yg, to128(yc)); e > 2*errBound(n) {
+			t.Errorf("n=%d: GPU vs CPU relative error %.3g > %.3g", n, e, 2*errBound(n))
+		}
+		pc.Close()
+		pg.Close()
+	}
+}
+
+func halve(x []float64) []float64 {
+	for i := range x {
+		x[i] /= 2
+	}
+	return x
+}
+
+func conj128(x []complex128) []complex128 {
+	y := make([]complex128, len(x))
+	for i, v := range x {
+		y[i] = complex(real(v), -imag(v))
+	}
+	return y
+}
+
+func toC64(x []complex128) []complex64 {
+	y := make([]complex64, len(x))
+	for i, v := range x {
+		y[i] = complex64(v)
+	}
+	return y
+}

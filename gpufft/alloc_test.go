@@ -1,0 +1,53 @@
+package gpufft
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestNoAllocs pins the hot path: executing any plan on either engine
+// allocates nothing, for both single-pass and multi-pass sizes.
+func TestNoAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 1))
+	for _, e := range engines(t) {
+		for _, n := range []int{1024, 32768} {
+			const batch = 5
+			c, err := e.NewComplex(n, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := e.NewReal(n, batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: Window{Kind: Hann}, Channels: 2, MaxSamples: 4 * n}
+			s, err := e.NewSpectrogram(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randComplex(rng, n*batch)
+			y := make([]complex64, n*batch)
+			xr := randReal(rng, n*batch)
+			yr := make([]complex64, (n/2+1)*batch)
+			src := randReal(rng, 2*4*n)
+			dst := make([]float32, cfg.DstLen(4*n))
+			for name, f := range map[string]func() error{
+				"complex forward": func() error { return c.Forward(y, x) },
+				"complex inverse": func() error { return c.Inverse(x, y) },
+				"real forward":    func() error { return r.Forward(yr, xr) },
+				"real inverse":    func() error { return r.Inverse(xr, yr) },
+				"spectrogram":     func() error { _, err := s.Execute(dst, src); return err },
+			} {
+				if err := f(); err != nil { // warm up
+					t.Fatal(err)
+				}
+				if a := testing.AllocsPerRun(10, func() { _ = f() }); a != 0 {
+					t.Errorf("%s n=%d %s: %v allocs per call, want 0", e.Name(), n, name, a)
+				}
+			}
+			c.Close()
+			r.Close()
+			s.Close()
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package cl
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func requireOrSkip(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+		t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
+	}
+	t.Skipf("no OpenCL: %v", err)
+}
+
+func TestCodeNames(t *testing.T) {
+	for code, want := range map[int32]string{0: "CL_SUCCESS", -5: "CL_OUT_OF_RESOURCES", -11: "CL_BUILD_PROGRAM_FAILURE",
+		-54: "CL_INVALID_WORK_GROUP_SIZE", -72: "CL_MAX_SIZE_RESTRICTION_EXCEEDED", -1001: "CL_PLATFORM_NOT_FOUND_KHR", -9999: "CL error -9999"} {
+		if got := CodeName(code); got != want {
+			t.Errorf("CodeName(%d) = %q, want %q", code, got, want)
+		}
+	}
+	// every code from -1 to -19 and -30 to -72 has a name
+	for c := int32(-72); c <= 0; c++ {
+		if (c > -30 && c < -19) || strings.HasPrefix(CodeName(c), "CL_") {
+			continue
+		}
+		t.Errorf("code %d has no name", c)
+	}
+	err := error(&Error{Func: "clFinish", Code: -36})
+	if err.Error() != "clFinish: CL_INVALID_COMMAND_QUEUE" {
+		t.Errorf("Error() = %q", err)
+	}
+}
+
+func TestLoadMissingLibrary(t *testing.T) {
+	_, err := Load("libprism-missing-a.so", "libprism-missing-b.so")
+	if !errors.Is(err, ErrNoLibrary) {
+		t.Fatalf("err = %v, want ErrNoLibrary", err)
+	}
+	for _, n := range []string{"libprism-missing-a.so", "libprism-missing-b.so"} {
+		if !strings.Contains(err.Error(), n) {
+			t.Errorf("error %q does not name %s", err, n)
+		}
+	}
+}
+
+// TestDiscovery lists every device with its properties filled in.
+func TestDiscovery(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		requireOrSkip(t, err)
+	}
+	ps, err := l.Platforms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) == 0 {
+		requireOrSkip(t, errors.New("no platforms"))
+	}
+	for _, p := range ps {
+		pi, err := l.PlatformInfo(p)
+		if err != nil || pi.Name == "" || !strings.HasPrefix(pi.Version, "OpenCL ") {
+			t.Errorf("platform info %+v, %v", pi, err)
+		}
+		ds, err := l.Devices(p, DeviceTypeAll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			di, err := l.DeviceInfo(d)
+			if err != nil || di.Name == "" || di.ComputeUnits == 0 || di.MaxWorkGroupSize == 0 || di.LocalMemBytes == 0 || di.Type == 0 {
+				t.Errorf("device info %+v, %v", di, err)
+			}
+		}
+	}
+}
