@@ -1,0 +1,48 @@
+# Prism. `make run` and `make test` do all set-up first (scripts/setup.sh:
+# Debian packages and, where the machine's Go is missing or old, a Go
+# toolchain from the module proxy).
+
+GO_VERSION ?= 1.26.8
+# setup.sh puts a fetched toolchain here; an existing new-enough go wins
+# because this directory only exists when none was found.
+export PATH := $(HOME)/.cache/prism-go/go$(GO_VERSION)/bin:$(PATH):/usr/local/go/bin
+export LANG ?= C.UTF-8
+
+GO ?= go
+
+.PHONY: setup build run test bench devices clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	$(GO) build -o prism .
+
+# Runs the app. Until the desktop UI lands this is the engine demo: the GPU
+# (or CPU when no OpenCL is usable) against the CPU engine, side by side.
+run: build
+	./prism devices
+	./prism bench
+
+# Every test: formatting, vet, the race-enabled test suite (OpenCL kernels
+# run for real on PoCL), the allocation tests without -race (the race
+# detector makes sync.Pool drop items, so it allocates), and each benchmark
+# once as a smoke test. CI sets
+# PRISM_REQUIRE_OPENCL/AUDIO/DISPLAY=1 so a missing resource fails instead
+# of skipping.
+test: setup
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -run 'Alloc|Allocate' ./...
+	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
+
+bench: build
+	./prism bench
+
+devices: build
+	./prism devices
+
+clean:
+	rm -f prism

@@ -1,0 +1,5 @@
+//go:build !race
+
+package cl
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gpufft
+
+const raceEnabled = false
