@@ -10,7 +10,7 @@ export LANG ?= C.UTF-8
 
 GO ?= go
 
-.PHONY: setup build run test bench devices clean
+.PHONY: setup build run test bench bench-clfft devices clean
 
 setup:
 	@scripts/setup.sh
@@ -40,6 +40,12 @@ test: setup
 
 bench: build
 	./prism bench
+
+# Prism's kernels against clFFT (Debian's libclfft-dev) on the same OpenCL
+# device, side by side in one run.
+bench-clfft: setup
+	dpkg-query -W libclfft-dev >/dev/null 2>&1 || apt-get install -y -qq libclfft-dev
+	$(GO) test -count=1 -tags clfft -run CompareClFFT -v ./gpufft
 
 devices: build
 	./prism devices

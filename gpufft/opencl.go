@@ -165,18 +165,22 @@ func SelectDevice(list []DeviceInfo, selector string) (DeviceInfo, error) {
 // OpenCL is the GPU engine: plans run as OpenCL kernels from package kernels
 // on one device, through one in-order queue.
 type OpenCL struct {
-	args   cl.Args // for the engine's own calls (bench); guarded by single use
-	lib    *cl.Lib
-	info   DeviceInfo
-	ctx    cl.Context
-	queue  cl.Queue
-	local  int // local memory bytes a work-group may use
-	maxWG  int
-	radix  int // 0: automatic
-	mu     sync.Mutex
-	progs  map[string]cl.Program
-	plans  map[closer]struct{}
-	closed bool
+	args  cl.Args // for the engine's own calls (bench); guarded by single use
+	lib   *cl.Lib
+	info  DeviceInfo
+	ctx   cl.Context
+	queue cl.Queue
+	local int // local memory bytes a work-group may use
+	maxWG int
+	radix int // 0: automatic
+	// groupThreads is the work-group size single-pass kernels aim for
+	// (several short transforms share a group up to it).
+	groupThreads int
+	singleMax    int // largest single-pass transform (complex points)
+	mu           sync.Mutex
+	progs        map[string]cl.Program
+	plans        map[closer]struct{}
+	closed       bool
 }
 
 type closer interface{ Close() error }
@@ -204,8 +208,24 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	e := &OpenCL{lib: lib, info: info, progs: map[string]cl.Program{}, plans: map[closer]struct{}{}}
 	e.local = int(info.LocalMemBytes) - 256
 	e.maxWG = min(info.MaxWorkGroupSize, 1024)
+	// Tuning aids for `prism bench` on new hardware; the defaults were
+	// measured on an H200.
 	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_RADIX")); err == nil && (r == 4 || r == 8 || r == 16) {
 		e.radix = r
+	}
+	// On CPU devices (PoCL) 512-item groups with many barriers are slow:
+	// R2C 16384 ran at 0.72× clFFT's speed single-pass and 1.69× as two
+	// four-step passes, so transforms above 4096 points go multi-pass there.
+	e.singleMax = maxSingle
+	if info.Type == "CPU" {
+		e.singleMax = 4096
+	}
+	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
+		e.singleMax = m
+	}
+	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
+	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
+		e.groupThreads = g
 	}
 	if e.ctx, err = lib.CreateContext(info.device); err != nil {
 		return nil, fmt.Errorf("gpufft: %s: %w", info, err)
@@ -394,7 +414,7 @@ func (e *OpenCL) radixFor(n int) int {
 // singleGeom returns the geometry for one-work-group transforms of n points,
 // or ok = false if n needs the multi-pass path on this device.
 func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
-	if n > maxSingle {
+	if n > e.singleMax {
 		return g, false
 	}
 	g = geom{len: n, radix: e.radixFor(n), s: 1}
@@ -402,7 +422,7 @@ func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
 		return g, false
 	}
 	padLen := n + n/g.radix
-	g.s = max(1, 256/g.t())
+	g.s = max(1, e.groupThreads/g.t())
 	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*padLen*4 > e.local) {
 		g.s /= 2
 	}

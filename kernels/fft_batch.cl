@@ -58,37 +58,42 @@ void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
 #endif
 
 #if defined(KERNEL_R2C) || defined(KERNEL_SPECTROGRAM)
-// mirror[r] = Z[(LEN - k) mod LEN] for k = t + r*T, through local memory.
-inline void fetch_mirror(const float2 *v, float2 *mirror, __local float *lre,
-                         __local float *lim, int t) {
+// The split needs Z[k] and Z[(LEN - k) mod LEN]; the second lives in another
+// thread. publish() makes every Z visible in local memory; MIRROR(r) then
+// reads the partner of k = t + r*T. With SPLIT (one component at a time)
+// the partners are gathered into mirror[] in two rounds instead.
+#define MIRROR_INDEX(r) PAD((LEN - (t + (r) * T)) & (LEN - 1))
 #if SPLIT
-    #pragma unroll
+#define MIRROR_DECL float2 mirror[RADIX];
+#define MIRROR(r) mirror[r]
+inline void publish(const float2 *v, float2 *mirror, __local float *lre, __local float *lim, int t) {
+#pragma unroll
     for (int r = 0; r < RADIX; r++) lre[PAD(t + r * T)] = v[r].x;
     barrier(CLK_LOCAL_MEM_FENCE);
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) mirror[r].x = lre[PAD((LEN - (t + r * T)) & (LEN - 1))];
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) mirror[r].x = lre[MIRROR_INDEX(r)];
     barrier(CLK_LOCAL_MEM_FENCE);
-    #pragma unroll
+#pragma unroll
     for (int r = 0; r < RADIX; r++) lre[PAD(t + r * T)] = v[r].y;
     barrier(CLK_LOCAL_MEM_FENCE);
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) mirror[r].y = lre[PAD((LEN - (t + r * T)) & (LEN - 1))];
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) mirror[r].y = lre[MIRROR_INDEX(r)];
+}
+#define PUBLISH(v) publish(v, mirror, LRE, LIM, t)
 #else
-    #pragma unroll
+#define MIRROR_DECL
+#define MIRROR(r) ((float2)(LRE[MIRROR_INDEX(r)], LIM[MIRROR_INDEX(r)]))
+inline void publish(const float2 *v, __local float *lre, __local float *lim, int t) {
+#pragma unroll
     for (int r = 0; r < RADIX; r++) {
         int i = PAD(t + r * T);
         lre[i] = v[r].x;
         lim[i] = v[r].y;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) {
-        int i = PAD((LEN - (t + r * T)) & (LEN - 1));
-        mirror[r] = (float2)(lre[i], lim[i]);
-    }
-#endif
 }
-
+#define PUBLISH(v) publish(v, LRE, LIM, t)
+#endif
 #endif
 
 #ifdef KERNEL_R2C
@@ -97,18 +102,19 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
              __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
     LOCAL_DECL
     SEQ_SETUP
-    float2 v[RADIX], mirror[RADIX];
+    float2 v[RADIX];
+    MIRROR_DECL
     __global const float2 *in = src + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++) v[r] = valid ? in[t + r * T] : (float2)(0.0f);
     fft_regs(v, LRE, LIM, t, tws);
-    fetch_mirror(v, mirror, LRE, LIM, t);
+    PUBLISH(v);
     if (valid) {
         __global float2 *out = dst + (size_t)seq * (LEN + 1);
         #pragma unroll
         for (int r = 0; r < RADIX; r++) {
             int k = t + r * T;
-            out[k] = r2c_bin(v[r], mirror[r], twr[k]);
+            out[k] = r2c_bin(v[r], MIRROR(r), twr[k]);
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], twr[LEN]);
     }
@@ -156,7 +162,8 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
     LOCAL_DECL
     const int count = frames * (MIX ? 1 : CHANNELS);
     SEQ_SETUP
-    float2 v[RADIX], mirror[RADIX];
+    float2 v[RADIX];
+    MIRROR_DECL
     const int f = valid ? seq % frames : 0;
     const int c = valid ? seq / frames : 0;
     __global const float *in = src + (size_t)f * hop + (MIX ? 0 : (size_t)c * chanStride);
@@ -178,7 +185,7 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
         v[r] = x * win[m];
     }
     fft_regs(v, LRE, LIM, t, tws);
-    fetch_mirror(v, mirror, LRE, LIM, t);
+    PUBLISH(v);
     if (!valid) return;
     const size_t row = (size_t)seq * (LEN + 1);
     #pragma unroll
@@ -187,7 +194,7 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
         float2 X;
         if (r < RADIX) {
             k = t + r * T;
-            X = r2c_bin(v[r], mirror[r], twr[k]);
+            X = r2c_bin(v[r], MIRROR(r), twr[k]);
         } else {
             if (t != 0) break;
             k = LEN;
