@@ -187,3 +187,29 @@ func toC64(x []complex128) []complex64 {
 	}
 	return y
 }
+
+// TestLargeSizes covers the top of the contract (four-step passes of up to
+// 1024 points on the GPU) with one transform each.
+func TestLargeSizes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	rng := rand.New(rand.NewPCG(9, 1))
+	for _, e := range engines(t) {
+		for _, n := range []int{1 << 17, MaxSize} {
+			p, err := e.NewComplex(n, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randComplex(rng, n)
+			y := make([]complex64, n)
+			if err := p.Forward(y, x); err != nil {
+				t.Fatal(err)
+			}
+			if err := relErr(y, fft64(to128(x))); err > errBound(n) {
+				t.Errorf("%s n=%d: relative error %.3g > %.3g", e.Name(), n, err, errBound(n))
+			}
+			p.Close()
+		}
+	}
+}
