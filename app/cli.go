@@ -31,6 +31,7 @@ type Command struct {
 // Commands lists the subcommands in the order usage shows them.
 func Commands() []Command {
 	return []Command{
+		{"analyze", "render audio files as spectrogram PNG, NPY or CSV", runAnalyze},
 		{"devices", "list OpenCL devices", runDevices},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
 	}

@@ -80,6 +80,9 @@ type Engine interface {
 	NewReal(size, batch int) (RealPlan, error)
 	// NewSpectrogram makes a fused spectrogram plan.
 	NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error)
+	// NewImage makes a spectrogram plan that folds its frames into an
+	// image on the engine (see ImagePlan).
+	NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error)
 	// Close releases the engine. Calling it twice is harmless.
 	Close() error
 }

@@ -27,4 +27,10 @@ var (
 	//
 	//go:embed fft_passes.cl
 	Passes string
+
+	// Reduce is reduce.cl: folds spectra into a spectrogram image by
+	// maximum on the device.
+	//
+	//go:embed reduce.cl
+	Reduce string
 )

@@ -1,0 +1,419 @@
+package app
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// AnalyzeOptions are `prism analyze`'s settings (the CLI contract).
+type AnalyzeOptions struct {
+	FFT     int
+	Hop     int
+	Window  gpufft.Window
+	Channel int // −1: the mix (mean of channels); else a 0-based channel
+	Image   ImageOptions
+}
+
+// ImageOptions shape a PNG spectrogram.
+type ImageOptions struct {
+	Width, Height int     // plot area in pixels
+	FreqScale     string  // "lin", "log", "mel"
+	DBMin, DBMax  float64 // colour range
+	Colormap      string  // "viridis", "magma", "inferno", "gray"
+	Title         string
+}
+
+// Output formats.
+const (
+	FormatNPY = "npy"
+	FormatCSV = "csv"
+	FormatPNG = "png"
+)
+
+// InputError is bad input (exit code 2): a file that cannot be decoded, a
+// channel it does not have, fewer samples than one frame.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
+
+// AnalyzeResult says what an analysis did, for the summary line.
+type AnalyzeResult struct {
+	Frames   int
+	Samples  int64 // per channel
+	Rate     int
+	Engine   string
+	Elapsed  time.Duration
+	Warnings []string // decoder warnings and engine fallbacks
+}
+
+// Engines provides the engines an analysis may use: the preferred one
+// (GPU or CPU) and the CPU engine to fall back on when the GPU fails.
+type Engines struct {
+	Preferred gpufft.Engine
+	CPU       gpufft.Engine
+}
+
+// Progress receives the number of frames analyzed so far (and the total,
+// −1 when unknown); nil means none.
+type Progress func(done, total int)
+
+// AnalyzeFile analyzes the audio file in into out (format npy, csv or png),
+// writing a temporary file beside out and renaming it only on success, so a
+// failure never leaves a partial output. If the preferred engine fails
+// (a GPU error), it says so in the result's warnings and redoes the file on
+// the CPU engine.
+func AnalyzeFile(in, out, format string, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
+	start := time.Now()
+	res, err := analyzeWith(in, out, format, opts, engines.Preferred, progress)
+	if err != nil && engines.Preferred != engines.CPU && isEngineError(err) {
+		warn := fmt.Sprintf("GPU failed: %v — using the CPU", err)
+		res, err = analyzeWith(in, out, format, opts, engines.CPU, progress)
+		res.Warnings = append([]string{warn}, res.Warnings...)
+	}
+	res.Elapsed = time.Since(start)
+	return res, err
+}
+
+// engineError marks errors that came from the engine (so a CPU retry can
+// help), as opposed to input or output problems.
+type engineError struct{ err error }
+
+func (e *engineError) Error() string { return e.err.Error() }
+func (e *engineError) Unwrap() error { return e.err }
+
+func isEngineError(err error) bool {
+	var ee *engineError
+	return errors.As(err, &ee)
+}
+
+func analyzeWith(in, out, format string, opts AnalyzeOptions, eng gpufft.Engine, progress Progress) (res AnalyzeResult, err error) {
+	res.Engine = eng.Name() + " (" + eng.Device() + ")"
+	dec, err := audio.Open(in)
+	if err != nil {
+		return res, &InputError{err}
+	}
+	defer dec.Close()
+	f := dec.Format()
+	res.Rate = f.SampleRate
+	if opts.Channel >= f.Channels {
+		return res, inputErrorf("%s: no channel %d (the file has %d: 0…%d)", in, opts.Channel, f.Channels, f.Channels-1)
+	}
+	total := -1
+	if f.Frames >= 0 {
+		if f.Frames < int64(opts.FFT) {
+			return res, inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, f.Frames, opts.FFT)
+		}
+		total = int((f.Frames-int64(opts.FFT))/int64(opts.Hop) + 1)
+	}
+	if format == FormatPNG && total < 0 {
+		// the image needs the frame count up front: count in a first pass
+		n, err := countFrames(in)
+		if err != nil {
+			return res, &InputError{err}
+		}
+		if n < int64(opts.FFT) {
+			return res, inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, n, opts.FFT)
+		}
+		total = int((n-int64(opts.FFT))/int64(opts.Hop) + 1)
+	}
+
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return res, fmt.Errorf("create output: %w", err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	w := bufio.NewWriterSize(tmp, 1<<20)
+
+	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
+	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: st.outCh,
+		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
+	var sink sink
+	switch format {
+	case FormatNPY:
+		sink, err = newNPYSink(eng, cfg, w)
+	case FormatCSV:
+		sink, err = newCSVSink(eng, cfg, w, f.SampleRate)
+	case FormatPNG:
+		sink, err = newPNGSink(eng, cfg, total, f.SampleRate, opts.Image, w)
+	default:
+		err = fmt.Errorf("unknown output format %q", format)
+	}
+	if err != nil {
+		return res, err
+	}
+	defer sink.close()
+
+	err = st.run(func(b batch) error {
+		n, err := sink.add(b)
+		res.Frames += n
+		if progress != nil {
+			progress(res.Frames, total)
+		}
+		return err
+	})
+	res.Samples = st.frames
+	res.Warnings = append(res.Warnings, dec.Warnings()...)
+	if err != nil {
+		var fe *audio.FormatError
+		if errors.As(err, &fe) {
+			return res, &InputError{err}
+		}
+		return res, err
+	}
+	if res.Frames == 0 {
+		return res, inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, st.frames, opts.FFT)
+	}
+	if err := sink.finish(tmp, w, res.Frames); err != nil {
+		return res, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return res, fmt.Errorf("write %s: %w", out, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return res, fmt.Errorf("write %s: %w", out, err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		os.Remove(tmp.Name())
+		return res, fmt.Errorf("write %s: %w", out, err)
+	}
+	done = true
+	return res, nil
+}
+
+func countFrames(path string) (int64, error) {
+	d, err := audio.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	buf := make([]float32, 65536*d.Format().Channels)
+	var n int64
+	for {
+		got, err := d.Read(buf)
+		n += int64(got)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// sink turns batches into an output format.
+type sink interface {
+	add(b batch) (frames int, err error)
+	// finish completes the output (f is the file behind w).
+	finish(f *os.File, w *bufio.Writer, frames int) error
+	close()
+}
+
+// ---- NPY: float32 dBFS, shape (frames, N/2+1), written as it streams; the
+// header's shape is written last (fixed 128-byte header, space-padded).
+
+type npySink struct {
+	plan gpufft.SpectrogramPlan
+	w    *bufio.Writer
+	dst  []float32
+	raw  []byte
+	bins int
+}
+
+const npyHeaderLen = 128
+
+func newNPYSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, w *bufio.Writer) (sink, error) {
+	p, err := eng.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, &engineError{err}
+	}
+	s := &npySink{plan: p, w: w, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}
+	s.raw = make([]byte, 4*len(s.dst))
+	if _, err := w.Write(npyHeader(0, s.bins)); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// npyHeader is NumPy format v1.0 for little-endian float32, C order.
+func npyHeader(rows, cols int) []byte {
+	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
+	h := append([]byte("\x93NUMPY\x01\x00"), 0, 0)
+	binary.LittleEndian.PutUint16(h[8:], npyHeaderLen-10)
+	h = append(h, dict...)
+	for len(h) < npyHeaderLen-1 {
+		h = append(h, ' ')
+	}
+	return append(h, '\n')
+}
+
+func (s *npySink) add(b batch) (int, error) {
+	n, err := s.plan.Execute(s.dst, b.buf)
+	if err != nil {
+		return 0, &engineError{err}
+	}
+	vals := s.dst[:n*s.bins]
+	raw := s.raw[:4*len(vals)]
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	if _, err := s.w.Write(raw); err != nil {
+		return n, fmt.Errorf("write output: %w", err)
+	}
+	return n, nil
+}
+
+func (s *npySink) finish(f *os.File, w *bufio.Writer, frames int) error {
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if _, err := f.WriteAt(npyHeader(frames, s.bins), 0); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+func (s *npySink) close() { s.plan.Close() }
+
+// ---- CSV: header time_s, then each bin's centre frequency in Hz; one row
+// per frame at the time of the frame's centre.
+
+type csvSink struct {
+	plan        gpufft.SpectrogramPlan
+	w           *bufio.Writer
+	dst         []float32
+	line        []byte
+	bins, n     int
+	hop         int
+	rate        float64
+	frameOffset int
+}
+
+func newCSVSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, w *bufio.Writer, rate int) (sink, error) {
+	p, err := eng.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, &engineError{err}
+	}
+	s := &csvSink{plan: p, w: w, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins(), n: cfg.Size, hop: cfg.Hop, rate: float64(rate)}
+	line := []byte("time_s")
+	for k := range s.bins {
+		line = append(line, ',')
+		line = strconv.AppendFloat(line, float64(k)*s.rate/float64(s.n), 'f', -1, 64)
+	}
+	line = append(line, '\n')
+	if _, err := w.Write(line); err != nil {
+		return nil, fmt.Errorf("write output: %w", err)
+	}
+	return s, nil
+}
+
+func (s *csvSink) add(b batch) (int, error) {
+	n, err := s.plan.Execute(s.dst, b.buf)
+	if err != nil {
+		return 0, &engineError{err}
+	}
+	for f := range n {
+		line := s.line[:0]
+		t := (float64((b.first+f)*s.hop) + float64(s.n)/2) / s.rate
+		line = strconv.AppendFloat(line, t, 'f', -1, 64)
+		for _, v := range s.dst[f*s.bins : (f+1)*s.bins] {
+			line = append(line, ',')
+			line = strconv.AppendFloat(line, float64(v), 'g', -1, 32)
+		}
+		line = append(line, '\n')
+		s.line = line
+		if _, err := s.w.Write(line); err != nil {
+			return f, fmt.Errorf("write output: %w", err)
+		}
+	}
+	return n, nil
+}
+
+func (s *csvSink) finish(_ *os.File, w *bufio.Writer, _ int) error {
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+func (s *csvSink) close() { s.plan.Close() }
+
+// ---- PNG: the engine folds frames into the pixel grid; the host colours
+// and decorates the image.
+
+type pngSink struct {
+	plan   gpufft.ImagePlan
+	layout *plotLayout
+	w      *bufio.Writer
+}
+
+func newPNGSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, opts ImageOptions, w *bufio.Writer) (sink, error) {
+	layout, err := newPlotLayout(opts, cfg, total, rate)
+	if err != nil {
+		return nil, err
+	}
+	p, err := eng.NewImage(cfg, layout.imageConfig())
+	if err != nil {
+		return nil, &engineError{err}
+	}
+	return &pngSink{plan: p, layout: layout, w: w}, nil
+}
+
+func (s *pngSink) add(b batch) (int, error) {
+	n, err := s.plan.Add(b.buf, b.first)
+	if err != nil {
+		return 0, &engineError{err}
+	}
+	return n, nil
+}
+
+func (s *pngSink) finish(_ *os.File, w *bufio.Writer, _ int) error {
+	pix := make([]float32, s.layout.opts.Width*s.layout.opts.Height)
+	if err := s.plan.Image(pix); err != nil {
+		return &engineError{err}
+	}
+	if err := s.layout.encode(w, pix); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+func (s *pngSink) close() { s.plan.Close() }
+
+// FormatOf returns the output format named by a path's extension.
+func FormatOf(path string) (string, bool) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return FormatNPY, true
+	case ".csv":
+		return FormatCSV, true
+	case ".png":
+		return FormatPNG, true
+	}
+	return "", false
+}

@@ -1,0 +1,188 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/prismaudio/prism/audio"
+)
+
+// batch is one call's worth of planar samples: channels blocks of samples
+// each, packed contiguously (block c at buf[c·samples:]), whose first frame
+// is frame number first of the whole stream.
+type batch struct {
+	buf     []float32
+	samples int
+	first   int
+}
+
+// streamer cuts a decoder's output into batches of whole frames of size N,
+// hop H, carrying the samples the next frames still need (N−H and any
+// remainder) from one batch into the next, and decodes the next batch on its
+// own goroutine while the caller analyzes the current one (two buffers).
+type streamer struct {
+	dec      audio.Decoder
+	n, hop   int
+	channel  int // −1: every channel (the engine mixes); else that channel only
+	outCh    int // channels per batch: all for the mix, else 1
+	maxLen   int // samples per channel per batch
+	bufs     [2][]float32
+	tmp      []float32 // interleaved decode block
+	frames   int64     // samples decoded per channel, for Result
+	warnings []string
+}
+
+// batchLimits sizes batches: about 2^22 samples per channel (enough to fill
+// a GPU), but never more frames than keep the dB output of one batch under
+// 64 MiB.
+func batchLimits(n, hop, channels int) int {
+	bins := n/2 + 1
+	maxFrames := max(1, min((1<<22)/hop, (64<<20)/4/bins/max(1, channels)))
+	return n + (maxFrames-1)*hop
+}
+
+func newStreamer(dec audio.Decoder, n, hop, channel int) *streamer {
+	ch := dec.Format().Channels
+	s := &streamer{dec: dec, n: n, hop: hop, channel: channel, outCh: ch}
+	if channel >= 0 {
+		s.outCh = 1
+	}
+	s.maxLen = batchLimits(n, hop, 1)
+	for i := range s.bufs {
+		s.bufs[i] = make([]float32, s.outCh*s.maxLen)
+	}
+	s.tmp = make([]float32, 8192*ch)
+	return s
+}
+
+// run streams every batch to fn on the calling goroutine; decoding happens
+// on another. It stops at the first error from either side.
+func (s *streamer) run(fn func(b batch) error) error {
+	type result struct {
+		b   batch
+		err error
+	}
+	full := make(chan result, 1)
+	free := make(chan int, 2)
+	free <- 0
+	free <- 1
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(full)
+		carry, carryFrom, first := 0, -1, 0
+		for {
+			var i int
+			select {
+			case i = <-free:
+			case <-stop:
+				return
+			}
+			buf := s.bufs[i]
+			// the samples the next frames still need, from the previous
+			// buffer (still being read by the engine: read-only here)
+			if carryFrom >= 0 {
+				prev := s.bufs[1-i]
+				for c := range s.outCh {
+					copy(buf[c*s.maxLen:c*s.maxLen+carry], prev[c*s.maxLen+carryFrom:c*s.maxLen+carryFrom+carry])
+				}
+			}
+			filled, err := s.fill(buf, carry)
+			if err != nil {
+				full <- result{err: err}
+				return
+			}
+			frames := 0
+			if filled >= s.n {
+				frames = (filled-s.n)/s.hop + 1
+			}
+			if frames == 0 {
+				return // end of stream: fewer than N samples left
+			}
+			consumed := frames * s.hop
+			carry, carryFrom = filled-consumed, consumed
+			// channel blocks must be contiguous (stride = filled); only the
+			// last, short batch needs moving
+			b := batch{buf: packBlocks(buf, s.outCh, s.maxLen, filled), samples: filled, first: first}
+			first += frames
+			select {
+			case full <- result{b: b}:
+			case <-stop:
+				return
+			}
+			if filled < s.maxLen {
+				// the decoder is at its end: the carry cannot make a frame
+				return
+			}
+		}
+	}()
+	// The engine side: each buffer goes back to the decoder once analyzed.
+	// A packed buffer aliases bufs[i] (same backing array).
+	var errOut error
+	for r := range full {
+		if r.err != nil {
+			return r.err
+		}
+		if errOut == nil {
+			errOut = fn(r.b)
+		}
+		if errOut != nil {
+			return errOut
+		}
+		for i := range s.bufs {
+			if &s.bufs[i][0] == &r.b.buf[0] {
+				free <- i
+			}
+		}
+	}
+	return errOut
+}
+
+// packBlocks moves channel blocks c·stride… to c·filled… in place so the
+// planar batch is contiguous, and returns buf[:channels·filled].
+func packBlocks(buf []float32, channels, stride, filled int) []float32 {
+	if filled != stride {
+		for c := 1; c < channels; c++ {
+			copy(buf[c*filled:(c+1)*filled], buf[c*stride:c*stride+filled])
+		}
+	}
+	return buf[:channels*filled]
+}
+
+// fill decodes into buf after the first have samples per channel (planar,
+// channel block stride maxLen) until it holds maxLen or the stream ends.
+func (s *streamer) fill(buf []float32, have int) (int, error) {
+	ch := s.dec.Format().Channels
+	for have < s.maxLen {
+		want := min(len(s.tmp)/ch, s.maxLen-have)
+		got, err := s.dec.Read(s.tmp[:want*ch])
+		if got > 0 {
+			s.frames += int64(got)
+			if s.channel >= 0 {
+				dst := buf[have : have+got]
+				for i := range dst {
+					dst[i] = s.tmp[i*ch+s.channel]
+				}
+			} else {
+				for c := range ch {
+					dst := buf[c*s.maxLen+have : c*s.maxLen+have+got]
+					for i := range dst {
+						dst[i] = s.tmp[i*ch+c]
+					}
+				}
+			}
+			have += got
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return have, err
+		}
+		if got == 0 {
+			return have, fmt.Errorf("decoder returned no samples and no error")
+		}
+	}
+	return have, nil
+}

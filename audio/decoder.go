@@ -1,0 +1,120 @@
+// Package audio is Prism's sound input: decoders for WAV (written here for
+// untrusted input), FLAC and MP3 behind one Decoder interface, and (with the
+// live-capture issue) PortAudio capture and the signal generator.
+//
+// It knows nothing of FFTs or the UI. Decoders write into buffers the
+// caller owns and keep only fixed-size buffers of their own: no allocation
+// is ever sized by what a file declares.
+package audio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Format describes a decoded stream.
+type Format struct {
+	SampleRate int    // Hz
+	Channels   int    // ≥ 1
+	Bits       int    // bits per sample in the file (0 for MP3)
+	Encoding   string // e.g. "signed 16-bit PCM", "32-bit float"
+	Container  string // "WAV", "FLAC", "MP3"
+	Frames     int64  // frames (samples per channel) if known, else −1
+}
+
+// Decoder streams audio as float32 samples in full-scale units (±1.0).
+type Decoder interface {
+	Format() Format
+	// Read decodes up to len(dst)/Channels frames into dst, interleaved
+	// (frame after frame, channel after channel), and returns the number of
+	// frames. At the end of the stream it returns 0, io.EOF.
+	Read(dst []float32) (frames int, err error)
+	// Warnings are problems the decoder worked around (a data chunk cut
+	// short, say), for the user to see. Complete after io.EOF.
+	Warnings() []string
+	Close() error
+}
+
+// FormatError is input Prism cannot decode: the file, the byte offset where
+// the problem is, and why.
+type FormatError struct {
+	Name   string
+	Offset int64
+	Reason string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%s: offset %d: %s", e.Name, e.Offset, e.Reason)
+}
+
+// ErrUnknownFormat is a file that is neither WAV, FLAC nor MP3.
+var ErrUnknownFormat = errors.New("not a WAV, FLAC or MP3 file")
+
+// Open opens a WAV, FLAC or MP3 file, recognised by its first bytes (the
+// extension only breaks ties for headerless MP3). Errors about the file's
+// contents are *FormatError; the decoder closes the file.
+func Open(path string) (Decoder, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, &FormatError{Name: path, Reason: "is a directory"}
+	}
+	d, err := NewDecoder(f, path, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// NewDecoder sniffs r's format and returns a decoder for it. size is the
+// stream's length in bytes, or −1 if unknown. If r is an io.Closer the
+// decoder's Close closes it.
+func NewDecoder(r io.Reader, name string, size int64) (Decoder, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(12)
+	if len(head) == 0 {
+		if err == nil || errors.Is(err, io.EOF) {
+			return nil, &FormatError{Name: name, Reason: "empty file"}
+		}
+		return nil, &FormatError{Name: name, Reason: err.Error()}
+	}
+	src := readCloser{br, r}
+	switch {
+	case bytes.HasPrefix(head, []byte("RIFF")), bytes.HasPrefix(head, []byte("RF64")), bytes.HasPrefix(head, []byte("BW64")):
+		return NewWAV(src, name, size)
+	case bytes.HasPrefix(head, []byte("fLaC")):
+		return newFLAC(src, name)
+	case bytes.HasPrefix(head, []byte("ID3")), len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0,
+		strings.EqualFold(filepath.Ext(name), ".mp3"):
+		return newMP3(src, name)
+	}
+	return nil, &FormatError{Name: name, Reason: fmt.Sprintf("%v (starts with %q)", ErrUnknownFormat, printable(head[:min(4, len(head))]))}
+}
+
+// readCloser reads through a buffered reader and closes the original.
+type readCloser struct {
+	io.Reader
+	orig io.Reader
+}
+
+func (rc readCloser) Close() error {
+	if c, ok := rc.orig.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -1,0 +1,275 @@
+package gpufft
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/kernels"
+)
+
+// ImageConfig maps a whole signal's spectrogram onto a pixel grid.
+type ImageConfig struct {
+	Columns     int // image width in pixels
+	TotalFrames int // frames in the whole signal
+	// RowLo and RowHi give, for each row (0 = the first row, whatever the
+	// caller draws it as), the bins [RowLo[r], RowHi[r]) whose maximum it
+	// shows; each range is at least one bin wide and within 0…N/2.
+	RowLo, RowHi []int32
+}
+
+// Rows is len(RowLo).
+func (c ImageConfig) Rows() int { return len(c.RowLo) }
+
+// ColumnFrames returns the frames [lo, hi) column c shows: the maximum over
+// all of them when frames outnumber columns, else the nearest frame.
+func (c ImageConfig) ColumnFrames(col int) (lo, hi int) {
+	lo = int(int64(col) * int64(c.TotalFrames) / int64(c.Columns))
+	hi = max(lo+1, int(int64(col+1)*int64(c.TotalFrames)/int64(c.Columns)))
+	return lo, hi
+}
+
+// columnRange returns the columns whose frames intersect [f0, f0+n).
+func (c ImageConfig) columnRange(f0, n int) (first, last int) {
+	first = int(int64(f0) * int64(c.Columns) / int64(c.TotalFrames))
+	for first > 0 {
+		if _, hi := c.ColumnFrames(first - 1); hi <= f0 {
+			break
+		}
+		first--
+	}
+	last = first
+	for last+1 < c.Columns {
+		if lo, _ := c.ColumnFrames(last + 1); lo >= f0+n {
+			break
+		}
+		last++
+	}
+	return first, last
+}
+
+func (c ImageConfig) check(bins int) error {
+	switch {
+	case c.Columns < 1 || c.Columns > 1<<16:
+		return fmt.Errorf("%w: image of %d columns", ErrInvalid, c.Columns)
+	case c.TotalFrames < 1:
+		return fmt.Errorf("%w: image of %d frames", ErrInvalid, c.TotalFrames)
+	case len(c.RowLo) < 1 || len(c.RowLo) > 1<<16 || len(c.RowHi) != len(c.RowLo):
+		return fmt.Errorf("%w: image rows %d/%d", ErrInvalid, len(c.RowLo), len(c.RowHi))
+	}
+	for r := range c.RowLo {
+		if c.RowLo[r] < 0 || c.RowHi[r] <= c.RowLo[r] || int(c.RowHi[r]) > bins {
+			return fmt.Errorf("%w: image row %d maps bins [%d, %d) of %d", ErrInvalid, r, c.RowLo[r], c.RowHi[r], bins)
+		}
+	}
+	return nil
+}
+
+// ImagePlan analyzes a signal batch by batch and folds every frame into a
+// spectrogram image by maximum, on the engine (the GPU when used), so only
+// the finished image crosses back to the host.
+type ImagePlan interface {
+	// Add analyzes src as SpectrogramPlan.Execute does (Output must be
+	// DBFS, one output channel), numbering its frames from firstFrame, and
+	// folds them into the image. It returns the number of frames.
+	Add(src []float32, firstFrame int) (int, error)
+	// Image copies the image into dst (Columns×Rows dBFS values, column
+	// after column: dst[c·Rows + r]); pixels no frame reached read FloorDB.
+	Image(dst []float32) error
+	Close() error
+}
+
+func checkImage(cfg SpectrogramConfig, img ImageConfig) error {
+	if err := cfg.check(); err != nil {
+		return err
+	}
+	if cfg.Output != DBFS || cfg.OutChannels() != 1 {
+		return fmt.Errorf("%w: image plans take dBFS output of one channel (or the mix)", ErrInvalid)
+	}
+	return img.check(cfg.Bins())
+}
+
+// reduceCPU folds n dB spectra (frames f0…) into img, as reduce.cl does.
+func reduceCPU(img, db []float32, ic *ImageConfig, bins, f0, n int) {
+	rows := ic.Rows()
+	first, last := ic.columnRange(f0, n)
+	for c := first; c <= last; c++ {
+		lo, hi := ic.ColumnFrames(c)
+		a, b := max(lo, f0), min(hi, f0+n)
+		col := img[c*rows : (c+1)*rows]
+		for f := a; f < b; f++ {
+			row := db[(f-f0)*bins : (f-f0+1)*bins]
+			for r := range col {
+				m := col[r]
+				for _, v := range row[ic.RowLo[r]:ic.RowHi[r]] {
+					m = max(m, v)
+				}
+				col[r] = m
+			}
+		}
+	}
+}
+
+func floorImage(img []float32) {
+	for i := range img {
+		img[i] = FloorDB
+	}
+}
+
+// ---- CPU
+
+type cpuImage struct {
+	sp  *cpuSpectrogram
+	ic  ImageConfig
+	db  []float32
+	img []float32
+}
+
+// NewImage makes an image plan on the CPU engine.
+func (e *CPU) NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error) {
+	if err := checkImage(cfg, img); err != nil {
+		return nil, err
+	}
+	sp, err := e.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, db: make([]float32, cfg.DstLen(cfg.MaxSamples)),
+		img: make([]float32, img.Columns*img.Rows())}
+	floorImage(p.img)
+	return p, nil
+}
+
+func (p *cpuImage) Add(src []float32, firstFrame int) (int, error) {
+	n, err := p.sp.Execute(p.db, src)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	reduceCPU(p.img, p.db, &p.ic, p.sp.cfg.Bins(), firstFrame, n)
+	return n, nil
+}
+
+func (p *cpuImage) Image(dst []float32) error {
+	copy(dst[:len(p.img)], p.img)
+	return nil
+}
+
+func (p *cpuImage) Close() error { return p.sp.Close() }
+
+// ---- OpenCL
+
+type gpuImage struct {
+	sp      *gpuSpectrogram
+	ic      ImageConfig
+	img     cl.Mem
+	reduce  launch
+	rowsPad int
+	argF0   int64
+	argN    int32
+	argC0   int32
+}
+
+// NewImage makes an image plan on the OpenCL engine.
+func (e *OpenCL) NewImage(cfg SpectrogramConfig, ic ImageConfig) (ImagePlan, error) {
+	if err := checkImage(cfg, ic); err != nil {
+		return nil, err
+	}
+	sp, err := e.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &gpuImage{sp: sp.(*gpuSpectrogram), ic: ic}
+	if err := p.init(); err != nil {
+		p.sp.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *gpuImage) init() error {
+	b := &p.sp.gpuBase
+	rows := p.ic.Rows()
+	p.rowsPad = (rows + 63) / 64 * 64
+	var err error
+	if p.img, err = b.buffer(4 * p.ic.Columns * rows); err != nil {
+		return err
+	}
+	lo, err := b.table(unsafe.Pointer(&p.ic.RowLo[0]), 4*rows)
+	if err != nil {
+		return err
+	}
+	hi, err := b.table(unsafe.Pointer(&p.ic.RowHi[0]), 4*rows)
+	if err != nil {
+		return err
+	}
+	k, err := b.kernel(kernels.Reduce, geom{len: 64, radix: 2, s: 1}.defines(), "reduce_max", p.sp.out, p.img, lo, hi,
+		int32(p.sp.cfg.Bins()), int32(rows), int32(p.rowsPad), int64(0), int32(0), int64(p.ic.TotalFrames), int32(p.ic.Columns), int32(0))
+	if err != nil {
+		return err
+	}
+	p.reduce = launch{k: k, wg: 64, perUnit: p.rowsPad, intArg: -1, longArg: -1}
+	floor := make([]float32, p.ic.Columns*rows)
+	floorImage(floor)
+	return p.sp.e.lib.Write(nil, p.sp.e.queue, p.img, true, 0, 4*len(floor), unsafe.Pointer(&floor[0]))
+}
+
+func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
+	sp := p.sp
+	samples := len(src) / sp.cfg.Channels
+	if samples*sp.cfg.Channels != len(src) || samples > sp.cfg.MaxSamples {
+		panic(fmt.Sprintf("gpufft: image: len(src) %d is not %d channels of at most %d samples", len(src), sp.cfg.Channels, sp.cfg.MaxSamples))
+	}
+	frames := sp.cfg.Frames(samples)
+	if frames == 0 {
+		return 0, nil
+	}
+	if sp.closed {
+		return 0, ErrClosed
+	}
+	lib, q := sp.e.lib, sp.e.queue
+	if err := lib.Write(&sp.args, q, sp.in, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+		return 0, errGPU("upload", err)
+	}
+	if err := sp.resident(samples, frames); err != nil {
+		return 0, err
+	}
+	first, last := p.ic.columnRange(firstFrame, frames)
+	p.argF0, p.argN, p.argC0 = int64(firstFrame), int32(frames), int32(first)
+	k := p.reduce.k
+	for _, a := range []struct {
+		i    int
+		size uintptr
+		v    unsafe.Pointer
+	}{{7, 8, unsafe.Pointer(&p.argF0)}, {8, 4, unsafe.Pointer(&p.argN)}, {11, 4, unsafe.Pointer(&p.argC0)}} {
+		if err := lib.SetArg(&p.reduce.args, k, a.i, a.size, a.v); err != nil {
+			lib.Finish(&sp.args, q)
+			return 0, errGPU("reduce", err)
+		}
+	}
+	if err := p.reduce.enqueue(sp.e, last-first+1); err != nil {
+		lib.Finish(&sp.args, q)
+		return 0, errGPU("reduce", err)
+	}
+	// The upload reads src until the queue gets there: wait, so the caller
+	// may refill src when Add returns.
+	if err := lib.Finish(&sp.args, q); err != nil {
+		return 0, errGPU("finish", err)
+	}
+	return frames, nil
+}
+
+func (p *gpuImage) Image(dst []float32) error {
+	n := p.ic.Columns * p.ic.Rows()
+	if len(dst) < n {
+		panic(fmt.Sprintf("gpufft: image: len(dst) %d < %d", len(dst), n))
+	}
+	if p.sp.closed {
+		return ErrClosed
+	}
+	if err := p.sp.e.lib.Read(&p.sp.args, p.sp.e.queue, p.img, 0, 4*n, unsafe.Pointer(&dst[0])); err != nil {
+		return errGPU("download image", err)
+	}
+	return nil
+}
+
+func (p *gpuImage) Close() error { return p.sp.Close() }

@@ -1,0 +1,101 @@
+package gpufft
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestImage: both engines fold frames into the same image as the plain
+// definition (per column, the maximum over its frames and each row's bins),
+// whatever the batch boundaries, for more and for fewer frames than columns.
+func TestImage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 1))
+	const n, hop = 256, 64
+	for _, c := range []struct{ samples, cols int }{{40000, 97}, {3000, 64}} {
+		x := make([]float32, c.samples)
+		for i := range x {
+			x[i] = float32(0.3*rng.NormFloat64() + 0.5*math.Sin(float64(i)*float64(i)*1e-6))
+		}
+		cfg := SpectrogramConfig{Size: n, Hop: hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: c.samples}
+		total := cfg.Frames(c.samples)
+		// rows: single bins at the bottom, growing ranges above
+		var ic ImageConfig
+		ic.Columns, ic.TotalFrames = c.cols, total
+		for k := 0; k < cfg.Bins(); {
+			w := 1 + k/20
+			ic.RowLo = append(ic.RowLo, int32(k))
+			ic.RowHi = append(ic.RowHi, int32(min(k+w, cfg.Bins())))
+			k += w
+		}
+		// reference: the full dB matrix from the CPU spectrogram
+		full := spectrogram(t, testCPU, cfg, x)
+		bins, rows := cfg.Bins(), ic.Rows()
+		want := make([]float32, c.cols*rows)
+		for col := range c.cols {
+			lo, hi := ic.ColumnFrames(col)
+			for r := range rows {
+				m := float32(math.Inf(-1))
+				for f := lo; f < hi; f++ {
+					for k := ic.RowLo[r]; k < ic.RowHi[r]; k++ {
+						m = max(m, full[f*bins+int(k)])
+					}
+				}
+				want[col*rows+r] = m
+			}
+		}
+		for _, e := range engines(t) {
+			batchCfg := cfg
+			batchCfg.MaxSamples = n + 37*hop // batches of 38 frames: boundaries inside columns
+			p, err := e.NewImage(batchCfg, ic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f0 := 0; f0 < total; {
+				end := min(c.samples, f0*hop+batchCfg.MaxSamples)
+				got, err := p.Add(x[f0*hop:end], f0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f0 += got
+			}
+			img := make([]float32, c.cols*rows)
+			if err := p.Image(img); err != nil {
+				t.Fatal(err)
+			}
+			p.Close()
+			for i := range img {
+				if math.Abs(float64(img[i]-want[i])) > 0.01 {
+					t.Fatalf("%s %+v: pixel %d (col %d row %d) = %.3f, want %.3f", e.Name(), c, i, i/rows, i%rows, img[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestImageInvalid(t *testing.T) {
+	cfg := SpectrogramConfig{Size: 64, Hop: 64, Channels: 2, Mix: true, MaxSamples: 640}
+	good := ImageConfig{Columns: 10, TotalFrames: 10, RowLo: []int32{0, 5}, RowHi: []int32{5, 33}}
+	for _, e := range engines(t) {
+		p, err := e.NewImage(cfg, good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		bad := []func(*SpectrogramConfig, *ImageConfig){
+			func(c *SpectrogramConfig, i *ImageConfig) { c.Mix = false },
+			func(c *SpectrogramConfig, i *ImageConfig) { c.Output = Power },
+			func(c *SpectrogramConfig, i *ImageConfig) { i.Columns = 0 },
+			func(c *SpectrogramConfig, i *ImageConfig) { i.RowHi = []int32{5, 34} },
+			func(c *SpectrogramConfig, i *ImageConfig) { i.RowHi = []int32{0, 33} },
+			func(c *SpectrogramConfig, i *ImageConfig) { i.RowHi = i.RowHi[:1] },
+		}
+		for k, f := range bad {
+			c, i := cfg, good
+			f(&c, &i)
+			if _, err := e.NewImage(c, i); err == nil {
+				t.Errorf("%s case %d: no error", e.Name(), k)
+			}
+		}
+	}
+}
