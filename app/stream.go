@@ -33,12 +33,15 @@ type streamer struct {
 	warnings []string
 }
 
-// batchLimits sizes batches: about 2^22 samples per channel (enough to fill
-// a GPU), but never more frames than keep the dB output of one batch under
-// 64 MiB.
+// batchSamples is about how many samples per channel one batch holds:
+// enough to fill a GPU. Tests lower it to cross many batch boundaries.
+var batchSamples = 1 << 22
+
+// batchLimits sizes batches: about batchSamples per channel, but never more
+// frames than keep the dB output of one batch under 64 MiB.
 func batchLimits(n, hop, channels int) int {
 	bins := n/2 + 1
-	maxFrames := max(1, min((1<<22)/hop, (64<<20)/4/bins/max(1, channels)))
+	maxFrames := max(1, min(batchSamples/hop, (64<<20)/4/bins/max(1, channels)))
 	return n + (maxFrames-1)*hop
 }
 
