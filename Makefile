@@ -26,8 +26,10 @@ run: build
 
 # Every test: formatting, vet, the race-enabled test suite (OpenCL kernels
 # run for real on PoCL), the allocation tests without -race (the race
-# detector makes sync.Pool drop items, so it allocates), and each benchmark
-# once as a smoke test. CI sets
+# detector makes sync.Pool drop items, so it allocates), the CPU engine's
+# pure-Go stages (-tags noasm; the AVX2 ones run by default), 30 s of fuzzing the
+# WAV reader (bounded memory per input is asserted), and each benchmark once
+# as a smoke test. CI sets
 # PRISM_REQUIRE_OPENCL/AUDIO/DISPLAY=1 so a missing resource fails instead
 # of skipping.
 test: setup
@@ -36,6 +38,8 @@ test: setup
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run 'Alloc|Allocate' ./...
+	$(GO) test -count=1 -tags noasm -run 'Complex|Real|Outputs|Sine' ./gpufft
+	$(GO) test -run '^$$' -fuzz FuzzWAV -fuzztime 30s ./audio
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
 bench: build

@@ -310,7 +310,16 @@ func FreqTicks(a FreqAxis, pixels int) []float64 {
 // TimeTicks returns tick times for a time axis of `seconds` about `pixels`
 // wide.
 func TimeTicks(seconds float64, pixels int) []float64 {
-	step := niceStep(seconds/max(2, float64(pixels)/110), []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600})
+	raw := seconds / max(2, float64(pixels)/110)
+	step := niceStep(raw, []float64{1, 2, 5, 10})
+	if raw > 10 { // clock-friendly steps: 15 s, 30 s, 1, 2, 5, 10, 15, 30 min, hours
+		for _, s := range []float64{15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 18000, 36000} {
+			if s >= raw {
+				step = s
+				break
+			}
+		}
+	}
 	var ticks []float64
 	for t := 0.0; t <= seconds+1e-9; t += step {
 		ticks = append(ticks, t)

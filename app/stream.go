@@ -24,8 +24,8 @@ type batch struct {
 type streamer struct {
 	dec      audio.Decoder
 	n, hop   int
-	channel  int // −1: every channel (the engine mixes); else that channel only
-	outCh    int // channels per batch: all for the mix, else 1
+	channel  int // −1: the mix (mean of channels); else that channel only
+	outCh    int // channels per batch: always 1 (the mix is made here)
 	maxLen   int // samples per channel per batch
 	bufs     [2][]float32
 	tmp      []float32 // interleaved decode block
@@ -47,10 +47,9 @@ func batchLimits(n, hop, channels int) int {
 
 func newStreamer(dec audio.Decoder, n, hop, channel int) *streamer {
 	ch := dec.Format().Channels
-	s := &streamer{dec: dec, n: n, hop: hop, channel: channel, outCh: ch}
-	if channel >= 0 {
-		s.outCh = 1
-	}
+	// Mixing here, once per sample, beats mixing per frame on the engine
+	// (frames overlap N/H times) and halves what crosses to a GPU.
+	s := &streamer{dec: dec, n: n, hop: hop, channel: channel, outCh: 1}
 	s.maxLen = batchLimits(n, hop, 1)
 	for i := range s.bufs {
 		s.bufs[i] = make([]float32, s.outCh*s.maxLen)
@@ -162,17 +161,25 @@ func (s *streamer) fill(buf []float32, have int) (int, error) {
 		got, err := s.dec.Read(s.tmp[:want*ch])
 		if got > 0 {
 			s.frames += int64(got)
-			if s.channel >= 0 {
-				dst := buf[have : have+got]
+			dst := buf[have : have+got]
+			switch {
+			case s.channel >= 0:
 				for i := range dst {
 					dst[i] = s.tmp[i*ch+s.channel]
 				}
-			} else {
-				for c := range ch {
-					dst := buf[c*s.maxLen+have : c*s.maxLen+have+got]
-					for i := range dst {
-						dst[i] = s.tmp[i*ch+c]
+			case ch == 1:
+				copy(dst, s.tmp[:got])
+			default:
+				// the engines' definition of the mix: sum in channel order,
+				// then times 1/channels
+				inv := 1 / float32(ch)
+				for i := range dst {
+					frame := s.tmp[i*ch : i*ch+ch]
+					sum := frame[0]
+					for _, v := range frame[1:] {
+						sum += v
 					}
+					dst[i] = sum * inv
 				}
 			}
 			have += got

@@ -305,39 +305,36 @@ func (p *cpuSpectrogram) run(w, lo, hi int) {
 	for s := lo; s < hi; s++ {
 		f, c := s%p.frames, s/p.frames
 		off := f * cfg.Hop
-		// z[m] = (x[2m]·w[2m], x[2m+1]·w[2m+1]), x the channel or the mix.
-		if cfg.Mix {
+		// z[m] = (x[2m]·w[2m], x[2m+1]·w[2m+1]), x the channel or the mix;
+		// the window is applied inside the first FFT stage.
+		var in []complex64
+		if cfg.Mix && cfg.Channels > 1 {
 			z := b[:m]
 			copy(z, asComplex(p.src[off:off+n]))
 			for ch := 1; ch < cfg.Channels; ch++ {
-				in := asComplex(p.src[ch*p.samples+off : ch*p.samples+off+n])
-				for i, v := range in {
+				for i, v := range asComplex(p.src[ch*p.samples+off : ch*p.samples+off+n]) {
 					z[i] += v
 				}
 			}
 			for i, v := range z {
-				wv := win[i]
-				z[i] = complex(real(v)*inv*real(wv), imag(v)*inv*imag(wv))
+				z[i] = complex(real(v)*inv, imag(v)*inv)
 			}
+			in = z
 		} else {
-			in := asComplex(p.src[c*p.samples+off : c*p.samples+off+n])
-			z := b[:m]
-			for i, v := range in {
-				wv := win[i]
-				z[i] = complex(real(v)*real(wv), imag(v)*imag(wv))
-			}
+			in = asComplex(p.src[c*p.samples+off : c*p.samples+off+n])
 		}
-		p.r.split(p.r.c.transform(b, a, b), x)
+		z := p.r.c.transformWindowed(in, win, a, b)
 		row := s * bins
 		switch cfg.Output {
 		case Complex:
+			p.r.split(z, x)
 			copy(asComplex(p.dst[2*row:2*(row+bins)]), x)
 		case Power:
-			out := p.dst[row : row+bins]
-			for k, v := range x {
-				out[k] = real(v)*real(v) + imag(v)*imag(v)
-			}
+			p.r.splitPower(z, p.dst[row:row+bins], 1, 1)
+		case gainedPower:
+			p.r.splitPower(z, p.dst[row:row+bins], 2*p.scale, p.scale)
 		default:
+			p.r.split(z, x)
 			dbRow(p.dst[row:row+bins], x, 2*p.scale)
 		}
 	}

@@ -75,6 +75,32 @@ func (f *cfft) transform(src, a, b []complex64) []complex64 {
 	return in
 }
 
+// transformWindowed is transform of src·win (element-wise on the real and
+// imaginary parts, as the spectrogram's packed real frames need), with the
+// window applied inside the first stage rather than in a pass of its own.
+func (f *cfft) transformWindowed(src, win, a, b []complex64) []complex64 {
+	n := f.n
+	first4w(a[:n], src[:n], win[:n])
+	in, out := a[:n], b[:n]
+	for i := range f.stages {
+		f.stages[i].run(out, in)
+		in, out = out, in
+	}
+	return in
+}
+
+func wmul(x, w complex64) complex64 { return complex(real(x)*real(w), imag(x)*imag(w)) }
+
+func first4w(y, x, w []complex64) {
+	m := len(x) / 4
+	x0, x1, x2, x3 := x[:m], x[m:2*m], x[2*m:3*m], x[3*m:4*m]
+	w0, w1, w2, w3 := w[:m], w[m:2*m], w[2*m:3*m], w[3*m:4*m]
+	for j := range x0 {
+		o := (*[4]complex64)(y[4*j : 4*j+4])
+		o[0], o[1], o[2], o[3] = dft4(wmul(x0[j], w0[j]), wmul(x1[j], w1[j]), wmul(x2[j], w2[j]), wmul(x3[j], w3[j]))
+	}
+}
+
 // first4 is the twiddle-free first stage (ns = 1):
 // y[4j + r] = Σ_q x[j + q·n/4]·W_4^{qr}.
 func first4(y, x []complex64) {
@@ -90,6 +116,10 @@ func first4(y, x []complex64) {
 // W_{R·ns}^{rk} go through an R-point DFT to y[b·R·ns + r·ns + k].
 func (st *cfftStage) run(y, x []complex64) {
 	n, ns := len(x), st.ns
+	if haveAVX2 && ns%4 == 0 {
+		st.runAVX2(y, x)
+		return
+	}
 	if st.radix == 2 { // last stage: ns = n/2, one block
 		x0, x1, w := x[:ns], x[ns:n], st.w1[:ns]
 		y0, y1 := y[:ns], y[ns:n]
@@ -121,6 +151,22 @@ func (st *cfftStage) run(y, x []complex64) {
 		for k := range i0 {
 			o0[k], o1[k], o2[k], o3[k] = dft4(i0[k], cmul(i1[k], w1[k]), cmul(i2[k], w2[k]), cmul(i3[k], w3[k]))
 		}
+	}
+}
+
+// runAVX2 is run with the AVX2 kernels: each block's k loop in one call.
+func (st *cfftStage) runAVX2(y, x []complex64) {
+	n, ns := len(x), st.ns
+	if st.radix == 2 {
+		radix2AVX2(&y[0], &y[ns], &x[0], &x[ns], &st.w1[0], ns)
+		return
+	}
+	m := n / 4
+	_ = y[n-1]
+	for base := 0; base < m; base += ns {
+		o := y[4*base : 4*base+4*ns]
+		radix4AVX2(&o[0], &o[ns], &o[2*ns], &o[3*ns], &x[base], &x[base+m], &x[base+2*m], &x[base+3*m],
+			&st.w1[0], &st.w2[0], &st.w3[0], ns)
 	}
 }
 
@@ -192,6 +238,32 @@ func (r *rfft) split(z []complex64, dst []complex64) {
 		ti := real(w)*oi + imag(w)*or
 		dst[k] = complex(er+tr, ei+ti)
 		dst[m-k] = complex(er-tr, ti-ei)
+	}
+}
+
+// splitPower is split followed by |X_k|²·g² (gEnd² at k = 0 and k = m),
+// without storing X: the spectrogram's power paths.
+func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32) {
+	m := r.n / 2
+	z = z[:m]
+	dst = dst[:m+1]
+	wn := r.wn[:m/2+1]
+	g2 := g * g
+	z0 := z[0]
+	a, b := real(z0)+imag(z0), real(z0)-imag(z0)
+	dst[0] = a * a * gEnd * gEnd
+	dst[m] = b * b * gEnd * gEnd
+	for k := 1; k < len(wn); k++ {
+		zk, zj := z[k], z[m-k]
+		er, ei := (real(zk)+real(zj))*0.5, (imag(zk)-imag(zj))*0.5
+		or, oi := (imag(zk)+imag(zj))*0.5, (real(zj)-real(zk))*0.5
+		w := wn[k]
+		tr := real(w)*or - imag(w)*oi
+		ti := real(w)*oi + imag(w)*or
+		xr, xi := er+tr, ei+ti
+		yr, yi := er-tr, ti-ei
+		dst[k] = (xr*xr + xi*xi) * g2
+		dst[m-k] = (yr*yr + yi*yi) * g2
 	}
 }
 

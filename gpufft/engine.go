@@ -47,6 +47,11 @@ const (
 	Power
 	// Complex: X_k as interleaved float32 (re, im), unscaled.
 	Complex
+
+	// gainedPower is |X_k|²·(c_k/Σw)², whose 10·log10 is the dBFS level:
+	// image plans take maxima on it and convert only the final pixels
+	// (the maximum commutes with the monotonic dB map).
+	gainedPower Output = 3
 )
 
 // FloorDB is the lowest level a DBFS spectrogram reports.
@@ -204,7 +209,7 @@ func (c SpectrogramConfig) check() error {
 		return fmt.Errorf("%w: MaxSamples %d × %d channels is too large for one call", ErrInvalid, c.MaxSamples, c.Channels)
 	case !c.Window.valid():
 		return fmt.Errorf("%w: window %v", ErrInvalid, c.Window)
-	case c.Output < DBFS || c.Output > Complex:
+	case c.Output < DBFS || c.Output > gainedPower:
 		return fmt.Errorf("%w: output %v", ErrInvalid, c.Output)
 	}
 	return nil

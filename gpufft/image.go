@@ -2,6 +2,7 @@ package gpufft
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -79,64 +80,93 @@ type ImagePlan interface {
 	Close() error
 }
 
-func checkImage(cfg SpectrogramConfig, img ImageConfig) error {
+// checkImage validates an image plan and returns the spectrogram config
+// its frames are computed with (gained power: see Output).
+func checkImage(cfg SpectrogramConfig, img ImageConfig) (SpectrogramConfig, error) {
 	if err := cfg.check(); err != nil {
-		return err
+		return cfg, err
 	}
 	if cfg.Output != DBFS || cfg.OutChannels() != 1 {
-		return fmt.Errorf("%w: image plans take dBFS output of one channel (or the mix)", ErrInvalid)
+		return cfg, fmt.Errorf("%w: image plans take dBFS output of one channel (or the mix)", ErrInvalid)
 	}
-	return img.check(cfg.Bins())
+	cfg.Output = gainedPower
+	return cfg, img.check(cfg.Bins())
 }
 
-// reduceCPU folds n dB spectra (frames f0…) into img, as reduce.cl does.
-func reduceCPU(img, db []float32, ic *ImageConfig, bins, f0, n int) {
-	rows := ic.Rows()
-	first, last := ic.columnRange(f0, n)
-	for c := first; c <= last; c++ {
-		lo, hi := ic.ColumnFrames(c)
-		a, b := max(lo, f0), min(hi, f0+n)
-		col := img[c*rows : (c+1)*rows]
-		for f := a; f < b; f++ {
-			row := db[(f-f0)*bins : (f-f0+1)*bins]
-			for r := range col {
-				m := col[r]
-				for _, v := range row[ic.RowLo[r]:ic.RowHi[r]] {
-					m = max(m, v)
-				}
-				col[r] = m
-			}
+// powerToDB turns an image of gained power into dBFS in place, as the
+// spectrogram's dB output does.
+func powerToDB(img []float32) {
+	for i, p := range img {
+		if p > 1e-20 {
+			img[i] = 10 * log10f(p)
+		} else {
+			img[i] = FloorDB
 		}
 	}
 }
 
-func floorImage(img []float32) {
-	for i := range img {
-		img[i] = FloorDB
+// reduceCPU folds n spectra (frames f0…) into columns [cLo, cHi) of img,
+// as reduce.cl does: per column, first the element-wise maximum over its
+// frames in this batch (a tight loop over bins), then one pass mapping bins
+// to rows. tmp holds one spectrum.
+func reduceCPU(img, db, tmp []float32, ic *ImageConfig, bins, f0, n, cLo, cHi int) {
+	rows := ic.Rows()
+	tmp = tmp[:bins]
+	for c := cLo; c < cHi; c++ {
+		lo, hi := ic.ColumnFrames(c)
+		a, b := max(lo, f0), min(hi, f0+n)
+		if a >= b {
+			continue
+		}
+		copy(tmp, db[(a-f0)*bins:(a-f0+1)*bins])
+		for f := a + 1; f < b; f++ {
+			for k, v := range db[(f-f0)*bins : (f-f0+1)*bins] {
+				tmp[k] = max(tmp[k], v)
+			}
+		}
+		col := img[c*rows : (c+1)*rows]
+		for r := range col {
+			m := col[r]
+			for _, v := range tmp[ic.RowLo[r]:ic.RowHi[r]] {
+				m = max(m, v)
+			}
+			col[r] = m
+		}
 	}
 }
+
+// zeroImage starts an image of gained power: nothing reached reads 0,
+// which converts to FloorDB.
+func zeroImage(img []float32) { clear(img) }
 
 // ---- CPU
 
 type cpuImage struct {
-	sp  *cpuSpectrogram
-	ic  ImageConfig
-	db  []float32
-	img []float32
+	sp        *cpuSpectrogram
+	ic        ImageConfig
+	db        []float32   // gained power of the batch's frames
+	img       []float32   // gained power
+	tmp       [][]float32 // per worker: one spectrum
+	f0, n, c0 int         // the batch being reduced, and its first column
+	wg        sync.WaitGroup
 }
 
 // NewImage makes an image plan on the CPU engine.
 func (e *CPU) NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error) {
-	if err := checkImage(cfg, img); err != nil {
-		return nil, err
-	}
-	sp, err := e.NewSpectrogram(cfg)
+	scfg, err := checkImage(cfg, img)
 	if err != nil {
 		return nil, err
 	}
-	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, db: make([]float32, cfg.DstLen(cfg.MaxSamples)),
+	sp, err := e.NewSpectrogram(scfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, db: make([]float32, scfg.DstLen(scfg.MaxSamples)),
 		img: make([]float32, img.Columns*img.Rows())}
-	floorImage(p.img)
+	for range e.workers {
+		p.tmp = append(p.tmp, make([]float32, scfg.Bins()))
+	}
+	zeroImage(p.img)
 	return p, nil
 }
 
@@ -145,12 +175,20 @@ func (p *cpuImage) Add(src []float32, firstFrame int) (int, error) {
 	if err != nil || n == 0 {
 		return n, err
 	}
-	reduceCPU(p.img, p.db, &p.ic, p.sp.cfg.Bins(), firstFrame, n)
-	return n, nil
+	first, last := p.ic.columnRange(firstFrame, n)
+	p.f0, p.n, p.c0 = firstFrame, n, first
+	// columns are independent: split them across the workers
+	return n, p.sp.e.parallel(p, last-first+1, &p.wg)
+}
+
+// run reduces columns c0+lo … c0+hi−1 of the current batch.
+func (p *cpuImage) run(w, lo, hi int) {
+	reduceCPU(p.img, p.db, p.tmp[w], &p.ic, p.sp.cfg.Bins(), p.f0, p.n, p.c0+lo, p.c0+hi)
 }
 
 func (p *cpuImage) Image(dst []float32) error {
 	copy(dst[:len(p.img)], p.img)
+	powerToDB(dst[:len(p.img)])
 	return nil
 }
 
@@ -171,10 +209,11 @@ type gpuImage struct {
 
 // NewImage makes an image plan on the OpenCL engine.
 func (e *OpenCL) NewImage(cfg SpectrogramConfig, ic ImageConfig) (ImagePlan, error) {
-	if err := checkImage(cfg, ic); err != nil {
+	scfg, err := checkImage(cfg, ic)
+	if err != nil {
 		return nil, err
 	}
-	sp, err := e.NewSpectrogram(cfg)
+	sp, err := e.NewSpectrogram(scfg)
 	if err != nil {
 		return nil, err
 	}
@@ -208,9 +247,7 @@ func (p *gpuImage) init() error {
 		return err
 	}
 	p.reduce = launch{k: k, wg: 64, perUnit: p.rowsPad, intArg: -1, longArg: -1}
-	floor := make([]float32, p.ic.Columns*rows)
-	floorImage(floor)
-	return p.sp.e.lib.Write(nil, p.sp.e.queue, p.img, true, 0, 4*len(floor), unsafe.Pointer(&floor[0]))
+	return p.sp.e.lib.Zero(p.sp.e.queue, p.img, 0, 4*p.ic.Columns*rows)
 }
 
 func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
@@ -269,6 +306,7 @@ func (p *gpuImage) Image(dst []float32) error {
 	if err := p.sp.e.lib.Read(&p.sp.args, p.sp.e.queue, p.img, 0, 4*n, unsafe.Pointer(&dst[0])); err != nil {
 		return errGPU("download image", err)
 	}
+	powerToDB(dst[:n])
 	return nil
 }
 

@@ -3,7 +3,8 @@
 // read back. Needs fft_common.cl before it (for nothing but consistency of
 // the build; it defines no helpers this kernel uses).
 //
-// In:  db    float[n][bins]   the batch's spectra (frames f0 … f0+n−1)
+// In:  db    float[n][bins]   the batch's spectra (frames f0 … f0+n−1), any
+//             quantity whose maximum is wanted (Prism passes gained power)
 //      rowLo, rowHi int[rows] bins [rowLo[r], rowHi[r]) feed image row r
 // Out: img   float[cols][rows] max-accumulated in place
 // Column c shows frames [lo, hi) with lo = c*total/cols and
