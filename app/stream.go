@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/prismaudio/prism/audio"
 )
@@ -70,8 +71,16 @@ func (s *streamer) run(fn func(b batch) error) error {
 	free <- 0
 	free <- 1
 	stop := make(chan struct{})
-	defer close(stop)
+	var wg sync.WaitGroup
+	// On any exit, stop the decoder goroutine and wait for it: the caller
+	// closes the decoder and reads s.frames after run returns.
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		defer close(full)
 		carry, carryFrom, first := 0, -1, 0
 		for {
