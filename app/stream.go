@@ -55,7 +55,7 @@ func newStreamer(dec audio.Decoder, n, hop, channel int) *streamer {
 	for i := range s.bufs {
 		s.bufs[i] = make([]float32, s.outCh*s.maxLen)
 	}
-	s.tmp = make([]float32, 8192*ch)
+	s.tmp = make([]float32, (1<<18)*ch)
 	return s
 }
 
@@ -161,6 +161,33 @@ func packBlocks(buf []float32, channels, stride, filled int) []float32 {
 	return buf[:channels*filled]
 }
 
+// pick writes the selected channel, or the mix, of interleaved frames.
+func (s *streamer) pick(dst, src []float32, ch int) {
+	audio.ParallelFor(len(dst), func(lo, hi int) {
+		dst, src := dst[lo:hi], src[lo*ch:hi*ch]
+		switch {
+		case s.channel >= 0:
+			for i := range dst {
+				dst[i] = src[i*ch+s.channel]
+			}
+		case ch == 1:
+			copy(dst, src)
+		default:
+			// the engines' definition of the mix: sum in channel order,
+			// then times 1/channels
+			inv := 1 / float32(ch)
+			for i := range dst {
+				frame := src[i*ch : i*ch+ch]
+				sum := frame[0]
+				for _, v := range frame[1:] {
+					sum += v
+				}
+				dst[i] = sum * inv
+			}
+		}
+	})
+}
+
 // fill decodes into buf after the first have samples per channel (planar,
 // channel block stride maxLen) until it holds maxLen or the stream ends.
 func (s *streamer) fill(buf []float32, have int) (int, error) {
@@ -170,27 +197,7 @@ func (s *streamer) fill(buf []float32, have int) (int, error) {
 		got, err := s.dec.Read(s.tmp[:want*ch])
 		if got > 0 {
 			s.frames += int64(got)
-			dst := buf[have : have+got]
-			switch {
-			case s.channel >= 0:
-				for i := range dst {
-					dst[i] = s.tmp[i*ch+s.channel]
-				}
-			case ch == 1:
-				copy(dst, s.tmp[:got])
-			default:
-				// the engines' definition of the mix: sum in channel order,
-				// then times 1/channels
-				inv := 1 / float32(ch)
-				for i := range dst {
-					frame := s.tmp[i*ch : i*ch+ch]
-					sum := frame[0]
-					for _, v := range frame[1:] {
-						sum += v
-					}
-					dst[i] = sum * inv
-				}
-			}
+			s.pick(buf[have:have+got], s.tmp[:got*ch], ch)
 			have += got
 		}
 		if errors.Is(err, io.EOF) {

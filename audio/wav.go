@@ -54,7 +54,7 @@ func NewWAV(r io.Reader, name string, size int64) (Decoder, error) {
 	if err := d.readHeader(size); err != nil {
 		return nil, err
 	}
-	d.raw = make([]byte, 0, 64<<10)
+	d.raw = make([]byte, 0, 64<<10) // grows with the data read, to maxRaw
 	return d, nil
 }
 
@@ -289,9 +289,15 @@ func (d *wavDecoder) Read(dst []float32) (int, error) {
 			return 0, io.EOF
 		}
 	}
+	if want > int64(cap(d.raw)) && cap(d.raw) < maxRaw && d.raw != nil && len(d.raw) == cap(d.raw) {
+		// the last read filled the buffer: double it (bounded by maxRaw
+		// and by data actually present, never by a declared size)
+		d.raw = make([]byte, 0, min(2*cap(d.raw), maxRaw))
+	}
 	want = min(want, int64(cap(d.raw))/int64(frameBytes)*int64(frameBytes))
 	raw := d.raw[:want]
 	n, err := io.ReadFull(d.r, raw)
+	d.raw = raw[:n]
 	d.offset += int64(n)
 	n -= n % frameBytes
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -309,9 +315,17 @@ func (d *wavDecoder) Read(dst []float32) (int, error) {
 	return n / frameBytes, nil
 }
 
+// maxRaw bounds the read buffer: large blocks let conversion run on every
+// core; the buffer only grows while reads keep filling it.
+const maxRaw = 4 << 20
+
 // convert turns little-endian samples into float32 full-scale units:
 // int/2^(bits−1), u8 as (v−128)/128, float as it is.
 func (d *wavDecoder) convert(dst []float32, raw []byte) {
+	ParallelFor(len(dst), func(lo, hi int) { d.convertRange(dst[lo:hi], raw[lo*d.bytesPer:hi*d.bytesPer]) })
+}
+
+func (d *wavDecoder) convertRange(dst []float32, raw []byte) {
 	switch {
 	case d.tag == waveFloat && d.bytesPer == 4:
 		for i := range dst {
