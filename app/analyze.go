@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -79,12 +80,15 @@ type Progress func(done, total int)
 // failure never leaves a partial output. If the preferred engine fails
 // (a GPU error), it says so in the result's warnings and redoes the file on
 // the CPU engine.
-func AnalyzeFile(in, out, format string, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
+//
+// Cancelling ctx stops the analysis between batches (the temporary file is
+// removed) and returns ctx's error.
+func AnalyzeFile(ctx context.Context, in, out, format string, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
 	start := time.Now()
-	res, err := analyzeWith(in, out, format, opts, engines.Preferred, progress)
-	if err != nil && engines.Preferred != engines.CPU && isEngineError(err) {
+	res, err := analyzeWith(ctx, in, out, format, opts, engines.Preferred, progress)
+	if err != nil && engines.Preferred != engines.CPU && isEngineError(err) && ctx.Err() == nil {
 		warn := fmt.Sprintf("GPU failed: %v — using the CPU", err)
-		res, err = analyzeWith(in, out, format, opts, engines.CPU, progress)
+		res, err = analyzeWith(ctx, in, out, format, opts, engines.CPU, progress)
 		res.Warnings = append([]string{warn}, res.Warnings...)
 	}
 	res.Elapsed = time.Since(start)
@@ -103,7 +107,7 @@ func isEngineError(err error) bool {
 	return errors.As(err, &ee)
 }
 
-func analyzeWith(in, out, format string, opts AnalyzeOptions, eng gpufft.Engine, progress Progress) (res AnalyzeResult, err error) {
+func analyzeWith(ctx context.Context, in, out, format string, opts AnalyzeOptions, eng gpufft.Engine, progress Progress) (res AnalyzeResult, err error) {
 	res.Engine = eng.Name() + " (" + eng.Device() + ")"
 	dec, err := audio.Open(in)
 	if err != nil {
@@ -167,6 +171,9 @@ func analyzeWith(in, out, format string, opts AnalyzeOptions, eng gpufft.Engine,
 	defer sink.close()
 
 	err = st.run(func(b batch) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		n, err := sink.add(b)
 		res.Frames += n
 		if progress != nil {
@@ -181,6 +188,9 @@ func analyzeWith(in, out, format string, opts AnalyzeOptions, eng gpufft.Engine,
 		if errors.As(err, &fe) {
 			return res, &InputError{err}
 		}
+		return res, err
+	}
+	if err := ctx.Err(); err != nil {
 		return res, err
 	}
 	if res.Frames == 0 {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -73,7 +74,7 @@ func TestNPYMatchesFloat64STFT(t *testing.T) {
 		for _, eng := range testEngines(t) {
 			out := tempPath(t, "out.npy")
 			opts := AnalyzeOptions{FFT: c.n, Hop: c.hop, Window: w, Channel: -1}
-			res, err := AnalyzeFile(in, out, FormatNPY, opts, eng, nil)
+			res, err := AnalyzeFile(context.Background(), in, out, FormatNPY, opts, eng, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,7 +101,7 @@ func TestChannelSelection(t *testing.T) {
 	eng := testEngines(t)[0]
 	for ch, hz := range []float64{1500, 6000} {
 		out := tempPath(t, "c.npy")
-		if _, err := AnalyzeFile(in, out, FormatNPY, AnalyzeOptions{FFT: 4096, Hop: 4096, Window: gpufft.Window{Kind: gpufft.FlatTop}, Channel: ch}, eng, nil); err != nil {
+		if _, err := AnalyzeFile(context.Background(), in, out, FormatNPY, AnalyzeOptions{FFT: 4096, Hop: 4096, Window: gpufft.Window{Kind: gpufft.FlatTop}, Channel: ch}, eng, nil); err != nil {
 			t.Fatal(err)
 		}
 		_, cols, vals := readNPY(t, out)
@@ -109,7 +110,7 @@ func TestChannelSelection(t *testing.T) {
 			t.Errorf("channel %d: bin %d reads %.2f dBFS (want −6.02), other tone %.1f", ch, k, vals[k], vals[cols+0])
 		}
 	}
-	if _, err := AnalyzeFile(in, tempPath(t, "x.npy"), FormatNPY, AnalyzeOptions{FFT: 4096, Hop: 1024, Channel: 2}, eng, nil); !errors.As(err, new(*InputError)) {
+	if _, err := AnalyzeFile(context.Background(), in, tempPath(t, "x.npy"), FormatNPY, AnalyzeOptions{FFT: 4096, Hop: 1024, Channel: 2}, eng, nil); !errors.As(err, new(*InputError)) {
 		t.Errorf("channel 2 of 2: %v", err)
 	}
 }
@@ -121,10 +122,10 @@ func TestCSV(t *testing.T) {
 	eng := testEngines(t)[0]
 	opts := AnalyzeOptions{FFT: 256, Hop: 100, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
 	csvPath, npyPath := tempPath(t, "o.csv"), tempPath(t, "o.npy")
-	if _, err := AnalyzeFile(in, csvPath, FormatCSV, opts, eng, nil); err != nil {
+	if _, err := AnalyzeFile(context.Background(), in, csvPath, FormatCSV, opts, eng, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := AnalyzeFile(in, npyPath, FormatNPY, opts, eng, nil); err != nil {
+	if _, err := AnalyzeFile(context.Background(), in, npyPath, FormatNPY, opts, eng, nil); err != nil {
 		t.Fatal(err)
 	}
 	rows, cols, vals := readNPY(t, npyPath)
@@ -163,7 +164,7 @@ func TestPNG(t *testing.T) {
 			out := tempPath(t, "o.png")
 			io := ImageOptions{Width: 300, Height: 200, FreqScale: scale, DBMin: -120, DBMax: 0, Colormap: "gray"}
 			opts := AnalyzeOptions{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1, Image: io}
-			if _, err := AnalyzeFile(in, out, FormatPNG, opts, eng, nil); err != nil {
+			if _, err := AnalyzeFile(context.Background(), in, out, FormatPNG, opts, eng, nil); err != nil {
 				t.Fatal(err)
 			}
 			f, _ := os.Open(out)
@@ -318,11 +319,11 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	defer cpu.Close()
 	opts := AnalyzeOptions{FFT: 256, Hop: 64, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
 	want := tempPath(t, "want.npy")
-	if _, err := AnalyzeFile(in, want, FormatNPY, opts, Engines{Preferred: cpu, CPU: cpu}, nil); err != nil {
+	if _, err := AnalyzeFile(context.Background(), in, want, FormatNPY, opts, Engines{Preferred: cpu, CPU: cpu}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := tempPath(t, "out.npy")
-	res, err := AnalyzeFile(in, out, FormatNPY, opts, Engines{Preferred: &failingEngine{Engine: cpu, after: 3}, CPU: cpu}, nil)
+	res, err := AnalyzeFile(context.Background(), in, out, FormatNPY, opts, Engines{Preferred: &failingEngine{Engine: cpu, after: 3}, CPU: cpu}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,5 +372,30 @@ func TestTicks(t *testing.T) {
 	}
 	if p := mel.Pos(1000) * (2595 * math.Log10(1+24000.0/700)); math.Abs(p-2595*math.Log10(1+1000.0/700)) > 1e-9 {
 		t.Errorf("mel position of 1 kHz: %g", p)
+	}
+}
+
+// TestAnalyzeCancel: a cancelled analysis stops and leaves no file behind.
+func TestAnalyzeCancel(t *testing.T) {
+	defer func(b int) { batchSamples = b }(batchSamples)
+	batchSamples = 1000
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.wav")
+	writeWAV(t, in, 8000, [][]float32{tone(50000, 8000, 500, 0.5)})
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	progress := func(done, total int) {
+		if done > 100 {
+			cancel()
+		}
+	}
+	_, err := AnalyzeFile(ctx, in, filepath.Join(dir, "o.npy"), FormatNPY, AnalyzeOptions{FFT: 256, Hop: 64, Channel: -1}, Engines{Preferred: cpu, CPU: cpu}, progress)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
 	}
 }

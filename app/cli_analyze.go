@@ -1,15 +1,18 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math/bits"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -215,8 +218,15 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
 
+	// Ctrl-C or SIGTERM: stop between batches, remove the partial output.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	badInput, failed := false, false
 	for _, in := range inputs {
+		if ctx.Err() != nil {
+			fmt.Fprintf(stderr, "prism: analyze: interrupted\n")
+			return ExitFailure
+		}
 		dst := *out
 		if toDir {
 			base := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
@@ -237,12 +247,16 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 				bar.Set(done)
 			}
 		}
-		res, err := AnalyzeFile(in, dst, outFormat, o, engines, progress)
+		res, err := AnalyzeFile(ctx, in, dst, outFormat, o, engines, progress)
 		if bar != nil {
 			bar.Finish()
 		}
 		for _, w := range res.Warnings {
 			fmt.Fprintf(stderr, "prism: warning: %s\n", w)
+		}
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "prism: %s: interrupted: no output written\n", in)
+			return ExitFailure
 		}
 		if err != nil {
 			var ie *InputError
