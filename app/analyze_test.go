@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -396,6 +397,27 @@ func TestAnalyzeCancel(t *testing.T) {
 	}
 	ents, _ := os.ReadDir(dir)
 	if len(ents) != 1 {
+		t.Errorf("left behind: %v", ents)
+	}
+}
+
+// TestFullDisk: writing to a full filesystem is a clear runtime error (exit
+// 1) and leaves nothing behind. It needs root to mount a small tmpfs.
+func TestFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	mnt := filepath.Join(dir, "full")
+	os.Mkdir(mnt, 0o755)
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt).Run(); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v", err)
+	}
+	defer exec.Command("umount", mnt).Run()
+	in := filepath.Join(dir, "in.wav")
+	writeWAV(t, in, 8000, [][]float32{tone(80000, 8000, 500, 0.5)})
+	code, msg := runCLI("analyze", in, "-o", filepath.Join(mnt, "o.npy"), "--fft", "256", "--engine", "cpu", "--quiet")
+	if code != 1 || !strings.Contains(msg, "no space left on device") {
+		t.Errorf("exit %d, stderr %q", code, msg)
+	}
+	if ents, _ := os.ReadDir(mnt); len(ents) != 0 {
 		t.Errorf("left behind: %v", ents)
 	}
 }
