@@ -136,6 +136,15 @@ func (r *Ring) Read(dst []float32) int {
 	return int(n)
 }
 
+// Drain discards every unread frame but the newest keep, without counting
+// them as lost (a reader starting fresh on purpose). Reader only.
+func (r *Ring) Drain(keep int) {
+	w := r.w.Load()
+	if w > r.r+uint64(keep) {
+		r.r = w - uint64(keep)
+	}
+}
+
 func (r *Ring) skip(frames uint64) {
 	r.r += frames
 	r.lost.Add(frames)

@@ -1,0 +1,572 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// LiveSettings configure the real-time analysis. A zero field takes its
+// default (see DefaultLiveSettings).
+type LiveSettings struct {
+	FFT, Hop  int
+	Window    gpufft.Window
+	AvgTau    time.Duration // exponential averaging time constant
+	AvgFrames int           // linear average over this many frames
+	PeakHold  time.Duration // how long a peak is held before it decays
+	PeakDecay float64       // dB/s once the hold time is over
+	History   int           // spectrogram columns kept (of the mix)
+}
+
+// DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
+// exponential averaging, 8-frame linear average, 2 s peak hold decaying at
+// 20 dB/s, and 2048 history columns.
+func DefaultLiveSettings() LiveSettings {
+	return LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: time.Second,
+		AvgFrames: 8, PeakHold: 2 * time.Second, PeakDecay: 20, History: 2048}
+}
+
+// Peak is a spectrum's dominant peak, interpolated between bins.
+type Peak struct {
+	Freq    float64 // Hz, quadratic interpolation of the dB values around the peak bin
+	LevelDB float64 // dBFS at the interpolated peak
+	Note    string  // nearest equal-tempered note, A4 = 440 Hz, e.g. "A4"
+	Cents   float64 // deviation from that note
+}
+
+// Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
+type Spectrum struct {
+	Current, ExpAvg, LinAvg, PeakHold, MinHold []float32
+	Peak                                       Peak
+	BinHz                                      float64
+}
+
+// LiveStats describe the analysis at any time.
+type LiveStats struct {
+	Engine        string             `json:"engine"`
+	Device        string             `json:"device"`
+	Source        string             `json:"source"`
+	SampleRate    int                `json:"sample_rate"`
+	Channels      int                `json:"channels"`
+	FFT           int                `json:"fft"`
+	Hop           int                `json:"hop"`
+	MsPerBatch    float64            `json:"ms_per_batch"`        // latest engine call, all channels
+	EngineMs      map[string]float64 `json:"engine_ms_per_batch"` // each engine's mean
+	FramesPerSec  float64            `json:"frames_per_s"`        // per channel
+	Frames        uint64             `json:"frames"`              // per channel, analyzed
+	LatencyP50Ms  float64            `json:"latency_p50_ms"`      // sample arrival → spectrum published
+	LatencyP99Ms  float64            `json:"latency_p99_ms"`
+	LatencyMaxMs  float64            `json:"latency_max_ms"`
+	DroppedFrames uint64             `json:"dropped_input_frames"` // overwritten in the ring before analysis
+	Overflows     uint64             `json:"input_overflows"`      // device buffers dropped by PortAudio
+	Stalls        uint64             `json:"stalls"`
+	Reopens       uint64             `json:"reopens"`
+	Status        string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
+}
+
+// Live analyzes a Recorder's stream in real time. Its engine goroutine
+// calls Step (or Run); other goroutines copy results out with Latest,
+// Columns and Stats, and change settings with Apply, which takes effect
+// between batches.
+type Live struct {
+	rec     *audio.Recorder
+	engines Engines
+	cmds    chan func(*Live) error
+
+	// engine goroutine state
+	eng      gpufft.Engine
+	set      LiveSettings
+	plan     gpufft.SpectrogramPlan
+	rate, ch int
+	outCh    int       // ch + 1: every channel and the mix
+	tmp      []float32 // interleaved frames from the ring
+	planar   []float32 // outCh blocks of maxLen
+	pack     []float32 // the engine's contiguous copy of planar
+	have     int       // samples per channel in planar
+	maxLen   int
+	pos      uint64 // stream position of planar's first sample
+	out      []float32
+	gain2    []float32 // (c_k/Σw)²
+	state    []chanState
+	histPow  []float32                                       // mix dB of the current frame, for history
+	onFrame  func(frame uint64, spectra []float32, bins int) // capture's sink: dBFS rows, all outCh channels
+	frameDB  []float32
+	frames   uint64
+	lastPub  time.Time
+
+	mu       sync.Mutex // guards everything below
+	pub      []Spectrum // published copies
+	hist     [][]float32
+	histNext uint64 // columns ever pushed
+	lat      []float64
+	latN     int
+	stats    LiveStats
+	engMs    map[string][2]float64 // sum, count
+	fpsMark  time.Time
+	fpsCount uint64
+}
+
+type chanState struct {
+	primed                   bool // exp holds a frame
+	pow, exp, lin, peak, min []float32
+	linRing                  [][]float32
+	linSum                   []float64
+	linN, linNext            int
+	peakAge                  []int32 // frames since the held peak was set
+}
+
+// NewLive starts analysis on rec's stream with the preferred engine.
+func NewLive(rec *audio.Recorder, engines Engines, s LiveSettings) (*Live, error) {
+	l := &Live{rec: rec, engines: engines, eng: engines.Preferred, cmds: make(chan func(*Live) error, 16),
+		rate: rec.SampleRate(), ch: rec.Channels(), engMs: map[string][2]float64{}}
+	l.outCh = l.ch + 1
+	l.lat = make([]float64, 4096)
+	if err := l.configure(s); err != nil {
+		return nil, err
+	}
+	// start from the newest input: what piled up while starting is not live
+	rec.Ring().Drain(0)
+	l.pos = rec.Ring().Position()
+	return l, nil
+}
+
+// configure (re)builds the plan and state for settings s; on failure the
+// old configuration stays.
+func (l *Live) configure(s LiveSettings) error {
+	d := DefaultLiveSettings()
+	if s.FFT == 0 {
+		s.FFT = d.FFT
+	}
+	if s.Hop == 0 {
+		s.Hop = s.FFT / 4
+	}
+	if s.AvgFrames < 1 {
+		s.AvgFrames = 1
+	}
+	if s.History <= 0 {
+		s.History = d.History
+	}
+	// about 10 ms of frames per batch keeps latency low; never less than
+	// one frame
+	maxFrames := max(1, l.rate/100/s.Hop+2)
+	maxLen := s.FFT + (maxFrames-1)*s.Hop
+	cfg := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: l.outCh, MaxSamples: maxLen, Output: gpufft.Power}
+	plan, err := l.eng.NewSpectrogram(cfg)
+	if err != nil {
+		return err
+	}
+	// one call on silence now, so kernel compilation (PoCL compiles at the
+	// first launch) does not land on a live batch
+	warm := make([]float32, l.outCh*s.FFT)
+	if _, err := plan.Execute(make([]float32, cfg.DstLen(s.FFT)), warm); err != nil {
+		plan.Close()
+		return err
+	}
+	if l.plan != nil {
+		l.plan.Close()
+	}
+	l.plan, l.set, l.maxLen = plan, s, maxLen
+	bins := s.FFT/2 + 1
+	l.tmp = make([]float32, maxLen*l.ch)
+	l.planar = make([]float32, l.outCh*maxLen)
+	l.pack = make([]float32, l.outCh*maxLen)
+	l.have = 0
+	l.pos = l.rec.Ring().Position()
+	l.out = make([]float32, cfg.DstLen(maxLen))
+	w := s.Window.Values(s.FFT)
+	sum := 0.0
+	for _, v := range w {
+		sum += v
+	}
+	l.gain2 = make([]float32, bins)
+	for k := range l.gain2 {
+		g := 2 / sum
+		if k == 0 || k == bins-1 {
+			g = 1 / sum
+		}
+		l.gain2[k] = float32(g * g)
+	}
+	l.state = make([]chanState, l.outCh)
+	for c := range l.state {
+		st := &l.state[c]
+		st.pow, st.exp, st.lin, st.peak, st.min = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
+		st.linSum = make([]float64, bins)
+		st.peakAge = make([]int32, bins)
+		for range s.AvgFrames {
+			st.linRing = append(st.linRing, make([]float32, bins))
+		}
+		for k := range st.min {
+			st.min[k] = float32(math.Inf(1))
+		}
+	}
+	l.frameDB = make([]float32, l.outCh*bins)
+	l.mu.Lock()
+	l.pub = make([]Spectrum, l.outCh)
+	for c := range l.pub {
+		p := &l.pub[c]
+		p.Current, p.ExpAvg, p.LinAvg, p.PeakHold, p.MinHold = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
+		p.BinHz = float64(l.rate) / float64(s.FFT)
+	}
+	l.hist = make([][]float32, s.History)
+	for i := range l.hist {
+		l.hist[i] = make([]float32, bins)
+	}
+	l.histNext = 0
+	l.stats.FFT, l.stats.Hop = s.FFT, s.Hop
+	l.mu.Unlock()
+	return nil
+}
+
+// Apply queues a settings change (FFT size, hop, window, averaging); it
+// takes effect between batches, without losing the stream.
+func (l *Live) Apply(s LiveSettings) {
+	l.cmds <- func(l *Live) error { return l.configure(s) }
+}
+
+// UseEngine switches between the GPU ("gpu") and CPU ("cpu") engines
+// between batches.
+func (l *Live) UseEngine(name string) {
+	l.cmds <- func(l *Live) error {
+		next := l.engines.CPU
+		if name == "gpu" {
+			if l.engines.Preferred == l.engines.CPU {
+				return errors.New("no GPU engine: OpenCL is not usable here")
+			}
+			next = l.engines.Preferred
+		}
+		prev := l.eng
+		l.eng = next
+		if err := l.configure(l.set); err != nil {
+			l.eng = prev
+			return fmt.Errorf("switch to %s: %w", name, err)
+		}
+		return nil
+	}
+}
+
+// Run calls Step until stop is closed, waiting about a millisecond when
+// no frame is complete.
+func (l *Live) Run(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		n, _ := l.Step()
+		if n == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// Step applies pending commands, then analyzes every complete frame of
+// every channel in one engine batch and publishes the results. It returns
+// the frames analyzed per channel. Only the engine goroutine calls it; in
+// steady state it does not allocate.
+func (l *Live) Step() (int, error) {
+	for {
+		select {
+		case cmd := <-l.cmds:
+			if err := cmd(l); err != nil {
+				l.setStatus(err.Error())
+			}
+			continue
+		default:
+		}
+		break
+	}
+	ring := l.rec.Ring()
+	n, hop := l.set.FFT, l.set.Hop
+	// take frames from the ring into the planar buffer (channels, then the mix)
+	room := l.maxLen - l.have
+	lostBefore := ring.Lost()
+	got := ring.Read(l.tmp[:room*l.ch])
+	if ring.Lost() != lostBefore {
+		// input was overwritten before we read it: the stream jumped, so the
+		// samples held no longer continue it
+		l.have = 0
+		l.pos = ring.Position() - uint64(got)
+	}
+	l.deinterleave(got)
+	l.have += got
+	if l.have < n {
+		return 0, nil
+	}
+	frames := (l.have-n)/hop + 1
+	samples := n + (frames-1)*hop
+	start := time.Now()
+	src := l.packed(samples)
+	_, err := l.plan.Execute(l.out[:l.outCh*frames*(n/2+1)], src)
+	if err != nil {
+		if l.eng != l.engines.CPU {
+			l.setStatus(fmt.Sprintf("GPU failed: %v — using the CPU", err))
+			l.eng = l.engines.CPU
+			if err := l.configure(l.set); err != nil {
+				return 0, err
+			}
+			return 0, nil
+		}
+		l.setStatus(err.Error())
+		return 0, err
+	}
+	took := time.Since(start)
+	l.post(frames)
+	// the newest sample of the last frame: its arrival to now is the latency
+	lastPos := l.pos + uint64((frames-1)*hop+n-1)
+	now := time.Now()
+	arrived, ok := ring.ArrivalOf(lastPos)
+	l.publish(frames, took, now, arrived, ok)
+	// keep the samples later frames still need
+	used := frames * hop
+	for c := range l.outCh {
+		copy(l.planar[c*l.maxLen:], l.planar[c*l.maxLen+used:c*l.maxLen+l.have])
+	}
+	l.have -= used
+	l.pos += uint64(used)
+	return frames, nil
+}
+
+// deinterleave appends got frames from tmp to the planar channel blocks and
+// the mix block (mean of channels, summed in channel order).
+func (l *Live) deinterleave(got int) {
+	ch := l.ch
+	inv := 1 / float32(ch)
+	mix := l.planar[ch*l.maxLen+l.have : ch*l.maxLen+l.have+got]
+	for i := range got {
+		frame := l.tmp[i*ch : i*ch+ch]
+		sum := frame[0]
+		for c, v := range frame {
+			l.planar[c*l.maxLen+l.have+i] = v
+			if c > 0 {
+				sum += v
+			}
+		}
+		mix[i] = sum * inv
+	}
+}
+
+// packed copies the first `samples` of each planar block (stride maxLen)
+// back to back, the layout the engine reads.
+func (l *Live) packed(samples int) []float32 {
+	buf := l.pack[:l.outCh*samples]
+	for c := range l.outCh {
+		copy(buf[c*samples:(c+1)*samples], l.planar[c*l.maxLen:c*l.maxLen+samples])
+	}
+	return buf
+}
+
+// post updates each channel's averages and holds from the batch's power
+// spectra, frame by frame.
+func (l *Live) post(frames int) {
+	bins := l.set.FFT/2 + 1
+	s := &l.set
+	frameSec := float64(s.Hop) / float64(l.rate)
+	alpha := float32(1)
+	if s.AvgTau > 0 {
+		alpha = float32(1 - math.Exp(-frameSec/s.AvgTau.Seconds()))
+	}
+	holdFrames := int32(s.PeakHold.Seconds() / frameSec)
+	decay := float32(math.Pow(10, -s.PeakDecay*frameSec/10))
+	for f := range frames {
+		for c := range l.outCh {
+			st := &l.state[c]
+			row := l.out[(c*frames+f)*bins : (c*frames+f+1)*bins]
+			slot := st.linRing[st.linNext]
+			if !st.primed { // the average starts at the first frame, not at zero
+				for k, p := range row {
+					st.exp[k] = p * l.gain2[k]
+				}
+				st.primed = true
+			}
+			for k, p := range row {
+				p *= l.gain2[k]
+				st.pow[k] = p
+				st.exp[k] += alpha * (p - st.exp[k])
+				st.linSum[k] += float64(p) - float64(slot[k])
+				slot[k] = p
+				if p >= st.peak[k] {
+					st.peak[k], st.peakAge[k] = p, 0
+				} else if st.peakAge[k]++; st.peakAge[k] > holdFrames {
+					st.peak[k] = max(p, st.peak[k]*decay)
+				}
+				st.min[k] = min(st.min[k], p)
+			}
+			st.linNext = (st.linNext + 1) % len(st.linRing)
+			st.linN = min(st.linN+1, len(st.linRing))
+			if l.onFrame != nil {
+				db := l.frameDB[c*bins : (c+1)*bins]
+				for k, p := range st.pow {
+					db[k] = powDB(p)
+				}
+			}
+		}
+		if l.onFrame != nil {
+			l.onFrame(l.frames+uint64(f), l.frameDB, bins)
+		}
+	}
+	for c := range l.outCh {
+		st := &l.state[c]
+		for k := range st.lin {
+			st.lin[k] = float32(st.linSum[k] / float64(st.linN))
+		}
+	}
+}
+
+func powDB(p float32) float32 {
+	if p > 1e-20 {
+		return float32(10 * math.Log10(float64(p)))
+	}
+	return gpufft.FloorDB
+}
+
+func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, arrivedOK bool) {
+	bins := l.set.FFT/2 + 1
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.outCh {
+		st, p := &l.state[c], &l.pub[c]
+		for k := range bins {
+			p.Current[k] = powDB(st.pow[k])
+			p.ExpAvg[k] = powDB(st.exp[k])
+			p.LinAvg[k] = powDB(st.lin[k])
+			p.PeakHold[k] = powDB(st.peak[k])
+			p.MinHold[k] = powDB(st.min[k])
+		}
+		p.Peak = FindPeak(p.Current, p.BinHz)
+	}
+	// history: the mix's newest frame
+	copy(l.hist[l.histNext%uint64(len(l.hist))], l.pub[l.ch].Current)
+	l.histNext++
+	l.frames += uint64(frames)
+	ms := took.Seconds() * 1e3
+	l.stats.MsPerBatch = ms
+	e := l.engMs[l.eng.Name()]
+	l.engMs[l.eng.Name()] = [2]float64{e[0] + ms, e[1] + 1}
+	if arrivedOK {
+		l.lat[l.latN%len(l.lat)] = now.Sub(arrived).Seconds() * 1e3
+		l.latN++
+	}
+	if l.fpsMark.IsZero() {
+		l.fpsMark = now
+	}
+	l.fpsCount += uint64(frames)
+	if d := now.Sub(l.fpsMark); d >= time.Second {
+		l.stats.FramesPerSec = float64(l.fpsCount) / d.Seconds()
+		l.fpsMark, l.fpsCount = now, 0
+	}
+}
+
+func (l *Live) setStatus(s string) {
+	l.mu.Lock()
+	l.stats.Status = s
+	l.mu.Unlock()
+}
+
+// Latest copies output channel c's spectra (c < Channels for a channel,
+// c = Channels for the mix) into dst, reusing its slices.
+func (l *Live) Latest(c int, dst *Spectrum) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := &l.pub[c]
+	dst.Current = append(dst.Current[:0], p.Current...)
+	dst.ExpAvg = append(dst.ExpAvg[:0], p.ExpAvg...)
+	dst.LinAvg = append(dst.LinAvg[:0], p.LinAvg...)
+	dst.PeakHold = append(dst.PeakHold[:0], p.PeakHold...)
+	dst.MinHold = append(dst.MinHold[:0], p.MinHold...)
+	dst.Peak, dst.BinHz = p.Peak, p.BinHz
+}
+
+// Columns copies the mix's spectrogram columns pushed after column number
+// `after` (oldest first, at most len(dst)) into dst's rows and returns how
+// many it copied and the number of the newest.
+func (l *Live) Columns(dst [][]float32, after uint64) (int, uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	first := max(after, l.histNext-min(l.histNext, uint64(len(l.hist))))
+	n := 0
+	for col := first; col < l.histNext && n < len(dst); col++ {
+		dst[n] = append(dst[n][:0], l.hist[col%uint64(len(l.hist))]...)
+		n++
+	}
+	return n, l.histNext
+}
+
+// Stats returns the current statistics.
+func (l *Live) Stats() LiveStats {
+	rs := l.rec.Stats()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.stats
+	s.Engine, s.Device = l.eng.Name(), l.eng.Device()
+	s.Source, s.SampleRate, s.Channels = rs.Source, l.rate, l.ch
+	s.Frames = l.frames
+	s.DroppedFrames, s.Overflows, s.Stalls, s.Reopens = rs.RingLost, rs.Overflows, rs.Stalls, rs.Reopens
+	if rs.LastError != "" && s.Status == "" {
+		s.Status = rs.LastError
+	}
+	s.EngineMs = map[string]float64{}
+	for k, v := range l.engMs {
+		s.EngineMs[k] = v[0] / v[1]
+	}
+	n := min(l.latN, len(l.lat))
+	if n > 0 {
+		lat := slices.Clone(l.lat[:n])
+		slices.Sort(lat)
+		s.LatencyP50Ms = lat[n/2]
+		s.LatencyP99Ms = lat[min(n-1, n*99/100)]
+		s.LatencyMaxMs = lat[n-1]
+	}
+	return s
+}
+
+// Close releases the plan (not the recorder or the engines).
+func (l *Live) Close() {
+	if l.plan != nil {
+		l.plan.Close()
+		l.plan = nil
+	}
+}
+
+var noteNames = [12]string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}
+
+// FindPeak returns the dominant peak of a dB spectrum (DC excluded), its
+// frequency and level refined by a parabola through the three bins around
+// the maximum, and its note name (A4 = 440 Hz).
+func FindPeak(db []float32, binHz float64) Peak {
+	if len(db) < 3 {
+		return Peak{}
+	}
+	k := 1
+	for i := 2; i < len(db)-1; i++ {
+		if db[i] > db[k] {
+			k = i
+		}
+	}
+	a, b, c := float64(db[k-1]), float64(db[k]), float64(db[k+1])
+	d := 0.0
+	if den := a - 2*b + c; den < 0 {
+		d = 0.5 * (a - c) / den
+	}
+	p := Peak{Freq: (float64(k) + d) * binHz, LevelDB: b - 0.25*(a-c)*d}
+	p.Note, p.Cents = NoteName(p.Freq)
+	return p
+}
+
+// NoteName returns the nearest equal-tempered note (A4 = 440 Hz) and the
+// deviation in cents.
+func NoteName(f float64) (string, float64) {
+	if f <= 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return "", 0
+	}
+	m := 69 + 12*math.Log2(f/440)
+	n := math.Round(m)
+	i := int(n)
+	return fmt.Sprintf("%s%d", noteNames[((i%12)+12)%12], i/12-1), (m - n) * 100
+}

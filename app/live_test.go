@@ -1,0 +1,192 @@
+package app
+
+import (
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+func startGenerator(t *testing.T, spec string, rate, channels int) *audio.Recorder {
+	t.Helper()
+	gs, err := audio.ParseGenerator(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := audio.StartRecorder(func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rec.Stop)
+	return rec
+}
+
+// runLive steps the analyzer for d of real time.
+func runLive(l *Live, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if n, _ := l.Step(); n == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// TestLiveGenerator: the live path finds the generator's tone at its
+// frequency and level, on each channel and the mix, with averages and
+// holds consistent, on every engine.
+func TestLiveGenerator(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		rec := startGenerator(t, "sine:1000:-6", 48000, 2)
+		l, err := NewLive(rec, engs, DefaultLiveSettings()) // Hann: the parabola fits its main lobe
+		if err != nil {
+			t.Fatal(err)
+		}
+		runLive(l, 1200*time.Millisecond)
+		var sp Spectrum
+		for c := range 3 {
+			l.Latest(c, &sp)
+			// 1000 Hz is bin 85.33: quadratic interpolation on dB with Hann
+			// is good to ~0.05 bin and a few tenths of a dB of scalloping
+			if math.Abs(sp.Peak.Freq-1000) > 0.1*sp.BinHz || math.Abs(sp.Peak.LevelDB+6.02) > 0.3 || sp.Peak.Note != "B5" {
+				t.Errorf("%s channel %d: peak %+v, want 1000 Hz at −6.02 dBFS (B5)", engs.Preferred.Name(), c, sp.Peak)
+			}
+			k := int(math.Round(1000 / sp.BinHz))
+			if math.Abs(float64(sp.ExpAvg[k]-sp.Current[k])) > 0.2 || sp.PeakHold[k] < sp.Current[k]-0.01 || sp.MinHold[k] > sp.Current[k]+0.01 ||
+				math.Abs(float64(sp.LinAvg[k]-sp.Current[k])) > 0.2 {
+				t.Errorf("channel %d bin %d: current %.2f exp %.2f lin %.2f peak %.2f min %.2f", c, k, sp.Current[k], sp.ExpAvg[k], sp.LinAvg[k], sp.PeakHold[k], sp.MinHold[k])
+			}
+		}
+		st := l.Stats()
+		if st.Frames < 30 || st.LatencyP50Ms <= 0 || st.LatencyP99Ms < st.LatencyP50Ms || st.Engine != engs.Preferred.Name() || st.DroppedFrames != 0 {
+			t.Errorf("stats %+v", st)
+		}
+		cols := make([][]float32, 4)
+		n, newest := l.Columns(cols, 0)
+		if n != 4 || newest < 30 || len(cols[0]) != 2049 {
+			t.Errorf("Columns: %d, newest %d", n, newest)
+		}
+		l.Close()
+		t.Logf("%s: %d frames, latency p50 %.2f ms p99 %.2f ms, %.3f ms/batch", st.Engine, st.Frames, st.LatencyP50Ms, st.LatencyP99Ms, st.MsPerBatch)
+	}
+}
+
+// TestLiveSettingsAndEngineSwitch: settings and engine changes apply
+// between batches without losing the stream.
+func TestLiveSettingsAndEngineSwitch(t *testing.T) {
+	engs := testEngines(t)
+	e := engs[len(engs)-1] // GPU where there is one
+	rec := startGenerator(t, "sine:3000:-12", 48000, 1)
+	l, err := NewLive(rec, e, DefaultLiveSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	runLive(l, 300*time.Millisecond)
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop = 1024, 256
+	l.Apply(s)
+	l.UseEngine("cpu")
+	runLive(l, 400*time.Millisecond)
+	var sp Spectrum
+	l.Latest(1, &sp)
+	st := l.Stats()
+	if len(sp.Current) != 513 || st.Engine != "cpu" || st.FFT != 1024 || math.Abs(sp.Peak.Freq-3000) > 2 {
+		t.Errorf("after changes: %d bins, engine %s, fft %d, peak %+v", len(sp.Current), st.Engine, st.FFT, sp.Peak)
+	}
+	if st.DroppedFrames != 0 {
+		t.Errorf("%d frames dropped across the changes", st.DroppedFrames)
+	}
+	if len(engs) > 1 {
+		if _, ok := st.EngineMs["opencl"]; !ok {
+			t.Errorf("no GPU time kept: %v", st.EngineMs)
+		}
+	}
+}
+
+// TestLiveNoAllocs pins the steady-state analysis loop.
+func TestLiveNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
+	}
+	rec := startGenerator(t, "pink:-20", 48000, 2)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	l, err := NewLive(rec, Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	runLive(l, 200*time.Millisecond)
+	var frames int
+	allocs := testing.AllocsPerRun(200, func() {
+		n, _ := l.Step()
+		frames += n
+		time.Sleep(time.Millisecond)
+	})
+	if allocs != 0 || frames == 0 {
+		t.Errorf("%v allocs per Step (%d frames analyzed)", allocs, frames)
+	}
+}
+
+// stallingSource delivers `blocks` blocks, then blocks until closed.
+type stallingSource struct {
+	blocks int
+	closed chan struct{}
+	once   atomic.Bool
+}
+
+func (s *stallingSource) Name() string    { return "stalling" }
+func (s *stallingSource) SampleRate() int { return 48000 }
+func (s *stallingSource) Channels() int   { return 1 }
+func (s *stallingSource) Read(dst []float32) (int, time.Time, error) {
+	if s.blocks > 0 {
+		s.blocks--
+		time.Sleep(5 * time.Millisecond)
+		return min(len(dst), 240), time.Now(), nil
+	}
+	<-s.closed
+	return 0, time.Time{}, errors.New("closed")
+}
+func (s *stallingSource) Close() error {
+	if s.once.CompareAndSwap(false, true) {
+		close(s.closed)
+	}
+	return nil
+}
+
+// TestWatchdog: a source that stops delivering is detected as stalled,
+// closed and reopened, and the stream goes on.
+func TestWatchdog(t *testing.T) {
+	var opens atomic.Int32
+	rec, err := audio.StartRecorder(func() (audio.Source, error) {
+		opens.Add(1)
+		return &stallingSource{blocks: 10, closed: make(chan struct{})}, nil
+	}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	deadline := time.Now().Add(3 * time.Second)
+	for rec.Stats().Reopens < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	st := rec.Stats()
+	if st.Stalls < 2 || st.Reopens < 2 || opens.Load() < 3 || st.RingFrames < 2*10*240 {
+		t.Errorf("stats %+v, opens %d", st, opens.Load())
+	}
+}
+
+func TestNoteName(t *testing.T) {
+	for f, want := range map[float64]string{440: "A4", 261.63: "C4", 27.5: "A0", 4186: "C8", 1000: "B5", 16.35: "C0"} {
+		if n, c := NoteName(f); n != want || math.Abs(c) > 50 {
+			t.Errorf("NoteName(%g) = %s %+.1f, want %s", f, n, c, want)
+		}
+	}
+	if _, c := NoteName(440 * math.Pow(2, 0.3/12)); math.Abs(c-30) > 1e-6 {
+		t.Errorf("cents %g, want 30", c)
+	}
+}
