@@ -3,14 +3,11 @@ package app
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -241,134 +238,49 @@ type sink interface {
 	close()
 }
 
-// ---- NPY: float32 dBFS, shape (frames, N/2+1), written as it streams; the
-// header's shape is written last (fixed 128-byte header, space-padded).
-
-type npySink struct {
+// rowSink runs the engine's dB spectrogram and hands the rows to a
+// rowWriter (NPY, CSV).
+type rowSink struct {
 	plan gpufft.SpectrogramPlan
-	w    *bufio.Writer
+	out  rowWriter
 	dst  []float32
-	raw  []byte
 	bins int
 }
 
-const npyHeaderLen = 128
-
-func newNPYSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, w *bufio.Writer) (sink, error) {
+func newRowSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, out rowWriter, err error) (sink, error) {
+	if err != nil {
+		return nil, err
+	}
 	p, err := eng.NewSpectrogram(cfg)
 	if err != nil {
 		return nil, &engineError{err}
 	}
-	s := &npySink{plan: p, w: w, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}
-	s.raw = make([]byte, 4*len(s.dst))
-	if _, err := w.Write(npyHeader(0, s.bins)); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &rowSink{plan: p, out: out, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}, nil
 }
 
-// npyHeader is NumPy format v1.0 for little-endian float32, C order.
-func npyHeader(rows, cols int) []byte {
-	dict := fmt.Sprintf("{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
-	h := append([]byte("\x93NUMPY\x01\x00"), 0, 0)
-	binary.LittleEndian.PutUint16(h[8:], npyHeaderLen-10)
-	h = append(h, dict...)
-	for len(h) < npyHeaderLen-1 {
-		h = append(h, ' ')
-	}
-	return append(h, '\n')
-}
-
-func (s *npySink) add(b batch) (int, error) {
-	n, err := s.plan.Execute(s.dst, b.buf)
-	if err != nil {
-		return 0, &engineError{err}
-	}
-	vals := s.dst[:n*s.bins]
-	raw := s.raw[:4*len(vals)]
-	for i, v := range vals {
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
-	}
-	if _, err := s.w.Write(raw); err != nil {
-		return n, fmt.Errorf("write output: %w", err)
-	}
-	return n, nil
-}
-
-func (s *npySink) finish(f *os.File, w *bufio.Writer, frames int) error {
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	if _, err := f.WriteAt(npyHeader(frames, s.bins), 0); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
-}
-
-func (s *npySink) close() { s.plan.Close() }
-
-// ---- CSV: header time_s, then each bin's centre frequency in Hz; one row
-// per frame at the time of the frame's centre.
-
-type csvSink struct {
-	plan        gpufft.SpectrogramPlan
-	w           *bufio.Writer
-	dst         []float32
-	line        []byte
-	bins, n     int
-	hop         int
-	rate        float64
-	frameOffset int
+func newNPYSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, w *bufio.Writer) (sink, error) {
+	out, err := newNPYRows(w, cfg.Bins())
+	return newRowSink(eng, cfg, out, err)
 }
 
 func newCSVSink(eng gpufft.Engine, cfg gpufft.SpectrogramConfig, w *bufio.Writer, rate int) (sink, error) {
-	p, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, &engineError{err}
-	}
-	s := &csvSink{plan: p, w: w, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins(), n: cfg.Size, hop: cfg.Hop, rate: float64(rate)}
-	line := []byte("time_s")
-	for k := range s.bins {
-		line = append(line, ',')
-		line = strconv.AppendFloat(line, float64(k)*s.rate/float64(s.n), 'f', -1, 64)
-	}
-	line = append(line, '\n')
-	if _, err := w.Write(line); err != nil {
-		return nil, fmt.Errorf("write output: %w", err)
-	}
-	return s, nil
+	out, err := newCSVRows(w, cfg.Size, cfg.Hop, rate)
+	return newRowSink(eng, cfg, out, err)
 }
 
-func (s *csvSink) add(b batch) (int, error) {
+func (s *rowSink) add(b batch) (int, error) {
 	n, err := s.plan.Execute(s.dst, b.buf)
 	if err != nil {
 		return 0, &engineError{err}
 	}
-	for f := range n {
-		line := s.line[:0]
-		t := (float64((b.first+f)*s.hop) + float64(s.n)/2) / s.rate
-		line = strconv.AppendFloat(line, t, 'f', -1, 64)
-		for _, v := range s.dst[f*s.bins : (f+1)*s.bins] {
-			line = append(line, ',')
-			line = strconv.AppendFloat(line, float64(v), 'g', -1, 32)
-		}
-		line = append(line, '\n')
-		s.line = line
-		if _, err := s.w.Write(line); err != nil {
-			return f, fmt.Errorf("write output: %w", err)
-		}
-	}
-	return n, nil
+	return n, s.out.rows(b.first, s.dst[:n*s.bins])
 }
 
-func (s *csvSink) finish(_ *os.File, w *bufio.Writer, _ int) error {
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
+func (s *rowSink) finish(f *os.File, _ *bufio.Writer, frames int) error {
+	return s.out.finish(f, frames)
 }
 
-func (s *csvSink) close() { s.plan.Close() }
+func (s *rowSink) close() { s.plan.Close() }
 
 // ---- PNG: the engine folds frames into the pixel grid; the host colours
 // and decorates the image.

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -32,7 +33,8 @@ type Command struct {
 func Commands() []Command {
 	return []Command{
 		{"analyze", "render audio files as spectrogram PNG, NPY or CSV", runAnalyze},
-		{"devices", "list OpenCL devices", runDevices},
+		{"capture", "record the live spectrogram of an input or the generator", runCapture},
+		{"devices", "list OpenCL and audio devices", runDevices},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
 	}
 }
@@ -92,13 +94,19 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	devs, err := gpufft.Devices()
+	adevs, aerr := audio.Devices()
 	if *asJSON {
 		out := struct {
 			OpenCL      []gpufft.DeviceInfo `json:"opencl"`
 			OpenCLError string              `json:"opencl_error,omitempty"`
-		}{OpenCL: devs}
+			Audio       []audio.DeviceInfo  `json:"audio"`
+			AudioError  string              `json:"audio_error,omitempty"`
+		}{OpenCL: devs, Audio: adevs}
 		if err != nil {
 			out.OpenCLError = err.Error()
+		}
+		if aerr != nil {
+			out.AudioError = aerr.Error()
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -126,7 +134,40 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		tw.Flush()
 		fmt.Fprintf(stdout, "  * default (choose with --device or %s: index or name)\n", gpufft.EnvDevice)
 	}
+	printAudioDevices(stdout, adevs, aerr)
 	return ExitOK
+}
+
+func printAudioDevices(w io.Writer, devs []audio.DeviceInfo, err error) {
+	fmt.Fprintln(w, "\nAudio devices:")
+	inputs := 0
+	for _, d := range devs {
+		if d.MaxInputChannels > 0 {
+			inputs++
+		}
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "  none: %v (the signal generator is used)\n", err)
+		return
+	case inputs == 0:
+		fmt.Fprintf(w, "  no input device (%d devices, no sound server or no inputs): the signal generator is used\n", len(devs))
+	}
+	if len(devs) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #	name	host API	in	out	rate	latency low/high	")
+	for _, d := range devs {
+		mark := " "
+		if d.DefaultInput {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s %d	%s	%s	%d	%d	%.0f Hz	%v / %v	\n", mark, d.Index, d.Name, d.HostAPI, d.MaxInputChannels,
+			d.MaxOutputChannels, d.DefaultRate, d.LowLatency.Round(100*time.Microsecond), d.HighLatency.Round(100*time.Microsecond))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "  * default input (choose with prism capture --device: index or name)")
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {

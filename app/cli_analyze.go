@@ -49,13 +49,15 @@ type analysisFlags struct {
 	colormap           string
 }
 
-func (a *analysisFlags) register(fs *flag.FlagSet) {
+// register adds the flags; openclFlag names the OpenCL device flag
+// ("device" for analyze; capture's --device is the audio device).
+func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 	fs.IntVar(&a.fft, "fft", 4096, "FFT size: a power of two, 64…65536")
 	fs.IntVar(&a.hop, "hop", 0, "hop between frames in samples, 1…N (default N/4)")
 	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&a.channel, "channel", "mix", "channel: mix (mean of channels) or a 0-based index")
 	fs.StringVar(&a.engine, "engine", "auto", "engine: auto (GPU if usable, else CPU), gpu, cpu")
-	fs.StringVar(&a.device, "device", "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
+	fs.StringVar(&a.device, openclFlag, "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
 	fs.IntVar(&a.width, "width", 1920, "PNG plot area width in pixels")
 	fs.IntVar(&a.height, "height", 1080, "PNG plot area height in pixels")
 	fs.StringVar(&a.freqScale, "freq-scale", "log", "PNG frequency axis: lin, log, mel")
@@ -152,7 +154,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	var af analysisFlags
-	af.register(fs)
+	af.register(fs, "device")
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")

@@ -24,6 +24,12 @@ type LiveSettings struct {
 	History   int           // spectrogram columns kept (of the mix)
 }
 
+// spectrogramConfig is the mono dB spectrogram these settings describe (for
+// plot layouts).
+func (s LiveSettings) spectrogramConfig() gpufft.SpectrogramConfig {
+	return gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: 1, Mix: true, MaxSamples: s.FFT}
+}
+
 // DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
 // exponential averaging, 8-frame linear average, 2 s peak hold decaying at
 // 20 dB/s, and 2048 history columns.

@@ -151,6 +151,10 @@ func (s *stallingSource) Read(dst []float32) (int, time.Time, error) {
 	<-s.closed
 	return 0, time.Time{}, errors.New("closed")
 }
+
+// Abort makes a blocked Read return, as the watchdog asks.
+func (s *stallingSource) Abort() { s.Close() }
+
 func (s *stallingSource) Close() error {
 	if s.once.CompareAndSwap(false, true) {
 		close(s.closed)

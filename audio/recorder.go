@@ -19,29 +19,41 @@ type RecorderStats struct {
 	RingLost   uint64 // frames overwritten before the analysis read them
 }
 
-// Recorder runs a Source into a Ring on its own goroutine (the capture
-// goroutine: it owns the block buffer and is the ring's only writer). A
-// watchdog marks the source stalled when no data comes for max(200 ms, 4
-// block periods), closes it (which makes a blocked Read return) and the
-// capture goroutine reopens it with open, as it does after a read error.
+// aborter is a source whose blocked Read can be made to return from another
+// goroutine. PortAudio streams are not: they are only ever closed by the
+// goroutine that reads them.
+type aborter interface{ Abort() }
+
+type overflowCounter interface{ Overflows() uint64 }
+
+// Recorder runs a Source into a Ring on a capture goroutine, the ring's
+// only writer. A watchdog marks the source stalled when no data comes for
+// max(200 ms, 4 block periods) and starts a new capture goroutine on a
+// freshly opened source; the stuck one is abandoned: it may write nothing
+// more and closes its own source whenever its Read returns (a PortAudio
+// stream must not be closed under a blocked read). Read errors reopen the
+// source the same way.
 type Recorder struct {
 	open     func() (Source, error)
 	ring     *Ring
 	rate     int
 	channels int
-	name     string
 	limit    time.Duration
 
-	mu        sync.Mutex // guards src, lastErr
-	src       Source
+	writeMu   sync.Mutex // held while writing the ring: one generation at a time
+	gen       atomic.Uint64
+	mu        sync.Mutex // guards name, lastErr, cur
+	name      string
 	lastErr   string
+	cur       Source
 	lastData  atomic.Int64 // UnixNano of the last block
 	stalls    atomic.Uint64
 	reopens   atomic.Uint64
-	overflows atomic.Uint64 // from closed sources; live ones are added in Stats
+	overflows atomic.Uint64 // from retired sources; the live one is added in Stats
 	stalled   atomic.Bool
 	stop      chan struct{}
-	done      sync.WaitGroup
+	stopOnce  sync.Once
+	running   sync.WaitGroup // the current capture goroutine and the watchdog
 }
 
 // StartRecorder opens the first source and starts capturing into a ring of
@@ -53,14 +65,12 @@ func StartRecorder(open func() (Source, error), ringSeconds float64) (*Recorder,
 		return nil, err
 	}
 	rate, ch := src.SampleRate(), src.Channels()
-	r := &Recorder{open: open, rate: rate, channels: ch, name: src.Name(), src: src, stop: make(chan struct{}),
+	r := &Recorder{open: open, rate: rate, channels: ch, name: src.Name(), cur: src, stop: make(chan struct{}),
 		ring: NewRing(int(max(2, ringSeconds)*float64(rate)), ch)}
-	// a block is at most 5 ms from the generator or a capture; allow for
-	// larger ones from other sources
 	r.limit = max(200*time.Millisecond, 4*time.Duration(float64(time.Second)*4096/float64(rate)))
 	r.lastData.Store(time.Now().UnixNano())
-	r.done.Add(2)
-	go r.capture(src)
+	r.running.Add(2)
+	go r.capture(src, r.gen.Load())
 	go r.watchdog()
 	return r, nil
 }
@@ -72,14 +82,12 @@ func (r *Recorder) Ring() *Ring { return r.ring }
 func (r *Recorder) SampleRate() int { return r.rate }
 func (r *Recorder) Channels() int   { return r.channels }
 
-type overflowCounter interface{ Overflows() uint64 }
-
 // Stats returns the counters.
 func (r *Recorder) Stats() RecorderStats {
 	r.mu.Lock()
 	s := RecorderStats{Source: r.name, LastError: r.lastErr}
 	ov := r.overflows.Load()
-	if oc, ok := r.src.(overflowCounter); ok && r.src != nil {
+	if oc, ok := r.cur.(overflowCounter); ok {
 		ov += oc.Overflows()
 	}
 	r.mu.Unlock()
@@ -94,72 +102,89 @@ func (r *Recorder) setErr(err error) {
 	r.mu.Unlock()
 }
 
-func (r *Recorder) capture(src Source) {
-	defer r.done.Done()
+func (r *Recorder) stopped() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// retire closes a source its own goroutine is done with.
+func (r *Recorder) retire(src Source) {
+	if oc, ok := src.(overflowCounter); ok {
+		r.overflows.Add(oc.Overflows())
+	}
+	src.Close()
+}
+
+// capture is generation g's loop. It ends when stopped, abandoned by the
+// watchdog, or after handing over to a reopened source.
+func (r *Recorder) capture(src Source, g uint64) {
+	defer r.running.Done()
 	block := make([]float32, 4096*r.channels)
 	for {
-		select {
-		case <-r.stop:
-			return
-		default:
-		}
 		n, at, err := src.Read(block)
+		if r.stopped() || r.gen.Load() != g {
+			r.retire(src)
+			return
+		}
 		if err != nil {
-			src = r.reopen(src, err)
-			if src == nil {
-				return
-			}
-			continue
+			r.setErr(err)
+			r.retire(src)
+			r.restart(g)
+			return
 		}
 		if n > 0 {
-			r.ring.Write(block[:n*r.channels], at)
-			r.lastData.Store(at.UnixNano())
-			r.stalled.Store(false)
+			r.writeMu.Lock()
+			if r.gen.Load() == g { // not abandoned meanwhile
+				r.ring.Write(block[:n*r.channels], at)
+				r.lastData.Store(at.UnixNano())
+				r.stalled.Store(false)
+			}
+			r.writeMu.Unlock()
 		}
 	}
 }
 
-// reopen closes src and opens a new source, retrying every 500 ms until it
-// works or the recorder stops (nil).
-func (r *Recorder) reopen(src Source, cause error) Source {
-	r.setErr(cause)
-	r.mu.Lock()
-	if oc, ok := src.(overflowCounter); ok {
-		r.overflows.Add(oc.Overflows())
-	}
-	r.src = nil
-	r.mu.Unlock()
-	src.Close()
-	for {
-		select {
-		case <-r.stop:
-			return nil
-		default:
-		}
+// restart opens a new source (retrying every 500 ms until it works or the
+// recorder stops) and runs a new capture generation on it, if generation g
+// is still the current one.
+func (r *Recorder) restart(g uint64) {
+	for !r.stopped() {
 		s, err := r.open()
 		if err == nil && (s.SampleRate() != r.rate || s.Channels() != r.channels) {
 			s.Close()
 			err = fmt.Errorf("audio: reopened %s at %d Hz × %d channels, was %d × %d", s.Name(), s.SampleRate(), s.Channels(), r.rate, r.channels)
 		}
 		if err == nil {
+			r.writeMu.Lock()
+			if !r.gen.CompareAndSwap(g, g+1) || r.stopped() {
+				r.writeMu.Unlock()
+				s.Close()
+				return
+			}
 			r.mu.Lock()
-			r.src, r.name = s, s.Name()
+			r.cur, r.name = s, s.Name()
 			r.mu.Unlock()
 			r.reopens.Add(1)
 			r.lastData.Store(time.Now().UnixNano())
-			return s
+			r.running.Add(1)
+			go r.capture(s, g+1)
+			r.writeMu.Unlock()
+			return
 		}
 		r.setErr(err)
 		select {
 		case <-r.stop:
-			return nil
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
 }
 
 func (r *Recorder) watchdog() {
-	defer r.done.Done()
+	defer r.running.Done()
 	t := time.NewTicker(r.limit / 4)
 	defer t.Stop()
 	for {
@@ -172,28 +197,40 @@ func (r *Recorder) watchdog() {
 			}
 			r.stalled.Store(true)
 			r.stalls.Add(1)
+			r.setErr(fmt.Errorf("audio: no data for %v: reopening", r.limit))
+			// abandon the stuck generation (its Read may never return) and
+			// start another on a fresh source
+			g := r.gen.Load()
 			r.mu.Lock()
-			src := r.src
+			stuck := r.cur
 			r.mu.Unlock()
-			if src != nil {
-				src.Close() // a blocked Read returns; capture reopens
+			if a, ok := stuck.(aborter); ok {
+				a.Abort()
 			}
+			go func() {
+				r.restart(g)
+			}()
 		}
 	}
 }
 
-// Stop ends capture and closes the source. Calling it twice is harmless.
+// Stop ends capture. The current source is closed by its goroutine; Stop
+// waits for that up to a second (a stalled device may never return from a
+// read: its goroutine is then left to finish on its own). Calling Stop
+// twice is harmless.
 func (r *Recorder) Stop() {
-	select {
-	case <-r.stop:
-		return
-	default:
-	}
-	close(r.stop)
-	r.mu.Lock()
-	if r.src != nil {
-		r.src.Close()
-	}
-	r.mu.Unlock()
-	r.done.Wait()
+	r.stopOnce.Do(func() {
+		close(r.stop)
+		r.mu.Lock()
+		if a, ok := r.cur.(aborter); ok {
+			a.Abort()
+		}
+		r.mu.Unlock()
+		done := make(chan struct{})
+		go func() { r.running.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+		}
+	})
 }
