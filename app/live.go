@@ -55,25 +55,28 @@ type Spectrum struct {
 
 // LiveStats describe the analysis at any time.
 type LiveStats struct {
-	Engine        string             `json:"engine"`
-	Device        string             `json:"device"`
-	Source        string             `json:"source"`
-	SampleRate    int                `json:"sample_rate"`
-	Channels      int                `json:"channels"`
-	FFT           int                `json:"fft"`
-	Hop           int                `json:"hop"`
-	MsPerBatch    float64            `json:"ms_per_batch"`        // latest engine call, all channels
-	EngineMs      map[string]float64 `json:"engine_ms_per_batch"` // each engine's mean
-	FramesPerSec  float64            `json:"frames_per_s"`        // per channel
-	Frames        uint64             `json:"frames"`              // per channel, analyzed
-	LatencyP50Ms  float64            `json:"latency_p50_ms"`      // sample arrival → spectrum published
-	LatencyP99Ms  float64            `json:"latency_p99_ms"`
-	LatencyMaxMs  float64            `json:"latency_max_ms"`
-	DroppedFrames uint64             `json:"dropped_input_frames"` // overwritten in the ring before analysis
-	Overflows     uint64             `json:"input_overflows"`      // device buffers dropped by PortAudio
-	Stalls        uint64             `json:"stalls"`
-	Reopens       uint64             `json:"reopens"`
-	Status        string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
+	Engine         string             `json:"engine"`
+	Device         string             `json:"device"`
+	Source         string             `json:"source"`
+	SampleRate     int                `json:"sample_rate"`
+	Channels       int                `json:"channels"`
+	FFT            int                `json:"fft"`
+	Hop            int                `json:"hop"`
+	MsPerBatch     float64            `json:"ms_per_batch"` // latest engine call, all channels
+	BatchP50Ms     float64            `json:"batch_p50_ms"` // engine call (upload, kernels, download), recent batches
+	BatchP99Ms     float64            `json:"batch_p99_ms"`
+	FramesPerBatch float64            `json:"frames_per_batch"`    // per channel, mean
+	EngineMs       map[string]float64 `json:"engine_ms_per_batch"` // each engine's mean
+	FramesPerSec   float64            `json:"frames_per_s"`        // per channel
+	Frames         uint64             `json:"frames"`              // per channel, analyzed
+	LatencyP50Ms   float64            `json:"latency_p50_ms"`      // sample arrival → spectrum published
+	LatencyP99Ms   float64            `json:"latency_p99_ms"`
+	LatencyMaxMs   float64            `json:"latency_max_ms"`
+	DroppedFrames  uint64             `json:"dropped_input_frames"` // overwritten in the ring before analysis
+	Overflows      uint64             `json:"input_overflows"`      // device buffers dropped by PortAudio
+	Stalls         uint64             `json:"stalls"`
+	Reopens        uint64             `json:"reopens"`
+	Status         string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
 }
 
 // Live analyzes a Recorder's stream in real time. Its engine goroutine
@@ -112,6 +115,8 @@ type Live struct {
 	histNext uint64 // columns ever pushed
 	lat      []float64
 	latN     int
+	batch    []float64 // recent engine call times, ms
+	batchN   int
 	stats    LiveStats
 	engMs    map[string][2]float64 // sum, count
 	fpsMark  time.Time
@@ -133,6 +138,7 @@ func NewLive(rec *audio.Recorder, engines Engines, s LiveSettings) (*Live, error
 		rate: rec.SampleRate(), ch: rec.Channels(), engMs: map[string][2]float64{}}
 	l.outCh = l.ch + 1
 	l.lat = make([]float64, 4096)
+	l.batch = make([]float64, 4096)
 	if err := l.configure(s); err != nil {
 		return nil, err
 	}
@@ -453,6 +459,8 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 	l.frames += uint64(frames)
 	ms := took.Seconds() * 1e3
 	l.stats.MsPerBatch = ms
+	l.batch[l.batchN%len(l.batch)] = ms
+	l.batchN++
 	e := l.engMs[l.eng.Name()]
 	l.engMs[l.eng.Name()] = [2]float64{e[0] + ms, e[1] + 1}
 	if arrivedOK {
@@ -521,13 +529,16 @@ func (l *Live) Stats() LiveStats {
 	for k, v := range l.engMs {
 		s.EngineMs[k] = v[0] / v[1]
 	}
-	n := min(l.latN, len(l.lat))
-	if n > 0 {
+	if n := min(l.latN, len(l.lat)); n > 0 {
 		lat := slices.Clone(l.lat[:n])
 		slices.Sort(lat)
-		s.LatencyP50Ms = lat[n/2]
-		s.LatencyP99Ms = lat[min(n-1, n*99/100)]
-		s.LatencyMaxMs = lat[n-1]
+		s.LatencyP50Ms, s.LatencyP99Ms, s.LatencyMaxMs = lat[n/2], lat[min(n-1, n*99/100)], lat[n-1]
+	}
+	if n := min(l.batchN, len(l.batch)); n > 0 {
+		b := slices.Clone(l.batch[:n])
+		slices.Sort(b)
+		s.BatchP50Ms, s.BatchP99Ms = b[n/2], b[min(n-1, n*99/100)]
+		s.FramesPerBatch = float64(l.frames) / float64(l.batchN)
 	}
 	return s
 }

@@ -194,3 +194,33 @@ func TestNoteName(t *testing.T) {
 		t.Errorf("cents %g, want 30", c)
 	}
 }
+
+// TestFileSourceLive: a file played through the live pipeline is analyzed
+// like a device's input, and loops at its end.
+func TestFileSourceLive(t *testing.T) {
+	in := tempPath(t, "in.wav")
+	writeWAV(t, in, 16000, [][]float32{tone(4000, 16000, 2500, 0.5)}) // 0.25 s
+	rec, err := audio.StartRecorder(func() (audio.Source, error) { return audio.OpenFileSource(in, true) }, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop = 1024, 256
+	l, err := NewLive(rec, Engines{Preferred: cpu, CPU: cpu}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	runLive(l, 700*time.Millisecond)
+	var sp Spectrum
+	l.Latest(0, &sp)
+	if math.Abs(sp.Peak.Freq-2500) > 0.2*sp.BinHz {
+		t.Errorf("peak %+v, want 2500 Hz", sp.Peak)
+	}
+	if st := rec.Stats(); st.Reopens < 1 || st.RingFrames < 8000 {
+		t.Errorf("the file did not loop: %+v", st)
+	}
+}
