@@ -135,18 +135,12 @@ func analyzeWith(ctx context.Context, in, out, format string, opts AnalyzeOption
 		total = int((n-int64(opts.FFT))/int64(opts.Hop) + 1)
 	}
 
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	of, err := createOutput(out)
 	if err != nil {
-		return res, fmt.Errorf("create output: %w", err)
+		return res, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 1<<20)
+	defer of.Discard()
+	w := of.w
 
 	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: st.outCh,
@@ -193,20 +187,12 @@ func analyzeWith(ctx context.Context, in, out, format string, opts AnalyzeOption
 	if res.Frames == 0 {
 		return res, inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, st.frames, opts.FFT)
 	}
-	if err := sink.finish(tmp, w, res.Frames); err != nil {
+	if err := sink.finish(of.tmp, w, res.Frames); err != nil {
 		return res, err
 	}
-	if err := tmp.Sync(); err != nil {
-		return res, fmt.Errorf("write %s: %w", out, err)
+	if err := of.Commit(); err != nil {
+		return res, err
 	}
-	if err := tmp.Close(); err != nil {
-		return res, fmt.Errorf("write %s: %w", out, err)
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		os.Remove(tmp.Name())
-		return res, fmt.Errorf("write %s: %w", out, err)
-	}
-	done = true
 	return res, nil
 }
 

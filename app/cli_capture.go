@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -167,18 +165,12 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines Engines, opts Ana
 	}
 	defer live.Close()
 
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.tmp")
+	of, err := createOutput(out)
 	if err != nil {
-		return LiveStats{}, fmt.Errorf("create output: %w", err)
+		return LiveStats{}, err
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 1<<20)
+	defer of.Discard()
+	w := of.w
 	bins := opts.FFT/2 + 1
 	var rw rowWriter
 	switch format {
@@ -229,16 +221,12 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines Engines, opts Ana
 	if werr != nil {
 		return live.Stats(), werr
 	}
-	if err := rw.finish(tmp, written); err != nil {
+	if err := rw.finish(of.tmp, written); err != nil {
 		return live.Stats(), err
 	}
-	if err := tmp.Close(); err != nil {
-		return live.Stats(), fmt.Errorf("write %s: %w", out, err)
+	if err := of.Commit(); err != nil {
+		return live.Stats(), err
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return live.Stats(), fmt.Errorf("write %s: %w", out, err)
-	}
-	done = true
 	st := live.Stats()
 	if verbose {
 		fmt.Fprintf(stderr, "prism: %s: %d frames; latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped, %d overflows, %d stalls\n",

@@ -230,15 +230,17 @@ func (r *rfft) split(z []complex64, dst []complex64) {
 	dst[0] = complex(real(z0)+imag(z0), 0)
 	dst[m] = complex(real(z0)-imag(z0), 0)
 	for k := 1; k < len(wn); k++ {
-		zk, zj := z[k], z[m-k]
-		er, ei := (real(zk)+real(zj))*0.5, (imag(zk)-imag(zj))*0.5
-		or, oi := (imag(zk)+imag(zj))*0.5, (real(zj)-real(zk))*0.5
-		w := wn[k]
-		tr := real(w)*or - imag(w)*oi
-		ti := real(w)*oi + imag(w)*or
-		dst[k] = complex(er+tr, ei+ti)
-		dst[m-k] = complex(er-tr, ti-ei)
+		dst[k], dst[m-k] = splitPair(z[k], z[m-k], wn[k])
 	}
+}
+
+// splitPair returns X[k] and X[m−k] from Z[k], Z[m−k] and W_n^k.
+func splitPair(zk, zj, w complex64) (x, y complex64) {
+	er, ei := (real(zk)+real(zj))*0.5, (imag(zk)-imag(zj))*0.5
+	or, oi := (imag(zk)+imag(zj))*0.5, (real(zj)-real(zk))*0.5
+	tr := real(w)*or - imag(w)*oi
+	ti := real(w)*oi + imag(w)*or
+	return complex(er+tr, ei+ti), complex(er-tr, ti-ei)
 }
 
 // splitPower is split followed by |X_k|²·g² (gEnd² at k = 0 and k = m),
@@ -254,16 +256,9 @@ func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32) {
 	dst[0] = a * a * gEnd * gEnd
 	dst[m] = b * b * gEnd * gEnd
 	for k := 1; k < len(wn); k++ {
-		zk, zj := z[k], z[m-k]
-		er, ei := (real(zk)+real(zj))*0.5, (imag(zk)-imag(zj))*0.5
-		or, oi := (imag(zk)+imag(zj))*0.5, (real(zj)-real(zk))*0.5
-		w := wn[k]
-		tr := real(w)*or - imag(w)*oi
-		ti := real(w)*oi + imag(w)*or
-		xr, xi := er+tr, ei+ti
-		yr, yi := er-tr, ti-ei
-		dst[k] = (xr*xr + xi*xi) * g2
-		dst[m-k] = (yr*yr + yi*yi) * g2
+		x, y := splitPair(z[k], z[m-k], wn[k])
+		dst[k] = (real(x)*real(x) + imag(x)*imag(x)) * g2
+		dst[m-k] = (real(y)*real(y) + imag(y)*imag(y)) * g2
 	}
 }
 
