@@ -118,3 +118,12 @@ func (rc readCloser) Close() error {
 	}
 	return nil
 }
+
+// recoverCorrupt turns a panic inside a third-party decoder (go-mp3 indexes
+// past its tables on some corrupt frames; found by fuzzing) into a
+// FormatError, so bad input is an error, never a crash.
+func recoverCorrupt(name, format string, err *error) {
+	if r := recover(); r != nil {
+		*err = &FormatError{Name: name, Reason: fmt.Sprintf("%s: corrupt stream (decoder failed: %v)", format, r)}
+	}
+}

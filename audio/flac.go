@@ -19,7 +19,8 @@ type flacDecoder struct {
 	scale   float32
 }
 
-func newFLAC(r io.ReadCloser, name string) (Decoder, error) {
+func newFLAC(r io.ReadCloser, name string) (d Decoder, err error) {
+	defer recoverCorrupt(name, "FLAC", &err)
 	s, err := flac.New(r)
 	if err != nil {
 		return nil, &FormatError{Name: name, Reason: "FLAC: " + err.Error()}
@@ -43,10 +44,10 @@ func newFLAC(r io.ReadCloser, name string) (Decoder, error) {
 func (d *flacDecoder) Format() Format     { return d.format }
 func (d *flacDecoder) Warnings() []string { return nil }
 
-func (d *flacDecoder) Read(dst []float32) (int, error) {
+func (d *flacDecoder) Read(dst []float32) (n int, err error) {
+	defer recoverCorrupt(d.name, "FLAC", &err)
 	ch := d.format.Channels
 	want := len(dst) / ch
-	n := 0
 	for n < want {
 		if d.pending == nil || d.pos >= len(d.pending[0]) {
 			fr, err := d.stream.ParseNext()

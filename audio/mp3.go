@@ -18,7 +18,8 @@ type mp3Decoder struct {
 	raw    []byte
 }
 
-func newMP3(r io.ReadCloser, name string) (Decoder, error) {
+func newMP3(r io.ReadCloser, name string) (d Decoder, err error) {
+	defer recoverCorrupt(name, "MP3", &err)
 	dec, err := mp3.NewDecoder(r)
 	if err != nil {
 		return nil, &FormatError{Name: name, Reason: "MP3: " + err.Error()}
@@ -34,12 +35,13 @@ func newMP3(r io.ReadCloser, name string) (Decoder, error) {
 func (d *mp3Decoder) Format() Format     { return d.format }
 func (d *mp3Decoder) Warnings() []string { return nil }
 
-func (d *mp3Decoder) Read(dst []float32) (int, error) {
+func (d *mp3Decoder) Read(dst []float32) (n int, err error) {
+	defer recoverCorrupt(d.name, "MP3", &err)
 	frames := min(len(dst)/2, len(d.raw)/4)
 	if frames == 0 {
 		return 0, nil
 	}
-	n, err := io.ReadFull(d.dec, d.raw[:4*frames])
+	n, err = io.ReadFull(d.dec, d.raw[:4*frames])
 	n -= n % 4
 	for i := range n / 2 {
 		dst[i] = float32(int16(binary.LittleEndian.Uint16(d.raw[2*i:]))) / (1 << 15)
