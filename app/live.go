@@ -21,7 +21,7 @@ type LiveSettings struct {
 	AvgFrames int           // linear average over this many frames
 	PeakHold  time.Duration // how long a peak is held before it decays
 	PeakDecay float64       // dB/s once the hold time is over
-	History   int           // spectrogram columns kept (of the mix)
+	History   int           // spectrogram columns kept, per output channel
 }
 
 // spectrogramConfig is the mono dB spectrogram these settings describe (for
@@ -109,10 +109,10 @@ type Live struct {
 	frames   uint64
 	lastPub  time.Time
 
-	mu       sync.Mutex // guards everything below
-	pub      []Spectrum // published copies
-	hist     [][]float32
-	histNext uint64 // columns ever pushed
+	mu       sync.Mutex    // guards everything below
+	pub      []Spectrum    // published copies
+	hist     [][][]float32 // [output channel][column % History][bin], dB
+	histNext uint64        // columns ever pushed
 	lat      []float64
 	latN     int
 	batch    []float64 // recent engine call times, ms
@@ -225,9 +225,12 @@ func (l *Live) configure(s LiveSettings) error {
 		p.Current, p.ExpAvg, p.LinAvg, p.PeakHold, p.MinHold = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
 		p.BinHz = float64(l.rate) / float64(s.FFT)
 	}
-	l.hist = make([][]float32, s.History)
-	for i := range l.hist {
-		l.hist[i] = make([]float32, bins)
+	l.hist = make([][][]float32, l.outCh)
+	for c := range l.hist {
+		l.hist[c] = make([][]float32, s.History)
+		for i := range l.hist[c] {
+			l.hist[c][i] = make([]float32, bins)
+		}
 	}
 	l.histNext = 0
 	l.stats.FFT, l.stats.Hop = s.FFT, s.Hop
@@ -253,9 +256,9 @@ func (l *Live) UseEngine(name string) {
 			next = l.engines.Preferred
 		}
 		prev := l.eng
-		l.eng = next
+		l.setEng(next)
 		if err := l.configure(l.set); err != nil {
-			l.eng = prev
+			l.setEng(prev)
 			return fmt.Errorf("switch to %s: %w", name, err)
 		}
 		return nil
@@ -319,7 +322,7 @@ func (l *Live) Step() (int, error) {
 	if err != nil {
 		if l.eng != l.engines.CPU {
 			l.setStatus(fmt.Sprintf("GPU failed: %v — using the CPU", err))
-			l.eng = l.engines.CPU
+			l.setEng(l.engines.CPU)
 			if err := l.configure(l.set); err != nil {
 				return 0, err
 			}
@@ -453,8 +456,10 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 		}
 		p.Peak = FindPeak(p.Current, p.BinHz)
 	}
-	// history: the mix's newest frame
-	copy(l.hist[l.histNext%uint64(len(l.hist))], l.pub[l.ch].Current)
+	// history: each channel's newest frame
+	for c := range l.outCh {
+		copy(l.hist[c][l.histNext%uint64(len(l.hist[c]))], l.pub[c].Current)
+	}
 	l.histNext++
 	l.frames += uint64(frames)
 	ms := took.Seconds() * 1e3
@@ -497,26 +502,61 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	dst.Peak, dst.BinHz = p.Peak, p.BinHz
 }
 
-// Columns copies the mix's spectrogram columns pushed after column number
-// `after` (oldest first, at most len(dst)) into dst's rows and returns how
-// many it copied and the number of the newest.
-func (l *Live) Columns(dst [][]float32, after uint64) (int, uint64) {
+// Columns copies output channel c's spectrogram columns (c = Channels for
+// the mix) pushed after column number `after` (oldest first, at most
+// len(dst)) into dst's rows, and returns how many it copied and the number
+// of columns ever pushed. One column is pushed per batch: its newest frame.
+func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	first := max(after, l.histNext-min(l.histNext, uint64(len(l.hist))))
+	h := l.hist[c]
+	first := max(after, l.histNext-min(l.histNext, uint64(len(h))))
 	n := 0
 	for col := first; col < l.histNext && n < len(dst); col++ {
-		dst[n] = append(dst[n][:0], l.hist[col%uint64(len(l.hist))]...)
+		dst[n] = append(dst[n][:0], h[col%uint64(len(h))]...)
 		n++
 	}
 	return n, l.histNext
 }
 
+// SetSource switches the analysis to another recorder (a different device,
+// rate or channel count) between batches; the analyzer, its engine and
+// settings carry on. The caller stops the old recorder afterwards.
+func (l *Live) SetSource(rec *audio.Recorder) {
+	l.cmds <- func(l *Live) error {
+		prevRec, prevCh, prevRate := l.rec, l.ch, l.rate
+		l.setRec(rec, rec.Channels(), rec.SampleRate())
+		if err := l.configure(l.set); err != nil {
+			l.setRec(prevRec, prevCh, prevRate)
+			return fmt.Errorf("switch source: %w", err)
+		}
+		rec.Ring().Drain(0)
+		l.pos = rec.Ring().Position()
+		return nil
+	}
+}
+
+// setEng switches the engine (engine goroutine; Stats reads it under the
+// lock).
+func (l *Live) setEng(e gpufft.Engine) {
+	l.mu.Lock()
+	l.eng = e
+	l.mu.Unlock()
+}
+
+// setRec switches the recorder fields (engine goroutine; Stats reads them
+// under the lock).
+func (l *Live) setRec(rec *audio.Recorder, ch, rate int) {
+	l.mu.Lock()
+	l.rec, l.ch, l.rate, l.outCh = rec, ch, rate, ch+1
+	l.mu.Unlock()
+}
+
 // Stats returns the current statistics.
 func (l *Live) Stats() LiveStats {
-	rs := l.rec.Stats()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	rs := l.rec.Stats()
 	s := l.stats
 	s.Engine, s.Device = l.eng.Name(), l.eng.Device()
 	s.Source, s.SampleRate, s.Channels = rs.Source, l.rate, l.ch

@@ -65,9 +65,12 @@ func TestLiveGenerator(t *testing.T) {
 			t.Errorf("stats %+v", st)
 		}
 		cols := make([][]float32, 4)
-		n, newest := l.Columns(cols, 0)
-		if n != 4 || newest < 30 || len(cols[0]) != 2049 {
-			t.Errorf("Columns: %d, newest %d", n, newest)
+		for c := range 3 {
+			n, newest := l.Columns(c, cols, 0)
+			k := int(math.Round(1000 / sp.BinHz))
+			if n != 4 || newest < 30 || len(cols[0]) != 2049 || math.Abs(float64(cols[3][k]-sp.Current[k])) > 0.5 {
+				t.Errorf("Columns(%d): %d, newest %d", c, n, newest)
+			}
 		}
 		l.Close()
 		t.Logf("%s: %d frames, latency p50 %.2f ms p99 %.2f ms, %.3f ms/batch", st.Engine, st.Frames, st.LatencyP50Ms, st.LatencyP99Ms, st.MsPerBatch)
@@ -99,6 +102,14 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	}
 	if st.DroppedFrames != 0 {
 		t.Errorf("%d frames dropped across the changes", st.DroppedFrames)
+	}
+	// another source: 44.1 kHz stereo instead of 48 kHz mono
+	rec2 := startGenerator(t, "sine:5000:-12", 44100, 2)
+	l.SetSource(rec2)
+	runLive(l, 400*time.Millisecond)
+	l.Latest(2, &sp)
+	if st := l.Stats(); st.SampleRate != 44100 || st.Channels != 2 || math.Abs(sp.Peak.Freq-5000) > 5 {
+		t.Errorf("after SetSource: %d Hz × %d, mix peak %+v", st.SampleRate, st.Channels, sp.Peak)
 	}
 	if len(engs) > 1 {
 		if _, ok := st.EngineMs["opencl"]; !ok {
