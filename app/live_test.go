@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -233,5 +234,25 @@ func TestFileSourceLive(t *testing.T) {
 	}
 	if st := rec.Stats(); st.Reopens < 1 || st.RingFrames < 8000 {
 		t.Errorf("the file did not loop: %+v", st)
+	}
+}
+
+// TestLiveGPUFailure: a GPU that fails mid-stream hands over to the CPU
+// and says so; the analysis goes on.
+func TestLiveGPUFailure(t *testing.T) {
+	rec := startGenerator(t, "sine:2000:-6", 48000, 1)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	l, err := NewLive(rec, Engines{Preferred: &failingEngine{Engine: cpu, after: 5}, CPU: cpu}, DefaultLiveSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	runLive(l, 600*time.Millisecond)
+	st := l.Stats()
+	var sp Spectrum
+	l.Latest(1, &sp)
+	if st.Engine != "cpu" || !strings.Contains(st.Status, "GPU failed") || !strings.Contains(st.Status, "CL_OUT_OF_RESOURCES") || math.Abs(sp.Peak.Freq-2000) > 2 {
+		t.Errorf("engine %s, status %q, peak %+v", st.Engine, st.Status, sp.Peak)
 	}
 }
