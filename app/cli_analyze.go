@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -158,6 +159,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
 	inputs, err := parseInterleaved(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -210,6 +212,19 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		outFormat = f
 	}
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return ExitFailure
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return ExitFailure
+		}
+		defer pprof.StopCPUProfile()
+	}
 	engines, notice, err := af.openEngines()
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)

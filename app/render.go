@@ -5,7 +5,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"io"
 	"math"
 	"strings"
@@ -183,8 +182,7 @@ func (l *plotLayout) encode(w io.Writer, pix []float32) error {
 		}
 	}
 	l.drawAxes(img)
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	return enc.Encode(w, img)
+	return encodePNG(w, img)
 }
 
 var (
