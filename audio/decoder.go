@@ -1,10 +1,13 @@
 // Package audio is Prism's sound input: decoders for WAV (written here for
-// untrusted input), FLAC and MP3 behind one Decoder interface, and (with the
-// live-capture issue) PortAudio capture and the signal generator.
+// untrusted input: go-audio/wav allocates by declared sizes and misreads
+// float data), FLAC and MP3 behind one Decoder interface; live Sources
+// (PortAudio capture, the signal generator, a file at real-time pace); the
+// lock-free Ring from capture to analysis; and the Recorder that runs a
+// Source into a Ring with a stall watchdog.
 //
-// It knows nothing of FFTs or the UI. Decoders write into buffers the
-// caller owns and keep only fixed-size buffers of their own: no allocation
-// is ever sized by what a file declares.
+// It knows nothing of FFTs or the UI. Decoders and sources write into
+// buffers the caller owns and keep only fixed-size buffers of their own: no
+// allocation is ever sized by what a file declares.
 package audio
 
 import (
