@@ -33,6 +33,7 @@ type Command struct {
 func Commands() []Command {
 	return []Command{
 		{"analyze", "render audio files as spectrogram PNG, NPY or CSV", runAnalyze},
+		{"bands", "fractional-octave band levels (IEC 61260-1), A/C/Z weighted, as CSV", runBands},
 		{"capture", "record the live spectrogram of an input or the generator", runCapture},
 		{"devices", "list OpenCL and audio devices", runDevices},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
