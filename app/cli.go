@@ -36,6 +36,7 @@ func Commands() []Command {
 		{"bands", "fractional-octave band levels (IEC 61260-1), A/C/Z weighted, as CSV", runBands},
 		{"capture", "record the live spectrogram of an input or the generator", runCapture},
 		{"devices", "list OpenCL and audio devices", runDevices},
+		{"filter", "band-filter an audio file (linear-phase FIR by FFT convolution) into a WAV", runFilter},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
 	}
 }

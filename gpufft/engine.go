@@ -88,6 +88,9 @@ type Engine interface {
 	// NewImage makes a spectrogram plan that folds its frames into an
 	// image on the engine (see ImagePlan).
 	NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error)
+	// NewConvolver makes an FFT-convolution plan for a fixed FIR (see
+	// ConvolvePlan) with FFT size size and up to batch blocks per call.
+	NewConvolver(taps []float32, size, batch int) (ConvolvePlan, error)
 	// Close releases the engine. Calling it twice is harmless.
 	Close() error
 }

@@ -179,3 +179,14 @@ __kernel void spec_post(__global const float2 *restrict z, __global void *restri
     store_bin(outv, gid, k, X, scale);
 }
 #endif
+
+#ifdef KERNEL_SPEC_MUL
+// Multiplies count half spectra (float2[count][LEN+1]) in place by one
+// filter response h (float2[LEN+1]): the frequency-domain step of FFT
+// convolution. Global size count*(LEN+1).
+__kernel void spec_mul(__global float2 *restrict x, __global const float2 *restrict h, int count) {
+    size_t gid = get_global_id(0);
+    if (gid >= (size_t)count * (LEN + 1)) return;
+    x[gid] = cmul(x[gid], h[gid % (LEN + 1)]);
+}
+#endif
