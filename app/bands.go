@@ -168,6 +168,18 @@ func (a *bandAccumulator) add(power []float32, bins int) {
 	}
 }
 
+// frame writes one spectrum's mean square per band into ms (no
+// accumulation; the live RTA averages itself).
+func (a *bandAccumulator) frame(row []float32, ms []float64) {
+	for i, ws := range a.weights {
+		s := 0.0
+		for _, w := range ws {
+			s += float64(row[w.k]) * w.frac
+		}
+		ms[i] = s * a.norm
+	}
+}
+
 // levels returns each band's average level in dBFS: mean square relative
 // to a full-scale sine's (0.5), so a sine of amplitude A reads 20·log10 A
 // in its band.

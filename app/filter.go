@@ -462,3 +462,22 @@ func (w *wavWriter) finish() error {
 	}
 	return nil
 }
+
+// bandGains returns |H(f_k)|² of the band's filter at the n-point FFT's bin
+// centres: the per-bin power gains that show a spectrum as filtered.
+func bandGains(spec string, rate, n int) ([]float32, error) {
+	b, err := ParseBand(spec, rate)
+	if err != nil {
+		return nil, err
+	}
+	h, err := DesignFIR(b, rate, 1.0/6)
+	if err != nil {
+		return nil, err
+	}
+	g := make([]float32, n/2+1)
+	for k := range g {
+		a := FIRResponse(h, float64(k)*float64(rate)/float64(n), rate)
+		g[k] = float32(a * a)
+	}
+	return g, nil
+}

@@ -22,6 +22,14 @@ type LiveSettings struct {
 	PeakHold  time.Duration // how long a peak is held before it decays
 	PeakDecay float64       // dB/s once the hold time is over
 	History   int           // spectrogram columns kept, per output channel
+	// Band, if set (a band spec, see ParseBand), filters what is shown: the
+	// band filter's response |H(f)|² multiplies every bin's power on the
+	// engine, after the FFT.
+	Band string
+	// Fraction (1, 3, 6, 12, 24; 0 = off) and Weighting ("A", "C", "Z")
+	// give fractional-octave band levels (the RTA), averaged like ExpAvg.
+	Fraction  int
+	Weighting string
 }
 
 // spectrogramConfig is the mono dB spectrogram these settings describe (for
@@ -51,6 +59,7 @@ type Spectrum struct {
 	Current, ExpAvg, LinAvg, PeakHold, MinHold []float32
 	Peak                                       Peak
 	BinHz                                      float64
+	Bands                                      []BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 }
 
 // LiveStats describe the analysis at any time.
@@ -103,7 +112,8 @@ type Live struct {
 	out      []float32
 	gain2    []float32 // (c_k/Σw)²
 	state    []chanState
-	histPow  []float32                                       // mix dB of the current frame, for history
+	rta      *bandAccumulator // nil: no RTA
+	rtaMS    []float64
 	onFrame  func(frame uint64, spectra []float32, bins int) // capture's sink: dBFS rows, all outCh channels
 	frameDB  []float32
 	frames   uint64
@@ -125,11 +135,13 @@ type Live struct {
 
 type chanState struct {
 	primed                   bool // exp holds a frame
+	primedBands              bool
 	pow, exp, lin, peak, min []float32
 	linRing                  [][]float32
 	linSum                   []float64
 	linN, linNext            int
-	peakAge                  []int32 // frames since the held peak was set
+	peakAge                  []int32   // frames since the held peak was set
+	bandPow                  []float64 // RTA: averaged mean square per band
 }
 
 // NewLive starts analysis on rec's stream with the preferred engine.
@@ -150,7 +162,7 @@ func NewLive(rec *audio.Recorder, engines Engines, s LiveSettings) (*Live, error
 
 // configure (re)builds the plan and state for settings s; on failure the
 // old configuration stays.
-func (l *Live) configure(s LiveSettings) error {
+func (l *Live) configure(s LiveSettings) (err error) {
 	d := DefaultLiveSettings()
 	if s.FFT == 0 {
 		s.FFT = d.FFT
@@ -169,6 +181,30 @@ func (l *Live) configure(s LiveSettings) error {
 	maxFrames := max(1, l.rate/100/s.Hop+2)
 	maxLen := s.FFT + (maxFrames-1)*s.Hop
 	cfg := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: l.outCh, MaxSamples: maxLen, Output: gpufft.Power}
+	if s.Band != "" {
+		if cfg.BinGain, err = bandGains(s.Band, l.rate, s.FFT); err != nil {
+			return err
+		}
+	}
+	var rta *bandAccumulator
+	if s.Fraction > 0 {
+		nyq := float64(l.rate) / 2
+		bands, err := Bands(s.Fraction, 20, 20000, nyq)
+		if err != nil {
+			return err
+		}
+		w := s.Weighting
+		if w == "" {
+			w = "Z"
+		}
+		sumW2 := 0.0
+		for _, v := range s.Window.Values(s.FFT) {
+			sumW2 += v * v
+		}
+		if rta, err = newBandAccumulator(bands, s.FFT, l.rate, sumW2, w); err != nil {
+			return err
+		}
+	}
 	plan, err := l.eng.NewSpectrogram(cfg)
 	if err != nil {
 		return err
@@ -183,7 +219,7 @@ func (l *Live) configure(s LiveSettings) error {
 	if l.plan != nil {
 		l.plan.Close()
 	}
-	l.plan, l.set, l.maxLen = plan, s, maxLen
+	l.plan, l.set, l.maxLen, l.rta = plan, s, maxLen, rta
 	bins := s.FFT/2 + 1
 	l.tmp = make([]float32, maxLen*l.ch)
 	l.planar = make([]float32, l.outCh*maxLen)
@@ -218,6 +254,12 @@ func (l *Live) configure(s LiveSettings) error {
 		}
 	}
 	l.frameDB = make([]float32, l.outCh*bins)
+	if rta != nil {
+		l.rtaMS = make([]float64, len(rta.bands))
+		for c := range l.state {
+			l.state[c].bandPow = make([]float64, len(rta.bands))
+		}
+	}
 	l.mu.Lock()
 	l.pub = make([]Spectrum, l.outCh)
 	for c := range l.pub {
@@ -413,6 +455,17 @@ func (l *Live) post(frames int) {
 				}
 				st.min[k] = min(st.min[k], p)
 			}
+			if l.rta != nil {
+				l.rta.frame(row, l.rtaMS) // row is |X|² with any band gain
+				for i, ms := range l.rtaMS {
+					if st.primedBands {
+						st.bandPow[i] += float64(alpha) * (ms - st.bandPow[i])
+					} else {
+						st.bandPow[i] = ms
+					}
+				}
+				st.primedBands = true
+			}
 			st.linNext = (st.linNext + 1) % len(st.linRing)
 			st.linN = min(st.linN+1, len(st.linRing))
 			if l.onFrame != nil {
@@ -455,6 +508,18 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 			p.MinHold[k] = powDB(st.min[k])
 		}
 		p.Peak = FindPeak(p.Current, p.BinHz)
+	}
+	for c := range l.outCh {
+		if l.rta == nil {
+			l.pub[c].Bands = l.pub[c].Bands[:0]
+			continue
+		}
+		if len(l.pub[c].Bands) != len(l.rta.bands) {
+			l.pub[c].Bands = make([]BandLevel, len(l.rta.bands))
+		}
+		for i, b := range l.rta.bands {
+			l.pub[c].Bands[i] = BandLevel{Band: b, LevelDB: max(-200, 10*math.Log10(l.state[c].bandPow[i]/0.5))}
+		}
 	}
 	// history: each channel's newest frame
 	for c := range l.outCh {
@@ -500,6 +565,7 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	dst.PeakHold = append(dst.PeakHold[:0], p.PeakHold...)
 	dst.MinHold = append(dst.MinHold[:0], p.MinHold...)
 	dst.Peak, dst.BinHz = p.Peak, p.BinHz
+	dst.Bands = append(dst.Bands[:0], p.Bands...)
 }
 
 // Columns copies output channel c's spectrogram columns (c = Channels for

@@ -256,3 +256,41 @@ func TestLiveGPUFailure(t *testing.T) {
 		t.Errorf("engine %s, status %q, peak %+v", st.Engine, st.Status, sp.Peak)
 	}
 }
+
+// TestLiveBandAndRTA: the displayed spectrum shows the band filter's effect
+// (applied on the engine after the FFT), and the RTA reads a −20 dBFS tone
+// at −20.0 ± 0.1 dB in its third-octave band, A-weighted, on every engine.
+func TestLiveBandAndRTA(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		rec := startGenerator(t, "tones:1000,5000:-20", 48000, 1)
+		s := DefaultLiveSettings()
+		s.Band, s.Fraction, s.Weighting = "lowpass:2000", 3, "A"
+		l, err := NewLive(rec, engs, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runLive(l, 800*time.Millisecond)
+		var sp Spectrum
+		l.Latest(1, &sp)
+		k1, k5 := int(math.Round(1000/sp.BinHz)), int(math.Round(5000/sp.BinHz))
+		if sp.Current[k1] < -30 || sp.Current[k5] > sp.Current[k1]-60 {
+			t.Errorf("%s: 1 kHz at %.1f dB, 5 kHz at %.1f dB behind lowpass:2000", engs.Preferred.Name(), sp.Current[k1], sp.Current[k5])
+		}
+		found := false
+		for _, b := range sp.Bands {
+			if b.Nominal == 1000 {
+				found = true
+				if math.Abs(b.LevelDB+20) > 0.1 {
+					t.Errorf("%s: 1 kHz third-octave band %.2f dB, want −20.0 ± 0.1", engs.Preferred.Name(), b.LevelDB)
+				}
+			}
+			if b.Nominal == 5000 && b.LevelDB > -80 {
+				t.Errorf("%s: 5 kHz band %.1f dB behind the filter", engs.Preferred.Name(), b.LevelDB)
+			}
+		}
+		if !found || len(sp.Bands) != 31 {
+			t.Errorf("%d bands", len(sp.Bands))
+		}
+		l.Close()
+	}
+}

@@ -3,6 +3,7 @@ package gpufft
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -263,6 +264,7 @@ func (e *CPU) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	cfg.BinGain = slices.Clone(cfg.BinGain) // plans are immutable
 	win, scale := windowTable(cfg.Window, cfg.Size)
 	maxFrames := cfg.Frames(cfg.MaxSamples) * cfg.OutChannels()
 	w := min(e.workers, maxFrames)
@@ -331,11 +333,31 @@ func (p *cpuSpectrogram) run(w, lo, hi int) {
 			copy(asComplex(p.dst[2*row:2*(row+bins)]), x)
 		case Power:
 			p.r.splitPower(z, p.dst[row:row+bins], 1, 1)
+			applyGain(p.dst[row:row+bins], cfg.BinGain)
 		case gainedPower:
 			p.r.splitPower(z, p.dst[row:row+bins], 2*p.scale, p.scale)
+			applyGain(p.dst[row:row+bins], cfg.BinGain)
 		default:
-			p.r.split(z, x)
-			dbRow(p.dst[row:row+bins], x, 2*p.scale)
+			if cfg.BinGain == nil {
+				p.r.split(z, x)
+				dbRow(p.dst[row:row+bins], x, 2*p.scale)
+				break
+			}
+			out := p.dst[row : row+bins]
+			p.r.splitPower(z, out, 2*p.scale, p.scale)
+			for k, v := range out {
+				out[k] = binDB(v*cfg.BinGain[k], 1)
+			}
 		}
+	}
+}
+
+// applyGain multiplies powers by per-bin gains (BinGain), if any.
+func applyGain(p, gain []float32) {
+	if gain == nil {
+		return
+	}
+	for k := range p {
+		p[k] *= gain[k]
 	}
 }

@@ -131,6 +131,11 @@ type SpectrogramConfig struct {
 	Mix        bool   // one output: the mean of all channels; else one per channel
 	MaxSamples int    // most samples per channel passed to one Execute, ≥ Size
 	Output     Output
+	// BinGain, if set, multiplies each bin's power by BinGain[k] (N/2+1
+	// values ≥ 0) before the output is formed: a band filter's response
+	// applied on the device after the FFT, so the displayed spectrum shows
+	// the filtered signal. Not for Complex output.
+	BinGain []float32
 }
 
 // Frames is the number of frames in a buffer of samples per channel:
@@ -214,6 +219,13 @@ func (c SpectrogramConfig) check() error {
 		return fmt.Errorf("%w: window %v", ErrInvalid, c.Window)
 	case c.Output < DBFS || c.Output > gainedPower:
 		return fmt.Errorf("%w: output %v", ErrInvalid, c.Output)
+	case c.BinGain != nil && (len(c.BinGain) != c.Bins() || c.Output == Complex):
+		return fmt.Errorf("%w: BinGain needs %d values and a power or dBFS output", ErrInvalid, c.Bins())
+	}
+	for _, g := range c.BinGain {
+		if !(g >= 0) || math.IsInf(float64(g), 0) {
+			return fmt.Errorf("%w: BinGain value %v", ErrInvalid, g)
+		}
 	}
 	return nil
 }

@@ -512,7 +512,16 @@ func (p *gpuSpectrogram) init() error {
 	if err != nil {
 		return err
 	}
-	defs := []string{"CHANNELS=" + strconv.Itoa(cfg.Channels), "MIX=" + b01(cfg.Mix), "OUTPUT=" + strconv.Itoa(int(cfg.Output))}
+	defs := []string{"CHANNELS=" + strconv.Itoa(cfg.Channels), "MIX=" + b01(cfg.Mix), "OUTPUT=" + strconv.Itoa(int(cfg.Output)),
+		"BINGAIN=" + b01(cfg.BinGain != nil)}
+	gains := cfg.BinGain
+	if gains == nil {
+		gains = []float32{1} // the kernels take the buffer either way
+	}
+	gainBuf, err := p.table(unsafe.Pointer(&gains[0]), 4*len(gains))
+	if err != nil {
+		return err
+	}
 	outCh := cfg.OutChannels()
 	if g, ok := e.singleGeom(m); ok {
 		tws, err := p.complexTable(g.stageTable())
@@ -520,7 +529,7 @@ func (p *gpuSpectrogram) init() error {
 			return err
 		}
 		l, err := p.batchKernel(g, append(defs, "KERNEL_SPECTROGRAM"), "spectrogram",
-			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale)
+			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
 		if err != nil {
 			return err
 		}
@@ -552,7 +561,7 @@ func (p *gpuSpectrogram) init() error {
 	for i := range fs {
 		fs[i].perUnit *= outCh
 	}
-	post, err := p.elemKernel(m, append(defs, "KERNEL_SPEC_POST"), "spec_post", outCh*(m+1), tmp, p.out, twN, int32(0), scale)
+	post, err := p.elemKernel(m, append(defs, "KERNEL_SPEC_POST"), "spec_post", outCh*(m+1), tmp, p.out, twN, int32(0), scale, gainBuf)
 	if err != nil {
 		return err
 	}

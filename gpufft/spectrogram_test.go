@@ -311,3 +311,42 @@ func ExampleCPU_NewSpectrogram() {
 	fmt.Printf("%d frames; peak at bin %d (%.0f Hz), %.1f dBFS\n", frames, peak, float64(peak)*48000/4096, dst[peak])
 	// Output: 43 frames; peak at bin 128 (1500 Hz), -6.0 dBFS
 }
+
+// TestBinGain: a band mask applied after the FFT floors the bins outside
+// the band and leaves those inside as they were, on both engines, for dBFS
+// and power outputs.
+func TestBinGain(t *testing.T) {
+	const n, length = 2048, 8192
+	rng := rand.New(rand.NewPCG(12, 1))
+	x := randReal(rng, length)
+	mask := make([]float32, n/2+1)
+	for k := 100; k < 300; k++ {
+		mask[k] = 1
+	}
+	for _, e := range engines(t) {
+		for _, out := range []Output{DBFS, Power} {
+			cfg := SpectrogramConfig{Size: n, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: length, Output: out}
+			plain := spectrogram(t, e, cfg, x)
+			cfg.BinGain = mask
+			masked := spectrogram(t, e, cfg, x)
+			bins := cfg.Bins()
+			for i := range plain {
+				k := i % bins
+				want := plain[i]
+				if mask[k] == 0 {
+					want = 0
+					if out == DBFS {
+						want = FloorDB
+					}
+				}
+				if math.Abs(float64(masked[i]-want)) > 1e-4*math.Abs(float64(want))+1e-6 {
+					t.Fatalf("%s %v: bin %d = %v, want %v", e.Name(), out, k, masked[i], want)
+				}
+			}
+		}
+		bad := SpectrogramConfig{Size: n, Hop: 1024, Channels: 1, MaxSamples: length, BinGain: mask[:10]}
+		if _, err := e.NewSpectrogram(bad); err == nil {
+			t.Errorf("%s: short BinGain accepted", e.Name())
+		}
+	}
+}

@@ -158,7 +158,8 @@ __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void spectrogram(__global const float *restrict src, __global void *restrict dstv,
                  __global const float2 *restrict tws, __global const float2 *restrict twr,
                  __global const float2 *restrict win,
-                 long chanStride, int hop, int frames, float scale) {
+                 long chanStride, int hop, int frames, float scale,
+                 __global const float *restrict gain) {
     LOCAL_DECL
     const int count = frames * (MIX ? 1 : CHANNELS);
     SEQ_SETUP
@@ -200,7 +201,7 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
             k = LEN;
             X = r2c_bin(v[0], v[0], twr[LEN]);
         }
-        store_bin(dstv, row + k, k, X, scale);
+        store_bin(dstv, row + k, k, X, scale, gain);
     }
 }
 #endif

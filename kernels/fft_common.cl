@@ -208,11 +208,17 @@ inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
 // 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
 // k = LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
 // 3 |X|^2 * (c_k*scale)^2 (the dB level's argument, for image maxima).
-inline void store_bin(__global void *dstv, size_t idx, int k, float2 X, float scale) {
+// With BINGAIN the power is first multiplied by gain[k]: a band filter's
+// response applied on the device after the FFT (not for complex output).
+inline void store_bin(__global void *dstv, size_t idx, int k, float2 X, float scale,
+                      __global const float *restrict gain) {
 #if OUTPUT == 2
     ((__global float2 *)dstv)[idx] = X;
 #else
     float p = X.x * X.x + X.y * X.y;
+#if BINGAIN
+    p *= gain[k];
+#endif
 #if OUTPUT == 3
     float g3 = (k == 0 || k == LEN) ? scale : 2.0f * scale;
     p *= g3 * g3;

@@ -169,14 +169,15 @@ __kernel void frames(__global const float *restrict src, __global float2 *restri
 // z: float2[count][LEN] transforms of frames(); out as the spectrogram
 // kernel's (OUTPUT 0 dBFS, 1 power, 2 complex). Global size count*(LEN+1).
 __kernel void spec_post(__global const float2 *restrict z, __global void *restrict outv,
-                        __global const float2 *restrict tw, int count, float scale) {
+                        __global const float2 *restrict tw, int count, float scale,
+                        __global const float *restrict gain) {
     size_t gid = get_global_id(0);
     if (gid >= (size_t)count * (LEN + 1)) return;
     size_t item = gid / (LEN + 1);
     int k = (int)(gid - item * (LEN + 1));
     __global const float2 *zi = z + item * LEN;
     float2 X = r2c_bin(zi[k & (LEN - 1)], zi[(LEN - k) & (LEN - 1)], tw[k]);
-    store_bin(outv, gid, k, X, scale);
+    store_bin(outv, gid, k, X, scale, gain);
 }
 #endif
 
