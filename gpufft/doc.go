@@ -1,7 +1,10 @@
-// Package gpufft is Prism's FFT engine: batched FFTs and the fused
-// spectrogram, on the GPU through OpenCL and on the CPU in Go, behind one
-// contract (Engine, ComplexPlan, RealPlan, SpectrogramPlan) with the same
-// output from both, checked against float64 references in the tests.
+// Package gpufft is Prism's FFT engine: batched FFTs, the fused
+// spectrogram (with optional per-bin power gains applied after the FFT, for
+// band display), spectrogram images reduced on the engine, and FFT
+// convolution (overlap-save, the spectrum multiply on the device), on the
+// GPU through OpenCL and on the CPU in Go, behind one contract (Engine,
+// ComplexPlan, RealPlan, SpectrogramPlan, ImagePlan, ConvolvePlan) with the
+// same output from both, checked against float64 references in the tests.
 //
 // It knows nothing about audio devices, files or the UI: callers hand it
 // float32 samples and get spectra back. Plans own their device buffers,
