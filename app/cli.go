@@ -1,13 +1,16 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -284,4 +287,53 @@ func printBench(w io.Writer, rows []gpufft.BenchResult) {
 			fmt.Fprintf(w, "speed-up %s N=%d: CPU engine %.2f× gonum in samples/s\n", r.Plan, r.Size, r.GSamplesSec/g.GSamplesSec)
 		}
 	}
+}
+
+// parseCommand parses flags interleaved with positional arguments; ok is
+// false when the command should return code (help shown or bad flags).
+func parseCommand(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, ExitOK, false
+		}
+		return nil, ExitUsage, false
+	}
+	return pos, 0, true
+}
+
+// usageError returns a function that prints "prism: NAME: message" and
+// gives the bad-usage exit code.
+func usageError(name string, stderr io.Writer) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "prism: "+name+": "+format+"\n", a...)
+		return ExitUsage
+	}
+}
+
+// session is what the analysis commands open: the engines (saying why the
+// GPU is not used, unless quiet) and a context that Ctrl-C or SIGTERM
+// cancels, so work stops between batches and partial outputs are removed.
+type session struct {
+	engines Engines
+	ctx     context.Context
+	stop    context.CancelFunc
+}
+
+func openSession(name string, af analysisFlags, quiet bool, stderr io.Writer) (*session, bool) {
+	engines, notice, err := af.openEngines()
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
+		return nil, false
+	}
+	if notice != "" && !quiet {
+		fmt.Fprintf(stderr, "prism: %s\n", notice)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return &session{engines: engines, ctx: ctx, stop: stop}, true
+}
+
+func (s *session) close() {
+	s.stop()
+	s.engines.close()
 }

@@ -8,12 +8,10 @@ import (
 	"io"
 	"math/bits"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -160,12 +158,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
-	inputs, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	inputs, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "prism: "+format+"\n", a...)
@@ -225,19 +220,12 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	engines, notice, err := af.openEngines()
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+	sess, ok := openSession("analyze", af, *quiet, stderr)
+	if !ok {
 		return ExitFailure
 	}
-	defer engines.close()
-	if notice != "" && !*quiet {
-		fmt.Fprintf(stderr, "prism: %s\n", notice)
-	}
-
-	// Ctrl-C or SIGTERM: stop between batches, remove the partial output.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer sess.close()
+	ctx, engines := sess.ctx, sess.engines
 	badInput, failed := false, false
 	for _, in := range inputs {
 		if ctx.Err() != nil {

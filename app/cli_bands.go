@@ -3,14 +3,10 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -118,17 +114,11 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	maxF := fs.Float64("max-freq", 20000, "highest mid-band frequency, Hz")
 	engine := fs.String("engine", "auto", "engine: auto, gpu, cpu")
 	device := fs.String("device", "", "OpenCL device: index or name substring")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	pos, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "prism: bands: "+format+"\n", a...)
-		return ExitUsage
-	}
+	usage := usageError("bands", stderr)
 	if len(pos) != 1 {
 		return usage("want one input file (prism bands IN -o OUT.csv)")
 	}
@@ -159,17 +149,12 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if af.engine != "auto" && af.engine != "gpu" && af.engine != "cpu" {
 		return usage("--engine %q: want auto, gpu or cpu", af.engine)
 	}
-	engines, notice, err := af.openEngines()
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: bands: %v\n", err)
+	sess, ok := openSession("bands", af, false, stderr)
+	if !ok {
 		return ExitFailure
 	}
-	defer engines.close()
-	if notice != "" {
-		fmt.Fprintf(stderr, "prism: %s\n", notice)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer sess.close()
+	ctx, engines := sess.ctx, sess.engines
 	levels, n, err := AnalyzeBands(ctx, pos[0], o, engines.Preferred)
 	if err != nil && isEngineError(err) && engines.Preferred != engines.CPU {
 		fmt.Fprintf(stderr, "prism: warning: GPU failed: %v — using the CPU\n", err)

@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/prismaudio/prism/audio"
@@ -72,17 +68,11 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	pos, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "prism: capture: "+format+"\n", a...)
-		return ExitUsage
-	}
+	usage := usageError("capture", stderr)
 	if len(pos) > 0 {
 		return usage("unexpected argument %q", pos[0])
 	}
@@ -111,15 +101,12 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if notice != "" {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
-	engines, enotice, err := af.openEngines()
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+	sess, ok := openSession("capture", af, *quiet, stderr)
+	if !ok {
 		return ExitFailure
 	}
-	defer engines.close()
-	if enotice != "" && !*quiet {
-		fmt.Fprintf(stderr, "prism: %s\n", enotice)
-	}
+	defer sess.close()
+	engines := sess.engines
 	rec, err := audio.StartRecorder(open, 2)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
@@ -129,9 +116,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if opts.Channel >= rec.Channels() {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	st, err := Capture(ctx, rec, engines, opts, *seconds, *out, format, !*quiet, stderr)
+	st, err := Capture(sess.ctx, rec, engines, opts, *seconds, *out, format, !*quiet, stderr)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
 		return ExitFailure

@@ -1,15 +1,10 @@
 package app
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 )
 
 func runFilter(args []string, stdout, stderr io.Writer) int {
@@ -25,17 +20,11 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	engine := fs.String("engine", "auto", "engine: auto, gpu, cpu")
 	device := fs.String("device", "", "OpenCL device: index or name substring")
 	quiet := fs.Bool("quiet", false, "no summary")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK
-		}
-		return ExitUsage
+	pos, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
 	}
-	usage := func(f string, a ...any) int {
-		fmt.Fprintf(stderr, "prism: filter: "+f+"\n", a...)
-		return ExitUsage
-	}
+	usage := usageError("filter", stderr)
 	switch {
 	case len(pos) != 1:
 		return usage("want one input file (prism filter IN -o OUT.wav --band SPEC)")
@@ -51,18 +40,12 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	if _, err := ParseBand(*band, 1<<30); err != nil { // syntax; Nyquist is checked per file
 		return usage("%v", err)
 	}
-	af := analysisFlags{engine: *engine, device: *device}
-	engines, notice, err := af.openEngines()
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: filter: %v\n", err)
+	sess, ok := openSession("filter", analysisFlags{engine: *engine, device: *device}, *quiet, stderr)
+	if !ok {
 		return ExitFailure
 	}
-	defer engines.close()
-	if notice != "" && !*quiet {
-		fmt.Fprintf(stderr, "prism: %s\n", notice)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer sess.close()
+	ctx, engines := sess.ctx, sess.engines
 	o := FilterOptions{Band: *band, TransitionOct: *trans, KeepFormat: *format == "input"}
 	n, err := FilterFile(ctx, pos[0], *out, o, engines.Preferred)
 	if err != nil && isEngineError(err) && engines.Preferred != engines.CPU {
