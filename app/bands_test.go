@@ -206,3 +206,25 @@ func TestBandsCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestBandsShortFile: a file shorter than the automatic FFT size gets a
+// smaller FFT, with the bands it cannot resolve marked, instead of an error.
+func TestBandsShortFile(t *testing.T) {
+	in := genWAV(t, "sine:1000:-20", 48000, 0.5)
+	levels, n, err := AnalyzeBands(context.Background(), in, BandsOptions{Fraction: 3, Weighting: "Z", Channel: -1, MinFreq: 20, MaxFreq: 20000}, testEngines(t)[0].Preferred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	under := 0
+	for _, l := range levels {
+		if l.UnderResolved {
+			under++
+		}
+		if l.Nominal == 1000 && math.Abs(l.LevelDB+20) > 0.1 {
+			t.Errorf("1 kHz band %.2f dB", l.LevelDB)
+		}
+	}
+	if n > 24000 || under == 0 {
+		t.Errorf("FFT %d for a 24000-sample file, %d bands marked under-resolved", n, under)
+	}
+}

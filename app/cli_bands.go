@@ -52,6 +52,17 @@ func AnalyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	n := o.FFT
 	if n == 0 {
 		n = bandFFTSize(bands[0], f.SampleRate)
+		// and no longer than the file: the lowest bands are then marked
+		// under-resolved instead of the file being rejected
+		frames := f.Frames
+		if frames < 0 {
+			if frames, err = countFrames(in); err != nil {
+				return nil, 0, &InputError{err}
+			}
+		}
+		for n > 64 && int64(n) > frames {
+			n /= 2
+		}
 	}
 	win := gpufft.Window{Kind: gpufft.Hann}
 	sumW2 := 0.0

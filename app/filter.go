@@ -352,44 +352,51 @@ func padFront(x []float32, size int) []float32 {
 
 // wavWriter streams a WAV file (float32/64 or PCM 8…32 bits) and patches
 // the sizes at the end; over 4 GiB it becomes RF64 (the reserved JUNK chunk
-// turns into ds64).
+// turns into ds64). Float files carry the 18-byte fmt and the fact chunk
+// the format requires.
 type wavWriter struct {
 	of       *outputFile
 	ch       int
 	bits     int
 	float    bool
 	dataSize int64
+	headLen  int64 // bytes before the samples
 	buf      []byte
 }
 
 func newWAVWriter(of *outputFile, rate, ch, bits int, float bool) (*wavWriter, error) {
 	w := &wavWriter{of: of, ch: ch, bits: bits, float: float}
-	if _, err := of.w.Write(w.header(rate)); err != nil {
+	h := w.header(rate)
+	w.headLen = int64(len(h))
+	if _, err := of.w.Write(h); err != nil {
 		return nil, fmt.Errorf("write output: %w", err)
 	}
 	return w, nil
 }
-
-const wavHeaderLen = 12 + 36 + 24 + 8 // RIFF, JUNK(28), fmt(16), data header
 
 func (w *wavWriter) header(rate int) []byte {
 	le := binary.LittleEndian
 	h := []byte("RIFF\x00\x00\x00\x00WAVEJUNK")
 	h = le.AppendUint32(h, 28)
 	h = append(h, make([]byte, 28)...)
-	tag := 1
+	tag, fmtLen := 1, 16
 	if w.float {
-		tag = 3
+		tag, fmtLen = 3, 18
 	}
 	ba := w.ch * w.bits / 8
 	h = append(h, "fmt "...)
-	h = le.AppendUint32(h, 16)
+	h = le.AppendUint32(h, uint32(fmtLen))
 	h = le.AppendUint16(h, uint16(tag))
 	h = le.AppendUint16(h, uint16(w.ch))
 	h = le.AppendUint32(h, uint32(rate))
 	h = le.AppendUint32(h, uint32(rate*ba))
 	h = le.AppendUint16(h, uint16(ba))
 	h = le.AppendUint16(h, uint16(w.bits))
+	if w.float {
+		h = le.AppendUint16(h, 0)                // cbSize
+		h = append(h, "fact\x04\x00\x00\x00"...) // sample frames, patched at the end
+		h = le.AppendUint32(h, 0)
+	}
 	h = append(h, "data\x00\x00\x00\x00"...)
 	return h
 }
@@ -437,25 +444,31 @@ func (w *wavWriter) finish() error {
 		return fmt.Errorf("write output: %w", err)
 	}
 	le := binary.LittleEndian
-	riff := w.dataSize + wavHeaderLen - 8 + w.dataSize%2
+	riff := w.dataSize + w.headLen - 8 + w.dataSize%2
+	frames := w.dataSize / int64(w.ch*w.bits/8)
 	f := w.of.tmp
+	if w.float {
+		if _, err := f.WriteAt(le.AppendUint32(nil, uint32(min(frames, math.MaxUint32))), w.headLen-12); err != nil {
+			return err
+		}
+	}
 	if riff <= math.MaxUint32 {
 		if _, err := f.WriteAt(le.AppendUint32(nil, uint32(riff)), 4); err != nil {
 			return err
 		}
-		_, err := f.WriteAt(le.AppendUint32(nil, uint32(w.dataSize)), wavHeaderLen-4)
+		_, err := f.WriteAt(le.AppendUint32(nil, uint32(w.dataSize)), w.headLen-4)
 		return err
 	}
 	// RF64: ds64 in place of JUNK, 32-bit sizes at 0xFFFFFFFF
 	ds := append([]byte("ds64"), le.AppendUint32(nil, 28)...)
 	ds = le.AppendUint64(ds, uint64(riff))
 	ds = le.AppendUint64(ds, uint64(w.dataSize))
-	ds = le.AppendUint64(ds, uint64(w.dataSize)/uint64(w.ch*w.bits/8))
+	ds = le.AppendUint64(ds, uint64(frames))
 	ds = le.AppendUint32(ds, 0)
 	for _, p := range []struct {
 		off  int64
 		data []byte
-	}{{0, []byte("RF64\xff\xff\xff\xff")}, {12, ds}, {wavHeaderLen - 4, []byte{0xff, 0xff, 0xff, 0xff}}} {
+	}{{0, []byte("RF64\xff\xff\xff\xff")}, {12, ds}, {w.headLen - 4, []byte{0xff, 0xff, 0xff, 0xff}}} {
 		if _, err := f.WriteAt(p.data, p.off); err != nil {
 			return err
 		}
