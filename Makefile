@@ -41,7 +41,9 @@ test: setup
 	# checkptr off: the PortAudio binding passes its stream id as a C
 	# pointer (portaudio.go: unsafe.Pointer(s.id)), which checkptr rejects;
 	# the race detector itself stays on
-	$(GO) test -race -gcflags=all=-d=checkptr=0 -count=1 -timeout 30m ./...
+	# -p 1: one test binary at a time, so two processes never drive PoCL
+	# (and its kernel cache) at once
+	$(GO) test -race -gcflags=all=-d=checkptr=0 -p 1 -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -run 'Alloc|Allocate' ./...
 	$(GO) test -count=1 -tags noasm -run 'Complex|Real|Outputs|Sine' ./gpufft
 	$(GO) test -run '^$$' -fuzz FuzzWAV -fuzztime 30s ./audio

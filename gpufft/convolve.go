@@ -150,7 +150,7 @@ func (p *gpuConvolve) Execute(dst, src []float32) error {
 		return ErrClosed
 	}
 	lib, q := r.e.lib, r.e.queue
-	if err := lib.Write(&r.args, q, r.rbuf, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := lib.Write(&r.args, q, r.rbuf, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return errGPU("upload", err)
 	}
 	if err := r.resident(r.fwd, n); err != nil {

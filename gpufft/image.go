@@ -264,7 +264,7 @@ func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
 		return 0, ErrClosed
 	}
 	lib, q := sp.e.lib, sp.e.queue
-	if err := lib.Write(&sp.args, q, sp.in, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := lib.Write(&sp.args, q, sp.in, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return 0, errGPU("upload", err)
 	}
 	if err := sp.resident(samples, frames); err != nil {
@@ -287,8 +287,8 @@ func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
 		lib.Finish(&sp.args, q)
 		return 0, errGPU("reduce", err)
 	}
-	// The upload reads src until the queue gets there: wait, so the caller
-	// may refill src when Add returns.
+	// Wait for the batch, so a device error surfaces from this call and the
+	// next upload does not queue behind unfinished work.
 	if err := lib.Finish(&sp.args, q); err != nil {
 		return 0, errGPU("finish", err)
 	}

@@ -291,7 +291,7 @@ func (p *gpuComplex) do(dst, src []complex64, ls []launch) error {
 		return ErrClosed
 	}
 	lib, q := p.e.lib, p.e.queue
-	if err := lib.Write(&p.args, q, p.in, false, 0, 8*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := lib.Write(&p.args, q, p.in, true, 0, 8*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return errGPU("upload", err)
 	}
 	if err := p.resident(ls, n); err != nil {
@@ -436,7 +436,7 @@ func (p *gpuReal) do(in cl.Mem, src unsafe.Pointer, srcBytes int, out cl.Mem, ds
 		return ErrClosed
 	}
 	lib, q := p.e.lib, p.e.queue
-	if err := lib.Write(&p.args, q, in, false, 0, srcBytes, src); err != nil {
+	if err := lib.Write(&p.args, q, in, true, 0, srcBytes, src); err != nil {
 		return errGPU("upload", err)
 	}
 	if err := p.resident(ls, n); err != nil {
@@ -581,7 +581,7 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 		return 0, ErrClosed
 	}
 	lib, q := p.e.lib, p.e.queue
-	if err := lib.Write(&p.args, q, p.in, false, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := lib.Write(&p.args, q, p.in, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return 0, errGPU("upload", err)
 	}
 	if err := p.resident(samples, frames); err != nil {

@@ -418,7 +418,11 @@ func (l *Lib) Enqueue(a *Args, q Queue, k Kernel, global, local *uintptr, ev *Ev
 	return check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, a.v[:9]...)))
 }
 
-// Write copies size bytes from host memory at src to m at offset.
+// Write copies size bytes from host memory at src to m at offset. The
+// plans write blocking: a non-blocking upload read by an in-order queue
+// should be equivalent, but it leaves the copy to the implementation's
+// worker threads while Go memory is lent, and a rare wrong result under
+// PoCL was seen that way; one more sync per call costs a few µs.
 func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, src unsafe.Pointer) error {
 	if a == nil {
 		a = new(Args)
