@@ -120,7 +120,7 @@ type Live struct {
 	lastPub  time.Time
 
 	mu       sync.Mutex    // guards everything below
-	pub      []Spectrum    // published copies
+	pub      []Spectrum    // published copies, as power: Latest converts to dB
 	hist     [][][]float32 // [output channel][column % History][bin], dB
 	histNext uint64        // columns ever pushed
 	lat      []float64
@@ -498,16 +498,15 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 	bins := l.set.FFT/2 + 1
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	// Copy the power spectra only: readers (a display at ~60 Hz) convert to
+	// dB in Latest, not every batch here.
 	for c := range l.outCh {
 		st, p := &l.state[c], &l.pub[c]
-		for k := range bins {
-			p.Current[k] = powDB(st.pow[k])
-			p.ExpAvg[k] = powDB(st.exp[k])
-			p.LinAvg[k] = powDB(st.lin[k])
-			p.PeakHold[k] = powDB(st.peak[k])
-			p.MinHold[k] = powDB(st.min[k])
-		}
-		p.Peak = FindPeak(p.Current, p.BinHz)
+		copy(p.Current, st.pow)
+		copy(p.ExpAvg, st.exp)
+		copy(p.LinAvg, st.lin)
+		copy(p.PeakHold, st.peak)
+		copy(p.MinHold, st.min)
 	}
 	for c := range l.outCh {
 		if l.rta == nil {
@@ -523,7 +522,10 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 	}
 	// history: each channel's newest frame
 	for c := range l.outCh {
-		copy(l.hist[c][l.histNext%uint64(len(l.hist[c]))], l.pub[c].Current)
+		col := l.hist[c][l.histNext%uint64(len(l.hist[c]))]
+		for k, p := range l.state[c].pow[:bins] {
+			col[k] = powDB(p)
+		}
 	}
 	l.histNext++
 	l.frames += uint64(frames)
@@ -554,18 +556,28 @@ func (l *Live) setStatus(s string) {
 }
 
 // Latest copies output channel c's spectra (c < Channels for a channel,
-// c = Channels for the mix) into dst, reusing its slices.
+// c = Channels for the mix) into dst as dBFS, reusing its slices, and
+// finds the dominant peak.
 func (l *Live) Latest(c int, dst *Spectrum) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := &l.pub[c]
-	dst.Current = append(dst.Current[:0], p.Current...)
-	dst.ExpAvg = append(dst.ExpAvg[:0], p.ExpAvg...)
-	dst.LinAvg = append(dst.LinAvg[:0], p.LinAvg...)
-	dst.PeakHold = append(dst.PeakHold[:0], p.PeakHold...)
-	dst.MinHold = append(dst.MinHold[:0], p.MinHold...)
-	dst.Peak, dst.BinHz = p.Peak, p.BinHz
+	dst.Current = appendDB(dst.Current[:0], p.Current)
+	dst.ExpAvg = appendDB(dst.ExpAvg[:0], p.ExpAvg)
+	dst.LinAvg = appendDB(dst.LinAvg[:0], p.LinAvg)
+	dst.PeakHold = appendDB(dst.PeakHold[:0], p.PeakHold)
+	dst.MinHold = appendDB(dst.MinHold[:0], p.MinHold)
+	dst.BinHz = p.BinHz
+	dst.Peak = FindPeak(dst.Current, p.BinHz)
 	dst.Bands = append(dst.Bands[:0], p.Bands...)
+}
+
+// appendDB appends the dBFS levels of power values.
+func appendDB(dst, pow []float32) []float32 {
+	for _, v := range pow {
+		dst = append(dst, powDB(v))
+	}
+	return dst
 }
 
 // Columns copies output channel c's spectrogram columns (c = Channels for
