@@ -250,11 +250,81 @@ func copyBandwidth(e Engine, minTime time.Duration) (float64, error) {
 	return 0, nil
 }
 
-// BenchGonum runs the r2c and spectrogram cases with gonum's dsp/fourier
-// used the way Prism's CPU engine works (frames split across workers
-// goroutines, each transforming its frames one by one; float64, as gonum
-// requires, converted from and to float32; math.Log10 for dB), so the CPU
-// engine's speed-up over it is measured side by side in one run.
+// gonumBaseline is gonum's dsp/fourier used the way Prism's CPU engine
+// works: frames split across workers goroutines, each transforming its
+// frames one by one in float64 (as gonum requires, converted from and to
+// float32), and, with a window, dBFS through math.Log10. BenchGonum and
+// BenchmarkGonum both measure it.
+type gonumBaseline struct {
+	n, hop, workers int
+	win             []float64 // nil: plain R2C to complex64
+	scale           float64   // 1/Σw
+	st              []gonumState
+}
+
+type gonumState struct {
+	fft *fourier.FFT
+	in  []float64
+	out []complex128
+}
+
+func newGonumBaseline(n, hop, workers int, win []float64) *gonumBaseline {
+	g := &gonumBaseline{n: n, hop: hop, workers: workers, win: win}
+	for _, v := range win {
+		g.scale += v
+	}
+	if win != nil {
+		g.scale = 1 / g.scale
+	}
+	for range workers {
+		g.st = append(g.st, gonumState{fourier.NewFFT(n), make([]float64, n), make([]complex128, n/2+1)})
+	}
+	return g
+}
+
+// run transforms frames frames of src (hop apart) into cdst (R2C) or fdst
+// (dBFS, with a window), split across the workers.
+func (g *gonumBaseline) run(src []float32, frames int, cdst []complex64, fdst []float32) {
+	var wg sync.WaitGroup
+	for w := range g.workers {
+		wg.Go(func() { g.frames(g.st[w], src, w*frames/g.workers, (w+1)*frames/g.workers, cdst, fdst) })
+	}
+	wg.Wait()
+}
+
+func (g *gonumBaseline) frames(s gonumState, src []float32, lo, hi int, cdst []complex64, fdst []float32) {
+	n, bins := g.n, g.n/2+1
+	for f := lo; f < hi; f++ {
+		for i, v := range src[f*g.hop : f*g.hop+n] {
+			s.in[i] = float64(v)
+			if g.win != nil {
+				s.in[i] *= g.win[i]
+			}
+		}
+		s.fft.Coefficients(s.out, s.in)
+		if g.win == nil {
+			for k, v := range s.out {
+				cdst[f*bins+k] = complex64(v)
+			}
+			continue
+		}
+		for k, v := range s.out {
+			c := 2 * g.scale
+			if k == 0 || k == n/2 {
+				c = g.scale
+			}
+			p := (real(v)*real(v) + imag(v)*imag(v)) * c * c
+			db := float32(FloorDB)
+			if p > 1e-20 {
+				db = float32(10 * math.Log10(p))
+			}
+			fdst[f*bins+k] = db
+		}
+	}
+}
+
+// BenchGonum runs the r2c and spectrogram cases with gonumBaseline, so the
+// CPU engine's speed-up over gonum is measured side by side in one run.
 func BenchGonum(workers int, cases []BenchCase, minTime time.Duration) ([]BenchResult, error) {
 	var out []BenchResult
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -263,10 +333,10 @@ func BenchGonum(workers int, cases []BenchCase, minTime time.Duration) ([]BenchR
 			continue
 		}
 		r := BenchResult{Engine: "gonum", Device: fmt.Sprintf("gonum dsp/fourier, %d goroutines", workers), Plan: c.Plan, Size: c.Size, Hop: c.Hop}
-		n := c.Size
-		hop := n
+		n, hop := c.Size, c.Size
+		var win []float64
 		if c.Plan == "spectrogram" {
-			hop = c.Hop
+			hop, win = c.Hop, Window{Kind: Hann}.Values(n)
 		}
 		frames := (c.Samples-n)/hop + 1
 		r.Batch, r.Samples = frames, c.Samples
@@ -275,63 +345,11 @@ func BenchGonum(workers int, cases []BenchCase, minTime time.Duration) ([]BenchR
 		}
 		src := randReal(rng, c.Samples)
 		bins := n/2 + 1
-		var win []float64
-		var scale float64
-		if c.Plan == "spectrogram" {
-			win = Window{Kind: Hann}.Values(n)
-			for _, v := range win {
-				scale += v
-			}
-			scale = 1 / scale
-		}
 		cdst := make([]complex64, frames*bins)
 		fdst := make([]float32, frames*bins)
-		type state struct {
-			fft *fourier.FFT
-			in  []float64
-			out []complex128
-		}
-		st := make([]state, workers)
-		for i := range st {
-			st[i] = state{fourier.NewFFT(n), make([]float64, n), make([]complex128, bins)}
-		}
-		do := func(w, lo, hi int) {
-			s := st[w]
-			for f := lo; f < hi; f++ {
-				frame := src[f*hop : f*hop+n]
-				for i, v := range frame {
-					s.in[i] = float64(v)
-					if win != nil {
-						s.in[i] *= win[i]
-					}
-				}
-				s.fft.Coefficients(s.out, s.in)
-				if win == nil {
-					for k, v := range s.out {
-						cdst[f*bins+k] = complex64(v)
-					}
-					continue
-				}
-				for k, v := range s.out {
-					g := 2 * scale
-					if k == 0 || k == n/2 {
-						g = scale
-					}
-					p := (real(v)*real(v) + imag(v)*imag(v)) * g * g
-					db := float32(FloorDB)
-					if p > 1e-20 {
-						db = float32(10 * math.Log10(p))
-					}
-					fdst[f*bins+k] = db
-				}
-			}
-		}
+		g := newGonumBaseline(n, hop, workers, win)
 		sec, calls, err := timeLoop(minTime, func() error {
-			var wg sync.WaitGroup
-			for w := range workers {
-				wg.Go(func() { do(w, w*frames/workers, (w+1)*frames/workers) })
-			}
-			wg.Wait()
+			g.run(src, frames, cdst, fdst)
 			return nil
 		})
 		if err != nil {

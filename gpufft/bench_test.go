@@ -3,10 +3,7 @@ package gpufft
 import (
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
-
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // Benchmarks are named by what varies; run e.g.
@@ -93,43 +90,18 @@ func BenchmarkSpectrogram(b *testing.B) {
 }
 
 // BenchmarkGonum is gonum's dsp/fourier real FFT used the way the CPU engine
-// works: the batch split across the same number of goroutines, float64
-// conversion in and out. Compare with BenchmarkTransform/cpu/r2c.
+// works (gonumBaseline). Compare with BenchmarkTransform/cpu/r2c.
 func BenchmarkGonum(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	workers := testCPU.Workers()
 	for _, n := range []int{256, 1024, 4096, 16384, 65536} {
 		const batch = 32
 		b.Run(fmt.Sprintf("r2c/size=%d/batch=%d", n, batch), func(b *testing.B) {
 			src := randReal(rng, n*batch)
 			dst := make([]complex64, (n/2+1)*batch)
-			type state struct {
-				f   *fourier.FFT
-				in  []float64
-				out []complex128
-			}
-			st := make([]state, workers)
-			for i := range st {
-				st[i] = state{fourier.NewFFT(n), make([]float64, n), make([]complex128, n/2+1)}
-			}
+			g := newGonumBaseline(n, n, testCPU.Workers(), nil)
 			b.SetBytes(int64(4 * len(src)))
 			for b.Loop() {
-				var wg sync.WaitGroup
-				for w := range workers {
-					wg.Go(func() {
-						s := st[w]
-						for f := w * batch / workers; f < (w+1)*batch/workers; f++ {
-							for i, v := range src[f*n : (f+1)*n] {
-								s.in[i] = float64(v)
-							}
-							s.f.Coefficients(s.out, s.in)
-							for k, v := range s.out {
-								dst[f*(n/2+1)+k] = complex64(v)
-							}
-						}
-					})
-				}
-				wg.Wait()
+				g.run(src, batch, dst, nil)
 			}
 		})
 	}
