@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/prismaudio/prism/audio"
 )
 
 // iecWeightings is IEC 61672-1:2013 Table 3: A and C weightings in dB at
@@ -93,16 +91,7 @@ func TestBandGeometry(t *testing.T) {
 
 func genWAV(t *testing.T, spec string, rate int, seconds float64) string {
 	t.Helper()
-	gs, err := audio.ParseGenerator(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := audio.NewGenerator(gs, rate, 1, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := make([]float32, int(seconds*float64(rate)))
-	g.Generate(x)
+	x := genSamples(t, spec, rate, int(seconds*float64(rate)))
 	path := filepath.Join(t.TempDir(), strings.ReplaceAll(spec, ":", "_")+".wav")
 	writeWAV(t, path, rate, [][]float32{x})
 	return path

@@ -70,9 +70,17 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+// newFlags makes a command's flag set; usage (if not empty) is printed
+// above the flag list on -h and on bad flags.
+func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("prism "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if usage != "" {
+		fs.Usage = func() {
+			fmt.Fprintf(stderr, "Usage:\n%s\nFlags:\n", usage)
+			fs.PrintDefaults()
+		}
+	}
 	return fs
 }
 
@@ -93,7 +101,7 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 }
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("devices", stderr)
+	fs := newFlags("devices", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if code, ok := parse(fs, args); !ok {
 		return code
@@ -176,7 +184,7 @@ func printAudioDevices(w io.Writer, devs []audio.DeviceInfo, err error) {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench", stderr)
+	fs := newFlags("bench", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON rows")
 	device := fs.String("device", "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
 	engines := fs.String("engine", "all", "engines to measure: all, gpu, cpu")

@@ -147,11 +147,7 @@ func isTerminal(w io.Writer) bool {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("analyze", stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n", stderr)
 	var af analysisFlags
 	af.register(fs, "device")
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")

@@ -111,11 +111,7 @@ func AnalyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 }
 
 func runBands(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bands", stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  prism bands IN -o OUT.csv [--fraction 1|3|6|12|24] [--weighting A|C|Z] [flags]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|3|6|12|24] [--weighting A|C|Z] [flags]\n", stderr)
 	out := fs.String("o", "", "output CSV: nominal_hz,exact_hz,lower_hz,upper_hz,level_db,under_resolved")
 	fraction := fs.Int("fraction", 3, "bands per octave: 1, 3, 6, 12 or 24")
 	weighting := fs.String("weighting", "Z", "frequency weighting (IEC 61672-1): A, C or Z")

@@ -53,11 +53,7 @@ func openSource(device string, rate, channels int, spec string) (func() (audio.S
 }
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("capture", stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  prism capture -o OUT.png|.npy|.csv --seconds S [flags]\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("capture", "  prism capture -o OUT.png|.npy|.csv --seconds S [flags]\n", stderr)
 	var af analysisFlags
 	af.register(fs, "opencl-device")
 	out := fs.String("o", "", "output file: .png, .npy or .csv")

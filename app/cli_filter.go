@@ -8,11 +8,7 @@ import (
 )
 
 func runFilter(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("filter", stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  prism filter IN -o OUT.wav --band SPEC [flags]\n\nSPEC: lowpass:F, highpass:F, bandpass:F1-F2, bandstop:F1-F2, octave:FC, third:FC, speech\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("filter", "  prism filter IN -o OUT.wav --band SPEC [flags]\n\nSPEC: lowpass:F, highpass:F, bandpass:F1-F2, bandstop:F1-F2, octave:FC, third:FC, speech\n", stderr)
 	out := fs.String("o", "", "output WAV")
 	band := fs.String("band", "", "the band filter (see SPEC)")
 	format := fs.String("format", "float", "output samples: float (32-bit float) or input (the input's WAV format)")

@@ -8,10 +8,8 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// generatorSpectra runs a generator through the CPU engine's spectrogram
-// (flat-top window, so levels read true between bins) and returns the dB
-// frames.
-func generatorSpectra(t *testing.T, spec string, rate, n, seconds int) ([]float32, int) {
+// genSamples renders n mono samples of a generator spec, unpaced.
+func genSamples(t *testing.T, spec string, rate, n int) []float32 {
 	t.Helper()
 	gs, err := audio.ParseGenerator(spec)
 	if err != nil {
@@ -21,8 +19,17 @@ func generatorSpectra(t *testing.T, spec string, rate, n, seconds int) ([]float3
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := make([]float32, rate*seconds)
+	x := make([]float32, n)
 	g.Generate(x)
+	return x
+}
+
+// generatorSpectra runs a generator through the CPU engine's spectrogram
+// (flat-top window, so levels read true between bins) and returns the dB
+// frames.
+func generatorSpectra(t *testing.T, spec string, rate, n, seconds int) ([]float32, int) {
+	t.Helper()
+	x := genSamples(t, spec, rate, rate*seconds)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	cfg := gpufft.SpectrogramConfig{Size: n, Hop: n, Window: gpufft.Window{Kind: gpufft.FlatTop}, Channels: 1, Mix: true, MaxSamples: len(x)}
