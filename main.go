@@ -1,16 +1,26 @@
 // Command prism is a real-time audio spectrum analyzer whose FFTs run in
 // OpenCL kernels on the GPU, with a CPU engine beside them.
 //
-// With a subcommand it runs that command (see `prism help`); without one it
-// will open the desktop app.
+// Without arguments (or with only window flags such as --generator) it
+// opens the desktop window; with an audio file it opens the window on that
+// file; with a subcommand it runs that command (see `prism help`).
 package main
 
 import (
+	_ "embed"
 	"os"
 
 	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/ui/desktop"
 )
 
+//go:embed assets/icon.png
+var icon []byte
+
 func main() {
-	os.Exit(app.Run(os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	if code, ok := desktop.Main(args, icon, os.Stderr); ok {
+		os.Exit(code)
+	}
+	os.Exit(app.Run(args, os.Stdout, os.Stderr))
 }

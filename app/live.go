@@ -75,7 +75,7 @@ type LiveStats struct {
 	BatchP50Ms     float64            `json:"batch_p50_ms"` // engine call (upload, kernels, download), recent batches
 	BatchP99Ms     float64            `json:"batch_p99_ms"`
 	FramesPerBatch float64            `json:"frames_per_batch"`    // per channel, mean
-	EngineMs       map[string]float64 `json:"engine_ms_per_batch"` // each engine's mean
+	EngineMs       map[string]float64 `json:"engine_ms_per_batch"` // each engine's recent mean (the inactive one measured on copies of the same batches, see MeasureOther)
 	FramesPerSec   float64            `json:"frames_per_s"`        // per channel
 	Frames         uint64             `json:"frames"`              // per channel, analyzed
 	LatencyP50Ms   float64            `json:"latency_p50_ms"`      // sample arrival → spectrum published
@@ -98,39 +98,44 @@ type Live struct {
 	cmds    chan func(*Live) error
 
 	// engine goroutine state
-	eng      gpufft.Engine
-	set      LiveSettings
-	plan     gpufft.SpectrogramPlan
-	rate, ch int
-	outCh    int       // ch + 1: every channel and the mix
-	tmp      []float32 // interleaved frames from the ring
-	planar   []float32 // outCh blocks of maxLen
-	pack     []float32 // the engine's contiguous copy of planar
-	have     int       // samples per channel in planar
-	maxLen   int
-	pos      uint64 // stream position of planar's first sample
-	out      []float32
-	gain2    []float32 // (c_k/Σw)²
-	state    []chanState
-	rta      *bandAccumulator // nil: no RTA
-	rtaMS    []float64
-	onFrame  func(frame uint64, spectra []float32, bins int) // capture's sink: dBFS rows, all outCh channels
-	frameDB  []float32
-	frames   uint64
-	lastPub  time.Time
+	eng         gpufft.Engine
+	set         LiveSettings
+	plan        gpufft.SpectrogramPlan
+	rate, ch    int
+	outCh       int       // ch + 1: every channel and the mix
+	tmp         []float32 // interleaved frames from the ring
+	planar      []float32 // outCh blocks of maxLen
+	pack        []float32 // the engine's contiguous copy of planar
+	have        int       // samples per channel in planar
+	maxLen      int
+	pos         uint64 // stream position of planar's first sample
+	out         []float32
+	gain2       []float32 // (c_k/Σw)²
+	state       []chanState
+	bandGain    []float32        // the band filter's |H|² per bin, nil: none
+	settingsErr bool             // Status holds an Apply error
+	rta         *bandAccumulator // nil: no RTA
+	rtaMS       []float64
+	onFrame     func(frame uint64, spectra []float32, bins int) // capture's sink: dBFS rows, all outCh channels
+	frameDB     []float32
+	frames      uint64
+	lastPub     time.Time
 
 	mu       sync.Mutex    // guards everything below
 	pub      []Spectrum    // published copies, as power: Latest converts to dB
-	hist     [][][]float32 // [output channel][column % History][bin], dB
-	histNext uint64        // columns ever pushed
+	hist     [][][]float32 // [output channel][column % History][bin], power (Columns converts to dB)
+	histNext uint64        // columns (frames) ever pushed
 	lat      []float64
 	latN     int
 	batch    []float64 // recent engine call times, ms
 	batchN   int
 	stats    LiveStats
-	engMs    map[string][2]float64 // sum, count
+	engMs    map[string][2]float64 // recent mean ms per batch (exponential), batches measured
 	fpsMark  time.Time
 	fpsCount uint64
+	sortBuf  []float64 // ReadStats' scratch
+
+	shadow shadowState
 }
 
 type chanState struct {
@@ -219,7 +224,8 @@ func (l *Live) configure(s LiveSettings) (err error) {
 	if l.plan != nil {
 		l.plan.Close()
 	}
-	l.plan, l.set, l.maxLen, l.rta = plan, s, maxLen, rta
+	l.plan, l.set, l.maxLen, l.rta, l.bandGain = plan, s, maxLen, rta, cfg.BinGain
+	l.shadow.gen++
 	bins := s.FFT/2 + 1
 	l.tmp = make([]float32, maxLen*l.ch)
 	l.planar = make([]float32, l.outCh*maxLen)
@@ -283,7 +289,17 @@ func (l *Live) configure(s LiveSettings) (err error) {
 // Apply queues a settings change (FFT size, hop, window, averaging); it
 // takes effect between batches, without losing the stream.
 func (l *Live) Apply(s LiveSettings) {
-	l.cmds <- func(l *Live) error { return l.configure(s) }
+	l.cmds <- func(l *Live) error {
+		if err := l.configure(s); err != nil {
+			l.settingsErr = true
+			return fmt.Errorf("settings not applied: %w", err)
+		}
+		if l.settingsErr { // the last settings error no longer holds
+			l.settingsErr = false
+			l.setStatus("")
+		}
+		return nil
+	}
 }
 
 // UseEngine switches between the GPU ("gpu") and CPU ("cpu") engines
@@ -374,6 +390,7 @@ func (l *Live) Step() (int, error) {
 		return 0, err
 	}
 	took := time.Since(start)
+	l.offerShadow(src, samples, start)
 	l.post(frames)
 	// the newest sample of the last frame: its arrival to now is the latency
 	lastPos := l.pos + uint64((frames-1)*hop+n-1)
@@ -478,6 +495,7 @@ func (l *Live) post(frames int) {
 		if l.onFrame != nil {
 			l.onFrame(l.frames+uint64(f), l.frameDB, bins)
 		}
+		l.pushColumn()
 	}
 	for c := range l.outCh {
 		st := &l.state[c]
@@ -495,7 +513,6 @@ func powDB(p float32) float32 {
 }
 
 func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, arrivedOK bool) {
-	bins := l.set.FFT/2 + 1
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	// Copy the power spectra only: readers (a display at ~60 Hz) convert to
@@ -520,21 +537,12 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 			l.pub[c].Bands[i] = BandLevel{Band: b, LevelDB: max(-200, 10*math.Log10(l.state[c].bandPow[i]/0.5))}
 		}
 	}
-	// history: each channel's newest frame
-	for c := range l.outCh {
-		col := l.hist[c][l.histNext%uint64(len(l.hist[c]))]
-		for k, p := range l.state[c].pow[:bins] {
-			col[k] = powDB(p)
-		}
-	}
-	l.histNext++
 	l.frames += uint64(frames)
 	ms := took.Seconds() * 1e3
 	l.stats.MsPerBatch = ms
 	l.batch[l.batchN%len(l.batch)] = ms
 	l.batchN++
-	e := l.engMs[l.eng.Name()]
-	l.engMs[l.eng.Name()] = [2]float64{e[0] + ms, e[1] + 1}
+	l.recordEngineMs(l.eng.Name(), ms)
 	if arrivedOK {
 		l.lat[l.latN%len(l.lat)] = now.Sub(arrived).Seconds() * 1e3
 		l.latN++
@@ -547,6 +555,35 @@ func (l *Live) publish(frames int, took time.Duration, now, arrived time.Time, a
 		l.stats.FramesPerSec = float64(l.fpsCount) / d.Seconds()
 		l.fpsMark, l.fpsCount = now, 0
 	}
+}
+
+// pushColumn appends every output channel's newest frame (its power
+// spectrum) to the history. Every analyzed frame gets a column, so a
+// display that folds several into one pixel (taking the maximum) never
+// skips a short event.
+func (l *Live) pushColumn() {
+	l.mu.Lock()
+	for c := range l.outCh {
+		copy(l.hist[c][l.histNext%uint64(len(l.hist[c]))], l.state[c].pow)
+	}
+	l.histNext++
+	l.mu.Unlock()
+}
+
+// engineAlpha is the weight of the newest time in an engine's running
+// mean time per batch.
+const engineAlpha = 0.05
+
+// recordEngineMs adds one engine call's time to that engine's running
+// mean. Callers hold l.mu.
+func (l *Live) recordEngineMs(name string, v float64) {
+	e, ok := l.engMs[name]
+	if !ok {
+		l.engMs[name] = [2]float64{v, 1}
+		return
+	}
+	a := max(engineAlpha, 1/(e[1]+1)) // a plain mean until 1/alpha samples
+	l.engMs[name] = [2]float64{e[0] + a*(v-e[0]), e[1] + 1}
 }
 
 func (l *Live) setStatus(s string) {
@@ -581,35 +618,57 @@ func appendDB(dst, pow []float32) []float32 {
 }
 
 // Columns copies output channel c's spectrogram columns (c = Channels for
-// the mix) pushed after column number `after` (oldest first, at most
-// len(dst)) into dst's rows, and returns how many it copied and the number
-// of columns ever pushed. One column is pushed per batch: its newest frame.
+// the mix) after column number `after` (oldest first, at most len(dst))
+// into dst's rows as dBFS, reusing them, and returns how many it copied and
+// the number to pass as `after` next time. Every analyzed frame is a
+// column: columns are Hop samples apart. Only the newest History columns
+// are kept: a reader that falls behind further skips to the oldest kept.
+// New settings start the count again from 0 (an `after` beyond the newest
+// column reads from the start).
 func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if c >= len(l.hist) {
+		return 0, l.histNext
+	}
 	h := l.hist[c]
+	if after > l.histNext {
+		after = 0
+	}
 	first := max(after, l.histNext-min(l.histNext, uint64(len(h))))
 	n := 0
 	for col := first; col < l.histNext && n < len(dst); col++ {
-		dst[n] = append(dst[n][:0], h[col%uint64(len(h))]...)
+		dst[n] = appendDB(dst[n][:0], h[col%uint64(len(h))])
 		n++
 	}
-	return n, l.histNext
+	return n, first + uint64(n)
 }
 
 // SetSource switches the analysis to another recorder (a different device,
 // rate or channel count) between batches; the analyzer, its engine and
 // settings carry on. The caller stops the old recorder afterwards.
-func (l *Live) SetSource(rec *audio.Recorder) {
+func (l *Live) SetSource(rec *audio.Recorder) { l.SwitchSource(rec, nil) }
+
+// SwitchSource is SetSource that calls done (if not nil) on the engine
+// goroutine once the switch is made (err nil: the old recorder is no longer
+// read) or has failed (the old recorder stays in use).
+func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
 	l.cmds <- func(l *Live) error {
 		prevRec, prevCh, prevRate := l.rec, l.ch, l.rate
 		l.setRec(rec, rec.Channels(), rec.SampleRate())
 		if err := l.configure(l.set); err != nil {
 			l.setRec(prevRec, prevCh, prevRate)
-			return fmt.Errorf("switch source: %w", err)
+			err = fmt.Errorf("switch source: %w", err)
+			if done != nil {
+				done(err)
+			}
+			return err
 		}
 		rec.Ring().Drain(0)
 		l.pos = rec.Ring().Position()
+		if done != nil {
+			done(nil)
+		}
 		return nil
 	}
 }
@@ -632,10 +691,20 @@ func (l *Live) setRec(rec *audio.Recorder, ch, rate int) {
 
 // Stats returns the current statistics.
 func (l *Live) Stats() LiveStats {
+	var s LiveStats
+	l.ReadStats(&s)
+	return s
+}
+
+// ReadStats writes the current statistics into dst, reusing its EngineMs
+// map: a display polling it does not allocate. Any goroutine may call it.
+func (l *Live) ReadStats(dst *LiveStats) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rs := l.rec.Stats()
-	s := l.stats
+	engMs := dst.EngineMs
+	*dst = l.stats
+	s := dst
 	s.Engine, s.Device = l.eng.Name(), l.eng.Device()
 	s.Source, s.SampleRate, s.Channels = rs.Source, l.rate, l.ch
 	s.Frames = l.frames
@@ -643,26 +712,34 @@ func (l *Live) Stats() LiveStats {
 	if rs.LastError != "" && s.Status == "" {
 		s.Status = rs.LastError
 	}
-	s.EngineMs = map[string]float64{}
-	for k, v := range l.engMs {
-		s.EngineMs[k] = v[0] / v[1]
+	if engMs == nil {
+		engMs = map[string]float64{}
 	}
+	clear(engMs)
+	for k, v := range l.engMs {
+		engMs[k] = v[0]
+	}
+	s.EngineMs = engMs
 	if n := min(l.latN, len(l.lat)); n > 0 {
-		lat := slices.Clone(l.lat[:n])
+		lat := append(l.sortBuf[:0], l.lat[:n]...)
 		slices.Sort(lat)
 		s.LatencyP50Ms, s.LatencyP99Ms, s.LatencyMaxMs = lat[n/2], lat[min(n-1, n*99/100)], lat[n-1]
+		l.sortBuf = lat
 	}
 	if n := min(l.batchN, len(l.batch)); n > 0 {
-		b := slices.Clone(l.batch[:n])
+		b := append(l.sortBuf[:0], l.batch[:n]...)
 		slices.Sort(b)
 		s.BatchP50Ms, s.BatchP99Ms = b[n/2], b[min(n-1, n*99/100)]
 		s.FramesPerBatch = float64(l.frames) / float64(l.batchN)
+		l.sortBuf = b
 	}
-	return s
 }
 
-// Close releases the plan (not the recorder or the engines).
+// Close stops the background timing and releases the plan (not the
+// recorder or the engines). The engine goroutine calls it, after Run has
+// returned.
 func (l *Live) Close() {
+	l.stopShadow()
 	if l.plan != nil {
 		l.plan.Close()
 		l.plan = nil
@@ -694,6 +771,15 @@ func FindPeak(db []float32, binHz float64) Peak {
 	return p
 }
 
+// noteTable holds the names of MIDI notes 0…127, so naming a peak at
+// display rate does not allocate.
+var noteTable = func() (t [128]string) {
+	for i := range t {
+		t[i] = fmt.Sprintf("%s%d", noteNames[i%12], i/12-1)
+	}
+	return t
+}()
+
 // NoteName returns the nearest equal-tempered note (A4 = 440 Hz) and the
 // deviation in cents.
 func NoteName(f float64) (string, float64) {
@@ -703,5 +789,8 @@ func NoteName(f float64) (string, float64) {
 	m := 69 + 12*math.Log2(f/440)
 	n := math.Round(m)
 	i := int(n)
+	if i >= 0 && i < len(noteTable) {
+		return noteTable[i], (m - n) * 100
+	}
 	return fmt.Sprintf("%s%d", noteNames[((i%12)+12)%12], i/12-1), (m - n) * 100
 }

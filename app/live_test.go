@@ -67,10 +67,10 @@ func TestLiveGenerator(t *testing.T) {
 		}
 		cols := make([][]float32, 4)
 		for c := range 3 {
-			n, newest := l.Columns(c, cols, 0)
+			n, next := l.Columns(c, cols, st.Frames-4)
 			k := int(math.Round(1000 / sp.BinHz))
-			if n != 4 || newest < 30 || len(cols[0]) != 2049 || math.Abs(float64(cols[3][k]-sp.Current[k])) > 0.5 {
-				t.Errorf("Columns(%d): %d, newest %d", c, n, newest)
+			if n != 4 || next != st.Frames || len(cols[0]) != 2049 || math.Abs(float64(cols[3][k]-sp.Current[k])) > 0.5 {
+				t.Errorf("Columns(%d): %d, next %d", c, n, next)
 			}
 		}
 		l.Close()

@@ -1,0 +1,223 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/prismaudio/prism/audio"
+)
+
+// Source kinds.
+const (
+	SourceDevice    = "device"
+	SourceGenerator = "generator"
+	SourceFile      = "file"
+)
+
+// SourceSpec chooses what a Monitor analyzes.
+type SourceSpec struct {
+	Kind      string // SourceDevice, SourceGenerator or SourceFile
+	Device    string // SourceDevice: "", an index or a name substring (see `prism devices`)
+	Generator string // SourceGenerator: a generator spec (sine:F:DB, …); "" = DefaultGenerator
+	File      string // SourceFile: a WAV, FLAC or MP3 file, played in real time and looped
+	Rate      int    // Hz; 0: the device's (or 48000 for the generator)
+	Channels  int    // 0: the device's, up to 2 (or 2 for the generator)
+}
+
+// String describes the spec for a status line.
+func (s SourceSpec) String() string {
+	switch s.Kind {
+	case SourceGenerator:
+		return "generator " + s.Generator
+	case SourceFile:
+		return "file " + s.File
+	}
+	if s.Device == "" {
+		return "default input"
+	}
+	return "input " + s.Device
+}
+
+// Monitor is the live analyzer as a desktop window uses it: engines, a
+// recorder on the chosen source, and a Live analyzer on its own engine
+// goroutine, with the inactive engine timed in the background. Every
+// method may be called from any goroutine.
+type Monitor struct {
+	engines Engines
+	live    *Live
+	stop    chan struct{}
+	done    chan struct{}
+
+	mu     sync.Mutex
+	rec    *audio.Recorder
+	spec   SourceSpec
+	closed bool
+}
+
+// NewMonitor opens src (falling back to the default generator, with a
+// notice, when the default input device is asked for and there is none)
+// and starts analyzing it with s on engines. The Monitor owns neither the
+// engines nor their closing.
+func NewMonitor(src SourceSpec, s LiveSettings, engines Engines) (*Monitor, string, error) {
+	rec, spec, notice, err := startSource(src)
+	if err != nil {
+		return nil, "", err
+	}
+	live, err := NewLive(rec, engines, s)
+	if err != nil {
+		rec.Stop()
+		return nil, "", err
+	}
+	m := &Monitor{engines: engines, live: live, rec: rec, spec: spec, stop: make(chan struct{}), done: make(chan struct{})}
+	live.MeasureOther()
+	go func() {
+		defer close(m.done)
+		live.Run(m.stop)
+		live.Close()
+	}()
+	return m, notice, nil
+}
+
+// startSource starts a recorder on spec and returns the spec actually used.
+func startSource(spec SourceSpec) (*audio.Recorder, SourceSpec, string, error) {
+	var (
+		open   func() (audio.Source, error)
+		notice string
+		err    error
+	)
+	switch spec.Kind {
+	case SourceFile:
+		if spec.File == "" {
+			return nil, spec, "", errors.New("no file chosen")
+		}
+		path := spec.File
+		src, ferr := audio.OpenFileSource(path, true)
+		if ferr != nil {
+			return nil, spec, "", ferr
+		}
+		src.Close()
+		open = func() (audio.Source, error) { return audio.OpenFileSource(path, true) }
+	case SourceGenerator:
+		if spec.Generator == "" {
+			spec.Generator = DefaultGenerator
+		}
+		open, _, err = openSource("", spec.Rate, spec.Channels, spec.Generator)
+	case SourceDevice, "":
+		spec.Kind = SourceDevice
+		open, notice, err = openSource(spec.Device, spec.Rate, spec.Channels, "")
+		if notice != "" {
+			spec = SourceSpec{Kind: SourceGenerator, Generator: DefaultGenerator, Rate: spec.Rate, Channels: spec.Channels}
+		}
+	default:
+		return nil, spec, "", fmt.Errorf("unknown source kind %q", spec.Kind)
+	}
+	if err != nil {
+		return nil, spec, "", err
+	}
+	rec, err := audio.StartRecorder(open, 2)
+	if err != nil {
+		return nil, spec, "", err
+	}
+	return rec, spec, notice, nil
+}
+
+// Source is the spec in use (after any fallback to the generator).
+func (m *Monitor) Source() SourceSpec {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spec
+}
+
+// SetSource switches to another source between batches. It returns once
+// the switch is made, or with the reason it could not be (the current
+// source then carries on) and the notice of any fallback.
+func (m *Monitor) SetSource(spec SourceSpec) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", errors.New("monitor closed")
+	}
+	rec, used, notice, err := startSource(spec)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", spec, err)
+	}
+	res := make(chan error, 1)
+	m.live.SwitchSource(rec, func(err error) { res <- err })
+	if err := <-res; err != nil {
+		rec.Stop()
+		return "", err
+	}
+	m.rec.Stop()
+	m.rec, m.spec = rec, used
+	return notice, nil
+}
+
+// Latest, Columns, Stats, ReadStats, Apply and UseEngine are Live's.
+func (m *Monitor) Latest(c int, dst *Spectrum) { m.live.Latest(c, dst) }
+
+// Columns is Live.Columns.
+func (m *Monitor) Columns(c int, dst [][]float32, after uint64) (int, uint64) {
+	return m.live.Columns(c, dst, after)
+}
+
+// ReadStats is Live.ReadStats.
+func (m *Monitor) ReadStats(dst *LiveStats) { m.live.ReadStats(dst) }
+
+// Apply is Live.Apply.
+func (m *Monitor) Apply(s LiveSettings) { m.live.Apply(s) }
+
+// UseEngine is Live.UseEngine ("gpu" or "cpu").
+func (m *Monitor) UseEngine(name string) { m.live.UseEngine(name) }
+
+// HasGPU says whether a GPU engine is there to switch to.
+func (m *Monitor) HasGPU() bool { return m.engines.Preferred != m.engines.CPU }
+
+// Engines are the engines the monitor runs on (for file analysis in the
+// same window).
+func (m *Monitor) Engines() Engines { return m.engines }
+
+// InputDevices lists the input devices' names, or says why there are none.
+func (m *Monitor) InputDevices() ([]string, error) {
+	devs, err := audio.Devices()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range devs {
+		if d.MaxInputChannels > 0 {
+			names = append(names, strings.TrimSpace(d.Name))
+		}
+	}
+	if len(names) == 0 {
+		return nil, audio.ErrNoInputDevice
+	}
+	return names, nil
+}
+
+// Close stops the analysis and the recorder. Calling it twice is harmless.
+func (m *Monitor) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	m.closed = true
+	close(m.stop)
+	<-m.done
+	m.rec.Stop()
+}
+
+// OpenEngines opens the engines for a desktop session as --engine
+// (auto, gpu, cpu) and the OpenCL device (index or name; "": the
+// PRISM_OPENCL_DEVICE variable, else the first GPU) ask: with auto, the
+// GPU when usable and the CPU. The notice says why the GPU is not used,
+// if it is not.
+func OpenEngines(engine, device string) (Engines, string, error) {
+	af := analysisFlags{engine: engine, device: device}
+	return af.openEngines()
+}
+
+// Close closes the engines (the GPU one, then the CPU one).
+func (e Engines) Close() { e.close() }

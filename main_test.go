@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needDisplay starts a private Xvfb (1280×800, 24 bit) and returns its
+// DISPLAY; without Xvfb, xdotool and ImageMagick the test skips, or fails
+// under PRISM_REQUIRE_DISPLAY=1.
+func needDisplay(t *testing.T) string {
+	t.Helper()
+	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("PRISM_REQUIRE_DISPLAY") == "1" {
+				t.Fatalf("%s required (PRISM_REQUIRE_DISPLAY=1): %v", tool, err)
+			}
+			t.Skipf("no %s: %v", tool, err)
+		}
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{w}
+	if err := x.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+	line, err := bufio.NewReader(r).ReadString('\n')
+	r.Close()
+	if err != nil {
+		t.Fatalf("Xvfb did not say its display: %v", err)
+	}
+	return ":" + strings.TrimSpace(line)
+}
+
+// buildPrism builds the real binary into a temporary directory.
+func buildPrism(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "prism")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// event is a line of the window's trace.
+type event struct {
+	Event  string             `json:"event"`
+	Window []float64          `json:"window"`
+	Plot   []float64          `json:"plot"`
+	Axis   map[string]any     `json:"axis"`
+	Engine string             `json:"engine"`
+	FPS    float64            `json:"fps"`
+	CPU    float64            `json:"cpu_percent"`
+	EngMs  map[string]float64 `json:"engine_ms"`
+	FrameS float64            `json:"frames_per_s"`
+}
+
+// readTrace returns the events written so far.
+func readTrace(t *testing.T, path string) []event {
+	t.Helper()
+	raw, _ := os.ReadFile(path)
+	var evs []event
+	for _, line := range strings.Split(string(raw), "\n") {
+		var e event
+		if json.Unmarshal([]byte(line), &e) == nil && e.Event != "" {
+			evs = append(evs, e)
+		}
+	}
+	return evs
+}
+
+func waitEvent(t *testing.T, path string, d time.Duration, ok func(e event) bool) event {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		for _, e := range readTrace(t, path) {
+			if ok(e) {
+				return e
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no such event in %s within %v:\n%s", path, d, mustRead(path))
+	return event{}
+}
+
+func mustRead(path string) string { b, _ := os.ReadFile(path); return string(b) }
+
+func screenshot(t *testing.T, display string) *image.RGBA {
+	t.Helper()
+	cmd := exec.Command("import", "-window", "root", "png:-")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("import: %v", err)
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	rgba := image.NewRGBA(b)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			rgba.Set(x, y, img.At(x, y))
+		}
+	}
+	return rgba
+}
+
+// TestDesktopSmoke starts the real binary on the generator under Xvfb,
+// checks the window's size and that the spectrum shows the 1 kHz tone at
+// 1 kHz on the log axis, toggles the engine with the G key, reports the
+// frame rate and CPU load at N=4096 hop 256 (48 kHz stereo), and quits it
+// with SIGTERM, which must exit cleanly.
+func TestDesktopSmoke(t *testing.T) {
+	display := needDisplay(t)
+	bin := buildPrism(t)
+	home := t.TempDir()
+	trace := filepath.Join(home, "trace.jsonl")
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "--generator", "sine:1000:-6", "--fft", "4096", "--hop", "256")
+	cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"PRISM_UI_TRACE="+trace, "LANG=en_US.UTF-8")
+	cmd.Stderr = &stderr
+	cmd.WaitDelay = 5 * time.Second // a sound server it started may hold stderr open
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	done := false
+	defer func() {
+		if !done {
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("stderr:\n%s", stderr.String())
+		}
+	}()
+
+	ready := waitEvent(t, trace, 90*time.Second, func(e event) bool { return e.Event == "ready" })
+	if len(ready.Window) != 2 || ready.Window[0] != 1280 || ready.Window[1] != 800 {
+		t.Errorf("window %v, want 1280×800", ready.Window)
+	}
+	geo := xdo(t, display, "search", "--sync", "--name", "^Prism$", "getwindowgeometry")
+	if !strings.Contains(geo, "Geometry: 1280x800") {
+		t.Errorf("xdotool: %s", geo)
+	}
+	// let averages settle and the waterfall fill a little
+	waitEvent(t, trace, 30*time.Second, func(e event) bool { return e.Event == "perf" && e.FrameS > 150 })
+	img := screenshot(t, display)
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 800 {
+		t.Fatalf("screenshot %v", b)
+	}
+	defer func() {
+		if t.Failed() {
+			f, err := os.Create(filepath.Join(os.TempDir(), "prism-smoke.png"))
+			if err == nil {
+				png.Encode(f, img)
+				f.Close()
+				t.Logf("screenshot: %s", f.Name())
+			}
+		}
+	}()
+	// the highest point of the traces (light blue, or bluish white where
+	// the average lies over the current spectrum) in the plot: the tone
+	px, py, pw, ph := int(ready.Plot[0]), int(ready.Plot[1]), int(ready.Plot[2]), int(ready.Plot[3])
+	top, topX := py+ph, -1
+	for x := px; x < px+pw; x++ {
+		for y := py; y < py+ph; y++ {
+			c := img.RGBAAt(x, y)
+			if c.B > 220 && c.G > 170 && c.R < 230 {
+				if y < top {
+					top, topX = y, x
+				}
+				break
+			}
+		}
+	}
+	lo, hi := ready.Axis["low"].(float64), ready.Axis["high"].(float64)
+	wantX := float64(px) + math.Log(1000/lo)/math.Log(hi/lo)*float64(pw)
+	if math.Abs(float64(topX)-wantX) > 3 {
+		t.Errorf("the spectrum peaks at x=%d, want %.1f (1 kHz on the log axis %g…%g Hz)", topX, wantX, lo, hi)
+	}
+	// −6 dBFS on the −120…0 axis; the trace between bins reads up to the
+	// Hann window's 1.42 dB scalloping loss below the interpolated peak
+	if db := -float64(top-py) / float64(ph-1) * 120; db < -6-1.42-0.5 || db > -6+0.5 {
+		t.Errorf("the tone's top at y=%d: %.2f dBFS, want −6 (−1.4 dB scalloping allowed)", top, db)
+	}
+
+	// engine toggle by key, when there is a GPU engine to toggle
+	first := waitEvent(t, trace, 5*time.Second, func(e event) bool { return e.Event == "engine" })
+	if first.Engine == "opencl" {
+		wid := strings.TrimSpace(xdo(t, display, "search", "--name", "^Prism$"))
+		xdo(t, display, "key", "--window", strings.Fields(wid)[0], "g")
+		waitEvent(t, trace, 20*time.Second, func(e event) bool { return e.Event == "engine" && e.Engine == "cpu" })
+		waitEvent(t, trace, 20*time.Second, func(e event) bool { return e.Event == "perf" && e.Engine == "cpu" })
+	} else if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+		t.Errorf("the window started on %q without OpenCL", first.Engine)
+	}
+
+	// frame rate and CPU load over the run (reported, not asserted: the
+	// machine is shared)
+	var fps, cpu []float64
+	for _, e := range readTrace(t, trace) {
+		if e.Event == "perf" {
+			fps, cpu = append(fps, e.FPS), append(cpu, e.CPU)
+		}
+	}
+	t.Logf("UI at 1280×800, N=4096 hop 256, 48 kHz stereo: %d s: frames/s median %.1f (min %.1f), process CPU median %.0f%% of one core",
+		len(fps), median(fps), minOf(fps), median(cpu))
+
+	// quit cleanly on SIGTERM
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		done = true
+		if err != nil {
+			t.Errorf("prism after SIGTERM: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Error("prism did not exit within 15 s of SIGTERM")
+	}
+}
+
+// TestNoDisplay: without a display prism says so and lists the CLI.
+func TestNoDisplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildPrism(t)
+	cmd := exec.Command(bin)
+	cmd.Env = append(filterEnv(os.Environ(), "DISPLAY=", "WAYLAND_DISPLAY="), "HOME="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	code := -1
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	s := stderr.String()
+	if code != 1 || !strings.Contains(s, "no display") || !strings.Contains(s, "analyze") {
+		t.Errorf("exit %d, stderr:\n%s", code, s)
+	}
+	// a bad window flag is a usage error
+	cmd = exec.Command(bin, "--fft", "1000")
+	cmd.Env = cmd.Environ()
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 2 || !strings.Contains(string(out), "--fft 1000") {
+		t.Errorf("--fft 1000: exit %d: %s", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+func filterEnv(env []string, drop ...string) []string {
+	var out []string
+	for _, e := range env {
+		keep := true
+		for _, d := range drop {
+			keep = keep && !strings.HasPrefix(e, d)
+		}
+		if keep {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func xdo(t *testing.T, display string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = append(os.Environ(), "DISPLAY="+display)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("xdotool %v: %v: %s", args, err, out)
+	}
+	return string(out)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
+
+func minOf(v []float64) float64 {
+	m := math.Inf(1)
+	for _, x := range v {
+		m = math.Min(m, x)
+	}
+	return m
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

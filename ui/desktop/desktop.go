@@ -1,0 +1,200 @@
+// Package desktop opens Prism's window with Fyne's GLFW driver. It is the
+// only package that links the driver (a slow cgo build), so the widgets in
+// package ui test quickly without it.
+package desktop
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"runtime"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+
+	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/ui"
+)
+
+// AppID is the application ID (also in FyneApp.toml).
+const AppID = "io.github.prismaudio.prism"
+
+// EnvTrace names a file (or "-" for stderr) that receives the window's
+// JSON event lines (see ui.Options.Trace).
+const EnvTrace = "PRISM_UI_TRACE"
+
+// HasDisplay says whether a window can open: on Linux and the BSDs a
+// DISPLAY or WAYLAND_DISPLAY must be set.
+func HasDisplay() bool {
+	switch runtime.GOOS {
+	case "darwin", "windows", "ios", "android":
+		return true
+	}
+	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
+}
+
+// Flags are the window's command-line options: `prism [flags] [FILE]`.
+type Flags struct {
+	File      string // open this audio file in the File tab
+	Generator string // start on the signal generator with this spec
+	Device    string // start on this input device (index or name)
+	FFT, Hop  int    // start with this FFT size and hop (0: as saved)
+	Engine    string // auto, gpu, cpu
+}
+
+// Parse reads the window's arguments. ok is false when args are not the
+// window's (a subcommand, -h): the CLI handles those.
+func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		if fi, serr := os.Stat(args[0]); serr != nil || !fi.Mode().IsRegular() || len(args) > 1 {
+			return f, false, nil // a subcommand (or a typo the CLI explains)
+		}
+	}
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			return f, false, nil
+		}
+	}
+	fs := flag.NewFlagSet("prism", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&f.Generator, "generator", "", "start on the signal generator: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
+	fs.StringVar(&f.Device, "device", "", "start on this audio input (index or name substring, see `prism devices`)")
+	fs.IntVar(&f.FFT, "fft", 0, "FFT size, a power of two 64…65536 (default: as last used)")
+	fs.IntVar(&f.Hop, "hop", 0, "hop in samples, 1…FFT (default: as last used)")
+	fs.StringVar(&f.Engine, "engine", "auto", "engine: auto, gpu, cpu")
+	if err := fs.Parse(args); err != nil {
+		return f, true, err
+	}
+	switch rest := fs.Args(); len(rest) {
+	case 0:
+	case 1:
+		f.File = rest[0]
+	default:
+		return f, true, fmt.Errorf("one file at most, not %q", rest)
+	}
+	if f.FFT != 0 && (f.FFT < 64 || f.FFT > 65536 || bits.OnesCount(uint(f.FFT)) != 1) {
+		return f, true, fmt.Errorf("--fft %d: want a power of two 64…65536", f.FFT)
+	}
+	if f.Hop < 0 || (f.Hop > 0 && f.FFT > 0 && f.Hop > f.FFT) {
+		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
+	}
+	if f.Generator != "" {
+		if _, err := app.ParseGeneratorSpec(f.Generator); err != nil {
+			return f, true, err
+		}
+	}
+	switch f.Engine {
+	case "auto", "gpu", "cpu":
+	default:
+		return f, true, errors.New("--engine: want auto, gpu or cpu")
+	}
+	return f, true, nil
+}
+
+// Main runs the window for args if they are the window's (see Parse) and
+// returns the exit code; handled is false otherwise.
+func Main(args []string, icon []byte, stderr io.Writer) (code int, handled bool) {
+	f, ok, err := Parse(args, stderr)
+	if !ok {
+		return 0, false
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: %v\n", err)
+		return app.ExitUsage, true
+	}
+	return Run(f, icon, stderr), true
+}
+
+// Run opens the window and returns the exit code when it closes. icon is
+// the app icon (PNG bytes). Without a display it says so and lists the
+// command-line tools instead.
+func Run(f Flags, icon []byte, stderr io.Writer) int {
+	if !HasDisplay() {
+		fmt.Fprintln(stderr, "prism: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop window cannot open.")
+		fmt.Fprintln(stderr, "The command-line tools work without one:")
+		fmt.Fprintln(stderr)
+		app.Usage(stderr)
+		return app.ExitFailure
+	}
+	engines, notice, err := app.OpenEngines(f.Engine, "")
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: %v\n", err)
+		return app.ExitFailure
+	}
+	defer engines.Close()
+	if notice != "" {
+		fmt.Fprintf(stderr, "prism: %s\n", notice)
+	}
+
+	a := fyneapp.NewWithID(AppID)
+	if len(icon) > 0 {
+		a.SetIcon(fyne.NewStaticResource("icon.png", icon))
+	}
+	set := ui.LoadSettings(a.Preferences())
+	switch {
+	case f.Generator != "":
+		set.Source = app.SourceSpec{Kind: app.SourceGenerator, Generator: f.Generator}
+	case f.Device != "":
+		set.Source = app.SourceSpec{Kind: app.SourceDevice, Device: f.Device}
+	}
+	if f.FFT > 0 {
+		set.FFT = f.FFT
+	}
+	if f.Hop > 0 {
+		set.Overlap = 1 - float64(f.Hop)/float64(set.FFT)
+	}
+	if f.Engine == "cpu" || f.Engine == "gpu" {
+		set.Engine = f.Engine
+	}
+	set.Save(a.Preferences())
+	live, err := set.Live()
+	if err != nil {
+		live = app.DefaultLiveSettings()
+	}
+	m, srcNotice, err := app.NewMonitor(set.Source, live, engines)
+	if err != nil && set.Source.Kind != app.SourceDevice {
+		// the saved source is gone (a file moved, …): start on the default input
+		fmt.Fprintf(stderr, "prism: %s: %v: using the default input\n", set.Source, err)
+		m, srcNotice, err = app.NewMonitor(app.SourceSpec{Kind: app.SourceDevice}, live, engines)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: %v\n", err)
+		return app.ExitFailure
+	}
+	defer m.Close()
+	if srcNotice != "" {
+		fmt.Fprintf(stderr, "prism: %s\n", srcNotice)
+		notice = joinNotices(notice, srcNotice)
+	}
+
+	opts := ui.Options{File: f.File, Notice: notice}
+	switch path := os.Getenv(EnvTrace); path {
+	case "":
+	case "-":
+		opts.Trace = stderr
+	default:
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: %s: %v\n", EnvTrace, err)
+			return app.ExitFailure
+		}
+		defer f.Close()
+		opts.Trace = f
+	}
+	win := a.NewWindow("Prism")
+	win.Resize(fyne.NewSize(1280, 800))
+	ui.New(a, win, m, opts)
+	win.ShowAndRun()
+	return app.ExitOK
+}
+
+func joinNotices(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}

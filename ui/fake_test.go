@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"context"
+	"math"
+	"sync"
+
+	"github.com/prismaudio/prism/app"
+)
+
+// fakeEngine is a deterministic analysis: every channel shows a 1 kHz
+// tone at −6 dBFS over a floor falling 3 dB per octave from −70 dBFS at
+// 100 Hz, and Columns hands out the frames the test queues.
+type fakeEngine struct {
+	mu       sync.Mutex
+	rate, ch int
+	fft, hop int
+	engine   string
+	hasGPU   bool
+	applied  []app.LiveSettings
+	source   app.SourceSpec
+	frames   [][]float32 // queued columns (dB)
+	next     uint64
+	file     *app.FileSpectrogram
+	views    []app.ViewOptions
+	exported []string
+	bands    []app.Band
+}
+
+func newFakeEngine() *fakeEngine {
+	bands, _ := app.Bands(3, 20, 20000, 24000)
+	return &fakeEngine{rate: 48000, ch: 2, fft: 4096, hop: 1024, engine: "opencl", hasGPU: true,
+		source: app.SourceSpec{Kind: app.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
+}
+
+// level is the fake spectrum's level at f.
+func fakeLevel(f float64) float32 {
+	floor := -70 - 10*math.Log10(math.Max(f, 1)/100)
+	d := (f - 1000) / (48000.0 / 4096)
+	tone := -6 - 6*d*d // a parabola in dB: interpolation finds 1000 Hz, −6 dBFS exactly
+	return float32(math.Max(floor, math.Max(tone, -140)))
+}
+
+func (e *fakeEngine) Latest(c int, dst *app.Spectrum) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	bins := e.fft/2 + 1
+	binHz := float64(e.rate) / float64(e.fft)
+	fill := func(s []float32, off float32) []float32 {
+		s = s[:0]
+		for k := range bins {
+			s = append(s, fakeLevel(float64(k)*binHz)+off)
+		}
+		return s
+	}
+	dst.Current = fill(dst.Current, 0)
+	dst.ExpAvg = fill(dst.ExpAvg, -3)
+	dst.LinAvg = fill(dst.LinAvg, -4)
+	dst.PeakHold = fill(dst.PeakHold, 3)
+	dst.MinHold = fill(dst.MinHold, -10)
+	dst.BinHz = binHz
+	dst.Peak = app.FindPeak(dst.Current, binHz)
+	dst.Bands = dst.Bands[:0]
+	for _, b := range e.bands {
+		dst.Bands = append(dst.Bands, app.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
+	}
+}
+
+func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	total := e.next + uint64(len(e.frames))
+	if after > total {
+		after = 0
+	}
+	n := 0
+	for col := max(after, e.next); col < total && n < len(dst); col++ {
+		dst[n] = append(dst[n][:0], e.frames[col-e.next]...)
+		n++
+	}
+	return n, max(after, e.next) + uint64(n)
+}
+
+// queue adds frames for Columns.
+func (e *fakeEngine) queue(frames ...[]float32) {
+	e.mu.Lock()
+	e.frames = append(e.frames, frames...)
+	e.mu.Unlock()
+}
+
+func (e *fakeEngine) ReadStats(dst *app.LiveStats) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	m := dst.EngineMs
+	if m == nil {
+		m = map[string]float64{}
+	}
+	*dst = app.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
+		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerSec: 187.5, LatencyP99Ms: 2}
+	m["opencl"], m["cpu"] = 0.25, 2.0
+	dst.EngineMs = m
+}
+
+func (e *fakeEngine) Apply(s app.LiveSettings) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.applied = append(e.applied, s)
+	e.fft, e.hop = s.FFT, s.Hop
+}
+
+func (e *fakeEngine) lastApplied() app.LiveSettings {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.applied[len(e.applied)-1]
+}
+
+func (e *fakeEngine) UseEngine(name string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if name == "gpu" {
+		name = "opencl"
+	}
+	e.engine = name
+}
+
+func (e *fakeEngine) HasGPU() bool { return e.hasGPU }
+
+func (e *fakeEngine) SetSource(spec app.SourceSpec) (string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.source = spec
+	return "", nil
+}
+
+func (e *fakeEngine) Source() app.SourceSpec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.source
+}
+
+func (e *fakeEngine) InputDevices() ([]string, error) { return []string{"Null Input"}, nil }
+
+func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o app.ViewOptions, _ app.Progress) (*app.FileSpectrogram, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.views = append(e.views, o)
+	return e.file, nil
+}
+
+func (e *fakeEngine) ExportSpectrogram(_ context.Context, in, out, format string, o app.ViewOptions, img app.ImageOptions, _ app.Progress) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.exported = append(e.exported, out)
+	return nil
+}
+
+// syntheticFile is a 4 s file spectrogram: a tone rising from 500 Hz to
+// 4 kHz over a −90 dBFS floor, with a 10 ms click (broadband) at 2 s.
+func syntheticFile() *app.FileSpectrogram {
+	const rate, n, hop = 48000, 1024, 256
+	frames := (4*rate-n)/hop + 1
+	fs := &app.FileSpectrogram{Path: "synthetic.wav", Rate: rate, Channels: 1, Samples: 4 * rate, Duration: 4,
+		FFT: n, Hop: hop, Channel: -1, Frames: frames, FramesPerColumn: 1, Engine: "fake"}
+	bins := n/2 + 1
+	binHz := float64(rate) / n
+	for i := range frames {
+		t := (float64(i*hop) + n/2) / rate
+		f := 500 * math.Pow(8, t/4)
+		col := make([]float32, bins)
+		for k := range col {
+			d := math.Abs(float64(k)*binHz-f) / binHz
+			col[k] = float32(math.Max(-90, -10-20*d))
+		}
+		if math.Abs(t-2) < 0.005 {
+			for k := range col {
+				col[k] = -30
+			}
+		}
+		fs.Columns = append(fs.Columns, col)
+	}
+	return fs
+}

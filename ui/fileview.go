@@ -1,0 +1,356 @@
+package ui
+
+import (
+	"image"
+	"math"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"github.com/prismaudio/prism/app"
+)
+
+// FileView shows a whole file's spectrogram (time across, frequency up)
+// and lets the user zoom (mouse wheel, keys) and pan (drag, keys). Each
+// pixel is the maximum of the frames and bins it covers. A more detailed
+// analysis of the visible region (SetDetail) replaces the overview where
+// it covers the view. Hovering gives a readout and, through OnCursor, the
+// spectrum of the column under the cursor. Only the Fyne goroutine uses
+// it.
+type FileView struct {
+	plotBase
+	fs, detail   *app.FileSpectrogram
+	scale        string
+	axis         app.FreqAxis
+	lut          *[256][3]uint8
+	dbMin, dbMax float64
+	t0, t1       float64 // the visible time range, seconds
+
+	plot    *image.RGBA // the rendered plot area, remade when the view changes
+	plotKey fileKey
+	hover   bool
+	cursor  fyne.Position
+	readout []byte
+	cur     app.Spectrum
+
+	// OnCursor receives the spectrum of the column under the cursor and
+	// its time (ok false: the cursor left).
+	OnCursor func(sp *app.Spectrum, t float64, ok bool)
+	// OnView is called when the visible range changes.
+	OnView func(t0, t1 float64)
+}
+
+type fileKey struct {
+	fs, detail   *app.FileSpectrogram
+	w, h         int
+	t0, t1       float64
+	axis         app.FreqAxis
+	lut          *[256][3]uint8
+	dbMin, dbMax float64
+}
+
+// NewFileView makes an empty file view.
+func NewFileView(scale, colormap string, dbMin, dbMax float64) *FileView {
+	v := &FileView{scale: scale, dbMin: dbMin, dbMax: dbMax}
+	v.dark = true
+	v.SetColormap(colormap)
+	v.raster = canvas.NewRaster(v.draw)
+	v.ExtendBaseWidget(v)
+	return v
+}
+
+// CreateRenderer implements fyne.Widget.
+func (v *FileView) CreateRenderer() fyne.WidgetRenderer {
+	return newPlotRenderer(v.raster, fyne.NewSize(320, 160))
+}
+
+// SetFile shows a file's overview spectrogram, all of it.
+func (v *FileView) SetFile(fs *app.FileSpectrogram) {
+	v.fs, v.detail = fs, nil
+	v.SetScale(v.scale)
+	if fs != nil {
+		v.t0, v.t1 = 0, fs.Duration
+	}
+	v.Refresh()
+}
+
+// File is the overview shown (nil: none).
+func (v *FileView) File() *app.FileSpectrogram { return v.fs }
+
+// SetDetail shows a region's analysis where it covers the view.
+func (v *FileView) SetDetail(d *app.FileSpectrogram) {
+	v.detail = d
+	v.Refresh()
+}
+
+// SetScale sets the frequency scale.
+func (v *FileView) SetScale(scale string) {
+	v.scale = scale
+	if v.fs == nil {
+		return
+	}
+	if a, err := app.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT); err == nil {
+		v.axis = a
+	}
+}
+
+// SetColormap chooses the colormap.
+func (v *FileView) SetColormap(name string) {
+	if lut, err := app.Colormap(name); err == nil {
+		v.lut = lut
+	}
+}
+
+// SetRange sets the colour range in dBFS.
+func (v *FileView) SetRange(dbMin, dbMax float64) {
+	if dbMin < dbMax {
+		v.dbMin, v.dbMax = dbMin, dbMax
+	}
+}
+
+// SetDark chooses the palette.
+func (v *FileView) SetDark(dark bool) { v.dark = dark }
+
+// View is the visible time range in seconds.
+func (v *FileView) View() (t0, t1 float64) { return v.t0, v.t1 }
+
+// SetView shows t0…t1 seconds, clamped to the file and to a span of at
+// least four hops.
+func (v *FileView) SetView(t0, t1 float64) {
+	if v.fs == nil {
+		return
+	}
+	d := v.fs.Duration
+	minSpan := max(0.005, 4*float64(v.fs.Hop)/float64(v.fs.Rate))
+	span := min(d, max(minSpan, t1-t0))
+	t0 = min(max(0, t0), d-span)
+	if t0 == v.t0 && t0+span == v.t1 {
+		return
+	}
+	v.t0, v.t1 = t0, t0+span
+	if v.OnView != nil {
+		v.OnView(v.t0, v.t1)
+	}
+	v.Refresh()
+}
+
+// Zoom scales the visible span by factor (< 1 zooms in) around time t.
+func (v *FileView) Zoom(factor, t float64) {
+	span := (v.t1 - v.t0) * factor
+	f := 0.5
+	if v.t1 > v.t0 {
+		f = (t - v.t0) / (v.t1 - v.t0)
+	}
+	v.SetView(t-f*span, t-f*span+span)
+}
+
+// Pan moves the view by a fraction of its span.
+func (v *FileView) Pan(fraction float64) {
+	d := (v.t1 - v.t0) * fraction
+	v.SetView(v.t0+d, v.t1+d)
+}
+
+// Scrolled implements fyne.Scrollable: the wheel zooms around the cursor.
+func (v *FileView) Scrolled(e *fyne.ScrollEvent) {
+	t, _ := v.timeAt(e.Position.X)
+	if e.Scrolled.DY > 0 {
+		v.Zoom(0.8, t)
+	} else if e.Scrolled.DY < 0 {
+		v.Zoom(1.25, t)
+	}
+}
+
+// Dragged implements fyne.Draggable: dragging pans.
+func (v *FileView) Dragged(e *fyne.DragEvent) {
+	if w := float64(v.area.Dx()) / float64(max(v.p.scale, 1e-6)); w > 0 {
+		v.Pan(-float64(e.Dragged.DX) / w)
+	}
+}
+
+// DragEnd implements fyne.Draggable.
+func (v *FileView) DragEnd() {}
+
+// MouseIn implements desktop.Hoverable.
+func (v *FileView) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
+
+// MouseMoved implements desktop.Hoverable.
+func (v *FileView) MouseMoved(e *desktop.MouseEvent) {
+	v.hover, v.cursor = true, e.Position
+	v.updateCursor()
+	v.raster.Refresh()
+}
+
+// MouseOut implements desktop.Hoverable.
+func (v *FileView) MouseOut() {
+	v.hover = false
+	v.readout = v.readout[:0]
+	if v.OnCursor != nil {
+		v.OnCursor(nil, 0, false)
+	}
+	v.raster.Refresh()
+}
+
+// Readout is the cursor readout (time, frequency, level, note).
+func (v *FileView) Readout() string { return string(v.readout) }
+
+// timeAt is the time at widget x, and whether x is over the plot.
+func (v *FileView) timeAt(x float32) (float64, bool) {
+	a := v.area
+	if a.Dx() <= 0 {
+		return v.t0, false
+	}
+	px := v.p.px(x) - a.Min.X
+	t := v.t0 + (float64(px)+0.5)/float64(a.Dx())*(v.t1-v.t0)
+	return t, px >= 0 && px < a.Dx()
+}
+
+// source is the spectrogram that covers the view best.
+func (v *FileView) source() *app.FileSpectrogram {
+	if d := v.detail; d != nil && d.FFT == v.fs.FFT && d.ColumnTime(0) <= v.t0+1e-9 &&
+		d.ColumnTime(float64(len(d.Columns))) >= v.t1-1e-9 {
+		return d
+	}
+	return v.fs
+}
+
+// updateCursor computes the readout and the spectrum under the cursor.
+func (v *FileView) updateCursor() {
+	v.readout = v.readout[:0]
+	if v.fs == nil || !v.hover {
+		return
+	}
+	t, okX := v.timeAt(v.cursor.X)
+	py := v.p.px(v.cursor.Y) - v.area.Min.Y
+	if !okX || py < 0 || py >= v.area.Dy() {
+		if v.OnCursor != nil {
+			v.OnCursor(nil, 0, false)
+		}
+		return
+	}
+	f := v.axis.Freq(1 - (float64(py)+0.5)/float64(v.area.Dy()))
+	src := v.source()
+	ci := int(math.Round(src.TimeColumn(t)))
+	ci = min(len(src.Columns)-1, max(0, ci))
+	col := src.Columns[ci]
+	v.cur.Current = append(v.cur.Current[:0], col...)
+	v.cur.BinHz = src.BinHz()
+	v.cur.Peak = app.FindPeak(v.cur.Current, v.cur.BinHz)
+	b := append(v.readout, app.FormatSeconds(t, 1)...)
+	b = append(b, "   "...)
+	b = appendHz(b, f)
+	b = append(b, "   "...)
+	b = appendDB(b, levelAt(col, v.cur.BinHz, f))
+	b = append(b, "   "...)
+	b = appendNote(b, f)
+	if src.FramesPerColumn > 1.01 {
+		b = append(b, "   (max of "...)
+		b = strconv.AppendFloat(b, src.FramesPerColumn, 'f', 1, 64)
+		b = append(b, " frames)"...)
+	}
+	v.readout = b
+	if v.OnCursor != nil {
+		v.OnCursor(&v.cur, t, true)
+	}
+}
+
+// Image is the last frame drawn.
+func (v *FileView) Image() *image.RGBA { return v.img }
+
+func (v *FileView) draw(w, h int) image.Image {
+	key := bgKey{axis: v.axis, extra: v.t0, dbMax: v.t1}
+	if v.begin(w, h, key) {
+		v.drawBackground()
+	}
+	v.fromBackground()
+	a := v.area
+	if v.fs == nil || v.lut == nil {
+		pal := paletteFor(v.dark)
+		v.p.text("Open a WAV, FLAC or MP3 file (Ctrl+O, or drop it on the window)", a.Min.X+a.Dx()/2, a.Min.Y+a.Dy()/2, 0.5, 0.5, pal.text)
+		return v.img
+	}
+	k := fileKey{v.fs, v.detail, a.Dx(), a.Dy(), v.t0, v.t1, v.axis, v.lut, v.dbMin, v.dbMax}
+	if k != v.plotKey || v.plot == nil {
+		v.renderPlot()
+		v.plotKey = k
+	}
+	stride := a.Dx() * 4
+	for y := range a.Dy() {
+		o := v.img.PixOffset(a.Min.X, a.Min.Y+y)
+		copy(v.img.Pix[o:o+stride], v.plot.Pix[y*v.plot.Stride:y*v.plot.Stride+stride])
+	}
+	if v.hover {
+		pal := paletteFor(v.dark)
+		if px := v.p.px(v.cursor.X); px >= a.Min.X && px < a.Max.X {
+			v.p.dashedV(px, a.Min.Y, a.Max.Y, pal.cursor)
+		}
+		if len(v.readout) > 0 {
+			v.p.fill(image.Rect(a.Min.X, a.Min.Y, a.Min.X+v.p.textWidthBytes(v.readout)+v.p.px(8), a.Min.Y+v.p.textHeight()+v.p.px(4)), pal.bg)
+			v.p.textBytes(v.readout, a.Min.X+v.p.px(4), a.Min.Y+v.p.px(2), 0, 0, pal.cursor)
+		}
+	}
+	return v.img
+}
+
+// renderPlot draws the visible region into v.plot: per pixel the maximum
+// of the columns and bins it covers.
+func (v *FileView) renderPlot() {
+	a := v.area
+	W, H := a.Dx(), a.Dy()
+	v.plot = ensureImage(v.plot, W, H)
+	src := v.source()
+	lo, hi := v.axis.RowBins(H, src.FFT, src.Rate)
+	scale := 255 / (v.dbMax - v.dbMin)
+	n := len(src.Columns)
+	for x := range W {
+		ta := v.t0 + float64(x)/float64(W)*(v.t1-v.t0)
+		tb := v.t0 + float64(x+1)/float64(W)*(v.t1-v.t0)
+		c0, c1 := int(math.Ceil(src.TimeColumn(ta))), int(math.Ceil(src.TimeColumn(tb)))
+		c0, c1 = max(0, c0), min(n, c1)
+		if c1 <= c0 {
+			c0 = min(n-1, max(0, int(math.Round(src.TimeColumn((ta+tb)/2)))))
+			c1 = c0 + 1
+		}
+		for y := range H {
+			r := H - 1 - y // row 0 of RowBins is the low end
+			m := float32(math.Inf(-1))
+			for c := c0; c < c1; c++ {
+				for _, d := range src.Columns[c][lo[r]:hi[r]] {
+					m = max(m, d)
+				}
+			}
+			i := min(255, max(0, int((float64(m)-v.dbMin)*scale)))
+			col := v.lut[i]
+			o := v.plot.PixOffset(x, y)
+			v.plot.Pix[o], v.plot.Pix[o+1], v.plot.Pix[o+2], v.plot.Pix[o+3] = col[0], col[1], col[2], 255
+		}
+	}
+}
+
+func (v *FileView) drawBackground() {
+	pal := paletteFor(v.dark)
+	p := &v.p
+	a := v.area
+	p.fill(p.img.Rect, pal.bg)
+	p.fill(a, pal.plotBg)
+	if v.fs == nil {
+		return
+	}
+	for _, f := range app.FreqTicks(v.axis, a.Dy()) {
+		y := a.Max.Y - 1 - int(v.axis.Pos(f)*float64(a.Dy()-1)+0.5)
+		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
+		p.text(app.FormatHz(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
+	}
+	span := v.t1 - v.t0
+	ticks := app.TimeTicks(span, a.Dx())
+	if len(ticks) > 1 {
+		step := ticks[1] - ticks[0]
+		for t := math.Ceil(v.t0/step) * step; t <= v.t1+1e-9; t += step {
+			x := a.Min.X + int((t-v.t0)/span*float64(a.Dx()-1)+0.5)
+			p.vline(x, a.Max.Y, a.Max.Y+p.px(4), pal.gridMajor)
+			p.text(app.FormatSeconds(t, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
+		}
+	}
+	p.text("Hz", p.px(4), p.px(2), 0, 0, pal.text)
+}

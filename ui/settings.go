@@ -1,0 +1,212 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/prismaudio/prism/app"
+)
+
+// Settings are everything the window lets the user choose; they are saved
+// in the app's preferences and restored at the next start.
+type Settings struct {
+	Source     app.SourceSpec
+	FFT        int
+	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
+	Window     string
+	Averaging  string  // AvgOff, AvgExp, AvgLin
+	AvgSeconds float64 // AvgExp time constant
+	AvgFrames  int     // AvgLin frames
+	PeakHold   float64 // seconds; 0: off; < 0: hold forever
+	FreqScale  string  // log, lin, mel
+	DBMin      float64
+	DBMax      float64
+	Colormap   string
+	Span       float64 // waterfall seconds
+	Lower      string  // the view under the spectrum: "waterfall" or "rta"
+	Fraction   int     // RTA: 1, 3, 6, 12, 24
+	Weighting  string  // RTA: A, C, Z
+	Band       string  // band filter spec ("" none)
+	Channels   string  // "mix" or "all"
+	Engine     string  // "gpu" or "cpu"
+	Theme      string  // "dark" or "light"
+}
+
+// DefaultSettings: the default input (or the generator), 4096-point Hann
+// frames at 75 % overlap, 1 s exponential average, 2 s peak hold, log
+// frequency axis, −120…0 dBFS, viridis, 10 s waterfall, GPU if there is
+// one, dark theme.
+func DefaultSettings() Settings {
+	return Settings{
+		Source: app.SourceSpec{Kind: app.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
+		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
+		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: "A",
+		Channels: "mix", Engine: "gpu", Theme: "dark",
+	}
+}
+
+// Hop is the hop in samples.
+func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5)) }
+
+// Live turns the settings into the analyzer's.
+func (s Settings) Live() (app.LiveSettings, error) {
+	l := app.DefaultLiveSettings()
+	if s.FFT < 64 || s.FFT > 65536 || s.FFT&(s.FFT-1) != 0 {
+		return l, fmt.Errorf("FFT size %d: want a power of two 64…65536", s.FFT)
+	}
+	w, err := app.ParseWindow(s.Window)
+	if err != nil {
+		return l, err
+	}
+	l.FFT, l.Hop, l.Window = s.FFT, s.Hop(), w
+	l.AvgTau = time.Duration(s.AvgSeconds * float64(time.Second))
+	l.AvgFrames = max(1, s.AvgFrames)
+	switch {
+	case s.PeakHold < 0:
+		l.PeakHold, l.PeakDecay = 1000*time.Hour, 0
+	case s.PeakHold == 0:
+		l.PeakHold, l.PeakDecay = 0, 1000 // decays within a frame: no hold
+	default:
+		l.PeakHold = time.Duration(s.PeakHold * float64(time.Second))
+	}
+	l.Band = s.Band
+	if s.Lower == "rta" {
+		l.Fraction, l.Weighting = s.Fraction, s.Weighting
+	}
+	// keep about a waterfall's span of columns, within reason
+	l.History = min(16384, max(2048, int(s.Span*48000/float64(l.Hop))))
+	return l, nil
+}
+
+// preference keys
+const prefPrefix = "prism."
+
+// LoadSettings reads saved settings over the defaults; values that no
+// longer make sense fall back to the default.
+func LoadSettings(p fyne.Preferences) Settings {
+	d := DefaultSettings()
+	s := d
+	str := func(k, def string) string { return p.StringWithFallback(prefPrefix+k, def) }
+	s.Source.Kind = str("source.kind", d.Source.Kind)
+	s.Source.Device = str("source.device", "")
+	s.Source.Generator = str("source.generator", "")
+	s.Source.File = str("source.file", "")
+	s.Source.Rate = p.IntWithFallback(prefPrefix+"source.rate", 0)
+	s.Source.Channels = p.IntWithFallback(prefPrefix+"source.channels", 0)
+	s.FFT = p.IntWithFallback(prefPrefix+"fft", d.FFT)
+	s.Overlap = p.FloatWithFallback(prefPrefix+"overlap", d.Overlap)
+	s.Window = str("window", d.Window)
+	s.Averaging = str("averaging", d.Averaging)
+	s.AvgSeconds = p.FloatWithFallback(prefPrefix+"avg.seconds", d.AvgSeconds)
+	s.AvgFrames = p.IntWithFallback(prefPrefix+"avg.frames", d.AvgFrames)
+	s.PeakHold = p.FloatWithFallback(prefPrefix+"peakhold", d.PeakHold)
+	s.FreqScale = str("freqscale", d.FreqScale)
+	s.DBMin = p.FloatWithFallback(prefPrefix+"db.min", d.DBMin)
+	s.DBMax = p.FloatWithFallback(prefPrefix+"db.max", d.DBMax)
+	s.Colormap = str("colormap", d.Colormap)
+	s.Span = p.FloatWithFallback(prefPrefix+"span", d.Span)
+	s.Lower = str("lower", d.Lower)
+	s.Fraction = p.IntWithFallback(prefPrefix+"rta.fraction", d.Fraction)
+	s.Weighting = str("rta.weighting", d.Weighting)
+	s.Band = str("band", "")
+	s.Channels = str("channels", d.Channels)
+	s.Engine = str("engine", d.Engine)
+	s.Theme = str("theme", d.Theme)
+	return s.sane(d)
+}
+
+// sane replaces values out of range by the defaults'.
+func (s Settings) sane(d Settings) Settings {
+	if _, err := s.Live(); err != nil {
+		s.FFT, s.Window = d.FFT, d.Window
+	}
+	if s.Overlap < 0 || s.Overlap > 0.97 {
+		s.Overlap = d.Overlap
+	}
+	if _, err := app.NewFreqAxis(s.FreqScale, 48000, 4096); err != nil {
+		s.FreqScale = d.FreqScale
+	}
+	if !(s.DBMin < s.DBMax) || s.DBMin < -300 || s.DBMax > 100 {
+		s.DBMin, s.DBMax = d.DBMin, d.DBMax
+	}
+	if _, err := app.Colormap(s.Colormap); err != nil {
+		s.Colormap = d.Colormap
+	}
+	if s.Span <= 0 || s.Span > 600 {
+		s.Span = d.Span
+	}
+	if !oneOf(s.Lower, "waterfall", "rta") {
+		s.Lower = d.Lower
+	}
+	if !oneOf(fmt.Sprint(s.Fraction), "1", "3", "6", "12", "24") {
+		s.Fraction = d.Fraction
+	}
+	if !oneOf(s.Weighting, "A", "C", "Z") {
+		s.Weighting = d.Weighting
+	}
+	if !oneOf(s.Averaging, AvgOff, AvgExp, AvgLin) {
+		s.Averaging = d.Averaging
+	}
+	if s.AvgSeconds <= 0 || s.AvgFrames < 1 {
+		s.AvgSeconds, s.AvgFrames = d.AvgSeconds, d.AvgFrames
+	}
+	if !oneOf(s.Channels, "mix", "all") {
+		s.Channels = d.Channels
+	}
+	if !oneOf(s.Engine, "gpu", "cpu") {
+		s.Engine = d.Engine
+	}
+	if !oneOf(s.Theme, "dark", "light") {
+		s.Theme = d.Theme
+	}
+	if !oneOf(s.Source.Kind, app.SourceDevice, app.SourceGenerator, app.SourceFile) {
+		s.Source = d.Source
+	}
+	if s.Band != "" {
+		if _, err := app.ParseBand(s.Band, 48000); err != nil {
+			s.Band = ""
+		}
+	}
+	return s
+}
+
+func oneOf(s string, opts ...string) bool {
+	for _, o := range opts {
+		if strings.EqualFold(s, o) {
+			return true
+		}
+	}
+	return false
+}
+
+// Save writes the settings to the preferences.
+func (s Settings) Save(p fyne.Preferences) {
+	p.SetString(prefPrefix+"source.kind", s.Source.Kind)
+	p.SetString(prefPrefix+"source.device", s.Source.Device)
+	p.SetString(prefPrefix+"source.generator", s.Source.Generator)
+	p.SetString(prefPrefix+"source.file", s.Source.File)
+	p.SetInt(prefPrefix+"source.rate", s.Source.Rate)
+	p.SetInt(prefPrefix+"source.channels", s.Source.Channels)
+	p.SetInt(prefPrefix+"fft", s.FFT)
+	p.SetFloat(prefPrefix+"overlap", s.Overlap)
+	p.SetString(prefPrefix+"window", s.Window)
+	p.SetString(prefPrefix+"averaging", s.Averaging)
+	p.SetFloat(prefPrefix+"avg.seconds", s.AvgSeconds)
+	p.SetInt(prefPrefix+"avg.frames", s.AvgFrames)
+	p.SetFloat(prefPrefix+"peakhold", s.PeakHold)
+	p.SetString(prefPrefix+"freqscale", s.FreqScale)
+	p.SetFloat(prefPrefix+"db.min", s.DBMin)
+	p.SetFloat(prefPrefix+"db.max", s.DBMax)
+	p.SetString(prefPrefix+"colormap", s.Colormap)
+	p.SetFloat(prefPrefix+"span", s.Span)
+	p.SetString(prefPrefix+"lower", s.Lower)
+	p.SetInt(prefPrefix+"rta.fraction", s.Fraction)
+	p.SetString(prefPrefix+"rta.weighting", s.Weighting)
+	p.SetString(prefPrefix+"band", s.Band)
+	p.SetString(prefPrefix+"channels", s.Channels)
+	p.SetString(prefPrefix+"engine", s.Engine)
+	p.SetString(prefPrefix+"theme", s.Theme)
+}

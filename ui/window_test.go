@@ -1,0 +1,294 @@
+package ui
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/prismaudio/prism/app"
+)
+
+// uiQueue stands in for the Fyne goroutine: the window's background work
+// queues its results here and the test goroutine runs them (waitFor).
+var uiQueue = make(chan func(), 64)
+
+func newTestWindow(t *testing.T, e *fakeEngine) (*Window, fyne.App) {
+	t.Helper()
+	a := test.NewTempApp(t)
+	win := test.NewTempWindow(t, nil)
+	win.Resize(fyne.NewSize(1280, 800))
+	w := New(a, win, e, Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+	t.Cleanup(func() {
+		w.Close()
+		for {
+			select {
+			case <-uiQueue:
+			default:
+				return
+			}
+		}
+	})
+	w.statusDue = time.Time{}
+	w.Pull()
+	return w, a
+}
+
+// TestControlsDriveTheEngine: each analysis control changes the settings
+// the engine gets; display controls change the views; the engine toggle
+// switches engines; everything is remembered in the preferences.
+func TestControlsDriveTheEngine(t *testing.T) {
+	e := newFakeEngine()
+	w, a := newTestWindow(t, e)
+	if got := e.lastApplied(); got.FFT != 4096 || got.Hop != 1024 {
+		t.Fatalf("initial settings %+v, want FFT 4096 hop 1024", got)
+	}
+	c := &w.c
+	c.fft.SetSelected("8192")
+	if got := e.lastApplied(); got.FFT != 8192 || got.Hop != 2048 {
+		t.Errorf("FFT 8192: engine got FFT %d hop %d", got.FFT, got.Hop)
+	}
+	c.overlap.SetSelected("93.75 %")
+	if got := e.lastApplied(); got.Hop != 512 {
+		t.Errorf("93.75 %% overlap at 8192: hop %d, want 512", got.Hop)
+	}
+	c.window.SetSelected("blackman-harris")
+	if got := e.lastApplied(); got.Window.String() != "blackman-harris" {
+		t.Errorf("window: engine got %v", got.Window)
+	}
+	c.avg.SetSelected("Exponential 4 s")
+	if got := e.lastApplied(); got.AvgTau != 4*time.Second {
+		t.Errorf("averaging: engine got tau %v", got.AvgTau)
+	}
+	c.hold.SetSelected("10 s")
+	if got := e.lastApplied(); got.PeakHold != 10*time.Second {
+		t.Errorf("peak hold: engine got %v", got.PeakHold)
+	}
+	c.band.SetSelected("bandpass:500-2000")
+	if got := e.lastApplied(); got.Band != "bandpass:500-2000" {
+		t.Errorf("band: engine got %q", got.Band)
+	}
+	if w.spec.bandLo != 500 || w.spec.bandHi != 2000 {
+		t.Errorf("band marked at %g…%g Hz, want 500…2000", w.spec.bandLo, w.spec.bandHi)
+	}
+	c.lower.SetSelected("RTA bars")
+	c.fraction.SetSelected("1/6")
+	c.weighting.SetSelected("C")
+	if got := e.lastApplied(); got.Fraction != 6 || got.Weighting != "C" {
+		t.Errorf("RTA: engine got 1/%d %s", got.Fraction, got.Weighting)
+	}
+	if w.wf.Visible() || !w.rta.Visible() {
+		t.Errorf("RTA chosen: waterfall visible %v, RTA visible %v", w.wf.Visible(), w.rta.Visible())
+	}
+	c.scale.SetSelected("mel")
+	if w.spec.Axis().Scale != "mel" {
+		t.Errorf("frequency scale: spectrum on %s", w.spec.Axis().Scale)
+	}
+	c.dbFloor.SetSelected("-80")
+	c.dbTop.SetSelected("-20")
+	if w.spec.dbMin != -80 || w.spec.dbMax != -20 {
+		t.Errorf("dB range %g…%g, want −80…−20", w.spec.dbMin, w.spec.dbMax)
+	}
+	c.cmap.SetSelected("magma")
+	if w.wf.colormap != "magma" {
+		t.Errorf("colormap %s", w.wf.colormap)
+	}
+
+	// the engine toggle, by the radio and by the key
+	c.engine.SetSelected("CPU")
+	w.statusDue = time.Time{}
+	w.Pull()
+	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "CPU (fake device)") {
+		t.Errorf("CPU chosen: engine %s, status %q", e.engine, w.StatusText())
+	}
+	w.TypedRune('g')
+	w.statusDue = time.Time{}
+	w.Pull()
+	if e.engine != "opencl" || !strings.Contains(w.StatusText(), "GPU (fake device)") || c.engine.Selected != "GPU" {
+		t.Errorf("after G: engine %s, radio %s, status %q", e.engine, c.engine.Selected, w.StatusText())
+	}
+	if !strings.Contains(w.StatusText(), "GPU 0.250 ms · CPU 2.000 ms → GPU 8.0× faster") {
+		t.Errorf("status lacks the side-by-side times: %q", w.StatusText())
+	}
+
+	// the source: the generator with a spec
+	c.gen.SetText("sine:440:-20")
+	c.gen.OnSubmitted("sine:440:-20")
+	waitFor(t, func() bool { return e.Source().Generator == "sine:440:-20" && w.notice == "" })
+	if s := e.Source(); s.Kind != app.SourceGenerator || s.Generator != "sine:440:-20" {
+		t.Errorf("generator source: engine has %+v", s)
+	}
+
+	// remembered: a new window on the same preferences starts the same
+	got := LoadSettings(a.Preferences())
+	if got.FFT != 8192 || got.Overlap != 0.9375 || got.Window != "blackman-harris" || got.FreqScale != "mel" ||
+		got.DBMin != -80 || got.DBMax != -20 || got.Colormap != "magma" || got.Lower != "rta" || got.Fraction != 6 ||
+		got.Band != "bandpass:500-2000" || got.Engine != "gpu" || got.AvgSeconds != 4 || got.PeakHold != 10 {
+		t.Errorf("saved settings %+v", got)
+	}
+}
+
+// TestKeys: the keyboard shortcuts change what they say.
+func TestKeys(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.TypedKey(fyne.KeySpace)
+	if !w.paused || !strings.Contains(w.StatusText(), "PAUSED") {
+		t.Errorf("Space: paused %v, status %q", w.paused, w.StatusText())
+	}
+	// paused: the views do not pull
+	before := w.spec.n
+	w.spec.n = 0
+	w.Pull()
+	if w.spec.n != 0 {
+		t.Error("a paused window pulled spectra")
+	}
+	w.spec.n = before
+	w.TypedKey(fyne.KeySpace)
+	if w.paused {
+		t.Error("Space again did not resume")
+	}
+	w.TypedRune('f')
+	if w.set.FreqScale != "lin" {
+		t.Errorf("F: scale %s, want lin", w.set.FreqScale)
+	}
+	w.TypedRune(']')
+	if got := e.lastApplied(); got.FFT != 8192 {
+		t.Errorf("]: FFT %d", got.FFT)
+	}
+	w.TypedRune('[')
+	w.TypedRune('[')
+	if got := e.lastApplied(); got.FFT != 2048 {
+		t.Errorf("[ [: FFT %d", got.FFT)
+	}
+	w.TypedKey(fyne.KeyDown)
+	if w.set.DBMin != -130 || w.set.DBMax != -10 {
+		t.Errorf("Down: %g…%g", w.set.DBMin, w.set.DBMax)
+	}
+	w.TypedRune('v')
+	if w.set.Lower != "rta" {
+		t.Errorf("V: lower view %s", w.set.Lower)
+	}
+	w.TypedRune('t')
+	if w.set.Theme != "light" || w.spec.dark {
+		t.Errorf("T: theme %s", w.set.Theme)
+	}
+	w.TypedRune('a')
+	if w.set.Averaging != AvgLin {
+		t.Errorf("A: averaging %s", w.set.Averaging)
+	}
+}
+
+// TestNoGPU: without a GPU engine the toggle is off and says why.
+func TestNoGPU(t *testing.T) {
+	e := newFakeEngine()
+	e.hasGPU, e.engine = false, "cpu"
+	w, _ := newTestWindow(t, e)
+	if !w.c.engine.Disabled() {
+		t.Error("the engine toggle is enabled without a GPU")
+	}
+	w.TypedRune('g')
+	w.statusDue = time.Time{}
+	w.Pull()
+	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "no GPU engine") {
+		t.Errorf("G without a GPU: engine %s, status %q", e.engine, w.StatusText())
+	}
+}
+
+// TestExports: the PNG of the view, the spectrum traces as CSV and NPY,
+// and the file's spectrogram through the engine.
+func TestExports(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.win.Canvas().Capture()
+	dir := t.TempDir()
+	if err := w.ExportPNG(filepath.Join(dir, "view.png")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "view.png")); err != nil || fi.Size() < 1000 {
+		t.Errorf("view.png: %v", err)
+	}
+	csvPath := filepath.Join(dir, "spectrum.csv")
+	if err := w.ExportSpectrum(csvPath); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(csvPath)
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 2050 || strings.Join(rows[0], ",") != "freq_hz,current_dbfs,average_dbfs,peak_hold_dbfs" {
+		t.Fatalf("spectrum.csv: %d rows, header %v, %v", len(rows), rows[0], err)
+	}
+	// 1 kHz is not a bin: the bin 85 (996.09 Hz) holds the fake's level there
+	f85, _ := strconv.ParseFloat(rows[86][0], 64)
+	l85, _ := strconv.ParseFloat(rows[86][1], 64)
+	if f85 != 85*48000.0/4096 || math.Abs(l85-float64(fakeLevel(f85))) > 0.005 {
+		t.Errorf("row of bin 85: %v", rows[86])
+	}
+	if err := w.ExportSpectrum(filepath.Join(dir, "spectrum.npy")); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "spectrum.npy"))
+	if len(raw) != 128+4*4*2049 || !strings.Contains(string(raw[:128]), "'shape': (4, 2049)") {
+		t.Errorf("spectrum.npy: %d bytes, header %q", len(raw), raw[:min(128, len(raw))])
+	}
+	if err := w.ExportSpectrum(filepath.Join(dir, "spectrum.txt")); err == nil {
+		t.Error("a .txt spectrum export did not fail")
+	}
+	// the file's spectrogram goes through the engine
+	e.file = syntheticFile()
+	w.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	var exportErr error
+	exported := false
+	w.ExportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
+	waitFor(t, func() bool { return exported })
+	if exportErr != nil || len(e.exported) != 1 {
+		t.Errorf("spectrogram export: %v, %v", exportErr, e.exported)
+	}
+}
+
+// waitFor runs the window's queued work on the test goroutine until cond
+// holds.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for !cond() {
+		select {
+		case f := <-uiQueue:
+			f()
+		case <-deadline:
+			t.Fatal("timed out")
+		}
+	}
+}
+
+// TestOpenFileAndZoom: a file opens in the File tab with its info; zooming
+// in past the overview's resolution asks the engine for the region at a
+// finer hop.
+func TestOpenFileAndZoom(t *testing.T) {
+	e := newFakeEngine()
+	e.file = syntheticFile()
+	w, _ := newTestWindow(t, e)
+	w.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
+		t.Errorf("file tab: %q", w.fileInfo.Text)
+	}
+	if o := e.views[0]; o.FFT != 4096 || o.Hop != 1024 || o.MaxColumns != 4096 || o.Channel != -1 {
+		t.Errorf("overview asked with %+v", o)
+	}
+	w.win.Canvas().Capture()
+	w.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
+	waitFor(t, func() bool { return w.fview.detail != nil })
+	o := e.views[1]
+	if o.Start > 1.9 || o.End < 2.1 || o.Hop >= 256 || o.Hop < 1024/64 || o.FFT != 1024 {
+		t.Errorf("detail asked with %+v", o)
+	}
+}
