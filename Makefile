@@ -18,11 +18,16 @@ setup:
 build: setup
 	$(GO) build -o prism .
 
-# Runs the app. Until the desktop UI lands this is the engine demo: the GPU
-# (or CPU when no OpenCL is usable) against the CPU engine, side by side.
+# Runs the app: the desktop window on the default input (or the built-in
+# signal generator when there is no input device). Without a display it
+# says so, and the engine demo runs instead: the GPU (or the CPU where no
+# OpenCL is usable) against the CPU engine, side by side.
 run: build
-	./prism devices
-	./prism bench
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname)" = Darwin ]; then \
+	  ./prism; \
+	else \
+	  ./prism || true; echo; ./prism devices; ./prism bench; \
+	fi
 
 # Every test: a PulseAudio null sink as the default input (the capture
 # tests play tones into it), formatting, vet, the race-enabled test suite (OpenCL kernels
@@ -30,7 +35,9 @@ run: build
 # detector makes sync.Pool drop items, so it allocates), the CPU engine's
 # pure-Go stages (-tags noasm; the AVX2 ones run by default), 30 s of fuzzing the
 # WAV reader (bounded memory per input is asserted), and each benchmark once
-# as a smoke test. CI sets
+# as a smoke test. The desktop window is tested with Fyne's test driver
+# (package ui: golden images, controls, keys) and for real under a private
+# Xvfb (main_test.go: the built binary on the generator). CI sets
 # PRISM_REQUIRE_OPENCL/AUDIO/DISPLAY=1 so a missing resource fails instead
 # of skipping.
 test: setup

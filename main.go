@@ -11,7 +11,6 @@ import (
 	"os"
 
 	"github.com/prismaudio/prism/app"
-	"github.com/prismaudio/prism/ui/desktop"
 )
 
 //go:embed assets/icon.png
@@ -19,7 +18,7 @@ var icon []byte
 
 func main() {
 	args := os.Args[1:]
-	if code, ok := desktop.Main(args, icon, os.Stderr); ok {
+	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}
 	os.Exit(app.Run(args, os.Stdout, os.Stderr))

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prismaudio/prism/audio"
@@ -136,6 +137,7 @@ type Live struct {
 	sortBuf  []float64 // ReadStats' scratch
 
 	shadow shadowState
+	tee    atomic.Pointer[audio.Ring] // the monitor output's input, or nil
 }
 
 type chanState struct {
@@ -361,6 +363,9 @@ func (l *Live) Step() (int, error) {
 	room := l.maxLen - l.have
 	lostBefore := ring.Lost()
 	got := ring.Read(l.tmp[:room*l.ch])
+	if t := l.tee.Load(); t != nil && got > 0 && t.Channels() == l.ch {
+		t.Write(l.tmp[:got*l.ch], time.Now())
+	}
 	if ring.Lost() != lostBefore {
 		// input was overwritten before we read it: the stream jumped, so the
 		// samples held no longer continue it
@@ -672,6 +677,11 @@ func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
 		return nil
 	}
 }
+
+// SetTee makes the engine goroutine copy every block of input it reads
+// into r (a monitor output's ring; nil stops it). Blocks whose channel
+// count is not r's are not copied. Any goroutine may call it.
+func (l *Live) SetTee(r *audio.Ring) { l.tee.Store(r) }
 
 // setEng switches the engine (engine goroutine; Stats reads it under the
 // lock).

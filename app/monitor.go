@@ -50,10 +50,14 @@ type Monitor struct {
 	stop    chan struct{}
 	done    chan struct{}
 
-	mu     sync.Mutex
-	rec    *audio.Recorder
-	spec   SourceSpec
-	closed bool
+	mu      sync.Mutex
+	rec     *audio.Recorder
+	spec    SourceSpec
+	closed  bool
+	out     *MonitorOut // nil: monitor output off
+	outOn   bool
+	outBand string
+	outErr  string
 }
 
 // NewMonitor opens src (falling back to the default generator, with a
@@ -151,7 +155,61 @@ func (m *Monitor) SetSource(spec SourceSpec) (string, error) {
 	}
 	m.rec.Stop()
 	m.rec, m.spec = rec, used
+	if m.outOn { // the output follows the new rate and channels
+		m.startOutLocked()
+	}
 	return notice, nil
+}
+
+// SetMonitorOutput turns the monitor output (the input played to the
+// default output device, band-filtered by band, "" for none) on or off.
+// With no output device it returns the reason and stays off.
+func (m *Monitor) SetMonitorOutput(on bool, band string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errors.New("monitor closed")
+	}
+	m.outOn, m.outBand = on, band
+	if !on {
+		m.stopOutLocked()
+		m.outErr = ""
+		return nil
+	}
+	return m.startOutLocked()
+}
+
+func (m *Monitor) startOutLocked() error {
+	m.stopOutLocked()
+	out, err := StartMonitorOut("", m.rec.SampleRate(), m.rec.Channels(), m.outBand, m.engines)
+	if err != nil {
+		m.outOn = false
+		m.outErr = "monitor output: " + err.Error()
+		return fmt.Errorf("monitor output: %w", err)
+	}
+	m.outErr = ""
+	m.out = out
+	m.live.SetTee(out.Ring())
+	return nil
+}
+
+func (m *Monitor) stopOutLocked() {
+	if m.out == nil {
+		return
+	}
+	m.live.SetTee(nil)
+	m.out.Close()
+	m.out = nil
+}
+
+// MonitorOutput describes the monitor output ("" when off and no error).
+func (m *Monitor) MonitorOutput() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.out != nil {
+		return m.out.Status()
+	}
+	return m.outErr
 }
 
 // Latest, Columns, Stats, ReadStats, Apply and UseEngine are Live's.
@@ -204,6 +262,7 @@ func (m *Monitor) Close() {
 		return
 	}
 	m.closed = true
+	m.stopOutLocked()
 	close(m.stop)
 	<-m.done
 	m.rec.Stop()

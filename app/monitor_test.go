@@ -31,7 +31,16 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func TestMonitor(t *testing.T) {
 	engs := testEngines(t)
 	e := engs[len(engs)-1]
-	m, notice, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "sine:2000:-10", Rate: 48000, Channels: 1}, DefaultLiveSettings(), e)
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop = 4096, 256 // the desktop demo's setting: 48 kHz stereo, N=4096, hop 256
+	// PRISM_LIVE_FFT / PRISM_LIVE_HOP measure other settings (closing notes)
+	if v, err := strconv.Atoi(os.Getenv("PRISM_LIVE_FFT")); err == nil {
+		s.FFT = v
+	}
+	if v, err := strconv.Atoi(os.Getenv("PRISM_LIVE_HOP")); err == nil {
+		s.Hop = v
+	}
+	m, notice, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "sine:2000:-10", Rate: 48000, Channels: 2}, s, e)
 	if err != nil || notice != "" {
 		t.Fatal(err, notice)
 	}
@@ -43,7 +52,7 @@ func TestMonitor(t *testing.T) {
 			return len(sp.Current) > 0 && math.Abs(sp.Peak.Freq-f) < 2
 		}
 	}
-	waitUntil(t, "the 2 kHz tone", peakNear(1, 2000))
+	waitUntil(t, "the 2 kHz tone", peakNear(2, 2000))
 
 	if e.Preferred != e.CPU {
 		// both engines timed, the inactive one in the background
@@ -52,9 +61,16 @@ func TestMonitor(t *testing.T) {
 			m.ReadStats(&st)
 			return st.EngineMs["cpu"] > 0 && st.EngineMs["opencl"] > 0
 		})
+		time.Sleep(3 * time.Second) // a steady mean for the log
+		m.ReadStats(&st)
+		t.Logf("GPU active (%s): per batch of %.1f frames × 3 channels: GPU %.3f ms, CPU %.3f ms (background); latency p50 %.2f p99 %.2f ms",
+			st.Device, st.FramesPerBatch, st.EngineMs["opencl"], st.EngineMs["cpu"], st.LatencyP50Ms, st.LatencyP99Ms)
 		m.UseEngine("cpu")
 		waitUntil(t, "the CPU engine", func() bool { m.ReadStats(&st); return st.Engine == "cpu" })
-		t.Logf("per batch: GPU %.3f ms, CPU %.3f ms", st.EngineMs["opencl"], st.EngineMs["cpu"])
+		time.Sleep(3 * time.Second)
+		m.ReadStats(&st)
+		t.Logf("CPU active: per batch: GPU %.3f ms (background), CPU %.3f ms; latency p50 %.2f p99 %.2f ms",
+			st.EngineMs["opencl"], st.EngineMs["cpu"], st.LatencyP50Ms, st.LatencyP99Ms)
 	}
 
 	// a file, played in real time, stereo at 44.1 kHz

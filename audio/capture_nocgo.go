@@ -14,3 +14,18 @@ func Devices() ([]DeviceInfo, error) {
 func OpenCapture(cfg CaptureConfig) (Source, error) {
 	return nil, fmt.Errorf("%w: built without cgo, so without PortAudio", ErrNoInputDevice)
 }
+
+// Playback is not available without PortAudio.
+type Playback struct{}
+
+// OpenPlayback reports that this build has no PortAudio.
+func OpenPlayback(cfg PlaybackConfig) (*Playback, error) {
+	return nil, fmt.Errorf("%w: built without cgo, so without PortAudio", ErrNoOutputDevice)
+}
+
+func (p *Playback) Name() string          { return "" }
+func (p *Playback) SampleRate() int       { return 0 }
+func (p *Playback) Channels() int         { return 0 }
+func (p *Playback) Underflows() uint64    { return 0 }
+func (p *Playback) Write([]float32) error { return ErrNoOutputDevice }
+func (p *Playback) Close() error          { return nil }

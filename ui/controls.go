@@ -27,6 +27,7 @@ type controls struct {
 	bandEntry                                   *widget.Entry
 	engine, theme                               *widget.RadioGroup
 	pause                                       *widget.Button
+	monitor                                     *widget.Check
 }
 
 // option lists (label ↔ value)
@@ -191,6 +192,12 @@ func (w *Window) buildControls() fyne.CanvasObject {
 			set(func(s *Settings) { s.Band = v })
 		}
 	})
+	c.monitor = widget.NewCheck("Play it (monitor output)", func(on bool) {
+		if !c.syncing {
+			w.setMonitorOutput(on)
+			w.win.Canvas().Unfocus()
+		}
+	})
 	c.chanShown = widget.NewSelect([]string{"Mix", "All channels"}, func(v string) {
 		set(func(s *Settings) {
 			s.Channels = "mix"
@@ -244,6 +251,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		section("Band filter"),
 		c.band,
 		c.bandEntry,
+		c.monitor,
 		section("Display"),
 		row("Frequency", c.scale),
 		row("dB top", c.dbTop),

@@ -21,6 +21,11 @@ type Engine interface {
 	SetSource(spec app.SourceSpec) (notice string, err error)
 	Source() app.SourceSpec
 	InputDevices() ([]string, error)
+	// SetMonitorOutput plays the input to the default output device,
+	// band-filtered by band ("" none), or stops (blocks while the device
+	// opens); MonitorOutput describes it.
+	SetMonitorOutput(on bool, band string) error
+	MonitorOutput() string
 	AnalyzeView(ctx context.Context, path string, o app.ViewOptions, progress app.Progress) (*app.FileSpectrogram, error)
 	ExportSpectrogram(ctx context.Context, in, out, format string, o app.ViewOptions, img app.ImageOptions, progress app.Progress) error
 }

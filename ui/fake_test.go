@@ -25,6 +25,9 @@ type fakeEngine struct {
 	views    []app.ViewOptions
 	exported []string
 	bands    []app.Band
+
+	monitorOn   bool
+	monitorBand string
 }
 
 func newFakeEngine() *fakeEngine {
@@ -139,6 +142,22 @@ func (e *fakeEngine) Source() app.SourceSpec {
 }
 
 func (e *fakeEngine) InputDevices() ([]string, error) { return []string{"Null Input"}, nil }
+
+func (e *fakeEngine) SetMonitorOutput(on bool, band string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.monitorOn, e.monitorBand = on, band
+	return nil
+}
+
+func (e *fakeEngine) MonitorOutput() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.monitorOn {
+		return ""
+	}
+	return "monitor → fake output, " + e.monitorBand
+}
 
 func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o app.ViewOptions, _ app.Progress) (*app.FileSpectrogram, error) {
 	e.mu.Lock()

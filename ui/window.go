@@ -64,6 +64,7 @@ type Window struct {
 	c        controls
 
 	paused     bool
+	monitorOn  bool // the monitor output is on (not saved: it starts off)
 	stats      app.LiveStats
 	chans      []int
 	cfg        [4]int // rate, channels, FFT, hop the views are set up for
@@ -311,6 +312,12 @@ func (w *Window) updateStatus() {
 	case okC:
 		fmt.Fprintf(&b, "per batch: CPU %.3f ms", cpu)
 	}
+	if mo := w.eng.MonitorOutput(); mo != "" {
+		if b.Len() > 0 {
+			b.WriteString(" · ")
+		}
+		b.WriteString(mo)
+	}
 	msg := st.Status
 	if msg == "" {
 		msg = w.notice
@@ -368,6 +375,9 @@ func (w *Window) change(fn func(s *Settings)) {
 	}
 	if w.set.Source != prev.Source {
 		w.setSource(w.set.Source)
+	}
+	if w.monitorOn && w.set.Band != prev.Band {
+		w.setMonitorOutput(true)
 	}
 	pl, _ := prev.Live()
 	nl, err := w.set.Live()
@@ -494,6 +504,24 @@ func (w *Window) setSource(spec app.SourceSpec) {
 				w.notice = ""
 			}
 			w.set.Save(w.app.Preferences())
+		})
+	}()
+}
+
+// setMonitorOutput turns the monitor output on or off with the current
+// band, on a goroutine (opening the device blocks).
+func (w *Window) setMonitorOutput(on bool) {
+	w.monitorOn = on
+	band := w.set.Band
+	go func() {
+		err := w.eng.SetMonitorOutput(on, band)
+		w.do(func() {
+			if err != nil {
+				w.monitorOn = false
+				w.c.monitor.SetChecked(false)
+				dialog.ShowError(err, w.win)
+			}
+			w.updateStatus()
 		})
 	}()
 }

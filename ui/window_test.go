@@ -78,6 +78,21 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	if w.spec.bandLo != 500 || w.spec.bandHi != 2000 {
 		t.Errorf("band marked at %g…%g Hz, want 500…2000", w.spec.bandLo, w.spec.bandHi)
 	}
+	// the monitor output plays the band, and follows it
+	c.monitor.SetChecked(true)
+	waitFor(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.monitorOn && e.monitorBand == "bandpass:500-2000"
+	})
+	c.band.SetSelected("speech")
+	waitFor(t, func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.monitorBand == "speech" })
+	w.statusDue = time.Time{}
+	w.Pull()
+	if !strings.Contains(w.StatusText(), "monitor → fake output, speech") {
+		t.Errorf("status lacks the monitor output: %q", w.StatusText())
+	}
+	c.band.SetSelected("bandpass:500-2000")
 	c.lower.SetSelected("RTA bars")
 	c.fraction.SetSelected("1/6")
 	c.weighting.SetSelected("C")

@@ -1,0 +1,245 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// MonitorOut plays the analyzed input to an output device, band-filtered
+// by the same linear-phase FIR as `prism filter` (Kaiser design, applied
+// by overlap-save FFT convolution on the engine: the GPU when there is
+// one, the CPU if it fails), or unfiltered without a band. The analyzer
+// copies each block it reads into the output's own ring (Live.SetTee);
+// the output's goroutine filters whole blocks and writes them to
+// PortAudio. Its latency is one block plus the FIR's delay (half its
+// length): the price of a linear-phase filter, stated by Latency.
+type MonitorOut struct {
+	ring    *audio.Ring
+	out     *audio.Playback
+	band    string
+	rate    int
+	ch      int
+	taps    []float32
+	size    int // FFT size; 0: no filter
+	step    int // frames per block
+	latency time.Duration
+	stop    chan struct{}
+	done    chan struct{}
+
+	mu     sync.Mutex
+	status string
+	engine string
+	blocks uint64
+}
+
+// outRingSeconds is how much input the output's ring holds: slack for the
+// output device's clock against the input's.
+const outRingSeconds = 2
+
+// StartMonitorOut opens the output device (device: "" for the default)
+// for rate and ch and starts playing what is written to Ring(), filtered
+// by band ("" for none).
+func StartMonitorOut(device string, rate, ch int, band string, engines Engines) (*MonitorOut, error) {
+	m := &MonitorOut{band: band, rate: rate, ch: ch, stop: make(chan struct{}), done: make(chan struct{})}
+	var conv gpufft.ConvolvePlan
+	if band != "" {
+		b, err := ParseBand(band, rate)
+		if err != nil {
+			return nil, err
+		}
+		h, err := DesignFIR(b, rate, 1.0/6)
+		if err != nil {
+			return nil, err
+		}
+		m.taps = make([]float32, len(h))
+		for i, v := range h {
+			m.taps[i] = float32(v)
+		}
+		taps := len(h)
+		m.size = 1024
+		for m.size < 2*taps {
+			m.size *= 2
+		}
+		if m.size > gpufft.MaxSize {
+			return nil, fmt.Errorf("band %s: a %d-tap filter is too long to monitor live", band, taps)
+		}
+		m.step = m.size - taps + 1
+		conv, m.engine, err = newConvolver(engines, m.taps, m.size, ch)
+		if err != nil {
+			return nil, err
+		}
+		m.latency = time.Duration(float64(m.step+(taps-1)/2) / float64(rate) * float64(time.Second))
+	} else {
+		m.step = max(64, rate/100) // 10 ms blocks
+		m.latency = time.Duration(float64(m.step) / float64(rate) * float64(time.Second))
+	}
+	out, err := audio.OpenPlayback(audio.PlaybackConfig{Device: device, Rate: rate, Channels: ch})
+	if err != nil {
+		if conv != nil {
+			conv.Close()
+		}
+		return nil, err
+	}
+	m.out = out
+	m.ring = audio.NewRing(outRingSeconds*rate, ch)
+	go m.run(conv, engines)
+	return m, nil
+}
+
+// newConvolver makes the convolver on the preferred engine, or on the CPU
+// if that fails.
+func newConvolver(engines Engines, taps []float32, size, ch int) (gpufft.ConvolvePlan, string, error) {
+	c, err := engines.Preferred.NewConvolver(taps, size, ch)
+	if err == nil {
+		return c, engines.Preferred.Name(), nil
+	}
+	if engines.Preferred == engines.CPU {
+		return nil, "", err
+	}
+	c, err2 := engines.CPU.NewConvolver(taps, size, ch)
+	if err2 != nil {
+		return nil, "", errors.Join(err, err2)
+	}
+	return c, engines.CPU.Name(), nil
+}
+
+// Ring is where the input goes (Live.SetTee).
+func (m *MonitorOut) Ring() *audio.Ring { return m.ring }
+
+// Latency is the delay from input to output added here (one block and
+// the filter's delay), not counting the devices' buffers.
+func (m *MonitorOut) Latency() time.Duration { return m.latency }
+
+// Band is the band filter applied ("" none).
+func (m *MonitorOut) Band() string { return m.band }
+
+// Status describes the output: device, band, engine, latency, and any
+// error or fallback.
+func (m *MonitorOut) Status() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := fmt.Sprintf("monitor → %s", m.out.Name())
+	if m.band != "" {
+		s += fmt.Sprintf(", %s on %s (%d taps)", m.band, engineName(m.engine), len(m.taps))
+	}
+	s += fmt.Sprintf(", %.0f ms", m.latency.Seconds()*1e3)
+	if m.status != "" {
+		s += ": " + m.status
+	}
+	return s
+}
+
+func engineName(e string) string {
+	if e == "opencl" {
+		return "GPU"
+	}
+	return "CPU"
+}
+
+func (m *MonitorOut) setStatus(s string) {
+	m.mu.Lock()
+	m.status = s
+	m.mu.Unlock()
+}
+
+// run is the output goroutine: it owns conv and the block buffers.
+func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines Engines) {
+	defer close(m.done)
+	defer func() {
+		if conv != nil {
+			conv.Close()
+		}
+	}()
+	ch, step := m.ch, m.step
+	histLen := step
+	if m.size > 0 {
+		histLen = len(m.taps) - 1 + step
+	}
+	hist := make([][]float32, ch) // per channel: taps−1 of history, then the block
+	for c := range hist {
+		hist[c] = make([]float32, histLen)
+	}
+	in := make([]float32, step*ch)
+	var src, dst []float32
+	if m.size > 0 {
+		src = make([]float32, ch*m.size)
+		dst = make([]float32, ch*step)
+	}
+	out := make([]float32, step*ch)
+	have := 0
+	for {
+		select {
+		case <-m.stop:
+			return
+		default:
+		}
+		got := m.ring.Read(in[have*ch:])
+		have += got
+		if have < step {
+			time.Sleep(2 * time.Millisecond)
+			continue
+		}
+		have = 0
+		h0 := histLen - step
+		for i := range step {
+			for c := range ch {
+				hist[c][h0+i] = in[i*ch+c]
+			}
+		}
+		if conv == nil {
+			copy(out, in)
+		} else {
+			for c := range ch {
+				copy(src[c*m.size:(c+1)*m.size], padFront(hist[c], m.size))
+			}
+			if err := conv.Execute(dst, src); err != nil {
+				conv.Close()
+				var ferr error
+				var eng string
+				conv, eng, ferr = newConvolver(Engines{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, ch)
+				m.mu.Lock()
+				m.engine = eng
+				m.mu.Unlock()
+				if ferr != nil {
+					m.setStatus(fmt.Sprintf("filter failed: %v", ferr))
+					return
+				}
+				m.setStatus(fmt.Sprintf("GPU failed: %v — using the CPU", err))
+				continue
+			}
+			for i := range step {
+				for c := range ch {
+					out[i*ch+c] = dst[c*step+i]
+				}
+			}
+			for c := range ch {
+				copy(hist[c], hist[c][step:])
+			}
+		}
+		if err := m.out.Write(out); err != nil {
+			m.setStatus(err.Error())
+			return
+		}
+		m.mu.Lock()
+		m.blocks++
+		m.mu.Unlock()
+	}
+}
+
+// Close stops the output and closes the device. Calling it twice is
+// harmless.
+func (m *MonitorOut) Close() {
+	select {
+	case <-m.stop:
+		return
+	default:
+	}
+	close(m.stop)
+	<-m.done
+	m.out.Close()
+}
