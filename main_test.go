@@ -71,6 +71,7 @@ type event struct {
 	CPU    float64            `json:"cpu_percent"`
 	EngMs  map[string]float64 `json:"engine_ms"`
 	FrameS float64            `json:"frames_per_s"`
+	Status string             `json:"status"`
 }
 
 // readTrace returns the events written so far.
@@ -209,12 +210,20 @@ func TestDesktopSmoke(t *testing.T) {
 	}
 
 	// engine toggle by key, when there is a GPU engine to toggle
-	first := waitEvent(t, trace, 5*time.Second, func(e event) bool { return e.Event == "engine" })
+	first := waitEvent(t, trace, 5*time.Second, func(e event) bool { return e.Event == "perf" && e.Status != "" })
 	if first.Engine == "opencl" {
 		wid := strings.TrimSpace(xdo(t, display, "search", "--name", "^Prism$"))
 		xdo(t, display, "key", "--window", strings.Fields(wid)[0], "g")
 		waitEvent(t, trace, 20*time.Second, func(e event) bool { return e.Event == "engine" && e.Engine == "cpu" })
 		waitEvent(t, trace, 20*time.Second, func(e event) bool { return e.Event == "perf" && e.Engine == "cpu" })
+		// the status bar says so
+		st := waitEvent(t, trace, 20*time.Second, func(e event) bool { return e.Event == "perf" && e.Engine == "cpu" && e.Status != "" })
+		if !strings.Contains(st.Status, "CPU (Go,") || strings.Contains(st.Status, "GPU (") {
+			t.Errorf("status bar after the toggle: %q", st.Status)
+		}
+		if !strings.Contains(first.Status, "GPU (") {
+			t.Errorf("status bar before the toggle: %q", first.Status)
+		}
 	} else if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
 		t.Errorf("the window started on %q without OpenCL", first.Engine)
 	}
