@@ -50,6 +50,58 @@ func scan() ([]DeviceInfo, error) {
 	return out, nil
 }
 
+// pickDevice finds the input (or output) device sel names: "" for the
+// default, an index from Devices, or a case-insensitive substring of a
+// name. Errors wrap ErrNoInputDevice (ErrNoOutputDevice). Callers hold
+// paMu and have initialised PortAudio.
+func pickDevice(sel string, input bool) (*portaudio.DeviceInfo, error) {
+	none, kind := ErrNoInputDevice, "input"
+	if !input {
+		none, kind = ErrNoOutputDevice, "output"
+	}
+	devs, err := portaudio.Devices()
+	if err != nil {
+		return nil, fmt.Errorf("audio: list devices: %w", err)
+	}
+	channels := func(d *portaudio.DeviceInfo) int {
+		if input {
+			return d.MaxInputChannels
+		}
+		return d.MaxOutputChannels
+	}
+	var dev *portaudio.DeviceInfo
+	switch sel = strings.TrimSpace(sel); {
+	case sel == "":
+		if input {
+			dev, err = portaudio.DefaultInputDevice()
+		} else {
+			dev, err = portaudio.DefaultOutputDevice()
+		}
+		if err != nil || dev == nil || channels(dev) < 1 {
+			return nil, fmt.Errorf("%w: no default %s device (%d devices seen)", none, kind, len(devs))
+		}
+		return dev, nil
+	default:
+		if i, err := strconv.Atoi(sel); err == nil {
+			if i < 0 || i >= len(devs) {
+				return nil, fmt.Errorf("%w: index %d (have 0…%d)", none, i, len(devs)-1)
+			}
+			dev = devs[i]
+		} else {
+			for _, d := range devs {
+				if channels(d) > 0 && strings.Contains(strings.ToLower(d.Name), strings.ToLower(sel)) {
+					dev = d
+					break
+				}
+			}
+		}
+		if dev == nil || channels(dev) < 1 {
+			return nil, fmt.Errorf("%w: no %s device matches %q", none, kind, sel)
+		}
+		return dev, nil
+	}
+}
+
 // Capture is a PortAudio input stream read with the blocking API from the
 // caller's goroutine: no Go code runs in PortAudio's real-time callback
 // (measured here, Go code there stalled up to 162 ms under GC), PortAudio
@@ -83,34 +135,9 @@ func OpenCapture(cfg CaptureConfig) (*Capture, error) {
 }
 
 func openLocked(cfg CaptureConfig) (*Capture, error) {
-	devs, err := portaudio.Devices()
+	dev, err := pickDevice(cfg.Device, true)
 	if err != nil {
-		return nil, fmt.Errorf("audio: list devices: %w", err)
-	}
-	var dev *portaudio.DeviceInfo
-	switch sel := strings.TrimSpace(cfg.Device); {
-	case sel == "":
-		dev, err = portaudio.DefaultInputDevice()
-		if err != nil || dev == nil || dev.MaxInputChannels < 1 {
-			return nil, fmt.Errorf("%w: no default input device (%d devices seen)", ErrNoInputDevice, len(devs))
-		}
-	default:
-		if i, err := strconv.Atoi(sel); err == nil {
-			if i < 0 || i >= len(devs) {
-				return nil, fmt.Errorf("%w: index %d (have 0…%d)", ErrNoInputDevice, i, len(devs)-1)
-			}
-			dev = devs[i]
-		} else {
-			for _, d := range devs {
-				if d.MaxInputChannels > 0 && strings.Contains(strings.ToLower(d.Name), strings.ToLower(sel)) {
-					dev = d
-					break
-				}
-			}
-		}
-		if dev == nil || dev.MaxInputChannels < 1 {
-			return nil, fmt.Errorf("%w: no input device matches %q", ErrNoInputDevice, sel)
-		}
+		return nil, err
 	}
 	rate, ch := cfg.Rate, cfg.Channels
 	if rate == 0 {

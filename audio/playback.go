@@ -5,8 +5,6 @@ package audio
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -44,31 +42,9 @@ func OpenPlayback(cfg PlaybackConfig) (*Playback, error) {
 }
 
 func openPlaybackLocked(cfg PlaybackConfig) (*Playback, error) {
-	devs, err := portaudio.Devices()
+	dev, err := pickDevice(cfg.Device, false)
 	if err != nil {
-		return nil, fmt.Errorf("audio: list devices: %w", err)
-	}
-	var dev *portaudio.DeviceInfo
-	switch sel := strings.TrimSpace(cfg.Device); {
-	case sel == "":
-		dev, err = portaudio.DefaultOutputDevice()
-		if err != nil || dev == nil || dev.MaxOutputChannels < 1 {
-			return nil, fmt.Errorf("%w: no default output device (%d devices seen)", ErrNoOutputDevice, len(devs))
-		}
-	default:
-		if i, err := strconv.Atoi(sel); err == nil && i >= 0 && i < len(devs) {
-			dev = devs[i]
-		} else {
-			for _, d := range devs {
-				if d.MaxOutputChannels > 0 && strings.Contains(strings.ToLower(d.Name), strings.ToLower(sel)) {
-					dev = d
-					break
-				}
-			}
-		}
-		if dev == nil || dev.MaxOutputChannels < 1 {
-			return nil, fmt.Errorf("%w: no output device matches %q", ErrNoOutputDevice, sel)
-		}
+		return nil, err
 	}
 	if cfg.Rate <= 0 || cfg.Channels <= 0 {
 		return nil, fmt.Errorf("audio: playback needs a rate and channels (%d Hz × %d)", cfg.Rate, cfg.Channels)

@@ -332,8 +332,7 @@ func (v *FileView) drawBackground() {
 	pal := paletteFor(v.dark)
 	p := &v.p
 	a := v.area
-	p.fill(p.img.Rect, pal.bg)
-	p.fill(a, pal.plotBg)
+	v.clear()
 	if v.fs == nil {
 		return
 	}

@@ -96,6 +96,25 @@ func (b *plotBase) pixelX(x float32) int {
 	return px
 }
 
+// clear paints the background and the plot area.
+func (b *plotBase) clear() {
+	pal := paletteFor(b.dark)
+	b.p.fill(b.p.img.Rect, pal.bg)
+	b.p.fill(b.area, pal.plotBg)
+}
+
+// drawDBGrid draws horizontal grid lines with their dB labels left of the
+// plot area, onto the background.
+func (b *plotBase) drawDBGrid(dbMin, dbMax float64) {
+	pal := paletteFor(b.dark)
+	a := b.area
+	for _, db := range dbTicks(dbMin, dbMax, a.Dy()) {
+		y := dbToY(float32(db), dbMin, dbMax, a.Min.Y, a.Max.Y)
+		b.p.hline(a.Min.X, a.Max.X, y, pal.grid)
+		b.p.text(strconv.FormatFloat(db, 'f', -1, 64), a.Min.X-b.p.px(4), y, 1, 0.5, pal.text)
+	}
+}
+
 // drawFreqGrid draws vertical grid lines and, if labels, their frequency
 // labels under the plot area, onto the background.
 func (b *plotBase) drawFreqGrid(axis app.FreqAxis, labels bool) {

@@ -80,13 +80,8 @@ func (v *RTAView) draw(w, h int) image.Image {
 		pal := paletteFor(v.dark)
 		p := &v.p
 		a := v.area
-		p.fill(p.img.Rect, pal.bg)
-		p.fill(a, pal.plotBg)
-		for _, db := range dbTicks(v.dbMin, v.dbMax, a.Dy()) {
-			y := dbToY(float32(db), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
-			p.hline(a.Min.X, a.Max.X, y, pal.grid)
-			p.text(strconv.FormatFloat(db, 'f', -1, 64), a.Min.X-p.px(4), y, 1, 0.5, pal.text)
-		}
+		v.clear()
+		v.drawDBGrid(v.dbMin, v.dbMax)
 		title := "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, dBFS"
 		if v.fraction == 1 {
 			title = "octave bands, " + v.weighting + "-weighted, dBFS"

@@ -4,7 +4,6 @@ import (
 	"image"
 	"image/color"
 	"math"
-	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -238,13 +237,8 @@ func (v *SpectrumView) drawBackground() {
 	pal := paletteFor(v.dark)
 	p := &v.p
 	a := v.area
-	p.fill(p.img.Rect, pal.bg)
-	p.fill(a, pal.plotBg)
-	for _, db := range dbTicks(v.dbMin, v.dbMax, a.Dy()) {
-		y := dbToY(float32(db), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
-		p.hline(a.Min.X, a.Max.X, y, pal.grid)
-		p.text(strconv.FormatFloat(db, 'f', -1, 64), a.Min.X-p.px(4), y, 1, 0.5, pal.text)
-	}
+	v.clear()
+	v.drawDBGrid(v.dbMin, v.dbMax)
 	v.drawFreqGrid(v.axis, true)
 	p.text("dBFS", p.px(4), p.px(2), 0, 0, pal.text)
 	if v.title != "" {

@@ -322,22 +322,24 @@ func TestFileView(t *testing.T) {
 	}
 }
 
-// TestPullDoesNotAllocate pins the steady-state frame: pulling spectra and
-// columns and drawing the spectrum, waterfall and RTA allocate nothing.
-func TestPullDoesNotAllocate(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	test.NewTempApp(t)
+// liveFrame sets up the three live views at 800×600 on a fake engine and
+// returns one display frame: four new columns, three spectra pulled, the
+// band levels, and each view drawn.
+func liveFrame(tb testing.TB) func() {
+	test.NewTempApp(tb)
 	e := newFakeEngine()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
 	wf := NewWaterfall(48000, 4096, 1024, "log", "viridis", -120, 0, 10)
 	rta := NewRTAView(48000, -120, 0)
-	win := showIn(t, container.NewGridWithRows(3, v, wf, rta), 800, 600)
+	win := test.NewTempWindow(tb, container.NewGridWithRows(3, v, wf, rta))
+	win.SetPadded(false)
+	win.Resize(fyne.NewSize(800, 600))
 	capture(win)
 	frame := make([]float32, 2049)
 	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(300, 50)}})
+	e.frames = make([][]float32, 0, 4096) // queue without growing
 	step := func() {
+		e.frames, e.next = e.frames[:0], 0
 		e.queue(frame, frame, frame, frame)
 		v.Pull(e, []int{0, 1, 2})
 		wf.Pull(e, 2)
@@ -349,12 +351,17 @@ func TestPullDoesNotAllocate(t *testing.T) {
 	for range 5 {
 		step()
 	}
-	e.frames = make([][]float32, 0, 4096) // queue without growing
-	if n := testing.AllocsPerRun(50, func() {
-		e.frames = e.frames[:0]
-		e.next = 0
-		step()
-	}); n != 0 {
+	return step
+}
+
+// TestPullDoesNotAllocate pins the steady-state frame: pulling spectra and
+// columns and drawing the spectrum, waterfall and RTA allocate nothing.
+func TestPullDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	step := liveFrame(t)
+	if n := testing.AllocsPerRun(50, step); n != 0 {
 		t.Errorf("a frame allocates %v times", n)
 	}
 }

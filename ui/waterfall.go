@@ -197,8 +197,7 @@ func (w *Waterfall) drawBackground() {
 	pal := paletteFor(w.dark)
 	p := &w.p
 	a := w.area
-	p.fill(p.img.Rect, pal.bg)
-	p.fill(a, pal.plotBg)
+	w.clear()
 	for _, t := range app.TimeTicks(w.span, a.Dy()) {
 		y := a.Min.Y + int(t/w.span*float64(a.Dy()-1)+0.5)
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
