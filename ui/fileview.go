@@ -244,9 +244,9 @@ func (v *FileView) updateCursor() {
 	b = appendDB(b, levelAt(col, v.cur.BinHz, f))
 	b = append(b, "   "...)
 	b = appendNote(b, f)
-	if src.FramesPerColumn > 1.01 {
+	if src.FramesPerColumn >= 1.5 {
 		b = append(b, "   (max of "...)
-		b = strconv.AppendFloat(b, src.FramesPerColumn, 'f', 1, 64)
+		b = strconv.AppendFloat(b, src.FramesPerColumn, 'f', 0, 64)
 		b = append(b, " frames)"...)
 	}
 	v.readout = b

@@ -164,6 +164,7 @@ func (w *Window) build() {
 	w.fview = NewFileView(s.FreqScale, s.Colormap, s.DBMin, s.DBMax)
 	w.fspec = NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.fspec.SetTraces(AvgOff, false)
+	w.fspec.SetTitle("the spectrum under the cursor")
 	w.fview.OnCursor = w.fileCursor
 	w.fview.OnView = w.fileViewChanged
 
@@ -635,7 +636,7 @@ func (w *Window) fileCursor(sp *app.Spectrum, t float64, ok bool) {
 	if !ok || sp == nil {
 		return
 	}
-	w.fspec.SetTitle("")
+	w.fspec.SetTitle("at " + app.FormatSeconds(t, 1))
 	w.fspec.ShowSpectrum(sp)
 }
 
