@@ -15,7 +15,8 @@
 //                of float (dBFS or |X|^2) or float2 (complex).
 // Real transforms of N = 2*LEN points run as a LEN-point complex transform
 // of z[m] = x[2m] + i*x[2m+1] plus the split post-/pre-processing, which
-// reads twr[k] = W_N^k (k = 0..LEN). tws is the stage table.
+// reads W_N^k (k = t + r*T) as twr[t] * W_(2*RADIX)^r (one load and a
+// constant). tws is the stage table.
 
 #if SPLIT
 #define LOCAL_DECL __local float lbuf[S * PADLEN];
@@ -111,12 +112,13 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
     PUBLISH(v);
     if (valid) {
         __global float2 *out = dst + (size_t)seq * (LEN + 1);
+        const float2 wt = twr[t];
         #pragma unroll
         for (int r = 0; r < RADIX; r++) {
             int k = t + r * T;
-            out[k] = r2c_bin(v[r], MIRROR(r), twr[k]);
+            out[k] = r2c_bin(v[r], MIRROR(r), cmul(wt, W2R(r)));
         }
-        if (t == 0) out[LEN] = r2c_bin(v[0], v[0], twr[LEN]);
+        if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
 }
 #endif
@@ -129,13 +131,14 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
     SEQ_SETUP
     float2 v[RADIX];
     __global const float2 *in = src + (size_t)seq * (LEN + 1);
+    const float2 wt = twr[t];
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
         int k = t + r * T;
         float2 xk = valid ? in[k] : (float2)(0.0f);
         float2 xm = conjf2(valid ? in[LEN - k] : (float2)(0.0f));
         float2 e = (xk + xm) * 0.5f;
-        float2 o = cmul(conjf2(twr[k]), (xk - xm) * 0.5f);
+        float2 o = cmul(conjf2(cmul(wt, W2R(r))), (xk - xm) * 0.5f);
         float2 z = e + (float2)(-o.y, o.x); // E + i*O
         v[r] = conjf2(z);
     }
@@ -189,17 +192,18 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
     PUBLISH(v);
     if (!valid) return;
     const size_t row = (size_t)seq * (LEN + 1);
+    const float2 wt = twr[t];
     #pragma unroll
     for (int r = 0; r <= RADIX; r++) {
         int k;
         float2 X;
         if (r < RADIX) {
             k = t + r * T;
-            X = r2c_bin(v[r], MIRROR(r), twr[k]);
+            X = r2c_bin(v[r], MIRROR(r), cmul(wt, W2R(r)));
         } else {
             if (t != 0) break;
             k = LEN;
-            X = r2c_bin(v[0], v[0], twr[LEN]);
+            X = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
         }
         store_bin(dstv, row + k, k, X, scale, gain);
     }

@@ -92,6 +92,29 @@ inline void dft16(float2 *v) {
     }
 }
 
+// W32[r] = W_32^r = exp(-2 pi i r/32), r < 16: with the thread's own
+// twiddle it gives the real split's W_N^(t + r*T) = W_N^t * W_(2*RADIX)^r
+// (N = 2*LEN, T = LEN/RADIX) with a compile-time constant, not a load.
+__constant float2 W32[16] = {
+    (float2)(1.00000000000000000000f, -0.00000000000000000000f),
+    (float2)(0.98078528040323043058f, -0.19509032201612824808f),
+    (float2)(0.92387953251128673848f, -0.38268343236508978178f),
+    (float2)(0.83146961230254523567f, -0.55557023301960217765f),
+    (float2)(0.70710678118654757274f, -0.70710678118654746172f),
+    (float2)(0.55557023301960228867f, -0.83146961230254523567f),
+    (float2)(0.38268343236508983729f, -0.92387953251128673848f),
+    (float2)(0.19509032201612833135f, -0.98078528040323043058f),
+    (float2)(0.00000000000000006123f, -1.00000000000000000000f),
+    (float2)(-0.19509032201612819257f, -0.98078528040323043058f),
+    (float2)(-0.38268343236508972627f, -0.92387953251128673848f),
+    (float2)(-0.55557023301960195560f, -0.83146961230254545772f),
+    (float2)(-0.70710678118654746172f, -0.70710678118654757274f),
+    (float2)(-0.83146961230254534669f, -0.55557023301960217765f),
+    (float2)(-0.92387953251128673848f, -0.38268343236508989280f),
+    (float2)(-0.98078528040323043058f, -0.19509032201612860891f),
+};
+#define W2R(r) W32[(r) * (16 / RADIX)]
+
 // dftR: a forward DFT of R consecutive registers v[0..R).
 inline void dft_r(float2 *v, int R) {
     if (R == 2) {
@@ -107,6 +130,24 @@ inline void dft_r(float2 *v, int R) {
 
 // Stage twiddle W_{Ns*R}^{r*k} for butterfly position k (< Ns), 1 <= r < R.
 #define STAGE_TW(tw, r, k, Ns) ((tw)[((Ns) - RADIX) + ((r) - 1) * (Ns) + (k)])
+
+// twiddle multiplies x[r], 1 <= r < n, by W_{Ns*n'}^{r*k} (the stage's
+// twiddles). Only the power-of-two r are read from the table; the others
+// are products of two already at hand (w3 = w1*w2, w7 = w3*w4, w15 =
+// w7*w8: at most three roundings deep, ~2e-7 relative), which trades
+// load instructions - the kernels' bottleneck on GPUs - for multiplies.
+#define HIGHBIT(r) ((r) >= 8 ? 8 : (r) >= 4 ? 4 : (r) >= 2 ? 2 : 1)
+inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, int k, int Ns) {
+    float2 w[16];
+#pragma unroll
+    for (int r = 1; r < n; r++) {
+        if ((r & (r - 1)) == 0)
+            w[r] = STAGE_TW(tw, r, k, Ns);
+        else
+            w[r] = cmul(w[r - HIGHBIT(r)], w[HIGHBIT(r)]);
+        x[r] = cmul(x[r], w[r]);
+    }
+}
 
 // Exchange the R registers of thread t of one sequence through local memory:
 // write v[r] at position wr(r), read v[r] back from position t + r*T (the
@@ -163,8 +204,7 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
         const int Ns = 1 << (st * LOG2R);
         const int k = t & (Ns - 1);
         if (Ns > 1) {
-#pragma unroll
-            for (int r = 1; r < RADIX; r++) v[r] = cmul(v[r], STAGE_TW(tw, r, k, Ns));
+            twiddle(v, RADIX, tw, k, Ns);
         }
         dft_r(v, RADIX);
         exchange(v, lre, lim, (t >> (st * LOG2R)) * Ns * RADIX + k, Ns, t);
@@ -180,12 +220,10 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
         float2 u[LASTR];
         const int j = t + m * T;
 #pragma unroll
-        for (int q = 0; q < LASTR; q++) {
-            u[q] = v[q * PER + m];
+        for (int q = 0; q < LASTR; q++) u[q] = v[q * PER + m];
 #if NFULL > 0
-            if (q > 0) u[q] = cmul(u[q], STAGE_TW(tw, q, j, Ns));
+        twiddle(u, LASTR, tw, j, Ns);
 #endif
-        }
         dft_r(u, LASTR);
 #pragma unroll
         for (int q = 0; q < LASTR; q++) v[q * PER + m] = u[q];
