@@ -28,6 +28,8 @@ type fakeEngine struct {
 
 	monitorOn   bool
 	monitorBand string
+	status      string // LiveStats.Status, e.g. a GPU fallback
+	fileErr     error  // what AnalyzeView returns
 }
 
 func newFakeEngine() *fakeEngine {
@@ -99,7 +101,7 @@ func (e *fakeEngine) ReadStats(dst *app.LiveStats) {
 		m = map[string]float64{}
 	}
 	*dst = app.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
-		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerSec: 187.5, LatencyP99Ms: 2}
+		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerSec: 187.5, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
 }
@@ -163,6 +165,9 @@ func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o app.ViewOptio
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.views = append(e.views, o)
+	if e.fileErr != nil {
+		return nil, e.fileErr
+	}
 	return e.file, nil
 }
 

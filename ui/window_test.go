@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/csv"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -305,5 +306,41 @@ func TestOpenFileAndZoom(t *testing.T) {
 	o := e.views[1]
 	if o.Start > 1.9 || o.End < 2.1 || o.Hop >= 256 || o.Hop < 1024/64 || o.FFT != 1024 {
 		t.Errorf("detail asked with %+v", o)
+	}
+}
+
+// TestGPUFallbackShown: when the analysis falls back to the CPU, the status
+// bar says why and the engine toggle shows the CPU.
+func TestGPUFallbackShown(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	if w.c.engine.Selected != "GPU" {
+		t.Fatalf("engine toggle %q at start", w.c.engine.Selected)
+	}
+	e.mu.Lock()
+	e.engine, e.status = "cpu", "GPU failed: CL_OUT_OF_RESOURCES — using the CPU"
+	e.mu.Unlock()
+	w.statusDue = time.Time{}
+	w.Pull()
+	if !strings.Contains(w.StatusText(), "⚠ GPU failed: CL_OUT_OF_RESOURCES — using the CPU") || w.c.engine.Selected != "CPU" {
+		t.Errorf("after a fallback: toggle %q, status %q", w.c.engine.Selected, w.StatusText())
+	}
+}
+
+// TestBadFile: a file that cannot be analyzed says why and leaves the
+// previous file shown.
+func TestBadFile(t *testing.T) {
+	e := newFakeEngine()
+	e.file = syntheticFile()
+	w, _ := newTestWindow(t, e)
+	w.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	e.mu.Lock()
+	e.fileErr = errors.New("broken.wav: not a RIFF/WAVE file")
+	e.mu.Unlock()
+	w.OpenFile("broken.wav")
+	waitFor(t, func() bool { return strings.HasPrefix(w.fileInfo.Text, "Could not analyze") })
+	if !strings.Contains(w.fileInfo.Text, "not a RIFF/WAVE file") || w.fview.File() != e.file || w.progress.Visible() {
+		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fileInfo.Text, w.fview.File() != nil, w.progress.Visible())
 	}
 }
