@@ -1,4 +1,20 @@
-// Package ui will hold Prism's Fyne widgets and window (desktop-UI issue):
-// spectrum, spectrogram and controls, drawing into images it owns and pulling
-// data from an Engine interface. It never sees PortAudio or OpenCL.
+// Package ui is Prism's desktop window: the live spectrum, the scrolling
+// waterfall and the RTA bars, the file view, the controls and the status
+// bar, built from Fyne widgets.
+//
+// It knows the analysis only through the Engine interface (app.Monitor in
+// the program, a fake in tests) and never sees PortAudio or OpenCL; it
+// does not link Fyne's GLFW driver either (package desktop opens the real
+// window), so its tests run on Fyne's test driver without a display.
+//
+// The plots draw into images they own through canvas.Raster: an image is
+// remade only when the widget's pixel size changes, grids and labels are
+// drawn once into a cached background, and each frame copies the
+// background and draws the traces, waterfall rows or bars over it. The
+// display pulls: an endless fyne.Animation calls Window.Pull before every
+// paint, which copies the newest spectra and spectrogram columns out of
+// the engine (Latest, Columns) into buffers the views keep; none of that
+// allocates in steady state (TestPullDoesNotAllocate). Every type here
+// belongs to the Fyne goroutine; work on other goroutines (opening a
+// source, analyzing a file) reports back through fyne.Do.
 package ui
