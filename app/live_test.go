@@ -125,14 +125,19 @@ func TestLiveNoAllocs(t *testing.T) {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
 	rec := startGenerator(t, "pink:-20", 48000, 2)
-	cpu := gpufft.NewCPU(0)
+	// two engines, so the inactive one is timed in the background, and a
+	// monitor output's ring fed: the desktop's steady state
+	cpu, other := gpufft.NewCPU(0), gpufft.NewCPU(1)
 	defer cpu.Close()
-	l, err := NewLive(rec, Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
+	defer other.Close()
+	l, err := NewLive(rec, Engines{Preferred: other, CPU: cpu}, DefaultLiveSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	runLive(l, 200*time.Millisecond)
+	l.MeasureOther()
+	l.SetTee(audio.NewRing(48000, 2))
+	runLive(l, 600*time.Millisecond)
 	var frames int
 	allocs := testing.AllocsPerRun(200, func() {
 		n, _ := l.Step()
