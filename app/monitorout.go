@@ -128,6 +128,9 @@ func (m *MonitorOut) Status() string {
 		s += fmt.Sprintf(", %s on %s (%d taps)", m.band, engineName(m.engine), len(m.taps))
 	}
 	s += fmt.Sprintf(", %.0f ms", m.latency.Seconds()*1e3)
+	if n := m.out.Underflows(); n > 0 {
+		s += fmt.Sprintf(", %d underflows", n)
+	}
 	if m.status != "" {
 		s += ": " + m.status
 	}
