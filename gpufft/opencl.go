@@ -346,6 +346,23 @@ func (g geom) defines() []string {
 		"SPLIT=" + b01(g.split), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
 }
 
+// paired says whether a real transform's last stage can pair mirror bins
+// in one thread (PAIRED in fft_common.cl): it needs an exchange before the
+// last stage and an even number of last-stage butterflies per thread.
+func (g geom) paired() bool {
+	nfull, last := g.stages()
+	return nfull >= 1 && g.radix/last >= 2
+}
+
+// pairedDefine is the PAIRED define where paired holds (real transforms
+// only).
+func (g geom) pairedDefine() []string {
+	if g.paired() {
+		return []string{"PAIRED=1"}
+	}
+	return nil
+}
+
 // stages returns the number of full radix stages that exchange through
 // local memory and the radix of the last stage: len = radix^nfull · last.
 func (g geom) stages() (nfull, last int) {

@@ -366,7 +366,7 @@ func (p *gpuReal) init() error {
 		if err != nil {
 			return err
 		}
-		f, err := p.batchKernel(g, []string{"KERNEL_R2C"}, "fft_r2c", p.rbuf, p.cbuf, tws, twN, int32(0))
+		f, err := p.batchKernel(g, append([]string{"KERNEL_R2C"}, g.pairedDefine()...), "fft_r2c", p.rbuf, p.cbuf, tws, twN, int32(0))
 		if err != nil {
 			return err
 		}
@@ -528,7 +528,7 @@ func (p *gpuSpectrogram) init() error {
 		if err != nil {
 			return err
 		}
-		l, err := p.batchKernel(g, append(defs, "KERNEL_SPECTROGRAM"), "spectrogram",
+		l, err := p.batchKernel(g, append(append(defs, "KERNEL_SPECTROGRAM"), g.pairedDefine()...), "spectrogram",
 			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
 		if err != nil {
 			return err

@@ -97,6 +97,14 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 #endif
 #endif
 
+#if PAIRED
+// Bin of register r, and its mirror register (LEN - bin), with PAIRED.
+#define PK(r) (JOF((r) % PER, t) + ((r) / PER) * NS)
+#define PMIRROR(r) ((t == 0 && (r) % PER == 0) ? v[((LASTR - (r) / PER) % LASTR) * PER] \
+                    : (t == 0 && (r) % PER == PER / 2) ? v[(LASTR - 1 - (r) / PER) * PER + PER / 2] \
+                    : v[(LASTR - 1 - (r) / PER) * PER + ((r) % PER + PER / 2) % PER])
+#endif
+
 #ifdef KERNEL_R2C
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
@@ -109,6 +117,17 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
     #pragma unroll
     for (int r = 0; r < RADIX; r++) v[r] = valid ? in[t + r * T] : (float2)(0.0f);
     fft_regs(v, LRE, LIM, t, tws);
+#if PAIRED
+    if (valid) {
+        __global float2 *out = dst + (size_t)seq * (LEN + 1);
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            int k = PK(r);
+            out[k] = r2c_bin(v[r], PMIRROR(r), twr[k]);
+        }
+        if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+    }
+#else
     PUBLISH(v);
     if (valid) {
         __global float2 *out = dst + (size_t)seq * (LEN + 1);
@@ -120,6 +139,7 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
+#endif
 }
 #endif
 
@@ -189,6 +209,16 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
         v[r] = x * win[m];
     }
     fft_regs(v, LRE, LIM, t, tws);
+#if PAIRED
+    if (!valid) return;
+    const size_t row = (size_t)seq * (LEN + 1);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int k = PK(r);
+        store_bin(dstv, row + k, k, r2c_bin(v[r], PMIRROR(r), twr[k]), scale, gain);
+    }
+    if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
+#else
     PUBLISH(v);
     if (!valid) return;
     const size_t row = (size_t)seq * (LEN + 1);
@@ -207,5 +237,6 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
         }
         store_bin(dstv, row + k, k, X, scale, gain);
     }
+#endif
 }
 #endif

@@ -27,6 +27,21 @@
 #define PADLEN (LEN + LEN / RADIX)
 #define PAD(i) ((i) + (i) / RADIX)
 
+// PAIRED (real transforms, when the last stage has an even number PER of
+// butterflies per thread): thread t does the last stage's butterflies j and
+// NS - j, so it ends up holding both Z[k] and Z[LEN - k] that the real
+// split combines, and no extra local-memory round trip is needed for the
+// mirror. Slot m < PER/2 is butterfly t + m*T; slot PER/2 + m is NS - t -
+// m*T, except in thread 0, whose slot PER/2 is NS/2 (its own mirror) and
+// whose slot 0 is 0. Register v[q*PER + m] then holds Z[JOF(m) + q*NS].
+#ifndef PAIRED
+#define PAIRED 0
+#endif
+#define NS (1 << (NFULL * LOG2R))
+#define PER (RADIX / LASTR)
+#define JOF(m, t) ((m) < PER / 2 ? (t) + (m) * T \
+                   : ((t) == 0 && (m) == PER / 2) ? NS / 2 : NS - (t) - ((m) - PER / 2) * T)
+
 inline float2 cmul(float2 a, float2 b) {
     return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
@@ -153,20 +168,23 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // write v[r] at position wr(r), read v[r] back from position t + r*T (the
 // input positions of the next stage). lre/lim point at the sequence's region.
 // Every work-item of the group must call it (it holds barriers).
+// With paired set (the exchange before a PAIRED last stage) register r =
+// q*PER + m is read from JOF(m, t) + q*NS instead.
+#define READ_INDEX(r) (paired ? JOF((r) % PER, t) + ((r) / PER) * NS : t + (r) * T)
 inline void exchange(float2 *v, __local float *lre, __local float *lim,
-                     int wbase, int wstride, int t) {
+                     int wbase, int wstride, int t, const bool paired) {
 #if SPLIT
 #pragma unroll
     for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].x;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r].x = lre[PAD(t + r * T)];
+    for (int r = 0; r < RADIX; r++) v[r].x = lre[PAD(READ_INDEX(r))];
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].y;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r].y = lre[PAD(t + r * T)];
+    for (int r = 0; r < RADIX; r++) v[r].y = lre[PAD(READ_INDEX(r))];
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
 #pragma unroll
@@ -178,7 +196,7 @@ inline void exchange(float2 *v, __local float *lre, __local float *lim,
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        int i = PAD(t + r * T);
+        int i = PAD(READ_INDEX(r));
         v[r] = (float2)(lre[i], lim[i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -207,18 +225,17 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
             twiddle(v, RADIX, tw, k, Ns);
         }
         dft_r(v, RADIX);
-        exchange(v, lre, lim, (t >> (st * LOG2R)) * Ns * RADIX + k, Ns, t);
+        exchange(v, lre, lim, (t >> (st * LOG2R)) * Ns * RADIX + k, Ns, t, PAIRED && st == NFULL - 1);
     }
     // Last stage: thread t does RADIX/LASTR butterflies j = t + m*T (< Ns,
     // so their twiddle index is j), whose inputs are v[q*(RADIX/LASTR) + m].
     // Output position of v[q*per + m] is j + q*Ns = t + (q*per + m)*T, the
     // natural order t + r*T.
-    const int Ns = 1 << (NFULL * LOG2R);
-#define PER (RADIX / LASTR)
+    const int Ns = NS;
 #pragma unroll
     for (int m = 0; m < PER; m++) {
         float2 u[LASTR];
-        const int j = t + m * T;
+        const int j = PAIRED ? JOF(m, t) : t + m * T;
 #pragma unroll
         for (int q = 0; q < LASTR; q++) u[q] = v[q * PER + m];
 #if NFULL > 0
@@ -228,7 +245,6 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
 #pragma unroll
         for (int q = 0; q < LASTR; q++) v[q * PER + m] = u[q];
     }
-#undef PER
 }
 
 // Real-input split: X[k] = E + W_N^k O with E = (Z[k] + conj(Z[-k]))/2 and
