@@ -63,7 +63,7 @@ bench: build
 # device, side by side in one run.
 bench-clfft: setup
 	dpkg-query -W libclfft-dev >/dev/null 2>&1 || apt-get install -y -qq libclfft-dev
-	$(GO) test -count=1 -tags clfft -run CompareClFFT -v ./gpufft
+	$(GO) test -count=1 -tags clfft -run CompareClFFT -v ./gpufft/internal/clfftcmp
 
 devices: build
 	./prism devices

@@ -1,11 +1,12 @@
 //go:build clfft && cgo
 
-// This file binds clFFT (Debian's libclfft-dev) for one purpose: measuring
-// Prism's kernels against the best OpenCL FFT library buildable here, on the
-// same device in the same run (BenchmarkCompareClFFT). It is built only with
-// -tags clfft; the prism binary never links it.
-
-package gpufft
+// Package clfftcmp binds clFFT (Debian's libclfft-dev) for one purpose:
+// measuring Prism's kernels against the best OpenCL FFT library buildable
+// here, on the same device in the same run (TestCompareClFFT). It is built
+// only with -tags clfft, and it is a package of its own because gpufft has
+// Go assembly, which a cgo package may not; the prism binary never links
+// it.
+package clfftcmp
 
 /*
 #cgo LDFLAGS: -lclFFT -lOpenCL
