@@ -278,7 +278,7 @@ func (w *Window) syncConfig() {
 		w.trace("engine", map[string]any{"engine": st.Engine, "device": st.Device})
 		w.syncControls()
 	}
-	if !w.readyDone && w.win.Canvas().Size().Width > 0 {
+	if !w.readyDone && w.win.Canvas().Size().Width > 0 && w.spec.area.Dx() > 0 { // laid out and drawn once
 		w.readyDone = true
 		w.traceReady()
 	}
