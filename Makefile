@@ -30,7 +30,7 @@ run: build
 	fi
 
 # Every test: a PulseAudio null sink as the default input (the capture
-# tests play tones into it), formatting, vet, the race-enabled test suite (OpenCL kernels
+# tests play tones into it), formatting, vet, staticcheck, the race-enabled test suite (OpenCL kernels
 # run for real on PoCL), the allocation tests without -race (the race
 # detector makes sync.Pool drop items, so it allocates), the CPU engine's
 # pure-Go stages (-tags noasm; the AVX2 ones run by default), 30 s of fuzzing the
@@ -45,6 +45,7 @@ test: setup
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 	# checkptr off: the PortAudio binding passes its stream id as a C
 	# pointer (portaudio.go: unsafe.Pointer(s.id)), which checkptr rejects;
 	# the race detector itself stays on

@@ -321,10 +321,3 @@ func minOf(v []float64) float64 {
 	}
 	return m
 }
-
-func abs(x int) int {
-	if x < 0 {
-		return -x
-	}
-	return x
-}

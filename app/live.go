@@ -120,7 +120,6 @@ type Live struct {
 	onFrame     func(frame uint64, spectra []float32, bins int) // capture's sink: dBFS rows, all outCh channels
 	frameDB     []float32
 	frames      uint64
-	lastPub     time.Time
 
 	mu       sync.Mutex    // guards everything below
 	pub      []Spectrum    // published copies, as power: Latest converts to dB

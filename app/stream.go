@@ -23,15 +23,14 @@ type batch struct {
 // remainder) from one batch into the next, and decodes the next batch on its
 // own goroutine while the caller analyzes the current one (two buffers).
 type streamer struct {
-	dec      audio.Decoder
-	n, hop   int
-	channel  int // −1: the mix (mean of channels); else that channel only
-	outCh    int // channels per batch: always 1 (the mix is made here)
-	maxLen   int // samples per channel per batch
-	bufs     [2][]float32
-	tmp      []float32 // interleaved decode block
-	frames   int64     // samples decoded per channel, for Result
-	warnings []string
+	dec     audio.Decoder
+	n, hop  int
+	channel int // −1: the mix (mean of channels); else that channel only
+	outCh   int // channels per batch: always 1 (the mix is made here)
+	maxLen  int // samples per channel per batch
+	bufs    [2][]float32
+	tmp     []float32 // interleaved decode block
+	frames  int64     // samples decoded per channel, for Result
 }
 
 // batchSamples is about how many samples per channel one batch holds:

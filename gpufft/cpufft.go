@@ -209,14 +209,6 @@ func asComplex(x []float32) []complex64 {
 	return unsafe.Slice((*complex64)(unsafe.Pointer(&x[0])), len(x)/2)
 }
 
-// asFloats is the inverse of asComplex.
-func asFloats(z []complex64) []float32 {
-	if len(z) == 0 {
-		return nil
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(&z[0])), 2*len(z))
-}
-
 // split writes X[0…m] from Z[0…m) (m = n/2). Bins k and m−k come from
 // the same pair Z[k], Z[m−k] with one complex multiply: with
 // E = (Z[k] + conj Z[m−k])/2 and O = −i(Z[k] − conj Z[m−k])/2,

@@ -18,6 +18,9 @@ func TestNoOpenCLLibrary(t *testing.T) {
 	}
 	// Auto falls back to the CPU and says why.
 	e, why := autoWith(OpenCLOptions{Libraries: []string{"libprism-no-such-opencl.so.1"}}, 1)
+	if e == nil {
+		t.Fatalf("auto returned no engine (%v)", why)
+	}
 	defer e.Close()
 	if e.Name() != "cpu" || !errors.Is(why, ErrNoOpenCL) {
 		t.Errorf("auto: engine %s, reason %v", e.Name(), why)

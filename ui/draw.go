@@ -194,11 +194,6 @@ func (p *painter) textHeight() int {
 	return (m.Ascent + m.Descent).Ceil()
 }
 
-// textWidth is s's width in pixels.
-func (p *painter) textWidth(s string) int {
-	return font.MeasureString(p.face, s).Ceil()
-}
-
 // ensureImage returns img if it is w×h, else a new w×h image.
 func ensureImage(img *image.RGBA, w, h int) *image.RGBA {
 	w, h = max(1, w), max(1, h)

@@ -25,7 +25,6 @@ type plotBase struct {
 	p      painter
 	dark   bool
 	area   image.Rectangle // the plot area in pixels, set by draw
-	buf    []byte          // text formatting scratch
 }
 
 // bgKey says what a cached background was drawn for.

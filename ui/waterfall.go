@@ -32,7 +32,6 @@ type Waterfall struct {
 	colormap       string
 	dbMin, dbMax   float64
 	span           float64 // seconds shown top to bottom
-	paused         bool
 
 	ring    *image.RGBA // plot width × rows, row `head` is the next written
 	head    int
@@ -207,13 +206,4 @@ func (w *Waterfall) drawBackground() {
 		}
 		p.text(label, a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 	}
-}
-
-// RowsPerSecond is how many pixel rows a second of audio takes (for
-// tests and the time axis).
-func (w *Waterfall) RowsPerSecond() float64 {
-	if w.span <= 0 || w.area.Dy() <= 0 {
-		return 0
-	}
-	return float64(w.area.Dy()) / w.span
 }

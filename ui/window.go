@@ -7,7 +7,6 @@ import (
 	"image"
 	"image/draw"
 	"io"
-	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -977,9 +976,4 @@ func next(opts []string, cur string) string {
 		}
 	}
 	return opts[0]
-}
-
-// dbRangeText formats a range for labels.
-func dbRangeText(lo, hi float64) string {
-	return fmt.Sprintf("%g…%g dBFS", math.Round(lo), math.Round(hi))
 }

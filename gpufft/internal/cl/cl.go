@@ -489,31 +489,31 @@ func (l *Lib) EventNanos(ev Event) (int64, error) {
 // whatever was created before a failure.
 func (l *Lib) ReleaseMem(m Mem) {
 	if m != 0 {
-		st(purego.SyscallN(l.releaseMemObject, uintptr(m)))
+		purego.SyscallN(l.releaseMemObject, uintptr(m)) // a release error leaves nothing to do
 	}
 }
 
 func (l *Lib) ReleaseKernel(k Kernel) {
 	if k != 0 {
-		st(purego.SyscallN(l.releaseKernel, uintptr(k)))
+		purego.SyscallN(l.releaseKernel, uintptr(k)) // a release error leaves nothing to do
 	}
 }
 
 func (l *Lib) ReleaseProgram(p Program) {
 	if p != 0 {
-		st(purego.SyscallN(l.releaseProgram, uintptr(p)))
+		purego.SyscallN(l.releaseProgram, uintptr(p)) // a release error leaves nothing to do
 	}
 }
 
 func (l *Lib) ReleaseQueue(q Queue) {
 	if q != 0 {
-		st(purego.SyscallN(l.releaseCommandQueue, uintptr(q)))
+		purego.SyscallN(l.releaseCommandQueue, uintptr(q)) // a release error leaves nothing to do
 	}
 }
 
 func (l *Lib) ReleaseContext(c Context) {
 	if c != 0 {
-		st(purego.SyscallN(l.releaseContext, uintptr(c)))
+		purego.SyscallN(l.releaseContext, uintptr(c)) // a release error leaves nothing to do
 	}
 }
 
