@@ -698,6 +698,15 @@ func (l *Live) setRec(rec *audio.Recorder, ch, rate int) {
 	l.mu.Unlock()
 }
 
+// Frames is the number of frames analyzed per channel so far: a display
+// that sees it unchanged has nothing new to draw. Any goroutine may call
+// it; it does not allocate.
+func (l *Live) Frames() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.frames
+}
+
 // Stats returns the current statistics.
 func (l *Live) Stats() LiveStats {
 	var s LiveStats

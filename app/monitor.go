@@ -220,6 +220,9 @@ func (m *Monitor) Columns(c int, dst [][]float32, after uint64) (int, uint64) {
 	return m.live.Columns(c, dst, after)
 }
 
+// Frames is Live.Frames.
+func (m *Monitor) Frames() uint64 { return m.live.Frames() }
+
 // ReadStats is Live.ReadStats.
 func (m *Monitor) ReadStats(dst *LiveStats) { m.live.ReadStats(dst) }
 

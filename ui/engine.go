@@ -15,6 +15,7 @@ type Engine interface {
 	SpectrumSource
 	ColumnSource
 	ReadStats(dst *app.LiveStats)
+	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
 	Apply(s app.LiveSettings)
 	UseEngine(name string) // "gpu" or "cpu"
 	HasGPU() bool

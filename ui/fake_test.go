@@ -30,6 +30,9 @@ type fakeEngine struct {
 	monitorBand string
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
+	framesN     uint64
+	frozen      bool // Frames stops counting
+	latestN     int  // Latest calls
 }
 
 func newFakeEngine() *fakeEngine {
@@ -49,6 +52,7 @@ func fakeLevel(f float64) float32 {
 func (e *fakeEngine) Latest(c int, dst *app.Spectrum) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.latestN++
 	bins := e.fft/2 + 1
 	binHz := float64(e.rate) / float64(e.fft)
 	fill := func(s []float32, off float32) []float32 {
@@ -91,6 +95,17 @@ func (e *fakeEngine) queue(frames ...[]float32) {
 	e.mu.Lock()
 	e.frames = append(e.frames, frames...)
 	e.mu.Unlock()
+}
+
+// Frames counts up by one per call, so every Pull finds something new
+// unless the test holds it (frozen).
+func (e *fakeEngine) Frames() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.frozen {
+		e.framesN++
+	}
+	return e.framesN
 }
 
 func (e *fakeEngine) ReadStats(dst *app.LiveStats) {

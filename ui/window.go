@@ -63,7 +63,8 @@ type Window struct {
 	c        controls
 
 	paused     bool
-	monitorOn  bool // the monitor output is on (not saved: it starts off)
+	lastFrames uint64 // Engine.Frames at the last pull
+	monitorOn  bool   // the monitor output is on (not saved: it starts off)
 	stats      app.LiveStats
 	chans      []int
 	cfg        [4]int // rate, channels, FFT, hop the views are set up for
@@ -217,6 +218,13 @@ func (w *Window) Pull() {
 	if w.paused || w.tabs.Selected() != w.liveTab || len(w.chans) == 0 {
 		return
 	}
+	// nothing analyzed since the last frame: nothing to redraw (Fyne then
+	// skips the repaint, which is most of the window's CPU)
+	f := w.eng.Frames()
+	if f == w.lastFrames {
+		return
+	}
+	w.lastFrames = f
 	w.spec.Pull(w.eng, w.chans)
 	if w.set.Lower == "rta" {
 		w.rta.Pull(w.eng, w.stats.Channels)

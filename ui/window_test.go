@@ -344,3 +344,28 @@ func TestBadFile(t *testing.T) {
 		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fileInfo.Text, w.fview.File() != nil, w.progress.Visible())
 	}
 }
+
+// TestPullSkipsWhenNothingNew: with no frame analyzed since the last tick
+// the window copies and redraws nothing (so Fyne skips the repaint).
+func TestPullSkipsWhenNothingNew(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.Pull()
+	e.mu.Lock()
+	before := e.latestN
+	e.frozen = true
+	e.mu.Unlock()
+	w.Pull()
+	w.Pull()
+	e.mu.Lock()
+	after := e.latestN
+	e.frozen = false
+	e.mu.Unlock()
+	if after != before {
+		t.Errorf("%d spectra copied with nothing new", after-before)
+	}
+	w.Pull()
+	if e.latestN == after {
+		t.Error("a new frame was not pulled")
+	}
+}
