@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"image"
+	"image/draw"
 	"image/png"
 	"math"
 	"os"
@@ -117,13 +118,8 @@ func screenshot(t *testing.T, display string) *image.RGBA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := img.Bounds()
-	rgba := image.NewRGBA(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			rgba.Set(x, y, img.At(x, y))
-		}
-	}
+	rgba := image.NewRGBA(img.Bounds())
+	draw.Draw(rgba, rgba.Rect, img, img.Bounds().Min, draw.Src)
 	return rgba
 }
 

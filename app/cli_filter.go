@@ -12,7 +12,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output WAV")
 	band := fs.String("band", "", "the band filter (see SPEC)")
 	format := fs.String("format", "float", "output samples: float (32-bit float) or input (the input's WAV format)")
-	trans := fs.Float64("transition", 1.0/6, "transition width in octaves beyond each edge (the stop band holds 60 dB from there)")
+	trans := fs.Float64("transition", DefaultTransitionOct, "transition width in octaves beyond each edge (the stop band holds 60 dB from there)")
 	engine := fs.String("engine", "auto", "engine: auto, gpu, cpu")
 	device := fs.String("device", "", "OpenCL device: index or name substring")
 	quiet := fs.Bool("quiet", false, "no summary")

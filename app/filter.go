@@ -209,7 +209,7 @@ func FilterFile(ctx context.Context, in, out string, o FilterOptions, eng gpufft
 	}
 	trans := o.TransitionOct
 	if trans == 0 {
-		trans = 1.0 / 6
+		trans = DefaultTransitionOct
 	}
 	h64, err := DesignFIR(band, f.SampleRate, trans)
 	if err != nil {
@@ -476,14 +476,25 @@ func (w *wavWriter) finish() error {
 	return nil
 }
 
-// bandGains returns |H(f_k)|² of the band's filter at the n-point FFT's bin
-// centres: the per-bin power gains that show a spectrum as filtered.
-func bandGains(spec string, rate, n int) ([]float32, error) {
+// DefaultTransitionOct is the band filters' transition width beyond each
+// edge, in octaves, unless `prism filter --transition` says otherwise.
+const DefaultTransitionOct = 1.0 / 6
+
+// bandFIR designs the taps of the band spec's filter at rate with the
+// default transition: the filter the live display and the monitor output
+// share.
+func bandFIR(spec string, rate int) ([]float64, error) {
 	b, err := ParseBand(spec, rate)
 	if err != nil {
 		return nil, err
 	}
-	h, err := DesignFIR(b, rate, 1.0/6)
+	return DesignFIR(b, rate, DefaultTransitionOct)
+}
+
+// bandGains returns |H(f_k)|² of the band's filter at the n-point FFT's bin
+// centres: the per-bin power gains that show a spectrum as filtered.
+func bandGains(spec string, rate, n int) ([]float32, error) {
+	h, err := bandFIR(spec, rate)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,14 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // Source kinds.
@@ -283,3 +285,34 @@ func OpenEngines(engine, device string) (Engines, string, error) {
 
 // Close closes the engines (the GPU one, then the CPU one).
 func (e Engines) Close() { e.close() }
+
+// AnalyzeView is app.AnalyzeView on the monitor's engines.
+func (m *Monitor) AnalyzeView(ctx context.Context, path string, o ViewOptions, progress Progress) (*FileSpectrogram, error) {
+	return AnalyzeView(ctx, path, o, m.engines, progress)
+}
+
+// ExportSpectrogram writes a file's spectrogram to out (npy, csv or png,
+// by format) exactly as `prism analyze` does, on the monitor's engines.
+func (m *Monitor) ExportSpectrogram(ctx context.Context, in, out, format string, o ViewOptions, img ImageOptions, progress Progress) error {
+	opts := AnalyzeOptions{FFT: o.FFT, Hop: o.Hop, Window: o.Window, Channel: o.Channel, Image: img}
+	_, err := AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
+	return err
+}
+
+// ParseWindow reads a window name (hann, blackman-harris, kaiser:BETA, …)
+// for the UI, which does not import the engine package.
+func ParseWindow(s string) (gpufft.Window, error) { return gpufft.ParseWindow(s) }
+
+// WindowNames lists the window names ParseWindow accepts (kaiser takes
+// :BETA).
+func WindowNames() []string { return gpufft.WindowNames() }
+
+// ParseGeneratorSpec checks a signal generator spec (sine:F:DB,
+// tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB) for the UI.
+func ParseGeneratorSpec(s string) (string, error) {
+	g, err := audio.ParseGenerator(s)
+	if err != nil {
+		return "", err
+	}
+	return g.String(), nil
+}

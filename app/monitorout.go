@@ -34,7 +34,6 @@ type MonitorOut struct {
 	mu     sync.Mutex
 	status string
 	engine string
-	blocks uint64
 }
 
 // outRingSeconds is how much input the output's ring holds: slack for the
@@ -48,11 +47,7 @@ func StartMonitorOut(device string, rate, ch int, band string, engines Engines) 
 	m := &MonitorOut{band: band, rate: rate, ch: ch, stop: make(chan struct{}), done: make(chan struct{})}
 	var conv gpufft.ConvolvePlan
 	if band != "" {
-		b, err := ParseBand(band, rate)
-		if err != nil {
-			return nil, err
-		}
-		h, err := DesignFIR(b, rate, 1.0/6)
+		h, err := bandFIR(band, rate)
 		if err != nil {
 			return nil, err
 		}
@@ -153,27 +148,16 @@ func (m *MonitorOut) setStatus(s string) {
 // run is the output goroutine: it owns conv and the block buffers.
 func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines Engines) {
 	defer close(m.done)
-	defer func() {
-		if conv != nil {
-			conv.Close()
-		}
-	}()
-	ch, step := m.ch, m.step
-	histLen := step
-	if m.size > 0 {
-		histLen = len(m.taps) - 1 + step
+	var f *blockFilter
+	if conv != nil {
+		f = newBlockFilter(conv, m.taps, m.size, m.step, m.ch)
+		defer func() {
+			if f.conv != nil {
+				f.conv.Close()
+			}
+		}()
 	}
-	hist := make([][]float32, ch) // per channel: taps−1 of history, then the block
-	for c := range hist {
-		hist[c] = make([]float32, histLen)
-	}
-	in := make([]float32, step*ch)
-	var src, dst []float32
-	if m.size > 0 {
-		src = make([]float32, ch*m.size)
-		dst = make([]float32, ch*step)
-	}
-	out := make([]float32, step*ch)
+	in := make([]float32, m.step*m.ch)
 	have := 0
 	for {
 		select {
@@ -181,57 +165,85 @@ func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines Engines) {
 			return
 		default:
 		}
-		got := m.ring.Read(in[have*ch:])
-		have += got
-		if have < step {
+		have += m.ring.Read(in[have*m.ch:])
+		if have < m.step {
 			time.Sleep(2 * time.Millisecond)
 			continue
 		}
 		have = 0
-		h0 := histLen - step
-		for i := range step {
-			for c := range ch {
-				hist[c][h0+i] = in[i*ch+c]
-			}
-		}
-		if conv == nil {
-			copy(out, in)
-		} else {
-			for c := range ch {
-				copy(src[c*m.size:(c+1)*m.size], padFront(hist[c], m.size))
-			}
-			if err := conv.Execute(dst, src); err != nil {
-				conv.Close()
-				var ferr error
+		out := in // without a band the block plays as it came
+		if f != nil {
+			var gpuErr error
+			if out, gpuErr = f.filter(in); gpuErr != nil {
+				// the GPU failed: go on with a CPU convolver
+				f.conv.Close()
 				var eng string
-				conv, eng, ferr = newConvolver(Engines{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, ch)
+				var err error
+				f.conv, eng, err = newConvolver(Engines{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
 				m.mu.Lock()
 				m.engine = eng
 				m.mu.Unlock()
-				if ferr != nil {
-					m.setStatus(fmt.Sprintf("filter failed: %v", ferr))
+				if err != nil {
+					m.setStatus(fmt.Sprintf("filter failed: %v", err))
 					return
 				}
-				m.setStatus(fmt.Sprintf("GPU failed: %v — using the CPU", err))
+				m.setStatus(fmt.Sprintf("GPU failed: %v — using the CPU", gpuErr))
 				continue
-			}
-			for i := range step {
-				for c := range ch {
-					out[i*ch+c] = dst[c*step+i]
-				}
-			}
-			for c := range ch {
-				copy(hist[c], hist[c][step:])
 			}
 		}
 		if err := m.out.Write(out); err != nil {
 			m.setStatus(err.Error())
 			return
 		}
-		m.mu.Lock()
-		m.blocks++
-		m.mu.Unlock()
 	}
+}
+
+// blockFilter is overlap-save convolution of interleaved blocks of step
+// frames: per channel it keeps taps−1 samples of history before the block.
+type blockFilter struct {
+	conv       gpufft.ConvolvePlan
+	size, step int
+	ch         int
+	hist       [][]float32 // per channel: taps−1 of history, then the block
+	src, dst   []float32
+	out        []float32 // interleaved
+}
+
+func newBlockFilter(conv gpufft.ConvolvePlan, taps []float32, size, step, ch int) *blockFilter {
+	f := &blockFilter{conv: conv, size: size, step: step, ch: ch,
+		src: make([]float32, ch*size), dst: make([]float32, ch*step), out: make([]float32, step*ch)}
+	f.hist = make([][]float32, ch)
+	for c := range f.hist {
+		f.hist[c] = make([]float32, len(taps)-1+step)
+	}
+	return f
+}
+
+// filter returns the filtered block for the interleaved block in (step
+// frames). The result is valid until the next call. On an error the
+// history is left as it was.
+func (f *blockFilter) filter(in []float32) ([]float32, error) {
+	h0 := len(f.hist[0]) - f.step
+	for i := range f.step {
+		for c := range f.ch {
+			f.hist[c][h0+i] = in[i*f.ch+c]
+		}
+	}
+	for c := range f.ch {
+		copy(f.src[c*f.size:(c+1)*f.size], padFront(f.hist[c], f.size))
+	}
+	if err := f.conv.Execute(f.dst, f.src); err != nil {
+		return nil, err
+	}
+	for i := range f.step {
+		for c := range f.ch {
+			f.out[i*f.ch+c] = f.dst[c*f.step+i]
+		}
+	}
+	for c := range f.ch {
+		copy(f.hist[c], f.hist[c][f.step:])
+	}
+	return f.out, nil
 }
 
 // Close stops the output and closes the device. Calling it twice is

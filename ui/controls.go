@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 	"strings"
 
@@ -339,10 +340,11 @@ func (w *Window) syncControls() {
 	}
 	c.hold.SetSelected(holds[nearest(holdVals, s.PeakHold)])
 	c.scale.SetSelected(s.FreqScale)
-	selectOr(c.dbTop, fmt.Sprintf("%+g", s.DBMax), "")
-	if s.DBMax == 0 {
-		c.dbTop.SetSelected("0")
+	top := fmt.Sprintf("%g", s.DBMax) // the options read +10, 0, -10, …
+	if s.DBMax > 0 {
+		top = "+" + top
 	}
+	selectOr(c.dbTop, top, "")
 	selectOr(c.dbFloor, fmt.Sprintf("%g", s.DBMin), "")
 	c.cmap.SetSelected(s.Colormap)
 	c.span.SetSelected(spans[nearest(spanVals, s.Span)])
@@ -410,18 +412,11 @@ func indexOf(opts []string, v string) int {
 func nearest(vals []float64, v float64) int {
 	best := 0
 	for i, x := range vals {
-		if abs(x-v) < abs(vals[best]-v) {
+		if math.Abs(x-v) < math.Abs(vals[best]-v) {
 			best = i
 		}
 	}
 	return best
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // applyTheme sets the light or dark variant of Fyne's theme and the plots'

@@ -87,7 +87,6 @@ func (v *RTAView) draw(w, h int) image.Image {
 			title = "octave bands, " + v.weighting + "-weighted, dBFS"
 		}
 		p.text(title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
-		v.labelFor = v.labelFor[:0] // labels drawn per frame depend on the bands
 	}
 	v.fromBackground()
 	pal := paletteFor(v.dark)

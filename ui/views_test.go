@@ -3,6 +3,7 @@ package ui
 import (
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
 	"strconv"
 	"strings"
@@ -32,19 +33,14 @@ func capture(win fyne.Window) *image.RGBA {
 	if r, ok := img.(*image.RGBA); ok {
 		return r
 	}
-	b := img.Bounds()
-	out := image.NewRGBA(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			out.Set(x, y, img.At(x, y))
-		}
-	}
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Rect, img, img.Bounds().Min, draw.Src)
 	return out
 }
 
 func near(c color.RGBA, want color.RGBA, tol int) bool {
-	d := func(a, b uint8) int { return int(a) - int(b) }
-	return abs(float64(d(c.R, want.R))) <= float64(tol) && abs(float64(d(c.G, want.G))) <= float64(tol) && abs(float64(d(c.B, want.B))) <= float64(tol)
+	ok := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= float64(tol) }
+	return ok(c.R, want.R) && ok(c.G, want.G) && ok(c.B, want.B)
 }
 
 // TestSpectrumGolden renders the fake spectrum on log and linear axes.

@@ -785,10 +785,10 @@ func (w *Window) ExportSpectrum(path string) error {
 	}
 	var sp *app.Spectrum
 	if w.tabs.Selected() == w.fileTab {
-		sp = &w.fspec.spectra[0]
-		if len(w.fspec.spectra) == 0 || w.fspec.n == 0 {
+		if w.fspec.n == 0 {
 			return fmt.Errorf("no spectrum: move the cursor over the file first")
 		}
+		sp = &w.fspec.spectra[0]
 	} else {
 		if w.spec.n == 0 {
 			return fmt.Errorf("no spectrum yet")
