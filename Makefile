@@ -7,6 +7,9 @@ GO_VERSION ?= 1.26.8
 # because this directory only exists when none was found.
 export PATH := $(HOME)/.cache/prism-go/go$(GO_VERSION)/bin:$(PATH):/usr/local/go/bin
 export LANG ?= C.UTF-8
+# Fyne reads the UI language from LANGUAGE when LANG is not a language
+# (C.UTF-8): without it every run logs "Error parsing user locale C".
+export LANGUAGE ?= en
 
 GO ?= go
 

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -183,6 +185,36 @@ func printAudioDevices(w io.Writer, devs []audio.DeviceInfo, err error) {
 	fmt.Fprintln(w, "  * default input (choose with prism capture --device: index or name)")
 }
 
+// parseBenchCase reads one --sizes entry: N (an r2c row), r2c:N, c2c:N or
+// spectrogram:N:HOP (Hann window, dBFS out, as the default row).
+func parseBenchCase(s string) (gpufft.BenchCase, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	if len(parts) == 1 {
+		parts = []string{"r2c", parts[0]}
+	}
+	var c gpufft.BenchCase
+	c.Plan = parts[0]
+	want := 2
+	if c.Plan == "spectrogram" {
+		want = 3
+	} else if c.Plan != "r2c" && c.Plan != "c2c" {
+		return c, fmt.Errorf("%q: plan %q: want r2c, c2c or spectrogram", s, c.Plan)
+	}
+	if len(parts) != want {
+		return c, fmt.Errorf("%q: want N, r2c:N, c2c:N or spectrogram:N:HOP", s)
+	}
+	var err error
+	if c.Size, err = strconv.Atoi(parts[1]); err != nil || c.Size < 2 {
+		return c, fmt.Errorf("%q: size %q is not a transform size", s, parts[1])
+	}
+	if want == 3 {
+		if c.Hop, err = strconv.Atoi(parts[2]); err != nil || c.Hop < 1 || c.Hop > c.Size {
+			return c, fmt.Errorf("%q: hop %q: want 1…%d", s, parts[2], c.Size)
+		}
+	}
+	return c, nil
+}
+
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON rows")
@@ -192,7 +224,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuSamples := fs.Int("cpu-samples", 1<<24, "samples per call on the CPU")
 	minTime := fs.Duration("time", time.Second, "minimum time per row")
 	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
-	sizes := fs.String("sizes", "", "comma-separated r2c sizes instead of the default rows")
+	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N or spectrogram:N:HOP")
 	if code, ok := parse(fs, args); !ok {
 		return code
 	}
@@ -200,15 +232,27 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prism: --engine %q: want all, gpu or cpu\n", *engines)
 		return ExitUsage
 	}
+	var custom []gpufft.BenchCase
+	if *sizes != "" {
+		for _, s := range strings.Split(*sizes, ",") {
+			c, err := parseBenchCase(s)
+			if err != nil {
+				fmt.Fprintf(stderr, "prism: bench: --sizes: %v\n", err)
+				return ExitUsage
+			}
+			custom = append(custom, c)
+		}
+	}
 	cases := func(samples int) []gpufft.BenchCase {
-		if *sizes == "" {
+		if custom == nil {
 			return gpufft.DefaultBenchCases(samples)
 		}
-		var cs []gpufft.BenchCase
-		for _, s := range strings.Split(*sizes, ",") {
-			var n int
-			fmt.Sscan(s, &n)
-			cs = append(cs, gpufft.BenchCase{Plan: "r2c", Size: n, Samples: samples})
+		cs := slices.Clone(custom)
+		for i := range cs {
+			cs[i].Samples = samples
+			if cs[i].Plan == "c2c" {
+				cs[i].Samples /= 2 // complex points, as the default row
+			}
 		}
 		return cs
 	}

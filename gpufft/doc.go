@@ -28,6 +28,14 @@
 // whole transactions. The spectrogram plan reads frames straight from the
 // sample buffer, windows on load, and writes dBFS in one launch.
 //
+// Tuning aids, read when the engine opens (for `prism bench` on new
+// hardware): PRISM_OPENCL_RADIX (4, 8, 16), PRISM_OPENCL_GROUP (items a
+// group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
+// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
+// kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
+// -cl-nv-verbose), PRISM_OPENCL_BUILDLOG (print every build log) and
+// PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).
+//
 // The OpenCL library is loaded at run time (internal/cl, purego), so the
 // binary runs where none is installed: NewOpenCL then returns an error
 // wrapping ErrNoOpenCL and Auto falls back to the CPU engine.

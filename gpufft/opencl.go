@@ -3,6 +3,7 @@ package gpufft
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"strconv"
 	"strings"
@@ -177,10 +178,14 @@ type OpenCL struct {
 	// (several short transforms share a group up to it).
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
-	mu           sync.Mutex
-	progs        map[string]cl.Program
-	plans        map[closer]struct{}
-	closed       bool
+	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
+	// separated NAME=VALUE, added to every single-pass build): a tuning aid
+	// for trying kernel variants with `prism bench`.
+	tune   []string
+	mu     sync.Mutex
+	progs  map[string]cl.Program
+	plans  map[closer]struct{}
+	closed bool
 }
 
 type closer interface{ Close() error }
@@ -226,6 +231,11 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
 		e.groupThreads = g
+	}
+	for _, d := range strings.Split(os.Getenv("PRISM_OPENCL_TUNE"), ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			e.tune = append(e.tune, d)
+		}
 	}
 	if e.ctx, err = lib.CreateContext(info.device); err != nil {
 		return nil, fmt.Errorf("gpufft: %s: %w", info, err)
@@ -294,6 +304,14 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	if os.Getenv("PRISM_OPENCL_BUILDLOG") != "" { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
 		log, _ := e.lib.BuildLog(p, e.info.device)
 		fmt.Fprintf(os.Stderr, "gpufft: built %s\n%s\n", opts, log)
+	}
+	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" { // the device binary (NVIDIA: PTX), a tuning aid
+		if bin, err := e.lib.Binary(p); err == nil {
+			name := fmt.Sprintf("%s/%08x.bin", dir, crc32.ChecksumIEEE([]byte(key)))
+			if err := os.WriteFile(name, append([]byte("// "+opts+"\n"), bin...), 0o644); err != nil {
+				fmt.Fprintf(os.Stderr, "gpufft: %v\n", err)
+			}
+		}
 	}
 	e.progs[key] = p
 	return p, nil

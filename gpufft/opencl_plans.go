@@ -137,7 +137,7 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.
 func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
-	k, err := b.kernel(kernels.Batch, append(g.defines(), extra...), name, args...)
+	k, err := b.kernel(kernels.Batch, append(append(g.defines(), extra...), b.e.tune...), name, args...)
 	if err != nil {
 		return launch{}, err
 	}
@@ -601,16 +601,15 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 // N/hop, at most 8, when a group does one sequence at a time; the frames
 // after the first then read most of their samples from L1 rather than L2.
 // On the H100 the 4096/1024 spectrogram took 0.657 ms with 1, 0.623 with 2,
-// 0.586 with 4 and 0.597 with 8. PRISM_OPENCL_FPG overrides it (tuning
-// aid).
+// 0.586 with 4 and 0.597 with 8. Groups of more than 256 items do one
+// frame: with 512 the loop leaves 128 registers per item, which spill (H200,
+// 16384/4096: 1.00 ms with 1, 1.05 with 4). PRISM_OPENCL_FPG overrides it
+// (tuning aid).
 func framesPerGroup(g geom, cfg SpectrogramConfig) int {
 	if v, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_FPG")); err == nil && v >= 1 && v <= 64 {
-		if g.s == 1 {
-			return v
-		}
-		return 1
+		return v
 	}
-	if g.s != 1 {
+	if g.s != 1 || g.wg() > 256 {
 		return 1
 	}
 	return min(8, max(1, cfg.Size/cfg.Hop))

@@ -186,6 +186,63 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 #ifndef FPG
 #define FPG 1
 #endif
+// Measured on the H200 (4096/1024, 0.51 ms as it stands) and not kept:
+// loading the next frame into registers during this one's transform
+// (0.63), the window kept in registers across frames (0.56, spills),
+// float2 local memory (0.51-0.60 by compile), split twiddles derived from
+// one load per slot (0.54), keeping the compiler from hoisting per-thread
+// constants out of the frame loop (72 instead of 128 registers, 0.59),
+// prefetching the next frame's new samples into L1 or L2 (0.55).
+
+// load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
+// past count). Pairs are read as one 64-bit load where the frame starts on
+// an even sample (every channel, for MIX), the common case of an even hop.
+inline void load_frame(float2 *x, __global const float *restrict src, int seq, int count,
+                       int frames, long chanStride, int hop, int t) {
+    const bool valid = seq < count;
+    const int f = valid ? seq % frames : 0;
+    const int c = valid ? seq / frames : 0;
+    const size_t start = (size_t)f * hop + (MIX ? 0 : (size_t)c * chanStride);
+    __global const float *in = src + start;
+#if MIX && CHANNELS > 1
+    const bool even = ((start | (size_t)chanStride) & 1) == 0;
+#else
+    const bool even = (start & 1) == 0;
+#endif
+    if (!valid) {
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) x[r] = (float2)(0.0f);
+    } else if (even) {
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            int m = t + r * T;
+#if MIX && CHANNELS > 1
+            float2 a = ((__global const float2 *)in)[m];
+            for (int ch = 1; ch < CHANNELS; ch++)
+                a += ((__global const float2 *)(in + (size_t)ch * chanStride))[m];
+            x[r] = a * (1.0f / CHANNELS);
+#else
+            x[r] = ((__global const float2 *)in)[m];
+#endif
+        }
+    } else {
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            int m = t + r * T;
+#if MIX && CHANNELS > 1
+            float2 a = (float2)(in[2 * m], in[2 * m + 1]);
+            for (int ch = 1; ch < CHANNELS; ch++) {
+                __global const float *p = in + (size_t)ch * chanStride;
+                a += (float2)(p[2 * m], p[2 * m + 1]);
+            }
+            x[r] = a * (1.0f / CHANNELS);
+#else
+            x[r] = (float2)(in[2 * m], in[2 * m + 1]);
+#endif
+        }
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void spectrogram(__global const float *restrict src, __global void *restrict dstv,
                  __global const float2 *restrict tws, __global const float2 *restrict twr,
@@ -197,40 +254,55 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
     const int lt = get_local_id(0);
     const int s = lt / T;
     const int t = lt - s * T;
+    // one frame after another: unrolled, the frames' loads and transforms
+    // interleave and need 255 registers (0.61 ms against 0.51)
+    #pragma unroll 1
     for (int it = 0; it < FPG; it++) {
         const int seq = (get_group_id(0) * FPG + it) * S + s;
         const bool valid = seq < count;
-        if (FPG > 1 && !valid) return; // S = 1: the whole group, and every later sequence
+        if (FPG > 1 && (get_group_id(0) * FPG + it) * S >= count) return; // the whole group, and every later sequence
         float2 v[RADIX];
         MIRROR_DECL
-        const int f = valid ? seq % frames : 0;
-        const int c = valid ? seq / frames : 0;
-        __global const float *in = src + (size_t)f * hop + (MIX ? 0 : (size_t)c * chanStride);
+        load_frame(v, src, seq, count, frames, chanStride, hop, t);
         #pragma unroll
-        for (int r = 0; r < RADIX; r++) {
-            int m = t + r * T;
-            float2 x = (float2)(0.0f);
-            if (valid) {
-#if MIX
-                for (int ch = 0; ch < CHANNELS; ch++) {
-                    __global const float *p = in + (size_t)ch * chanStride;
-                    x += (float2)(p[2 * m], p[2 * m + 1]);
-                }
-                x *= (1.0f / CHANNELS);
-#else
-                x = (float2)(in[2 * m], in[2 * m + 1]);
-#endif
-            }
-            v[r] = x * win[m];
-        }
+        for (int r = 0; r < RADIX; r++) v[r] *= win[t + r * T];
         fft_regs(v, LRE, LIM, t, tws);
 #if PAIRED
         if (valid) {
             const size_t row = (size_t)seq * (LEN + 1);
+            // Slot m of this thread holds bins j + q*NS (j = JOF(m, t)):
+            // one pointer per slot, and constant offsets q*NS from it.
+#if OUTPUT == 1
+            const float gs = 0.25f, g0 = gs;
+#else
+            const float gs = scale * scale, g0 = t == 0 ? 0.25f * gs : gs; // c_k = 1 at bin 0
+#endif
             #pragma unroll
-            for (int r = 0; r < RADIX; r++) {
-                int k = PK(r);
-                store_bin(dstv, row + k, k, r2c_bin(v[r], PMIRROR(r), twr[k]), scale, gain);
+            for (int m = 0; m < PER; m++) {
+                const int j = JOF(m, t);
+                __global const float2 *tw = twr + j;
+#if BINGAIN
+                __global const float *gn = gain + j;
+#endif
+#if OUTPUT == 2
+                __global float2 *o = (__global float2 *)dstv + row + j;
+#else
+                __global float *o = (__global float *)dstv + row + j;
+#endif
+                #pragma unroll
+                for (int q = 0; q < LASTR; q++) {
+                    const int r = q * PER + m;
+                    float2 X2 = r2c_bin2(v[r], PMIRROR(r), tw[q * NS]);
+#if OUTPUT == 2
+                    o[q * NS] = X2 * 0.5f;
+#else
+                    float g2 = (m == 0 && q == 0) ? g0 : gs;
+#if BINGAIN
+                    g2 *= gn[q * NS];
+#endif
+                    o[q * NS] = level(X2, g2);
+#endif
+                }
             }
             if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
         }

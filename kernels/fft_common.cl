@@ -101,7 +101,8 @@ inline void dft16(float2 *v) {
     dft8(o);
 #pragma unroll
     for (int k = 0; k < 8; k++) {
-        float2 w = cmul(o[k], W16[k]);
+        // W16^0 = 1 and W16^4 = -i need no multiply (x*0 does not fold away)
+        float2 w = k == 0 ? o[0] : k == 4 ? mul_mi(o[4]) : cmul(o[k], W16[k]);
         v[k] = e[k] + w;
         v[k + 8] = e[k] - w;
     }
@@ -257,7 +258,26 @@ inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
     return e + cmul(w, o);
 }
 
+// r2c_bin2 is 2*r2c_bin (the halvings left out; callers fold them into
+// their scale).
+inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
+    float2 c = conjf2(zm);
+    return (zk + c) + cmul(w, mul_mi(zk - c));
+}
+
 #ifdef OUTPUT
+// level is the stored value of a bin from 2X (r2c_bin2) and g2, the
+// bin's (c_k*scale/2)^2 (1/4 for OUTPUT 1), times its BINGAIN gain:
+// 0 dBFS floored at -200 dB (branch-free), 1 and 3 the power.
+inline float level(float2 X2, float g2) {
+    float p = (X2.x * X2.x + X2.y * X2.y) * g2;
+#if OUTPUT == 0
+    return fmax(3.01029995663981195f * native_log2(fmax(p, 1e-30f)), -200.0f);
+#else
+    return p;
+#endif
+}
+
 // store_bin writes bin k (0..LEN) of a real transform as OUTPUT asks:
 // 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
 // k = LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
@@ -282,7 +302,7 @@ inline void store_bin(__global void *dstv, size_t idx, int k, float2 X, float sc
     // the 0.01 dB the engines must agree to, and much cheaper than log10.
     float g = (k == 0 || k == LEN) ? scale : 2.0f * scale;
     p *= g * g;
-    p = p > 1e-20f ? 3.01029995663981195f * native_log2(p) : -200.0f;
+    p = fmax(3.01029995663981195f * native_log2(fmax(p, 1e-30f)), -200.0f);
 #endif
     ((__global float *)dstv)[idx] = p;
 #endif

@@ -49,6 +49,7 @@ type Lib struct {
 	getPlatformIDs, getPlatformInfo, getDeviceIDs, getDeviceInfo uintptr
 	createContext, createCommandQueue, createBuffer              uintptr
 	createProgramWithSource, buildProgram, getProgramBuildInfo   uintptr
+	getProgramInfo                                               uintptr
 	createKernel, setKernelArg, getKernelWorkGroupInfo           uintptr
 	enqueueNDRangeKernel, enqueueWriteBuffer, enqueueReadBuffer  uintptr
 	enqueueCopyBuffer, enqueueFillBuffer, finish, flush          uintptr
@@ -97,6 +98,7 @@ func (l *Lib) resolve() error {
 		{&l.createProgramWithSource, "clCreateProgramWithSource"},
 		{&l.buildProgram, "clBuildProgram"},
 		{&l.getProgramBuildInfo, "clGetProgramBuildInfo"},
+		{&l.getProgramInfo, "clGetProgramInfo"},
 		{&l.createKernel, "clCreateKernel"},
 		{&l.setKernelArg, "clSetKernelArg"},
 		{&l.getKernelWorkGroupInfo, "clGetKernelWorkGroupInfo"},
@@ -368,6 +370,23 @@ func (l *Lib) BuildLog(p Program, d Device) (string, error) {
 	buf := make([]byte, size)
 	err := check("clGetProgramBuildInfo", st(purego.SyscallN(l.getProgramBuildInfo, uintptr(p), uintptr(d), programBuildLog, size, uintptr(unsafe.Pointer(&buf[0])), 0)))
 	return strings.TrimRight(string(buf), "\x00"), err
+}
+
+// Binary returns the device binary of a program built for one device
+// (NVIDIA's is PTX text): a tuning aid.
+func (l *Lib) Binary(p Program) ([]byte, error) {
+	const programBinarySizes, programBinaries = 0x1165, 0x1166
+	var size uintptr
+	if err := check("clGetProgramInfo", st(purego.SyscallN(l.getProgramInfo, uintptr(p), programBinarySizes, unsafe.Sizeof(size), uintptr(unsafe.Pointer(&size)), 0))); err != nil {
+		return nil, err
+	}
+	if size == 0 {
+		return nil, nil
+	}
+	buf := make([]byte, size)
+	ptr := &buf[0]
+	err := check("clGetProgramInfo", st(purego.SyscallN(l.getProgramInfo, uintptr(p), programBinaries, unsafe.Sizeof(ptr), uintptr(unsafe.Pointer(&ptr)), 0)))
+	return buf, err
 }
 
 // CreateKernel returns the named kernel of a built program.

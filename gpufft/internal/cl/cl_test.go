@@ -77,3 +77,37 @@ func TestDiscovery(t *testing.T) {
 		}
 	}
 }
+
+// TestBinary: a built program hands back its device binary (PoCL: its
+// own format; NVIDIA: PTX text naming the kernel).
+func TestBinary(t *testing.T) {
+	l, err := Load()
+	if err != nil {
+		requireOrSkip(t, err)
+	}
+	ps, err := l.Platforms()
+	if err != nil || len(ps) == 0 {
+		requireOrSkip(t, errors.Join(err, errors.New("no platforms")))
+	}
+	ds, err := l.Devices(ps[0], DeviceTypeAll)
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("devices: %v, %v", ds, err)
+	}
+	c, err := l.CreateContext(ds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.ReleaseContext(c)
+	p, err := l.BuildProgram(c, ds[0], "", "__kernel void twice(__global float *x) { x[get_global_id(0)] *= 2.0f; }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.ReleaseProgram(p)
+	bin, err := l.Binary(p)
+	if err != nil || len(bin) < 16 {
+		t.Fatalf("Binary: %d bytes, %v", len(bin), err)
+	}
+	if di, _ := l.DeviceInfo(ds[0]); strings.Contains(di.Vendor, "NVIDIA") && !strings.Contains(string(bin), ".entry twice") {
+		t.Errorf("NVIDIA binary is not PTX naming the kernel:\n%.300s", bin)
+	}
+}
