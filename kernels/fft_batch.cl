@@ -197,6 +197,19 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
 // past count). Pairs are read as one 64-bit load where the frame starts on
 // an even sample (every channel, for MIX), the common case of an even hop.
+#define PAIR64(p, m) (((__global const float2 *)(p))[m])
+#define PAIR32(p, m) ((float2)((p)[2 * (m)], (p)[2 * (m) + 1]))
+#if MIX && CHANNELS > 1
+#define LOAD_PAIRS(PAIR)                                              \
+    for (int r = 0; r < RADIX; r++) {                                 \
+        float2 a = PAIR(in, t + r * T);                               \
+        for (int ch = 1; ch < CHANNELS; ch++)                         \
+            a += PAIR(in + (size_t)ch * chanStride, t + r * T);       \
+        x[r] = a * (1.0f / CHANNELS);                                 \
+    }
+#else
+#define LOAD_PAIRS(PAIR) for (int r = 0; r < RADIX; r++) x[r] = PAIR(in, t + r * T);
+#endif
 inline void load_frame(float2 *x, __global const float *restrict src, int seq, int count,
                        int frames, long chanStride, int hop, int t) {
     const bool valid = seq < count;
@@ -214,32 +227,10 @@ inline void load_frame(float2 *x, __global const float *restrict src, int seq, i
         for (int r = 0; r < RADIX; r++) x[r] = (float2)(0.0f);
     } else if (even) {
         #pragma unroll
-        for (int r = 0; r < RADIX; r++) {
-            int m = t + r * T;
-#if MIX && CHANNELS > 1
-            float2 a = ((__global const float2 *)in)[m];
-            for (int ch = 1; ch < CHANNELS; ch++)
-                a += ((__global const float2 *)(in + (size_t)ch * chanStride))[m];
-            x[r] = a * (1.0f / CHANNELS);
-#else
-            x[r] = ((__global const float2 *)in)[m];
-#endif
-        }
+        LOAD_PAIRS(PAIR64)
     } else {
         #pragma unroll
-        for (int r = 0; r < RADIX; r++) {
-            int m = t + r * T;
-#if MIX && CHANNELS > 1
-            float2 a = (float2)(in[2 * m], in[2 * m + 1]);
-            for (int ch = 1; ch < CHANNELS; ch++) {
-                __global const float *p = in + (size_t)ch * chanStride;
-                a += (float2)(p[2 * m], p[2 * m + 1]);
-            }
-            x[r] = a * (1.0f / CHANNELS);
-#else
-            x[r] = (float2)(in[2 * m], in[2 * m + 1]);
-#endif
-        }
+        LOAD_PAIRS(PAIR32)
     }
 }
 

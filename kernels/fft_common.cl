@@ -266,11 +266,13 @@ inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
 }
 
 #ifdef OUTPUT
-// level is the stored value of a bin from 2X (r2c_bin2) and g2, the
-// bin's (c_k*scale/2)^2 (1/4 for OUTPUT 1), times its BINGAIN gain:
-// 0 dBFS floored at -200 dB (branch-free), 1 and 3 the power.
-inline float level(float2 X2, float g2) {
-    float p = (X2.x * X2.x + X2.y * X2.y) * g2;
+// level is the stored value of a bin X (or 2X from r2c_bin2) whose power
+// is |X|^2 * g2: 0 dBFS floored at -200 dB (branch-free), 1 and 3 the
+// power itself. g2 carries the bin's scale and its BINGAIN gain.
+// native_log2 errs by ~2^-22 (NVIDIA lg2.approx): ~1e-6 dB, far inside the
+// 0.01 dB the engines must agree to, and much cheaper than log10.
+inline float level(float2 X, float g2) {
+    float p = (X.x * X.x + X.y * X.y) * g2;
 #if OUTPUT == 0
     return fmax(3.01029995663981195f * native_log2(fmax(p, 1e-30f)), -200.0f);
 #else
@@ -282,29 +284,22 @@ inline float level(float2 X2, float g2) {
 // 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
 // k = LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
 // 3 |X|^2 * (c_k*scale)^2 (the dB level's argument, for image maxima).
-// With BINGAIN the power is first multiplied by gain[k]: a band filter's
+// With BINGAIN the power is also multiplied by gain[k]: a band filter's
 // response applied on the device after the FFT (not for complex output).
 inline void store_bin(__global void *dstv, size_t idx, int k, float2 X, float scale,
                       __global const float *restrict gain) {
 #if OUTPUT == 2
     ((__global float2 *)dstv)[idx] = X;
 #else
-    float p = X.x * X.x + X.y * X.y;
+    float g2 = 1.0f;
+#if OUTPUT != 1
+    const float g = (k == 0 || k == LEN) ? scale : 2.0f * scale;
+    g2 = g * g;
+#endif
 #if BINGAIN
-    p *= gain[k];
+    g2 *= gain[k];
 #endif
-#if OUTPUT == 3
-    float g3 = (k == 0 || k == LEN) ? scale : 2.0f * scale;
-    p *= g3 * g3;
-#endif
-#if OUTPUT == 0
-    // native_log2 errs by ~2^-22 (NVIDIA lg2.approx): ~1e-6 dB, far inside
-    // the 0.01 dB the engines must agree to, and much cheaper than log10.
-    float g = (k == 0 || k == LEN) ? scale : 2.0f * scale;
-    p *= g * g;
-    p = fmax(3.01029995663981195f * native_log2(fmax(p, 1e-30f)), -200.0f);
-#endif
-    ((__global float *)dstv)[idx] = p;
+    ((__global float *)dstv)[idx] = level(X, g2);
 #endif
 }
 #endif
