@@ -24,7 +24,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
