@@ -81,7 +81,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
 		return ExitFailure
 	}
-	if err != nil {
+	incomplete := errors.Is(err, live.ErrIncomplete) // the output is written
+	if err != nil && !incomplete {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		return ExitFailure
 	}
@@ -89,6 +90,10 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(st)
+	}
+	if incomplete {
+		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was captured\n", err, *out)
+		return ExitFailure
 	}
 	return ExitOK
 }
