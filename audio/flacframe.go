@@ -1,0 +1,283 @@
+package audio
+
+import "math"
+
+// subframe decodes one channel's subframe of len(dst) samples of bps bits
+// (one more than the stream's for a side channel).
+func (d *flacDecoder) subframe(dst []int64, bps int) error {
+	b := &d.in
+	at := b.off
+	x, err := b.read(8)
+	if err != nil {
+		return err
+	}
+	if x&0x80 != 0 {
+		return d.errf(at, "subframe padding bit set")
+	}
+	typ := int(x >> 1 & 0x3F)
+	wasted := 0
+	if x&1 != 0 {
+		k, ok, err := b.unary(uint64(bps))
+		if err != nil {
+			return err
+		}
+		if !ok || int(k)+1 >= bps {
+			return d.errf(at, "subframe declares more wasted bits than its %d", bps)
+		}
+		wasted = int(k) + 1
+	}
+	ebps := uint(bps - wasted)
+	switch {
+	case typ == 0: // constant
+		v, err := b.signed(ebps)
+		if err != nil {
+			return err
+		}
+		for i := range dst {
+			dst[i] = v
+		}
+	case typ == 1: // verbatim
+		for i := range dst {
+			if dst[i], err = b.signed(ebps); err != nil {
+				return err
+			}
+		}
+	case typ >= 8 && typ <= 12:
+		if err := d.fixed(dst, typ-8, ebps, at); err != nil {
+			return err
+		}
+	case typ >= 32:
+		if err := d.lpc(dst, typ-31, ebps, at); err != nil {
+			return err
+		}
+	default:
+		return d.errf(at, "reserved subframe type %d", typ)
+	}
+	if wasted > 0 {
+		for i := range dst {
+			dst[i] <<= wasted
+		}
+	}
+	return nil
+}
+
+// warmup reads a predictor's first order samples.
+func (d *flacDecoder) warmup(dst []int64, order int, bps uint, at int64) error {
+	if order > len(dst) {
+		return d.errf(at, "predictor order %d exceeds the block of %d samples", order, len(dst))
+	}
+	for i := range order {
+		v, err := d.in.signed(bps)
+		if err != nil {
+			return err
+		}
+		dst[i] = v
+	}
+	return nil
+}
+
+// fixed decodes a subframe with one of FLAC's fixed polynomial predictors.
+func (d *flacDecoder) fixed(s []int64, order int, bps uint, at int64) error {
+	if err := d.warmup(s, order, bps, at); err != nil {
+		return err
+	}
+	if err := d.residual(s, order, at); err != nil {
+		return err
+	}
+	lo, hi := sampleRange(bps)
+	for i := order; i < len(s); i++ {
+		v := s[i]
+		switch order {
+		case 1:
+			v += s[i-1]
+		case 2:
+			v += 2*s[i-1] - s[i-2]
+		case 3:
+			v += 3*(s[i-1]-s[i-2]) + s[i-3]
+		case 4:
+			v += 4*(s[i-1]+s[i-3]) - 6*s[i-2] - s[i-4]
+		}
+		if v < lo || v > hi {
+			return d.errf(at, "predicted sample %d does not fit in %d bits", v, bps)
+		}
+		s[i] = v
+	}
+	return nil
+}
+
+// lpc decodes a subframe with a linear predictor of the given order.
+func (d *flacDecoder) lpc(s []int64, order int, bps uint, at int64) error {
+	if err := d.warmup(s, order, bps, at); err != nil {
+		return err
+	}
+	b := &d.in
+	p, err := b.read(4)
+	if err != nil {
+		return err
+	}
+	if p == 15 {
+		return d.errf(at, "invalid LPC coefficient precision")
+	}
+	shift, err := b.signed(5)
+	if err != nil {
+		return err
+	}
+	if shift < 0 {
+		return d.errf(at, "negative LPC shift %d", shift)
+	}
+	coef := d.coefBuf[:order]
+	for j := range coef {
+		if coef[j], err = b.signed(uint(p) + 1); err != nil {
+			return err
+		}
+	}
+	if err := d.residual(s, order, at); err != nil {
+		return err
+	}
+	lo, hi := sampleRange(bps)
+	for i := order; i < len(s); i++ {
+		// |coef| < 2^15, |sample| < 2^33, order ≤ 32: the sum stays
+		// below 2^53 because every earlier sample passed the range check
+		var sum int64
+		past := s[i-order : i]
+		for j, c := range coef {
+			sum += c * past[order-1-j]
+		}
+		v := s[i] + sum>>shift
+		if v < lo || v > hi {
+			return d.errf(at, "predicted sample %d does not fit in %d bits", v, bps)
+		}
+		s[i] = v
+	}
+	return nil
+}
+
+// residual reads the Rice-coded residual into s[order:].
+func (d *flacDecoder) residual(s []int64, order int, at int64) error {
+	b := &d.in
+	x, err := b.read(6)
+	if err != nil {
+		return err
+	}
+	method, partOrder := x>>4, uint(x&15)
+	if method > 1 {
+		return d.errf(at, "reserved residual coding method %d", method)
+	}
+	paramBits, escape := uint(4), uint64(15)
+	if method == 1 {
+		paramBits, escape = 5, 31
+	}
+	n := len(s)
+	if n&(1<<partOrder-1) != 0 || n>>partOrder < order {
+		return d.errf(at, "residual partition order %d does not fit a block of %d samples with predictor order %d", partOrder, n, order)
+	}
+	i := order
+	for p := range 1 << partOrder {
+		end := (p + 1) * (n >> partOrder)
+		param, err := b.read(paramBits)
+		if err != nil {
+			return err
+		}
+		if param == escape {
+			raw, err := b.read(5)
+			if err != nil {
+				return err
+			}
+			for ; i < end; i++ {
+				if s[i], err = b.signed(uint(raw)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		// a residual must fit in 32 bits: bound the quotient so that
+		// neither it nor a stream of zero bytes can overflow
+		limit := uint64(math.MaxUint32) >> param
+		for ; i < end; i++ {
+			q, ok, err := b.unary(limit)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return d.errf(at, "residual does not fit in 32 bits")
+			}
+			r, err := b.read(uint(param))
+			if err != nil {
+				return err
+			}
+			u := q<<param | r
+			s[i] = int64(u>>1) ^ -int64(u&1)
+		}
+	}
+	return nil
+}
+
+// sampleRange is the range of a two's complement value of bps bits.
+func sampleRange(bps uint) (lo, hi int64) {
+	return -1 << (bps - 1), 1<<(bps-1) - 1
+}
+
+// decorrelate turns left/side, side/right and mid/side pairs into left and
+// right, refusing results that do not fit the stream's bit depth.
+func (d *flacDecoder) decorrelate(h flacHeader, at int64) error {
+	if h.sideChannel() < 0 {
+		return nil
+	}
+	l, r := d.chans[0][:h.block], d.chans[1][:h.block]
+	lo, hi := sampleRange(uint(d.info.bps))
+	bad := false
+	switch h.assign {
+	case 8: // left, side
+		for i := range r {
+			r[i] = l[i] - r[i]
+			bad = bad || r[i] < lo || r[i] > hi
+		}
+	case 9: // side, right
+		for i := range l {
+			l[i] += r[i]
+			bad = bad || l[i] < lo || l[i] > hi
+		}
+	default: // mid, side
+		for i := range l {
+			m, s := l[i]<<1|r[i]&1, r[i]
+			l[i], r[i] = (m+s)>>1, (m-s)>>1
+			bad = bad || l[i] < lo || l[i] > hi || r[i] < lo || r[i] > hi
+		}
+	}
+	if bad {
+		return d.errf(at, "stereo decorrelation gives samples that do not fit in %d bits", d.info.bps)
+	}
+	return nil
+}
+
+// hash adds the frame's samples to the MD5 of the stream: interleaved,
+// little-endian, in whole bytes per sample, as the encoder computed it.
+func (d *flacDecoder) hash(block int) {
+	if d.md5 == nil {
+		return
+	}
+	width := (d.info.bps + 7) / 8
+	buf := d.md5Buf[:0]
+	for i := range block {
+		for c := range d.info.channels {
+			v := d.chans[c][i]
+			for k := range width {
+				buf = append(buf, byte(v>>(8*k)))
+			}
+		}
+		if len(buf) > len(d.md5Buf)-8*4 {
+			d.md5.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	d.md5.Write(buf)
+}
+
+func (d *flacDecoder) Close() error {
+	if d.closer == nil {
+		return nil
+	}
+	err := d.closer.Close()
+	d.closer = nil
+	return err
+}
