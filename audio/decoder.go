@@ -76,7 +76,11 @@ func Open(path string) (Decoder, error) {
 		f.Close()
 		return nil, &FormatError{Name: path, Reason: "is a directory"}
 	}
-	d, err := NewDecoder(f, path, st.Size())
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		size = -1 // a FIFO or device: its size says nothing about the stream
+	}
+	d, err := NewDecoder(f, path, size)
 	if err != nil {
 		f.Close()
 		return nil, err
