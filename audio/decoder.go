@@ -1,6 +1,9 @@
-// Package audio is Prism's sound input: decoders for WAV (written here for
-// untrusted input: go-audio/wav allocates by declared sizes and misreads
-// float data), FLAC and MP3 behind one Decoder interface; live Sources
+// Package audio is Prism's sound input: decoders for WAV and FLAC (written
+// here for untrusted input: go-audio/wav allocates by declared sizes and
+// misreads float data; mewkiz/flac allocated by metadata sizes, logged per
+// frame and decoded self-contradicting frames in silence) and MP3 (go-mp3,
+// fed past the ID3v2 tags it would allocate for) behind one Decoder
+// interface; live Sources
 // (PortAudio capture, the signal generator, a file at real-time pace); the
 // lock-free Ring from capture to analysis; and the Recorder that runs a
 // Source into a Ring with a stall watchdog.
@@ -28,7 +31,10 @@ type Format struct {
 	Bits       int    // bits per sample in the file (0 for MP3)
 	Encoding   string // e.g. "signed 16-bit PCM", "32-bit float"
 	Container  string // "WAV", "FLAC", "MP3"
-	Frames     int64  // frames (samples per channel) if known, else −1
+	// Frames is the length in frames (samples per channel), or −1 if
+	// unknown. When known, Read delivers exactly that many or fails with a
+	// *FormatError: it is never a size the file merely claims.
+	Frames int64
 }
 
 // Decoder streams audio as float32 samples in full-scale units (±1.0).
