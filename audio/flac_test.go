@@ -565,3 +565,27 @@ func fuzzDecode(t *testing.T, b []byte, name string) {
 		t.Fatalf("error %v is not a *FormatError", err)
 	}
 }
+
+// TestFLACTags: an ID3v2 tag before the fLaC marker and a 128-byte ID3v1
+// tag after the last frame (both written by some taggers) are skipped; any
+// other trailing bytes are refused as lost sync.
+func TestFLACTags(t *testing.T) {
+	tone := readFixture(t, "tone.flac")
+	plain, pf, err := decodeFLAC(t, tone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := append([]byte("TAG"), make([]byte, 125)...)
+	for name, b := range map[string][]byte{
+		"ID3v2 before": append(id3v2(500), tone...),
+		"ID3v1 after":  append(bytes.Clone(tone), v1...),
+	} {
+		got, f, err := decodeFLAC(t, b)
+		if err != nil || f != pf || !slicesEqual(got, plain) {
+			t.Errorf("%s: %v, %+v, %d samples", name, err, f, len(got))
+		}
+	}
+	if _, _, err := decodeFLAC(t, append(bytes.Clone(tone), v1[:127]...)); err == nil || !strings.Contains(err.Error(), "no frame sync") {
+		t.Errorf("127 trailing bytes: %v", err)
+	}
+}

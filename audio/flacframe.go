@@ -257,20 +257,28 @@ func (d *flacDecoder) hash(block int) {
 		return
 	}
 	width := (d.info.bps + 7) / 8
-	buf := d.md5Buf[:0]
+	buf, j := d.md5Buf[:], 0
 	for i := range block {
 		for c := range d.info.channels {
 			v := d.chans[c][i]
-			for k := range width {
-				buf = append(buf, byte(v>>(8*k)))
+			switch width {
+			case 1:
+				buf[j] = byte(v)
+			case 2:
+				buf[j], buf[j+1] = byte(v), byte(v>>8)
+			case 3:
+				buf[j], buf[j+1], buf[j+2] = byte(v), byte(v>>8), byte(v>>16)
+			default:
+				buf[j], buf[j+1], buf[j+2], buf[j+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 			}
+			j += width
 		}
-		if len(buf) > len(d.md5Buf)-8*4 {
-			d.md5.Write(buf)
-			buf = buf[:0]
+		if j > len(buf)-8*4 { // room for one more frame of 8 channels × 4 bytes
+			d.md5.Write(buf[:j])
+			j = 0
 		}
 	}
-	d.md5.Write(buf)
+	d.md5.Write(buf[:j])
 }
 
 func (d *flacDecoder) Close() error {
