@@ -127,7 +127,16 @@ func NewDecoder(r io.Reader, name string, size int64) (Decoder, error) {
 			}
 			return NewWAV(src, name, size)
 		case bytes.HasPrefix(head, []byte("fLaC")):
-			return newFLAC(br, src, name, start)
+			d, err := newFLAC(br, src, name, start)
+			if err != nil {
+				return nil, err
+			}
+			if ra, ok := r.(io.ReaderAt); ok && size > 0 {
+				if err := d.checkLastFrame(ra, size); err != nil {
+					return nil, err
+				}
+			}
+			return d, nil
 		case isFLACFrame(head):
 			return nil, &FormatError{Name: name, Offset: start, Reason: "FLAC frames without a stream header (no fLaC marker and STREAMINFO, so the sample rate, bit depth and length are not known): not supported"}
 		case len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0, start > 0,

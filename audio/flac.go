@@ -55,7 +55,7 @@ type flacDecoder struct {
 
 // newFLAC reads the fLaC marker and metadata blocks from r, which starts
 // at byte offset start of the file, leaving it at the first frame.
-func newFLAC(r *bufio.Reader, closer io.Closer, name string, start int64) (Decoder, error) {
+func newFLAC(r *bufio.Reader, closer io.Closer, name string, start int64) (*flacDecoder, error) {
 	d := &flacDecoder{name: name, in: flacBits{r: r, off: start}, closer: closer, variable: -1}
 	if err := d.readMetadata(); err != nil {
 		return nil, err
@@ -449,4 +449,67 @@ func (d *flacDecoder) checkFrame(h flacHeader, at int64) error {
 		return d.errf(at, "frame ends at sample %d, past the %d samples per channel STREAMINFO declares", start+int64(h.block), i.total)
 	}
 	return nil
+}
+
+// flacTailWindow is how far from the end of a file the last frame is
+// looked for: larger than any frame of up to 8 channels × 4608 samples.
+const flacTailWindow = 256 << 10
+
+// checkLastFrame finds the last frame in the final bytes of a file of size
+// bytes (a header with a valid CRC-8 that agrees with STREAMINFO, whose
+// CRC-16 covers the rest of the file but an ID3v1 tag) and refuses the
+// file at once if that frame does not end where STREAMINFO's total says,
+// so a wrong total is never planned with. If no such frame is found (a
+// frame longer than the window, trailing bytes) decoding still checks the
+// total at the end.
+func (d *flacDecoder) checkLastFrame(ra io.ReaderAt, size int64) error {
+	i := d.info
+	if i.total == 0 {
+		return nil
+	}
+	from := max(d.in.off, size-flacTailWindow)
+	if from >= size {
+		return nil
+	}
+	win := make([]byte, size-from)
+	if _, err := ra.ReadAt(win, from); err != nil {
+		return nil // decoding will meet the same problem and say so
+	}
+	end := len(win)
+	if end >= 128 && bytes.HasPrefix(win[end-128:], []byte("TAG")) {
+		end -= 128
+	}
+	for p := end - 2; p >= 0; p-- {
+		if win[p] != 0xFF || win[p+1]&0xFE != 0xF8 {
+			continue
+		}
+		probe := &flacDecoder{in: flacBits{r: bufio.NewReaderSize(bytes.NewReader(win[p:end]), 16)}, info: i}
+		h, err := probe.readFrameHeader(0)
+		if err != nil || h.rate != 0 && h.rate != i.rate || h.bps != 0 && h.bps != i.bps || h.channels() != i.channels {
+			continue
+		}
+		if end-p < 2+16 || flacCRC16(win[p:end-2]) != uint16(win[end-2])<<8|uint16(win[end-1]) {
+			continue
+		}
+		last := int64(h.number) + int64(h.block) // variable blocking: a sample number
+		if !h.variable {
+			if i.minBlock != i.maxBlock {
+				return nil // the block size before the last frame is not known
+			}
+			last = int64(h.number)*int64(i.maxBlock) + int64(h.block)
+		}
+		if last != i.total {
+			return d.errf(from+int64(p), "the last frame ends at sample %d, STREAMINFO declares %d samples per channel", last, i.total)
+		}
+		return nil
+	}
+	return nil
+}
+
+func flacCRC16(b []byte) uint16 {
+	var c uint16
+	for _, x := range b {
+		c = c<<8 ^ crc16Table[byte(c>>8)^x]
+	}
+	return c
 }

@@ -72,7 +72,7 @@ type testFrame struct {
 type testFLAC struct {
 	rate, channels, bps int
 	total               int64 // −1: the frames' real count
-	maxBlock            int   // 0: 4096
+	minBlock, maxBlock  int   // 0: 16, 4096
 	md5                 []byte
 	meta                [][]byte // metadata blocks after STREAMINFO: type byte, then body
 	frames              []testFrame
@@ -102,7 +102,7 @@ func (s testFLAC) bytes() []byte {
 	w.put(last, 1)
 	w.put(0, 7)
 	w.put(34, 24)
-	w.put(16, 16)
+	w.put(uint64(natural(s.minBlock-1, 15)+1), 16)
 	w.put(uint64(natural(s.maxBlock-1, 4095)+1), 16)
 	w.put(0, 48)
 	w.put(uint64(s.rate), 20)
@@ -398,7 +398,7 @@ func TestFLACRejects(t *testing.T) {
 		{"total too large", "stream ends after 128 samples per channel, STREAMINFO declares 1000", with(func(s *testFLAC) { s.total = 1000 }, fr(nil), fr(nil)), flacFrame0 + 2*frameLen},
 		{"frame number skipped", "frame number 2 where 1 was due", with(stereo, fr(nil), fr(func(f *testFrame) { f.number = 2 })), flacFrame0 + frameLen},
 		{"sample number skipped", "frame starts at sample 70, the frames before end at 64",
-			with(stereo, fr(func(f *testFrame) { f.variable = true }), fr(func(f *testFrame) { f.variable, f.number = true, 70 })), flacFrame0 + frameLen},
+			with(func(s *testFLAC) { s.total = 134 }, fr(func(f *testFrame) { f.variable = true }), fr(func(f *testFrame) { f.variable, f.number = true, 70 })), flacFrame0 + frameLen},
 		{"blocking changes", "blocking strategy", with(stereo, fr(nil), fr(func(f *testFrame) { f.variable = true })), flacFrame0 + frameLen},
 		{"header CRC", "CRC-8 mismatch", with(stereo, fr(func(f *testFrame) { f.badCRC8 = true })), flacFrame0},
 		{"frame CRC", "CRC-16 mismatch", with(stereo, fr(nil), fr(func(f *testFrame) { f.badCRC16 = true })), flacFrame0 + frameLen},
@@ -587,5 +587,61 @@ func TestFLACTags(t *testing.T) {
 	}
 	if _, _, err := decodeFLAC(t, append(bytes.Clone(tone), v1[:127]...)); err == nil || !strings.Contains(err.Error(), "no frame sync") {
 		t.Errorf("127 trailing bytes: %v", err)
+	}
+}
+
+// TestFLACTotalAtOpen: when the last frame can be found at the end of the
+// file, a STREAMINFO total that disagrees with it is refused by NewDecoder,
+// before anything is planned with the length (fixed blocking by frame
+// number, variable by sample number; the reference tone.flac with its
+// total patched).
+func TestFLACTotalAtOpen(t *testing.T) {
+	x := ramp(64, -1000, 1000)
+	fr := testFrame{samples: [][]int64{x}, rateCode: -1, bpsCode: -1, assign: -1, number: -1}
+	vr := fr
+	vr.variable = true
+	fixed := testFLAC{rate: 44100, channels: 1, bps: 16, total: 100, minBlock: 64, maxBlock: 64, frames: []testFrame{fr, fr}}
+	variable := fixed
+	variable.minBlock, variable.frames = 16, []testFrame{vr, vr}
+	tone := readFixture(t, "tone.flac")
+	patched := bytes.Clone(tone)
+	patched[8+17]++ // the total's low byte: 44101
+	frameLen := int64(len(fixed.frame(fr, 0)))
+	for _, c := range []struct {
+		name, reason string
+		file         []byte
+		offset       int64
+	}{
+		{"fixed", "the last frame ends at sample 128, STREAMINFO declares 100", fixed.bytes(), flacFrame0 + frameLen},
+		{"variable", "the last frame ends at sample 128, STREAMINFO declares 100", variable.bytes(), flacFrame0 + frameLen},
+		{"tone.flac", "ends at sample 44100, STREAMINFO declares 44101", patched, -1},
+	} {
+		_, err := NewDecoder(bytes.NewReader(c.file), "test.flac", int64(len(c.file)))
+		var fe *FormatError
+		if !errors.As(err, &fe) || !strings.Contains(fe.Reason, c.reason) || c.offset >= 0 && fe.Offset != c.offset {
+			t.Errorf("%s: %v, want %q at offset %d", c.name, err, c.reason, c.offset)
+		}
+	}
+	// the same streams without a known size are refused while decoding
+	_, _, err := decodeFLACStream(t, fixed.bytes())
+	if err == nil || !strings.Contains(err.Error(), "past the 100 samples") {
+		t.Errorf("streamed: %v", err)
+	}
+}
+
+func decodeFLACStream(t testing.TB, b []byte) ([]float32, Format, error) {
+	d, err := NewDecoder(io.MultiReader(bytes.NewReader(b)), "test.flac", -1)
+	if err != nil {
+		return nil, Format{}, err
+	}
+	defer d.Close()
+	buf := make([]float32, 4096)
+	for {
+		if _, err := d.Read(buf); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			return nil, d.Format(), err
+		}
 	}
 }
