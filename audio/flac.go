@@ -479,15 +479,23 @@ func (d *flacDecoder) checkLastFrame(ra io.ReaderAt, size int64) error {
 	if end >= 128 && bytes.HasPrefix(win[end-128:], []byte("TAG")) {
 		end -= 128
 	}
-	for p := end - 2; p >= 0; p-- {
+	// one probe for every candidate, and at most 8 CRC-16 runs over the
+	// window, so a file of repeated frame headers costs no more than that
+	src := bytes.NewReader(nil)
+	probe := &flacDecoder{in: flacBits{r: bufio.NewReaderSize(src, 16)}, info: i}
+	tries := 0
+	for p := end - 2; p >= 0 && tries < 8; p-- {
 		if win[p] != 0xFF || win[p+1]&0xFE != 0xF8 {
 			continue
 		}
-		probe := &flacDecoder{in: flacBits{r: bufio.NewReaderSize(bytes.NewReader(win[p:end]), 16)}, info: i}
+		src.Reset(win[p:end])
+		probe.in.r.Reset(src)
+		probe.in = flacBits{r: probe.in.r}
 		h, err := probe.readFrameHeader(0)
 		if err != nil || h.rate != 0 && h.rate != i.rate || h.bps != 0 && h.bps != i.bps || h.channels() != i.channels {
 			continue
 		}
+		tries++
 		if end-p < 2+16 || flacCRC16(win[p:end-2]) != uint16(win[end-2])<<8|uint16(win[end-1]) {
 			continue
 		}

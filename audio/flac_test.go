@@ -645,3 +645,24 @@ func decodeFLACStream(t testing.TB, b []byte) ([]float32, Format, error) {
 		}
 	}
 }
+
+// TestFLACTailScanBounded: a file whose last 256 KiB are frame headers that
+// agree with STREAMINFO (each a candidate last frame) is scanned in bounded
+// time and allocation, and then refused while decoding.
+func TestFLACTailScanBounded(t *testing.T) {
+	s := good16()
+	s.total = 1 << 20
+	b := s.bytes()
+	hdr := s.frame(s.frames[0], 0)[:8] // sync … CRC-8 of frame 0
+	for len(b) < 300<<10 {
+		b = append(b, hdr...)
+	}
+	grew := allocated(func() {
+		if _, _, err := decodeFLAC(t, b); !errors.As(err, new(*FormatError)) {
+			t.Errorf("err = %v, want *FormatError", err)
+		}
+	})
+	if grew > flacTailWindow+1<<20 {
+		t.Errorf("allocated %d bytes", grew)
+	}
+}
