@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"os"
 	"runtime"
@@ -664,5 +665,24 @@ func TestFLACTailScanBounded(t *testing.T) {
 	})
 	if grew > flacTailWindow+1<<20 {
 		t.Errorf("allocated %d bytes", grew)
+	}
+}
+
+// TestFLACQuiet: streams at 176.4 and 24 kHz (where mewkiz/flac logged a
+// line per frame to the standard logger) decode without writing a log line.
+func TestFLACQuiet(t *testing.T) {
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
+	for _, c := range []struct{ rate, code int }{{176400, 2}, {24000, 7}} {
+		x := ramp(30, -5, 5)
+		fr := testFrame{samples: [][]int64{x}, rateCode: c.code, bpsCode: -1, assign: -1, number: -1}
+		s := testFLAC{rate: c.rate, channels: 1, bps: 16, total: -1, frames: []testFrame{fr, fr, fr}}
+		if _, f, err := decodeFLAC(t, s.bytes()); err != nil || f.SampleRate != c.rate || f.Frames != 90 {
+			t.Errorf("%d Hz: %v, %+v", c.rate, err, f)
+		}
+	}
+	if logged.Len() != 0 {
+		t.Errorf("logged %q", logged.String())
 	}
 }
