@@ -113,38 +113,61 @@ func NewDecoder(r io.Reader, name string, size int64) (Decoder, error) {
 			}
 			return nil, &FormatError{Name: name, Reason: err.Error()}
 		}
-		switch {
-		case bytes.HasPrefix(head, []byte("ID3")):
+		switch sniff(head, name, start) {
+		case "ID3":
 			n, err := skipID3v2(br, name, start, size)
 			if err != nil {
 				return nil, err
 			}
 			start += n
-			continue
-		case bytes.HasPrefix(head, []byte("RIFF")), bytes.HasPrefix(head, []byte("RF64")), bytes.HasPrefix(head, []byte("BW64")):
+		case "WAV":
 			if start > 0 {
 				return nil, &FormatError{Name: name, Offset: start, Reason: "WAV data after an ID3v2 tag"}
 			}
 			return NewWAV(src, name, size)
-		case bytes.HasPrefix(head, []byte("fLaC")):
-			d, err := newFLAC(br, src, name, start)
-			if err != nil {
-				return nil, err
-			}
-			if ra, ok := r.(io.ReaderAt); ok && size > 0 {
-				if err := d.checkLastFrame(ra, size); err != nil {
-					return nil, err
-				}
-			}
-			return d, nil
-		case isFLACFrame(head):
+		case "FLAC":
+			return openFLAC(br, src, r, name, start, size)
+		case "FLAC frames":
 			return nil, &FormatError{Name: name, Offset: start, Reason: "FLAC frames without a stream header (no fLaC marker and STREAMINFO, so the sample rate, bit depth and length are not known): not supported"}
-		case len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0, start > 0,
-			strings.EqualFold(filepath.Ext(name), ".mp3"):
+		case "MP3":
 			return newMP3(br, src, name, start, size)
+		default:
+			return nil, &FormatError{Name: name, Offset: start, Reason: fmt.Sprintf("%v (starts with %q)", ErrUnknownFormat, printable(head[:min(4, len(head))]))}
 		}
-		return nil, &FormatError{Name: name, Offset: start, Reason: fmt.Sprintf("%v (starts with %q)", ErrUnknownFormat, printable(head[:min(4, len(head))]))}
 	}
+}
+
+// sniff names the format that head (the first bytes after start bytes of
+// tags) begins, or "".
+func sniff(head []byte, name string, start int64) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("ID3")):
+		return "ID3"
+	case bytes.HasPrefix(head, []byte("RIFF")), bytes.HasPrefix(head, []byte("RF64")), bytes.HasPrefix(head, []byte("BW64")):
+		return "WAV"
+	case bytes.HasPrefix(head, []byte("fLaC")):
+		return "FLAC"
+	case isFLACFrame(head):
+		return "FLAC frames"
+	case len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0, start > 0, strings.EqualFold(filepath.Ext(name), ".mp3"):
+		return "MP3"
+	}
+	return ""
+}
+
+// openFLAC reads the FLAC metadata and, where the stream can be read at any
+// offset (a file), checks STREAMINFO's total against the last frame.
+func openFLAC(br *bufio.Reader, src io.Closer, r io.Reader, name string, start, size int64) (Decoder, error) {
+	d, err := newFLAC(br, src, name, start)
+	if err != nil {
+		return nil, err
+	}
+	if ra, ok := r.(io.ReaderAt); ok && size > 0 {
+		if err := d.checkLastFrame(ra, size); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
 }
 
 // skipID3v2 skips the ID3v2 tag at the start of br (at byte offset at) and

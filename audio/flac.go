@@ -102,15 +102,8 @@ func (d *flacDecoder) readMetadata() error {
 		}
 		last, typ := h[0]&0x80 != 0, h[0]&0x7F
 		size := int64(h[1])<<16 | int64(h[2])<<8 | int64(h[3])
-		switch {
-		case first && typ != 0:
-			return d.errf(at, "first metadata block is type %d, not STREAMINFO", typ)
-		case !first && typ == 0:
-			return d.errf(at, "second STREAMINFO block")
-		case typ == 127:
-			return d.errf(at, "invalid metadata block type 127")
-		case typ == 0 && size != 34:
-			return d.errf(at, "STREAMINFO is %d bytes, not 34", size)
+		if err := d.checkBlockHeader(first, typ, size, at); err != nil {
+			return err
 		}
 		if typ == 0 {
 			var si [34]byte
@@ -135,6 +128,22 @@ func (d *flacDecoder) readMetadata() error {
 			return nil
 		}
 	}
+}
+
+// checkBlockHeader refuses a metadata block out of place: STREAMINFO first
+// and only there, 34 bytes long; type 127 is invalid.
+func (d *flacDecoder) checkBlockHeader(first bool, typ byte, size, at int64) error {
+	switch {
+	case first && typ != 0:
+		return d.errf(at, "first metadata block is type %d, not STREAMINFO", typ)
+	case !first && typ == 0:
+		return d.errf(at, "second STREAMINFO block")
+	case typ == 127:
+		return d.errf(at, "invalid metadata block type 127")
+	case typ == 0 && size != 34:
+		return d.errf(at, "STREAMINFO is %d bytes, not 34", size)
+	}
+	return nil
 }
 
 func (d *flacDecoder) parseStreamInfo(si []byte, at int64) error {
@@ -329,33 +338,8 @@ func (d *flacDecoder) readFrameHeader(at int64) (flacHeader, error) {
 	if h.number, err = d.readCodedNumber(at, h.variable); err != nil {
 		return h, err
 	}
-	switch {
-	case bsCode == 1:
-		h.block = 192
-	case bsCode <= 5:
-		h.block = 576 << (bsCode - 2)
-	case bsCode == 6 || bsCode == 7:
-		x, err := b.read(uint(8 * (bsCode - 5)))
-		if err != nil {
-			return fail(err)
-		}
-		h.block = int(x) + 1
-	default:
-		h.block = 256 << (bsCode - 8)
-	}
-	switch {
-	case rateCode < 12:
-		h.rate = flacRates[rateCode]
-	default:
-		bitsN := uint(16)
-		if rateCode == 12 {
-			bitsN = 8
-		}
-		x, err := b.read(bitsN)
-		if err != nil {
-			return fail(err)
-		}
-		h.rate = [...]int{1000, 1, 10}[rateCode-12] * int(x)
+	if err := d.readHeaderSizes(&h, bsCode, rateCode); err != nil {
+		return fail(err)
 	}
 	want := b.crc8
 	got, err := b.read(8)
@@ -366,6 +350,37 @@ func (d *flacDecoder) readFrameHeader(at int64) (flacHeader, error) {
 		return h, d.errf(at, "frame header CRC-8 mismatch (stored %02x, computed %02x)", got, want)
 	}
 	return h, nil
+}
+
+// readHeaderSizes sets the block size and sample rate from their codes,
+// reading the 8- or 16-bit values some codes put at the end of the header.
+func (d *flacDecoder) readHeaderSizes(h *flacHeader, bsCode, rateCode int) error {
+	b := &d.in
+	switch {
+	case bsCode == 1:
+		h.block = 192
+	case bsCode <= 5:
+		h.block = 576 << (bsCode - 2)
+	case bsCode <= 7:
+		x, err := b.read(uint(8 * (bsCode - 5)))
+		if err != nil {
+			return err
+		}
+		h.block = int(x) + 1
+	default:
+		h.block = 256 << (bsCode - 8)
+	}
+	if rateCode < 12 {
+		h.rate = flacRates[rateCode]
+		return nil
+	}
+	bitsN := uint(16)
+	if rateCode == 12 {
+		bitsN = 8
+	}
+	x, err := b.read(bitsN)
+	h.rate = [...]int{1000, 1, 10}[rateCode-12] * int(x)
+	return err
 }
 
 // readCodedNumber reads the UTF-8-like coded frame number (fixed blocking,
@@ -421,6 +436,13 @@ func (d *flacDecoder) checkFrame(h flacHeader, at int64) error {
 	case h.block > i.maxBlock:
 		return d.errf(at, "frame block size %d, STREAMINFO declares at most %d", h.block, i.maxBlock)
 	}
+	return d.checkPosition(h, at)
+}
+
+// checkPosition refuses a frame that is not where the frames before it
+// end: frame numbers in order, one blocking strategy, in a fixed-blocksize
+// stream no frame after a shorter one, and no sample past STREAMINFO's total.
+func (d *flacDecoder) checkPosition(h flacHeader, at int64) error {
 	start := d.done + int64(d.block)
 	if d.variable < 0 {
 		d.variable = 0
@@ -429,25 +451,19 @@ func (d *flacDecoder) checkFrame(h flacHeader, at int64) error {
 		}
 		d.fixedBlock = h.block
 	}
-	if h.variable != (d.variable == 1) {
+	switch {
+	case h.variable != (d.variable == 1):
 		return d.errf(at, "frame changes the blocking strategy mid-stream")
+	case h.variable && h.number != uint64(start):
+		return d.errf(at, "frame starts at sample %d, the frames before end at %d", h.number, start)
+	case !h.variable && h.number != d.frameNum:
+		return d.errf(at, "frame number %d where %d was due", h.number, d.frameNum)
+	case !h.variable && (d.short || h.block > d.fixedBlock):
+		return d.errf(at, "frame of %d samples after a frame of %d in a fixed-blocksize stream", h.block, d.block)
+	case d.info.total > 0 && start+int64(h.block) > d.info.total:
+		return d.errf(at, "frame ends at sample %d, past the %d samples per channel STREAMINFO declares", start+int64(h.block), d.info.total)
 	}
-	if h.variable {
-		if h.number != uint64(start) {
-			return d.errf(at, "frame starts at sample %d, the frames before end at %d", h.number, start)
-		}
-	} else {
-		if h.number != d.frameNum {
-			return d.errf(at, "frame number %d where %d was due", h.number, d.frameNum)
-		}
-		if d.short || h.block > d.fixedBlock {
-			return d.errf(at, "frame of %d samples after a frame of %d in a fixed-blocksize stream", h.block, d.block)
-		}
-		d.short = h.block < d.fixedBlock
-	}
-	if i.total > 0 && start+int64(h.block) > i.total {
-		return d.errf(at, "frame ends at sample %d, past the %d samples per channel STREAMINFO declares", start+int64(h.block), i.total)
-	}
+	d.short = !h.variable && h.block < d.fixedBlock
 	return nil
 }
 
@@ -464,31 +480,47 @@ const flacTailWindow = 256 << 10
 // total at the end.
 func (d *flacDecoder) checkLastFrame(ra io.ReaderAt, size int64) error {
 	i := d.info
-	if i.total == 0 {
-		return nil
-	}
 	from := max(d.in.off, size-flacTailWindow)
-	if from >= size {
+	if i.total == 0 || from >= size {
 		return nil
 	}
 	win := make([]byte, size-from)
 	if _, err := ra.ReadAt(win, from); err != nil {
 		return nil // decoding will meet the same problem and say so
 	}
-	end := len(win)
-	if end >= 128 && bytes.HasPrefix(win[end-128:], []byte("TAG")) {
-		end -= 128
+	if n := len(win); n >= 128 && bytes.HasPrefix(win[n-128:], []byte("TAG")) {
+		win = win[:n-128]
 	}
-	// one probe for every candidate, and at most 8 CRC-16 runs over the
-	// window, so a file of repeated frame headers costs no more than that
+	p, h, ok := lastFrame(win, i)
+	if !ok {
+		return nil
+	}
+	last := int64(h.number) + int64(h.block) // variable blocking: a sample number
+	if !h.variable {
+		if i.minBlock != i.maxBlock {
+			return nil // the block size before the last frame is not known
+		}
+		last = int64(h.number)*int64(i.maxBlock) + int64(h.block)
+	}
+	if last != i.total {
+		return d.errf(from+int64(p), "the last frame ends at sample %d, STREAMINFO declares %d samples per channel", last, i.total)
+	}
+	return nil
+}
+
+// lastFrame finds the frame that ends win: the last header with a valid
+// CRC-8 that agrees with i and whose CRC-16 covers the rest of win. It
+// reuses one probe for every candidate and runs at most 8 CRC-16s, so a
+// window of repeated frame headers costs no more than that.
+func lastFrame(win []byte, i flacInfo) (int, flacHeader, bool) {
 	src := bytes.NewReader(nil)
 	probe := &flacDecoder{in: flacBits{r: bufio.NewReaderSize(src, 16)}, info: i}
-	tries := 0
+	end, tries := len(win), 0
 	for p := end - 2; p >= 0 && tries < 8; p-- {
 		if win[p] != 0xFF || win[p+1]&0xFE != 0xF8 {
 			continue
 		}
-		src.Reset(win[p:end])
+		src.Reset(win[p:])
 		probe.in.r.Reset(src)
 		probe.in = flacBits{r: probe.in.r}
 		h, err := probe.readFrameHeader(0)
@@ -496,22 +528,11 @@ func (d *flacDecoder) checkLastFrame(ra io.ReaderAt, size int64) error {
 			continue
 		}
 		tries++
-		if end-p < 2+16 || flacCRC16(win[p:end-2]) != uint16(win[end-2])<<8|uint16(win[end-1]) {
-			continue
+		if end-p >= 2+16 && flacCRC16(win[p:end-2]) == uint16(win[end-2])<<8|uint16(win[end-1]) {
+			return p, h, true
 		}
-		last := int64(h.number) + int64(h.block) // variable blocking: a sample number
-		if !h.variable {
-			if i.minBlock != i.maxBlock {
-				return nil // the block size before the last frame is not known
-			}
-			last = int64(h.number)*int64(i.maxBlock) + int64(h.block)
-		}
-		if last != i.total {
-			return d.errf(from+int64(p), "the last frame ends at sample %d, STREAMINFO declares %d samples per channel", last, i.total)
-		}
-		return nil
 	}
-	return nil
+	return 0, flacHeader{}, false
 }
 
 func flacCRC16(b []byte) uint16 {

@@ -5,31 +5,15 @@ import "math"
 // subframe decodes one channel's subframe of len(dst) samples of bps bits
 // (one more than the stream's for a side channel).
 func (d *flacDecoder) subframe(dst []int64, bps int) error {
-	b := &d.in
-	at := b.off
-	x, err := b.read(8)
+	at := d.in.off
+	typ, wasted, err := d.subframeHeader(bps)
 	if err != nil {
 		return err
-	}
-	if x&0x80 != 0 {
-		return d.errf(at, "subframe padding bit set")
-	}
-	typ := int(x >> 1 & 0x3F)
-	wasted := 0
-	if x&1 != 0 {
-		k, ok, err := b.unary(uint64(bps))
-		if err != nil {
-			return err
-		}
-		if !ok || int(k)+1 >= bps {
-			return d.errf(at, "subframe declares more wasted bits than its %d", bps)
-		}
-		wasted = int(k) + 1
 	}
 	ebps := uint(bps - wasted)
 	switch {
 	case typ == 0: // constant
-		v, err := b.signed(ebps)
+		v, err := d.in.signed(ebps)
 		if err != nil {
 			return err
 		}
@@ -38,18 +22,14 @@ func (d *flacDecoder) subframe(dst []int64, bps int) error {
 		}
 	case typ == 1: // verbatim
 		for i := range dst {
-			if dst[i], err = b.signed(ebps); err != nil {
+			if dst[i], err = d.in.signed(ebps); err != nil {
 				return err
 			}
 		}
 	case typ >= 8 && typ <= 12:
-		if err := d.fixed(dst, typ-8, ebps, at); err != nil {
-			return err
-		}
+		err = d.fixed(dst, typ-8, ebps, at)
 	case typ >= 32:
-		if err := d.lpc(dst, typ-31, ebps, at); err != nil {
-			return err
-		}
+		err = d.lpc(dst, typ-31, ebps, at)
 	default:
 		return d.errf(at, "reserved subframe type %d", typ)
 	}
@@ -58,7 +38,31 @@ func (d *flacDecoder) subframe(dst []int64, bps int) error {
 			dst[i] <<= wasted
 		}
 	}
-	return nil
+	return err
+}
+
+// subframeHeader reads a subframe's type and its count of wasted bits
+// (low bits that are zero in every sample, not stored).
+func (d *flacDecoder) subframeHeader(bps int) (typ, wasted int, err error) {
+	at := d.in.off
+	x, err := d.in.read(8)
+	if err != nil {
+		return 0, 0, err
+	}
+	if x&0x80 != 0 {
+		return 0, 0, d.errf(at, "subframe padding bit set")
+	}
+	if x&1 != 0 {
+		k, ok, err := d.in.unary(uint64(bps))
+		if err != nil {
+			return 0, 0, err
+		}
+		if !ok || int(k)+1 >= bps {
+			return 0, 0, d.errf(at, "subframe declares more wasted bits than its %d", bps)
+		}
+		wasted = int(k) + 1
+	}
+	return int(x >> 1 & 0x3F), wasted, nil
 }
 
 // warmup reads a predictor's first order samples.
@@ -178,36 +182,47 @@ func (d *flacDecoder) residual(s []int64, order int, at int64) error {
 		if err != nil {
 			return err
 		}
-		if param == escape {
-			raw, err := b.read(5)
-			if err != nil {
-				return err
-			}
-			for ; i < end; i++ {
-				if s[i], err = b.signed(uint(raw)); err != nil {
-					return err
-				}
-			}
-			continue
+		if err := d.partition(s[i:end], param, param == escape, at); err != nil {
+			return err
 		}
-		// a residual must fit in 32 bits: bound the quotient so that
-		// neither it nor a stream of zero bytes can overflow
-		limit := uint64(math.MaxUint32) >> param
-		for ; i < end; i++ {
-			q, ok, err := b.unary(limit)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return d.errf(at, "residual does not fit in 32 bits")
-			}
-			r, err := b.read(uint(param))
-			if err != nil {
-				return err
-			}
-			u := q<<param | r
-			s[i] = int64(u>>1) ^ -int64(u&1)
+		i = end
+	}
+	return nil
+}
+
+// partition reads one residual partition: Rice-coded with parameter param,
+// or, escaped, as plain signed values of a width given first.
+func (d *flacDecoder) partition(dst []int64, param uint64, escaped bool, at int64) error {
+	b := &d.in
+	if escaped {
+		raw, err := b.read(5)
+		if err != nil {
+			return err
 		}
+		for i := range dst {
+			if dst[i], err = b.signed(uint(raw)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// a residual must fit in 32 bits: bound the quotient so that neither
+	// it nor a stream of zero bytes can overflow
+	limit := uint64(math.MaxUint32) >> param
+	for i := range dst {
+		q, ok, err := b.unary(limit)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return d.errf(at, "residual does not fit in 32 bits")
+		}
+		r, err := b.read(uint(param))
+		if err != nil {
+			return err
+		}
+		u := q<<param | r
+		dst[i] = int64(u>>1) ^ -int64(u&1)
 	}
 	return nil
 }
@@ -224,30 +239,35 @@ func (d *flacDecoder) decorrelate(h flacHeader, at int64) error {
 		return nil
 	}
 	l, r := d.chans[0][:h.block], d.chans[1][:h.block]
-	lo, hi := sampleRange(uint(d.info.bps))
-	bad := false
 	switch h.assign {
 	case 8: // left, side
 		for i := range r {
 			r[i] = l[i] - r[i]
-			bad = bad || r[i] < lo || r[i] > hi
 		}
 	case 9: // side, right
 		for i := range l {
 			l[i] += r[i]
-			bad = bad || l[i] < lo || l[i] > hi
 		}
 	default: // mid, side
 		for i := range l {
 			m, s := l[i]<<1|r[i]&1, r[i]
 			l[i], r[i] = (m+s)>>1, (m-s)>>1
-			bad = bad || l[i] < lo || l[i] > hi || r[i] < lo || r[i] > hi
 		}
 	}
-	if bad {
+	lo, hi := sampleRange(uint(d.info.bps))
+	if outside(l, lo, hi) || outside(r, lo, hi) {
 		return d.errf(at, "stereo decorrelation gives samples that do not fit in %d bits", d.info.bps)
 	}
 	return nil
+}
+
+// outside reports whether any value of x is outside [lo, hi].
+func outside(x []int64, lo, hi int64) bool {
+	bad := false
+	for _, v := range x {
+		bad = bad || v < lo || v > hi
+	}
+	return bad
 }
 
 // hash adds the frame's samples to the MD5 of the stream: interleaved,

@@ -2,7 +2,6 @@ package audio
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -221,6 +220,34 @@ func parseMPEGHeader(h []byte) (mpegFrame, bool) {
 	return f, true
 }
 
+// sideInfoSize is the length of the frame's side information in bytes.
+func (f mpegFrame) sideInfoSize() int {
+	switch {
+	case f.mpeg1 && f.mono:
+		return 17
+	case f.mpeg1:
+		return 32
+	case f.mono:
+		return 9
+	}
+	return 17
+}
+
+// parseLAME reads the encoder delay and padding (12 bits each, 21 bytes
+// into the tag) from a LAME tag at the start of p, written by LAME or by
+// FFmpeg's libavformat/libavcodec.
+func parseLAME(p []byte) (ok bool, delay, padding int) {
+	if len(p) < 24 {
+		return false, 0, 0
+	}
+	switch string(p[:4]) {
+	case "LAME", "Lavf", "Lavc":
+		dp := p[21:]
+		return true, int(dp[0])<<4 | int(dp[1])>>4, int(dp[1]&15)<<8 | int(dp[2])
+	}
+	return false, 0, 0
+}
+
 // xingInfo is what a Xing/Info frame and its LAME extension say.
 type xingInfo struct {
 	frame          mpegFrame
@@ -235,16 +262,7 @@ func parseXing(p []byte) (xingInfo, bool) {
 	if !ok || f.size > len(p) {
 		return xingInfo{}, false
 	}
-	side := 32
-	switch {
-	case f.mpeg1 && f.mono:
-		side = 17
-	case !f.mpeg1 && f.mono:
-		side = 9
-	case !f.mpeg1:
-		side = 17
-	}
-	off := 4 + side
+	off := 4 + f.sideInfoSize()
 	if f.crc {
 		off += 2
 	}
@@ -271,16 +289,6 @@ func parseXing(p []byte) (xingInfo, bool) {
 	}
 	field(4, 100) // seek table
 	field(8, 4)   // quality
-	// LAME tag: 9-byte encoder name, then the delay and padding (12 bits
-	// each) 21 bytes in
-	if i+24 <= len(p) {
-		enc := p[i : i+4]
-		if bytes.Equal(enc, []byte("LAME")) || bytes.Equal(enc, []byte("Lavf")) || bytes.Equal(enc, []byte("Lavc")) {
-			dp := p[i+21:]
-			x.lame = true
-			x.delay = int(dp[0])<<4 | int(dp[1])>>4
-			x.padding = int(dp[1]&15)<<8 | int(dp[2])
-		}
-	}
+	x.lame, x.delay, x.padding = parseLAME(p[i:])
 	return x, true
 }
