@@ -206,7 +206,7 @@ func (d *flacDecoder) nextFrame() error {
 	if d.atEnd() {
 		return d.finish(at)
 	}
-	b.crc8, b.crc16 = 0, 0
+	b.resetCRC()
 	h, err := d.readFrameHeader(at)
 	if err != nil {
 		return err
@@ -233,7 +233,7 @@ func (d *flacDecoder) nextFrame() error {
 	if !b.align() {
 		return d.errf(at, "frame padding bits are not zero")
 	}
-	want := b.crc16
+	_, want := b.crcs()
 	got, err := b.read(16)
 	if err != nil {
 		return d.ioErr(at, "frame CRC", err)
@@ -253,6 +253,7 @@ func (d *flacDecoder) nextFrame() error {
 
 // atEnd reports a clean end: no more bytes, or only a 128-byte ID3v1 tag.
 func (d *flacDecoder) atEnd() bool {
+	d.in.release()
 	p, _ := d.in.r.Peek(129)
 	return len(p) == 0 || len(p) == 128 && bytes.HasPrefix(p, []byte("TAG"))
 }
@@ -341,7 +342,7 @@ func (d *flacDecoder) readFrameHeader(at int64) (flacHeader, error) {
 	if err := d.readHeaderSizes(&h, bsCode, rateCode); err != nil {
 		return fail(err)
 	}
-	want := b.crc8
+	want, _ := b.crcs()
 	got, err := b.read(8)
 	if err != nil {
 		return fail(err)

@@ -7,11 +7,15 @@ import (
 	"math/bits"
 )
 
-// flacBits reads a FLAC stream MSB first, one byte at a time from r, so
-// that the byte offset and the running CRC-8 (frame header) and CRC-16
-// (whole frame) always cover exactly the bytes consumed.
+// flacBits reads a FLAC stream MSB first, a byte at a time, straight from
+// r's buffer (no call per byte), keeping the byte offset and the running
+// CRC-8 (frame header) and CRC-16 (whole frame) of exactly the bytes
+// consumed. Before r is used directly, release gives the consumed bytes back.
 type flacBits struct {
 	r     *bufio.Reader
+	chunk []byte // r's buffered bytes (from Peek), valid until r is next used
+	pos   int    // bytes of chunk consumed
+	crcAt int    // bytes of chunk already in the CRCs
 	acc   uint64 // the low n bits are unread
 	n     uint
 	off   int64 // bytes consumed
@@ -20,19 +24,58 @@ type flacBits struct {
 }
 
 func (b *flacBits) fill() error {
-	c, err := b.r.ReadByte()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return io.ErrUnexpectedEOF
+	if b.pos == len(b.chunk) {
+		if err := b.refill(); err != nil {
+			return err
 		}
-		return err
 	}
-	b.acc = b.acc<<8 | uint64(c)
+	b.acc = b.acc<<8 | uint64(b.chunk[b.pos])
+	b.pos++
 	b.n += 8
 	b.off++
-	b.crc8 = crc8Table[b.crc8^c]
-	b.crc16 = b.crc16<<8 ^ crc16Table[byte(b.crc16>>8)^c]
 	return nil
+}
+
+func (b *flacBits) refill() error {
+	b.release()
+	if b.r.Buffered() == 0 {
+		if _, err := b.r.Peek(1); err != nil {
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+	}
+	b.chunk, _ = b.r.Peek(b.r.Buffered())
+	return nil
+}
+
+// release adds the consumed bytes to the CRCs and discards them from r.
+func (b *flacBits) release() {
+	b.fold()
+	_, _ = b.r.Discard(b.pos) // buffered bytes: cannot fail
+	b.chunk, b.pos, b.crcAt = nil, 0, 0
+}
+
+// fold adds the bytes consumed since the last fold to the CRCs.
+func (b *flacBits) fold() {
+	c8, c16 := b.crc8, b.crc16
+	for _, c := range b.chunk[b.crcAt:b.pos] {
+		c8 = crc8Table[c8^c]
+		c16 = c16<<8 ^ crc16Table[byte(c16>>8)^c]
+	}
+	b.crc8, b.crc16, b.crcAt = c8, c16, b.pos
+}
+
+// crcs returns the CRCs of the bytes consumed since resetCRC.
+func (b *flacBits) crcs() (uint8, uint16) {
+	b.fold()
+	return b.crc8, b.crc16
+}
+
+func (b *flacBits) resetCRC() {
+	b.fold()
+	b.crc8, b.crc16 = 0, 0
 }
 
 // read returns the next k ≤ 32 bits as an unsigned value.

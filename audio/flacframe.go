@@ -129,9 +129,11 @@ func (d *flacDecoder) lpc(s []int64, order int, bps uint, at int64) error {
 	if shift < 0 {
 		return d.errf(at, "negative LPC shift %d", shift)
 	}
+	// stored newest sample first; kept oldest first, in the order of the
+	// samples they multiply
 	coef := d.coefBuf[:order]
 	for j := range coef {
-		if coef[j], err = b.signed(uint(p) + 1); err != nil {
+		if coef[order-1-j], err = b.signed(uint(p) + 1); err != nil {
 			return err
 		}
 	}
@@ -144,8 +146,9 @@ func (d *flacDecoder) lpc(s []int64, order int, bps uint, at int64) error {
 		// below 2^53 because every earlier sample passed the range check
 		var sum int64
 		past := s[i-order : i]
+		past = past[:len(coef)]
 		for j, c := range coef {
-			sum += c * past[order-1-j]
+			sum += c * past[j]
 		}
 		v := s[i] + sum>>shift
 		if v < lo || v > hi {
