@@ -37,16 +37,34 @@ type mp3Decoder struct {
 // 528 samples plus one.
 const mp3DecoderDelay = 529
 
-// countingReader counts the bytes read through it, for error offsets.
+// mp3MaxGap is how many bytes go-mp3 may read for one call without the
+// call ending: far more than the frames it decodes need (≤ 2881 bytes for
+// 1152 samples), so a stream of garbage or zeros (/dev/zero named x.mp3),
+// where go-mp3 would search for a frame forever, ends in an error.
+const mp3MaxGap = 1 << 20
+
+// countingReader counts the bytes read through it, for error offsets, and
+// stops at a budget the decoder renews before each call into go-mp3.
 type countingReader struct {
-	r   io.Reader
-	off int64
+	r      io.Reader
+	off    int64
+	budget int64
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
+	if c.budget <= 0 {
+		return 0, fmt.Errorf("no MPEG audio frame in %d bytes", mp3MaxGap)
+	}
+	n, err := c.r.Read(p[:min(int64(len(p)), c.budget)])
 	c.off += int64(n)
+	c.budget -= int64(n)
 	return n, err
+}
+
+// decode reads whole samples from go-mp3 into b with a fresh budget.
+func (m *mp3Decoder) decode(b []byte) (int, error) {
+	m.in.budget = mp3MaxGap
+	return io.ReadFull(m.dec, b)
 }
 
 // newMP3 decodes MP3 from br, which starts at byte offset start of a file
@@ -60,7 +78,7 @@ func newMP3(br *bufio.Reader, closer io.Closer, name string, start, size int64) 
 		n, _ := br.Discard(x.frame.size) // it decodes to silence that is no part of the audio
 		start += int64(n)
 	}
-	m.in = &countingReader{r: br, off: start}
+	m.in = &countingReader{r: br, off: start, budget: mp3MaxGap}
 	dec, err := mp3.NewDecoder(m.in)
 	if err != nil {
 		return nil, &FormatError{Name: name, Offset: start, Reason: "MP3: " + err.Error()}
@@ -113,7 +131,7 @@ func (m *mp3Decoder) Read(dst []float32) (n int, err error) {
 	}
 	for m.skip > 0 {
 		k := min(m.skip, int64(len(m.raw)/4))
-		got, err := io.ReadFull(m.dec, m.raw[:4*k])
+		got, err := m.decode(m.raw[:4*k])
 		m.skip -= int64(got / 4)
 		m.consumed += int64(got / 4)
 		if err != nil {
@@ -125,7 +143,7 @@ func (m *mp3Decoder) Read(dst []float32) (n int, err error) {
 	if frames == 0 {
 		return 0, nil
 	}
-	got, err := io.ReadFull(m.dec, m.raw[:4*frames])
+	got, err := m.decode(m.raw[:4*frames])
 	got -= got % 4
 	for i := range got / 2 {
 		dst[i] = float32(int16(binary.LittleEndian.Uint16(m.raw[2*i:]))) / (1 << 15)
@@ -160,7 +178,7 @@ func (m *mp3Decoder) checkEnd() error {
 	left := m.decoded - m.consumed
 	for left > 0 {
 		k := min(left, int64(len(m.raw)/4))
-		got, err := io.ReadFull(m.dec, m.raw[:4*k])
+		got, err := m.decode(m.raw[:4*k])
 		left -= int64(got / 4)
 		m.consumed += int64(got / 4)
 		if err != nil {
@@ -168,7 +186,7 @@ func (m *mp3Decoder) checkEnd() error {
 		}
 	}
 	var one [4]byte
-	if got, _ := io.ReadFull(m.dec, one[:]); got > 0 {
+	if got, _ := m.decode(one[:]); got > 0 {
 		m.warnings = append(m.warnings, fmt.Sprintf("%s: the stream goes on past the %d samples its Xing header counts (offset %d): the rest is not analyzed", m.name, m.decoded, m.in.off))
 	}
 	return io.EOF

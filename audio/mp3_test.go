@@ -207,3 +207,39 @@ func FuzzMP3(f *testing.F) {
 		}
 	})
 }
+
+// zeros is an endless stream of zero bytes, like /dev/zero.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestMP3NoFrames: go-mp3 searches for a frame header for as long as the
+// input lasts; an endless stream with no frame (/dev/zero named x.mp3), or
+// one that turns to zeros after its frames, is refused after 1 MiB instead
+// of hanging.
+func TestMP3NoFrames(t *testing.T) {
+	_, err := NewDecoder(zeros{}, "x.mp3", -1)
+	if fe := (*FormatError)(nil); !errors.As(err, &fe) || !strings.Contains(fe.Reason, "no MPEG audio frame in 1048576 bytes") {
+		t.Errorf("zeros: %v", err)
+	}
+	d, err := NewDecoder(io.MultiReader(bytes.NewReader(readFixture(t, "click-notag.mp3")), zeros{}), "x.mp3", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float32, 2*4096)
+	frames := 0
+	for range 100 {
+		n, err := d.Read(buf)
+		frames += n
+		if err != nil {
+			if fe := (*FormatError)(nil); !errors.As(err, &fe) || !strings.Contains(fe.Reason, "no MPEG audio frame") || frames < 22050 {
+				t.Errorf("after %d frames: %v", frames, err)
+			}
+			return
+		}
+	}
+	t.Errorf("no error after %d frames", frames)
+}
