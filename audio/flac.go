@@ -45,12 +45,14 @@ type flacDecoder struct {
 	variable   int    // blocking strategy of the first frame: 0 fixed, 1 variable, −1 none yet
 	fixedBlock int    // block size of a fixed-blocksize stream's frames
 	short      bool   // a fixed-blocksize stream had its shorter last frame
+	legacy     bool   // fixed-blocking bit but sample numbers (old Flake)
 	scale      float64
 
-	md5     hash.Hash
-	md5Buf  [4096]byte
-	err     error // sticky: once a frame fails, every Read reports it
-	coefBuf [32]int64
+	md5      hash.Hash
+	md5Buf   [4096]byte
+	err      error // sticky: once a frame fails, every Read reports it
+	warnings []string
+	coefBuf  [32]int64
 }
 
 // newFLAC reads the fLaC marker and metadata blocks from r, which starts
@@ -167,7 +169,7 @@ func (d *flacDecoder) parseStreamInfo(si []byte, at int64) error {
 }
 
 func (d *flacDecoder) Format() Format     { return d.format }
-func (d *flacDecoder) Warnings() []string { return nil }
+func (d *flacDecoder) Warnings() []string { return d.warnings }
 
 func (d *flacDecoder) Read(dst []float32) (n int, err error) {
 	ch := d.format.Channels
@@ -452,19 +454,25 @@ func (d *flacDecoder) checkPosition(h flacHeader, at int64) error {
 		}
 		d.fixedBlock = h.block
 	}
+	if !h.variable && !d.legacy && h.number != d.frameNum && d.info.minBlock != d.info.maxBlock && h.number == uint64(start) {
+		// old Flake wrote variable block sizes with sample numbers but
+		// the fixed-blocking bit; STREAMINFO's unequal block sizes say so
+		d.legacy = true
+	}
+	bySample := h.variable || d.legacy
 	switch {
 	case h.variable != (d.variable == 1):
 		return d.errf(at, "frame changes the blocking strategy mid-stream")
-	case h.variable && h.number != uint64(start):
+	case bySample && h.number != uint64(start):
 		return d.errf(at, "frame starts at sample %d, the frames before end at %d", h.number, start)
-	case !h.variable && h.number != d.frameNum:
+	case !bySample && h.number != d.frameNum:
 		return d.errf(at, "frame number %d where %d was due", h.number, d.frameNum)
-	case !h.variable && (d.short || h.block > d.fixedBlock):
+	case !bySample && (d.short || h.block > d.fixedBlock):
 		return d.errf(at, "frame of %d samples after a frame of %d in a fixed-blocksize stream", h.block, d.block)
 	case d.info.total > 0 && start+int64(h.block) > d.info.total:
 		return d.errf(at, "frame ends at sample %d, past the %d samples per channel STREAMINFO declares", start+int64(h.block), d.info.total)
 	}
-	d.short = !h.variable && h.block < d.fixedBlock
+	d.short = !bySample && h.block < d.fixedBlock
 	return nil
 }
 
@@ -474,11 +482,11 @@ const flacTailWindow = 256 << 10
 
 // checkLastFrame finds the last frame in the final bytes of a file of size
 // bytes (a header with a valid CRC-8 that agrees with STREAMINFO, whose
-// CRC-16 covers the rest of the file but an ID3v1 tag) and refuses the
-// file at once if that frame does not end where STREAMINFO's total says,
-// so a wrong total is never planned with. If no such frame is found (a
-// frame longer than the window, trailing bytes) decoding still checks the
-// total at the end.
+// CRC-16 covers the rest of the file but an ID3v1 tag). If it does not end
+// where STREAMINFO's total says, the length becomes where it ends, with a
+// warning, so a wrong total is never planned with. If no such frame is
+// found (a frame longer than the window, trailing bytes) decoding still
+// refuses a stream that disagrees with the total.
 func (d *flacDecoder) checkLastFrame(ra io.ReaderAt, size int64) error {
 	i := d.info
 	from := max(d.in.off, size-flacTailWindow)
@@ -498,15 +506,32 @@ func (d *flacDecoder) checkLastFrame(ra io.ReaderAt, size int64) error {
 	}
 	last := int64(h.number) + int64(h.block) // variable blocking: a sample number
 	if !h.variable {
-		if i.minBlock != i.maxBlock {
-			return nil // the block size before the last frame is not known
+		// a frame number: times the first frame's block size, unless
+		// STREAMINFO's unequal block sizes mean old Flake's sample numbers
+		first, ok := firstFrame(ra, d.in.off, i)
+		if !ok || first.variable || i.minBlock != i.maxBlock {
+			return nil
 		}
-		last = int64(h.number)*int64(i.maxBlock) + int64(h.block)
+		last = int64(h.number)*int64(first.block) + int64(h.block)
 	}
 	if last != i.total {
-		return d.errf(from+int64(p), "the last frame ends at sample %d, STREAMINFO declares %d samples per channel", last, i.total)
+		// the reference decoder plays such a file; the frames are the
+		// truth and decoding holds them to it
+		d.warnings = append(d.warnings, fmt.Sprintf("%s: STREAMINFO declares %d samples per channel but the last frame (offset %d) ends at sample %d: analyzing the frames",
+			d.name, i.total, from+int64(p), last))
+		d.info.total, d.format.Frames = last, last
 	}
 	return nil
+}
+
+// firstFrame reads the header of the frame at byte off of ra, if it is one
+// that agrees with STREAMINFO (decoding reports it otherwise).
+func firstFrame(ra io.ReaderAt, off int64, i flacInfo) (flacHeader, bool) {
+	var head [16]byte
+	n, _ := ra.ReadAt(head[:], off)
+	probe := &flacDecoder{in: flacBits{r: bufio.NewReaderSize(bytes.NewReader(head[:n]), 16)}, info: i, variable: -1}
+	h, err := probe.readFrameHeader(0)
+	return h, err == nil && probe.checkFrame(h, 0) == nil
 }
 
 // lastFrame finds the frame that ends win: the last header with a valid
@@ -525,11 +550,19 @@ func lastFrame(win []byte, i flacInfo) (int, flacHeader, bool) {
 		probe.in.r.Reset(src)
 		probe.in = flacBits{r: probe.in.r}
 		h, err := probe.readFrameHeader(0)
-		if err != nil || h.rate != 0 && h.rate != i.rate || h.bps != 0 && h.bps != i.bps || h.channels() != i.channels {
+		if err != nil {
 			continue
 		}
+		if h.rate != 0 && h.rate != i.rate || h.bps != 0 && h.bps != i.bps || h.channels() != i.channels || h.block > i.maxBlock {
+			// a header contradicting STREAMINFO (or data that looks like
+			// one): leave it to decoding, which says what is wrong
+			return 0, flacHeader{}, false
+		}
 		tries++
-		if end-p >= 2+16 && flacCRC16(win[p:end-2]) == uint16(win[end-2])<<8|uint16(win[end-1]) {
+		// with no final XOR, the CRC-16 over a whole frame and anything
+		// after it equals the CRC of what follows, so every frame "ends"
+		// the window: the first header from the end is the one
+		if end-p > 2 && flacCRC16(win[p:end-2]) == uint16(win[end-2])<<8|uint16(win[end-1]) {
 			return p, h, true
 		}
 	}
