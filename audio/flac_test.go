@@ -9,6 +9,7 @@ import (
 	"log"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -503,6 +504,20 @@ func TestFLACVariableBlocks(t *testing.T) {
 			t.Fatalf("sample %d = %v, want %v", i, got[i], float32(v)/32768)
 		}
 	}
+	// old Flake: the same frames with sample numbers but the fixed-blocking
+	// bit, accepted because STREAMINFO's block sizes differ (16…200) ...
+	for i := range s.frames {
+		s.frames[i].variable = false
+		s.frames[i].number = [...]int64{0, 100, 137}[i]
+	}
+	if got, _, err := decodeFLAC(t, s.bytes()); err != nil || len(got) != 337 {
+		t.Errorf("old Flake: %d samples, %v", len(got), err)
+	}
+	// ... and refused when they say the blocks are all 200
+	s.minBlock = 200
+	if _, _, err := decodeFLAC(t, s.bytes()); err == nil || !strings.Contains(err.Error(), "frame number 100 where 1 was due") {
+		t.Errorf("sample numbers in a fixed-blocksize stream: %v", err)
+	}
 }
 
 // seedFLACs are the fuzz corpus: generated streams, the encoded fixtures
@@ -691,5 +706,79 @@ func TestFLACQuiet(t *testing.T) {
 	}
 	if logged.Len() != 0 {
 		t.Errorf("logged %q", logged.String())
+	}
+}
+
+// TestFLACConformance runs the IETF CELLAR FLAC decoder testbench
+// (github.com/ietf-wg-cellar/flac-test-files, CC0, 56 MB, so not kept here)
+// when PRISM_FLAC_TEST_FILES names a checkout: every subset file decodes to
+// its STREAMINFO length with its MD5 checked; the uncommon ones Prism
+// supports decode; the rest are refused with these reasons. Files missing
+// from the checkout are skipped.
+func TestFLACConformance(t *testing.T) {
+	dir := os.Getenv("PRISM_FLAC_TEST_FILES")
+	if dir == "" {
+		t.Skip("PRISM_FLAC_TEST_FILES not set")
+	}
+	refused := map[string]string{
+		"faulty/01":   "frame block size 16384, STREAMINFO declares at most 4096",
+		"faulty/03":   "frame bit depth 16, STREAMINFO declares 24",
+		"faulty/04":   "frame has 1 channels, STREAMINFO declares 5",
+		"faulty/06":   "first metadata block is type 4, not STREAMINFO",
+		"faulty/07":   "first metadata block is type 4, not STREAMINFO",
+		"faulty/08":   "STREAMINFO declares block sizes 0…0",
+		"faulty/09":   "STREAMINFO declares block sizes 1…1",
+		"faulty/11":   "invalid metadata block type 127",
+		"uncommon/01": "frame sample rate 24000 Hz, STREAMINFO declares 32000 Hz",
+		"uncommon/02": "frame has 2 channels, STREAMINFO declares 1",
+		"uncommon/03": "frame has 2 channels, STREAMINFO declares 4",
+		"uncommon/04": "frame bit depth 8, STREAMINFO declares 16",
+		"uncommon/10": "FLAC frames without a stream header",
+		"uncommon/11": "not a WAV, FLAC or MP3 file",
+	}
+	warned := map[string]string{"faulty/05": "declares 39842 samples per channel but the last frame"}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "*.flac"))
+	if len(files) == 0 {
+		t.Fatalf("no FLAC files under %s/*/", dir)
+	}
+	for _, path := range files {
+		key := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path)[:2]
+		t.Run(key, func(t *testing.T) {
+			n, f, warns, err := decodePath(path)
+			if want, ok := refused[key]; ok {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("%v, want %q", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Frames >= 0 && n != f.Frames || len(warns) != 0 && !strings.Contains(strings.Join(warns, "\n"), warned[key]) || warned[key] != "" && len(warns) == 0 {
+				t.Errorf("decoded %d of %d frames, warnings %q", n, f.Frames, warns)
+			}
+		})
+	}
+}
+
+// decodePath decodes a file to the end and counts its frames.
+func decodePath(path string) (int64, Format, []string, error) {
+	d, err := Open(path)
+	if err != nil {
+		return 0, Format{}, nil, err
+	}
+	defer d.Close()
+	f := d.Format()
+	buf := make([]float32, 8192*f.Channels)
+	var n int64
+	for {
+		k, err := d.Read(buf)
+		n += int64(k)
+		if errors.Is(err, io.EOF) {
+			return n, f, d.Warnings(), nil
+		}
+		if err != nil {
+			return n, f, d.Warnings(), err
+		}
 	}
 }
