@@ -238,6 +238,10 @@ func parseMPEGHeader(h []byte) (mpegFrame, bool) {
 	return f, true
 }
 
+func isXingTag(p []byte, off int) bool {
+	return off+8 <= len(p) && (string(p[off:off+4]) == "Xing" || string(p[off:off+4]) == "Info")
+}
+
 // sideInfoSize is the length of the frame's side information in bytes.
 func (f mpegFrame) sideInfoSize() int {
 	switch {
@@ -280,12 +284,14 @@ func parseXing(p []byte) (xingInfo, bool) {
 	if !ok || f.size > len(p) {
 		return xingInfo{}, false
 	}
+	// after the side information; LAME writes it there even when a CRC
+	// precedes the side information (lame -p), others 2 bytes further
+	p = p[:f.size]
 	off := 4 + f.sideInfoSize()
-	if f.crc {
+	if f.crc && !isXingTag(p, off) {
 		off += 2
 	}
-	p = p[:f.size]
-	if off+8 > len(p) || (string(p[off:off+4]) != "Xing" && string(p[off:off+4]) != "Info") {
+	if !isXingTag(p, off) {
 		return xingInfo{}, false
 	}
 	x := xingInfo{frame: f}
