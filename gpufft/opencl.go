@@ -292,7 +292,7 @@ type OpenCL struct {
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every single-pass build): a tuning aid
 	// for trying kernel variants with `prism bench`.
-	tune   []string
+	tune     []string
 	mu       sync.Mutex
 	progs    map[string]cl.Program
 	plans    map[closer]struct{}
