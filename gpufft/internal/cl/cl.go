@@ -648,7 +648,13 @@ func (l *Lib) Finish(a *Args, q Queue) error {
 }
 
 // Flush submits the queued commands to the device without waiting.
-func (l *Lib) Flush(q Queue) error { return check("clFlush", st(purego.SyscallN(l.flush, uintptr(q)))) }
+func (l *Lib) Flush(a *Args, q Queue) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v[0] = uintptr(q)
+	return check("clFlush", st(purego.SyscallN(l.flush, a.v[:1]...)))
+}
 
 // EventNanos returns the device time in nanoseconds between the start and end
 // of a command on a profiling queue, and releases the event.
