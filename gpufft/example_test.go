@@ -1,7 +1,10 @@
 package gpufft_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/prismaudio/prism/gpufft"
@@ -30,4 +33,75 @@ func ExampleAuto() {
 	}
 	fmt.Printf("|X[10]| = %.1f, |X[11]| < 1e-3: %v\n", math.Hypot(float64(real(X[10])), float64(imag(X[10]))),
 		math.Hypot(float64(real(X[11])), float64(imag(X[11]))) < 1e-3)
+}
+
+// A whole file's spectrogram image from raw PCM, as a file pipeline drives
+// it: each batch of interleaved int16 bytes is read straight into the
+// plan's staging buffer (pinned memory on the GPU, uploaded while the next
+// batch is read), converted, mixed, transformed and folded on the engine;
+// only the image comes back. Consecutive batches overlap by N−H samples
+// (the frames that straddle the boundary), carried by copying the tail.
+func ExampleNewPCMImage() {
+	e, _ := gpufft.Auto("", 0) // the CPU engine where OpenCL is absent
+	defer e.Close()
+
+	const rate, seconds, n, hop = 48000, 3, 4096, 1024
+	pcm := make([]byte, rate*seconds*4) // stand-in for a WAV's data chunk: 16-bit stereo
+	for i := range rate * seconds {
+		v := int16(8000 * math.Sin(2*math.Pi*4500*float64(i)/rate)) // 4.5 kHz on both channels
+		for c := range 2 {
+			binary.LittleEndian.PutUint16(pcm[4*i+2*c:], uint16(v))
+		}
+	}
+
+	f := gpufft.PCMFormat{Encoding: gpufft.PCMInt16, Channels: 2, Select: gpufft.PCMMix}
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: gpufft.Window{Kind: gpufft.Hann},
+		Channels: f.Planes(), Mix: true, MaxSamples: n + 31*hop, Output: gpufft.DBFS}
+	total := cfg.Frames(rate * seconds)
+	// 8 rows of 256 bins each (3 kHz per row), 16 columns
+	ic := gpufft.ImageConfig{Columns: 16, TotalFrames: total}
+	for r := range 8 {
+		ic.RowLo = append(ic.RowLo, int32(256*r))
+		ic.RowHi = append(ic.RowHi, int32(256*r+256))
+	}
+	ic.RowHi[7]++ // bin N/2
+	p, err := gpufft.NewPCMImage(e, f, cfg, ic)
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	fb := f.FrameBytes()
+	src := bytes.NewReader(pcm) // the file
+	var carry []byte
+	for first := 0; first < total; {
+		buf, err := p.Staging()
+		if err != nil {
+			panic(err)
+		}
+		have := copy(buf, carry)
+		m, _ := io.ReadFull(src, buf[have:])
+		batch := buf[:(have+m)/fb*fb]
+		frames, err := p.Add(batch, first)
+		if err != nil {
+			panic(err)
+		}
+		if frames == 0 {
+			break
+		}
+		first += frames
+		carry = append(carry[:0], batch[frames*hop*fb:]...) // the next frames' head
+	}
+	img := make([]float32, ic.Columns*ic.Rows())
+	if err := p.Image(img); err != nil {
+		panic(err)
+	}
+	loudest := 0
+	for r := range ic.Rows() {
+		if img[5*ic.Rows()+r] > img[5*ic.Rows()+loudest] {
+			loudest = r
+		}
+	}
+	fmt.Printf("column 5: the tone is in row %d (%.0f dBFS)\n", loudest, img[5*ic.Rows()+loudest])
+	// Output: column 5: the tone is in row 1 (-12 dBFS)
 }
