@@ -22,6 +22,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(startupReportEnv) == "1" {
+		if err := startupReport(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	testCPU = NewCPU(0)
 	testGPU, testGPUErr = NewOpenCL(OpenCLOptions{})
 	code := m.Run()
