@@ -153,4 +153,3 @@ func BenchmarkFile(b *testing.B) {
 		})
 	}
 }
-
