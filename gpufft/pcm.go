@@ -119,44 +119,64 @@ func ConvertPCM(dst []float32, raw []byte, f PCMFormat) int {
 	return n
 }
 
-// convertPCM converts sample frames [lo, hi) of n.
+// convertPCM converts sample frames [lo, hi) of n. The mix is built in
+// dst one channel at a time (dst = c0, dst += c1, …, dst *= 1/ch): the
+// same float32 operations in the same order as the host pipeline's
+// per-frame sum, with the encoding's loop chosen once per channel.
 func convertPCM(dst []float32, raw []byte, f PCMFormat, n, lo, hi int) {
-	ch, bps := f.Channels, f.Encoding.Bytes()
-	load := func(j int) float32 { // sample j of raw, as audio/wav.go converts it
-		b := raw[j*bps:]
-		switch f.Encoding {
-		case PCMInt16:
-			return float32(int16(binary.LittleEndian.Uint16(b))) / (1 << 15)
-		case PCMInt24:
-			return float32(int32(uint32(b[0])<<8|uint32(b[1])<<16|uint32(b[2])<<24)>>8) / (1 << 23)
-		case PCMInt32:
-			return float32(float64(int32(binary.LittleEndian.Uint32(b))) / (1 << 31))
-		}
-		return math.Float32frombits(binary.LittleEndian.Uint32(b))
-	}
+	ch := f.Channels
 	switch {
 	case f.Select >= 0:
-		for i := lo; i < hi; i++ {
-			dst[i] = load(i*ch + f.Select)
-		}
+		decodeChannel(dst[lo:hi], raw, f, lo, f.Select, false)
 	case f.Select == PCMAll:
-		for i := lo; i < hi; i++ {
-			for c := range ch {
-				dst[c*n+i] = load(i*ch + c)
-			}
-		}
-	case ch == 1:
-		for i := lo; i < hi; i++ {
-			dst[i] = load(i)
+		for c := range ch {
+			decodeChannel(dst[c*n+lo:c*n+hi], raw, f, lo, c, false)
 		}
 	default:
-		inv := 1 / float32(ch)
-		for i := lo; i < hi; i++ {
-			sum := load(i * ch)
-			for c := 1; c < ch; c++ {
-				sum += load(i*ch + c)
+		out := dst[lo:hi]
+		decodeChannel(out, raw, f, lo, 0, false)
+		for c := 1; c < ch; c++ {
+			decodeChannel(out, raw, f, lo, c, true)
+		}
+		if ch > 1 {
+			inv := 1 / float32(ch)
+			for i := range out {
+				out[i] *= inv
 			}
-			dst[i] = sum * inv
+		}
+	}
+}
+
+// decodeChannel writes (or, with add, adds) channel c of sample frames
+// first… of raw into dst, converted as audio/wav.go converts.
+func decodeChannel(dst []float32, raw []byte, f PCMFormat, first, c int, add bool) {
+	bps := f.Encoding.Bytes()
+	stride := f.Channels * bps
+	raw = raw[first*stride+c*bps:]
+	put := func(i int, v float32) {
+		if add {
+			dst[i] += v
+		} else {
+			dst[i] = v
+		}
+	}
+	switch f.Encoding {
+	case PCMInt16:
+		for i := range dst {
+			put(i, float32(int16(binary.LittleEndian.Uint16(raw[i*stride:])))/(1<<15))
+		}
+	case PCMInt24:
+		for i := range dst {
+			b := raw[i*stride : i*stride+3]
+			put(i, float32(int32(uint32(b[0])<<8|uint32(b[1])<<16|uint32(b[2])<<24)>>8)/(1<<23))
+		}
+	case PCMInt32:
+		for i := range dst {
+			put(i, float32(float64(int32(binary.LittleEndian.Uint32(raw[i*stride:])))/(1<<31)))
+		}
+	default:
+		for i := range dst {
+			put(i, math.Float32frombits(binary.LittleEndian.Uint32(raw[i*stride:])))
 		}
 	}
 }
