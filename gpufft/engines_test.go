@@ -22,6 +22,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(buildChildEnv) == "1" { // the child of TestBuildQuiet
+		if err := buildOnce(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(startupReportEnv) == "1" {
 		if err := startupReport(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
