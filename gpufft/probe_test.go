@@ -128,3 +128,46 @@ func TestOpenDeviceMatchesSelect(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeMemo: a recorded probe holds until the installation changes (an
+// ICD file added or edited, another library named).
+func TestProbeMemo(t *testing.T) {
+	vendors := t.TempDir()
+	t.Setenv("OCL_ICD_VENDORS", vendors)
+	t.Setenv(EnvCacheDir, t.TempDir())
+	t.Setenv(EnvLibrary, "")
+	icd := filepath.Join(vendors, "a.icd")
+	if err := os.WriteFile(icd, []byte("libfake-a.so\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !ProbeNeeded() {
+		t.Fatal("ProbeNeeded = false before any probe")
+	}
+	if err := RecordProbe(); err != nil {
+		t.Fatal(err)
+	}
+	fp := ProbeFingerprint()
+	if ProbeNeeded() || ProbeFingerprint() != fp {
+		t.Fatal("after RecordProbe: probe still needed, or the fingerprint moved")
+	}
+	for name, change := range map[string]func(){
+		"edited ICD": func() { os.WriteFile(icd, []byte("libfake-b.so\n"), 0o644) },
+		"new ICD":    func() { os.WriteFile(filepath.Join(vendors, "b.icd"), []byte("libfake-c.so\n"), 0o644) },
+		"library":    func() { t.Setenv(EnvLibrary, "/opt/other/libOpenCL.so.1") },
+	} {
+		change()
+		if !ProbeNeeded() {
+			t.Errorf("%s: ProbeNeeded = false", name)
+		}
+		if err := RecordProbe(); err != nil {
+			t.Fatal(err)
+		}
+		if ProbeNeeded() {
+			t.Errorf("%s: recorded, still needed", name)
+		}
+	}
+	t.Setenv(EnvCacheDir, "off")
+	if !ProbeNeeded() {
+		t.Error("cache off: ProbeNeeded = false")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 	"time"
 )
@@ -25,7 +26,6 @@ func startupReport() error {
 	if err != nil {
 		return err
 	}
-	defer e.Close()
 	open := time.Since(t0)
 	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4096 + 4095*1024, Output: DBFS}
 	ic := imageConfigFor(cfg, 28_800_000, 1920, 1080)
@@ -34,7 +34,6 @@ func startupReport() error {
 	if err != nil {
 		return err
 	}
-	defer p.Close()
 	plan := time.Since(t1)
 	t2 := time.Now()
 	st, err := p.Staging()
@@ -50,10 +49,19 @@ func startupReport() error {
 	}
 	first := time.Since(t2)
 	s := e.Stats()
+	// PRISM_STARTUP_NOCLOSE=1 leaves the plan and engine to the process's
+	// exit, to see what releasing them costs
+	var closing time.Duration
+	if os.Getenv("PRISM_STARTUP_NOCLOSE") != "1" {
+		t3 := time.Now()
+		p.Close()
+		e.Close()
+		closing = time.Since(t3)
+	}
 	ms := func(d time.Duration) float64 { return math.Round(float64(d.Microseconds())/10) / 100 }
 	out, _ := json.Marshal(map[string]any{
 		"device": e.Device(), "load_ms": ms(s.Load), "query_ms": ms(s.Query), "context_ms": ms(s.Context),
-		"open_ms": ms(open), "plan_ms": ms(plan), "first_batch_ms": ms(first),
+		"open_ms": ms(open), "plan_ms": ms(plan), "first_batch_ms": ms(first), "close_ms": ms(closing),
 		"build_source_ms": ms(s.BuildSource), "build_cached_ms": ms(s.BuildCached),
 		"programs": s.Programs, "cache_hits": s.CacheHits, "cache_writes": s.CacheWrites,
 	})
