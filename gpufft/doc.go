@@ -84,8 +84,12 @@
 // from source). ³ Loading PTX and finishing the build. ⁴ PoCL compiles
 // each kernel once more at its first launch with a new work-group size
 // (its own cache, ~/.cache/pocl, keeps that), and runs the FFTs on the
-// two shared cores. The rest of a warm NVIDIA process (~130 ms beyond
-// the 245 ms measured inside) is process start and the driver's teardown.
+// two shared cores. Closing the engine on NVIDIA takes 57–68 ms more, and
+// leaving it to the process's exit saves nothing (the driver's teardown
+// then happens in the exit); a process that only starts takes 3 ms. So
+// about 290 ms of a warm NVIDIA run is the driver's fixed cost (query,
+// context, teardown): a caller hides the first two by opening the engine
+// on its own goroutine while it opens and reads the input.
 //
 // # Raw PCM
 //

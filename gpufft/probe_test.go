@@ -29,7 +29,12 @@ func fakeLibrary(t *testing.T) string {
 	}
 	out := filepath.Join(t.TempDir(), "libfakecl.so")
 	if b, err := exec.Command(cc, "-shared", "-fPIC", "-O1", "-o", out, "internal/cl/testdata/fakecl.c").CombinedOutput(); err != nil {
-		t.Fatalf("build fake OpenCL library: %v\n%s", err, b)
+		// a compiler without C headers (seen on the GPU machine) cannot
+		// build it either; CI runs with PRISM_REQUIRE_OPENCL=1
+		if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+			t.Fatalf("build fake OpenCL library: %v\n%s", err, b)
+		}
+		t.Skipf("cannot build the fake OpenCL library: %v\n%s", err, b)
 	}
 	return out
 }
