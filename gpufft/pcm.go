@@ -197,6 +197,18 @@ type PCMSpectrogramPlan interface {
 	// samples ConvertPCM makes of it, with the same dst layout, and returns
 	// the frame count. It does not allocate, and panics where Execute would.
 	Execute(dst []float32, raw []byte) (frames int, err error)
+	// Submit queues the analysis of raw (as Execute) and returns its frame
+	// count without waiting for it; Rows returns the output. Two batches
+	// may be in flight (submitted, not yet returned by Rows): while the
+	// device analyzes one and sends its output back, the caller writes the
+	// previous one's rows and reads the next raw batch. A third Submit
+	// panics.
+	Submit(raw []byte) (frames int, err error)
+	// Rows waits for the oldest batch in flight and returns its output
+	// (Execute's dst layout, DstLen of its samples) in memory the plan
+	// owns, valid until the next Submit; pinned host memory on the GPU.
+	// With nothing in flight it returns nil, 0.
+	Rows() (rows []float32, frames int, err error)
 	Close() error
 }
 
@@ -295,6 +307,7 @@ type hostPCM struct {
 	cpu   *CPU // nil: convert on the calling goroutine
 	buf   []float32
 	stage []byte
+	queue rowQueue
 	// the conversion being split across the CPU engine's workers
 	raw []byte
 	n   int
@@ -338,6 +351,43 @@ type (
 	gpuPCMSpectrogram  struct{ *gpuPCM }
 	gpuPCMImage        struct{ *gpuPCM }
 )
+
+func (p hostPCMSpectrogram) Submit(raw []byte) (int, error) {
+	q := &p.queue
+	if q.count == len(q.frames) {
+		panic("gpufft: PCM Submit with two batches in flight (call Rows)")
+	}
+	slot := (q.head + q.count) % len(q.frames)
+	if q.out[slot] == nil {
+		q.out[slot] = make([]float32, p.cfg.DstLen(p.cfg.MaxSamples))
+	}
+	n := p.f.pcmFrames(raw, p.cfg.MaxSamples)
+	frames, err := p.Execute(q.out[slot], raw)
+	if err != nil || frames == 0 {
+		return frames, err
+	}
+	q.frames[slot], q.samples[slot] = frames, n
+	q.count++
+	return frames, nil
+}
+
+func (p hostPCMSpectrogram) Rows() ([]float32, int, error) {
+	q := &p.queue
+	if q.count == 0 {
+		return nil, 0, nil
+	}
+	slot := q.head
+	q.head, q.count = (q.head+1)%len(q.frames), q.count-1
+	return q.out[slot][:p.cfg.DstLen(q.samples[slot])], q.frames[slot], nil
+}
+
+// rowQueue is the two batches a spectrogram plan has in flight: slot
+// head is the oldest.
+type rowQueue struct {
+	out             [2][]float32
+	frames, samples [2]int
+	head, count     int
+}
 
 func (p hostPCMSpectrogram) Execute(dst []float32, raw []byte) (int, error) {
 	src, err := p.convert(raw)
@@ -383,6 +433,11 @@ type gpuPCM struct {
 	stage  [2]staging
 	next   int
 	closed bool
+
+	// spectrogram plans: pinned output buffers for Submit/Rows, one per
+	// batch in flight, with the event of the download into each
+	outStage [2]staging
+	queue    rowQueue
 }
 
 type staging struct {
@@ -503,6 +558,64 @@ func (p gpuPCMSpectrogram) Execute(dst []float32, raw []byte) (int, error) {
 	return frames, nil
 }
 
+func (p gpuPCMSpectrogram) Submit(raw []byte) (int, error) {
+	q := &p.queue
+	if q.count == len(q.frames) {
+		panic("gpufft: PCM Submit with two batches in flight (call Rows)")
+	}
+	n := p.f.pcmFrames(raw, p.sp.cfg.MaxSamples)
+	frames := p.sp.cfg.Frames(n)
+	if frames == 0 {
+		return 0, nil
+	}
+	e := p.sp.e
+	slot := (q.head + q.count) % len(q.frames)
+	out := &p.outStage[slot]
+	if out.host == nil {
+		size := 4 * p.sp.cfg.DstLen(p.sp.cfg.MaxSamples)
+		m, err := e.lib.CreateBuffer(e.ctx, cl.MemWriteOnly|cl.MemAllocHostPtr, size)
+		if err != nil {
+			return 0, errGPU("output staging buffer", err)
+		}
+		host, err := e.lib.Map(e.queue, m, cl.MapRead|cl.MapWrite, 0, size)
+		if err != nil {
+			e.lib.ReleaseMem(m)
+			return 0, errGPU("map output staging buffer", err)
+		}
+		out.mem, out.host = m, host
+		q.out[slot] = unsafe.Slice((*float32)(unsafe.Pointer(&host[0])), size/4)
+	}
+	if _, err := p.upload(raw); err != nil {
+		return 0, err
+	}
+	if err := p.sp.resident(n, frames); err != nil {
+		return 0, err
+	}
+	if err := e.lib.ReadAsync(&p.args, e.queue, p.sp.out, 0, 4*p.sp.cfg.DstLen(n), unsafe.Pointer(&out.host[0]), &out.ev); err != nil {
+		e.lib.Finish(&p.args, e.queue)
+		return 0, errGPU("download", err)
+	}
+	if err := e.lib.Flush(&p.args, e.queue); err != nil {
+		return 0, errGPU("flush", err)
+	}
+	q.frames[slot], q.samples[slot] = frames, n
+	q.count++
+	return frames, nil
+}
+
+func (p gpuPCMSpectrogram) Rows() ([]float32, int, error) {
+	q := &p.queue
+	if q.count == 0 {
+		return nil, 0, nil
+	}
+	slot := q.head
+	q.head, q.count = (q.head+1)%len(q.frames), q.count-1
+	if err := p.sp.e.lib.Wait(&p.args, &p.outStage[slot].ev); err != nil {
+		return nil, 0, errGPU("download", err)
+	}
+	return q.out[slot][:p.sp.cfg.DstLen(q.samples[slot])], q.frames[slot], nil
+}
+
 func (p gpuPCMImage) Add(raw []byte, firstFrame int) (int, error) {
 	n := p.f.pcmFrames(raw, p.sp.cfg.MaxSamples)
 	frames := p.sp.cfg.Frames(n)
@@ -531,7 +644,7 @@ func (p gpuPCMImage) Image(dst []float32) error {
 	return p.img.Image(dst)
 }
 
-// Close waits for the uploads in flight, unmaps and frees the staging
+// Close waits for the transfers in flight, unmaps and frees the staging
 // buffers, then closes the plan under it. Calling it twice is harmless.
 func (p *gpuPCM) Close() error {
 	if p.closed {
@@ -539,9 +652,8 @@ func (p *gpuPCM) Close() error {
 	}
 	p.closed = true
 	e := p.sp.e
-	for i := range p.stage {
-		s := &p.stage[i]
-		e.lib.Wait(&p.args, &s.ev) // an upload error no longer matters
+	for _, s := range []*staging{&p.stage[0], &p.stage[1], &p.outStage[0], &p.outStage[1]} {
+		e.lib.Wait(&p.args, &s.ev) // a transfer error no longer matters
 		if s.host != nil {
 			e.lib.Unmap(e.queue, s.mem, s.host) // nothing to do about an unmap error: the buffer is released next
 		}

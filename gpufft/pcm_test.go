@@ -358,9 +358,9 @@ func TestPCMInvalid(t *testing.T) {
 	ConvertPCM(make([]float32, 4), make([]byte, 5), PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix})
 }
 
-// TestPCMNoAllocs pins the PCM hot path: Execute and Add (from Go memory
-// and from staging) and Staging allocate nothing once the plan has made
-// its staging buffers.
+// TestPCMNoAllocs pins the PCM hot path: Execute, Submit and Rows, Add
+// (from Go memory and from staging) and Staging allocate nothing once the
+// plan has made its staging buffers.
 func TestPCMNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
@@ -397,6 +397,17 @@ func TestPCMNoAllocs(t *testing.T) {
 		for name, fn := range map[string]func() error{
 			"execute": func() error { _, err := ps.Execute(dst, raw); return err },
 			"add":     func() error { _, err := pi.Add(raw, 0); return err },
+			"submit and rows": func() error {
+				st, err := ps.Staging()
+				if err != nil {
+					return err
+				}
+				if _, err := ps.Submit(st[:len(raw)]); err != nil {
+					return err
+				}
+				_, _, err = ps.Rows()
+				return err
+			},
 			"add staged": func() error {
 				st, err := pi.Staging()
 				if err != nil {
@@ -416,5 +427,78 @@ func TestPCMNoAllocs(t *testing.T) {
 		ps.Close()
 		pi.Close()
 		pi.Close() // twice is harmless
+	}
+}
+
+// TestPCMSubmitRows: with two batches in flight (Submit, Submit, then Rows
+// after each further Submit), the rows come back in order and equal
+// Execute's bit for bit, on each engine; a third batch in flight panics.
+func TestPCMSubmitRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	f := PCMFormat{Encoding: PCMInt24, Channels: 2, Select: PCMAll}
+	cfg := SpectrogramConfig{Size: 128, Hop: 48, Window: Window{Kind: Hann}, Channels: 2, MaxSamples: 1500, Output: DBFS}
+	const total = 9001
+	raw := randomPCM(r, f.Encoding, total, 2)
+	fb := f.FrameBytes()
+	for _, e := range engines(t) {
+		p, err := NewPCMSpectrogram(e, f, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got []float32
+		dst := make([]float32, cfg.DstLen(cfg.MaxSamples))
+		collect := func() {
+			rows, frames, err := p.Rows()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != cfg.OutChannels()*frames*cfg.Bins() {
+				t.Fatalf("%s: Rows gave %d values for %d frames", e.Name(), len(rows), frames)
+			}
+			got = append(got, rows...)
+		}
+		inFlight := 0
+		for start, b := 0, 0; start+cfg.Size <= total; b++ {
+			l := min(total-start, cfg.MaxSamples-b%4*5)
+			chunk := raw[start*fb : (start+l)*fb]
+			k, err := p.Execute(dst, chunk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, dst[:cfg.DstLen(l)]...)
+			if inFlight == 2 {
+				collect()
+				inFlight--
+			}
+			st, err := p.Staging()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k2, err := p.Submit(st[:copy(st, chunk)]); err != nil || k2 != k {
+				t.Fatalf("Submit: %d frames (%v), Execute %d", k2, err, k)
+			}
+			inFlight++
+			start += k * cfg.Hop
+		}
+		for ; inFlight > 0; inFlight-- {
+			collect()
+		}
+		if rows, n, err := p.Rows(); rows != nil || n != 0 || err != nil {
+			t.Errorf("%s: Rows with nothing in flight = %d values, %d, %v", e.Name(), len(rows), n, err)
+		}
+		sameBits(t, e.Name()+" rows", got, want, false)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: a third Submit in flight did not panic", e.Name())
+				}
+			}()
+			for range 3 {
+				if _, err := p.Submit(raw[:cfg.MaxSamples*fb]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}()
+		p.Close()
 	}
 }

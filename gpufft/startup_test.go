@@ -108,7 +108,72 @@ func BenchmarkFile(b *testing.B) {
 		es = append(es, testGPU)
 	}
 	fb := f.FrameBytes()
+	rowsCfg := cfg
+	rowsCfg.MaxSamples = n + (1<<20/hop-1)*hop // about 4 MiB of rows per batch
+	sink := make([]float32, rowsCfg.DstLen(rowsCfg.MaxSamples))
 	for _, e := range es {
+		// rows: the NPY/CSV path, every frame's dB row back on the host
+		// (copied once, standing in for the writer)
+		b.Run(e.Name()+"/float-rows", func(b *testing.B) {
+			p, err := e.NewSpectrogram(rowsCfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			planes := make([]float32, rowsCfg.MaxSamples)
+			dst := make([]float32, rowsCfg.DstLen(rowsCfg.MaxSamples))
+			b.SetBytes(int64(len(raw)))
+			for range b.N {
+				for start := 0; start+n <= samples; {
+					l := min(samples-start, rowsCfg.MaxSamples)
+					m := ConvertPCM(planes, raw[start*fb:(start+l)*fb], f)
+					k, err := p.Execute(dst, planes[:m])
+					if err != nil {
+						b.Fatal(err)
+					}
+					copy(sink, dst[:k*rowsCfg.Bins()])
+					start += k * hop
+				}
+			}
+		})
+		b.Run(e.Name()+"/pcm-rows", func(b *testing.B) {
+			p, err := NewPCMSpectrogram(e, f, rowsCfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close()
+			b.SetBytes(int64(len(raw)))
+			for range b.N {
+				inFlight := 0
+				for start := 0; start+n <= samples; {
+					l := min(samples-start, rowsCfg.MaxSamples)
+					st, err := p.Staging()
+					if err != nil {
+						b.Fatal(err)
+					}
+					k, err := p.Submit(st[:copy(st, raw[start*fb:(start+l)*fb])])
+					if err != nil {
+						b.Fatal(err)
+					}
+					if inFlight++; inFlight == 2 {
+						rows, _, err := p.Rows()
+						if err != nil {
+							b.Fatal(err)
+						}
+						copy(sink, rows)
+						inFlight--
+					}
+					start += k * hop
+				}
+				for ; inFlight > 0; inFlight-- {
+					rows, _, err := p.Rows()
+					if err != nil {
+						b.Fatal(err)
+					}
+					copy(sink, rows)
+				}
+			}
+		})
 		b.Run(e.Name()+"/float", func(b *testing.B) {
 			p, err := e.NewImage(cfg, ic)
 			if err != nil {

@@ -608,6 +608,18 @@ func (l *Lib) WriteAsync(a *Args, q Queue, m Mem, offset, size int, src unsafe.P
 	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
 }
 
+// ReadAsync enqueues a non-blocking copy of size bytes from m at offset to
+// dst and returns its event in *ev. dst must be memory the implementation
+// owns (a mapped staging buffer), never Go memory; the caller waits for
+// *ev (Wait) before reading dst.
+func (l *Lib) ReadAsync(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer, ev *Event) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, uintptr(unsafe.Pointer(ev))}
+	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
+}
+
 // Wait blocks until the command behind *ev has completed, then releases
 // the event and sets *ev to zero. A zero event returns at once.
 func (l *Lib) Wait(a *Args, ev *Event) error {
