@@ -102,30 +102,18 @@
 // batch is queued, and the caller reads the next batch into the other
 // staging buffer while the device works; a spectrogram plan's Submit and
 // Rows keep two batches in flight, their dB rows coming back by DMA into
-// pinned memory while the caller writes the previous batch's. BenchmarkFile, a 10-minute
-// 48 kHz stereo int16 file held in memory to a 1920×1080 image (N=4096,
-// hop 1024, the mix) on the H200 machine, per file: GPU 25.6 ms from raw
-// PCM vs 122 ms when the host converts and uploads float32; CPU engine
-// (16 workers) 94 ms from raw PCM (conversion spread over the workers) vs
-// 218 ms converting on one goroutine.
+// pinned memory while the caller writes the previous batch's.
 //
-// # CPU
+// BenchmarkFile: a 10-minute 48 kHz stereo int16 file held in memory
+// (the copy into staging stands in for the read), N=4096, hop 1024, the
+// mix, on the H200 machine (16 cores), ms per file, two runs:
 //
-// The CPU engine is written here rather than taken from gonum's
-// dsp/fourier because it is much faster for this job: float32 (half the
-// memory traffic of gonum's complex128), radix-4 Stockham stages with
-// twiddle tables read in order, run four complex values at a time in AVX2
-// (stage_amd64.s; the pure-Go stages are the fallback and are tested with
-// -tags noasm), a float32 complex multiply in the Go stages (Go's own
-// complex64 multiply widens to float64 and back), the window applied inside
-// the first stage, the real split computing bins k and N/2−k from one
-// multiply, and a table-driven log10 for the dB conversion. Radix-8 stages
-// were slower than radix-4 in Go (0.57 vs 0.49 ms, R2C 4096 × 32): Go keeps
-// 8 complex inputs, 7 twiddle streams and 8 outputs poorly in 16 registers.
+//	                               GPU, raw PCM   GPU, host float   CPU, raw PCM   CPU, host float
+//	1920×1080 image                25.6, 45.2     122, 222          94, 108        218, 256
+//	every dB row back (NPY/CSV)    43.7           177               156            292
 //
-// Measured side by side by `prism bench --engine cpu` on the 2-core
-// development machine, both split across 2 goroutines: R2C 7.7× gonum's
-// speed at N=1024, 10.8× at 4096, 11.4× at 16384, 10.4× at 65536; the
-// spectrogram (4096, hop 1024, Hann, dBFS) 7.3×. Batches are split across a
-// pool of worker goroutines, one per core, each with its own scratch.
+// "host float" is today's path: the host converts and mixes on one
+// goroutine and the engine gets float32 (GPU: a pageable upload, and for
+// rows a blocking pageable download per batch); "raw PCM" converts on the
+// engine (the CPU engine spreads it over its workers).
 package gpufft
