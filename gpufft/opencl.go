@@ -452,6 +452,7 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	if bin != nil {
 		p, err := e.lib.BuildBinary(e.ctx, e.info.device, opts, bin)
 		if err == nil {
+			e.cache.touch(key)
 			e.stats.Programs++
 			e.stats.CacheHits++
 			e.stats.BuildCached += time.Since(t0)

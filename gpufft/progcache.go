@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
 )
@@ -148,7 +150,43 @@ func (c *progCache) store(key string, bin []byte) error {
 		c.readOnly = true
 		return fmt.Errorf("gpufft: program cache: %w", err)
 	}
+	c.prune(time.Now())
 	return nil
+}
+
+// Entries not used for cacheMaxAge (a hit refreshes an entry's time) and
+// temporary files older than an hour (left by a crash) are removed when a
+// new entry is written, so entries of old drivers and old kernels do not
+// pile up.
+const cacheMaxAge = 60 * 24 * time.Hour
+
+func (c *progCache) prune(now time.Time) {
+	ents, err := os.ReadDir(c.dir)
+	if err != nil {
+		return
+	}
+	for _, d := range ents {
+		name := d.Name()
+		entry := strings.HasSuffix(name, ".clbin")
+		temp := strings.Contains(name, ".tmp")
+		if !entry && !temp {
+			continue // not ours (e.g. probe records)
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		age := now.Sub(info.ModTime())
+		if (entry && age > cacheMaxAge) || (temp && age > time.Hour) {
+			_ = os.Remove(filepath.Join(c.dir, name)) // best effort
+		}
+	}
+}
+
+// touch marks an entry as used (for prune).
+func (c *progCache) touch(key string) {
+	now := time.Now()
+	_ = os.Chtimes(c.path(key), now, now) // best effort: read-only caches keep their times
 }
 
 func (c *progCache) write(key string, bin []byte) error {

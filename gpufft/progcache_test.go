@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // cacheRun opens a fresh engine (so programs come from the disk cache or
@@ -187,5 +188,40 @@ func TestProgramCacheUnwritable(t *testing.T) {
 	t.Setenv(EnvCacheDir, missing)
 	if _, st := cacheRun(t); st.CacheWrites != 2 {
 		t.Errorf("missing dir: %+v, want 2 writes", st)
+	}
+}
+
+// TestProgramCachePrune: writing an entry removes entries unused for
+// cacheMaxAge and temporaries older than an hour, and keeps the rest and
+// files that are not entries.
+func TestProgramCachePrune(t *testing.T) {
+	dir := t.TempDir()
+	c := progCache{dir: dir, ident: "x"}
+	now := time.Now()
+	files := map[string]time.Duration{ // name: age
+		"old.clbin": cacheMaxAge + time.Hour, "recent.clbin": cacheMaxAge - time.Hour,
+		"a.tmp123": 2 * time.Hour, "b.tmp456": time.Minute, "probe-ok-1": 10 * cacheMaxAge,
+	}
+	for name, age := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.store(c.key("-D A", "s"), []byte("binary")); err != nil {
+		t.Fatal(err)
+	}
+	for name := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		gone := err != nil
+		if want := name == "old.clbin" || name == "a.tmp123"; gone != want {
+			t.Errorf("%s: removed = %v, want %v", name, gone, want)
+		}
+	}
+	if bin, damaged := c.load(c.key("-D A", "s")); string(bin) != "binary" || damaged {
+		t.Errorf("new entry reads %q (damaged %v)", bin, damaged)
 	}
 }
