@@ -55,7 +55,9 @@
 // built program is kept on disk (program cache, progcache.go) as the
 // device binary clGetProgramInfo returns, under
 // os.UserCacheDir()/prism/opencl ($PRISM_OPENCL_CACHE moves it; "off"
-// disables it), keyed by platform, device, driver version, sources and
+// disables it; on PoCL, which caches builds itself and pays a second
+// compile to hand out a binary, it is used only when that variable names
+// a directory), keyed by platform, device, driver version, sources and
 // build options and checked by SHA-256; a damaged or refused entry is
 // rebuilt, an unwritable directory only costs the saving. Programs build
 // with -w unless a build log is asked for (OpenCLOptions.BuildLog or

@@ -47,9 +47,17 @@ const cacheMagic = "PRISMCL1"
 
 const cacheHeader = len(cacheMagic) + 8 + sha256.Size
 
+// PoCL keeps its own cache of built programs (~/.cache/pocl/kcache: a
+// warm source build costs about what loading our binary does), and asking
+// it for a program's binary compiles every kernel once more (3.2 s for
+// the three programs of `prism analyze` on the 2-core machine, doubling a
+// cold build). So on PoCL the cache is used only where $PRISM_OPENCL_CACHE
+// names a directory (as the tests do).
+const poclPlatform = "Portable Computing Language"
+
 func newProgCache(info DeviceInfo) progCache {
 	dir := os.Getenv(EnvCacheDir)
-	if dir == "off" {
+	if dir == "off" || (dir == "" && info.Platform == poclPlatform) {
 		return progCache{}
 	}
 	if dir == "" {

@@ -225,3 +225,30 @@ func TestProgramCachePrune(t *testing.T) {
 		t.Errorf("new entry reads %q (damaged %v)", bin, damaged)
 	}
 }
+
+// TestProgramCacheDefaultDir: the cache lives under the user cache dir,
+// except on PoCL (its own kernel cache does the job), where only an
+// explicit directory turns it on; "off" turns it off everywhere.
+func TestProgramCacheDefaultDir(t *testing.T) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip("no user cache dir:", err)
+	}
+	gpu := DeviceInfo{Platform: "NVIDIA CUDA", Name: "H200"}
+	pocl := DeviceInfo{Platform: poclPlatform, Name: "cpu"}
+	t.Setenv(EnvCacheDir, "")
+	if c := newProgCache(gpu); c.dir != filepath.Join(base, "prism", "opencl") {
+		t.Errorf("default dir %q", c.dir)
+	}
+	if c := newProgCache(pocl); c.dir != "" {
+		t.Errorf("PoCL by default: dir %q, want none", c.dir)
+	}
+	t.Setenv(EnvCacheDir, "/x/y")
+	if c := newProgCache(pocl); c.dir != "/x/y" {
+		t.Errorf("PoCL with %s: dir %q", EnvCacheDir, c.dir)
+	}
+	t.Setenv(EnvCacheDir, "off")
+	if c := newProgCache(gpu); c.dir != "" {
+		t.Errorf("off: dir %q", c.dir)
+	}
+}
