@@ -105,3 +105,73 @@ func ExampleNewPCMImage() {
 	fmt.Printf("column 5: the tone is in row %d (%.0f dBFS)\n", loudest, img[5*ic.Rows()+loudest])
 	// Output: column 5: the tone is in row 1 (-12 dBFS)
 }
+
+// Every frame's dB row of raw PCM, as an NPY or CSV writer wants them,
+// with two batches in flight: while the engine analyzes one batch and
+// sends its rows back, the caller reads the next batch and writes the
+// previous batch's rows.
+func ExampleNewPCMSpectrogram() {
+	e, _ := gpufft.Auto("", 0)
+	defer e.Close()
+
+	const rate, n, hop = 8000, 256, 64
+	pcm := make([]byte, 2*rate) // one second of mono int16: a 1 kHz tone
+	for i := range rate {
+		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(int16(16384*math.Sin(2*math.Pi*1000*float64(i)/rate))))
+	}
+	f := gpufft.PCMFormat{Encoding: gpufft.PCMInt16, Channels: 1, Select: gpufft.PCMMix}
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: gpufft.Window{Kind: gpufft.Hann},
+		Channels: f.Planes(), Mix: true, MaxSamples: n + 15*hop, Output: gpufft.DBFS}
+	p, err := gpufft.NewPCMSpectrogram(e, f, cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	rows, peakBin := 0, 0
+	write := func() { // the row writer: here it counts rows and finds the peak
+		out, frames, err := p.Rows()
+		if err != nil {
+			panic(err)
+		}
+		for i := range frames {
+			row := out[i*cfg.Bins() : (i+1)*cfg.Bins()]
+			for k := range row {
+				if row[k] > row[peakBin] {
+					peakBin = k
+				}
+			}
+		}
+		rows += frames
+	}
+	fb := f.FrameBytes()
+	src := bytes.NewReader(pcm)
+	var carry []byte
+	inFlight := 0
+	for {
+		buf, err := p.Staging()
+		if err != nil {
+			panic(err)
+		}
+		have := copy(buf, carry)
+		m, _ := io.ReadFull(src, buf[have:])
+		batch := buf[:(have+m)/fb*fb]
+		frames, err := p.Submit(batch)
+		if err != nil {
+			panic(err)
+		}
+		if frames == 0 {
+			break
+		}
+		carry = append(carry[:0], batch[frames*hop*fb:]...)
+		if inFlight++; inFlight == 2 {
+			write() // the older batch, while the newer one runs
+			inFlight--
+		}
+	}
+	for ; inFlight > 0; inFlight-- {
+		write()
+	}
+	fmt.Printf("%d rows (want %d), peak at %.0f Hz\n", rows, cfg.Frames(rate), float64(peakBin)*rate/n)
+	// Output: 122 rows (want 122), peak at 1000 Hz
+}
