@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,8 +32,8 @@ func buildOnce() error {
 // TestBuildQuiet (issue 13 item 9): compiling kernels prints nothing on
 // the process's stderr, even where the OpenCL compiler prints its own
 // diagnostics (PoCL's "1 warning generated."), unless a build log is asked
-// for. The child compiles from scratch: empty program cache, empty PoCL
-// kernel cache.
+// for, and an unwritable program cache is silent too. The child compiles
+// from scratch: empty program cache, empty PoCL kernel cache.
 func TestBuildQuiet(t *testing.T) {
 	requireGPU(t)
 	exe, err := os.Executable()
@@ -51,6 +52,14 @@ func TestBuildQuiet(t *testing.T) {
 	}
 	if out := run(); out != "" {
 		t.Errorf("building kernels wrote to stderr:\n%s", out)
+	}
+	// a program cache that cannot be written says nothing either
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(EnvCacheDir + "=" + filepath.Join(blocker, "cache")); out != "" {
+		t.Errorf("with an unwritable program cache, stderr has:\n%s", out)
 	}
 	if out := run("PRISM_OPENCL_BUILDLOG=1"); !strings.Contains(out, "gpufft: built -cl-std=CL1.2") {
 		t.Errorf("with PRISM_OPENCL_BUILDLOG=1, stderr has no build log:\n%s", out)
