@@ -104,7 +104,10 @@
 // batch is queued, and the caller reads the next batch into the other
 // staging buffer while the device works; a spectrogram plan's Submit and
 // Rows keep two batches in flight, their dB rows coming back by DMA into
-// pinned memory while the caller writes the previous batch's.
+// pinned memory while the caller writes the previous batch's. ReadPCMImage
+// and ReadPCMRows run those loops over an io.Reader (a WAV's data chunk):
+// reading into staging, carrying the N−H overlap, checking a context
+// before each batch.
 //
 // BenchmarkFile: a 10-minute 48 kHz stereo int16 file held in memory
 // (the copy into staging stands in for the read), N=4096, hop 1024, the
