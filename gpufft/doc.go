@@ -104,7 +104,10 @@
 // batch is queued, and the caller reads the next batch into the other
 // staging buffer while the device works; a spectrogram plan's Submit and
 // Rows keep two batches in flight, their dB rows coming back by DMA into
-// pinned memory while the caller writes the previous batch's.
+// pinned memory while the caller writes the previous batch's. ReadPCMImage
+// and ReadPCMRows run those loops over an io.Reader (a WAV's data chunk):
+// reading into staging, carrying the N−H overlap, checking a context
+// before each batch.
 //
 // BenchmarkFile: a 10-minute 48 kHz stereo int16 file held in memory
 // (the copy into staging stands in for the read), N=4096, hop 1024, the
@@ -118,4 +121,18 @@
 // goroutine and the engine gets float32 (GPU: a pageable upload, and for
 // rows a blocking pageable download per batch); "raw PCM" converts on the
 // engine (the CPU engine spreads it over its workers).
+//
+// From a file (the test binary's PRISM_PCM_FILE mode: ReadPCMImage of the
+// data chunk of a 10-minute 48 kHz stereo int16 WAV in the page cache, to
+// the 1920×1080 image, no PNG), same machine, three processes each:
+//
+//	                             H200 (OpenCL)   CPU engine, 16 workers
+//	engine open                  239–261 ms      0.04 ms
+//	plan                         3.6–4.9 ms      5.5–6.1 ms
+//	read + analyze + image       42–58 ms        111–115 ms
+//	whole process                0.40–0.47 s     0.125–0.128 s
+//	`prism analyze` today → PNG  0.55–0.58 s     0.19–0.21 s
+//
+// Per file the GPU path is 2–2.7× the CPU engine's speed; a single-file
+// process on the GPU is bound by the driver's ~300 ms of fixed cost.
 package gpufft

@@ -2,6 +2,7 @@ package gpufft_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -106,11 +107,11 @@ func ExampleNewPCMImage() {
 	// Output: column 5: the tone is in row 1 (-12 dBFS)
 }
 
-// Every frame's dB row of raw PCM, as an NPY or CSV writer wants them,
-// with two batches in flight: while the engine analyzes one batch and
-// sends its rows back, the caller reads the next batch and writes the
-// previous batch's rows.
-func ExampleNewPCMSpectrogram() {
+// Every frame's dB row of raw PCM, as an NPY or CSV writer wants them.
+// ReadPCMRows reads the PCM into the plan's staging buffers, carries the
+// overlap between batches and keeps two batches in flight: the callback
+// writes one batch's rows while the engine analyzes the next.
+func ExampleReadPCMRows() {
 	e, _ := gpufft.Auto("", 0)
 	defer e.Close()
 
@@ -128,50 +129,21 @@ func ExampleNewPCMSpectrogram() {
 	}
 	defer p.Close()
 
-	rows, peakBin := 0, 0
-	write := func() { // the row writer: here it counts rows and finds the peak
-		out, frames, err := p.Rows()
-		if err != nil {
-			panic(err)
-		}
-		for i := range frames {
-			row := out[i*cfg.Bins() : (i+1)*cfg.Bins()]
+	peakBin := 0
+	frames, samples, err := gpufft.ReadPCMRows(context.Background(), p, bytes.NewReader(pcm), func(rows []float32, first, frames int) error {
+		for i := range frames { // the row writer: here it finds the peak
+			row := rows[i*cfg.Bins() : (i+1)*cfg.Bins()]
 			for k := range row {
 				if row[k] > row[peakBin] {
 					peakBin = k
 				}
 			}
 		}
-		rows += frames
+		return nil
+	})
+	if err != nil {
+		panic(err)
 	}
-	fb := f.FrameBytes()
-	src := bytes.NewReader(pcm)
-	var carry []byte
-	inFlight := 0
-	for {
-		buf, err := p.Staging()
-		if err != nil {
-			panic(err)
-		}
-		have := copy(buf, carry)
-		m, _ := io.ReadFull(src, buf[have:])
-		batch := buf[:(have+m)/fb*fb]
-		frames, err := p.Submit(batch)
-		if err != nil {
-			panic(err)
-		}
-		if frames == 0 {
-			break
-		}
-		carry = append(carry[:0], batch[frames*hop*fb:]...)
-		if inFlight++; inFlight == 2 {
-			write() // the older batch, while the newer one runs
-			inFlight--
-		}
-	}
-	for ; inFlight > 0; inFlight-- {
-		write()
-	}
-	fmt.Printf("%d rows (want %d), peak at %.0f Hz\n", rows, cfg.Frames(rate), float64(peakBin)*rate/n)
-	// Output: 122 rows (want 122), peak at 1000 Hz
+	fmt.Printf("%d samples, %d rows, peak at %.0f Hz\n", samples, frames, float64(peakBin)*rate/n)
+	// Output: 8000 samples, 122 rows, peak at 1000 Hz
 }

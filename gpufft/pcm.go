@@ -218,6 +218,7 @@ type PCMSpectrogramPlan interface {
 // reads the next batch into the other staging buffer. Only the image
 // comes back, by Image.
 type PCMImagePlan interface {
+	Config() SpectrogramConfig
 	Format() PCMFormat
 	// Staging returns the staging buffer for the next Add (two alternate;
 	// see PCMSpectrogramPlan.Staging). It waits until the device has

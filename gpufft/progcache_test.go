@@ -252,3 +252,39 @@ func TestProgramCacheDefaultDir(t *testing.T) {
 		t.Errorf("off: dir %q", c.dir)
 	}
 }
+
+// TestDumpDoesNotFollowLinks (issue 12 item 10): PRISM_OPENCL_DUMP writes
+// each binary through a new file renamed into place, so a symbolic link
+// planted at the predictable name is replaced, and what it points to is
+// left alone.
+func TestDumpDoesNotFollowLinks(t *testing.T) {
+	first := t.TempDir()
+	t.Setenv(EnvCacheDir, "off")
+	t.Setenv("PRISM_OPENCL_DUMP", first)
+	cacheRun(t)
+	names := cacheEntries(t, first)
+	if len(names) != 2 {
+		t.Fatalf("dump holds %v, want 2 binaries", names)
+	}
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if err := os.Symlink(victim, filepath.Join(dir, filepath.Base(n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PRISM_OPENCL_DUMP", dir)
+	cacheRun(t)
+	if b, err := os.ReadFile(victim); err != nil || string(b) != "precious" {
+		t.Fatalf("the link's target now holds %q (%v)", b, err)
+	}
+	for _, n := range names {
+		st, err := os.Lstat(filepath.Join(dir, filepath.Base(n)))
+		if err != nil || !st.Mode().IsRegular() || st.Size() < 10 {
+			t.Errorf("%s: %v, %v; want a regular file holding the binary", n, st, err)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package gpufft
 
 import (
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -21,6 +24,9 @@ const startupReportEnv = "PRISM_STARTUP_REPORT"
 // for a 10-minute file to a 1920×1080 PNG (N=4096, hop 1024), runs one
 // batch, and prints where the time went as JSON.
 func startupReport() error {
+	if path := os.Getenv("PRISM_PCM_FILE"); path != "" {
+		return pcmFileReport(path)
+	}
 	t0 := time.Now()
 	e, err := NewOpenCL(OpenCLOptions{})
 	if err != nil {
@@ -65,6 +71,62 @@ func startupReport() error {
 		"build_source_ms": ms(s.BuildSource), "build_cached_ms": ms(s.BuildCached),
 		"programs": s.Programs, "cache_hits": s.CacheHits, "cache_writes": s.CacheWrites,
 	})
+	fmt.Println(string(out))
+	return nil
+}
+
+// pcmFileReport is startupReport's mode for a whole file (PRISM_PCM_FILE:
+// a canonical 44-byte-header 16-bit stereo WAV, PRISM_PCM_ENGINE cpu or
+// opencl): open the engine, make the PCM image plan, ReadPCMImage the data
+// chunk from the file, fetch the 1920×1080 image, and print the times.
+// It is the GPU-resident pipeline end to end minus the PNG encoding,
+// which `prism analyze` adds.
+func pcmFileReport(path string) error {
+	t0 := time.Now()
+	var e Engine
+	if os.Getenv("PRISM_PCM_ENGINE") == "cpu" {
+		e = NewCPU(0)
+	} else {
+		g, err := NewOpenCL(OpenCLOptions{})
+		if err != nil {
+			return err
+		}
+		e = g
+	}
+	defer e.Close()
+	open := time.Since(t0)
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	var hdr [44]byte
+	if _, err := io.ReadFull(fh, hdr[:]); err != nil || string(hdr[36:40]) != "data" || binary.LittleEndian.Uint16(hdr[22:]) != 2 || binary.LittleEndian.Uint16(hdr[34:]) != 16 {
+		return fmt.Errorf("%s: not a canonical 16-bit stereo WAV", path)
+	}
+	dataBytes := int64(binary.LittleEndian.Uint32(hdr[40:]))
+	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
+	samples := int(dataBytes) / f.FrameBytes()
+	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4096 + 4095*1024, Output: DBFS}
+	t1 := time.Now()
+	p, err := NewPCMImage(e, f, cfg, imageConfigFor(cfg, samples, 1920, 1080))
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	plan := time.Since(t1)
+	t2 := time.Now()
+	frames, _, err := ReadPCMImage(context.Background(), p, io.LimitReader(fh, dataBytes))
+	if err != nil {
+		return err
+	}
+	img := make([]float32, 1920*1080)
+	if err := p.Image(img); err != nil {
+		return err
+	}
+	run := time.Since(t2)
+	ms := func(d time.Duration) float64 { return math.Round(float64(d.Microseconds())/10) / 100 }
+	out, _ := json.Marshal(map[string]any{"engine": e.Device(), "frames": frames, "open_ms": ms(open), "plan_ms": ms(plan), "read_analyze_image_ms": ms(run)})
 	fmt.Println(string(out))
 	return nil
 }

@@ -1,0 +1,118 @@
+package gpufft
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"testing"
+	"testing/iotest"
+)
+
+// TestReadPCM: ReadPCMImage and ReadPCMRows over a reader that returns
+// short reads, with a trailing partial sample frame, give exactly what one
+// float plan call over all the host-converted samples gives (frames are
+// independent of batch boundaries), on each engine; cancellation, read
+// errors and writer errors stop them with that error.
+func TestReadPCM(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	f := PCMFormat{Encoding: PCMInt16, Channels: 3, Select: PCMMix}
+	const total = 23456
+	raw := randomPCM(r, f.Encoding, total, f.Channels)
+	planes := make([]float32, total)
+	ConvertPCM(planes, raw, f)
+	withTail := append(raw[:len(raw):len(raw)], 0x55, 0x66) // a partial frame at the end
+	cfg := SpectrogramConfig{Size: 256, Hop: 100, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 3000, Output: DBFS}
+	all := cfg
+	all.MaxSamples = total
+	ic := ImageConfig{Columns: 29, TotalFrames: cfg.Frames(total), RowLo: []int32{0, 5, 50}, RowHi: []int32{5, 50, 129}}
+	ctx := context.Background()
+	for _, e := range engines(t) {
+		// references: one call over everything
+		fi, err := e.NewImage(all, ic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fi.Add(planes, 0); err != nil {
+			t.Fatal(err)
+		}
+		wantImg := make([]float32, ic.Columns*ic.Rows())
+		if err := fi.Image(wantImg); err != nil {
+			t.Fatal(err)
+		}
+		fi.Close()
+		fs, err := e.NewSpectrogram(all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRows := make([]float32, all.DstLen(total))
+		if _, err := fs.Execute(wantRows, planes); err != nil {
+			t.Fatal(err)
+		}
+		fs.Close()
+
+		pi, err := NewPCMImage(e, f, cfg, ic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames, samples, err := ReadPCMImage(ctx, pi, iotest.HalfReader(bytes.NewReader(withTail)))
+		if err != nil || frames != cfg.Frames(total) || samples != total {
+			t.Fatalf("%s: ReadPCMImage = %d frames, %d samples, %v; want %d, %d", e.Name(), frames, samples, err, cfg.Frames(total), total)
+		}
+		img := make([]float32, len(wantImg))
+		if err := pi.Image(img); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, e.Name()+" image", img, wantImg, false)
+		pi.Close()
+
+		ps, err := NewPCMSpectrogram(e, f, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rows []float32
+		next := 0
+		frames, samples, err = ReadPCMRows(ctx, ps, iotest.HalfReader(bytes.NewReader(withTail)), func(out []float32, first, n int) error {
+			if first != next {
+				t.Errorf("%s: rows of frame %d, want %d", e.Name(), first, next)
+			}
+			next += n
+			rows = append(rows, out...)
+			return nil
+		})
+		if err != nil || frames != cfg.Frames(total) || samples != total {
+			t.Fatalf("%s: ReadPCMRows = %d frames, %d samples, %v", e.Name(), frames, samples, err)
+		}
+		sameBits(t, e.Name()+" rows", rows, wantRows, false)
+
+		// errors: the writer's, the reader's, cancellation; the plan stays usable
+		stop := errors.New("disk full")
+		calls := 0
+		_, _, err = ReadPCMRows(ctx, ps, bytes.NewReader(raw), func([]float32, int, int) error {
+			if calls++; calls == 2 {
+				return stop
+			}
+			return nil
+		})
+		if !errors.Is(err, stop) {
+			t.Errorf("%s: writer error: %v", e.Name(), err)
+		}
+		broken := errors.New("bad sector")
+		_, _, err = ReadPCMRows(ctx, ps, io.MultiReader(bytes.NewReader(raw[:len(raw)/2]), iotest.ErrReader(broken)), func([]float32, int, int) error { return nil })
+		if !errors.Is(err, broken) {
+			t.Errorf("%s: read error: %v", e.Name(), err)
+		}
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, _, err := ReadPCMRows(cctx, ps, bytes.NewReader(raw), func([]float32, int, int) error { return nil }); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: cancelled: %v", e.Name(), err)
+		}
+		rows = rows[:0]
+		if _, _, err := ReadPCMRows(ctx, ps, bytes.NewReader(raw), func(out []float32, _, _ int) error { rows = append(rows, out...); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, e.Name()+" rows after errors", rows, wantRows, false)
+		ps.Close()
+	}
+}
