@@ -139,7 +139,7 @@ func TestWelchEdgeBins(t *testing.T) {
 func TestWelchNoiseDensity(t *testing.T) {
 	const fs = 44100
 	r := rand.New(rand.NewPCG(1, 1))
-	x := make([]float64, 1<<21)
+	x := make([]float64, 1<<20)
 	ms := 0.0
 	for i := range x {
 		x[i] = 0.1 * r.NormFloat64()
