@@ -54,7 +54,8 @@ func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamental
 		return Distortion{}, fmt.Errorf("dsp: distortion: spectrum of %d bins (want ≥ 16)", len(power))
 	}
 	lobe := kernel.mainLobe()
-	enbw := float64(len(kernel.w)) * sumSq(kernel.w) / (kernel.sum * kernel.sum)
+	_, sq := windowSums(kernel.w)
+	enbw := float64(len(kernel.w)) * sq / (kernel.sum * kernel.sum)
 	half := int(math.Ceil(lobe))
 	last := len(power) - 1
 	lo, hi := half+1, last
@@ -126,14 +127,6 @@ func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamental
 	d.SNRDB = 10 * math.Log10(fund/nTotal)
 	d.SINADDB = 10 * math.Log10((fund+harm+nTotal)/(harm+nTotal))
 	return d, nil
-}
-
-func sumSq(w []float64) float64 {
-	s := 0.0
-	for _, v := range w {
-		s += v * v
-	}
-	return s
 }
 
 // mainLobe is the half-width in bins of the window's main lobe: the first

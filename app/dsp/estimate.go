@@ -1,4 +1,4 @@
-// Peak estimation: the frequency and level of a sine between bins, to a
+// Tone estimation: the frequency and level of a sine between bins, to a
 // few thousandths of a bin and dB, for any window.
 
 package dsp
@@ -8,17 +8,17 @@ import (
 	"math"
 )
 
-// Peak is the estimate of one sine's frequency and level.
-type Peak struct {
+// Tone is the estimate of one sine's frequency and level.
+type Tone struct {
 	Bin       float64 // fractional bin, FreqHz/binHz
 	FreqHz    float64
 	Amplitude float64 // peak amplitude, 1 = full scale
 	LevelDB   float64 // 20·log10(Amplitude): dBFS, a full-scale sine reads 0
 }
 
-func newPeak(bin, amp2, binHz float64) Peak {
+func newTone(bin, amp2, binHz float64) Tone {
 	a := math.Sqrt(max(amp2, 0))
-	return Peak{Bin: bin, FreqHz: bin * binHz, Amplitude: a, LevelDB: 20 * math.Log10(a)}
+	return Tone{Bin: bin, FreqHz: bin * binHz, Amplitude: a, LevelDB: 20 * math.Log10(a)}
 }
 
 // WindowKernel evaluates a window's power response K(ν) = |W(ν)|²/(Σw)²
@@ -31,11 +31,11 @@ type WindowKernel struct {
 
 // NewWindowKernel copies window (N samples, Σw > 0).
 func NewWindowKernel(window []float64) (*WindowKernel, error) {
-	s := NewWindowSums(window)
-	if !(s.Sum > 0) {
-		return nil, fmt.Errorf("dsp: window kernel: Σw = %v (want > 0)", s.Sum)
+	sum, _ := windowSums(window)
+	if !(sum > 0) {
+		return nil, fmt.Errorf("dsp: window kernel: Σw = %v (want > 0)", sum)
 	}
-	return &WindowKernel{w: append([]float64(nil), window...), sum: s.Sum}, nil
+	return &WindowKernel{w: append([]float64(nil), window...), sum: sum}, nil
 }
 
 // Power is K(ν), O(N), exact (the DTFT summed directly). It does not allocate.
@@ -75,7 +75,7 @@ func dtft(w, x []float64, nu float64) (re, im float64) {
 // ≤ 0.02 bin and ≤ 0.02 dB for every window between 20 bins and Nyquist
 // − 20 bins; use RefineFrame where the frame's samples are at hand.
 // It panics if b is not an interior bin.
-func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Peak {
+func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Tone {
 	if b < 1 || b >= len(power)-1 {
 		panic(fmt.Sprintf("dsp: RefineBin: bin %d of %d is not interior", b, len(power)))
 	}
@@ -102,13 +102,13 @@ func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Peak {
 		}
 	}
 	d := float64(s) * (lo + hi) / 2
-	return newPeak(float64(b)+d, p0/k.Power(d), binHz)
+	return newTone(float64(b)+d, p0/k.Power(d), binHz)
 }
 
-// FindPeak estimates the strongest sine in power (as for RefineBin),
+// FindTone estimates the strongest sine in power (as for RefineBin),
 // searching the bins from 1 to len(power)−2.
 // It panics if power has fewer than 3 bins.
-func (k *WindowKernel) FindPeak(power []float64, binHz float64) Peak {
+func (k *WindowKernel) FindTone(power []float64, binHz float64) Tone {
 	return k.RefineBin(power, maxBin(power, 1, len(power)-1), binHz)
 }
 
@@ -140,7 +140,7 @@ func maxBin(power []float64, lo, hi int) int {
 // startBin ± 0.55 bins, to 1e-7 bins; startBin should be within half a bin
 // of the peak (the maximum bin, or RefineBin's result). It does not
 // allocate. It panics if len(frame) != len(window).
-func RefineFrame(frame, window []float64, startBin, binHz float64) Peak {
+func RefineFrame(frame, window []float64, startBin, binHz float64) Tone {
 	if len(frame) != len(window) || len(frame) < 2 {
 		panic(fmt.Sprintf("dsp: RefineFrame: frame of %d, window of %d", len(frame), len(window)))
 	}
@@ -164,7 +164,7 @@ func RefineFrame(frame, window []float64, startBin, binHz float64) Peak {
 	}
 	f := (lo + hi) / 2
 	_, amp2 := sineFit(frame, window, f)
-	return newPeak(f, amp2, binHz)
+	return newTone(f, amp2, binHz)
 }
 
 // sineFit fits a·cos(2πfn/N) + b·sin(2πfn/N) to x with weights w² and

@@ -60,7 +60,7 @@ func TestRefineBin(t *testing.T) {
 			}
 			worstF, worstL := 0.0, 0.0
 			for _, c := range peakCases(uint64(wi), n, 20, n/2-20) {
-				p := k.FindPeak(powerDBFS(c.frame(n), win), fs/n)
+				p := k.FindTone(powerDBFS(c.frame(n), win), fs/n)
 				worstF = max(worstF, math.Abs(p.Bin-c.bin))
 				worstL = max(worstL, math.Abs(p.LevelDB-20*math.Log10(c.amp)))
 				if math.Abs(p.FreqHz-p.Bin*fs/n) > 1e-9 {
@@ -116,9 +116,9 @@ func TestRefineFrameNoisy(t *testing.T) {
 			for i := range x {
 				x[i] += 0.5e-3*math.Cos(4*math.Pi*c.bin*float64(i)/n) + 1e-5*r.NormFloat64()
 			}
-			p0 := k.FindPeak(powerDBFS(x, win), 1)
+			p0 := k.FindTone(powerDBFS(x, win), 1)
 			p := RefineFrame(x, win, p0.Bin, 1)
-			for _, q := range []Peak{p0, p} {
+			for _, q := range []Tone{p0, p} {
 				if math.Abs(q.Bin-c.bin) > 0.02 || math.Abs(q.LevelDB-20*math.Log10(c.amp)) > 0.02 {
 					t.Errorf("%s: bin %.4f level %.4f, want %.4f %.4f", name, q.Bin, q.LevelDB, c.bin, 20*math.Log10(c.amp))
 				}
@@ -147,7 +147,7 @@ func TestWindowKernelAndAllocs(t *testing.T) {
 	win := testWindow("hann", 1024)
 	p := powerDBFS(x, win)
 	k, _ = NewWindowKernel(win)
-	if a := testing.AllocsPerRun(5, func() { k.FindPeak(p, 1); RefineFrame(x, win, 100, 1) }); a != 0 {
+	if a := testing.AllocsPerRun(5, func() { k.FindTone(p, 1); RefineFrame(x, win, 100, 1) }); a != 0 {
 		t.Errorf("FindPeak+RefineFrame: %v allocs, want 0", a)
 	}
 }

@@ -9,33 +9,16 @@ import (
 	"math"
 )
 
-// WindowSums holds the sums of a window's samples that scale its spectra.
-type WindowSums struct {
-	Size  int     // window length N (samples)
-	Sum   float64 // Σw: N × coherent gain; a sine of amplitude A gives |X| = A·Sum/2 at its bin
-	SumSq float64 // Σw²: white noise of variance σ² gives E|X|² = σ²·SumSq per bin
-}
-
-// NewWindowSums computes the sums of the window samples w. It panics if w is
-// empty.
-func NewWindowSums(w []float64) WindowSums {
-	if len(w) == 0 {
-		panic("dsp: NewWindowSums: empty window")
-	}
-	s := WindowSums{Size: len(w)}
+// windowSums returns Σw (N × coherent gain: a sine of amplitude A centred
+// on bin k gives |X_k| = A·Σw/2) and Σw² (white noise of variance σ² gives
+// E|X_k|² = σ²·Σw²).
+func windowSums(w []float64) (sum, sumSq float64) {
 	for _, v := range w {
-		s.Sum += v
-		s.SumSq += v * v
+		sum += v
+		sumSq += v * v
 	}
-	return s
+	return sum, sumSq
 }
-
-// CoherentGain is Σw/N: the window's amplitude gain for a sine at a bin centre.
-func (s WindowSums) CoherentGain() float64 { return s.Sum / float64(s.Size) }
-
-// ENBWBins is the equivalent noise bandwidth in bins, N·Σw²/(Σw)²: 1 for
-// the rectangular window, 1.5 for Hann.
-func (s WindowSums) ENBWBins() float64 { return float64(s.Size) * s.SumSq / (s.Sum * s.Sum) }
 
 // Unit is the scale of an averaged spectrum.
 type Unit int
@@ -77,7 +60,8 @@ func (u Unit) String() string {
 // in any way the caller chooses; each added spectrum counts once.
 // One goroutine at a time may use a Welch.
 type Welch struct {
-	sums       WindowSums
+	size       int     // N
+	sum, sumSq float64 // Σw, Σw²
 	sampleRate float64
 	acc        []float64 // Σ over frames of |X_k|², k = 0…N/2
 	frames     int
@@ -93,11 +77,11 @@ func NewWelch(window []float64, sampleRate float64) (*Welch, error) {
 	if !(sampleRate > 0) || math.IsInf(sampleRate, 0) {
 		return nil, fmt.Errorf("dsp: welch: sample rate %v Hz (want > 0)", sampleRate)
 	}
-	s := NewWindowSums(window)
-	if !(s.Sum > 0) || !(s.SumSq > 0) {
-		return nil, fmt.Errorf("dsp: welch: window sums Σw = %v, Σw² = %v (want > 0)", s.Sum, s.SumSq)
+	sum, sumSq := windowSums(window)
+	if !(sum > 0) || !(sumSq > 0) {
+		return nil, fmt.Errorf("dsp: welch: window sums Σw = %v, Σw² = %v (want > 0)", sum, sumSq)
 	}
-	return &Welch{sums: s, sampleRate: sampleRate, acc: make([]float64, len(window)/2+1)}, nil
+	return &Welch{size: len(window), sum: sum, sumSq: sumSq, sampleRate: sampleRate, acc: make([]float64, len(window)/2+1)}, nil
 }
 
 // Bins is the number of bins of each spectrum, N/2+1.
@@ -106,11 +90,16 @@ func (w *Welch) Bins() int { return len(w.acc) }
 // Frames is the number of spectra added since the last Reset.
 func (w *Welch) Frames() int { return w.frames }
 
-// Sums returns the window's sums.
-func (w *Welch) Sums() WindowSums { return w.sums }
+// CoherentGain is the window's Σw/N, its amplitude gain for a sine at a
+// bin centre.
+func (w *Welch) CoherentGain() float64 { return w.sum / float64(w.size) }
+
+// ENBW is the window's equivalent noise bandwidth in bins, N·Σw²/(Σw)²:
+// 1 for the rectangular window, 1.5 for Hann.
+func (w *Welch) ENBW() float64 { return float64(w.size) * w.sumSq / (w.sum * w.sum) }
 
 // BinHz is the bin spacing, sampleRate/N.
-func (w *Welch) BinHz() float64 { return w.sampleRate / float64(w.sums.Size) }
+func (w *Welch) BinHz() float64 { return w.sampleRate / float64(w.size) }
 
 // Reset forgets every added spectrum.
 func (w *Welch) Reset() {
@@ -161,7 +150,7 @@ func (w *Welch) Power(dst []float64, u Unit) {
 		// DC, and Nyquist for even N, have no mirror image: half the
 		// factor, so their DBFS reading is twice the mean square as for
 		// every other bin (AES17: a full-scale DC reads +3.01 dBFS).
-		if k == 0 || (k == last && w.sums.Size%2 == 0) {
+		if k == 0 || (k == last && w.size%2 == 0) {
 			s /= 2
 		}
 		dst[k] = p * s
@@ -183,10 +172,10 @@ func (w *Welch) scale(u Unit) float64 {
 	case DBFSPerHz:
 		// E|X|² = σ²Σw² per bin for white noise of variance σ²; one-sided
 		// (×2) over fs Hz.
-		return 2 / (w.sampleRate * w.sums.SumSq)
+		return 2 / (w.sampleRate * w.sumSq)
 	case DBFS, DBSPL:
 		// |X| = A·Σw/2 for a bin-centred sine of amplitude A.
-		return 4 / (w.sums.Sum * w.sums.Sum)
+		return 4 / (w.sum * w.sum)
 	default:
 		panic(fmt.Sprintf("dsp: invalid unit %d", int(u)))
 	}

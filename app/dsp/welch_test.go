@@ -163,7 +163,7 @@ func TestWelchNoiseDensity(t *testing.T) {
 				}
 				m := float64(len(p) - 2)
 				mean /= m
-				rel := math.Sqrt(w.Sums().ENBWBins() / (float64(w.Frames()) * m))
+				rel := math.Sqrt(w.ENBW() / (float64(w.Frames()) * m))
 				tol := 5*10*math.Log10(1+rel) + 0.005
 				if tol > 0.05 {
 					t.Fatalf("tolerance %.3f dB > 0.05: record too short", tol)
@@ -176,9 +176,9 @@ func TestWelchNoiseDensity(t *testing.T) {
 	}
 }
 
-// TestWindowSums checks ENBW and coherent gain against their textbook
+// TestWelchWindowFigures checks ENBW and coherent gain against their textbook
 // closed forms for cosine-sum windows: CG = a0, ENBW = (a0² + Σ_{k≥1} a_k²/2)/a0².
-func TestWindowSums(t *testing.T) {
+func TestWelchWindowFigures(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		a    []float64
@@ -186,14 +186,14 @@ func TestWindowSums(t *testing.T) {
 		{"rect", []float64{1}}, {"hann", []float64{0.5, 0.5}}, {"hamming", []float64{0.54, 0.46}},
 		{"blackman-harris", []float64{0.35875, 0.48829, 0.14128, 0.01168}},
 	} {
-		s := NewWindowSums(testWindow(c.name, 1024))
+		s, _ := NewWelch(testWindow(c.name, 1024), 1000)
 		e := c.a[0] * c.a[0]
 		for _, ak := range c.a[1:] {
 			e += ak * ak / 2
 		}
 		e /= c.a[0] * c.a[0]
-		if math.Abs(s.CoherentGain()-c.a[0]) > 1e-12 || math.Abs(s.ENBWBins()-e) > 1e-12 {
-			t.Errorf("%s: CG %v ENBW %v, want %v %v", c.name, s.CoherentGain(), s.ENBWBins(), c.a[0], e)
+		if math.Abs(s.CoherentGain()-c.a[0]) > 1e-12 || math.Abs(s.ENBW()-e) > 1e-12 {
+			t.Errorf("%s: CG %v ENBW %v, want %v %v", c.name, s.CoherentGain(), s.ENBW(), c.a[0], e)
 		}
 	}
 }
