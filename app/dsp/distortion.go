@@ -48,7 +48,7 @@ var ErrNoFundamental = errors.New("dsp: distortion: no fundamental found")
 // Noise is every other bin from L+1 to Nyquist; its mean per bin, the
 // noise density, is subtracted from each lobe and stands in for the noise
 // under the lobes, so N is the noise of the whole band. Use a window whose
-// side lobes lie below the noise (DistortionOfSamples uses Kaiser β=20).
+// side lobes lie below the noise (DistortionMeter uses Kaiser β=20).
 func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamentalHz float64) (Distortion, error) {
 	if len(power) < 16 {
 		return Distortion{}, fmt.Errorf("dsp: distortion: spectrum of %d bins (want ≥ 16)", len(power))
@@ -148,43 +148,112 @@ func (k *WindowKernel) mainLobe() float64 {
 // lobes near −190 dB, under any float64 noise floor, main lobe ±6.4 bins.
 const distortionBeta = 20
 
-// DistortionOfSamples measures x (one channel, full scale ±1) at
-// sampleRate Hz: a Welch average of Kaiser-windowed (β=20) frames of up
-// to 65536 samples (the largest power of two that fits, at least 4096),
-// 50 % overlap, float64 FFT, then AnalyzeDistortion.
-func DistortionOfSamples(x []float32, sampleRate, fundamentalHz float64) (Distortion, error) {
-	n := 1 << 16
-	for n > len(x) && n > 4096 {
+// DistortionFFT is the transform size DistortionMeter uses for a record
+// of samples samples: 65536, or the largest power of two that fits, at
+// least 4096 (0 if the record is shorter).
+func DistortionFFT(samples int64) int {
+	n := int64(1 << 16)
+	for n > samples && n > 4096 {
 		n /= 2
 	}
-	if len(x) < n {
-		return Distortion{}, fmt.Errorf("dsp: distortion: %d samples (want ≥ 4096)", len(x))
+	if samples < n {
+		return 0
 	}
-	win := kaiserWindow(n, distortionBeta)
+	return int(n)
+}
+
+// DistortionMeter streams one channel into a Welch average for
+// AnalyzeDistortion: Kaiser-windowed (β=20) frames of a fixed size, 50 %
+// overlap, float64 FFT. Writes do not allocate. One goroutine at a time
+// may use it.
+type DistortionMeter struct {
+	win    []float64
+	kernel *WindowKernel
+	welch  *Welch
+	fft    *fourier.FFT
+	buf    []float64 // the current frame's samples so far
+	fill   int
+	frame  []float64
+	coef   []complex128
+	pow    []float64
+}
+
+// NewDistortionMeter makes a meter of fftSize-sample frames (a power of
+// two, 4096 … 65536; see DistortionFFT) at sampleRate Hz.
+func NewDistortionMeter(sampleRate float64, fftSize int) (*DistortionMeter, error) {
+	if fftSize < 4096 || fftSize > 1<<16 || fftSize&(fftSize-1) != 0 {
+		return nil, fmt.Errorf("dsp: distortion: FFT size %d (want a power of two, 4096 … 65536)", fftSize)
+	}
+	win := kaiserWindow(fftSize, distortionBeta)
 	w, err := NewWelch(win, sampleRate)
 	if err != nil {
-		return Distortion{}, err
+		return nil, err
 	}
 	kernel, err := NewWindowKernel(win)
 	if err != nil {
+		return nil, err
+	}
+	return &DistortionMeter{
+		win: win, kernel: kernel, welch: w, fft: fourier.NewFFT(fftSize),
+		buf: make([]float64, fftSize), frame: make([]float64, fftSize),
+		coef: make([]complex128, fftSize/2+1), pow: make([]float64, fftSize/2+1),
+	}, nil
+}
+
+// Write adds samples (one channel, full scale ±1).
+func (m *DistortionMeter) Write(x []float32) {
+	n := len(m.buf)
+	for len(x) > 0 {
+		k := min(len(x), n-m.fill)
+		for i, v := range x[:k] {
+			m.buf[m.fill+i] = float64(v)
+		}
+		m.fill += k
+		x = x[k:]
+		if m.fill < n {
+			return
+		}
+		for i, v := range m.buf {
+			m.frame[i] = v * m.win[i]
+		}
+		m.fft.Coefficients(m.coef, m.frame)
+		for k, c := range m.coef {
+			m.pow[k] = real(c)*real(c) + imag(c)*imag(c)
+		}
+		m.welch.Add64(m.pow)
+		copy(m.buf, m.buf[n/2:]) // 50 % overlap
+		m.fill = n / 2
+	}
+}
+
+// Frames is the number of frames averaged so far.
+func (m *DistortionMeter) Frames() int { return m.welch.Frames() }
+
+// Result analyses what was written (AnalyzeDistortion) around
+// fundamentalHz (0: the strongest component). It fails if no whole frame
+// was written.
+func (m *DistortionMeter) Result(fundamentalHz float64) (Distortion, error) {
+	if m.welch.Frames() == 0 {
+		return Distortion{}, fmt.Errorf("dsp: distortion: fewer than %d samples", len(m.buf))
+	}
+	p := make([]float64, m.welch.Bins())
+	m.welch.Power(p, DBFS)
+	return AnalyzeDistortion(p, m.kernel, m.welch.BinHz(), fundamentalHz)
+}
+
+// DistortionOfSamples measures x (one channel, full scale ±1) at
+// sampleRate Hz with a DistortionMeter of DistortionFFT(len(x)) points.
+func DistortionOfSamples(x []float32, sampleRate, fundamentalHz float64) (Distortion, error) {
+	n := DistortionFFT(int64(len(x)))
+	if n == 0 {
+		return Distortion{}, fmt.Errorf("dsp: distortion: %d samples (want ≥ 4096)", len(x))
+	}
+	m, err := NewDistortionMeter(sampleRate, n)
+	if err != nil {
 		return Distortion{}, err
 	}
-	fft := fourier.NewFFT(n)
-	frame := make([]float64, n)
-	coef := make([]complex128, n/2+1)
-	pow := make([]float64, n/2+1)
-	for start := 0; start+n <= len(x); start += n / 2 {
-		for i := range frame {
-			frame[i] = float64(x[start+i]) * win[i]
-		}
-		fft.Coefficients(coef, frame)
-		for k, c := range coef {
-			pow[k] = real(c)*real(c) + imag(c)*imag(c)
-		}
-		w.Add64(pow)
-	}
-	w.Power(pow, DBFS)
-	return AnalyzeDistortion(pow, kernel, w.BinHz(), fundamentalHz)
+	m.Write(x)
+	return m.Result(fundamentalHz)
 }
 
 // kaiserWindow is the periodic Kaiser window of n samples (scipy's

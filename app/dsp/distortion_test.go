@@ -120,3 +120,40 @@ func TestMainLobe(t *testing.T) {
 		}
 	}
 }
+
+// TestDistortionMeterStreams: writing in uneven blocks gives the result of
+// one write, and writes do not allocate.
+func TestDistortionMeterStreams(t *testing.T) {
+	const fs = 48000
+	x, _ := distortionSignal(100000, fs, 997, 0.3, map[int]float64{3: 0.01}, 1e-4, 4)
+	n := DistortionFFT(int64(len(x)))
+	if n != 65536 {
+		t.Fatalf("DistortionFFT = %d", n)
+	}
+	a, _ := NewDistortionMeter(fs, 16384)
+	b, _ := NewDistortionMeter(fs, 16384)
+	a.Write(x)
+	for rest := x; len(rest) > 0; {
+		k := min(len(rest), 3001)
+		b.Write(rest[:k])
+		rest = rest[k:]
+	}
+	ra, err1 := a.Result(0)
+	rb, err2 := b.Result(997)
+	if err1 != nil || err2 != nil || ra.THDPercent != rb.THDPercent || ra.SNRDB != rb.SNRDB || a.Frames() != 11 {
+		t.Errorf("one write %+v (%v), blocks %+v (%v), %d frames", ra, err1, rb, err2, a.Frames())
+	}
+	near(t, "THD %", ra.THDPercent, 1, 0.01)
+	blk := x[:5000]
+	if allocs := testing.AllocsPerRun(5, func() { b.Write(blk) }); allocs != 0 {
+		t.Errorf("Write: %v allocs", allocs)
+	}
+	for _, bad := range []int{1000, 5000, 1 << 17} {
+		if _, err := NewDistortionMeter(fs, bad); err == nil {
+			t.Errorf("FFT %d: no error", bad)
+		}
+	}
+	if DistortionFFT(4095) != 0 || DistortionFFT(5000) != 4096 {
+		t.Errorf("DistortionFFT(4095) = %d, (5000) = %d", DistortionFFT(4095), DistortionFFT(5000))
+	}
+}

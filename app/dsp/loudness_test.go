@@ -242,3 +242,13 @@ func TestLoudnessErrorsSilenceAllocs(t *testing.T) {
 		t.Errorf("planar %v/%v, interleaved %v/%v", pl.Integrated(), pl.ShortTermMax(), a.Integrated(), a.ShortTermMax())
 	}
 }
+
+func BenchmarkLoudness(b *testing.B) {
+	x := render(48000, stereo(0.1, -20))
+	l, _ := NewLoudness(48000, 2, nil)
+	b.SetBytes(int64(4 * len(x)))
+	b.ReportAllocs()
+	for b.Loop() {
+		l.WriteInterleaved(x)
+	}
+}

@@ -149,3 +149,13 @@ func TestPeakMeterChannelsAllocsErrors(t *testing.T) {
 		t.Error("Reset kept the peak")
 	}
 }
+
+func BenchmarkPeakMeter(b *testing.B) {
+	x := sineBlock(2*4800, 0.01, 0, 0.5) // 100 ms of stereo at 48 kHz, interleaved
+	m, _ := NewPeakMeter(2)
+	b.SetBytes(int64(4 * len(x)))
+	b.ReportAllocs()
+	for b.Loop() {
+		m.WriteInterleaved(x)
+	}
+}
