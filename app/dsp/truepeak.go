@@ -39,6 +39,18 @@ var truePeakFilter = func() (h [tpPhases][tpTaps]float64) {
 	return h
 }()
 
+// truePeakRev is phases 1…3 of truePeakFilter with their taps reversed,
+// so that each is a forward dot product with the samples oldest first
+// (phase 0, the sample itself, is the sample peak's).
+var truePeakRev = func() (r [tpPhases - 1][tpTaps]float64) {
+	for p := range r {
+		for j := range tpTaps {
+			r[p][j] = truePeakFilter[p+1][tpTaps-1-j]
+		}
+	}
+	return r
+}()
+
 func sinc(x float64) float64 {
 	if x == 0 {
 		return 1
@@ -136,16 +148,19 @@ func (m *PeakMeter) put(c int, x float64) {
 	m.sumSq[c] += x * x
 	h := &m.hist[c]
 	h[m.pos], h[m.pos+tpTaps] = x, x
-	// h[pos+tpTaps−j] is x[n−j] for j = 0 … tpTaps−1.
-	win := h[m.pos+1 : m.pos+tpTaps+1]
+	// win[i] is x[n−tpTaps+1+i]: the last tpTaps samples, oldest first.
+	win := (*[tpTaps]float64)(h[m.pos+1 : m.pos+tpTaps+1])
 	pk := m.truePk[c]
-	for p := range truePeakFilter {
-		f := &truePeakFilter[p]
-		y := 0.0
-		for j, fj := range f {
-			y += fj * win[tpTaps-1-j]
+	for p := range truePeakRev {
+		f := &truePeakRev[p]
+		var y0, y1, y2, y3 float64
+		for j := 0; j < tpTaps; j += 4 {
+			y0 += f[j] * win[j]
+			y1 += f[j+1] * win[j+1]
+			y2 += f[j+2] * win[j+2]
+			y3 += f[j+3] * win[j+3]
 		}
-		pk = max(pk, math.Abs(y))
+		pk = max(pk, math.Abs((y0+y1)+(y2+y3)))
 	}
 	m.truePk[c] = pk
 }
