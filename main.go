@@ -10,7 +10,7 @@ import (
 	_ "embed"
 	"os"
 
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/cli"
 )
 
 //go:embed assets/icon.png
@@ -21,5 +21,5 @@ func main() {
 	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}
-	os.Exit(app.Run(args, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(args, os.Stdout, os.Stderr))
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/cli"
 )
 
 // runWindow: a build without cgo (the GPU-machine bench binary) has no
@@ -17,6 +17,6 @@ func runWindow(args []string) (int, bool) {
 	}
 	fmt.Fprintln(os.Stderr, "prism: this build has no desktop window (built without cgo); the commands:")
 	fmt.Fprintln(os.Stderr)
-	app.Usage(os.Stderr)
-	return app.ExitFailure, true
+	cli.Usage(os.Stderr)
+	return cli.ExitFailure, true
 }

@@ -12,8 +12,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // controls are the side panel's widgets, kept so keyboard shortcuts and
@@ -70,37 +70,37 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		case srcGenerator:
 			spec := c.gen.Text
 			if spec == "" {
-				spec = app.DefaultGenerator
+				spec = analysis.DefaultGenerator
 			}
 			set(func(s *Settings) {
-				s.Source = app.SourceSpec{Kind: app.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		case srcFile:
 			w.pickSourceFile()
 		case srcDefault:
 			set(func(s *Settings) {
-				s.Source = app.SourceSpec{Kind: app.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = analysis.SourceSpec{Kind: analysis.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		default:
 			set(func(s *Settings) {
-				s.Source = app.SourceSpec{Kind: app.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = analysis.SourceSpec{Kind: analysis.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		}
 	})
 	w.refreshSources()
 	c.gen = widget.NewEntry()
-	c.gen.SetPlaceHolder(app.DefaultGenerator)
+	c.gen.SetPlaceHolder(analysis.DefaultGenerator)
 	c.gen.Validator = func(s string) error {
-		_, err := app.ParseGeneratorSpec(s)
+		_, err := analysis.ParseGeneratorSpec(s)
 		return err
 	}
 	c.gen.OnSubmitted = func(v string) {
-		if _, err := app.ParseGeneratorSpec(v); err != nil {
+		if _, err := analysis.ParseGeneratorSpec(v); err != nil {
 			dialog.ShowError(err, w.win)
 			return
 		}
 		set(func(s *Settings) {
-			s.Source = app.SourceSpec{Kind: app.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
+			s.Source = analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
 		})
 	}
 	c.rate = widget.NewSelect(rates, func(v string) {
@@ -118,7 +118,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.overlap = widget.NewSelect(overlaps, func(v string) {
 		set(func(s *Settings) { s.Overlap = overlapVals[indexOf(overlaps, v)] })
 	})
-	c.window = widget.NewSelect(app.WindowNames(), func(v string) { set(func(s *Settings) { s.Window = v }) })
+	c.window = widget.NewSelect(analysis.WindowNames(), func(v string) { set(func(s *Settings) { s.Window = v }) })
 	c.avg = widget.NewSelect(averagings, func(v string) {
 		set(func(s *Settings) {
 			switch indexOf(averagings, v) {
@@ -152,7 +152,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 			}
 		})
 	})
-	c.cmap = widget.NewSelect(app.ColormapNames(), func(v string) { set(func(s *Settings) { s.Colormap = v }) })
+	c.cmap = widget.NewSelect(plot.ColormapNames(), func(v string) { set(func(s *Settings) { s.Colormap = v }) })
 	c.span = widget.NewSelect(spans, func(v string) { set(func(s *Settings) { s.Span = spanVals[indexOf(spans, v)] }) })
 	c.lower = widget.NewSelect([]string{"Waterfall", "RTA bars"}, func(v string) {
 		set(func(s *Settings) {
@@ -173,11 +173,11 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		if v == "" {
 			return nil
 		}
-		_, err := app.ParseBand(v, w.rate())
+		_, err := parseBand(v, w.rate())
 		return err
 	}
 	c.bandEntry.OnSubmitted = func(v string) {
-		if _, err := app.ParseBand(v, w.rate()); err != nil && v != "" {
+		if _, err := parseBand(v, w.rate()); err != nil && v != "" {
 			dialog.ShowError(err, w.win)
 			return
 		}
@@ -297,7 +297,7 @@ func (w *Window) pickSourceFile() {
 		}
 		path := r.URI().Path()
 		r.Close()
-		w.change(func(s *Settings) { s.Source = app.SourceSpec{Kind: app.SourceFile, File: path} })
+		w.change(func(s *Settings) { s.Source = analysis.SourceSpec{Kind: analysis.SourceFile, File: path} })
 	}, w.win)
 	d.Show()
 }
@@ -313,10 +313,10 @@ func (w *Window) syncControls() {
 	defer func() { c.syncing = false }()
 	s := w.set
 	switch s.Source.Kind {
-	case app.SourceGenerator:
+	case analysis.SourceGenerator:
 		c.source.SetSelected(srcGenerator)
 		c.gen.SetText(s.Source.Generator)
-	case app.SourceFile:
+	case analysis.SourceFile:
 		c.source.SetSelected(srcFile)
 	default:
 		if s.Source.Device == "" {

@@ -3,10 +3,13 @@ package ui
 import (
 	"context"
 
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
 )
 
-// Engine is what the window calls on the analysis: app.Monitor in the
+// Engine is what the window calls on the analysis: analysis.Monitor in the
 // program, a fake in tests. Latest, Columns and ReadStats are called on
 // the Fyne goroutine every frame and must not block for long; SetSource,
 // AnalyzeView and ExportSpectrogram block and are called from goroutines
@@ -14,19 +17,19 @@ import (
 type Engine interface {
 	SpectrumSource
 	ColumnSource
-	ReadStats(dst *app.LiveStats)
+	ReadStats(dst *analysis.LiveStats)
 	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
-	Apply(s app.LiveSettings)
+	Apply(s analysis.LiveSettings)
 	UseEngine(name string) // "gpu" or "cpu"
 	HasGPU() bool
-	SetSource(spec app.SourceSpec) (notice string, err error)
-	Source() app.SourceSpec
+	SetSource(spec analysis.SourceSpec) (notice string, err error)
+	Source() analysis.SourceSpec
 	InputDevices() ([]string, error)
 	// SetMonitorOutput plays the input to the default output device,
 	// band-filtered by band ("" none), or stops (blocks while the device
 	// opens); MonitorOutput describes it.
-	SetMonitorOutput(on bool, band string) error
+	SetMonitorOutput(on bool, band dsp.BandSpec) error
 	MonitorOutput() string
-	AnalyzeView(ctx context.Context, path string, o app.ViewOptions, progress app.Progress) (*app.FileSpectrogram, error)
-	ExportSpectrogram(ctx context.Context, in, out, format string, o app.ViewOptions, img app.ImageOptions, progress app.Progress) error
+	AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error)
+	ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error
 }

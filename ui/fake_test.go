@@ -5,7 +5,10 @@ import (
 	"math"
 	"sync"
 
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // fakeEngine is a deterministic analysis: every channel shows a 1 kHz
@@ -17,14 +20,14 @@ type fakeEngine struct {
 	fft, hop int
 	engine   string
 	hasGPU   bool
-	applied  []app.LiveSettings
-	source   app.SourceSpec
+	applied  []analysis.LiveSettings
+	source   analysis.SourceSpec
 	frames   [][]float32 // queued columns (dB)
 	next     uint64
-	file     *app.FileSpectrogram
-	views    []app.ViewOptions
+	file     *analysis.FileSpectrogram
+	views    []analysis.ViewOptions
 	exported []string
-	bands    []app.Band
+	bands    []dsp.Band
 
 	monitorOn   bool
 	monitorBand string
@@ -36,9 +39,9 @@ type fakeEngine struct {
 }
 
 func newFakeEngine() *fakeEngine {
-	bands, _ := app.Bands(3, 20, 20000, 24000)
+	bands, _ := dsp.Bands(3, 20, 20000, 24000)
 	return &fakeEngine{rate: 48000, ch: 2, fft: 4096, hop: 1024, engine: "opencl", hasGPU: true,
-		source: app.SourceSpec{Kind: app.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
+		source: analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
 }
 
 // level is the fake spectrum's level at f.
@@ -49,7 +52,7 @@ func fakeLevel(f float64) float32 {
 	return float32(math.Max(floor, math.Max(tone, -140)))
 }
 
-func (e *fakeEngine) Latest(c int, dst *app.Spectrum) {
+func (e *fakeEngine) Latest(c int, dst *analysis.Spectrum) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.latestN++
@@ -68,14 +71,14 @@ func (e *fakeEngine) Latest(c int, dst *app.Spectrum) {
 	dst.PeakHold = fill(dst.PeakHold, 3)
 	dst.MinHold = fill(dst.MinHold, -10)
 	dst.BinHz = binHz
-	dst.Peak = app.FindPeak(dst.Current, binHz)
+	dst.Peak = dsp.FindPeak(dst.Current, binHz)
 	dst.Bands = dst.Bands[:0]
 	for _, b := range e.bands {
-		dst.Bands = append(dst.Bands, app.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
+		dst.Bands = append(dst.Bands, analysis.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
 	}
 }
 
-func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64) {
+func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64, analysis.Geometry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	total := e.next + uint64(len(e.frames))
@@ -87,7 +90,11 @@ func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64)
 		dst[n] = append(dst[n][:0], e.frames[col-e.next]...)
 		n++
 	}
-	return n, max(after, e.next) + uint64(n)
+	var geo analysis.Geometry
+	if len(e.frames) > 0 {
+		geo = analysis.Geometry{Rate: 48000, FFT: 2 * (len(e.frames[0]) - 1), Hop: 1024}
+	}
+	return n, max(after, e.next) + uint64(n), geo
 }
 
 // queue adds frames for Columns.
@@ -108,27 +115,27 @@ func (e *fakeEngine) Frames() uint64 {
 	return e.framesN
 }
 
-func (e *fakeEngine) ReadStats(dst *app.LiveStats) {
+func (e *fakeEngine) ReadStats(dst *analysis.LiveStats) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	m := dst.EngineMs
 	if m == nil {
 		m = map[string]float64{}
 	}
-	*dst = app.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
+	*dst = analysis.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
 		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerSec: 187.5, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
 }
 
-func (e *fakeEngine) Apply(s app.LiveSettings) {
+func (e *fakeEngine) Apply(s analysis.LiveSettings) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.applied = append(e.applied, s)
 	e.fft, e.hop = s.FFT, s.Hop
 }
 
-func (e *fakeEngine) lastApplied() app.LiveSettings {
+func (e *fakeEngine) lastApplied() analysis.LiveSettings {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.applied[len(e.applied)-1]
@@ -145,14 +152,14 @@ func (e *fakeEngine) UseEngine(name string) {
 
 func (e *fakeEngine) HasGPU() bool { return e.hasGPU }
 
-func (e *fakeEngine) SetSource(spec app.SourceSpec) (string, error) {
+func (e *fakeEngine) SetSource(spec analysis.SourceSpec) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.source = spec
 	return "", nil
 }
 
-func (e *fakeEngine) Source() app.SourceSpec {
+func (e *fakeEngine) Source() analysis.SourceSpec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.source
@@ -160,10 +167,10 @@ func (e *fakeEngine) Source() app.SourceSpec {
 
 func (e *fakeEngine) InputDevices() ([]string, error) { return []string{"Null Input"}, nil }
 
-func (e *fakeEngine) SetMonitorOutput(on bool, band string) error {
+func (e *fakeEngine) SetMonitorOutput(on bool, band dsp.BandSpec) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.monitorOn, e.monitorBand = on, band
+	e.monitorOn, e.monitorBand = on, band.String()
 	return nil
 }
 
@@ -176,7 +183,7 @@ func (e *fakeEngine) MonitorOutput() string {
 	return "monitor → fake output, " + e.monitorBand
 }
 
-func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o app.ViewOptions, _ app.Progress) (*app.FileSpectrogram, error) {
+func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o analysis.ViewOptions, _ analysis.Progress) (*analysis.FileSpectrogram, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.views = append(e.views, o)
@@ -186,7 +193,7 @@ func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o app.ViewOptio
 	return e.file, nil
 }
 
-func (e *fakeEngine) ExportSpectrogram(_ context.Context, in, out, format string, o app.ViewOptions, img app.ImageOptions, _ app.Progress) error {
+func (e *fakeEngine) ExportSpectrogram(_ context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, _ analysis.Progress) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.exported = append(e.exported, out)
@@ -195,10 +202,10 @@ func (e *fakeEngine) ExportSpectrogram(_ context.Context, in, out, format string
 
 // syntheticFile is a 4 s file spectrogram: a tone rising from 500 Hz to
 // 4 kHz over a −90 dBFS floor, with a 10 ms click (broadband) at 2 s.
-func syntheticFile() *app.FileSpectrogram {
+func syntheticFile() *analysis.FileSpectrogram {
 	const rate, n, hop = 48000, 1024, 256
 	frames := (4*rate-n)/hop + 1
-	fs := &app.FileSpectrogram{Path: "synthetic.wav", Rate: rate, Channels: 1, Samples: 4 * rate, Duration: 4,
+	fs := &analysis.FileSpectrogram{Path: "synthetic.wav", Rate: rate, Channels: 1, Samples: 4 * rate, Duration: 4,
 		FFT: n, Hop: hop, Channel: -1, Frames: frames, FramesPerColumn: 1, Engine: "fake"}
 	bins := n/2 + 1
 	binHz := float64(rate) / n

@@ -8,8 +8,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // FileView shows a whole file's spectrogram (time across, frequency up)
@@ -21,9 +22,9 @@ import (
 // it.
 type FileView struct {
 	plotBase
-	fs, detail   *app.FileSpectrogram
+	fs, detail   *analysis.FileSpectrogram
 	scale        string
-	axis         app.FreqAxis
+	axis         plot.FreqAxis
 	lut          *[256][3]uint8
 	dbMin, dbMax float64
 	t0, t1       float64 // the visible time range, seconds
@@ -33,20 +34,20 @@ type FileView struct {
 	hover   bool
 	cursor  fyne.Position
 	readout []byte
-	cur     app.Spectrum
+	cur     analysis.Spectrum
 
 	// OnCursor receives the spectrum of the column under the cursor and
 	// its time (ok false: the cursor left).
-	OnCursor func(sp *app.Spectrum, t float64, ok bool)
+	OnCursor func(sp *analysis.Spectrum, t float64, ok bool)
 	// OnView is called when the visible range changes.
 	OnView func(t0, t1 float64)
 }
 
 type fileKey struct {
-	fs, detail   *app.FileSpectrogram
+	fs, detail   *analysis.FileSpectrogram
 	w, h         int
 	t0, t1       float64
-	axis         app.FreqAxis
+	axis         plot.FreqAxis
 	lut          *[256][3]uint8
 	dbMin, dbMax float64
 }
@@ -67,7 +68,7 @@ func (v *FileView) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetFile shows a file's overview spectrogram, all of it.
-func (v *FileView) SetFile(fs *app.FileSpectrogram) {
+func (v *FileView) SetFile(fs *analysis.FileSpectrogram) {
 	v.fs, v.detail = fs, nil
 	v.SetScale(v.scale)
 	if fs != nil {
@@ -77,10 +78,10 @@ func (v *FileView) SetFile(fs *app.FileSpectrogram) {
 }
 
 // File is the overview shown (nil: none).
-func (v *FileView) File() *app.FileSpectrogram { return v.fs }
+func (v *FileView) File() *analysis.FileSpectrogram { return v.fs }
 
 // SetDetail shows a region's analysis where it covers the view.
-func (v *FileView) SetDetail(d *app.FileSpectrogram) {
+func (v *FileView) SetDetail(d *analysis.FileSpectrogram) {
 	v.detail = d
 	v.Refresh()
 }
@@ -91,14 +92,14 @@ func (v *FileView) SetScale(scale string) {
 	if v.fs == nil {
 		return
 	}
-	if a, err := app.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT); err == nil {
+	if a, err := newFreqAxis(scale, v.fs.Rate, v.fs.FFT); err == nil {
 		v.axis = a
 	}
 }
 
 // SetColormap chooses the colormap.
 func (v *FileView) SetColormap(name string) {
-	if lut, err := app.Colormap(name); err == nil {
+	if lut, err := colormapLUT(name); err == nil {
 		v.lut = lut
 	}
 }
@@ -207,7 +208,7 @@ func (v *FileView) timeAt(x float32) (float64, bool) {
 }
 
 // source is the spectrogram that covers the view best.
-func (v *FileView) source() *app.FileSpectrogram {
+func (v *FileView) source() *analysis.FileSpectrogram {
 	if d := v.detail; d != nil && d.FFT == v.fs.FFT && d.ColumnTime(0) <= v.t0+1e-9 &&
 		d.ColumnTime(float64(len(d.Columns))) >= v.t1-1e-9 {
 		return d
@@ -236,8 +237,8 @@ func (v *FileView) updateCursor() {
 	col := src.Columns[ci]
 	v.cur.Current = append(v.cur.Current[:0], col...)
 	v.cur.BinHz = src.BinHz()
-	v.cur.Peak = app.FindPeak(v.cur.Current, v.cur.BinHz)
-	b := append(v.readout, app.FormatSeconds(t, 1)...)
+	v.cur.Peak = dsp.FindPeak(v.cur.Current, v.cur.BinHz)
+	b := append(v.readout, plot.FormatSeconds(t, 1)...)
 	b = append(b, "   "...)
 	b = appendHz(b, f)
 	b = append(b, "   "...)
@@ -336,19 +337,19 @@ func (v *FileView) drawBackground() {
 	if v.fs == nil {
 		return
 	}
-	for _, f := range app.FreqTicks(v.axis, a.Dy()) {
+	for _, f := range plot.FreqTicks(v.axis, a.Dy()) {
 		y := a.Max.Y - 1 - int(v.axis.Pos(f)*float64(a.Dy()-1)+0.5)
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
-		p.text(app.FormatHz(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
+		p.text(plot.FormatHz(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 	}
 	span := v.t1 - v.t0
-	ticks := app.TimeTicks(span, a.Dx())
+	ticks := plot.TimeTicks(span, a.Dx())
 	if len(ticks) > 1 {
 		step := ticks[1] - ticks[0]
 		for t := math.Ceil(v.t0/step) * step; t <= v.t1+1e-9; t += step {
 			x := a.Min.X + int((t-v.t0)/span*float64(a.Dx()-1)+0.5)
 			p.vline(x, a.Max.Y, a.Max.Y+p.px(4), pal.gridMajor)
-			p.text(app.FormatSeconds(t, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
+			p.text(plot.FormatSeconds(t, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
 		}
 	}
 	p.text("Hz", p.px(4), p.px(2), 0, 0, pal.text)

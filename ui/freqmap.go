@@ -3,7 +3,7 @@ package ui
 import (
 	"math"
 
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // binMap maps the pixel columns of a plot's frequency axis to FFT bins.
@@ -19,7 +19,7 @@ type binMap struct {
 
 // newBinMap maps `width` columns of axis to the bins of an n-point FFT at
 // rate.
-func newBinMap(axis app.FreqAxis, width, n, rate int) binMap {
+func newBinMap(axis plot.FreqAxis, width, n, rate int) binMap {
 	m := binMap{bins: n/2 + 1}
 	m.lo, m.hi = axis.RowBins(width, n, rate)
 	m.pos = make([]float32, width)

@@ -8,8 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // plotBase is what the plot widgets share: a raster drawing into an image
@@ -31,7 +31,7 @@ type plotBase struct {
 type bgKey struct {
 	w, h         int
 	scale        float32
-	axis         app.FreqAxis
+	axis         plot.FreqAxis
 	dbMin, dbMax float64
 	dark         bool
 	extra        float64 // per widget: the waterfall's time span, …
@@ -116,18 +116,18 @@ func (b *plotBase) drawDBGrid(dbMin, dbMax float64) {
 
 // drawFreqGrid draws vertical grid lines and, if labels, their frequency
 // labels under the plot area, onto the background.
-func (b *plotBase) drawFreqGrid(axis app.FreqAxis, labels bool) {
+func (b *plotBase) drawFreqGrid(axis plot.FreqAxis, labels bool) {
 	pal := paletteFor(b.dark)
 	a := b.area
-	for _, f := range app.FreqTicks(axis, a.Dx()) {
+	for _, f := range plot.FreqTicks(axis, a.Dx()) {
 		x := a.Min.X + int(axis.Pos(f)*float64(a.Dx()-1)+0.5)
 		c := pal.grid
-		if m := f / math.Pow(10, math.Floor(math.Log10(f))); m == 1 || axis.Scale == "lin" {
+		if m := f / math.Pow(10, math.Floor(math.Log10(f))); m == 1 || axis.Scale == plot.Lin {
 			c = pal.gridMajor
 		}
 		b.p.vline(x, a.Min.Y, a.Max.Y-1, c)
 		if labels {
-			b.p.text(app.FormatHz(f), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
+			b.p.text(plot.FormatHz(f), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
 		}
 	}
 }
@@ -157,7 +157,7 @@ func appendDB(b []byte, db float64) []byte {
 
 // appendNote formats a note and its cents: A4 +3¢.
 func appendNote(b []byte, f float64) []byte {
-	name, cents := app.NoteName(f)
+	name, cents := dsp.NoteName(f)
 	if name == "" {
 		return b
 	}

@@ -6,8 +6,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // RTAView draws fractional-octave band levels as bars (a real-time
@@ -15,9 +15,9 @@ import (
 // mid-band frequencies. Only the Fyne goroutine uses it.
 type RTAView struct {
 	plotBase
-	sp           app.Spectrum
+	sp           analysis.Spectrum
 	rate         int
-	axis         app.FreqAxis
+	axis         plot.FreqAxis
 	dbMin, dbMax float64
 	fraction     int
 	weighting    string
@@ -42,7 +42,7 @@ func (v *RTAView) CreateRenderer() fyne.WidgetRenderer {
 
 // SetRate sets the sample rate (the axis runs from 20 Hz to Nyquist).
 func (v *RTAView) SetRate(rate int) {
-	if a, err := app.NewFreqAxis("log", rate, 1<<16); err == nil && rate > 0 {
+	if a, err := newFreqAxis("log", rate, 1<<16); err == nil && rate > 0 {
 		v.rate, v.axis = rate, a
 	}
 }
@@ -69,7 +69,7 @@ func (v *RTAView) Pull(src SpectrumSource, c int) {
 }
 
 // Levels are the band levels last pulled.
-func (v *RTAView) Levels() []app.BandLevel { return v.sp.Bands }
+func (v *RTAView) Levels() []analysis.BandLevel { return v.sp.Bands }
 
 // Image is the last frame drawn.
 func (v *RTAView) Image() *image.RGBA { return v.img }

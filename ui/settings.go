@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 )
 
 // Settings are everything the window lets the user choose; they are saved
 // in the app's preferences and restored at the next start.
 type Settings struct {
-	Source     app.SourceSpec
+	Source     analysis.SourceSpec
 	FFT        int
 	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
 	Window     string
@@ -41,7 +41,7 @@ type Settings struct {
 // one, dark theme.
 func DefaultSettings() Settings {
 	return Settings{
-		Source: app.SourceSpec{Kind: app.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
+		Source: analysis.SourceSpec{Kind: analysis.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
 		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
 		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: "A",
 		Channels: "mix", Engine: "gpu", Theme: "dark",
@@ -52,12 +52,12 @@ func DefaultSettings() Settings {
 func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5)) }
 
 // Live turns the settings into the analyzer's.
-func (s Settings) Live() (app.LiveSettings, error) {
-	l := app.DefaultLiveSettings()
+func (s Settings) Live() (analysis.LiveSettings, error) {
+	l := analysis.DefaultLiveSettings()
 	if s.FFT < 64 || s.FFT > 65536 || s.FFT&(s.FFT-1) != 0 {
 		return l, fmt.Errorf("FFT size %d: want a power of two 64…65536", s.FFT)
 	}
-	w, err := app.ParseWindow(s.Window)
+	w, err := analysis.ParseWindow(s.Window)
 	if err != nil {
 		return l, err
 	}
@@ -72,9 +72,16 @@ func (s Settings) Live() (app.LiveSettings, error) {
 	default:
 		l.PeakHold = time.Duration(s.PeakHold * float64(time.Second))
 	}
-	l.Band = s.Band
+	band, err := parseBand(s.Band, 1<<30) // the syntax; Nyquist is the analyzer's to check
+	if err != nil {
+		return l, err
+	}
+	l.Band = band
 	if s.Lower == "rta" {
-		l.Fraction, l.Weighting = s.Fraction, s.Weighting
+		l.Fraction = s.Fraction
+		if l.Weighting, err = dsp.ParseWeighting(s.Weighting); err != nil {
+			return l, err
+		}
 	}
 	// keep about a waterfall's span of columns, within reason
 	l.History = min(16384, max(2048, int(s.Span*48000/float64(l.Hop))))
@@ -126,13 +133,13 @@ func (s Settings) sane(d Settings) Settings {
 	if s.Overlap < 0 || s.Overlap > 0.97 {
 		s.Overlap = d.Overlap
 	}
-	if _, err := app.NewFreqAxis(s.FreqScale, 48000, 4096); err != nil {
+	if _, err := newFreqAxis(s.FreqScale, 48000, 4096); err != nil {
 		s.FreqScale = d.FreqScale
 	}
 	if !(s.DBMin < s.DBMax) || s.DBMin < -300 || s.DBMax > 100 {
 		s.DBMin, s.DBMax = d.DBMin, d.DBMax
 	}
-	if _, err := app.Colormap(s.Colormap); err != nil {
+	if _, err := colormapLUT(s.Colormap); err != nil {
 		s.Colormap = d.Colormap
 	}
 	if s.Span <= 0 || s.Span > 600 {
@@ -162,11 +169,11 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(s.Theme, "dark", "light") {
 		s.Theme = d.Theme
 	}
-	if !oneOf(s.Source.Kind, app.SourceDevice, app.SourceGenerator, app.SourceFile) {
+	if !oneOf(s.Source.Kind, analysis.SourceDevice, analysis.SourceGenerator, analysis.SourceFile) {
 		s.Source = d.Source
 	}
 	if s.Band != "" {
-		if _, err := app.ParseBand(s.Band, 48000); err != nil {
+		if _, err := parseBand(s.Band, 48000); err != nil {
 			s.Band = ""
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // Averaging modes: which average the spectrum's average trace shows.
@@ -19,9 +19,9 @@ const (
 	AvgLin = "lin"
 )
 
-// SpectrumSource is where a SpectrumView pulls spectra from (app.Monitor).
+// SpectrumSource is where a SpectrumView pulls spectra from (analysis.Monitor).
 type SpectrumSource interface {
-	Latest(c int, dst *app.Spectrum)
+	Latest(c int, dst *analysis.Spectrum)
 }
 
 // SpectrumView draws per-channel spectrum traces with average and
@@ -30,11 +30,11 @@ type SpectrumSource interface {
 // and a cursor readout on hover. Only the Fyne goroutine uses it.
 type SpectrumView struct {
 	plotBase
-	spectra     []app.Spectrum // one per trace set shown
-	n           int            // spectra in use
+	spectra     []analysis.Spectrum // one per trace set shown
+	n           int                 // spectra in use
 	rate, fft   int
 	scale       string
-	axis        app.FreqAxis
+	axis        plot.FreqAxis
 	bmap        binMap
 	bmapKey     [3]int // width, rate, fft the map was made for
 	dbMin       float64
@@ -72,7 +72,7 @@ func (v *SpectrumView) SetConfig(rate, fft int, scale string) {
 	if rate <= 0 || fft < 2 {
 		return
 	}
-	axis, err := app.NewFreqAxis(scale, rate, fft)
+	axis, err := newFreqAxis(scale, rate, fft)
 	if err != nil {
 		return
 	}
@@ -81,7 +81,7 @@ func (v *SpectrumView) SetConfig(rate, fft int, scale string) {
 }
 
 // Axis is the frequency axis in use.
-func (v *SpectrumView) Axis() app.FreqAxis { return v.axis }
+func (v *SpectrumView) Axis() plot.FreqAxis { return v.axis }
 
 // SetRange sets the dB axis.
 func (v *SpectrumView) SetRange(dbMin, dbMax float64) {
@@ -116,7 +116,7 @@ func (v *SpectrumView) Pull(src SpectrumSource, chans []int) {
 
 // ShowSpectrum displays one spectrum (a file's column under the cursor): only its
 // Current trace is drawn.
-func (v *SpectrumView) ShowSpectrum(sp *app.Spectrum) {
+func (v *SpectrumView) ShowSpectrum(sp *analysis.Spectrum) {
 	v.ensure(1)
 	d := &v.spectra[0]
 	d.Current = append(d.Current[:0], sp.Current...)
@@ -128,7 +128,7 @@ func (v *SpectrumView) ShowSpectrum(sp *app.Spectrum) {
 
 func (v *SpectrumView) ensure(n int) {
 	for len(v.spectra) < n {
-		v.spectra = append(v.spectra, app.Spectrum{})
+		v.spectra = append(v.spectra, analysis.Spectrum{})
 	}
 }
 

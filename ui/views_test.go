@@ -13,8 +13,9 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // showIn puts o alone in a test window of w×h units (scale 1: a unit is a
@@ -72,7 +73,7 @@ func TestSpectrumAxes(t *testing.T) {
 		win := showIn(t, v, 800, 300)
 		v.Pull(e, []int{2})
 		img := capture(win)
-		ticks := app.FreqTicks(v.Axis(), v.area.Dx())
+		ticks := plot.FreqTicks(v.Axis(), v.area.Dx())
 		for _, f := range tc.want {
 			found := false
 			for _, tf := range ticks {
@@ -165,7 +166,7 @@ func TestSpectrumReadout(t *testing.T) {
 		if want := levelAt(v.spectra[0].Current, v.spectra[0].BinHz, got); math.Abs(db-want) > 0.051 {
 			t.Errorf("hover at %g Hz: level %s, want %.1f", f, fields[2], want)
 		}
-		note, _ := app.NoteName(got)
+		note, _ := dsp.NoteName(got)
 		if fields[4] != note {
 			t.Errorf("hover at %g Hz: note %q, want %q", f, fields[4], note)
 		}
@@ -253,9 +254,9 @@ func TestFileView(t *testing.T) {
 	test.NewTempApp(t)
 	fs := syntheticFile()
 	v := NewFileView("log", "magma", -100, 0)
-	var got *app.Spectrum
+	var got *analysis.Spectrum
 	var gotT float64
-	v.OnCursor = func(sp *app.Spectrum, t float64, ok bool) {
+	v.OnCursor = func(sp *analysis.Spectrum, t float64, ok bool) {
 		if ok {
 			got, gotT = sp, t
 		}

@@ -6,14 +6,14 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // ColumnSource is where a Waterfall pulls spectrogram columns from
-// (app.Monitor): every analyzed frame is one column, oldest first.
+// (analysis.Monitor): every analyzed frame is one column, oldest first.
 type ColumnSource interface {
-	Columns(c int, dst [][]float32, after uint64) (int, uint64)
+	Columns(c int, dst [][]float32, after uint64) (int, uint64, analysis.Geometry)
 }
 
 // Waterfall is a scrolling spectrogram: frequency across (aligned with a
@@ -26,7 +26,7 @@ type Waterfall struct {
 	plotBase
 	rate, fft, hop int
 	scale          string
-	axis           app.FreqAxis
+	axis           plot.FreqAxis
 	bmap           binMap
 	lut            *[256][3]uint8
 	colormap       string
@@ -65,7 +65,7 @@ func (w *Waterfall) CreateRenderer() fyne.WidgetRenderer {
 // SetConfig sets rate, FFT size, hop and frequency scale; a change clears
 // the history shown.
 func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
-	axis, err := app.NewFreqAxis(scale, rate, fft)
+	axis, err := newFreqAxis(scale, rate, fft)
 	if err != nil || hop < 1 {
 		return
 	}
@@ -73,9 +73,9 @@ func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
 	w.ringKey = [5]int{}
 }
 
-// SetColormap chooses the colormap by name (app.ColormapNames).
+// SetColormap chooses the colormap by name (plot.ColormapNames).
 func (w *Waterfall) SetColormap(name string) {
-	if lut, err := app.Colormap(name); err == nil {
+	if lut, err := colormapLUT(name); err == nil {
 		w.lut, w.colormap = lut, name
 	}
 }
@@ -103,7 +103,7 @@ func (w *Waterfall) SetDark(dark bool) { w.dark = dark }
 // rows and redraws. It does not allocate in steady state.
 func (w *Waterfall) Pull(src ColumnSource, c int) {
 	for {
-		n, next := src.Columns(c, w.cols, w.after)
+		n, next, _ := src.Columns(c, w.cols, w.after)
 		for i := range n {
 			w.addFrame(w.cols[i])
 		}
@@ -197,12 +197,12 @@ func (w *Waterfall) drawBackground() {
 	p := &w.p
 	a := w.area
 	w.clear()
-	for _, t := range app.TimeTicks(w.span, a.Dy()) {
+	for _, t := range plot.TimeTicks(w.span, a.Dy()) {
 		y := a.Min.Y + int(t/w.span*float64(a.Dy()-1)+0.5)
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
 		label := "now"
 		if t > 0 {
-			label = "−" + app.FormatSeconds(t, w.span)
+			label = "−" + plot.FormatSeconds(t, w.span)
 		}
 		p.text(label, a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 	}

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -17,8 +18,10 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // Options start a Window.
@@ -65,7 +68,7 @@ type Window struct {
 	paused     bool
 	lastFrames uint64 // Engine.Frames at the last pull
 	monitorOn  bool   // the monitor output is on (not saved: it starts off)
-	stats      app.LiveStats
+	stats      analysis.LiveStats
 	chans      []int
 	cfg        [4]int // rate, channels, FFT, hop the views are set up for
 	anim       *fyne.Animation
@@ -238,12 +241,12 @@ func (w *Window) countFrame(now time.Time) {
 	w.ticks++
 	if w.tickMark.IsZero() {
 		w.tickMark = now
-		w.cpuMark, _ = app.ProcessCPU()
+		w.cpuMark, _ = analysis.ProcessCPU()
 		return
 	}
 	if d := now.Sub(w.tickMark); d >= time.Second {
 		w.fps = float64(w.ticks) / d.Seconds()
-		cpu, ok := app.ProcessCPU()
+		cpu, ok := analysis.ProcessCPU()
 		if ok {
 			w.cpuPct = 100 * (cpu - w.cpuMark).Seconds() / d.Seconds()
 		}
@@ -402,7 +405,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	w.win.Canvas().Unfocus()
 }
 
-func sameLive(a, b app.LiveSettings) bool {
+func sameLive(a, b analysis.LiveSettings) bool {
 	return a.FFT == b.FFT && a.Hop == b.Hop && a.Window == b.Window && a.AvgTau == b.AvgTau && a.AvgFrames == b.AvgFrames &&
 		a.PeakHold == b.PeakHold && a.PeakDecay == b.PeakDecay && a.History == b.History && a.Band == b.Band &&
 		a.Fraction == b.Fraction && a.Weighting == b.Weighting
@@ -476,11 +479,11 @@ func (w *Window) markBand() {
 	}
 	lo, hi := 0.0, 0.0
 	if w.set.Band != "" {
-		if b, err := app.ParseBand(w.set.Band, rate); err == nil {
+		if b, err := parseBand(w.set.Band, rate); err == nil {
 			switch b.Kind {
-			case "lowpass":
+			case dsp.Lowpass:
 				lo, hi = 0, b.Hi
-			case "highpass":
+			case dsp.Highpass:
 				lo, hi = b.Lo, float64(rate)/2
 			default:
 				lo, hi = b.Lo, b.Hi
@@ -493,7 +496,7 @@ func (w *Window) markBand() {
 
 // setSource switches the source on a goroutine (it blocks until the
 // engine goroutine has switched) and reports the outcome.
-func (w *Window) setSource(spec app.SourceSpec) {
+func (w *Window) setSource(spec analysis.SourceSpec) {
 	w.notice = "switching to " + spec.String() + "…"
 	go func() {
 		notice, err := w.eng.SetSource(spec)
@@ -520,9 +523,11 @@ func (w *Window) setSource(spec app.SourceSpec) {
 // band, on a goroutine (opening the device blocks).
 func (w *Window) setMonitorOutput(on bool) {
 	w.monitorOn = on
-	band := w.set.Band
+	band, err := dsp.ParseBand(w.set.Band)
 	go func() {
-		err := w.eng.SetMonitorOutput(on, band)
+		if err == nil {
+			err = w.eng.SetMonitorOutput(on, band)
+		}
 		w.do(func() {
 			if err != nil {
 				w.monitorOn = false
@@ -603,15 +608,15 @@ func (w *Window) OpenFile(path string) {
 	}()
 }
 
-func (w *Window) viewOptions() (app.ViewOptions, error) {
-	win, err := app.ParseWindow(w.set.Window)
+func (w *Window) viewOptions() (analysis.ViewOptions, error) {
+	win, err := analysis.ParseWindow(w.set.Window)
 	if err != nil {
-		return app.ViewOptions{}, err
+		return analysis.ViewOptions{}, err
 	}
-	return app.ViewOptions{FFT: w.set.FFT, Hop: w.set.Hop(), Window: win, Channel: -1}, nil
+	return analysis.ViewOptions{FFT: w.set.FFT, Hop: w.set.Hop(), Window: win, Channel: -1}, nil
 }
 
-func (w *Window) fileDone(gen int, fs *app.FileSpectrogram, err error) {
+func (w *Window) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 	if gen != w.fileGen {
 		return
 	}
@@ -630,7 +635,7 @@ func (w *Window) fileDone(gen int, fs *app.FileSpectrogram, err error) {
 	w.fview.SetFile(fs)
 	w.fspec.SetConfig(fs.Rate, fs.FFT, w.set.FreqScale)
 	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %.2f s on %s",
-		filepath.Base(fs.Path), fs.Rate, fs.Channels, app.FormatSeconds(fs.Duration, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
+		filepath.Base(fs.Path), fs.Rate, fs.Channels, plot.FormatSeconds(fs.Duration, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
 		fs.Elapsed.Seconds(), fs.Engine)
 	if len(fs.Warnings) > 0 {
 		info += " · ⚠ " + strings.Join(fs.Warnings, "; ")
@@ -639,11 +644,11 @@ func (w *Window) fileDone(gen int, fs *app.FileSpectrogram, err error) {
 }
 
 // fileCursor shows the spectrum of the column under the cursor.
-func (w *Window) fileCursor(sp *app.Spectrum, t float64, ok bool) {
+func (w *Window) fileCursor(sp *analysis.Spectrum, t float64, ok bool) {
 	if !ok || sp == nil {
 		return
 	}
-	w.fspec.SetTitle("at " + app.FormatSeconds(t, 1))
+	w.fspec.SetTitle("at " + plot.FormatSeconds(t, 1))
 	w.fspec.ShowSpectrum(sp)
 }
 
@@ -680,7 +685,7 @@ func (w *Window) analyzeDetail(gen int, t0, t1 float64, width int) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.detailCancel = cancel
-	o := app.ViewOptions{FFT: fs.FFT, Window: fs.Window, Channel: fs.Channel, Start: t0, End: t1, MaxColumns: 2 * width}
+	o := analysis.ViewOptions{FFT: fs.FFT, Window: fs.Window, Channel: fs.Channel, Start: t0, End: t1, MaxColumns: 2 * width}
 	samples := (t1 - t0) * float64(fs.Rate)
 	o.Hop = min(fs.Hop, max(1, fs.FFT/64, int(samples/float64(2*width))))
 	// widen by half a frame on each side so the view's edges are covered
@@ -752,7 +757,7 @@ func (w *Window) ExportPNG(path string) error {
 			imgs = append(imgs, w.wf.Image())
 		}
 	}
-	return app.WritePNG(path, stack(imgs))
+	return encode.WritePNG(path, stack(imgs))
 }
 
 // stack puts images one above the other.
@@ -779,11 +784,11 @@ func stack(imgs []*image.RGBA) *image.RGBA {
 // hold (live: the first channel shown; file: the column under the cursor)
 // as CSV or NPY, by the path's extension.
 func (w *Window) ExportSpectrum(path string) error {
-	format, ok := app.FormatOf(path)
-	if !ok || format == app.FormatPNG {
+	format, ok := encode.FormatOf(path)
+	if !ok || format == encode.FormatPNG {
 		return fmt.Errorf("%s: export the spectrum as .csv or .npy", filepath.Base(path))
 	}
-	var sp *app.Spectrum
+	var sp *analysis.Spectrum
 	if w.tabs.Selected() == w.fileTab {
 		if w.fspec.n == 0 {
 			return fmt.Errorf("no spectrum: move the cursor over the file first")
@@ -795,18 +800,18 @@ func (w *Window) ExportSpectrum(path string) error {
 		}
 		sp = &w.spec.spectra[0]
 	}
-	traces := []app.Trace{{Name: "current_dbfs", DB: sp.Current}}
+	traces := []encode.Trace{{Name: "current_dbfs", DB: sp.Current}}
 	avg := sp.ExpAvg
 	if w.set.Averaging == AvgLin {
 		avg = sp.LinAvg
 	}
 	if len(avg) == len(sp.Current) {
-		traces = append(traces, app.Trace{Name: "average_dbfs", DB: avg})
+		traces = append(traces, encode.Trace{Name: "average_dbfs", DB: avg})
 	}
 	if len(sp.PeakHold) == len(sp.Current) {
-		traces = append(traces, app.Trace{Name: "peak_hold_dbfs", DB: sp.PeakHold})
+		traces = append(traces, encode.Trace{Name: "peak_hold_dbfs", DB: sp.PeakHold})
 	}
-	return app.WriteTraces(path, format, sp.BinHz, traces)
+	return encode.WriteTraces(path, format, sp.BinHz, traces)
 }
 
 func (w *Window) exportPNGDialog() {
@@ -853,13 +858,19 @@ func (w *Window) ExportSpectrogram(path string, done func(error)) {
 		report(fmt.Errorf("no file open"))
 		return
 	}
-	format, ok := app.FormatOf(path)
+	format, ok := encode.FormatOf(path)
 	if !ok {
 		report(fmt.Errorf("%s: export as .npy, .csv or .png", filepath.Base(path)))
 		return
 	}
-	o := app.ViewOptions{FFT: fs.FFT, Hop: fs.Hop, Window: fs.Window, Channel: fs.Channel}
-	img := app.ImageOptions{Width: 1920, Height: 1080, FreqScale: w.set.FreqScale, DBMin: w.set.DBMin, DBMax: w.set.DBMax, Colormap: w.set.Colormap}
+	o := analysis.ViewOptions{FFT: fs.FFT, Hop: fs.Hop, Window: fs.Window, Channel: fs.Channel}
+	scale, err1 := plot.ParseScale(w.set.FreqScale)
+	cmap, err2 := plot.ParseColormap(w.set.Colormap)
+	if err := errors.Join(err1, err2); err != nil {
+		report(err)
+		return
+	}
+	img := plot.ImageOptions{Width: 1920, Height: 1080, Scale: scale, DBMin: w.set.DBMin, DBMax: w.set.DBMax, Colormap: cmap}
 	ctx, cancel := context.WithCancel(context.Background())
 	w.fileCtx = cancel
 	w.progress.SetValue(0)
@@ -942,7 +953,7 @@ func (w *Window) TypedRune(r rune) {
 	case 'f', 'F':
 		w.change(func(s *Settings) { s.FreqScale = next([]string{"log", "lin", "mel"}, s.FreqScale) })
 	case 'm', 'M':
-		w.change(func(s *Settings) { s.Colormap = next(app.ColormapNames(), s.Colormap) })
+		w.change(func(s *Settings) { s.Colormap = next(plot.ColormapNames(), s.Colormap) })
 	case 'a', 'A':
 		w.change(func(s *Settings) { s.Averaging = next([]string{AvgOff, AvgExp, AvgLin}, s.Averaging) })
 	case 'h', 'H':

@@ -13,8 +13,9 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // uiQueue stands in for the Fyne goroutine: the window's background work
@@ -73,7 +74,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 		t.Errorf("peak hold: engine got %v", got.PeakHold)
 	}
 	c.band.SetSelected("bandpass:500-2000")
-	if got := e.lastApplied(); got.Band != "bandpass:500-2000" {
+	if got := e.lastApplied(); got.Band.String() != "bandpass:500-2000" {
 		t.Errorf("band: engine got %q", got.Band)
 	}
 	if w.spec.bandLo != 500 || w.spec.bandHi != 2000 {
@@ -97,14 +98,14 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	c.lower.SetSelected("RTA bars")
 	c.fraction.SetSelected("1/6")
 	c.weighting.SetSelected("C")
-	if got := e.lastApplied(); got.Fraction != 6 || got.Weighting != "C" {
+	if got := e.lastApplied(); got.Fraction != 6 || got.Weighting != dsp.WeightC {
 		t.Errorf("RTA: engine got 1/%d %s", got.Fraction, got.Weighting)
 	}
 	if w.wf.Visible() || !w.rta.Visible() {
 		t.Errorf("RTA chosen: waterfall visible %v, RTA visible %v", w.wf.Visible(), w.rta.Visible())
 	}
 	c.scale.SetSelected("mel")
-	if w.spec.Axis().Scale != "mel" {
+	if w.spec.Axis().Scale != plot.Mel {
 		t.Errorf("frequency scale: spectrum on %s", w.spec.Axis().Scale)
 	}
 	c.dbFloor.SetSelected("-80")
@@ -138,7 +139,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	c.gen.SetText("sine:440:-20")
 	c.gen.OnSubmitted("sine:440:-20")
 	waitFor(t, func() bool { return e.Source().Generator == "sine:440:-20" && w.notice == "" })
-	if s := e.Source(); s.Kind != app.SourceGenerator || s.Generator != "sine:440:-20" {
+	if s := e.Source(); s.Kind != analysis.SourceGenerator || s.Generator != "sine:440:-20" {
 		t.Errorf("generator source: engine has %+v", s)
 	}
 

@@ -16,7 +16,8 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
-	"github.com/prismaudio/prism/app"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli"
 	"github.com/prismaudio/prism/ui"
 )
 
@@ -83,7 +84,7 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
 	}
 	if f.Generator != "" {
-		if _, err := app.ParseGeneratorSpec(f.Generator); err != nil {
+		if _, err := analysis.ParseGeneratorSpec(f.Generator); err != nil {
 			return f, true, err
 		}
 	}
@@ -104,7 +105,7 @@ func Main(args []string, icon []byte, stderr io.Writer) (code int, handled bool)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: %v\n", err)
-		return app.ExitUsage, true
+		return cli.ExitUsage, true
 	}
 	return Run(f, icon, stderr), true
 }
@@ -117,13 +118,13 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "prism: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop window cannot open.")
 		fmt.Fprintln(stderr, "The command-line tools work without one:")
 		fmt.Fprintln(stderr)
-		app.Usage(stderr)
-		return app.ExitFailure
+		cli.Usage(stderr)
+		return cli.ExitFailure
 	}
-	engines, notice, err := app.OpenEngines(f.Engine, "")
+	engines, notice, err := analysis.OpenEngines(f.Engine, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: %v\n", err)
-		return app.ExitFailure
+		return cli.ExitFailure
 	}
 	defer engines.Close()
 	if notice != "" {
@@ -137,9 +138,9 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	set := ui.LoadSettings(a.Preferences())
 	switch {
 	case f.Generator != "":
-		set.Source = app.SourceSpec{Kind: app.SourceGenerator, Generator: f.Generator}
+		set.Source = analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: f.Generator}
 	case f.Device != "":
-		set.Source = app.SourceSpec{Kind: app.SourceDevice, Device: f.Device}
+		set.Source = analysis.SourceSpec{Kind: analysis.SourceDevice, Device: f.Device}
 	}
 	if f.FFT > 0 {
 		set.FFT = f.FFT
@@ -153,17 +154,17 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	set.Save(a.Preferences())
 	live, err := set.Live()
 	if err != nil {
-		live = app.DefaultLiveSettings()
+		live = analysis.DefaultLiveSettings()
 	}
-	m, srcNotice, err := app.NewMonitor(set.Source, live, engines)
-	if err != nil && set.Source.Kind != app.SourceDevice {
+	m, srcNotice, err := analysis.NewMonitor(set.Source, live, engines)
+	if err != nil && set.Source.Kind != analysis.SourceDevice {
 		// the saved source is gone (a file moved, …): start on the default input
 		fmt.Fprintf(stderr, "prism: %s: %v: using the default input\n", set.Source, err)
-		m, srcNotice, err = app.NewMonitor(app.SourceSpec{Kind: app.SourceDevice}, live, engines)
+		m, srcNotice, err = analysis.NewMonitor(analysis.SourceSpec{Kind: analysis.SourceDevice}, live, engines)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: %v\n", err)
-		return app.ExitFailure
+		return cli.ExitFailure
 	}
 	defer m.Close()
 	if srcNotice != "" {
@@ -180,7 +181,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		f, err := os.Create(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: %s: %v\n", EnvTrace, err)
-			return app.ExitFailure
+			return cli.ExitFailure
 		}
 		defer f.Close()
 		opts.Trace = f
@@ -189,7 +190,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	win.Resize(fyne.NewSize(1280, 800))
 	ui.New(a, win, m, opts)
 	win.ShowAndRun()
-	return app.ExitOK
+	return cli.ExitOK
 }
 
 func joinNotices(a, b string) string {

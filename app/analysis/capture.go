@@ -1,0 +1,209 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// DefaultGenerator is the source used when there is no input device.
+const DefaultGenerator = "sine:1000:-6"
+
+// OpenSource returns a recorder's source opener: the generator when spec
+// is set, else the capture device, else (no device at all, a normal
+// state) the default generator with a notice saying so. rate and channels
+// 0 take the device's (the generator's: 48000 Hz, 2 channels). The source
+// is opened once here to check it, then closed.
+func OpenSource(device string, rate, channels int, spec string) (func() (audio.Source, error), string, error) {
+	if spec != "" {
+		open, err := generatorSource(spec, rate, channels)
+		return open, "", err
+	}
+	cfg := audio.CaptureConfig{Device: device, Rate: rate, Channels: channels}
+	src, err := audio.OpenCapture(cfg)
+	if err == nil {
+		src.Close()
+		return func() (audio.Source, error) { return audio.OpenCapture(cfg) }, "", nil
+	}
+	if device != "" || !errors.Is(err, audio.ErrNoInputDevice) {
+		return nil, "", err
+	}
+	open, gerr := generatorSource(DefaultGenerator, rate, channels)
+	return open, fmt.Sprintf("%v: using the generator %s", err, DefaultGenerator), gerr
+}
+
+func generatorSource(spec string, rate, channels int) (func() (audio.Source, error), error) {
+	gs, err := audio.ParseGenerator(spec)
+	if err != nil {
+		return nil, err
+	}
+	if rate == 0 {
+		rate = 48000
+	}
+	if channels == 0 {
+		channels = 2
+	}
+	if _, err := audio.NewGenerator(gs, rate, channels, true); err != nil {
+		return nil, err
+	}
+	return func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, nil
+}
+
+// CaptureOptions configure Capture.
+type CaptureOptions struct {
+	AnalyzeOptions
+	Seconds float64
+	Out     string
+	Format  encode.Format
+	Log     io.Writer // progress lines; nil: none
+}
+
+// Capture records opts.Seconds of the recorder's stream as a live
+// spectrogram of opts.Channel (or the mix) into opts.Out, written to a
+// temporary file and renamed on success. It returns the analysis
+// statistics at the end.
+func Capture(ctx context.Context, rec *audio.Recorder, engines Engines, opts CaptureOptions) (LiveStats, error) {
+	rate := rec.SampleRate()
+	total := frameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
+	if total < 1 {
+		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
+	}
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop, s.Window = opts.FFT, opts.Hop, opts.Window
+	live, err := NewLive(rec, engines, s)
+	if err != nil {
+		return LiveStats{}, err
+	}
+	defer live.Close()
+	o, err := encode.Create(opts.Out)
+	if err != nil {
+		return LiveStats{}, err
+	}
+	defer o.Discard()
+	rw, err := captureWriter(o, opts, rec, total)
+	if err != nil {
+		return LiveStats{}, err
+	}
+	ch := rec.Channels() // the mix is output channel ch
+	if opts.Channel >= 0 {
+		ch = opts.Channel
+	}
+	written := 0
+	var werr error
+	live.onFrame = func(_ uint64, spectra []float32, bins int) {
+		if written >= total || werr != nil {
+			return
+		}
+		werr = rw.Rows(written, spectra[ch*bins:(ch+1)*bins])
+		written++
+	}
+	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
+	for written < total && werr == nil {
+		if err := ctx.Err(); err != nil {
+			return live.Stats(), err
+		}
+		n, err := live.Step()
+		if err != nil {
+			return live.Stats(), err
+		}
+		if n == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if werr != nil {
+		return live.Stats(), werr
+	}
+	if err := rw.Finish(written); err != nil {
+		return live.Stats(), err
+	}
+	if err := o.Commit(); err != nil {
+		return live.Stats(), err
+	}
+	st := live.Stats()
+	logf(opts.Log, "prism: %s: %d frames; latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped, %d overflows, %d stalls\n",
+		opts.Out, written, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.Overflows, st.Stalls)
+	return st, nil
+}
+
+func logf(w io.Writer, format string, a ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, a...)
+	}
+}
+
+// ChannelName is "mix" for −1, else "channel N".
+func ChannelName(c int) string {
+	if c < 0 {
+		return "mix"
+	}
+	return fmt.Sprintf("channel %d", c)
+}
+
+// captureWriter is the row writer of a capture's output format.
+func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, total int) (encode.RowWriter, error) {
+	switch opts.Format {
+	case encode.FormatNPY:
+		return encode.NewNPYRows(o, opts.FFT/2+1)
+	case encode.FormatCSV:
+		return encode.NewCSVRows(o, opts.FFT, opts.Hop, rec.SampleRate())
+	}
+	img := opts.Image
+	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, ChannelName(opts.Channel))
+	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
+	return newImageRows(o, layout, total), nil
+}
+
+// imageRows folds dB rows into a spectrogram image on the host, by the
+// same rule as the engines' image plans (plot.ColumnFrames), and writes it
+// as PNG at the end.
+type imageRows struct {
+	o      *encode.Output
+	layout *plot.Spectrogram
+	lo, hi []int32 // each row's bins
+	pix    []float32
+	bins   int // per dB row
+	total  int
+}
+
+func newImageRows(o *encode.Output, layout *plot.Spectrogram, total int) *imageRows {
+	lo, hi := layout.RowBins()
+	p := &imageRows{o: o, layout: layout, lo: lo, hi: hi, pix: make([]float32, layout.Columns()*layout.Rows()),
+		bins: int(hi[len(hi)-1]), total: total}
+	for i := range p.pix {
+		p.pix[i] = gpufft.FloorDB
+	}
+	return p
+}
+
+// Rows folds frames into the columns that show them, by maximum.
+func (p *imageRows) Rows(first int, db []float32) error {
+	rows, bins := p.layout.Rows(), p.bins
+	for f := range len(db) / bins {
+		row := db[f*bins : (f+1)*bins]
+		c0, c1 := plot.FrameColumns(first+f, p.layout.Columns(), p.total)
+		for c := c0; c <= c1; c++ {
+			col := p.pix[c*rows : (c+1)*rows]
+			for r := range col {
+				for _, v := range row[p.lo[r]:p.hi[r]] {
+					col[r] = max(col[r], v)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Finish encodes the image.
+func (p *imageRows) Finish(int) error {
+	if err := encode.PNG(p.o.W, p.layout.Render(p.pix)); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}

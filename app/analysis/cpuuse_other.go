@@ -1,0 +1,8 @@
+//go:build !unix
+
+package analysis
+
+import "time"
+
+// ProcessCPU is the CPU time the process has used; not known here.
+func ProcessCPU() (time.Duration, bool) { return 0, false }

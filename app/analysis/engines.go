@@ -1,0 +1,112 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// Engine choices, as --engine names them.
+const (
+	EngineAuto = "auto" // the GPU when usable, else the CPU
+	EngineGPU  = "gpu"  // the GPU or fail
+	EngineCPU  = "cpu"
+)
+
+// CheckEngine says whether name is an engine choice.
+func CheckEngine(name string) error {
+	switch name {
+	case EngineAuto, EngineGPU, EngineCPU:
+		return nil
+	}
+	return fmt.Errorf("engine %q: want auto, gpu or cpu", name)
+}
+
+// Engines provides the engines an analysis may use: the preferred one
+// (GPU or CPU) and the CPU engine to fall back on when the GPU fails.
+// Strict (the user asked for the GPU) turns a GPU failure into an error
+// instead of a fallback.
+type Engines struct {
+	Preferred gpufft.Engine
+	CPU       gpufft.Engine
+	Strict    bool
+}
+
+// HasGPU says whether the preferred engine is a GPU one.
+func (e Engines) HasGPU() bool { return e.Preferred != e.CPU }
+
+// OpenEngines opens the engines for choice (EngineAuto, EngineGPU,
+// EngineCPU) on the OpenCL device (index or name; "": the
+// PRISM_OPENCL_DEVICE variable, else the first GPU). With EngineGPU and no
+// usable OpenCL it fails; with EngineAuto the notice says why the CPU is
+// used, if it is.
+func OpenEngines(choice, device string) (Engines, string, error) {
+	if err := CheckEngine(choice); err != nil {
+		return Engines{}, "", err
+	}
+	cpu := gpufft.NewCPU(0)
+	if choice == EngineCPU {
+		return Engines{Preferred: cpu, CPU: cpu}, "", nil
+	}
+	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: device})
+	if err != nil {
+		if choice == EngineGPU {
+			cpu.Close()
+			return Engines{}, "", fmt.Errorf("--engine gpu: %w", err)
+		}
+		return Engines{Preferred: cpu, CPU: cpu}, fmt.Sprintf("%v: using the CPU engine", err), nil
+	}
+	return Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU}, "", nil
+}
+
+// Close closes the engines (the GPU one, then the CPU one). Calling it
+// twice is harmless (the engines' Close is).
+func (e Engines) Close() {
+	if e.Preferred != nil && e.Preferred != e.CPU {
+		e.Preferred.Close()
+	}
+	if e.CPU != nil {
+		e.CPU.Close()
+	}
+}
+
+// InputError is bad input (exit code 2): a file that cannot be decoded, a
+// channel it does not have, fewer samples than one frame.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func inputErrorf(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
+
+// EngineError is a failure of the engine (so that the CPU may succeed
+// where the GPU failed), as opposed to an input or output problem.
+type EngineError struct{ Err error }
+
+func (e *EngineError) Error() string { return e.Err.Error() }
+func (e *EngineError) Unwrap() error { return e.Err }
+
+// FallbackNotice is what every pipeline says when the GPU fails and the
+// CPU takes over.
+func FallbackNotice(err error) string {
+	return fmt.Sprintf("GPU failed: %v — using the CPU", err)
+}
+
+// withFallback runs fn on the preferred engine and, when it fails with an
+// EngineError on the GPU (and ctx is not done, and the engines are not
+// Strict), once more on the CPU engine; the notice then says so
+// (FallbackNotice). It is the one GPU→CPU retry of every file pipeline.
+func withFallback[T any](ctx context.Context, e Engines, fn func(gpufft.Engine) (T, error)) (T, string, error) {
+	res, err := fn(e.Preferred)
+	var ee *EngineError
+	if err == nil || !e.HasGPU() || e.Strict || ctx.Err() != nil || !errors.As(err, &ee) {
+		return res, "", err
+	}
+	notice := FallbackNotice(err)
+	res, err = fn(e.CPU)
+	return res, notice, err
+}

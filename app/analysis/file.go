@@ -1,0 +1,326 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"time"
+
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// FFT sizes the analyses accept: powers of two in MinFFT…MaxFFT.
+const (
+	MinFFT = 64
+	MaxFFT = 65536
+)
+
+// FFTSizeError and HopError say which of an FFT size and its hop CheckFFT
+// refused.
+type (
+	FFTSizeError struct{ Size int }
+	HopError     struct{ Size, Hop int }
+)
+
+func (e *FFTSizeError) Error() string {
+	return fmt.Sprintf("FFT size %d: want a power of two from %d to %d", e.Size, MinFFT, MaxFFT)
+}
+
+func (e *HopError) Error() string { return fmt.Sprintf("hop %d: want 1…%d", e.Hop, e.Size) }
+
+// CheckFFT says whether n is an FFT size the analyses accept and hop
+// (samples between frames) fits it: a *FFTSizeError or a *HopError if not.
+// It is the one check of the command line, the window and the pipelines.
+func CheckFFT(n, hop int) error {
+	if n < MinFFT || n > MaxFFT || bits.OnesCount(uint(n)) != 1 {
+		return &FFTSizeError{n}
+	}
+	if hop < 1 || hop > n {
+		return &HopError{n, hop}
+	}
+	return nil
+}
+
+// AnalyzeOptions are `prism analyze`'s settings (the CLI contract).
+type AnalyzeOptions struct {
+	FFT     int
+	Hop     int
+	Window  gpufft.Window
+	Channel int // −1: the mix (mean of channels); else a 0-based channel
+	Image   plot.ImageOptions
+}
+
+// AnalyzeResult says what an analysis did, for the summary line.
+type AnalyzeResult struct {
+	Frames   int
+	Samples  int64 // per channel
+	Rate     int
+	Engine   string
+	Elapsed  time.Duration
+	Warnings []string // decoder warnings and engine fallbacks
+}
+
+// Progress receives the number of frames analyzed so far (and the total,
+// −1 when unknown); nil means none. It is called on the calling goroutine.
+type Progress func(done, total int)
+
+// AnalyzeFile analyzes the audio file in into out (format npy, csv or png),
+// writing a temporary file beside out and renaming it only on success, so a
+// failure never leaves a partial output. If the GPU fails, it says so in
+// the result's warnings and redoes the file on the CPU engine (unless the
+// engines are Strict).
+//
+// Cancelling ctx stops the analysis between batches (the temporary file is
+// removed) and returns ctx's error.
+func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
+	start := time.Now()
+	res, notice, err := withFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
+		return analyzeWith(ctx, in, out, format, opts, eng, progress)
+	})
+	if notice != "" {
+		res.Warnings = append([]string{notice}, res.Warnings...)
+	}
+	res.Elapsed = time.Since(start)
+	return res, err
+}
+
+// openInput opens in and checks that it has channel (−1: the mix) and at
+// least one frame of n samples. It returns the decoder and the samples per
+// channel (−1: unknown).
+func openInput(in string, channel, n int) (audio.Decoder, error) {
+	dec, err := audio.Open(in)
+	if err != nil {
+		return nil, &InputError{err}
+	}
+	f := dec.Format()
+	if channel >= f.Channels {
+		dec.Close()
+		return nil, inputErrorf("%s: no channel %d (the file has %d: 0…%d)", in, channel, f.Channels, f.Channels-1)
+	}
+	if f.Frames >= 0 && f.Frames < int64(n) {
+		dec.Close()
+		return nil, tooShort(in, f.Frames, n)
+	}
+	return dec, nil
+}
+
+func tooShort(in string, samples int64, n int) error {
+	return inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, samples, n)
+}
+
+// frameCount is the number of frames of n samples, hop apart, in samples.
+func frameCount(samples int64, n, hop int) int {
+	if samples < int64(n) {
+		return 0
+	}
+	return int((samples-int64(n))/int64(hop) + 1)
+}
+
+// knownSamples is the decoder's length in samples per channel, counted in
+// a first pass over the file when the header does not say.
+func knownSamples(dec audio.Decoder, in string) (int64, error) {
+	if n := dec.Format().Frames; n >= 0 {
+		return n, nil
+	}
+	n, err := countSamples(in)
+	if err != nil {
+		return 0, &InputError{err}
+	}
+	return n, nil
+}
+
+func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, eng gpufft.Engine, progress Progress) (res AnalyzeResult, err error) {
+	res.Engine = engineLabel(eng)
+	dec, err := openInput(in, opts.Channel, opts.FFT)
+	if err != nil {
+		return res, err
+	}
+	defer dec.Close()
+	res.Rate = dec.Format().SampleRate
+	total := frameCount(dec.Format().Frames, opts.FFT, opts.Hop)
+	if dec.Format().Frames < 0 {
+		total = -1
+	}
+	if format == encode.FormatPNG && total < 0 {
+		// the image needs the frame count up front
+		n, err := knownSamples(dec, in)
+		if err != nil {
+			return res, err
+		}
+		if total = frameCount(n, opts.FFT, opts.Hop); total == 0 {
+			return res, tooShort(in, n, opts.FFT)
+		}
+	}
+	o, err := encode.Create(out)
+	if err != nil {
+		return res, err
+	}
+	defer o.Discard()
+	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
+	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1,
+		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
+	sk, err := newFileSink(o, format, eng, cfg, total, res.Rate, opts.Image)
+	if err != nil {
+		return res, err
+	}
+	defer sk.close()
+	err = st.run(func(b batch) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := sk.add(b)
+		res.Frames += n
+		if progress != nil {
+			progress(res.Frames, total)
+		}
+		return err
+	})
+	res.Samples = st.frames
+	res.Warnings = append(res.Warnings, dec.Warnings()...)
+	if err := streamError(ctx, err); err != nil {
+		return res, err
+	}
+	if res.Frames == 0 {
+		return res, tooShort(in, st.frames, opts.FFT)
+	}
+	if err := sk.finish(res.Frames); err != nil {
+		return res, err
+	}
+	return res, o.Commit()
+}
+
+// streamError classifies a stream's end: a decoder's format error is bad
+// input; a cancelled ctx wins over a clean end.
+func streamError(ctx context.Context, err error) error {
+	if err != nil {
+		var fe *audio.FormatError
+		if errors.As(err, &fe) {
+			return &InputError{err}
+		}
+		return err
+	}
+	return ctx.Err()
+}
+
+func engineLabel(eng gpufft.Engine) string { return eng.Name() + " (" + eng.Device() + ")" }
+
+// countSamples decodes path to its end and returns its samples per channel.
+func countSamples(path string) (int64, error) {
+	d, err := audio.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer d.Close()
+	buf := make([]float32, 65536*d.Format().Channels)
+	var n int64
+	for {
+		got, err := d.Read(buf)
+		n += int64(got)
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// fileSink turns batches into an output format.
+type fileSink interface {
+	add(b batch) (frames int, err error)
+	finish(frames int) error
+	close()
+}
+
+func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (fileSink, error) {
+	var rw encode.RowWriter
+	var err error
+	switch format {
+	case encode.FormatNPY:
+		rw, err = encode.NewNPYRows(o, cfg.Bins())
+	case encode.FormatCSV:
+		rw, err = encode.NewCSVRows(o, cfg.Size, cfg.Hop, rate)
+	case encode.FormatPNG:
+		return newImageSink(o, eng, cfg, total, rate, img)
+	default:
+		err = fmt.Errorf("unknown output format %q", format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := eng.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, &EngineError{err}
+	}
+	return &rowSink{plan: p, out: rw, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}, nil
+}
+
+// rowSink runs the engine's dB spectrogram and hands the rows to a
+// RowWriter (NPY, CSV).
+type rowSink struct {
+	plan gpufft.SpectrogramPlan
+	out  encode.RowWriter
+	dst  []float32
+	bins int
+}
+
+func (s *rowSink) add(b batch) (int, error) {
+	n, err := s.plan.Execute(s.dst, b.buf)
+	if err != nil {
+		return 0, &EngineError{err}
+	}
+	return n, s.out.Rows(b.first, s.dst[:n*s.bins])
+}
+
+func (s *rowSink) finish(frames int) error { return s.out.Finish(frames) }
+
+func (s *rowSink) close() { s.plan.Close() }
+
+// imageSink folds frames into the pixel grid on the engine; the host
+// colours and decorates the image.
+type imageSink struct {
+	plan   gpufft.ImagePlan
+	layout *plot.Spectrogram
+	o      *encode.Output
+}
+
+// imageConfig is the engine's image plan for a plot layout.
+func imageConfig(l *plot.Spectrogram, total int) gpufft.ImageConfig {
+	lo, hi := l.RowBins()
+	return gpufft.ImageConfig{Columns: l.Columns(), TotalFrames: total, RowLo: lo, RowHi: hi}
+}
+
+func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (fileSink, error) {
+	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
+	p, err := eng.NewImage(cfg, imageConfig(layout, total))
+	if err != nil {
+		return nil, &EngineError{err}
+	}
+	return &imageSink{plan: p, layout: layout, o: o}, nil
+}
+
+func (s *imageSink) add(b batch) (int, error) {
+	n, err := s.plan.Add(b.buf, b.first)
+	if err != nil {
+		return 0, &EngineError{err}
+	}
+	return n, nil
+}
+
+func (s *imageSink) finish(int) error {
+	pix := make([]float32, s.layout.Columns()*s.layout.Rows())
+	if err := s.plan.Image(pix); err != nil {
+		return &EngineError{err}
+	}
+	if err := encode.PNG(s.o.W, s.layout.Render(pix)); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}
+
+func (s *imageSink) close() { s.plan.Close() }

@@ -1,0 +1,325 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// LiveSettings configure the real-time analysis. New settings take
+// effect whole (Apply); FFT 0 means 4096, Hop 0 means FFT/4, AvgFrames
+// below 1 means 1 and History 0 means 2048; every other field is used as
+// given (a zero AvgTau or PeakHold means none).
+type LiveSettings struct {
+	FFT, Hop  int
+	Window    gpufft.Window
+	AvgTau    time.Duration // exponential averaging time constant
+	AvgFrames int           // linear average over this many frames
+	PeakHold  time.Duration // how long a peak is held before it decays
+	PeakDecay float64       // dB/s once the hold time is over
+	History   int           // spectrogram columns kept, per output channel
+	// Band, if set, filters what is shown: the band filter's response
+	// |H(f)|² multiplies every bin's power on the engine, after the FFT.
+	Band dsp.BandSpec
+	// Fraction (1, 3, 6, 12, 24; 0 = off) and Weighting give
+	// fractional-octave band levels (the RTA), averaged like ExpAvg.
+	Fraction  int
+	Weighting dsp.Weighting
+}
+
+// DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
+// exponential averaging, 8-frame linear average, 2 s peak hold decaying at
+// 20 dB/s, and 2048 history columns.
+func DefaultLiveSettings() LiveSettings {
+	return LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: time.Second,
+		AvgFrames: 8, PeakHold: 2 * time.Second, PeakDecay: 20, History: 2048}
+}
+
+// withDefaults fills the fields whose zero value means a default.
+func (s LiveSettings) withDefaults() LiveSettings {
+	d := DefaultLiveSettings()
+	if s.FFT == 0 {
+		s.FFT = d.FFT
+	}
+	if s.Hop == 0 {
+		s.Hop = s.FFT / 4
+	}
+	s.AvgFrames = max(1, s.AvgFrames)
+	if s.History <= 0 {
+		s.History = d.History
+	}
+	return s
+}
+
+// Geometry is what a spectrum or a column was computed from: it travels
+// with the data, so a reader never pairs levels with the wrong bins.
+type Geometry struct {
+	Rate, FFT, Hop int
+}
+
+// Bins is N/2+1.
+func (g Geometry) Bins() int { return g.FFT/2 + 1 }
+
+// BinHz is the width of one bin.
+func (g Geometry) BinHz() float64 { return float64(g.Rate) / float64(g.FFT) }
+
+// HopSeconds is the time between frames.
+func (g Geometry) HopSeconds() float64 { return float64(g.Hop) / float64(g.Rate) }
+
+// Live analyzes a Recorder's stream in real time. Its engine goroutine
+// calls Step (or Run); other goroutines copy results out with Latest,
+// Columns and ReadStats, and change settings with Apply, UseEngine and
+// SwitchSource, which take effect between batches.
+type Live struct {
+	engines Engines
+	cmds    chan func(*Live) error
+
+	// the engine goroutine's own
+	run     runState
+	post    postState
+	onFrame func(frame uint64, spectra []float32, bins int) // a sink's hook: dBFS rows, all output channels
+
+	pub    published // copies for other goroutines, under their own lock
+	stats  liveStats
+	shadow shadowState
+	tee    teeRing
+}
+
+// NewLive starts analysis on rec's stream with the preferred engine.
+func NewLive(rec *audio.Recorder, engines Engines, s LiveSettings) (*Live, error) {
+	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
+	l.stats.init()
+	l.setSource(rec)
+	l.setEngine(engines.Preferred)
+	if err := l.configure(s); err != nil {
+		return nil, err
+	}
+	// start from the newest input: what piled up while starting is not live
+	rec.Ring().Drain(0)
+	l.run.pos = rec.Ring().Position()
+	return l, nil
+}
+
+// configure (re)builds the plan and state for settings s; on failure the
+// old configuration stays.
+func (l *Live) configure(s LiveSettings) error {
+	s = s.withDefaults()
+	if err := CheckFFT(s.FFT, s.Hop); err != nil {
+		return err
+	}
+	r := &l.run
+	geo := Geometry{Rate: r.rate, FFT: s.FFT, Hop: s.Hop}
+	gains, err := bandGains(s.Band, r.rate, s.FFT)
+	if err != nil {
+		return err
+	}
+	rta, err := newRTA(s, r.rate)
+	if err != nil {
+		return err
+	}
+	plan, cfg, err := newLivePlan(r.eng, s, r.rate, r.outCh, gains)
+	if err != nil {
+		return err
+	}
+	if r.plan != nil {
+		r.plan.Close()
+	}
+	r.plan, r.cfg, r.set = plan, cfg, s
+	r.reset(l.run.rec.Ring().Position())
+	l.shadow.gen++
+	l.post.reset(s, geo, r.outCh, rta)
+	l.pub.reset(geo, r.outCh, s.History)
+	l.stats.setGeometry(geo)
+	return nil
+}
+
+// newLivePlan makes the engine's spectrogram plan for settings s on outCh
+// channels (each input channel and the mix), batches of about 10 ms of
+// frames (never less than one), |X|² out with the band's gains; and runs
+// it once on silence, so kernel compilation (PoCL compiles at the first
+// launch) does not land on a live batch.
+func newLivePlan(eng gpufft.Engine, s LiveSettings, rate, outCh int, gains []float32) (gpufft.SpectrogramPlan, gpufft.SpectrogramConfig, error) {
+	maxFrames := max(1, rate/100/s.Hop+2)
+	cfg := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: outCh,
+		MaxSamples: s.FFT + (maxFrames-1)*s.Hop, Output: gpufft.Power, BinGain: gains}
+	plan, err := eng.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if _, err := plan.Execute(make([]float32, cfg.DstLen(s.FFT)), make([]float32, outCh*s.FFT)); err != nil {
+		plan.Close()
+		return nil, cfg, err
+	}
+	return plan, cfg, nil
+}
+
+// Apply queues a settings change; it takes effect between batches,
+// without losing the stream.
+func (l *Live) Apply(s LiveSettings) {
+	l.cmds <- func(l *Live) error {
+		if err := l.configure(s); err != nil {
+			l.run.settingsErr = true
+			return fmt.Errorf("settings not applied: %w", err)
+		}
+		if l.run.settingsErr { // the last settings error no longer holds
+			l.run.settingsErr = false
+			l.stats.setStatus("")
+		}
+		return nil
+	}
+}
+
+// UseEngine switches between the GPU ("gpu") and CPU ("cpu") engines
+// between batches.
+func (l *Live) UseEngine(name string) {
+	l.cmds <- func(l *Live) error {
+		next := l.engines.CPU
+		if name == EngineGPU {
+			if !l.engines.HasGPU() {
+				return errors.New("no GPU engine: OpenCL is not usable here")
+			}
+			next = l.engines.Preferred
+		}
+		prev := l.run.eng
+		l.setEngine(next)
+		if err := l.configure(l.run.set); err != nil {
+			l.setEngine(prev)
+			return fmt.Errorf("switch to %s: %w", name, err)
+		}
+		return nil
+	}
+}
+
+// SwitchSource switches the analysis to another recorder (a different
+// device, rate or channel count) between batches; the analyzer, its engine
+// and settings carry on. done (if not nil) is called on the engine
+// goroutine once the switch is made (err nil: the old recorder is no
+// longer read; the caller stops it) or has failed (the old recorder stays
+// in use).
+func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
+	l.cmds <- func(l *Live) error {
+		prev := l.run.rec
+		l.setSource(rec)
+		err := l.configure(l.run.set)
+		if err != nil {
+			l.setSource(prev)
+			err = fmt.Errorf("switch source: %w", err)
+		} else {
+			rec.Ring().Drain(0)
+			l.run.pos = rec.Ring().Position()
+		}
+		if done != nil {
+			done(err)
+		}
+		return err
+	}
+}
+
+// SetTee makes the engine goroutine copy every block of input it reads
+// into r (a monitor output's ring; nil stops it). Blocks whose channel
+// count is not r's are not copied. Any goroutine may call it.
+func (l *Live) SetTee(r *audio.Ring) { l.tee.Store(r) }
+
+// setEngine and setSource change what the engine goroutine uses; the
+// statistics show it.
+func (l *Live) setEngine(e gpufft.Engine) {
+	l.run.eng = e
+	l.stats.setEngine(e)
+}
+
+func (l *Live) setSource(rec *audio.Recorder) {
+	l.run.rec, l.run.ch, l.run.rate, l.run.outCh = rec, rec.Channels(), rec.SampleRate(), rec.Channels()+1
+	l.stats.setSource(rec)
+}
+
+// Run calls Step until stop is closed, waiting about a millisecond when
+// no frame is complete.
+func (l *Live) Run(stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		n, _ := l.Step()
+		if n == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// applyCommands runs the queued settings changes.
+func (l *Live) applyCommands() {
+	for {
+		select {
+		case cmd := <-l.cmds:
+			if err := cmd(l); err != nil {
+				l.stats.setStatus(err.Error())
+			}
+		default:
+			return
+		}
+	}
+}
+
+// Step applies pending commands, then analyzes every complete frame of
+// every channel in one engine batch and publishes the results. It returns
+// the frames analyzed per channel. Only the engine goroutine calls it; in
+// steady state it does not allocate.
+func (l *Live) Step() (int, error) {
+	l.applyCommands()
+	r := &l.run
+	got := r.take(&l.tee)
+	if r.have < r.set.FFT {
+		_ = got
+		return 0, nil
+	}
+	frames := (r.have-r.set.FFT)/r.set.Hop + 1
+	samples := r.set.FFT + (frames-1)*r.set.Hop
+	start := time.Now()
+	src := r.packed(samples)
+	if _, err := r.plan.Execute(r.out[:r.outCh*frames*r.cfg.Bins()], src); err != nil {
+		return 0, l.engineFailed(err)
+	}
+	took := time.Since(start)
+	l.offerShadow(src, samples, start)
+	l.post.batch(r.out, frames, l.onFrame, &l.pub)
+	l.pub.publish(&l.post, frames)
+	// the newest sample of the last frame: its arrival to now is the latency
+	arrived, ok := r.rec.Ring().ArrivalOf(r.pos + uint64(samples-1))
+	l.stats.batchDone(r.eng.Name(), frames, took, time.Now(), arrived, ok)
+	r.consume(frames * r.set.Hop)
+	return frames, nil
+}
+
+// engineFailed handles a failed batch: on the GPU, the analysis carries on
+// on the CPU (and says so), unless the engines are Strict.
+func (l *Live) engineFailed(err error) error {
+	if l.run.eng == l.engines.CPU || l.engines.Strict {
+		l.stats.setStatus(err.Error())
+		return err
+	}
+	l.stats.setStatus(FallbackNotice(err))
+	l.setEngine(l.engines.CPU)
+	return l.configure(l.run.set)
+}
+
+// Frames is the number of frames analyzed per channel so far: a display
+// that sees it unchanged has nothing new to draw. Any goroutine may call
+// it; it does not allocate.
+func (l *Live) Frames() uint64 { return l.pub.frameCount() }
+
+// Close stops the background timing and releases the plan (not the
+// recorder or the engines). The engine goroutine calls it, after Run has
+// returned.
+func (l *Live) Close() {
+	l.stopShadow()
+	if l.run.plan != nil {
+		l.run.plan.Close()
+		l.run.plan = nil
+	}
+}

@@ -1,0 +1,102 @@
+package analysis
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// runState is the engine goroutine's input side of Live: the recorder, the
+// engine and its plan, and the samples held between batches.
+type runState struct {
+	rec         *audio.Recorder
+	eng         gpufft.Engine
+	set         LiveSettings
+	cfg         gpufft.SpectrogramConfig
+	plan        gpufft.SpectrogramPlan
+	rate, ch    int
+	outCh       int       // ch + 1: every channel and the mix
+	tmp         []float32 // interleaved frames from the ring
+	planar      []float32 // outCh blocks of cfg.MaxSamples
+	pack        []float32 // the engine's contiguous copy of planar
+	have        int       // samples per channel in planar
+	pos         uint64    // stream position of planar's first sample
+	out         []float32 // the plan's output: |X|², outCh×frames×bins
+	settingsErr bool      // the status holds an Apply error
+}
+
+// teeRing is where Live copies its input for a monitor output (nil: none).
+type teeRing = atomic.Pointer[audio.Ring]
+
+// reset sizes the buffers for the current plan and starts at stream
+// position pos with nothing held.
+func (r *runState) reset(pos uint64) {
+	maxLen := r.cfg.MaxSamples
+	r.tmp = make([]float32, maxLen*r.ch)
+	r.planar = make([]float32, r.outCh*maxLen)
+	r.pack = make([]float32, r.outCh*maxLen)
+	r.out = make([]float32, r.cfg.DstLen(maxLen))
+	r.have, r.pos = 0, pos
+}
+
+// take reads what the ring holds (up to the room left) into the planar
+// blocks, copying it to tee, and returns the frames read. When input was
+// overwritten before it was read, the stream jumped: the samples held no
+// longer continue it and are dropped.
+func (r *runState) take(tee *teeRing) int {
+	ring := r.rec.Ring()
+	room := r.cfg.MaxSamples - r.have
+	lostBefore := ring.Lost()
+	got := ring.Read(r.tmp[:room*r.ch])
+	if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
+		t.Write(r.tmp[:got*r.ch], time.Now())
+	}
+	if ring.Lost() != lostBefore {
+		r.have = 0
+		r.pos = ring.Position() - uint64(got)
+	}
+	r.deinterleave(got)
+	r.have += got
+	return got
+}
+
+// deinterleave appends got frames from tmp to the planar channel blocks and
+// the mix block (mean of channels, summed in channel order).
+func (r *runState) deinterleave(got int) {
+	ch, maxLen := r.ch, r.cfg.MaxSamples
+	inv := 1 / float32(ch)
+	mix := r.planar[ch*maxLen+r.have : ch*maxLen+r.have+got]
+	for i := range got {
+		frame := r.tmp[i*ch : i*ch+ch]
+		sum := frame[0]
+		for c, v := range frame {
+			r.planar[c*maxLen+r.have+i] = v
+			if c > 0 {
+				sum += v
+			}
+		}
+		mix[i] = sum * inv
+	}
+}
+
+// packed copies the first `samples` of each planar block back to back, the
+// layout the engine reads.
+func (r *runState) packed(samples int) []float32 {
+	buf, maxLen := r.pack[:r.outCh*samples], r.cfg.MaxSamples
+	for c := range r.outCh {
+		copy(buf[c*samples:(c+1)*samples], r.planar[c*maxLen:c*maxLen+samples])
+	}
+	return buf
+}
+
+// consume drops the first used samples, keeping those later frames need.
+func (r *runState) consume(used int) {
+	maxLen := r.cfg.MaxSamples
+	for c := range r.outCh {
+		copy(r.planar[c*maxLen:], r.planar[c*maxLen+used:c*maxLen+r.have])
+	}
+	r.have -= used
+	r.pos += uint64(used)
+}

@@ -1,0 +1,181 @@
+package analysis
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// LiveStats describe the analysis at any time.
+type LiveStats struct {
+	Engine         string             `json:"engine"`
+	Device         string             `json:"device"`
+	Source         string             `json:"source"`
+	SampleRate     int                `json:"sample_rate"`
+	Channels       int                `json:"channels"`
+	FFT            int                `json:"fft"`
+	Hop            int                `json:"hop"`
+	MsPerBatch     float64            `json:"ms_per_batch"` // latest engine call, all channels
+	BatchP50Ms     float64            `json:"batch_p50_ms"` // engine call (upload, kernels, download), recent batches
+	BatchP99Ms     float64            `json:"batch_p99_ms"`
+	FramesPerBatch float64            `json:"frames_per_batch"`    // per channel, mean
+	EngineMs       map[string]float64 `json:"engine_ms_per_batch"` // each engine's recent mean (the inactive one measured on copies of the same batches, see MeasureOther)
+	FramesPerSec   float64            `json:"frames_per_s"`        // per channel
+	Frames         uint64             `json:"frames"`              // per channel, analyzed
+	LatencyP50Ms   float64            `json:"latency_p50_ms"`      // sample arrival → spectrum published
+	LatencyP99Ms   float64            `json:"latency_p99_ms"`
+	LatencyMaxMs   float64            `json:"latency_max_ms"`
+	DroppedFrames  uint64             `json:"dropped_input_frames"` // overwritten in the ring before analysis
+	Overflows      uint64             `json:"input_overflows"`      // device buffers dropped by PortAudio
+	Stalls         uint64             `json:"stalls"`
+	Reopens        uint64             `json:"reopens"`
+	Status         string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
+}
+
+// liveStats measures Live: engine time per batch (both engines'), latency,
+// frame rate, and the status line. Its methods may be called from any
+// goroutine.
+type liveStats struct {
+	mu       sync.Mutex
+	s        LiveStats
+	rec      *audio.Recorder
+	eng      gpufft.Engine
+	lat      []float64 // recent latencies, ms (ring)
+	latN     int
+	batch    []float64 // recent engine call times, ms (ring)
+	batchN   int
+	engMs    map[string][2]float64 // recent mean ms per batch (exponential), batches measured
+	fpsMark  time.Time
+	fpsCount uint64
+	sortBuf  []float64 // read's scratch
+}
+
+// statsWindow is how many recent batches the percentiles cover.
+const statsWindow = 4096
+
+func (t *liveStats) init() {
+	t.lat = make([]float64, statsWindow)
+	t.batch = make([]float64, statsWindow)
+	t.engMs = map[string][2]float64{}
+}
+
+func (t *liveStats) setGeometry(g Geometry) {
+	t.mu.Lock()
+	t.s.FFT, t.s.Hop, t.s.SampleRate = g.FFT, g.Hop, g.Rate
+	t.mu.Unlock()
+}
+
+func (t *liveStats) setEngine(e gpufft.Engine) {
+	t.mu.Lock()
+	t.eng = e
+	t.mu.Unlock()
+}
+
+func (t *liveStats) setSource(rec *audio.Recorder) {
+	t.mu.Lock()
+	t.rec, t.s.SampleRate, t.s.Channels = rec, rec.SampleRate(), rec.Channels()
+	t.mu.Unlock()
+}
+
+func (t *liveStats) setStatus(s string) {
+	t.mu.Lock()
+	t.s.Status = s
+	t.mu.Unlock()
+}
+
+// batchDone records a batch of frames that took `took` on engine name,
+// published at now, whose newest sample arrived at arrived (if known).
+func (t *liveStats) batchDone(name string, frames int, took time.Duration, now, arrived time.Time, arrivedOK bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.s.Frames += uint64(frames)
+	ms := took.Seconds() * 1e3
+	t.s.MsPerBatch = ms
+	t.batch[t.batchN%len(t.batch)] = ms
+	t.batchN++
+	t.recordEngineMsLocked(name, ms)
+	if arrivedOK {
+		t.lat[t.latN%len(t.lat)] = now.Sub(arrived).Seconds() * 1e3
+		t.latN++
+	}
+	if t.fpsMark.IsZero() {
+		t.fpsMark = now
+	}
+	t.fpsCount += uint64(frames)
+	if d := now.Sub(t.fpsMark); d >= time.Second {
+		t.s.FramesPerSec = float64(t.fpsCount) / d.Seconds()
+		t.fpsMark, t.fpsCount = now, 0
+	}
+}
+
+// engineAlpha is the weight of the newest time in an engine's running
+// mean time per batch.
+const engineAlpha = 0.05
+
+// recordEngineMs adds one engine call's time to that engine's running
+// mean (a plain mean until 1/engineAlpha calls).
+func (t *liveStats) recordEngineMs(name string, v float64) {
+	t.mu.Lock()
+	t.recordEngineMsLocked(name, v)
+	t.mu.Unlock()
+}
+
+func (t *liveStats) recordEngineMsLocked(name string, v float64) {
+	e, ok := t.engMs[name]
+	if !ok {
+		t.engMs[name] = [2]float64{v, 1}
+		return
+	}
+	a := max(engineAlpha, 1/(e[1]+1))
+	t.engMs[name] = [2]float64{e[0] + a*(v-e[0]), e[1] + 1}
+}
+
+// Stats returns the current statistics.
+func (l *Live) Stats() LiveStats {
+	var s LiveStats
+	l.ReadStats(&s)
+	return s
+}
+
+// ReadStats writes the current statistics into dst, reusing its EngineMs
+// map: a display polling it does not allocate. Any goroutine may call it.
+func (l *Live) ReadStats(dst *LiveStats) { l.stats.read(dst) }
+
+func (t *liveStats) read(dst *LiveStats) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	rs := t.rec.Stats()
+	engMs := dst.EngineMs
+	*dst = t.s
+	s := dst
+	s.Engine, s.Device = t.eng.Name(), t.eng.Device()
+	s.Source = rs.Source
+	s.DroppedFrames, s.Overflows, s.Stalls, s.Reopens = rs.RingLost, rs.Overflows, rs.Stalls, rs.Reopens
+	if rs.LastError != "" && s.Status == "" {
+		s.Status = rs.LastError
+	}
+	if engMs == nil {
+		engMs = map[string]float64{}
+	}
+	clear(engMs)
+	for k, v := range t.engMs {
+		engMs[k] = v[0]
+	}
+	s.EngineMs = engMs
+	if n := min(t.latN, len(t.lat)); n > 0 {
+		lat := append(t.sortBuf[:0], t.lat[:n]...)
+		slices.Sort(lat)
+		s.LatencyP50Ms, s.LatencyP99Ms, s.LatencyMaxMs = lat[n/2], lat[min(n-1, n*99/100)], lat[n-1]
+		t.sortBuf = lat
+	}
+	if n := min(t.batchN, len(t.batch)); n > 0 {
+		b := append(t.sortBuf[:0], t.batch[:n]...)
+		slices.Sort(b)
+		s.BatchP50Ms, s.BatchP99Ms = b[n/2], b[min(n-1, n*99/100)]
+		s.FramesPerBatch = float64(s.Frames) / float64(t.batchN)
+		t.sortBuf = b
+	}
+}

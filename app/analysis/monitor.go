@@ -1,0 +1,309 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// Source kinds.
+const (
+	SourceDevice    = "device"
+	SourceGenerator = "generator"
+	SourceFile      = "file"
+)
+
+// SourceSpec chooses what a Monitor analyzes.
+type SourceSpec struct {
+	Kind      string // SourceDevice, SourceGenerator or SourceFile
+	Device    string // SourceDevice: "", an index or a name substring (see `prism devices`)
+	Generator string // SourceGenerator: a generator spec (sine:F:DB, …); "" = DefaultGenerator
+	File      string // SourceFile: a WAV, FLAC or MP3 file, played in real time and looped
+	Rate      int    // Hz; 0: the device's (or 48000 for the generator)
+	Channels  int    // 0: the device's, up to 2 (or 2 for the generator)
+}
+
+// String describes the spec for a status line.
+func (s SourceSpec) String() string {
+	switch s.Kind {
+	case SourceGenerator:
+		return "generator " + s.Generator
+	case SourceFile:
+		return "file " + s.File
+	}
+	if s.Device == "" {
+		return "default input"
+	}
+	return "input " + s.Device
+}
+
+// Monitor is the live analyzer as a desktop window uses it: engines, a
+// recorder on the chosen source, and a Live analyzer on its own engine
+// goroutine, with the inactive engine timed in the background. Every
+// method may be called from any goroutine.
+type Monitor struct {
+	engines Engines
+	live    *Live
+	stop    chan struct{}
+	done    chan struct{}
+
+	mu      sync.Mutex
+	rec     *audio.Recorder
+	spec    SourceSpec
+	closed  bool
+	out     *MonitorOut // nil: monitor output off
+	outOn   bool
+	outBand dsp.BandSpec
+	outErr  string
+}
+
+// NewMonitor opens src (falling back to the default generator, with a
+// notice, when the default input device is asked for and there is none)
+// and starts analyzing it with s on engines. The Monitor owns neither the
+// engines nor their closing.
+func NewMonitor(src SourceSpec, s LiveSettings, engines Engines) (*Monitor, string, error) {
+	rec, spec, notice, err := startSource(src)
+	if err != nil {
+		return nil, "", err
+	}
+	live, err := NewLive(rec, engines, s)
+	if err != nil {
+		rec.Stop()
+		return nil, "", err
+	}
+	m := &Monitor{engines: engines, live: live, rec: rec, spec: spec, stop: make(chan struct{}), done: make(chan struct{})}
+	live.MeasureOther()
+	go func() {
+		defer close(m.done)
+		live.Run(m.stop)
+		live.Close()
+	}()
+	return m, notice, nil
+}
+
+// startSource starts a recorder on spec and returns the spec actually used.
+func startSource(spec SourceSpec) (*audio.Recorder, SourceSpec, string, error) {
+	var (
+		open   func() (audio.Source, error)
+		notice string
+		err    error
+	)
+	switch spec.Kind {
+	case SourceFile:
+		if spec.File == "" {
+			return nil, spec, "", errors.New("no file chosen")
+		}
+		path := spec.File
+		src, ferr := audio.OpenFileSource(path, true)
+		if ferr != nil {
+			return nil, spec, "", ferr
+		}
+		src.Close()
+		open = func() (audio.Source, error) { return audio.OpenFileSource(path, true) }
+	case SourceGenerator:
+		if spec.Generator == "" {
+			spec.Generator = DefaultGenerator
+		}
+		open, _, err = OpenSource("", spec.Rate, spec.Channels, spec.Generator)
+	case SourceDevice, "":
+		spec.Kind = SourceDevice
+		open, notice, err = OpenSource(spec.Device, spec.Rate, spec.Channels, "")
+		if notice != "" {
+			spec = SourceSpec{Kind: SourceGenerator, Generator: DefaultGenerator, Rate: spec.Rate, Channels: spec.Channels}
+		}
+	default:
+		return nil, spec, "", fmt.Errorf("unknown source kind %q", spec.Kind)
+	}
+	if err != nil {
+		return nil, spec, "", err
+	}
+	rec, err := audio.StartRecorder(open, 2)
+	if err != nil {
+		return nil, spec, "", err
+	}
+	return rec, spec, notice, nil
+}
+
+// Source is the spec in use (after any fallback to the generator).
+func (m *Monitor) Source() SourceSpec {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spec
+}
+
+// SetSource switches to another source between batches. It returns once
+// the switch is made, or with the reason it could not be (the current
+// source then carries on) and the notice of any fallback.
+func (m *Monitor) SetSource(spec SourceSpec) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", errors.New("monitor closed")
+	}
+	rec, used, notice, err := startSource(spec)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", spec, err)
+	}
+	res := make(chan error, 1)
+	m.live.SwitchSource(rec, func(err error) { res <- err })
+	if err := <-res; err != nil {
+		rec.Stop()
+		return "", err
+	}
+	m.rec.Stop()
+	m.rec, m.spec = rec, used
+	if m.outOn { // the output follows the new rate and channels
+		m.startOutLocked()
+	}
+	return notice, nil
+}
+
+// SetMonitorOutput turns the monitor output (the input played to the
+// default output device, band-filtered by band, the zero BandSpec for
+// none) on or off.
+// With no output device it returns the reason and stays off.
+func (m *Monitor) SetMonitorOutput(on bool, band dsp.BandSpec) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return errors.New("monitor closed")
+	}
+	m.outOn, m.outBand = on, band
+	if !on {
+		m.stopOutLocked()
+		m.outErr = ""
+		return nil
+	}
+	return m.startOutLocked()
+}
+
+func (m *Monitor) startOutLocked() error {
+	m.stopOutLocked()
+	out, err := StartMonitorOut("", m.rec.SampleRate(), m.rec.Channels(), m.outBand, m.engines)
+	if err != nil {
+		m.outOn = false
+		m.outErr = "monitor output: " + err.Error()
+		return fmt.Errorf("monitor output: %w", err)
+	}
+	m.outErr = ""
+	m.out = out
+	m.live.SetTee(out.Ring())
+	return nil
+}
+
+func (m *Monitor) stopOutLocked() {
+	if m.out == nil {
+		return
+	}
+	m.live.SetTee(nil)
+	m.out.Close()
+	m.out = nil
+}
+
+// MonitorOutput describes the monitor output ("" when off and no error).
+func (m *Monitor) MonitorOutput() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.out != nil {
+		return m.out.Status()
+	}
+	return m.outErr
+}
+
+// Latest is Live.Latest.
+func (m *Monitor) Latest(c int, dst *Spectrum) { m.live.Latest(c, dst) }
+
+// Columns is Live.Columns.
+func (m *Monitor) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geometry) {
+	return m.live.Columns(c, dst, after)
+}
+
+// Frames is Live.Frames.
+func (m *Monitor) Frames() uint64 { return m.live.Frames() }
+
+// ReadStats is Live.ReadStats.
+func (m *Monitor) ReadStats(dst *LiveStats) { m.live.ReadStats(dst) }
+
+// Apply is Live.Apply.
+func (m *Monitor) Apply(s LiveSettings) { m.live.Apply(s) }
+
+// UseEngine is Live.UseEngine ("gpu" or "cpu").
+func (m *Monitor) UseEngine(name string) { m.live.UseEngine(name) }
+
+// HasGPU says whether a GPU engine is there to switch to.
+func (m *Monitor) HasGPU() bool { return m.engines.HasGPU() }
+
+// Engines are the engines the monitor runs on (for file analysis in the
+// same window).
+func (m *Monitor) Engines() Engines { return m.engines }
+
+// InputDevices lists the input devices' names, or says why there are none.
+func (m *Monitor) InputDevices() ([]string, error) {
+	devs, err := audio.Devices()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, d := range devs {
+		if d.MaxInputChannels > 0 {
+			names = append(names, strings.TrimSpace(d.Name))
+		}
+	}
+	if len(names) == 0 {
+		return nil, audio.ErrNoInputDevice
+	}
+	return names, nil
+}
+
+// Close stops the analysis and the recorder. Calling it twice is harmless.
+func (m *Monitor) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return
+	}
+	m.closed = true
+	m.stopOutLocked()
+	close(m.stop)
+	<-m.done
+	m.rec.Stop()
+}
+
+// AnalyzeView is AnalyzeView on the monitor's engines.
+func (m *Monitor) AnalyzeView(ctx context.Context, path string, o ViewOptions, progress Progress) (*FileSpectrogram, error) {
+	return AnalyzeView(ctx, path, o, m.engines, progress)
+}
+
+// ExportSpectrogram writes a file's spectrogram to out (npy, csv or png,
+// by format) exactly as `prism analyze` does, on the monitor's engines.
+func (m *Monitor) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o ViewOptions, img plot.ImageOptions, progress Progress) error {
+	opts := AnalyzeOptions{FFT: o.FFT, Hop: o.Hop, Window: o.Window, Channel: o.Channel, Image: img}
+	_, err := AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
+	return err
+}
+
+// ParseWindow reads a window name (hann, blackman-harris, kaiser:BETA, …)
+// for the UI, which does not import the engine package.
+func ParseWindow(s string) (gpufft.Window, error) { return gpufft.ParseWindow(s) }
+
+// WindowNames lists the window names ParseWindow accepts (kaiser takes
+// :BETA).
+func WindowNames() []string { return gpufft.WindowNames() }
+
+// ParseGeneratorSpec checks a signal generator spec (sine:F:DB,
+// tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB) for the UI.
+func ParseGeneratorSpec(s string) (string, error) {
+	g, err := audio.ParseGenerator(s)
+	if err != nil {
+		return "", err
+	}
+	return g.String(), nil
+}

@@ -1,0 +1,196 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/prismaudio/prism/audio"
+)
+
+// batch is one call's worth of samples of one channel (or the mix), whose
+// first frame is frame number first of the whole stream.
+type batch struct {
+	buf     []float32
+	samples int
+	first   int
+}
+
+// streamer cuts a decoder's output (one channel of it, or the mix of all)
+// into batches of whole frames of size N,
+// hop H, carrying the samples the next frames still need (N−H and any
+// remainder) from one batch into the next, and decodes the next batch on its
+// own goroutine while the caller analyzes the current one (two buffers).
+type streamer struct {
+	dec     audio.Decoder
+	n, hop  int
+	channel int // −1: the mix (mean of channels); else that channel only
+	maxLen  int // samples per channel per batch
+	bufs    [2][]float32
+	tmp     []float32 // interleaved decode block
+	frames  int64     // samples decoded per channel, for Result
+}
+
+// batchSamples is about how many samples per channel one batch holds:
+// enough to fill a GPU. Tests lower it to cross many batch boundaries.
+var batchSamples = 1 << 22
+
+// batchLimits sizes batches: about batchSamples per channel, but never more
+// frames than keep the dB output of one batch under 64 MiB.
+func batchLimits(n, hop, channels int) int {
+	bins := n/2 + 1
+	maxFrames := max(1, min(batchSamples/hop, (64<<20)/4/bins/max(1, channels)))
+	return n + (maxFrames-1)*hop
+}
+
+func newStreamer(dec audio.Decoder, n, hop, channel int) *streamer {
+	ch := dec.Format().Channels
+	// Mixing here, once per sample, beats mixing per frame on the engine
+	// (frames overlap N/H times) and halves what crosses to a GPU.
+	s := &streamer{dec: dec, n: n, hop: hop, channel: channel}
+	s.maxLen = batchLimits(n, hop, 1)
+	for i := range s.bufs {
+		s.bufs[i] = make([]float32, s.maxLen)
+	}
+	s.tmp = make([]float32, (1<<18)*ch)
+	return s
+}
+
+// run streams every batch to fn on the calling goroutine; decoding happens
+// on another. It stops at the first error from either side.
+func (s *streamer) run(fn func(b batch) error) error {
+	type result struct {
+		b   batch
+		err error
+	}
+	full := make(chan result, 1)
+	free := make(chan int, 2)
+	free <- 0
+	free <- 1
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	// On any exit, stop the decoder goroutine and wait for it: the caller
+	// closes the decoder and reads s.frames after run returns.
+	defer func() {
+		close(stop)
+		wg.Wait()
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(full)
+		carry, carryFrom, first := 0, -1, 0
+		for {
+			var i int
+			select {
+			case i = <-free:
+			case <-stop:
+				return
+			}
+			buf := s.bufs[i]
+			// the samples the next frames still need, from the previous
+			// buffer (still being read by the engine: read-only here)
+			if carryFrom >= 0 {
+				copy(buf[:carry], s.bufs[1-i][carryFrom:carryFrom+carry])
+			}
+			filled, err := s.fill(buf, carry)
+			if err != nil {
+				full <- result{err: err}
+				return
+			}
+			frames := 0
+			if filled >= s.n {
+				frames = (filled-s.n)/s.hop + 1
+			}
+			if frames == 0 {
+				return // end of stream: fewer than N samples left
+			}
+			consumed := frames * s.hop
+			carry, carryFrom = filled-consumed, consumed
+			b := batch{buf: buf[:filled], samples: filled, first: first}
+			first += frames
+			select {
+			case full <- result{b: b}:
+			case <-stop:
+				return
+			}
+			if filled < s.maxLen {
+				// the decoder is at its end: the carry cannot make a frame
+				return
+			}
+		}
+	}()
+	// The engine side: each buffer goes back to the decoder once analyzed
+	// (a batch's buf is a prefix of bufs[i]).
+	var errOut error
+	for r := range full {
+		if r.err != nil {
+			return r.err
+		}
+		if errOut == nil {
+			errOut = fn(r.b)
+		}
+		if errOut != nil {
+			return errOut
+		}
+		for i := range s.bufs {
+			if &s.bufs[i][0] == &r.b.buf[0] {
+				free <- i
+			}
+		}
+	}
+	return errOut
+}
+
+// pick writes the selected channel, or the mix, of interleaved frames.
+func (s *streamer) pick(dst, src []float32, ch int) {
+	audio.ParallelFor(len(dst), func(lo, hi int) {
+		dst, src := dst[lo:hi], src[lo*ch:hi*ch]
+		switch {
+		case s.channel >= 0:
+			for i := range dst {
+				dst[i] = src[i*ch+s.channel]
+			}
+		case ch == 1:
+			copy(dst, src)
+		default:
+			// the engines' definition of the mix: sum in channel order,
+			// then times 1/channels
+			inv := 1 / float32(ch)
+			for i := range dst {
+				frame := src[i*ch : i*ch+ch]
+				sum := frame[0]
+				for _, v := range frame[1:] {
+					sum += v
+				}
+				dst[i] = sum * inv
+			}
+		}
+	})
+}
+
+// fill decodes into buf after its first have samples until it holds maxLen
+// or the stream ends.
+func (s *streamer) fill(buf []float32, have int) (int, error) {
+	ch := s.dec.Format().Channels
+	for have < s.maxLen {
+		want := min(len(s.tmp)/ch, s.maxLen-have)
+		got, err := s.dec.Read(s.tmp[:want*ch])
+		if got > 0 {
+			s.frames += int64(got)
+			s.pick(buf[have:have+got], s.tmp[:got*ch], ch)
+			have += got
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return have, err
+		}
+		if got == 0 {
+			return have, fmt.Errorf("decoder returned no samples and no error")
+		}
+	}
+	return have, nil
+}

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+)
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments (`prism analyze in.wav -o out.png --fft 8192`), which
+// the flag package alone stops at.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// analyzeTarget is where `prism analyze` writes: one file, or a directory
+// of IN-base-name.FORMAT.
+type analyzeTarget struct {
+	out    string
+	toDir  bool
+	format encode.Format
+}
+
+// resolveTarget reads -o and --format for inputs inputs.
+func resolveTarget(out, format string, inputs int) (analyzeTarget, error) {
+	st, statErr := os.Stat(out)
+	t := analyzeTarget{out: out, toDir: strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir()) || inputs > 1}
+	if !t.toDir {
+		f, ok := encode.FormatOf(out)
+		if !ok {
+			return t, fmt.Errorf("-o %s: unknown output format (want .png, .npy or .csv)", out)
+		}
+		if format != "" && encode.Format(format) != f {
+			return t, fmt.Errorf("--format %s disagrees with -o %s", format, out)
+		}
+		t.format = f
+		return t, nil
+	}
+	t.format = encode.Format(format)
+	if format == "" {
+		t.format = encode.FormatPNG
+	}
+	if t.format != encode.FormatPNG && t.format != encode.FormatNPY && t.format != encode.FormatCSV {
+		return t, fmt.Errorf("--format %q: want png, npy or csv", format)
+	}
+	if statErr == nil && !st.IsDir() {
+		return t, fmt.Errorf("-o %s: several inputs need a directory", out)
+	}
+	return t, nil
+}
+
+// path is the output of input in.
+func (t analyzeTarget) path(in string) string {
+	if !t.toDir {
+		return t.out
+	}
+	base := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+	return filepath.Join(t.out, base+"."+string(t.format))
+}
+
+func runAnalyze(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n", stderr)
+	var af analysisFlags
+	af.register(fs, "device")
+	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
+	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
+	quiet := fs.Bool("quiet", false, "no progress bar or summary")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
+	inputs, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
+	}
+	usage := usageError("analyze", stderr)
+	if len(inputs) == 0 {
+		return usage("no input file (prism analyze IN -o OUT)")
+	}
+	if *out == "" {
+		return usage("-o OUT is required")
+	}
+	opts, err := af.options()
+	if err != nil {
+		return usage("%v", err)
+	}
+	target, err := resolveTarget(*out, *format, len(inputs))
+	if err != nil {
+		return usage("%v", err)
+	}
+	if target.toDir {
+		if err := os.MkdirAll(target.out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return ExitFailure
+		}
+	}
+	if *cpuProfile != "" {
+		stop, err := startProfile(*cpuProfile)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return ExitFailure
+		}
+		defer stop()
+	}
+	sess, ok := openSession("analyze", af.engine, af.device, *quiet, stderr)
+	if !ok {
+		return ExitFailure
+	}
+	defer sess.close()
+	return analyzeAll(sess, inputs, target, opts, *quiet, stderr)
+}
+
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// analyzeAll analyzes each input; a bad file is reported and skipped.
+// Some file failed: a runtime failure says 1, else bad input says 2.
+func analyzeAll(sess *session, inputs []string, target analyzeTarget, opts analysis.AnalyzeOptions, quiet bool, stderr io.Writer) int {
+	failed, badInput := false, false
+	for _, in := range inputs {
+		if sess.ctx.Err() != nil {
+			fmt.Fprintf(stderr, "prism: analyze: interrupted\n")
+			return ExitFailure
+		}
+		dst := target.path(in)
+		o := opts
+		o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
+		bar := newBar(quiet, stderr, filepath.Base(in))
+		res, err := analysis.AnalyzeFile(sess.ctx, in, dst, target.format, o, sess.engines, bar.progress)
+		bar.finish()
+		warn(stderr, res.Warnings)
+		switch {
+		case errors.Is(err, context.Canceled):
+			fmt.Fprintf(stderr, "prism: %s: interrupted: no output written\n", in)
+			return ExitFailure
+		case errors.As(err, new(*analysis.InputError)):
+			fmt.Fprintf(stderr, "prism: %v\n", err)
+			badInput = true
+		case err != nil:
+			fmt.Fprintf(stderr, "prism: %s: %v\n", in, err)
+			failed = true
+		case !quiet:
+			audioSec := float64(res.Samples) / float64(res.Rate)
+			fmt.Fprintf(stderr, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
+				in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
+				float64(res.Samples)/res.Elapsed.Seconds()/1e6, res.Engine)
+		}
+	}
+	switch {
+	case failed:
+		return ExitFailure
+	case badInput:
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+// bar is a progress bar on a terminal (nil elsewhere, or when quiet).
+type bar struct {
+	b       *progressbar.ProgressBar
+	w       io.Writer
+	name    string
+	enabled bool
+}
+
+func newBar(quiet bool, w io.Writer, name string) *bar {
+	return &bar{w: w, name: name, enabled: !quiet && isTerminal(w)}
+}
+
+// progress is the analysis's Progress, or nil when there is no bar.
+func (b *bar) progress(done, total int) {
+	if !b.enabled {
+		return
+	}
+	if b.b == nil {
+		b.b = progressbar.NewOptions(total, progressbar.OptionSetWriter(b.w),
+			progressbar.OptionSetDescription(b.name), progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString("frames"), progressbar.OptionShowIts(),
+			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	b.b.Set(done)
+}
+
+func (b *bar) finish() {
+	if b.b != nil {
+		b.b.Finish()
+	}
+}

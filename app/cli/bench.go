@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// parseBenchCase reads one --sizes entry: N (an r2c row), r2c:N, c2c:N or
+// spectrogram:N:HOP (Hann window, dBFS out, as the default row).
+func parseBenchCase(s string) (gpufft.BenchCase, error) {
+	parts := strings.Split(strings.TrimSpace(s), ":")
+	if len(parts) == 1 {
+		parts = []string{"r2c", parts[0]}
+	}
+	var c gpufft.BenchCase
+	c.Plan = parts[0]
+	want := 2
+	if c.Plan == "spectrogram" {
+		want = 3
+	} else if c.Plan != "r2c" && c.Plan != "c2c" {
+		return c, fmt.Errorf("%q: plan %q: want r2c, c2c or spectrogram", s, c.Plan)
+	}
+	if len(parts) != want {
+		return c, fmt.Errorf("%q: want N, r2c:N, c2c:N or spectrogram:N:HOP", s)
+	}
+	var err error
+	if c.Size, err = strconv.Atoi(parts[1]); err != nil || c.Size < 2 {
+		return c, fmt.Errorf("%q: size %q is not a transform size", s, parts[1])
+	}
+	if want == 3 {
+		if c.Hop, err = strconv.Atoi(parts[2]); err != nil || c.Hop < 1 || c.Hop > c.Size {
+			return c, fmt.Errorf("%q: hop %q: want 1…%d", s, parts[2], c.Size)
+		}
+	}
+	return c, nil
+}
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("bench", "", stderr)
+	asJSON := fs.Bool("json", false, "print JSON rows")
+	device := fs.String("device", "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
+	engines := fs.String("engine", "all", "engines to measure: all, gpu, cpu")
+	gpuSamples := fs.Int("gpu-samples", 1<<26, "samples per call on the GPU")
+	cpuSamples := fs.Int("cpu-samples", 1<<24, "samples per call on the CPU")
+	minTime := fs.Duration("time", time.Second, "minimum time per row")
+	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
+	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N or spectrogram:N:HOP")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	if *engines != "all" && *engines != "gpu" && *engines != "cpu" {
+		fmt.Fprintf(stderr, "prism: --engine %q: want all, gpu or cpu\n", *engines)
+		return ExitUsage
+	}
+	var custom []gpufft.BenchCase
+	if *sizes != "" {
+		for _, s := range strings.Split(*sizes, ",") {
+			c, err := parseBenchCase(s)
+			if err != nil {
+				fmt.Fprintf(stderr, "prism: bench: --sizes: %v\n", err)
+				return ExitUsage
+			}
+			custom = append(custom, c)
+		}
+	}
+	cases := func(samples int) []gpufft.BenchCase {
+		if custom == nil {
+			return gpufft.DefaultBenchCases(samples)
+		}
+		cs := slices.Clone(custom)
+		for i := range cs {
+			cs[i].Samples = samples
+			if cs[i].Plan == "c2c" {
+				cs[i].Samples /= 2 // complex points, as the default row
+			}
+		}
+		return cs
+	}
+	var rows []gpufft.BenchResult
+	failed := false
+	if *engines != "cpu" {
+		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: *device})
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+			if *engines == "gpu" {
+				return ExitFailure
+			}
+		} else {
+			r, err := gpufft.Bench(g, cases(*gpuSamples), *minTime)
+			rows = append(rows, r...)
+			if err != nil {
+				fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+				failed = true
+			}
+			g.Close()
+		}
+	}
+	if *engines != "gpu" {
+		c := gpufft.NewCPU(0)
+		r, err := gpufft.Bench(c, cases(*cpuSamples), *minTime)
+		rows = append(rows, r...)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+			failed = true
+		}
+		if *gonum {
+			r, err := gpufft.BenchGonum(c.Workers(), cases(*cpuSamples), *minTime)
+			rows = append(rows, r...)
+			if err != nil {
+				fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+				failed = true
+			}
+		}
+		c.Close()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rows)
+	} else {
+		printBench(stdout, rows)
+	}
+	if failed {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func printBench(w io.Writer, rows []gpufft.BenchResult) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "engine\tplan\tN\thop\tbatch\tms/call\tGsamples/s\tGB/s\tcopy GB/s\t% copy\tdevice\t")
+	for _, r := range rows {
+		hop := "-"
+		if r.Hop > 0 {
+			hop = fmt.Sprint(r.Hop)
+		}
+		pct := "-"
+		if r.PctCopy > 0 {
+			pct = fmt.Sprintf("%.0f%%", r.PctCopy)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\t%.3f\t%.3f\t%.1f\t%.1f\t%s\t%s\t\n", r.Engine, r.Plan, r.Size, hop, r.Batch,
+			r.MsPerCall, r.GSamplesSec, r.GBs, r.CopyGBs, pct, r.Device)
+	}
+	tw.Flush()
+	// Speed-ups measured in this run: GPU over CPU, CPU over gonum.
+	byKey := map[string]gpufft.BenchResult{}
+	for _, r := range rows {
+		byKey[fmt.Sprintf("%s/%s/%d", r.Engine, r.Plan, r.Size)] = r
+	}
+	for _, r := range rows {
+		if r.Engine != "cpu" {
+			continue
+		}
+		k := fmt.Sprintf("/%s/%d", r.Plan, r.Size)
+		if g, ok := byKey["opencl"+k]; ok {
+			fmt.Fprintf(w, "speed-up %s N=%d: GPU (device-resident) %.1f× CPU in samples/s\n", r.Plan, r.Size, g.GSamplesSec/r.GSamplesSec)
+		}
+		if g, ok := byKey["gonum"+k]; ok {
+			fmt.Fprintf(w, "speed-up %s N=%d: CPU engine %.2f× gonum in samples/s\n", r.Plan, r.Size, r.GSamplesSec/g.GSamplesSec)
+		}
+	}
+}

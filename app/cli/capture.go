@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/audio"
+)
+
+func runCapture(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("capture", "  prism capture -o OUT.png|.npy|.csv --seconds S [flags]\n", stderr)
+	var af analysisFlags
+	af.register(fs, "opencl-device")
+	out := fs.String("o", "", "output file: .png, .npy or .csv")
+	seconds := fs.Float64("seconds", 5, "seconds of audio to record")
+	device := fs.String("device", "", "audio input: index or name substring from `prism devices` (default: the default input)")
+	rate := fs.Int("rate", 0, "sample rate in Hz (default: the device's)")
+	channels := fs.Int("channels", 0, "input channels (default: up to 2)")
+	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
+	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
+	quiet := fs.Bool("quiet", false, "no progress messages")
+	pos, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
+	}
+	usage := usageError("capture", stderr)
+	if len(pos) > 0 {
+		return usage("unexpected argument %q", pos[0])
+	}
+	format, ok := encode.FormatOf(*out)
+	if *out == "" || !ok {
+		return usage("-o OUT with .png, .npy or .csv is required")
+	}
+	if *seconds <= 0 || *seconds > 24*3600 {
+		return usage("--seconds %g: want 0…86400", *seconds)
+	}
+	if *rate < 0 || *channels < 0 {
+		return usage("--rate and --channels must be positive")
+	}
+	opts, err := af.options()
+	if err != nil {
+		return usage("%v", err)
+	}
+	open, notice, err := analysis.OpenSource(*device, *rate, *channels, *gen)
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+		if errors.Is(err, audio.ErrNoInputDevice) {
+			return ExitFailure
+		}
+		return ExitUsage
+	}
+	if notice != "" {
+		fmt.Fprintf(stderr, "prism: %s\n", notice)
+	}
+	sess, ok := openSession("capture", af.engine, af.device, *quiet, stderr)
+	if !ok {
+		return ExitFailure
+	}
+	defer sess.close()
+	engines := sess.engines
+	rec, err := audio.StartRecorder(open, 2)
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+		return ExitFailure
+	}
+	defer rec.Stop()
+	if opts.Channel >= rec.Channels() {
+		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
+	}
+	co := analysis.CaptureOptions{AnalyzeOptions: opts, Seconds: *seconds, Out: *out, Format: format}
+	if !*quiet {
+		co.Log = stderr
+	}
+	st, err := analysis.Capture(sess.ctx, rec, engines, co)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
+		return ExitFailure
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+		return ExitFailure
+	}
+	if *stats {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(st)
+	}
+	return ExitOK
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+func runDevices(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("devices", "", stderr)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if code, ok := parse(fs, args); !ok {
+		return code
+	}
+	devs, err := gpufft.Devices()
+	adevs, aerr := audio.Devices()
+	if *asJSON {
+		out := struct {
+			OpenCL      []gpufft.DeviceInfo `json:"opencl"`
+			OpenCLError string              `json:"opencl_error,omitempty"`
+			Audio       []audio.DeviceInfo  `json:"audio"`
+			AudioError  string              `json:"audio_error,omitempty"`
+		}{OpenCL: devs, Audio: adevs}
+		if err != nil {
+			out.OpenCLError = err.Error()
+		}
+		if aerr != nil {
+			out.AudioError = aerr.Error()
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+		return ExitOK
+	}
+	fmt.Fprintln(stdout, "OpenCL devices:")
+	switch {
+	case err != nil:
+		fmt.Fprintf(stdout, "  none: %v (the CPU engine is used)\n", err)
+	case len(devs) == 0:
+		fmt.Fprintln(stdout, "  none: the OpenCL library reports no platform (the CPU engine is used)")
+	default:
+		def, _ := gpufft.SelectDevice(devs, os.Getenv(gpufft.EnvDevice))
+		tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  #\ttype\tname\tplatform\tversion\tunits\tlocal mem\tmax group\tglobal mem\t")
+		for _, d := range devs {
+			mark := " "
+			if d.Index == def.Index {
+				mark = "*"
+			}
+			fmt.Fprintf(tw, "%s %d\t%s\t%s\t%s\t%s\t%d\t%d KiB\t%d\t%.1f GiB\t\n", mark, d.Index, d.Type, d.Name, d.Platform,
+				d.Version, d.ComputeUnits, d.LocalMemBytes>>10, d.MaxWorkGroupSize, float64(d.GlobalMemBytes)/(1<<30))
+		}
+		tw.Flush()
+		fmt.Fprintf(stdout, "  * default (choose with --device or %s: index or name)\n", gpufft.EnvDevice)
+	}
+	printAudioDevices(stdout, adevs, aerr)
+	return ExitOK
+}
+
+func printAudioDevices(w io.Writer, devs []audio.DeviceInfo, err error) {
+	fmt.Fprintln(w, "\nAudio devices:")
+	inputs := 0
+	for _, d := range devs {
+		if d.MaxInputChannels > 0 {
+			inputs++
+		}
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "  none: %v (the signal generator is used)\n", err)
+		return
+	case inputs == 0:
+		fmt.Fprintf(w, "  no input device (%d devices, no sound server or no inputs): the signal generator is used\n", len(devs))
+	}
+	if len(devs) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  #	name	host API	in	out	rate	latency low/high	")
+	for _, d := range devs {
+		mark := " "
+		if d.DefaultInput {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s %d	%s	%s	%d	%d	%.0f Hz	%v / %v	\n", mark, d.Index, d.Name, d.HostAPI, d.MaxInputChannels,
+			d.MaxOutputChannels, d.DefaultRate, d.LowLatency.Round(100*time.Microsecond), d.HighLatency.Round(100*time.Microsecond))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "  * default input (choose with prism capture --device: index or name)")
+}

@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+)
+
+func runFilter(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("filter", "  prism filter IN -o OUT.wav --band SPEC [flags]\n\nSPEC: lowpass:F, highpass:F, bandpass:F1-F2, bandstop:F1-F2, octave:FC, third:FC, speech\n", stderr)
+	out := fs.String("o", "", "output WAV")
+	band := fs.String("band", "", "the band filter (see SPEC)")
+	format := fs.String("format", "float", "output samples: float (32-bit float) or input (the input's WAV format)")
+	trans := fs.Float64("transition", dsp.DefaultTransitionOct, "transition width in octaves beyond each edge (the stop band holds 60 dB from there)")
+	var engine, device string
+	registerEngine(fs, &engine, &device, "device")
+	quiet := fs.Bool("quiet", false, "no summary")
+	pos, code, ok := parseCommand(fs, args)
+	if !ok {
+		return code
+	}
+	usage := usageError("filter", stderr)
+	switch {
+	case len(pos) != 1:
+		return usage("want one input file (prism filter IN -o OUT.wav --band SPEC)")
+	case *out == "" || !strings.HasSuffix(strings.ToLower(*out), ".wav"):
+		return usage("-o OUT.wav is required")
+	case *band == "":
+		return usage("--band SPEC is required")
+	case *format != "float" && *format != "input":
+		return usage("--format %q: want float or input", *format)
+	case analysis.CheckEngine(engine) != nil:
+		return usage("--engine %q: want auto, gpu or cpu", engine)
+	}
+	spec, err := dsp.ParseBand(*band) // Nyquist is checked per file
+	if err != nil {
+		return usage("%v", err)
+	}
+	sess, ok := openSession("filter", engine, device, *quiet, stderr)
+	if !ok {
+		return ExitFailure
+	}
+	defer sess.close()
+	o := analysis.FilterOptions{Band: spec, TransitionOct: *trans, KeepFormat: *format == "input"}
+	res, err := analysis.FilterFile(sess.ctx, pos[0], *out, o, sess.engines)
+	warn(stderr, res.Warnings)
+	if err != nil {
+		return failure(stderr, err)
+	}
+	if !*quiet {
+		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", pos[0], *out, res.Frames, spec)
+	}
+	return ExitOK
+}

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package app
-
-import "time"
-
-// ProcessCPU is the CPU time the process has used; not known here.
-func ProcessCPU() (time.Duration, bool) { return 0, false }

@@ -1,0 +1,14 @@
+// Package dsp holds Prism's signal-processing rules that are not FFTs:
+// the conversion of power to dB, window sums (coherent gain, ENBW), band
+// filter specs and their linear-phase FIR design, IEC 61260-1
+// fractional-octave bands with IEC 61672-1 A/C/Z weighting, and the
+// dominant peak of a spectrum with its note name.
+//
+// It is a leaf: it imports only the standard library, knows nothing of
+// engines, files, devices or windows on screen, and each rule lives here
+// once, so the command line, the file pipelines, the live analyzer and the
+// desktop window give the same numbers. Functions are pure or own all their
+// state; types with a hot-path method (BandAccumulator.Frame) say in their
+// doc whether it allocates. Nothing here starts a goroutine; a value may be
+// used by one goroutine at a time.
+package dsp

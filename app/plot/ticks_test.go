@@ -1,0 +1,45 @@
+package plot
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+func TestTicks(t *testing.T) {
+	for _, c := range []struct {
+		seconds float64
+		pixels  int
+		step    float64
+	}{{600, 1920, 60}, {20, 800, 5}, {3 * 3600, 1920, 900}, {0.5, 300, 0.2}} {
+		ticks := TimeTicks(c.seconds, c.pixels)
+		if len(ticks) < 2 || math.Abs(ticks[1]-ticks[0]-c.step) > 1e-9 || ticks[0] != 0 {
+			t.Errorf("TimeTicks(%g, %d) = %v, want steps of %g", c.seconds, c.pixels, ticks, c.step)
+		}
+	}
+	log := NewFreqAxis(Log, 48000, 4096)
+	got := FreqTicks(log, 1080)
+	want := []float64{20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("log ticks %v, want %v", got, want)
+	}
+	lin := NewFreqAxis(Lin, 48000, 4096)
+	if got := FreqTicks(lin, 1080); got[0] != 0 || got[1] != 2000 || got[len(got)-1] != 24000 {
+		t.Errorf("lin ticks %v", got)
+	}
+	for f, s := range map[float64]string{50: "50", 1000: "1k", 2500: "2.5k", 20000: "20k", 12.5: "12.5"} {
+		if FormatHz(f) != s {
+			t.Errorf("FormatHz(%g) = %q, want %q", f, FormatHz(f), s)
+		}
+	}
+	// axis round trip and the mel definition
+	mel := NewFreqAxis(Mel, 48000, 4096)
+	for _, f := range []float64{100, 1000, 10000} {
+		if math.Abs(mel.Freq(mel.Pos(f))-f) > 1e-6 || math.Abs(log.Freq(log.Pos(f))-f) > 1e-6 {
+			t.Errorf("round trip at %g Hz", f)
+		}
+	}
+	if p := mel.Pos(1000) * (2595 * math.Log10(1+24000.0/700)); math.Abs(p-2595*math.Log10(1+1000.0/700)) > 1e-9 {
+		t.Errorf("mel position of 1 kHz: %g", p)
+	}
+}
