@@ -85,14 +85,15 @@ const CalibratorHz = 1000
 
 // MeasureCalibrator reads a calibrator recording: channel of in holds a
 // 1 kHz tone known to be dbspl dB SPL. Its sine level is the fundamental
-// of MeasureDistortion (noise, hum and harmonics excluded).
+// of MeasureDistortion (noise, hum and harmonics excluded), which must be
+// the recording's strongest tone.
 func MeasureCalibrator(in string, channel int, dbspl float64) (dsp.LevelCal, error) {
-	d, err := MeasureDistortion(context.Background(), in, channel, CalibratorHz)
+	d, err := MeasureDistortion(context.Background(), in, channel, 0)
 	if err != nil {
 		return dsp.LevelCal{}, err
 	}
 	if math.Abs(d.FundamentalHz-CalibratorHz) > 0.02*CalibratorHz {
-		return dsp.LevelCal{}, inputErrorf("%s: the strongest tone near 1 kHz is at %.1f Hz: not a calibrator recording", in, d.FundamentalHz)
+		return dsp.LevelCal{}, inputErrorf("%s: the strongest tone is at %.1f Hz, not 1 kHz: not a calibrator recording", in, d.FundamentalHz)
 	}
 	c, err := dsp.CalFromRecording(d.FundamentalDBFS, dbspl)
 	if err != nil {

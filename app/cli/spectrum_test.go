@@ -88,7 +88,7 @@ func TestSpectrumCLINoiseDensity(t *testing.T) {
 // TestSpectrumCLISineAndCalibration: a −20 dBFS sine at 1 kHz: the summary
 // names its frequency, level and note; dbspl with --cal-dbspl 120 reads
 // 100 dB SPL at the peak; a microphone file of +3 dB at 1 kHz lowers it to
-// 97; --channel all gives one column per channel; a spectrum used as its
+// 97; a calibrator recording sets the offset; --channel all gives one column per channel; a spectrum used as its
 // own reference gives zero difference; NPY and PNG outputs are written.
 func TestSpectrumCLISineAndCalibration(t *testing.T) {
 	const fs = 48000
@@ -115,6 +115,10 @@ func TestSpectrumCLISineAndCalibration(t *testing.T) {
 	if p := peak(cols[1]); math.Abs(p+20) > 0.02 { // flat-top: ≤ 0.01 dB scallop
 		t.Errorf("peak bin %.3f dBFS, want -20", p)
 	}
+	// A calibrator recording: 1 kHz at −30 dBFS is 94 dB SPL, so the
+	// −20 dBFS tone reads 104.
+	calib := filepath.Join(dir, "calibrator.wav")
+	apptest.WriteWAV(t, calib, fs, [][]float32{apptest.Tone(fs, fs, 1000, math.Pow(10, -1.5))})
 	mic := filepath.Join(dir, "mic.txt")
 	os.WriteFile(mic, []byte("\"Sens Factor =-1dB\"\n* Hz dB\n20 0\n1000 3\n20000 3\n"), 0o644)
 	for _, c := range []struct {
@@ -124,6 +128,8 @@ func TestSpectrumCLISineAndCalibration(t *testing.T) {
 		{[]string{"--unit", "dbspl", "--cal-dbspl", "120"}, 100},
 		{[]string{"--unit", "dbspl", "--cal-dbspl", "120", "--cal", mic}, 97},
 		{[]string{"--cal", mic}, -23},
+		{[]string{"--unit", "dbspl", "--calibrator", calib}, 94 + 10},
+		{[]string{"--unit", "dbspl", "--calibrator", calib, "--calibrator-dbspl", "114"}, 114 + 10},
 	} {
 		args := append([]string{"spectrum", in, "-o", out, "--channel", "0", "--window", "flattop", "--engine", "cpu", "--quiet"}, c.args...)
 		if code, _, msg := runOut(args...); code != 0 {
@@ -193,6 +199,8 @@ func TestSpectrumCLIErrors(t *testing.T) {
 		{[]string{in, "-o", filepath.Join(dir, "o.txt")}, "-o OUT.csv"},
 		{[]string{in, "-o", out, "--unit", "dbspl"}, "needs --cal-dbspl"},
 		{[]string{in, "-o", out, "--cal-dbspl", "94"}, "needs --unit dbspl"},
+		{[]string{in, "-o", out, "--unit", "dbspl", "--cal-dbspl", "94", "--calibrator", in}, "give one level calibration"},
+		{[]string{in, "-o", out, "--unit", "dbspl", "--calibrator", in}, "not a calibrator recording"},
 		{[]string{in, "-o", out, "--unit", "dbspl", "--cal-dbspl", "300"}, "--cal-dbspl"},
 		{[]string{in, "-o", out, "--unit", "db"}, "--unit"},
 		{[]string{in, "-o", out, "--overlap", "100"}, "--overlap"},
