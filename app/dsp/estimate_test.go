@@ -80,6 +80,9 @@ func TestRefineBin(t *testing.T) {
 // 0.6 bin, started at the maximum bin.
 func TestRefineFrame(t *testing.T) {
 	for _, n := range []int{1024, 4096} {
+		if testing.Short() && n > 1024 {
+			continue
+		}
 		for wi, name := range testWindowNames {
 			t.Run(fmt.Sprintf("%s/n=%d", name, n), func(t *testing.T) {
 				win := testWindow(name, n)
