@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -70,37 +70,37 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		case srcGenerator:
 			spec := c.gen.Text
 			if spec == "" {
-				spec = analysis.DefaultGenerator
+				spec = live.DefaultGenerator
 			}
 			set(func(s *Settings) {
-				s.Source = analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		case srcFile:
 			w.pickSourceFile()
 		case srcDefault:
 			set(func(s *Settings) {
-				s.Source = analysis.SourceSpec{Kind: analysis.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = live.SourceSpec{Kind: live.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		default:
 			set(func(s *Settings) {
-				s.Source = analysis.SourceSpec{Kind: analysis.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = live.SourceSpec{Kind: live.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		}
 	})
 	w.refreshSources()
 	c.gen = widget.NewEntry()
-	c.gen.SetPlaceHolder(analysis.DefaultGenerator)
+	c.gen.SetPlaceHolder(live.DefaultGenerator)
 	c.gen.Validator = func(s string) error {
-		_, err := analysis.ParseGeneratorSpec(s)
+		_, err := live.ParseGeneratorSpec(s)
 		return err
 	}
 	c.gen.OnSubmitted = func(v string) {
-		if _, err := analysis.ParseGeneratorSpec(v); err != nil {
+		if _, err := live.ParseGeneratorSpec(v); err != nil {
 			dialog.ShowError(err, w.win)
 			return
 		}
 		set(func(s *Settings) {
-			s.Source = analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
+			s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
 		})
 	}
 	c.rate = widget.NewSelect(rates, func(v string) {
@@ -118,7 +118,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.overlap = widget.NewSelect(overlaps, func(v string) {
 		set(func(s *Settings) { s.Overlap = overlapVals[indexOf(overlaps, v)] })
 	})
-	c.window = widget.NewSelect(analysis.WindowNames(), func(v string) { set(func(s *Settings) { s.Window = v }) })
+	c.window = widget.NewSelect(live.WindowNames(), func(v string) { set(func(s *Settings) { s.Window = v }) })
 	c.avg = widget.NewSelect(averagings, func(v string) {
 		set(func(s *Settings) {
 			switch indexOf(averagings, v) {
@@ -297,7 +297,7 @@ func (w *Window) pickSourceFile() {
 		}
 		path := r.URI().Path()
 		r.Close()
-		w.change(func(s *Settings) { s.Source = analysis.SourceSpec{Kind: analysis.SourceFile, File: path} })
+		w.change(func(s *Settings) { s.Source = live.SourceSpec{Kind: live.SourceFile, File: path} })
 	}, w.win)
 	d.Show()
 }
@@ -313,10 +313,10 @@ func (w *Window) syncControls() {
 	defer func() { c.syncing = false }()
 	s := w.set
 	switch s.Source.Kind {
-	case analysis.SourceGenerator:
+	case live.SourceGenerator:
 		c.source.SetSelected(srcGenerator)
 		c.gen.SetText(s.Source.Generator)
-	case analysis.SourceFile:
+	case live.SourceFile:
 		c.source.SetSelected(srcFile)
 	default:
 		if s.Source.Device == "" {

@@ -6,10 +6,11 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
-// Engine is what the window calls on the analysis: analysis.Monitor in the
+// Engine is what the window calls on the analysis: live.Monitor in the
 // program, a fake in tests. Latest, Columns and ReadStats are called on
 // the Fyne goroutine every frame and must not block for long; SetSource,
 // AnalyzeView and ExportSpectrogram block and are called from goroutines
@@ -17,13 +18,13 @@ import (
 type Engine interface {
 	SpectrumSource
 	ColumnSource
-	ReadStats(dst *analysis.LiveStats)
+	ReadStats(dst *live.LiveStats)
 	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
-	Apply(s analysis.LiveSettings)
+	Apply(s live.LiveSettings)
 	UseEngine(name string) // "gpu" or "cpu"
 	HasGPU() bool
-	SetSource(spec analysis.SourceSpec) (notice string, err error)
-	Source() analysis.SourceSpec
+	SetSource(spec live.SourceSpec) (notice string, err error)
+	Source() live.SourceSpec
 	InputDevices() ([]string, error)
 	// SetMonitorOutput plays the input to the default output device,
 	// band-filtered by band ("" none), or stops (blocks while the device

@@ -8,6 +8,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -20,8 +21,8 @@ type fakeEngine struct {
 	fft, hop int
 	engine   string
 	hasGPU   bool
-	applied  []analysis.LiveSettings
-	source   analysis.SourceSpec
+	applied  []live.LiveSettings
+	source   live.SourceSpec
 	frames   [][]float32 // queued columns (dB)
 	next     uint64
 	file     *analysis.FileSpectrogram
@@ -41,7 +42,7 @@ type fakeEngine struct {
 func newFakeEngine() *fakeEngine {
 	bands, _ := dsp.Bands(3, 20, 20000, 24000)
 	return &fakeEngine{rate: 48000, ch: 2, fft: 4096, hop: 1024, engine: "opencl", hasGPU: true,
-		source: analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
+		source: live.SourceSpec{Kind: live.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
 }
 
 // level is the fake spectrum's level at f.
@@ -52,7 +53,7 @@ func fakeLevel(f float64) float32 {
 	return float32(math.Max(floor, math.Max(tone, -140)))
 }
 
-func (e *fakeEngine) Latest(c int, dst *analysis.Spectrum) {
+func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.latestN++
@@ -78,7 +79,7 @@ func (e *fakeEngine) Latest(c int, dst *analysis.Spectrum) {
 	}
 }
 
-func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64, analysis.Geometry) {
+func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	total := e.next + uint64(len(e.frames))
@@ -90,9 +91,9 @@ func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64,
 		dst[n] = append(dst[n][:0], e.frames[col-e.next]...)
 		n++
 	}
-	var geo analysis.Geometry
+	var geo live.Geometry
 	if len(e.frames) > 0 {
-		geo = analysis.Geometry{Rate: 48000, FFT: 2 * (len(e.frames[0]) - 1), Hop: 1024}
+		geo = live.Geometry{Rate: 48000, FFT: 2 * (len(e.frames[0]) - 1), Hop: 1024}
 	}
 	return n, max(after, e.next) + uint64(n), geo
 }
@@ -115,27 +116,27 @@ func (e *fakeEngine) Frames() uint64 {
 	return e.framesN
 }
 
-func (e *fakeEngine) ReadStats(dst *analysis.LiveStats) {
+func (e *fakeEngine) ReadStats(dst *live.LiveStats) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	m := dst.EngineMs
 	if m == nil {
 		m = map[string]float64{}
 	}
-	*dst = analysis.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
+	*dst = live.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
 		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerSec: 187.5, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
 }
 
-func (e *fakeEngine) Apply(s analysis.LiveSettings) {
+func (e *fakeEngine) Apply(s live.LiveSettings) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.applied = append(e.applied, s)
 	e.fft, e.hop = s.FFT, s.Hop
 }
 
-func (e *fakeEngine) lastApplied() analysis.LiveSettings {
+func (e *fakeEngine) lastApplied() live.LiveSettings {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.applied[len(e.applied)-1]
@@ -152,14 +153,14 @@ func (e *fakeEngine) UseEngine(name string) {
 
 func (e *fakeEngine) HasGPU() bool { return e.hasGPU }
 
-func (e *fakeEngine) SetSource(spec analysis.SourceSpec) (string, error) {
+func (e *fakeEngine) SetSource(spec live.SourceSpec) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.source = spec
 	return "", nil
 }
 
-func (e *fakeEngine) Source() analysis.SourceSpec {
+func (e *fakeEngine) Source() live.SourceSpec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.source

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -34,11 +35,11 @@ type FileView struct {
 	hover   bool
 	cursor  fyne.Position
 	readout []byte
-	cur     analysis.Spectrum
+	cur     live.Spectrum
 
 	// OnCursor receives the spectrum of the column under the cursor and
 	// its time (ok false: the cursor left).
-	OnCursor func(sp *analysis.Spectrum, t float64, ok bool)
+	OnCursor func(sp *live.Spectrum, t float64, ok bool)
 	// OnView is called when the visible range changes.
 	OnView func(t0, t1 float64)
 }

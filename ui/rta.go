@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -15,7 +16,7 @@ import (
 // mid-band frequencies. Only the Fyne goroutine uses it.
 type RTAView struct {
 	plotBase
-	sp           analysis.Spectrum
+	sp           live.Spectrum
 	rate         int
 	axis         plot.FreqAxis
 	dbMin, dbMax float64

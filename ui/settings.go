@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
 )
 
 // Settings are everything the window lets the user choose; they are saved
 // in the app's preferences and restored at the next start.
 type Settings struct {
-	Source     analysis.SourceSpec
+	Source     live.SourceSpec
 	FFT        int
 	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
 	Window     string
@@ -41,7 +41,7 @@ type Settings struct {
 // one, dark theme.
 func DefaultSettings() Settings {
 	return Settings{
-		Source: analysis.SourceSpec{Kind: analysis.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
+		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
 		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
 		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: "A",
 		Channels: "mix", Engine: "gpu", Theme: "dark",
@@ -52,12 +52,12 @@ func DefaultSettings() Settings {
 func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5)) }
 
 // Live turns the settings into the analyzer's.
-func (s Settings) Live() (analysis.LiveSettings, error) {
-	l := analysis.DefaultLiveSettings()
+func (s Settings) Live() (live.LiveSettings, error) {
+	l := live.DefaultLiveSettings()
 	if s.FFT < 64 || s.FFT > 65536 || s.FFT&(s.FFT-1) != 0 {
 		return l, fmt.Errorf("FFT size %d: want a power of two 64…65536", s.FFT)
 	}
-	w, err := analysis.ParseWindow(s.Window)
+	w, err := live.ParseWindow(s.Window)
 	if err != nil {
 		return l, err
 	}
@@ -169,7 +169,7 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(s.Theme, "dark", "light") {
 		s.Theme = d.Theme
 	}
-	if !oneOf(s.Source.Kind, analysis.SourceDevice, analysis.SourceGenerator, analysis.SourceFile) {
+	if !oneOf(s.Source.Kind, live.SourceDevice, live.SourceGenerator, live.SourceFile) {
 		s.Source = d.Source
 	}
 	if s.Band != "" {

@@ -8,7 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -19,9 +19,9 @@ const (
 	AvgLin = "lin"
 )
 
-// SpectrumSource is where a SpectrumView pulls spectra from (analysis.Monitor).
+// SpectrumSource is where a SpectrumView pulls spectra from (live.Monitor).
 type SpectrumSource interface {
-	Latest(c int, dst *analysis.Spectrum)
+	Latest(c int, dst *live.Spectrum)
 }
 
 // SpectrumView draws per-channel spectrum traces with average and
@@ -30,8 +30,8 @@ type SpectrumSource interface {
 // and a cursor readout on hover. Only the Fyne goroutine uses it.
 type SpectrumView struct {
 	plotBase
-	spectra     []analysis.Spectrum // one per trace set shown
-	n           int                 // spectra in use
+	spectra     []live.Spectrum // one per trace set shown
+	n           int             // spectra in use
 	rate, fft   int
 	scale       string
 	axis        plot.FreqAxis
@@ -116,7 +116,7 @@ func (v *SpectrumView) Pull(src SpectrumSource, chans []int) {
 
 // ShowSpectrum displays one spectrum (a file's column under the cursor): only its
 // Current trace is drawn.
-func (v *SpectrumView) ShowSpectrum(sp *analysis.Spectrum) {
+func (v *SpectrumView) ShowSpectrum(sp *live.Spectrum) {
 	v.ensure(1)
 	d := &v.spectra[0]
 	d.Current = append(d.Current[:0], sp.Current...)
@@ -128,7 +128,7 @@ func (v *SpectrumView) ShowSpectrum(sp *analysis.Spectrum) {
 
 func (v *SpectrumView) ensure(n int) {
 	for len(v.spectra) < n {
-		v.spectra = append(v.spectra, analysis.Spectrum{})
+		v.spectra = append(v.spectra, live.Spectrum{})
 	}
 }
 

@@ -13,8 +13,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -254,9 +254,9 @@ func TestFileView(t *testing.T) {
 	test.NewTempApp(t)
 	fs := syntheticFile()
 	v := NewFileView("log", "magma", -100, 0)
-	var got *analysis.Spectrum
+	var got *live.Spectrum
 	var gotT float64
-	v.OnCursor = func(sp *analysis.Spectrum, t float64, ok bool) {
+	v.OnCursor = func(sp *live.Spectrum, t float64, ok bool) {
 		if ok {
 			got, gotT = sp, t
 		}

@@ -6,14 +6,14 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
 // ColumnSource is where a Waterfall pulls spectrogram columns from
-// (analysis.Monitor): every analyzed frame is one column, oldest first.
+// (live.Monitor): every analyzed frame is one column, oldest first.
 type ColumnSource interface {
-	Columns(c int, dst [][]float32, after uint64) (int, uint64, analysis.Geometry)
+	Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry)
 }
 
 // Waterfall is a scrolling spectrogram: frequency across (aligned with a

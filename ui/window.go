@@ -21,6 +21,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -68,7 +69,7 @@ type Window struct {
 	paused     bool
 	lastFrames uint64 // Engine.Frames at the last pull
 	monitorOn  bool   // the monitor output is on (not saved: it starts off)
-	stats      analysis.LiveStats
+	stats      live.LiveStats
 	chans      []int
 	cfg        [4]int // rate, channels, FFT, hop the views are set up for
 	anim       *fyne.Animation
@@ -172,7 +173,7 @@ func (w *Window) build() {
 	w.fview.OnView = w.fileViewChanged
 
 	lower := container.NewStack(w.wf, w.rta)
-	live := container.NewGridWithRows(2, w.spec, lower)
+	liveView := container.NewGridWithRows(2, w.spec, lower)
 	w.fileInfo = widget.NewLabel("No file open.")
 	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
 	w.progress = widget.NewProgressBar()
@@ -192,7 +193,7 @@ func (w *Window) build() {
 		container.NewHBox(w.progress, w.cancel), w.fileInfo)
 	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, w.fspec))
 	file.Objects[0].(*container.Split).Offset = 0.65
-	w.liveTab = container.NewTabItem("Live", live)
+	w.liveTab = container.NewTabItem("Live", liveView)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
 	w.status = widget.NewLabel("starting…")
@@ -241,12 +242,12 @@ func (w *Window) countFrame(now time.Time) {
 	w.ticks++
 	if w.tickMark.IsZero() {
 		w.tickMark = now
-		w.cpuMark, _ = analysis.ProcessCPU()
+		w.cpuMark, _ = live.ProcessCPU()
 		return
 	}
 	if d := now.Sub(w.tickMark); d >= time.Second {
 		w.fps = float64(w.ticks) / d.Seconds()
-		cpu, ok := analysis.ProcessCPU()
+		cpu, ok := live.ProcessCPU()
 		if ok {
 			w.cpuPct = 100 * (cpu - w.cpuMark).Seconds() / d.Seconds()
 		}
@@ -405,7 +406,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	w.win.Canvas().Unfocus()
 }
 
-func sameLive(a, b analysis.LiveSettings) bool {
+func sameLive(a, b live.LiveSettings) bool {
 	return a.FFT == b.FFT && a.Hop == b.Hop && a.Window == b.Window && a.AvgTau == b.AvgTau && a.AvgFrames == b.AvgFrames &&
 		a.PeakHold == b.PeakHold && a.PeakDecay == b.PeakDecay && a.History == b.History && a.Band == b.Band &&
 		a.Fraction == b.Fraction && a.Weighting == b.Weighting
@@ -496,7 +497,7 @@ func (w *Window) markBand() {
 
 // setSource switches the source on a goroutine (it blocks until the
 // engine goroutine has switched) and reports the outcome.
-func (w *Window) setSource(spec analysis.SourceSpec) {
+func (w *Window) setSource(spec live.SourceSpec) {
 	w.notice = "switching to " + spec.String() + "…"
 	go func() {
 		notice, err := w.eng.SetSource(spec)
@@ -609,7 +610,7 @@ func (w *Window) OpenFile(path string) {
 }
 
 func (w *Window) viewOptions() (analysis.ViewOptions, error) {
-	win, err := analysis.ParseWindow(w.set.Window)
+	win, err := live.ParseWindow(w.set.Window)
 	if err != nil {
 		return analysis.ViewOptions{}, err
 	}
@@ -644,7 +645,7 @@ func (w *Window) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 }
 
 // fileCursor shows the spectrum of the column under the cursor.
-func (w *Window) fileCursor(sp *analysis.Spectrum, t float64, ok bool) {
+func (w *Window) fileCursor(sp *live.Spectrum, t float64, ok bool) {
 	if !ok || sp == nil {
 		return
 	}
@@ -788,7 +789,7 @@ func (w *Window) ExportSpectrum(path string) error {
 	if !ok || format == encode.FormatPNG {
 		return fmt.Errorf("%s: export the spectrum as .csv or .npy", filepath.Base(path))
 	}
-	var sp *analysis.Spectrum
+	var sp *live.Spectrum
 	if w.tabs.Selected() == w.fileTab {
 		if w.fspec.n == 0 {
 			return fmt.Errorf("no spectrum: move the cursor over the file first")

@@ -13,8 +13,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -139,7 +139,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	c.gen.SetText("sine:440:-20")
 	c.gen.OnSubmitted("sine:440:-20")
 	waitFor(t, func() bool { return e.Source().Generator == "sine:440:-20" && w.notice == "" })
-	if s := e.Source(); s.Kind != analysis.SourceGenerator || s.Generator != "sine:440:-20" {
+	if s := e.Source(); s.Kind != live.SourceGenerator || s.Generator != "sine:440:-20" {
 		t.Errorf("generator source: engine has %+v", s)
 	}
 

@@ -184,33 +184,6 @@ func TestPNG(t *testing.T) {
 	}
 }
 
-// failingEngine is an engine whose plans fail after `after` calls, like a
-// GPU that dies mid-run.
-type failingEngine struct {
-	gpufft.Engine
-	after int
-}
-
-func (f *failingEngine) Name() string { return "opencl" }
-
-func (f *failingEngine) NewSpectrogram(cfg gpufft.SpectrogramConfig) (gpufft.SpectrogramPlan, error) {
-	p, err := f.Engine.NewSpectrogram(cfg)
-	return &failingPlan{SpectrogramPlan: p, left: f.after}, err
-}
-
-type failingPlan struct {
-	gpufft.SpectrogramPlan
-	left int
-}
-
-func (p *failingPlan) Execute(dst, src []float32) (int, error) {
-	if p.left == 0 {
-		return 0, errors.New("clEnqueueNDRangeKernel: CL_OUT_OF_RESOURCES")
-	}
-	p.left--
-	return p.SpectrogramPlan.Execute(dst, src)
-}
-
 func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	defer func(b int) { batchSamples = b }(batchSamples)
 	batchSamples = 2000
@@ -224,7 +197,7 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := apptest.TempPath(t, "out.npy")
-	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, opts, Engines{Preferred: &failingEngine{Engine: cpu, after: 3}, CPU: cpu}, nil)
+	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, opts, Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 3}, CPU: cpu}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,4 +234,9 @@ func TestAnalyzeCancel(t *testing.T) {
 	if len(ents) != 1 {
 		t.Errorf("left behind: %v", ents)
 	}
+}
+
+// testEngines is every engine pair to test on (apptest.Engines).
+func testEngines(t *testing.T) []Engines {
+	return apptest.Engines(t, func(p, c gpufft.Engine) Engines { return Engines{Preferred: p, CPU: c} })
 }

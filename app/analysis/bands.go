@@ -34,7 +34,7 @@ type BandsResult struct {
 // AnalyzeBands measures the average power of a file in fractional-octave
 // bands (Hann frames, 50 % overlap) on the engines, weighted A, C or Z.
 func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engines) (BandsResult, error) {
-	res, notice, err := withFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
+	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
 		return analyzeBands(ctx, in, o, eng)
 	})
 	if notice != "" {

@@ -96,11 +96,11 @@ func FallbackNotice(err error) string {
 	return fmt.Sprintf("GPU failed: %v — using the CPU", err)
 }
 
-// withFallback runs fn on the preferred engine and, when it fails with an
+// WithFallback runs fn on the preferred engine and, when it fails with an
 // EngineError on the GPU (and ctx is not done, and the engines are not
 // Strict), once more on the CPU engine; the notice then says so
 // (FallbackNotice). It is the one GPU→CPU retry of every file pipeline.
-func withFallback[T any](ctx context.Context, e Engines, fn func(gpufft.Engine) (T, error)) (T, string, error) {
+func WithFallback[T any](ctx context.Context, e Engines, fn func(gpufft.Engine) (T, error)) (T, string, error) {
 	res, err := fn(e.Preferred)
 	var ee *EngineError
 	if err == nil || !e.HasGPU() || e.Strict || ctx.Err() != nil || !errors.As(err, &ee) {

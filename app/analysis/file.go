@@ -79,7 +79,7 @@ type Progress func(done, total int)
 // removed) and returns ctx's error.
 func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
 	start := time.Now()
-	res, notice, err := withFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
+	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
 		return analyzeWith(ctx, in, out, format, opts, eng, progress)
 	})
 	if notice != "" {
@@ -113,8 +113,8 @@ func tooShort(in string, samples int64, n int) error {
 	return inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, samples, n)
 }
 
-// frameCount is the number of frames of n samples, hop apart, in samples.
-func frameCount(samples int64, n, hop int) int {
+// FrameCount is the number of frames of n samples, hop apart, in samples.
+func FrameCount(samples int64, n, hop int) int {
 	if samples < int64(n) {
 		return 0
 	}
@@ -142,7 +142,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 	}
 	defer dec.Close()
 	res.Rate = dec.Format().SampleRate
-	total := frameCount(dec.Format().Frames, opts.FFT, opts.Hop)
+	total := FrameCount(dec.Format().Frames, opts.FFT, opts.Hop)
 	if dec.Format().Frames < 0 {
 		total = -1
 	}
@@ -152,7 +152,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		if err != nil {
 			return res, err
 		}
-		if total = frameCount(n, opts.FFT, opts.Hop); total == 0 {
+		if total = FrameCount(n, opts.FFT, opts.Hop); total == 0 {
 			return res, tooShort(in, n, opts.FFT)
 		}
 	}
@@ -324,3 +324,11 @@ func (s *imageSink) finish(int) error {
 }
 
 func (s *imageSink) close() { s.plan.Close() }
+
+// ChannelName is "mix" for −1, else "channel N".
+func ChannelName(c int) string {
+	if c < 0 {
+		return "mix"
+	}
+	return fmt.Sprintf("channel %d", c)
+}

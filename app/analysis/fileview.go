@@ -66,7 +66,7 @@ func (f *FileSpectrogram) BinHz() float64 { return float64(f.Rate) / float64(f.F
 // and say so in Warnings. Cancelling ctx stops it between batches.
 func AnalyzeView(ctx context.Context, path string, o ViewOptions, engines Engines, progress Progress) (*FileSpectrogram, error) {
 	start := time.Now()
-	fs, notice, err := withFallback(ctx, engines, func(eng gpufft.Engine) (*FileSpectrogram, error) {
+	fs, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (*FileSpectrogram, error) {
 		return analyzeView(ctx, path, o, eng, progress)
 	})
 	if fs != nil {
@@ -108,7 +108,7 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 		return nil, err
 	}
 	first, last := o.region(f.SampleRate, samples)
-	total := frameCount(last-first, o.FFT, o.Hop)
+	total := FrameCount(last-first, o.FFT, o.Hop)
 	if total == 0 {
 		return nil, tooShort(path, samples, o.FFT)
 	}

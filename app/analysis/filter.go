@@ -41,9 +41,9 @@ func designFIR(band dsp.BandSpec, rate int, transitionOct float64) ([]float64, e
 	return p.Coefficients(gpufft.Window{Kind: gpufft.Kaiser, Beta: p.Beta}.Values(p.Taps - 1)), nil
 }
 
-// bandGains returns the band filter's |H|² at the n-point FFT's bins (nil
+// BandGains returns the band filter's |H|² at the n-point FFT's bins (nil
 // for no band): what the live display multiplies spectra by.
-func bandGains(band dsp.BandSpec, rate, n int) ([]float32, error) {
+func BandGains(band dsp.BandSpec, rate, n int) ([]float32, error) {
 	if band.IsZero() {
 		return nil, nil
 	}
@@ -52,6 +52,17 @@ func bandGains(band dsp.BandSpec, rate, n int) ([]float32, error) {
 		return nil, err
 	}
 	return dsp.PowerGains(h, rate, n), nil
+}
+
+// BandTaps is the band filter's taps at rate Hz with the default
+// transition, in float32: the filter the live display and the monitor
+// output share.
+func BandTaps(band dsp.BandSpec, rate int) ([]float32, error) {
+	h, err := designFIR(band, rate, dsp.DefaultTransitionOct)
+	if err != nil {
+		return nil, err
+	}
+	return float32s(h), nil
 }
 
 func float32s(h []float64) []float32 {
@@ -68,7 +79,7 @@ func float32s(h []float64) []float32 {
 // filter's delay compensated.
 func FilterFile(ctx context.Context, in, out string, o FilterOptions, engines Engines) (FilterResult, error) {
 	start := time.Now()
-	res, notice, err := withFallback(ctx, engines, func(eng gpufft.Engine) (FilterResult, error) {
+	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (FilterResult, error) {
 		return filterWith(ctx, in, out, o, eng)
 	})
 	if notice != "" {
@@ -244,7 +255,7 @@ func (s *overlapSave) padZeros(end int64) {
 func (s *overlapSave) convolve(blocks int) error {
 	for c := range s.ch {
 		for b := range blocks {
-			copy(s.src[(c*blocks+b)*s.size:(c*blocks+b+1)*s.size], padFront(s.hist[c][:s.m-1+(b+1)*s.step], s.size))
+			copy(s.src[(c*blocks+b)*s.size:(c*blocks+b+1)*s.size], PadFront(s.hist[c][:s.m-1+(b+1)*s.step], s.size))
 		}
 	}
 	if err := s.conv.Execute(s.dst[:blocks*s.ch*s.step], s.src[:blocks*s.ch*s.size]); err != nil {
@@ -278,9 +289,9 @@ func (s *overlapSave) emit(w *encode.WAVWriter, blocks int, end int64) error {
 	return nil
 }
 
-// padFront returns the last size samples of x, zero-filled in front when x
+// PadFront returns the last size samples of x, zero-filled in front when x
 // is shorter (the stream's start).
-func padFront(x []float32, size int) []float32 {
+func PadFront(x []float32, size int) []float32 {
 	if len(x) >= size {
 		return x[len(x)-size:]
 	}

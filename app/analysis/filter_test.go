@@ -89,7 +89,7 @@ func TestFilterFile(t *testing.T) {
 			in := filepath.Join(t.TempDir(), "in.wav")
 			apptest.WriteWAV(t, in, rate, [][]float32{apptest.Tone(n, rate, c.pass, 0.5), apptest.Tone(n, rate, c.sb, 0.5)})
 			out := filepath.Join(t.TempDir(), "out.wav")
-			fr, err := FilterFile(context.Background(), in, out, FilterOptions{Band: mustBand(t, c.spec)}, Engines{Preferred: e.Preferred, CPU: e.Preferred})
+			fr, err := FilterFile(context.Background(), in, out, FilterOptions{Band: apptest.Band(t, c.spec)}, Engines{Preferred: e.Preferred, CPU: e.Preferred})
 			got := fr.Frames
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +98,7 @@ func TestFilterFile(t *testing.T) {
 			if got != int64(n) || len(y) != 2*n || f.Channels != 2 || f.SampleRate != rate || f.Bits != 32 {
 				t.Fatalf("%s: %d frames written, %d samples read back, format %+v", c.spec, got, len(y), f)
 			}
-			h, _ := designFIR(mustBand(t, c.spec), rate, 1.0/6)
+			h, _ := designFIR(apptest.Band(t, c.spec), rate, 1.0/6)
 			gain := dsp.FIRResponse(h, c.pass, rate)
 			ideal := apptest.Tone(n, rate, c.pass, 0.5*gain)
 			m := len(h)
@@ -127,13 +127,4 @@ func parseBandAt(spec string, rate int) (dsp.BandSpec, error) {
 		return b, err
 	}
 	return b, b.Check(rate)
-}
-
-func mustBand(t *testing.T, spec string) dsp.BandSpec {
-	t.Helper()
-	b, err := dsp.ParseBand(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -57,14 +57,16 @@ func newStreamer(dec audio.Decoder, n, hop, channel int) *streamer {
 	return s
 }
 
+// streamResult is a decoded batch, or the decoder's error.
+type streamResult struct {
+	b   batch
+	err error
+}
+
 // run streams every batch to fn on the calling goroutine; decoding happens
-// on another. It stops at the first error from either side.
+// on another (decode). It stops at the first error from either side.
 func (s *streamer) run(fn func(b batch) error) error {
-	type result struct {
-		b   batch
-		err error
-	}
-	full := make(chan result, 1)
+	full := make(chan streamResult, 1)
 	free := make(chan int, 2)
 	free <- 0
 	free <- 1
@@ -80,59 +82,16 @@ func (s *streamer) run(fn func(b batch) error) error {
 	go func() {
 		defer wg.Done()
 		defer close(full)
-		carry, carryFrom, first := 0, -1, 0
-		for {
-			var i int
-			select {
-			case i = <-free:
-			case <-stop:
-				return
-			}
-			buf := s.bufs[i]
-			// the samples the next frames still need, from the previous
-			// buffer (still being read by the engine: read-only here)
-			if carryFrom >= 0 {
-				copy(buf[:carry], s.bufs[1-i][carryFrom:carryFrom+carry])
-			}
-			filled, err := s.fill(buf, carry)
-			if err != nil {
-				full <- result{err: err}
-				return
-			}
-			frames := 0
-			if filled >= s.n {
-				frames = (filled-s.n)/s.hop + 1
-			}
-			if frames == 0 {
-				return // end of stream: fewer than N samples left
-			}
-			consumed := frames * s.hop
-			carry, carryFrom = filled-consumed, consumed
-			b := batch{buf: buf[:filled], samples: filled, first: first}
-			first += frames
-			select {
-			case full <- result{b: b}:
-			case <-stop:
-				return
-			}
-			if filled < s.maxLen {
-				// the decoder is at its end: the carry cannot make a frame
-				return
-			}
-		}
+		s.decode(full, free, stop)
 	}()
 	// The engine side: each buffer goes back to the decoder once analyzed
 	// (a batch's buf is a prefix of bufs[i]).
-	var errOut error
 	for r := range full {
 		if r.err != nil {
 			return r.err
 		}
-		if errOut == nil {
-			errOut = fn(r.b)
-		}
-		if errOut != nil {
-			return errOut
+		if err := fn(r.b); err != nil {
+			return err
 		}
 		for i := range s.bufs {
 			if &s.bufs[i][0] == &r.b.buf[0] {
@@ -140,7 +99,47 @@ func (s *streamer) run(fn func(b batch) error) error {
 			}
 		}
 	}
-	return errOut
+	return nil
+}
+
+// decode fills the free buffers with batches and sends them to full until
+// the stream ends, an error (sent too) or stop.
+func (s *streamer) decode(full chan<- streamResult, free <-chan int, stop <-chan struct{}) {
+	carry, carryFrom, first := 0, -1, 0
+	for {
+		var i int
+		select {
+		case i = <-free:
+		case <-stop:
+			return
+		}
+		buf := s.bufs[i]
+		// the samples the next frames still need, from the previous buffer
+		// (still being read by the engine: read-only here)
+		if carryFrom >= 0 {
+			copy(buf[:carry], s.bufs[1-i][carryFrom:carryFrom+carry])
+		}
+		filled, err := s.fill(buf, carry)
+		if err != nil {
+			full <- streamResult{err: err}
+			return
+		}
+		frames := FrameCount(int64(filled), s.n, s.hop)
+		if frames == 0 {
+			return // end of stream: fewer than N samples left
+		}
+		consumed := frames * s.hop
+		carry, carryFrom = filled-consumed, consumed
+		select {
+		case full <- streamResult{b: batch{buf: buf[:filled], samples: filled, first: first}}:
+		case <-stop:
+			return
+		}
+		first += frames
+		if filled < s.maxLen {
+			return // the decoder is at its end: the carry cannot make a frame
+		}
+	}
 }
 
 // pick writes the selected channel, or the mix, of interleaved frames.

@@ -71,56 +71,14 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			custom = append(custom, c)
 		}
 	}
-	cases := func(samples int) []gpufft.BenchCase {
-		if custom == nil {
-			return gpufft.DefaultBenchCases(samples)
-		}
-		cs := slices.Clone(custom)
-		for i := range cs {
-			cs[i].Samples = samples
-			if cs[i].Plan == "c2c" {
-				cs[i].Samples /= 2 // complex points, as the default row
-			}
-		}
-		return cs
-	}
-	var rows []gpufft.BenchResult
-	failed := false
-	if *engines != "cpu" {
-		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: *device})
-		if err != nil {
-			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-			if *engines == "gpu" {
-				return ExitFailure
-			}
-		} else {
-			r, err := gpufft.Bench(g, cases(*gpuSamples), *minTime)
-			rows = append(rows, r...)
-			if err != nil {
-				fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-				failed = true
-			}
-			g.Close()
-		}
+	b := benchRun{custom: custom, minTime: *minTime, stderr: stderr}
+	if *engines != "cpu" && !b.gpu(*device, *gpuSamples) && *engines == "gpu" {
+		return ExitFailure
 	}
 	if *engines != "gpu" {
-		c := gpufft.NewCPU(0)
-		r, err := gpufft.Bench(c, cases(*cpuSamples), *minTime)
-		rows = append(rows, r...)
-		if err != nil {
-			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-			failed = true
-		}
-		if *gonum {
-			r, err := gpufft.BenchGonum(c.Workers(), cases(*cpuSamples), *minTime)
-			rows = append(rows, r...)
-			if err != nil {
-				fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-				failed = true
-			}
-		}
-		c.Close()
+		b.cpu(*cpuSamples, *gonum)
 	}
+	rows, failed := b.rows, b.failed
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -132,6 +90,60 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// benchRun measures the engines on the same cases and collects the rows.
+type benchRun struct {
+	custom  []gpufft.BenchCase // nil: the default rows
+	minTime time.Duration
+	stderr  io.Writer
+	rows    []gpufft.BenchResult
+	failed  bool
+}
+
+// cases are the rows for samples per call.
+func (b *benchRun) cases(samples int) []gpufft.BenchCase {
+	if b.custom == nil {
+		return gpufft.DefaultBenchCases(samples)
+	}
+	cs := slices.Clone(b.custom)
+	for i := range cs {
+		cs[i].Samples = samples
+		if cs[i].Plan == "c2c" {
+			cs[i].Samples /= 2 // complex points, as the default row
+		}
+	}
+	return cs
+}
+
+func (b *benchRun) add(r []gpufft.BenchResult, err error) {
+	b.rows = append(b.rows, r...)
+	if err != nil {
+		fmt.Fprintf(b.stderr, "prism: bench: %v\n", err)
+		b.failed = true
+	}
+}
+
+// gpu measures the OpenCL engine on device; false if it does not open.
+func (b *benchRun) gpu(device string, samples int) bool {
+	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: device})
+	if err != nil {
+		fmt.Fprintf(b.stderr, "prism: bench: %v\n", err)
+		return false
+	}
+	defer g.Close()
+	b.add(gpufft.Bench(g, b.cases(samples), b.minTime))
+	return true
+}
+
+// cpu measures the CPU engine and, with gonum, gonum used the same way.
+func (b *benchRun) cpu(samples int, gonum bool) {
+	c := gpufft.NewCPU(0)
+	defer c.Close()
+	b.add(gpufft.Bench(c, b.cases(samples), b.minTime))
+	if gonum {
+		b.add(gpufft.BenchGonum(c.Workers(), b.cases(samples), b.minTime))
+	}
 }
 
 func printBench(w io.Writer, rows []gpufft.BenchResult) {

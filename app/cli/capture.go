@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -46,7 +46,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	open, notice, err := analysis.OpenSource(*device, *rate, *channels, *gen)
+	open, notice, err := live.OpenSource(*device, *rate, *channels, *gen)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		if errors.Is(err, audio.ErrNoInputDevice) {
@@ -72,11 +72,11 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if opts.Channel >= rec.Channels() {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
-	co := analysis.CaptureOptions{AnalyzeOptions: opts, Seconds: *seconds, Out: *out, Format: format}
+	co := live.CaptureOptions{AnalyzeOptions: opts, Seconds: *seconds, Out: *out, Format: format}
 	if !*quiet {
 		co.Log = stderr
 	}
-	st, err := analysis.Capture(sess.ctx, rec, engines, co)
+	st, err := live.Capture(sess.ctx, rec, engines, co)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
 		return ExitFailure

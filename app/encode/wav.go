@@ -136,4 +136,3 @@ func (w *WAVWriter) Finish() error {
 	}
 	return nil
 }
-

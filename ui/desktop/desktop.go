@@ -18,6 +18,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/cli"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/ui"
 )
 
@@ -84,7 +85,7 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
 	}
 	if f.Generator != "" {
-		if _, err := analysis.ParseGeneratorSpec(f.Generator); err != nil {
+		if _, err := live.ParseGeneratorSpec(f.Generator); err != nil {
 			return f, true, err
 		}
 	}
@@ -138,9 +139,9 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	set := ui.LoadSettings(a.Preferences())
 	switch {
 	case f.Generator != "":
-		set.Source = analysis.SourceSpec{Kind: analysis.SourceGenerator, Generator: f.Generator}
+		set.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: f.Generator}
 	case f.Device != "":
-		set.Source = analysis.SourceSpec{Kind: analysis.SourceDevice, Device: f.Device}
+		set.Source = live.SourceSpec{Kind: live.SourceDevice, Device: f.Device}
 	}
 	if f.FFT > 0 {
 		set.FFT = f.FFT
@@ -152,15 +153,15 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		set.Engine = f.Engine
 	}
 	set.Save(a.Preferences())
-	live, err := set.Live()
+	ls, err := set.Live()
 	if err != nil {
-		live = analysis.DefaultLiveSettings()
+		ls = live.DefaultLiveSettings()
 	}
-	m, srcNotice, err := analysis.NewMonitor(set.Source, live, engines)
-	if err != nil && set.Source.Kind != analysis.SourceDevice {
+	m, srcNotice, err := live.NewMonitor(set.Source, ls, engines)
+	if err != nil && set.Source.Kind != live.SourceDevice {
 		// the saved source is gone (a file moved, …): start on the default input
 		fmt.Fprintf(stderr, "prism: %s: %v: using the default input\n", set.Source, err)
-		m, srcNotice, err = analysis.NewMonitor(analysis.SourceSpec{Kind: analysis.SourceDevice}, live, engines)
+		m, srcNotice, err = live.NewMonitor(live.SourceSpec{Kind: live.SourceDevice}, ls, engines)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: %v\n", err)

@@ -7,6 +7,7 @@ package apptest
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -109,20 +111,21 @@ func STFT64(x []float64, n, hop int, w gpufft.Window) [][]float64 {
 	return out
 }
 
-// EnginePairs returns [preferred, CPU] engine pairs: the CPU engine alone
-// and, where OpenCL works, the GPU one with the CPU beside it; without
-// OpenCL the GPU pair is missing, and under PRISM_REQUIRE_OPENCL=1 the
-// test fails instead.
-func EnginePairs(t *testing.T) [][2]gpufft.Engine {
+// Engines returns the engines to test on, each made by pair from a
+// preferred engine and the CPU engine: the CPU engine alone and, where
+// OpenCL works, the GPU one with the CPU beside it; without OpenCL the GPU
+// case is missing, and under PRISM_REQUIRE_OPENCL=1 the test fails
+// instead.
+func Engines[T any](t *testing.T, pair func(preferred, cpu gpufft.Engine) T) []T {
 	t.Helper()
 	cpu := gpufft.NewCPU(0)
 	t.Cleanup(func() { cpu.Close() })
-	es := [][2]gpufft.Engine{{cpu, cpu}}
+	es := []T{pair(cpu, cpu)}
 	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
 	switch {
 	case err == nil:
 		t.Cleanup(func() { g.Close() })
-		es = append(es, [2]gpufft.Engine{g, cpu})
+		es = append(es, pair(g, cpu))
 	case os.Getenv("PRISM_REQUIRE_OPENCL") == "1":
 		t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
 	default:
@@ -270,4 +273,41 @@ func PeakIn(row []float32, lo, hi int) (int, float32) {
 		}
 	}
 	return best, row[best]
+}
+
+// FailingEngine is an engine whose plans fail after `after` calls, like a
+// GPU that dies mid-run.
+type FailingEngine struct {
+	gpufft.Engine
+	After int // calls that succeed
+}
+
+func (f *FailingEngine) Name() string { return "opencl" }
+
+func (f *FailingEngine) NewSpectrogram(cfg gpufft.SpectrogramConfig) (gpufft.SpectrogramPlan, error) {
+	p, err := f.Engine.NewSpectrogram(cfg)
+	return &failingPlan{SpectrogramPlan: p, left: f.After}, err
+}
+
+type failingPlan struct {
+	gpufft.SpectrogramPlan
+	left int
+}
+
+func (p *failingPlan) Execute(dst, src []float32) (int, error) {
+	if p.left == 0 {
+		return 0, errors.New("clEnqueueNDRangeKernel: CL_OUT_OF_RESOURCES")
+	}
+	p.left--
+	return p.SpectrogramPlan.Execute(dst, src)
+}
+
+// Band parses a band spec or fails the test.
+func Band(t *testing.T, spec string) dsp.BandSpec {
+	t.Helper()
+	b, err := dsp.ParseBand(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package analysis
+package live
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/audio"
@@ -132,7 +133,7 @@ func TestLiveNoAllocs(t *testing.T) {
 	cpu, other := gpufft.NewCPU(0), gpufft.NewCPU(1)
 	defer cpu.Close()
 	defer other.Close()
-	l, err := NewLive(rec, Engines{Preferred: other, CPU: cpu}, DefaultLiveSettings())
+	l, err := NewLive(rec, analysis.Engines{Preferred: other, CPU: cpu}, DefaultLiveSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func TestFileSourceLive(t *testing.T) {
 	defer cpu.Close()
 	s := DefaultLiveSettings()
 	s.FFT, s.Hop = 1024, 256
-	l, err := NewLive(rec, Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func TestLiveGPUFailure(t *testing.T) {
 	rec := startGenerator(t, "sine:2000:-6", 48000, 1)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := NewLive(rec, Engines{Preferred: &failingEngine{Engine: cpu, after: 5}, CPU: cpu}, DefaultLiveSettings())
+	l, err := NewLive(rec, analysis.Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultLiveSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestLiveBandAndRTA(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		rec := startGenerator(t, "tones:1000,5000:-20", 48000, 1)
 		s := DefaultLiveSettings()
-		s.Band, s.Fraction, s.Weighting = mustBand(t, "lowpass:2000"), 3, dsp.WeightA
+		s.Band, s.Fraction, s.Weighting = apptest.Band(t, "lowpass:2000"), 3, dsp.WeightA
 		l, err := NewLive(rec, engs, s)
 		if err != nil {
 			t.Fatal(err)
@@ -296,11 +297,7 @@ func TestLiveBandAndRTA(t *testing.T) {
 	}
 }
 
-// testEngines is each engine pair of apptest.EnginePairs as Engines.
-func testEngines(t *testing.T) []Engines {
-	var es []Engines
-	for _, p := range apptest.EnginePairs(t) {
-		es = append(es, Engines{Preferred: p[0], CPU: p[1]})
-	}
-	return es
+// testEngines is every engine pair to test on (apptest.Engines).
+func testEngines(t *testing.T) []analysis.Engines {
+	return apptest.Engines(t, func(p, c gpufft.Engine) analysis.Engines { return analysis.Engines{Preferred: p, CPU: c} })
 }

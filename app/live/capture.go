@@ -1,4 +1,4 @@
-package analysis
+package live
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
@@ -58,7 +59,7 @@ func generatorSource(spec string, rate, channels int) (func() (audio.Source, err
 
 // CaptureOptions configure Capture.
 type CaptureOptions struct {
-	AnalyzeOptions
+	analysis.AnalyzeOptions
 	Seconds float64
 	Out     string
 	Format  encode.Format
@@ -69,9 +70,9 @@ type CaptureOptions struct {
 // spectrogram of opts.Channel (or the mix) into opts.Out, written to a
 // temporary file and renamed on success. It returns the analysis
 // statistics at the end.
-func Capture(ctx context.Context, rec *audio.Recorder, engines Engines, opts CaptureOptions) (LiveStats, error) {
+func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (LiveStats, error) {
 	rate := rec.SampleRate()
-	total := frameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
+	total := analysis.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
 	if total < 1 {
 		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
@@ -138,14 +139,6 @@ func logf(w io.Writer, format string, a ...any) {
 	}
 }
 
-// ChannelName is "mix" for −1, else "channel N".
-func ChannelName(c int) string {
-	if c < 0 {
-		return "mix"
-	}
-	return fmt.Sprintf("channel %d", c)
-}
-
 // captureWriter is the row writer of a capture's output format.
 func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, total int) (encode.RowWriter, error) {
 	switch opts.Format {
@@ -155,7 +148,7 @@ func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, t
 		return encode.NewCSVRows(o, opts.FFT, opts.Hop, rec.SampleRate())
 	}
 	img := opts.Image
-	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, ChannelName(opts.Channel))
+	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
 	return newImageRows(o, layout, total), nil
 }

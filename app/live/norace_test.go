@@ -1,5 +1,5 @@
 //go:build !race
 
-package analysis
+package live
 
 const raceEnabled = false

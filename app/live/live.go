@@ -1,10 +1,11 @@
-package analysis
+package live
 
 import (
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -75,7 +76,7 @@ func (g Geometry) HopSeconds() float64 { return float64(g.Hop) / float64(g.Rate)
 // Columns and ReadStats, and change settings with Apply, UseEngine and
 // SwitchSource, which take effect between batches.
 type Live struct {
-	engines Engines
+	engines analysis.Engines
 	cmds    chan func(*Live) error
 
 	// the engine goroutine's own
@@ -90,7 +91,7 @@ type Live struct {
 }
 
 // NewLive starts analysis on rec's stream with the preferred engine.
-func NewLive(rec *audio.Recorder, engines Engines, s LiveSettings) (*Live, error) {
+func NewLive(rec *audio.Recorder, engines analysis.Engines, s LiveSettings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
 	l.stats.init()
 	l.setSource(rec)
@@ -108,12 +109,12 @@ func NewLive(rec *audio.Recorder, engines Engines, s LiveSettings) (*Live, error
 // old configuration stays.
 func (l *Live) configure(s LiveSettings) error {
 	s = s.withDefaults()
-	if err := CheckFFT(s.FFT, s.Hop); err != nil {
+	if err := analysis.CheckFFT(s.FFT, s.Hop); err != nil {
 		return err
 	}
 	r := &l.run
 	geo := Geometry{Rate: r.rate, FFT: s.FFT, Hop: s.Hop}
-	gains, err := bandGains(s.Band, r.rate, s.FFT)
+	gains, err := analysis.BandGains(s.Band, r.rate, s.FFT)
 	if err != nil {
 		return err
 	}
@@ -178,7 +179,7 @@ func (l *Live) Apply(s LiveSettings) {
 func (l *Live) UseEngine(name string) {
 	l.cmds <- func(l *Live) error {
 		next := l.engines.CPU
-		if name == EngineGPU {
+		if name == analysis.EngineGPU {
 			if !l.engines.HasGPU() {
 				return errors.New("no GPU engine: OpenCL is not usable here")
 			}
@@ -303,7 +304,7 @@ func (l *Live) engineFailed(err error) error {
 		l.stats.setStatus(err.Error())
 		return err
 	}
-	l.stats.setStatus(FallbackNotice(err))
+	l.stats.setStatus(analysis.FallbackNotice(err))
 	l.setEngine(l.engines.CPU)
 	return l.configure(l.run.set)
 }

@@ -1,4 +1,4 @@
-package analysis
+package live
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -156,7 +157,7 @@ func TestAnalyzeView(t *testing.T) {
 	ref := apptest.STFT64(x64, n, hop, gpufft.Window{Kind: gpufft.Hann})
 	win := gpufft.Window{Kind: gpufft.Hann}
 	for _, e := range testEngines(t) {
-		fs, err := AnalyzeView(context.Background(), path, ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1, MaxColumns: 100}, e, nil)
+		fs, err := analysis.AnalyzeView(context.Background(), path, analysis.ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1, MaxColumns: 100}, e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +185,7 @@ func TestAnalyzeView(t *testing.T) {
 			t.Errorf("%s: the click's column %d reads %.1f dB at 3 kHz, the first %.1f", e.Preferred.Name(), cc, fs.Columns[cc][100], fs.Columns[0][100])
 		}
 		// a region: 1.0…1.5 s, one column per frame
-		r, err := AnalyzeView(context.Background(), path, ViewOptions{FFT: n, Hop: hop / 2, Window: win, Channel: -1, Start: 1, End: 1.5}, e, nil)
+		r, err := analysis.AnalyzeView(context.Background(), path, analysis.ViewOptions{FFT: n, Hop: hop / 2, Window: win, Channel: -1, Start: 1, End: 1.5}, e, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,12 +203,12 @@ func TestAnalyzeView(t *testing.T) {
 			t.Errorf("column time %g", tc)
 		}
 	}
-	if _, err := AnalyzeView(context.Background(), apptest.TempPath(t, "none.wav"), ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1}, testEngines(t)[0], nil); err == nil {
+	if _, err := analysis.AnalyzeView(context.Background(), apptest.TempPath(t, "none.wav"), analysis.ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1}, testEngines(t)[0], nil); err == nil {
 		t.Error("a missing file did not fail")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := AnalyzeView(ctx, path, ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1}, testEngines(t)[0], nil); err == nil {
+	if _, err := analysis.AnalyzeView(ctx, path, analysis.ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1}, testEngines(t)[0], nil); err == nil {
 		t.Error("a cancelled analysis did not fail")
 	}
 }

@@ -1,4 +1,4 @@
-package analysis
+package live
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -44,16 +45,15 @@ const outRingSeconds = 2
 // StartMonitorOut opens the output device (device: "" for the default)
 // for rate and ch and starts playing what is written to Ring(), filtered
 // by band (the zero BandSpec for none).
-func StartMonitorOut(device string, rate, ch int, band dsp.BandSpec, engines Engines) (*MonitorOut, error) {
+func StartMonitorOut(device string, rate, ch int, band dsp.BandSpec, engines analysis.Engines) (*MonitorOut, error) {
 	m := &MonitorOut{band: band, rate: rate, ch: ch, stop: make(chan struct{}), done: make(chan struct{})}
 	var conv gpufft.ConvolvePlan
 	if !band.IsZero() {
-		h, err := designFIR(band, rate, dsp.DefaultTransitionOct)
-		if err != nil {
+		var err error
+		if m.taps, err = analysis.BandTaps(band, rate); err != nil {
 			return nil, err
 		}
-		m.taps = float32s(h)
-		taps := len(h)
+		taps := len(m.taps)
 		m.size = 1024
 		for m.size < 2*taps {
 			m.size *= 2
@@ -85,14 +85,14 @@ func StartMonitorOut(device string, rate, ch int, band dsp.BandSpec, engines Eng
 }
 
 // newConvolver makes the convolver on the preferred engine, or on the CPU
-// if that fails (withFallback).
-func newConvolver(engines Engines, taps []float32, size, ch int) (gpufft.ConvolvePlan, string, error) {
+// if that fails (analysis.WithFallback).
+func newConvolver(engines analysis.Engines, taps []float32, size, ch int) (gpufft.ConvolvePlan, string, error) {
 	var name string
-	c, _, err := withFallback(context.Background(), engines, func(eng gpufft.Engine) (gpufft.ConvolvePlan, error) {
+	c, _, err := analysis.WithFallback(context.Background(), engines, func(eng gpufft.Engine) (gpufft.ConvolvePlan, error) {
 		name = eng.Name()
 		c, err := eng.NewConvolver(taps, size, ch)
 		if err != nil {
-			return nil, &EngineError{err}
+			return nil, &analysis.EngineError{Err: err}
 		}
 		return c, nil
 	})
@@ -142,7 +142,7 @@ func (m *MonitorOut) setStatus(s string) {
 }
 
 // run is the output goroutine: it owns conv and the block buffers.
-func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines Engines) {
+func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines analysis.Engines) {
 	defer close(m.done)
 	var f *blockFilter
 	if conv != nil {
@@ -175,7 +175,7 @@ func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines Engines) {
 				f.conv.Close()
 				var eng string
 				var err error
-				f.conv, eng, err = newConvolver(Engines{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
+				f.conv, eng, err = newConvolver(analysis.Engines{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
 				m.mu.Lock()
 				m.engine = eng
 				m.mu.Unlock()
@@ -183,7 +183,7 @@ func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines Engines) {
 					m.setStatus(fmt.Sprintf("filter failed: %v", err))
 					return
 				}
-				m.setStatus(FallbackNotice(gpuErr))
+				m.setStatus(analysis.FallbackNotice(gpuErr))
 				continue
 			}
 		}
@@ -226,7 +226,7 @@ func (f *blockFilter) filter(in []float32) ([]float32, error) {
 		}
 	}
 	for c := range f.ch {
-		copy(f.src[c*f.size:(c+1)*f.size], padFront(f.hist[c], f.size))
+		copy(f.src[c*f.size:(c+1)*f.size], analysis.PadFront(f.hist[c], f.size))
 	}
 	if err := f.conv.Execute(f.dst, f.src); err != nil {
 		return nil, err

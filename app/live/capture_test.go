@@ -1,12 +1,13 @@
 //go:build cgo
 
-package analysis
+package live
 
 import (
 	"math"
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -27,7 +28,7 @@ func TestCaptureTones(t *testing.T) {
 	defer cpu.Close()
 	s := DefaultLiveSettings()
 	s.Window = gpufft.Window{Kind: gpufft.FlatTop}
-	l, err := NewLive(rec, Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build cgo
 
-package analysis
+package live
 
 import (
 	"bytes"
@@ -108,7 +108,7 @@ func TestMonitorOutput(t *testing.T) {
 			{"lowpass:1000", 500, 5000, -12, 60, "lowpass:1000 on"},
 			{"bandpass:4000-6000", 5000, 500, -12, 60, "bandpass:4000-6000 on"},
 		} {
-			if err := m.SetMonitorOutput(true, mustBand(t, tc.band)); err != nil {
+			if err := m.SetMonitorOutput(true, apptest.Band(t, tc.band)); err != nil {
 				t.Fatal(err)
 			}
 			st := m.MonitorOutput()
@@ -155,7 +155,7 @@ func TestMonitorOutput(t *testing.T) {
 	if _, err := StartMonitorOut("no-such-output-device", 48000, 2, dsp.BandSpec{}, cpu); !errors.Is(err, audio.ErrNoOutputDevice) {
 		t.Errorf("a missing output device: %v", err)
 	}
-	if _, err := StartMonitorOut("", 48000, 2, mustBand(t, "lowpass:30000"), cpu); err == nil {
+	if _, err := StartMonitorOut("", 48000, 2, apptest.Band(t, "lowpass:30000"), cpu); err == nil {
 		t.Error("a bad band did not fail")
 	}
 }

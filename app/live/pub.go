@@ -1,8 +1,9 @@
-package analysis
+package live
 
 import (
 	"sync"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 )
 
@@ -12,7 +13,7 @@ type Spectrum struct {
 	Peak                                       dsp.Peak
 	BinHz                                      float64
 	Geometry                                   Geometry
-	Bands                                      []BandLevel // RTA levels (Fraction > 0), dBFS, averaged
+	Bands                                      []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 }
 
 // published holds the copies of Live's results that other goroutines
@@ -79,7 +80,7 @@ func (p *published) publish(post *postState, frames int) {
 		}
 		binHz := p.geo.BinHz()
 		for i, b := range post.rta.Bands {
-			s.Bands = append(s.Bands, BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(st.bandPow[i]),
+			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(st.bandPow[i]),
 				UnderResolved: dsp.UnderResolved(b, binHz)})
 		}
 	}

@@ -1,4 +1,4 @@
-package analysis
+package live
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/plot"
@@ -50,7 +51,7 @@ func (s SourceSpec) String() string {
 // goroutine, with the inactive engine timed in the background. Every
 // method may be called from any goroutine.
 type Monitor struct {
-	engines Engines
+	engines analysis.Engines
 	live    *Live
 	stop    chan struct{}
 	done    chan struct{}
@@ -69,7 +70,7 @@ type Monitor struct {
 // notice, when the default input device is asked for and there is none)
 // and starts analyzing it with s on engines. The Monitor owns neither the
 // engines nor their closing.
-func NewMonitor(src SourceSpec, s LiveSettings, engines Engines) (*Monitor, string, error) {
+func NewMonitor(src SourceSpec, s LiveSettings, engines analysis.Engines) (*Monitor, string, error) {
 	rec, spec, notice, err := startSource(src)
 	if err != nil {
 		return nil, "", err
@@ -241,9 +242,9 @@ func (m *Monitor) UseEngine(name string) { m.live.UseEngine(name) }
 // HasGPU says whether a GPU engine is there to switch to.
 func (m *Monitor) HasGPU() bool { return m.engines.HasGPU() }
 
-// Engines are the engines the monitor runs on (for file analysis in the
+// analysis.Engines are the engines the monitor runs on (for file analysis in the
 // same window).
-func (m *Monitor) Engines() Engines { return m.engines }
+func (m *Monitor) Engines() analysis.Engines { return m.engines }
 
 // InputDevices lists the input devices' names, or says why there are none.
 func (m *Monitor) InputDevices() ([]string, error) {
@@ -277,16 +278,16 @@ func (m *Monitor) Close() {
 	m.rec.Stop()
 }
 
-// AnalyzeView is AnalyzeView on the monitor's engines.
-func (m *Monitor) AnalyzeView(ctx context.Context, path string, o ViewOptions, progress Progress) (*FileSpectrogram, error) {
-	return AnalyzeView(ctx, path, o, m.engines, progress)
+// analysis.AnalyzeView is analysis.AnalyzeView on the monitor's engines.
+func (m *Monitor) AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error) {
+	return analysis.AnalyzeView(ctx, path, o, m.engines, progress)
 }
 
 // ExportSpectrogram writes a file's spectrogram to out (npy, csv or png,
 // by format) exactly as `prism analyze` does, on the monitor's engines.
-func (m *Monitor) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o ViewOptions, img plot.ImageOptions, progress Progress) error {
-	opts := AnalyzeOptions{FFT: o.FFT, Hop: o.Hop, Window: o.Window, Channel: o.Channel, Image: img}
-	_, err := AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
+func (m *Monitor) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error {
+	opts := analysis.AnalyzeOptions{FFT: o.FFT, Hop: o.Hop, Window: o.Window, Channel: o.Channel, Image: img}
+	_, err := analysis.AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
 	return err
 }
 

@@ -1,4 +1,4 @@
-package analysis
+package live
 
 import (
 	"sync/atomic"

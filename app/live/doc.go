@@ -1,0 +1,17 @@
+// Package live is Prism's real-time analysis: Live turns a Recorder's
+// stream into spectra, exponential and linear averages, peak and min holds,
+// the dominant peak, RTA band levels and a spectrogram history, batch by
+// batch on one engine (falling back to the CPU if the GPU fails), with the
+// other engine timed in the background on copies of the same batches;
+// Monitor is the desktop session around it (source switching, the
+// band-filtered MonitorOut playback, file analysis on the same engines);
+// Capture records a live spectrogram to a file.
+//
+// Live's engine goroutine is the one that calls Step or Run; it owns the
+// plan, the buffers and the post-processing state. Other goroutines copy
+// results out (Latest, Columns, ReadStats: each result carries the
+// Geometry it was computed with) and change settings with Apply,
+// UseEngine and SwitchSource, which take effect between batches. It knows
+// nothing of Fyne or flags; file pipelines, engines and the fallback rule
+// are package analysis's.
+package live
