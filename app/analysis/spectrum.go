@@ -51,7 +51,7 @@ type SpectrumResult struct {
 // and scales it to o.Unit: DBFS reads a sine's level, DBFSPerHz the noise
 // density, DBSPL a sine's level plus the calibration offset.
 func AnalyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, engines Engines) (SpectrumResult, error) {
-	res, notice, err := withFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
+	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
 		return analyzeSpectrum(ctx, in, o, eng)
 	})
 	if notice != "" {

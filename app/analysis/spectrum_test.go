@@ -41,8 +41,7 @@ func TestAnalyzeSpectrumEngines(t *testing.T) {
 			ref[k] += math.Pow(10, db/10) / float64(len(frames))
 		}
 	}
-	for _, pair := range apptest.EnginePairs(t) {
-		eng := pair[0]
+	for _, eng := range apptest.Engines(t, func(preferred, _ gpufft.Engine) gpufft.Engine { return preferred }) {
 		o := SpectrumOptions{FFT: n, OverlapPct: 75, Window: win, Channel: -1, Unit: dsp.DBFS}
 		res, err := analyzeSpectrum(context.Background(), in, o, eng)
 		if err != nil {
