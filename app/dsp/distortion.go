@@ -54,8 +54,7 @@ func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamental
 		return Distortion{}, fmt.Errorf("dsp: distortion: spectrum of %d bins (want ≥ 16)", len(power))
 	}
 	lobe := kernel.mainLobe()
-	_, sq := windowSums(kernel.w)
-	enbw := float64(len(kernel.w)) * sq / (kernel.sum * kernel.sum)
+	enbw := SumsOf(kernel.w).ENBW()
 	half := int(math.Ceil(lobe))
 	last := len(power) - 1
 	lo, hi := half+1, last

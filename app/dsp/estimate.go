@@ -31,11 +31,11 @@ type WindowKernel struct {
 
 // NewWindowKernel copies window (N samples, Σw > 0).
 func NewWindowKernel(window []float64) (*WindowKernel, error) {
-	sum, _ := windowSums(window)
-	if !(sum > 0) {
-		return nil, fmt.Errorf("dsp: window kernel: Σw = %v (want > 0)", sum)
+	s := SumsOf(window)
+	if !(s.Sum > 0) {
+		return nil, fmt.Errorf("dsp: window kernel: Σw = %v (want > 0)", s.Sum)
 	}
-	return &WindowKernel{w: append([]float64(nil), window...), sum: sum}, nil
+	return &WindowKernel{w: append([]float64(nil), window...), sum: s.Sum}, nil
 }
 
 // Power is K(ν), O(N), exact (the DTFT summed directly). It does not allocate.

@@ -9,17 +9,6 @@ import (
 	"math"
 )
 
-// windowSums returns Σw (N × coherent gain: a sine of amplitude A centred
-// on bin k gives |X_k| = A·Σw/2) and Σw² (white noise of variance σ² gives
-// E|X_k|² = σ²·Σw²).
-func windowSums(w []float64) (sum, sumSq float64) {
-	for _, v := range w {
-		sum += v
-		sumSq += v * v
-	}
-	return sum, sumSq
-}
-
 // Unit is the scale of an averaged spectrum.
 type Unit int
 
@@ -60,8 +49,7 @@ func (u Unit) String() string {
 // in any way the caller chooses; each added spectrum counts once.
 // One goroutine at a time may use a Welch.
 type Welch struct {
-	size       int     // N
-	sum, sumSq float64 // Σw, Σw²
+	sums       WindowSums
 	sampleRate float64
 	acc        []float64 // Σ over frames of |X_k|², k = 0…N/2
 	frames     int
@@ -77,11 +65,11 @@ func NewWelch(window []float64, sampleRate float64) (*Welch, error) {
 	if !(sampleRate > 0) || math.IsInf(sampleRate, 0) {
 		return nil, fmt.Errorf("dsp: welch: sample rate %v Hz (want > 0)", sampleRate)
 	}
-	sum, sumSq := windowSums(window)
-	if !(sum > 0) || !(sumSq > 0) {
-		return nil, fmt.Errorf("dsp: welch: window sums Σw = %v, Σw² = %v (want > 0)", sum, sumSq)
+	s := SumsOf(window)
+	if !(s.Sum > 0) || !(s.SumSq > 0) {
+		return nil, fmt.Errorf("dsp: welch: window sums Σw = %v, Σw² = %v (want > 0)", s.Sum, s.SumSq)
 	}
-	return &Welch{size: len(window), sum: sum, sumSq: sumSq, sampleRate: sampleRate, acc: make([]float64, len(window)/2+1)}, nil
+	return &Welch{sums: s, sampleRate: sampleRate, acc: make([]float64, len(window)/2+1)}, nil
 }
 
 // Bins is the number of bins of each spectrum, N/2+1.
@@ -90,16 +78,11 @@ func (w *Welch) Bins() int { return len(w.acc) }
 // Frames is the number of spectra added since the last Reset.
 func (w *Welch) Frames() int { return w.frames }
 
-// CoherentGain is the window's Σw/N, its amplitude gain for a sine at a
-// bin centre.
-func (w *Welch) CoherentGain() float64 { return w.sum / float64(w.size) }
-
-// ENBW is the window's equivalent noise bandwidth in bins, N·Σw²/(Σw)²:
-// 1 for the rectangular window, 1.5 for Hann.
-func (w *Welch) ENBW() float64 { return float64(w.size) * w.sumSq / (w.sum * w.sum) }
+// Sums are the window's sums (coherent gain, ENBW).
+func (w *Welch) Sums() WindowSums { return w.sums }
 
 // BinHz is the bin spacing, sampleRate/N.
-func (w *Welch) BinHz() float64 { return w.sampleRate / float64(w.size) }
+func (w *Welch) BinHz() float64 { return w.sampleRate / float64(w.sums.N) }
 
 // Reset forgets every added spectrum.
 func (w *Welch) Reset() {
@@ -150,7 +133,7 @@ func (w *Welch) Power(dst []float64, u Unit) {
 		// DC, and Nyquist for even N, have no mirror image: half the
 		// factor, so their DBFS reading is twice the mean square as for
 		// every other bin (AES17: a full-scale DC reads +3.01 dBFS).
-		if k == 0 || (k == last && w.size%2 == 0) {
+		if k == 0 || (k == last && w.sums.N%2 == 0) {
 			s /= 2
 		}
 		dst[k] = p * s
@@ -172,10 +155,10 @@ func (w *Welch) scale(u Unit) float64 {
 	case DBFSPerHz:
 		// E|X|² = σ²Σw² per bin for white noise of variance σ²; one-sided
 		// (×2) over fs Hz.
-		return 2 / (w.sampleRate * w.sumSq)
+		return 2 / (w.sampleRate * w.sums.SumSq)
 	case DBFS, DBSPL:
 		// |X| = A·Σw/2 for a bin-centred sine of amplitude A.
-		return 4 / (w.sum * w.sum)
+		return 4 / (w.sums.Sum * w.sums.Sum)
 	default:
 		panic(fmt.Sprintf("dsp: invalid unit %d", int(u)))
 	}
