@@ -52,15 +52,15 @@ func MeasureLevels(ctx context.Context, in string) (LevelsResult, error) {
 	if err != nil {
 		return res, &InputError{fmt.Errorf("%s: %w", in, err)}
 	}
-	bufs := [2][]float32{make([]float32, 1<<15*f.Channels), make([]float32, 1<<15*f.Channels)}
-	for i := 0; ; i ^= 1 {
+	buf := make([]float32, 1<<15*f.Channels)
+	for {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		n, rerr := dec.Read(bufs[i])
+		n, rerr := dec.Read(buf)
 		if n > 0 {
 			res.Samples += int64(n)
-			block := bufs[i][:n*f.Channels]
+			block := buf[:n*f.Channels]
 			var wg sync.WaitGroup
 			wg.Go(func() { peaks.WriteInterleaved(block) })
 			loud.WriteInterleaved(block)
