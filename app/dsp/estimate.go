@@ -79,12 +79,16 @@ func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Tone {
 	if b < 1 || b >= len(power)-1 {
 		panic(fmt.Sprintf("dsp: RefineBin: bin %d of %d is not interior", b, len(power)))
 	}
-	p0 := power[b]
-	s := 1
-	if power[b-1] > power[b+1] {
-		s = -1
+	return k.refine(power[b-1], power[b], power[b+1], b, binHz)
+}
+
+// refine is RefineBin on the powers of bins b−1, b and b+1.
+func (k *WindowKernel) refine(below, p0, above float64, b int, binHz float64) Tone {
+	s, side := 1, above
+	if below > above {
+		s, side = -1, below
 	}
-	rho := power[b+s] / p0
+	rho := side / p0
 	lo, hi := 0.0, 0.5
 	switch {
 	case !(p0 > 0) || !(rho > k.Power(1)):
@@ -103,6 +107,25 @@ func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Tone {
 	}
 	d := float64(s) * (lo + hi) / 2
 	return newTone(float64(b)+d, p0/k.Power(d), binHz)
+}
+
+// FindToneDB is FindTone on a dBFS spectrum (bins 0…N/2, as the engines'
+// DBFS output and the window's live spectrum hold it: a bin-centred sine
+// of amplitude A reads 20·log10(A)), for the live peak readout: the
+// maximum of bins 1…N/2−1, refined as RefineBin refines it. It does not
+// allocate. It panics if db has fewer than 3 bins.
+func (k *WindowKernel) FindToneDB(db []float32, binHz float64) Tone {
+	if len(db) < 3 {
+		panic(fmt.Sprintf("dsp: FindToneDB: %d bins", len(db)))
+	}
+	b := 1
+	for i := 2; i < len(db)-1; i++ {
+		if db[i] > db[b] {
+			b = i
+		}
+	}
+	p := func(i int) float64 { return math.Pow(10, float64(db[i])/10) }
+	return k.refine(p(b-1), p(b), p(b+1), b, binHz)
 }
 
 // FindTone estimates the strongest sine in power (as for RefineBin),

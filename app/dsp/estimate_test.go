@@ -75,6 +75,32 @@ func TestRefineBin(t *testing.T) {
 	}
 }
 
+// TestFindToneDB: the same estimator on float32 dBFS spectra (the
+// engines' output form: 20·log10(|X|·2/Σw)) keeps the bound: 100 seeded
+// random frequencies per window, ≤ 0.02 bin and ≤ 0.02 dB.
+func TestFindToneDB(t *testing.T) {
+	const n = 4096
+	for wi, name := range testWindowNames {
+		win := testWindow(name, n)
+		k, _ := NewWindowKernel(win)
+		worstF, worstL := 0.0, 0.0
+		for _, c := range peakCases(uint64(wi+30), n, 20, n/2-20) {
+			p := powerDBFS(c.frame(n), win)
+			db := make([]float32, len(p))
+			for i, v := range p {
+				db[i] = float32(10 * math.Log10(v))
+			}
+			tone := k.FindToneDB(db, 1)
+			worstF = max(worstF, math.Abs(tone.Bin-c.bin))
+			worstL = max(worstL, math.Abs(tone.LevelDB-20*math.Log10(c.amp)))
+		}
+		t.Logf("%s: worst error %.2g bin, %.2g dB", name, worstF, worstL)
+		if worstF > 0.02 || worstL > 0.02 {
+			t.Errorf("%s: worst error %.4f bin, %.4f dB; want ≤ 0.02, 0.02", name, worstF, worstL)
+		}
+	}
+}
+
 // TestRefineFrame: the least-squares fit is exact for a lone sine at any
 // frequency, 100 seeded random ones per window from 0.6 bin to Nyquist −
 // 0.6 bin, started at the maximum bin.
