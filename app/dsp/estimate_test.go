@@ -176,7 +176,8 @@ func TestWindowKernelAndAllocs(t *testing.T) {
 	win := testWindow("hann", 1024)
 	p := powerDBFS(x, win)
 	k, _ = NewWindowKernel(win)
-	if a := testing.AllocsPerRun(5, func() { k.FindTone(p, 1); RefineFrame(x, win, 100, 1) }); a != 0 {
-		t.Errorf("FindPeak+RefineFrame: %v allocs, want 0", a)
+	db := make([]float32, len(p))
+	if a := testing.AllocsPerRun(5, func() { k.FindTone(p, 1); k.FindToneDB(db, 1); RefineFrame(x, win, 100, 1) }); a != 0 {
+		t.Errorf("FindTone+FindToneDB+RefineFrame: %v allocs, want 0", a)
 	}
 }
