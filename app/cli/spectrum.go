@@ -123,18 +123,8 @@ func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
 	if o.Unit, err = dsp.ParseUnit(f.unit); err != nil {
 		return o, fmt.Errorf("--unit: %v", strings.TrimPrefix(err.Error(), "dsp: "))
 	}
-	hasLevel := !math.IsNaN(f.calDBSPL)
-	switch {
-	case hasLevel && f.calibrator != "":
-		return o, fmt.Errorf("--cal-dbspl and --calibrator: give one level calibration")
-	case o.Unit == dsp.DBSPL && !hasLevel && f.calibrator == "":
-		return o, fmt.Errorf("--unit dbspl needs --cal-dbspl LEVEL or --calibrator REC.wav")
-	case o.Unit != dsp.DBSPL && (hasLevel || f.calibrator != ""):
-		return o, fmt.Errorf("a level calibration needs --unit dbspl")
-	case hasLevel:
-		if o.Cal, err = dsp.CalFromDBSPL(f.calDBSPL); err != nil {
-			return o, fmt.Errorf("--cal-dbspl: %v", strings.TrimPrefix(err.Error(), "dsp: "))
-		}
+	if o.Cal, err = f.levelCal(o.Unit); err != nil {
+		return o, err
 	}
 	if f.dbRange != "" {
 		if _, _, err := parseRange(f.dbRange); err != nil {
@@ -142,6 +132,27 @@ func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
 		}
 	}
 	return o, nil
+}
+
+// levelCal checks the level calibration flags against the unit and reads
+// --cal-dbspl (a --calibrator recording is measured later).
+func (f *spectrumFlags) levelCal(u dsp.Unit) (dsp.LevelCal, error) {
+	hasLevel := !math.IsNaN(f.calDBSPL)
+	switch {
+	case hasLevel && f.calibrator != "":
+		return dsp.LevelCal{}, fmt.Errorf("--cal-dbspl and --calibrator: give one level calibration")
+	case u == dsp.DBSPL && !hasLevel && f.calibrator == "":
+		return dsp.LevelCal{}, fmt.Errorf("--unit dbspl needs --cal-dbspl LEVEL or --calibrator REC.wav")
+	case u != dsp.DBSPL && (hasLevel || f.calibrator != ""):
+		return dsp.LevelCal{}, fmt.Errorf("a level calibration needs --unit dbspl")
+	case !hasLevel:
+		return dsp.LevelCal{}, nil
+	}
+	c, err := dsp.CalFromDBSPL(f.calDBSPL)
+	if err != nil {
+		return c, fmt.Errorf("--cal-dbspl: %v", strings.TrimPrefix(err.Error(), "dsp: "))
+	}
+	return c, nil
 }
 
 // files reads the microphone response and reference trace, if named.

@@ -98,31 +98,11 @@ func ParseMicResponse(r io.Reader, name string) (*MicResponse, error) {
 		if text == "" || text[0] == '*' || text[0] == '"' {
 			continue
 		}
-		bad := func(format string, a ...any) error {
-			return &CalFileError{Name: name, Line: line, Text: text, Reason: fmt.Sprintf(format, a...)}
+		v, n, reason := m.parseLine(text, fields)
+		if reason != "" {
+			return nil, &CalFileError{Name: name, Line: line, Text: text, Reason: reason}
 		}
-		f := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })
-		if len(f) != 2 && len(f) != 3 {
-			return nil, bad("want 2 or 3 fields (frequency, dB[, phase]), got %d", len(f))
-		}
-		if fields != 0 && len(f) != fields {
-			return nil, bad("%d fields after lines of %d", len(f), fields)
-		}
-		fields = len(f)
-		var v [3]float64
-		for i, s := range f {
-			x, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil, bad("field %d %q is not a finite number", i+1, s)
-			}
-			v[i] = x
-		}
-		if !(v[0] > 0) {
-			return nil, bad("frequency %v Hz is not positive", v[0])
-		}
-		if n := len(m.FreqHz); n > 0 && !(v[0] > m.FreqHz[n-1]) {
-			return nil, bad("frequency %v Hz does not increase (previous %v Hz)", v[0], m.FreqHz[n-1])
-		}
+		fields = n
 		m.FreqHz = append(m.FreqHz, v[0])
 		m.DB = append(m.DB, v[1])
 		if fields == 3 {
@@ -136,6 +116,33 @@ func ParseMicResponse(r io.Reader, name string) (*MicResponse, error) {
 		return nil, fmt.Errorf("dsp: calibration file %s: no data lines", name)
 	}
 	return m, nil
+}
+
+// parseLine reads one data line of fields values (0: not known yet)
+// following the points already in m: the values, their count, or why the
+// line is bad.
+func (m *MicResponse) parseLine(text string, fields int) (v [3]float64, n int, reason string) {
+	f := strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' })
+	switch {
+	case len(f) != 2 && len(f) != 3:
+		return v, 0, fmt.Sprintf("want 2 or 3 fields (frequency, dB[, phase]), got %d", len(f))
+	case fields != 0 && len(f) != fields:
+		return v, 0, fmt.Sprintf("%d fields after lines of %d", len(f), fields)
+	}
+	for i, s := range f {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return v, 0, fmt.Sprintf("field %d %q is not a finite number", i+1, s)
+		}
+		v[i] = x
+	}
+	if !(v[0] > 0) {
+		return v, 0, fmt.Sprintf("frequency %v Hz is not positive", v[0])
+	}
+	if k := len(m.FreqHz); k > 0 && !(v[0] > m.FreqHz[k-1]) {
+		return v, 0, fmt.Sprintf("frequency %v Hz does not increase (previous %v Hz)", v[0], m.FreqHz[k-1])
+	}
+	return v, len(f), ""
 }
 
 // WriteTo writes the response in the format ParseMicResponse reads

@@ -54,7 +54,33 @@ func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamental
 		return Distortion{}, fmt.Errorf("dsp: distortion: spectrum of %d bins (want ≥ 16)", len(power))
 	}
 	lobe := kernel.mainLobe()
-	enbw := SumsOf(kernel.w).ENBW()
+	f0, err := findFundamental(power, kernel, lobe, binHz, fundamentalHz)
+	if err != nil {
+		return Distortion{}, err
+	}
+	comp, nmax, noise := lobePowers(power, SumsOf(kernel.w).ENBW(), f0, lobe)
+	fund := comp[1]
+	if !(fund > 0) {
+		return Distortion{}, ErrNoFundamental
+	}
+	d := Distortion{FundamentalHz: f0 * binHz, FundamentalDBFS: 10 * math.Log10(fund)}
+	harm := 0.0
+	for n := 2; n <= nmax; n++ {
+		harm += comp[n]
+		d.Harmonics = append(d.Harmonics, Harmonic{N: n, FreqHz: float64(n) * d.FundamentalHz, LevelDB: 10 * math.Log10(comp[n])})
+	}
+	d.THDPercent = 100 * math.Sqrt(harm/fund)
+	d.THDDB = 10 * math.Log10(harm/fund)
+	d.THDNDB = 10 * math.Log10((harm+noise)/fund)
+	d.SNRDB = 10 * math.Log10(fund/noise)
+	d.SINADDB = 10 * math.Log10((fund+harm+noise)/(harm+noise))
+	return d, nil
+}
+
+// findFundamental is the fundamental's fractional bin: RefineBin at the
+// largest bin above the DC lobe (within a lobe of fundamentalHz if that is
+// given).
+func findFundamental(power []float64, kernel *WindowKernel, lobe, binHz, fundamentalHz float64) (float64, error) {
 	half := int(math.Ceil(lobe))
 	last := len(power) - 1
 	lo, hi := half+1, last
@@ -63,37 +89,43 @@ func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamental
 		lo, hi = max(lo, c-half), min(hi, c+half+1)
 	}
 	if lo >= hi || lo >= last {
-		return Distortion{}, fmt.Errorf("%w: %v Hz is outside %v … %v Hz at this resolution", ErrNoFundamental, fundamentalHz, float64(half+1)*binHz, float64(last)*binHz)
+		return 0, fmt.Errorf("%w: %v Hz is outside %v … %v Hz at this resolution", ErrNoFundamental, fundamentalHz, float64(half+1)*binHz, float64(last)*binHz)
 	}
 	b := maxBin(power, lo, hi)
 	if b < 1 || b >= last || !(power[b] > 0) {
-		return Distortion{}, ErrNoFundamental
+		return 0, ErrNoFundamental
 	}
 	f0 := kernel.RefineBin(power, b, binHz).Bin
 	if f0 < 2*lobe+1 {
-		return Distortion{}, fmt.Errorf("dsp: distortion: fundamental %.4g Hz is within %d bins of DC, where harmonic lobes overlap; use a longer transform", f0*binHz, 2*half+1)
+		return 0, fmt.Errorf("dsp: distortion: fundamental %.4g Hz is within %d bins of DC, where harmonic lobes overlap; use a longer transform", f0*binHz, 2*half+1)
 	}
-	// Mark lobes: 0 noise, 1 fundamental, n harmonic n, −1 DC (ignored).
+	return f0, nil
+}
+
+// lobePowers sums power (÷ ENBW: amplitude² per bin) over the main lobes
+// (±lobe bins) of the fundamental at bin f0 (comp[1]) and its harmonics
+// 2…nmax below Nyquist (comp[n]), less the noise density under each, and
+// returns the noise of the whole band from the DC lobe to Nyquist (the
+// density times every bin, lobes included).
+func lobePowers(power []float64, enbw, f0, lobe float64) (comp [11]float64, nmax int, noise float64) {
+	// owner: 0 noise, 1 fundamental, n harmonic n, −1 DC (ignored).
 	owner := make([]int, len(power))
-	for k := 0; k <= half; k++ {
+	for k := 0; k <= int(math.Ceil(lobe)); k++ {
 		owner[k] = -1
 	}
-	nmax := 1
-	for n := 1; n <= 10; n++ {
-		c := float64(n) * f0
-		if c+lobe >= float64(last) {
-			break
-		}
+	last := float64(len(power) - 1)
+	nmax = 1
+	for n := 1; n <= 10 && float64(n)*f0+lobe < last; n++ {
 		nmax = n
+		c := float64(n) * f0
 		for k := int(math.Ceil(c - lobe)); k <= int(math.Floor(c+lobe)); k++ {
 			owner[k] = n
 		}
 	}
-	var comp [11]float64
 	var bins [11]int
-	noise, noiseBins := 0.0, 0
+	noiseBins := 0
 	for k, p := range power {
-		e := p / enbw // amplitude² (twice the mean square) in this bin
+		e := p / enbw
 		switch o := owner[k]; {
 		case o == 0:
 			noise += e
@@ -104,28 +136,11 @@ func AnalyzeDistortion(power []float64, kernel *WindowKernel, binHz, fundamental
 		}
 	}
 	density := noise / float64(max(noiseBins, 1))
-	d := Distortion{FundamentalHz: f0 * binHz}
 	for n := 1; n <= nmax; n++ {
 		comp[n] = max(comp[n]-density*float64(bins[n]), 0)
-		noiseBins += bins[n] // the band's noise includes what lies under the lobes
+		noiseBins += bins[n]
 	}
-	fund := comp[1]
-	if !(fund > 0) {
-		return Distortion{}, ErrNoFundamental
-	}
-	d.FundamentalDBFS = 10 * math.Log10(fund)
-	harm := 0.0
-	for n := 2; n <= nmax; n++ {
-		harm += comp[n]
-		d.Harmonics = append(d.Harmonics, Harmonic{N: n, FreqHz: float64(n) * d.FundamentalHz, LevelDB: 10 * math.Log10(comp[n])})
-	}
-	nTotal := density * float64(noiseBins)
-	d.THDPercent = 100 * math.Sqrt(harm/fund)
-	d.THDDB = 10 * math.Log10(harm/fund)
-	d.THDNDB = 10 * math.Log10((harm+nTotal)/fund)
-	d.SNRDB = 10 * math.Log10(fund/nTotal)
-	d.SINADDB = 10 * math.Log10((fund+harm+nTotal)/(harm+nTotal))
-	return d, nil
+	return comp, nmax, density * float64(noiseBins)
 }
 
 // mainLobe is the half-width in bins of the window's main lobe: the first
