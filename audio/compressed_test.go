@@ -1,9 +1,13 @@
 package audio
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +88,37 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := Open("testdata/README.md"); !errors.As(err, new(*FormatError)) {
 		t.Errorf("text file: %v", err)
+	}
+}
+
+// BenchmarkDecode decodes the 1 s fixtures (44.1 kHz stereo: 16-bit FLAC
+// with LPC and mid/side, 128 kb/s MP3) from memory; bytes are the 16-bit
+// PCM they hold, so MB/s compare across formats.
+func BenchmarkDecode(b *testing.B) {
+	for _, name := range []string{"tone.flac", "tone.mp3"} {
+		file, err := os.ReadFile("testdata/" + name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimPrefix(filepath.Ext(name), "."), func(b *testing.B) {
+			buf := make([]float32, 4096*2)
+			b.SetBytes(44100 * 2 * 2)
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := NewDecoder(bytes.NewReader(file), name, int64(len(file)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					_, err := d.Read(buf)
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

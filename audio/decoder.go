@@ -1,6 +1,9 @@
-// Package audio is Prism's sound input: decoders for WAV (written here for
-// untrusted input: go-audio/wav allocates by declared sizes and misreads
-// float data), FLAC and MP3 behind one Decoder interface; live Sources
+// Package audio is Prism's sound input: decoders for WAV and FLAC (written
+// here for untrusted input: go-audio/wav allocates by declared sizes and
+// misreads float data; mewkiz/flac allocated by metadata sizes, logged per
+// frame and decoded self-contradicting frames in silence) and MP3 (go-mp3,
+// fed past the ID3v2 tags it would allocate for) behind one Decoder
+// interface; live Sources
 // (PortAudio capture, the signal generator, a file at real-time pace); the
 // lock-free Ring from capture to analysis; and the Recorder that runs a
 // Source into a Ring with a stall watchdog.
@@ -28,7 +31,10 @@ type Format struct {
 	Bits       int    // bits per sample in the file (0 for MP3)
 	Encoding   string // e.g. "signed 16-bit PCM", "32-bit float"
 	Container  string // "WAV", "FLAC", "MP3"
-	Frames     int64  // frames (samples per channel) if known, else −1
+	// Frames is the length in frames (samples per channel), or −1 if
+	// unknown. When known, Read delivers exactly that many or fails with a
+	// *FormatError: it is never a size the file merely claims.
+	Frames int64
 }
 
 // Decoder streams audio as float32 samples in full-scale units (±1.0).
@@ -76,7 +82,11 @@ func Open(path string) (Decoder, error) {
 		f.Close()
 		return nil, &FormatError{Name: path, Reason: "is a directory"}
 	}
-	d, err := NewDecoder(f, path, st.Size())
+	size := st.Size()
+	if !st.Mode().IsRegular() {
+		size = -1 // a FIFO or device: its size says nothing about the stream
+	}
+	d, err := NewDecoder(f, path, size)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -86,27 +96,114 @@ func Open(path string) (Decoder, error) {
 
 // NewDecoder sniffs r's format and returns a decoder for it. size is the
 // stream's length in bytes, or −1 if unknown. If r is an io.Closer the
-// decoder's Close closes it.
+// decoder's Close closes it. ID3v2 tags before the audio are skipped
+// (streamed through, never read into a buffer of their declared size).
 func NewDecoder(r io.Reader, name string, size int64) (Decoder, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, err := br.Peek(12)
-	if len(head) == 0 {
-		if err == nil || errors.Is(err, io.EOF) {
-			return nil, &FormatError{Name: name, Reason: "empty file"}
-		}
-		return nil, &FormatError{Name: name, Reason: err.Error()}
-	}
 	src := readCloser{br, r}
-	switch {
-	case bytes.HasPrefix(head, []byte("RIFF")), bytes.HasPrefix(head, []byte("RF64")), bytes.HasPrefix(head, []byte("BW64")):
-		return NewWAV(src, name, size)
-	case bytes.HasPrefix(head, []byte("fLaC")):
-		return newFLAC(src, name)
-	case bytes.HasPrefix(head, []byte("ID3")), len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0,
-		strings.EqualFold(filepath.Ext(name), ".mp3"):
-		return newMP3(src, name)
+	var start int64 // bytes of ID3v2 tags before the audio
+	for {
+		head, err := br.Peek(16) // the longest FLAC frame header
+		if len(head) == 0 {
+			switch {
+			case start > 0:
+				return nil, &FormatError{Name: name, Offset: start, Reason: "nothing after the ID3v2 tag"}
+			case err == nil || errors.Is(err, io.EOF):
+				return nil, &FormatError{Name: name, Reason: "empty file"}
+			}
+			return nil, &FormatError{Name: name, Reason: err.Error()}
+		}
+		switch sniff(head, name, start) {
+		case "ID3":
+			n, err := skipID3v2(br, name, start, size)
+			if err != nil {
+				return nil, err
+			}
+			start += n
+		case "WAV":
+			if start > 0 {
+				return nil, &FormatError{Name: name, Offset: start, Reason: "WAV data after an ID3v2 tag"}
+			}
+			return NewWAV(src, name, size)
+		case "FLAC":
+			return openFLAC(br, src, r, name, start, size)
+		case "FLAC frames":
+			return nil, &FormatError{Name: name, Offset: start, Reason: "FLAC frames without a stream header (no fLaC marker and STREAMINFO, so the sample rate, bit depth and length are not known): not supported"}
+		case "MP3":
+			return newMP3(br, src, name, start, size)
+		default:
+			return nil, &FormatError{Name: name, Offset: start, Reason: fmt.Sprintf("%v (starts with %q)", ErrUnknownFormat, printable(head[:min(4, len(head))]))}
+		}
 	}
-	return nil, &FormatError{Name: name, Reason: fmt.Sprintf("%v (starts with %q)", ErrUnknownFormat, printable(head[:min(4, len(head))]))}
+}
+
+// sniff names the format that head (the first bytes after start bytes of
+// tags) begins, or "".
+func sniff(head []byte, name string, start int64) string {
+	switch {
+	case bytes.HasPrefix(head, []byte("ID3")):
+		return "ID3"
+	case bytes.HasPrefix(head, []byte("RIFF")), bytes.HasPrefix(head, []byte("RF64")), bytes.HasPrefix(head, []byte("BW64")):
+		return "WAV"
+	case bytes.HasPrefix(head, []byte("fLaC")):
+		return "FLAC"
+	case isFLACFrame(head):
+		return "FLAC frames"
+	case len(head) >= 2 && head[0] == 0xFF && head[1]&0xE0 == 0xE0, start > 0, strings.EqualFold(filepath.Ext(name), ".mp3"):
+		return "MP3"
+	}
+	return ""
+}
+
+// openFLAC reads the FLAC metadata and, where the stream can be read at any
+// offset (a file), checks STREAMINFO's total against the last frame.
+func openFLAC(br *bufio.Reader, src io.Closer, r io.Reader, name string, start, size int64) (Decoder, error) {
+	d, err := newFLAC(br, src, name, start)
+	if err != nil {
+		return nil, err
+	}
+	if ra, ok := r.(io.ReaderAt); ok && size > 0 {
+		if err := d.checkLastFrame(ra, size); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// skipID3v2 skips the ID3v2 tag at the start of br (at byte offset at) and
+// returns its length. Its declared size is checked against the file's size
+// when known and otherwise streamed through.
+func skipID3v2(br *bufio.Reader, name string, at, size int64) (int64, error) {
+	h, err := br.Peek(10)
+	if len(h) < 10 {
+		return 0, &FormatError{Name: name, Offset: at, Reason: fmt.Sprintf("ID3v2 header cut short (%d of 10 bytes): %v", len(h), err)}
+	}
+	if h[3] < 2 || h[3] > 4 || h[4] == 0xFF || (h[6]|h[7]|h[8]|h[9])&0x80 != 0 {
+		return 0, &FormatError{Name: name, Offset: at, Reason: fmt.Sprintf("invalid ID3v2 header % x", h)}
+	}
+	n := 10 + (int64(h[6])<<21 | int64(h[7])<<14 | int64(h[8])<<7 | int64(h[9]))
+	if h[3] == 4 && h[5]&0x10 != 0 {
+		n += 10 // footer
+	}
+	if size >= 0 && at+n > size {
+		return 0, &FormatError{Name: name, Offset: at, Reason: fmt.Sprintf("ID3v2 tag declares %d bytes, past the end of the file (%d bytes)", n, size)}
+	}
+	if got, err := br.Discard(int(n)); err != nil {
+		return 0, &FormatError{Name: name, Offset: at, Reason: fmt.Sprintf("ID3v2 tag declares %d bytes, the file ends after %d", n, got)}
+	}
+	return n, nil
+}
+
+// isFLACFrame reports whether head starts with a FLAC frame header with a
+// valid CRC-8 (a stream cut from a FLAC file, without its metadata). MPEG
+// audio never starts so: 0xFFF8 and 0xFFF9 say layer "reserved".
+func isFLACFrame(head []byte) bool {
+	if len(head) < 2 || head[0] != 0xFF || head[1]&0xFE != 0xF8 {
+		return false
+	}
+	d := &flacDecoder{in: flacBits{r: bufio.NewReader(bytes.NewReader(head))}, info: flacInfo{maxBlock: 1 << 16}}
+	_, err := d.readFrameHeader(0)
+	return err == nil
 }
 
 // readCloser reads through a buffered reader and closes the original.

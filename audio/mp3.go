@@ -1,65 +1,318 @@
 package audio
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/hajimehoshi/go-mp3"
 )
 
 // mp3Decoder adapts github.com/hajimehoshi/go-mp3, which decodes to 16-bit
-// little-endian stereo.
+// little-endian stereo. Prism hands it the stream after any ID3v2 tag (the
+// library would allocate a tag's declared size) and after the Xing/Info
+// frame, and trims its output as LAME's decoder does: the encoder delay
+// from the LAME tag plus the decoder delay of 529 samples at the start, the
+// encoder padding at the end, so sample 0 is the first sample encoded.
 type mp3Decoder struct {
-	name   string
-	dec    *mp3.Decoder
-	closer io.Closer
-	format Format
-	raw    []byte
+	name     string
+	dec      *mp3.Decoder
+	in       *countingReader
+	closer   io.Closer
+	format   Format
+	raw      []byte
+	skip     int64 // samples per channel still to drop at the start
+	limit    int64 // samples per channel to deliver, −1 if unknown
+	decoded  int64 // samples per channel the Xing header accounts for, −1 if unknown
+	done     int64 // samples per channel delivered
+	consumed int64 // samples per channel read from go-mp3 (dropped or delivered)
+	err      error // sticky
+	warnings []string
 }
 
-func newMP3(r io.ReadCloser, name string) (d Decoder, err error) {
+// mp3DecoderDelay is the delay of the standard MPEG audio synthesis (the
+// IMDCT overlap and the polyphase filterbank) that LAME's decoder removes:
+// 528 samples plus one.
+const mp3DecoderDelay = 529
+
+// mp3MaxGap is how many bytes go-mp3 may read for one call without the
+// call ending: far more than the frames it decodes need (≤ 2881 bytes for
+// 1152 samples), so a stream of garbage or zeros (/dev/zero named x.mp3),
+// where go-mp3 would search for a frame forever, ends in an error.
+const mp3MaxGap = 1 << 20
+
+// countingReader counts the bytes read through it, for error offsets, and
+// stops at a budget the decoder renews before each call into go-mp3.
+type countingReader struct {
+	r      io.Reader
+	off    int64
+	budget int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.budget <= 0 {
+		return 0, fmt.Errorf("no MPEG audio frame in %d bytes", mp3MaxGap)
+	}
+	n, err := c.r.Read(p[:min(int64(len(p)), c.budget)])
+	c.off += int64(n)
+	c.budget -= int64(n)
+	return n, err
+}
+
+// decode reads whole samples from go-mp3 into b with a fresh budget.
+func (m *mp3Decoder) decode(b []byte) (int, error) {
+	m.in.budget = mp3MaxGap
+	return io.ReadFull(m.dec, b)
+}
+
+// newMP3 decodes MP3 from br, which starts at byte offset start of a file
+// of size bytes (−1 if unknown).
+func newMP3(br *bufio.Reader, closer io.Closer, name string, start, size int64) (d Decoder, err error) {
 	defer recoverCorrupt(name, "MP3", &err)
-	dec, err := mp3.NewDecoder(r)
+	m := &mp3Decoder{name: name, closer: closer, skip: mp3DecoderDelay, limit: -1, decoded: -1}
+	head, _ := br.Peek(4096) // longer than any layer III frame
+	if x, ok := parseXing(head); ok {
+		m.applyXing(x, start, size)
+		n, _ := br.Discard(x.frame.size) // it decodes to silence that is no part of the audio
+		start += int64(n)
+	}
+	m.in = &countingReader{r: br, off: start, budget: mp3MaxGap}
+	dec, err := mp3.NewDecoder(m.in)
 	if err != nil {
-		return nil, &FormatError{Name: name, Reason: "MP3: " + err.Error()}
+		return nil, &FormatError{Name: name, Offset: start, Reason: "MP3: " + err.Error()}
 	}
-	frames := int64(-1)
-	if l := dec.Length(); l > 0 {
-		frames = l / 4
-	}
-	return &mp3Decoder{name: name, dec: dec, closer: r, raw: make([]byte, 64<<10),
-		format: Format{SampleRate: dec.SampleRate(), Channels: 2, Encoding: "MP3", Container: "MP3", Frames: frames}}, nil
+	m.dec, m.raw = dec, make([]byte, 64<<10)
+	m.format = Format{SampleRate: dec.SampleRate(), Channels: 2, Encoding: "MP3", Container: "MP3", Frames: m.limit}
+	return m, nil
 }
 
-func (d *mp3Decoder) Format() Format     { return d.format }
-func (d *mp3Decoder) Warnings() []string { return nil }
+// applyXing sets the trim and the length from a Xing/Info frame at byte
+// offset at, unless the file is shorter than the header says (then the
+// length stays unknown and the user is warned).
+func (m *mp3Decoder) applyXing(x xingInfo, at, size int64) {
+	if x.lame {
+		m.skip += int64(x.delay)
+	}
+	if x.frames == 0 {
+		return
+	}
+	m.decoded = int64(x.frames) * int64(x.frame.spf)
+	if size >= 0 && (x.bytes > 0 && at+int64(x.bytes) > size+128 || int64(x.frames) > (size-at)/24+1) {
+		// 24 bytes is the smallest layer III frame; the 128 allow for
+		// writers that count an ID3v1 tag
+		m.warnings = append(m.warnings, fmt.Sprintf("%s: the Xing header at offset %d counts %d frames (%d bytes) but the file holds %d bytes: analyzing what is there",
+			m.name, at, x.frames, x.bytes, size-at))
+		m.decoded = -1
+		return
+	}
+	m.limit = max(0, m.decoded-m.skip)
+	if x.lame {
+		m.limit = max(0, min(m.limit, m.decoded-int64(x.delay)-int64(x.padding)))
+	}
+}
 
-func (d *mp3Decoder) Read(dst []float32) (n int, err error) {
-	defer recoverCorrupt(d.name, "MP3", &err)
-	frames := min(len(dst)/2, len(d.raw)/4)
+func (m *mp3Decoder) Format() Format     { return m.format }
+func (m *mp3Decoder) Warnings() []string { return m.warnings }
+
+func (m *mp3Decoder) Read(dst []float32) (n int, err error) {
+	defer recoverCorrupt(m.name, "MP3", &err)
+	if m.err != nil {
+		return 0, m.err
+	}
+	want := int64(len(dst) / 2)
+	if m.limit >= 0 {
+		want = min(want, m.limit-m.done)
+		if want == 0 {
+			m.err = m.checkEnd()
+			return 0, m.err
+		}
+	}
+	for m.skip > 0 {
+		k := min(m.skip, int64(len(m.raw)/4))
+		got, err := m.decode(m.raw[:4*k])
+		m.skip -= int64(got / 4)
+		m.consumed += int64(got / 4)
+		if err != nil {
+			m.err = m.endErr(err)
+			return 0, m.err
+		}
+	}
+	frames := min(want, int64(len(m.raw)/4))
 	if frames == 0 {
 		return 0, nil
 	}
-	n, err = io.ReadFull(d.dec, d.raw[:4*frames])
-	n -= n % 4
-	for i := range n / 2 {
-		dst[i] = float32(int16(binary.LittleEndian.Uint16(d.raw[2*i:]))) / (1 << 15)
+	got, err := m.decode(m.raw[:4*frames])
+	got -= got % 4
+	for i := range got / 2 {
+		dst[i] = float32(int16(binary.LittleEndian.Uint16(m.raw[2*i:]))) / (1 << 15)
+	}
+	m.done += int64(got / 4)
+	m.consumed += int64(got / 4)
+	if err != nil && got == 0 {
+		m.err = m.endErr(err)
+		return 0, m.err
 	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return n / 4, &FormatError{Name: d.name, Reason: "MP3: " + err.Error()}
+		m.err = m.endErr(err)
 	}
-	if n == 0 {
-		return 0, io.EOF
-	}
-	return n / 4, nil
+	return got / 4, nil
 }
 
-func (d *mp3Decoder) Close() error {
-	if d.closer == nil {
+// endErr is the error for the end of go-mp3's output: io.EOF when the
+// stream ends where its Xing header says (or none says), else why not.
+func (m *mp3Decoder) endErr(err error) error {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return &FormatError{Name: m.name, Offset: m.in.off, Reason: "MP3: " + err.Error()}
+	}
+	if m.limit >= 0 && m.done < m.limit {
+		return &FormatError{Name: m.name, Offset: m.in.off, Reason: fmt.Sprintf("MP3: the stream ends after %d samples per channel, its Xing header declares %d", m.done, m.limit)}
+	}
+	return io.EOF
+}
+
+// checkEnd runs the decoder to the end of the frames the Xing header counts
+// and warns if more follow (they are not analyzed: the length was declared).
+func (m *mp3Decoder) checkEnd() error {
+	left := m.decoded - m.consumed
+	for left > 0 {
+		k := min(left, int64(len(m.raw)/4))
+		got, err := m.decode(m.raw[:4*k])
+		left -= int64(got / 4)
+		m.consumed += int64(got / 4)
+		if err != nil {
+			return io.EOF
+		}
+	}
+	var one [4]byte
+	if got, _ := m.decode(one[:]); got > 0 {
+		m.warnings = append(m.warnings, fmt.Sprintf("%s: the stream goes on past the %d samples its Xing header counts (offset %d): the rest is not analyzed", m.name, m.decoded, m.in.off))
+	}
+	return io.EOF
+}
+
+func (m *mp3Decoder) Close() error {
+	if m.closer == nil {
 		return nil
 	}
-	err := d.closer.Close()
-	d.closer = nil
+	err := m.closer.Close()
+	m.closer = nil
 	return err
+}
+
+// mpegFrame is a layer III frame header.
+type mpegFrame struct {
+	mpeg1 bool
+	crc   bool
+	mono  bool
+	size  int // bytes
+	spf   int // samples per channel
+}
+
+var (
+	mp3Bitrates = [2][16]int{ // kb/s: MPEG-2/2.5, MPEG-1
+		{0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160, 0},
+		{0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 0},
+	}
+	mp3Rates = [4][3]int{{11025, 12000, 8000}, {}, {22050, 24000, 16000}, {44100, 48000, 32000}} // by version bits
+)
+
+// parseMPEGHeader reads a layer III frame header from h.
+func parseMPEGHeader(h []byte) (mpegFrame, bool) {
+	if len(h) < 4 || h[0] != 0xFF || h[1]&0xE0 != 0xE0 {
+		return mpegFrame{}, false
+	}
+	version, layer := h[1]>>3&3, h[1]>>1&3
+	brIndex, rateIndex := h[2]>>4, h[2]>>2&3
+	if version == 1 || layer != 1 || brIndex == 0 || brIndex == 15 || rateIndex == 3 {
+		return mpegFrame{}, false
+	}
+	f := mpegFrame{mpeg1: version == 3, crc: h[1]&1 == 0, mono: h[3]>>6 == 3, spf: 576}
+	v := 0
+	if f.mpeg1 {
+		v, f.spf = 1, 1152
+	}
+	rate := mp3Rates[version][rateIndex]
+	f.size = f.spf/8*mp3Bitrates[v][brIndex]*1000/rate + int(h[2]>>1&1)
+	return f, true
+}
+
+func isXingTag(p []byte, off int) bool {
+	return off+8 <= len(p) && (string(p[off:off+4]) == "Xing" || string(p[off:off+4]) == "Info")
+}
+
+// sideInfoSize is the length of the frame's side information in bytes.
+func (f mpegFrame) sideInfoSize() int {
+	switch {
+	case f.mpeg1 && f.mono:
+		return 17
+	case f.mpeg1:
+		return 32
+	case f.mono:
+		return 9
+	}
+	return 17
+}
+
+// parseLAME reads the encoder delay and padding (12 bits each, 21 bytes
+// into the tag) from a LAME tag at the start of p, written by LAME or by
+// FFmpeg's libavformat/libavcodec.
+func parseLAME(p []byte) (ok bool, delay, padding int) {
+	if len(p) < 24 {
+		return false, 0, 0
+	}
+	switch string(p[:4]) {
+	case "LAME", "Lavf", "Lavc":
+		dp := p[21:]
+		return true, int(dp[0])<<4 | int(dp[1])>>4, int(dp[1]&15)<<8 | int(dp[2])
+	}
+	return false, 0, 0
+}
+
+// xingInfo is what a Xing/Info frame and its LAME extension say.
+type xingInfo struct {
+	frame          mpegFrame
+	frames, bytes  uint32 // 0 when absent
+	lame           bool
+	delay, padding int // samples per channel
+}
+
+// parseXing finds a Xing or Info tag in the first frame of p.
+func parseXing(p []byte) (xingInfo, bool) {
+	f, ok := parseMPEGHeader(p)
+	if !ok || f.size > len(p) {
+		return xingInfo{}, false
+	}
+	// after the side information; LAME writes it there even when a CRC
+	// precedes the side information (lame -p), others 2 bytes further
+	p = p[:f.size]
+	off := 4 + f.sideInfoSize()
+	if f.crc && !isXingTag(p, off) {
+		off += 2
+	}
+	if !isXingTag(p, off) {
+		return xingInfo{}, false
+	}
+	x := xingInfo{frame: f}
+	flags := binary.BigEndian.Uint32(p[off+4:])
+	i := off + 8
+	field := func(present uint32, n int) []byte {
+		if flags&present == 0 || i+n > len(p) {
+			return nil
+		}
+		b := p[i : i+n]
+		i += n
+		return b
+	}
+	if b := field(1, 4); b != nil {
+		x.frames = binary.BigEndian.Uint32(b)
+	}
+	if b := field(2, 4); b != nil {
+		x.bytes = binary.BigEndian.Uint32(b)
+	}
+	field(4, 100) // seek table
+	field(8, 4)   // quality
+	x.lame, x.delay, x.padding = parseLAME(p[i:])
+	return x, true
 }

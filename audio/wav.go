@@ -131,7 +131,9 @@ func (d *wavDecoder) readHeader(size int64) error {
 			if err := d.readFull(b[:], "ds64 chunk"); err != nil {
 				return err
 			}
-			ds64Data = int64(binary.LittleEndian.Uint64(b[8:16]))
+			// a size of 2^63 or more cannot be a file's: keep it as
+			// the largest int64, which every size check then refuses
+			ds64Data = int64(min(binary.LittleEndian.Uint64(b[8:16]), math.MaxInt64))
 			if err := d.skip(csize-24+pad, "ds64 chunk", at); err != nil {
 				return err
 			}
@@ -163,17 +165,21 @@ func (d *wavDecoder) readHeader(size int64) error {
 			}
 			d.left = d.declared
 			d.toEOF = csize == 0xFFFFFFFF && !(rf64 && ds64Data >= 0)
-			if size >= 0 && d.offset+d.declared > size {
+			// d.declared may be up to 2^63−1: compare without adding
+			if size >= 0 && d.declared > size-d.offset {
 				if !d.toEOF {
 					d.warnings = append(d.warnings, fmt.Sprintf("%s: data chunk at offset %d declares %d bytes but the file holds %d: analyzing what is there",
 						d.name, at, d.declared, size-d.offset))
 				}
 				d.toEOF = true
 			}
+			// the length is only declared when the file's size confirms it
 			frameBytes := int64(d.format.Channels * d.bytesPer)
-			if !d.toEOF {
+			switch {
+			case size < 0:
+			case !d.toEOF:
 				d.format.Frames = d.left / frameBytes
-			} else if size >= 0 {
+			default:
 				d.format.Frames = (size - d.offset) / frameBytes
 			}
 			return nil

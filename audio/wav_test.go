@@ -365,3 +365,38 @@ func FuzzWAV(f *testing.F) {
 		}
 	})
 }
+
+// TestWAVHugeRF64 is an RF64 file whose ds64 chunk declares a data size of
+// 2^63−1 or 2^64−1 bytes: the size check must not overflow (it once gave an
+// empty, endless stream); the data present is decoded with a warning and the
+// length is what the file holds.
+func TestWAVHugeRF64(t *testing.T) {
+	for _, declared := range []uint64{math.MaxInt64, math.MaxUint64, math.MaxInt64 - 40} {
+		s := wavSpec{riff: "RF64", tag: 1, channels: 2, bits: 16, rate: 8000, dataSize: -1}
+		vals := testValues(2 * 101)
+		s.data = encode(16, false, vals)
+		b := s.bytes()
+		if string(b[12:16]) != "ds64" {
+			t.Fatalf("no ds64 chunk at 12: %q", b[12:16])
+		}
+		binary.LittleEndian.PutUint64(b[28:], declared) // ds64 body: RIFF size, then data size
+		got, f, warns, err := decodeAll(t, b)
+		if err != nil {
+			t.Fatalf("%#x: %v", declared, err)
+		}
+		if f.Frames != 101 || len(got) != len(vals) {
+			t.Errorf("%#x: Frames %d, decoded %d samples; want 101, %d", declared, f.Frames, len(got), len(vals))
+		}
+		if len(warns) != 1 || !strings.Contains(warns[0], "but the file holds 404") {
+			t.Errorf("%#x: warnings %q", declared, warns)
+		}
+		// streamed with no known size: the length is not declared at all
+		d, err := NewDecoder(bytes.NewReader(b), "x.wav", -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := d.Format(); f.Frames != -1 {
+			t.Errorf("%#x, size unknown: Frames %d, want −1", declared, f.Frames)
+		}
+	}
+}

@@ -39,24 +39,83 @@
 // The OpenCL library is loaded at run time (internal/cl, purego), so the
 // binary runs where none is installed: NewOpenCL then returns an error
 // wrapping ErrNoOpenCL and Auto falls back to the CPU engine.
+// $PRISM_OPENCL_LIBRARY names another library to load. Every count and
+// size a driver returns (platforms, devices, info strings, build logs,
+// binaries) is bounded before anything is allocated by it, so a broken
+// driver is an error, not an out-of-memory crash; for a driver that
+// crashes outright, WriteProbe and ReadProbe run the same opening in a
+// child process and report how it died.
 //
-// # CPU
+// # Start-up
 //
-// The CPU engine is written here rather than taken from gonum's
-// dsp/fourier because it is much faster for this job: float32 (half the
-// memory traffic of gonum's complex128), radix-4 Stockham stages with
-// twiddle tables read in order, run four complex values at a time in AVX2
-// (stage_amd64.s; the pure-Go stages are the fallback and are tested with
-// -tags noasm), a float32 complex multiply in the Go stages (Go's own
-// complex64 multiply widens to float64 and back), the window applied inside
-// the first stage, the real split computing bins k and N/2−k from one
-// multiply, and a table-driven log10 for the dB conversion. Radix-8 stages
-// were slower than radix-4 in Go (0.57 vs 0.49 ms, R2C 4096 × 32): Go keeps
-// 8 complex inputs, 7 twiddle streams and 8 outputs poorly in 16 registers.
+// NewOpenCL asks the driver only what it needs: for the default device
+// (the first GPU) or an index it counts device handles per platform and
+// reads the properties of the chosen device alone. Nothing is compiled
+// until a plan needs it, and each plan builds only its own programs. A
+// built program is kept on disk (program cache, progcache.go) as the
+// device binary clGetProgramInfo returns, under
+// os.UserCacheDir()/prism/opencl ($PRISM_OPENCL_CACHE moves it; "off"
+// disables it; on PoCL, which caches builds itself and pays a second
+// compile to hand out a binary, it is used only when that variable names
+// a directory), keyed by platform, device, driver version, sources and
+// build options and checked by SHA-256; a damaged or refused entry is
+// rebuilt, an unwritable directory only costs the saving. Programs build
+// with -w unless a build log is asked for (OpenCLOptions.BuildLog or
+// $PRISM_OPENCL_BUILDLOG), so no compiler chatter reaches the terminal.
+// OpenCL.Stats reports where start-up time went.
 //
-// Measured side by side by `prism bench --engine cpu` on the 2-core
-// development machine, both split across 2 goroutines: R2C 7.7× gonum's
-// speed at N=1024, 10.8× at 4096, 11.4× at 16384, 10.4× at 65536; the
-// spectrogram (4096, hop 1024, Hann, dBFS) 7.3×. Batches are split across a
-// pool of worker goroutines, one per core, each with its own scratch.
+// Measured with the test binary's start-up report (PRISM_STARTUP_REPORT=1:
+// a fresh process opens the engine and makes and runs the image plan of
+// `prism analyze` for a 10-minute file at N=4096, hop 1024, 1920×1080;
+// three programs), medians of three processes, in ms:
+//
+//	step                           H200, NVIDIA 5xx   PoCL, 2-core dev box
+//	library load                   0.14               0.7–2.5
+//	platform + device query        123                210–290 (loads LLVM)
+//	context + queue                100–120 ¹          6–20
+//	3 programs, from source        385–585 ²          3900–8100
+//	3 programs, from our cache     2.6–3.1 ³          21–72
+//	first batch (4 M samples)      14                 1600–3900 ⁴
+//	whole process, warm cache      380                2200–3400
+//
+// ¹ 1130–1280 with NVIDIA's own JIT cache off (CUDA_CACHE_DISABLE=1).
+// ² NVIDIA's compute cache (~/.nv/ComputeCache) also keeps programs built
+// from source: once it holds them, a source build costs 10 ms, and our
+// cache saves 7 ms of it; it is worth most where that cache is cold, off
+// or shared by many kernels (130–140 ms from our PTX with it off, 385–585
+// from source). ³ Loading PTX and finishing the build. ⁴ PoCL compiles
+// each kernel once more at its first launch with a new work-group size
+// (its own cache, ~/.cache/pocl, keeps that), and runs the FFTs on the
+// two shared cores. Closing the engine on NVIDIA takes 57–68 ms more, and
+// leaving it to the process's exit saves nothing (the driver's teardown
+// then happens in the exit); a process that only starts takes 3 ms. So
+// about 290 ms of a warm NVIDIA run is the driver's fixed cost (query,
+// context, teardown): a caller hides the first two by opening the engine
+// on its own goroutine while it opens and reads the input.
+//
+// # Raw PCM
+//
+// NewPCMSpectrogram and NewPCMImage take raw interleaved PCM (int16,
+// packed int24, int32, float32) and convert, select or mix channels on
+// the engine (kernels/pcm.cl on the GPU), equal bit for bit to the host
+// decoder and mix (ConvertPCM is the host form). On the GPU only the raw
+// bytes cross the bus, from pinned staging buffers (CL_MEM_ALLOC_HOST_PTR,
+// mapped) uploaded asynchronously: an image plan's Add returns once the
+// batch is queued, and the caller reads the next batch into the other
+// staging buffer while the device works; a spectrogram plan's Submit and
+// Rows keep two batches in flight, their dB rows coming back by DMA into
+// pinned memory while the caller writes the previous batch's.
+//
+// BenchmarkFile: a 10-minute 48 kHz stereo int16 file held in memory
+// (the copy into staging stands in for the read), N=4096, hop 1024, the
+// mix, on the H200 machine (16 cores), ms per file, two runs:
+//
+//	                               GPU, raw PCM   GPU, host float   CPU, raw PCM   CPU, host float
+//	1920×1080 image                25.6, 45.2     122, 222          94, 108        218, 256
+//	every dB row back (NPY/CSV)    43.7           177               156            292
+//
+// "host float" is today's path: the host converts and mixes on one
+// goroutine and the engine gets float32 (GPU: a pageable upload, and for
+// rows a blocking pageable download per batch); "raw PCM" converts on the
+// engine (the CPU engine spreads it over its workers).
 package gpufft

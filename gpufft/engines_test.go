@@ -16,6 +16,26 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(probeChildEnv) == "1" { // the child of TestProbe
+		if err := WriteProbe(os.Stdout, OpenCLOptions{}); err != nil {
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv(buildChildEnv) == "1" { // the child of TestBuildQuiet
+		if err := buildOnce(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv(startupReportEnv) == "1" {
+		if err := startupReport(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	testCPU = NewCPU(0)
 	testGPU, testGPUErr = NewOpenCL(OpenCLOptions{})
 	code := m.Run()

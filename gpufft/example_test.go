@@ -1,7 +1,10 @@
 package gpufft_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/prismaudio/prism/gpufft"
@@ -30,4 +33,145 @@ func ExampleAuto() {
 	}
 	fmt.Printf("|X[10]| = %.1f, |X[11]| < 1e-3: %v\n", math.Hypot(float64(real(X[10])), float64(imag(X[10]))),
 		math.Hypot(float64(real(X[11])), float64(imag(X[11]))) < 1e-3)
+}
+
+// A whole file's spectrogram image from raw PCM, as a file pipeline drives
+// it: each batch of interleaved int16 bytes is read straight into the
+// plan's staging buffer (pinned memory on the GPU, uploaded while the next
+// batch is read), converted, mixed, transformed and folded on the engine;
+// only the image comes back. Consecutive batches overlap by N−H samples
+// (the frames that straddle the boundary), carried by copying the tail.
+func ExampleNewPCMImage() {
+	e, _ := gpufft.Auto("", 0) // the CPU engine where OpenCL is absent
+	defer e.Close()
+
+	const rate, seconds, n, hop = 48000, 3, 4096, 1024
+	pcm := make([]byte, rate*seconds*4) // stand-in for a WAV's data chunk: 16-bit stereo
+	for i := range rate * seconds {
+		v := int16(8000 * math.Sin(2*math.Pi*4500*float64(i)/rate)) // 4.5 kHz on both channels
+		for c := range 2 {
+			binary.LittleEndian.PutUint16(pcm[4*i+2*c:], uint16(v))
+		}
+	}
+
+	f := gpufft.PCMFormat{Encoding: gpufft.PCMInt16, Channels: 2, Select: gpufft.PCMMix}
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: gpufft.Window{Kind: gpufft.Hann},
+		Channels: f.Planes(), Mix: true, MaxSamples: n + 31*hop, Output: gpufft.DBFS}
+	total := cfg.Frames(rate * seconds)
+	// 8 rows of 256 bins each (3 kHz per row), 16 columns
+	ic := gpufft.ImageConfig{Columns: 16, TotalFrames: total}
+	for r := range 8 {
+		ic.RowLo = append(ic.RowLo, int32(256*r))
+		ic.RowHi = append(ic.RowHi, int32(256*r+256))
+	}
+	ic.RowHi[7]++ // bin N/2
+	p, err := gpufft.NewPCMImage(e, f, cfg, ic)
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	fb := f.FrameBytes()
+	src := bytes.NewReader(pcm) // the file
+	var carry []byte
+	for first := 0; first < total; {
+		buf, err := p.Staging()
+		if err != nil {
+			panic(err)
+		}
+		have := copy(buf, carry)
+		m, _ := io.ReadFull(src, buf[have:])
+		batch := buf[:(have+m)/fb*fb]
+		frames, err := p.Add(batch, first)
+		if err != nil {
+			panic(err)
+		}
+		if frames == 0 {
+			break
+		}
+		first += frames
+		carry = append(carry[:0], batch[frames*hop*fb:]...) // the next frames' head
+	}
+	img := make([]float32, ic.Columns*ic.Rows())
+	if err := p.Image(img); err != nil {
+		panic(err)
+	}
+	loudest := 0
+	for r := range ic.Rows() {
+		if img[5*ic.Rows()+r] > img[5*ic.Rows()+loudest] {
+			loudest = r
+		}
+	}
+	fmt.Printf("column 5: the tone is in row %d (%.0f dBFS)\n", loudest, img[5*ic.Rows()+loudest])
+	// Output: column 5: the tone is in row 1 (-12 dBFS)
+}
+
+// Every frame's dB row of raw PCM, as an NPY or CSV writer wants them,
+// with two batches in flight: while the engine analyzes one batch and
+// sends its rows back, the caller reads the next batch and writes the
+// previous batch's rows.
+func ExampleNewPCMSpectrogram() {
+	e, _ := gpufft.Auto("", 0)
+	defer e.Close()
+
+	const rate, n, hop = 8000, 256, 64
+	pcm := make([]byte, 2*rate) // one second of mono int16: a 1 kHz tone
+	for i := range rate {
+		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(int16(16384*math.Sin(2*math.Pi*1000*float64(i)/rate))))
+	}
+	f := gpufft.PCMFormat{Encoding: gpufft.PCMInt16, Channels: 1, Select: gpufft.PCMMix}
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: gpufft.Window{Kind: gpufft.Hann},
+		Channels: f.Planes(), Mix: true, MaxSamples: n + 15*hop, Output: gpufft.DBFS}
+	p, err := gpufft.NewPCMSpectrogram(e, f, cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer p.Close()
+
+	rows, peakBin := 0, 0
+	write := func() { // the row writer: here it counts rows and finds the peak
+		out, frames, err := p.Rows()
+		if err != nil {
+			panic(err)
+		}
+		for i := range frames {
+			row := out[i*cfg.Bins() : (i+1)*cfg.Bins()]
+			for k := range row {
+				if row[k] > row[peakBin] {
+					peakBin = k
+				}
+			}
+		}
+		rows += frames
+	}
+	fb := f.FrameBytes()
+	src := bytes.NewReader(pcm)
+	var carry []byte
+	inFlight := 0
+	for {
+		buf, err := p.Staging()
+		if err != nil {
+			panic(err)
+		}
+		have := copy(buf, carry)
+		m, _ := io.ReadFull(src, buf[have:])
+		batch := buf[:(have+m)/fb*fb]
+		frames, err := p.Submit(batch)
+		if err != nil {
+			panic(err)
+		}
+		if frames == 0 {
+			break
+		}
+		carry = append(carry[:0], batch[frames*hop*fb:]...)
+		if inFlight++; inFlight == 2 {
+			write() // the older batch, while the newer one runs
+			inFlight--
+		}
+	}
+	for ; inFlight > 0; inFlight-- {
+		write()
+	}
+	fmt.Printf("%d rows (want %d), peak at %.0f Hz\n", rows, cfg.Frames(rate), float64(peakBin)*rate/n)
+	// Output: 122 rows (want 122), peak at 1000 Hz
 }

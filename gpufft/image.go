@@ -267,8 +267,26 @@ func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
 	if err := lib.Write(&sp.args, q, sp.in, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return 0, errGPU("upload", err)
 	}
-	if err := sp.resident(samples, frames); err != nil {
+	if err := p.fold(samples, frames, firstFrame); err != nil {
 		return 0, err
+	}
+	// Wait for the batch, so a device error surfaces from this call and the
+	// next upload does not queue behind unfinished work.
+	if err := lib.Finish(&sp.args, q); err != nil {
+		return 0, errGPU("finish", err)
+	}
+	return frames, nil
+}
+
+// fold enqueues the spectrogram of the samples already in the plan's input
+// buffer (samples per channel, frames firstFrame…) and the fold of its
+// frames into the image. It does not wait; on an enqueue error it drains
+// the queue and returns the error.
+func (p *gpuImage) fold(samples, frames, firstFrame int) error {
+	sp := p.sp
+	lib, q := sp.e.lib, sp.e.queue
+	if err := sp.resident(samples, frames); err != nil {
+		return err
 	}
 	first, last := p.ic.columnRange(firstFrame, frames)
 	p.argF0, p.argN, p.argC0 = int64(firstFrame), int32(frames), int32(first)
@@ -280,19 +298,14 @@ func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
 	}{{7, 8, unsafe.Pointer(&p.argF0)}, {8, 4, unsafe.Pointer(&p.argN)}, {11, 4, unsafe.Pointer(&p.argC0)}} {
 		if err := lib.SetArg(&p.reduce.args, k, a.i, a.size, a.v); err != nil {
 			lib.Finish(&sp.args, q)
-			return 0, errGPU("reduce", err)
+			return errGPU("reduce", err)
 		}
 	}
 	if err := p.reduce.enqueue(sp.e, last-first+1); err != nil {
 		lib.Finish(&sp.args, q)
-		return 0, errGPU("reduce", err)
+		return errGPU("reduce", err)
 	}
-	// Wait for the batch, so a device error surfaces from this call and the
-	// next upload does not queue behind unfinished work.
-	if err := lib.Finish(&sp.args, q); err != nil {
-		return 0, errGPU("finish", err)
-	}
-	return frames, nil
+	return nil
 }
 
 func (p *gpuImage) Image(dst []float32) error {

@@ -3,11 +3,13 @@ package gpufft
 import (
 	"errors"
 	"fmt"
-	"hash/crc32"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
 )
@@ -53,7 +55,18 @@ type OpenCLOptions struct {
 	Libraries []string
 	// Profiling enables device timestamps on the queue (bench).
 	Profiling bool
+	// BuildLog, if set, receives every program's build log, and compiler
+	// warnings stay on. Otherwise programs build with -w: a compiler that
+	// prints its diagnostics itself (PoCL's "1 warning generated.") says
+	// nothing on the terminal. $PRISM_OPENCL_BUILDLOG set means os.Stderr.
+	BuildLog io.Writer
 }
+
+// EnvLibrary is the environment variable naming the OpenCL library to load
+// instead of the system's (a path, or several separated by the OS's list
+// separator, tried in order): for drivers installed off the loader's path,
+// and for tests that load a fake library.
+const EnvLibrary = "PRISM_OPENCL_LIBRARY"
 
 var (
 	defaultLibOnce sync.Once
@@ -70,7 +83,11 @@ func loadLib(names []string) (*cl.Lib, error) {
 		return l, nil
 	}
 	defaultLibOnce.Do(func() {
-		defaultLib, defaultLibErr = cl.Load()
+		var names []string
+		if env := os.Getenv(EnvLibrary); env != "" {
+			names = filepath.SplitList(env)
+		}
+		defaultLib, defaultLibErr = cl.Load(names...)
 		if defaultLibErr != nil {
 			defaultLibErr = fmt.Errorf("%w: %v", ErrNoOpenCL, defaultLibErr)
 		}
@@ -89,37 +106,131 @@ func Devices() ([]DeviceInfo, error) {
 	return listDevices(lib)
 }
 
+// A driver that fails while listing platforms or devices is treated as no
+// OpenCL (ErrNoOpenCL), so Auto falls back to the CPU.
 func listDevices(lib *cl.Lib) ([]DeviceInfo, error) {
 	plats, err := lib.Platforms()
 	if err != nil {
-		return nil, fmt.Errorf("gpufft: list platforms: %w", err)
+		return nil, fmt.Errorf("%w: list platforms: %w", ErrNoOpenCL, err)
 	}
 	var out []DeviceInfo
 	for _, p := range plats {
 		pi, err := lib.PlatformInfo(p)
 		if err != nil {
-			return nil, fmt.Errorf("gpufft: platform info: %w", err)
+			return nil, fmt.Errorf("%w: platform info: %w", ErrNoOpenCL, err)
 		}
 		devs, err := lib.Devices(p, cl.DeviceTypeAll)
 		if err != nil {
-			return nil, fmt.Errorf("gpufft: list devices of %s: %w", pi.Name, err)
+			return nil, fmt.Errorf("%w: list devices of %s: %w", ErrNoOpenCL, pi.Name, err)
 		}
 		for _, d := range devs {
-			di, err := lib.DeviceInfo(d)
+			di, err := describe(lib, pi, p, d, len(out))
 			if err != nil {
-				return nil, fmt.Errorf("gpufft: device info on %s: %w", pi.Name, err)
+				return nil, err
 			}
-			out = append(out, DeviceInfo{
-				Index: len(out), Platform: pi.Name, PlatformVersion: pi.Version,
-				Name: di.Name, Vendor: di.Vendor, Version: di.Version, Driver: di.Driver,
-				Type: typeName(di.Type), ComputeUnits: int(di.ComputeUnits), ClockMHz: int(di.ClockMHz),
-				MaxWorkGroupSize: di.MaxWorkGroupSize, LocalMemBytes: di.LocalMemBytes,
-				GlobalMemBytes: di.GlobalMemBytes, MaxAllocBytes: di.MaxAllocBytes,
-				platform: p, device: d,
-			})
+			out = append(out, di)
 		}
 	}
 	return out, nil
+}
+
+func describe(lib *cl.Lib, pi cl.PlatformInfo, p cl.Platform, d cl.Device, index int) (DeviceInfo, error) {
+	di, err := lib.DeviceInfo(d)
+	if err != nil {
+		return DeviceInfo{}, fmt.Errorf("%w: device info on %s: %w", ErrNoOpenCL, pi.Name, err)
+	}
+	return DeviceInfo{
+		Index: index, Platform: pi.Name, PlatformVersion: pi.Version,
+		Name: di.Name, Vendor: di.Vendor, Version: di.Version, Driver: di.Driver,
+		Type: typeName(di.Type), ComputeUnits: int(di.ComputeUnits), ClockMHz: int(di.ClockMHz),
+		MaxWorkGroupSize: di.MaxWorkGroupSize, LocalMemBytes: di.LocalMemBytes,
+		GlobalMemBytes: di.GlobalMemBytes, MaxAllocBytes: di.MaxAllocBytes,
+		platform: p, device: d,
+	}, nil
+}
+
+// openDevice finds the device selector names (see OpenCLOptions.Device)
+// asking the driver only what that needs: for the default (the first GPU)
+// and for an index it counts device handles per platform and reads the
+// properties of the chosen device alone; only a name needs every device's
+// properties. It picks the same device as SelectDevice(listDevices(lib)).
+func openDevice(lib *cl.Lib, selector string) (DeviceInfo, error) {
+	selector = strings.TrimSpace(selector)
+	i, err := strconv.Atoi(selector)
+	if selector != "" && err != nil {
+		list, err := listDevices(lib)
+		if err != nil {
+			return DeviceInfo{}, err
+		}
+		return SelectDevice(list, selector)
+	}
+	plats, err := lib.Platforms()
+	if err != nil {
+		return DeviceInfo{}, fmt.Errorf("%w: list platforms: %w", ErrNoOpenCL, err)
+	}
+	all := make([][]cl.Device, len(plats))
+	load := func(k int) error {
+		if all[k] == nil {
+			ds, err := lib.Devices(plats[k], cl.DeviceTypeAll)
+			if err != nil {
+				return fmt.Errorf("%w: list devices: %w", ErrNoOpenCL, err)
+			}
+			all[k] = append(ds, 0)[:len(ds)] // non-nil: listed
+		}
+		return nil
+	}
+	pick := func(k int, d cl.Device) (DeviceInfo, error) {
+		index := 0
+		for j := range k {
+			if err := load(j); err != nil {
+				return DeviceInfo{}, err
+			}
+			index += len(all[j])
+		}
+		if err := load(k); err != nil {
+			return DeviceInfo{}, err
+		}
+		for _, x := range all[k] {
+			if x == d {
+				break
+			}
+			index++
+		}
+		pi, err := lib.PlatformInfo(plats[k])
+		if err != nil {
+			return DeviceInfo{}, fmt.Errorf("%w: platform info: %w", ErrNoOpenCL, err)
+		}
+		return describe(lib, pi, plats[k], d, index)
+	}
+	if selector == "" {
+		for k, p := range plats {
+			gpus, err := lib.Devices(p, cl.DeviceTypeGPU)
+			if err != nil {
+				return DeviceInfo{}, fmt.Errorf("%w: list devices: %w", ErrNoOpenCL, err)
+			}
+			if len(gpus) > 0 {
+				return pick(k, gpus[0])
+			}
+		}
+		i = 0 // no GPU: the first device
+	}
+	if i >= 0 {
+		n := 0
+		for k := range plats {
+			if err := load(k); err != nil {
+				return DeviceInfo{}, err
+			}
+			if i < n+len(all[k]) {
+				return pick(k, all[k][i-n])
+			}
+			n += len(all[k])
+		}
+		if n == 0 {
+			return DeviceInfo{}, fmt.Errorf("%w: no platform reports any device", ErrNoDevice)
+		}
+		return DeviceInfo{}, fmt.Errorf("%w: index %d (have 0…%d)", ErrNoDevice, i, n-1)
+	}
+	return DeviceInfo{}, fmt.Errorf("%w: index %d", ErrNoDevice, i)
 }
 
 func typeName(t uint64) string {
@@ -181,11 +292,30 @@ type OpenCL struct {
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every single-pass build): a tuning aid
 	// for trying kernel variants with `prism bench`.
-	tune   []string
-	mu     sync.Mutex
-	progs  map[string]cl.Program
-	plans  map[closer]struct{}
-	closed bool
+	tune     []string
+	mu       sync.Mutex
+	progs    map[string]cl.Program
+	plans    map[closer]struct{}
+	closed   bool
+	cache    progCache
+	buildLog io.Writer
+	stats    OpenCLStats
+}
+
+// OpenCLStats says where an engine's start-up time went and how its
+// programs were obtained (for `prism bench` and the tests).
+type OpenCLStats struct {
+	Load    time.Duration // loading the OpenCL library (zero when already loaded in this process)
+	Query   time.Duration // platform and device queries
+	Context time.Duration // context and queue creation
+
+	Programs      int           // programs obtained
+	CacheHits     int           // of them, loaded from the program cache
+	CacheRejected int           // cache entries damaged or refused by the driver, rebuilt
+	CacheWrites   int           // entries written
+	CacheErrors   int           // entries that could not be written (the cache is then off)
+	BuildSource   time.Duration // time compiling from OpenCL C
+	BuildCached   time.Duration // time loading and building cached binaries
 }
 
 type closer interface{ Close() error }
@@ -194,23 +324,27 @@ type closer interface{ Close() error }
 // or platform) or ErrNoDevice (no matching device), so callers can say
 // "no OpenCL: <reason>" and use the CPU.
 func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
+	t0 := time.Now()
 	lib, err := loadLib(opts.Libraries)
 	if err != nil {
 		return nil, err
 	}
-	list, err := listDevices(lib)
-	if err != nil {
-		return nil, err
-	}
+	t1 := time.Now()
 	sel := opts.Device
 	if sel == "" {
 		sel = os.Getenv(EnvDevice)
 	}
-	info, err := SelectDevice(list, sel)
+	info, err := openDevice(lib, sel)
 	if err != nil {
 		return nil, err
 	}
-	e := &OpenCL{lib: lib, info: info, progs: map[string]cl.Program{}, plans: map[closer]struct{}{}}
+	t2 := time.Now()
+	e := &OpenCL{lib: lib, info: info, progs: map[string]cl.Program{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}
+	e.stats.Load, e.stats.Query = t1.Sub(t0), t2.Sub(t1)
+	e.buildLog = opts.BuildLog
+	if e.buildLog == nil && os.Getenv("PRISM_OPENCL_BUILDLOG") != "" {
+		e.buildLog = os.Stderr
+	}
 	e.local = int(info.LocalMemBytes) - 256
 	e.maxWG = min(info.MaxWorkGroupSize, 1024)
 	// Tuning aids for `prism bench` on new hardware; the defaults were
@@ -248,7 +382,15 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 		lib.ReleaseContext(e.ctx)
 		return nil, fmt.Errorf("gpufft: %s: %w", info, err)
 	}
+	e.stats.Context = time.Since(t2)
 	return e, nil
+}
+
+// Stats reports the engine's start-up costs and program builds so far.
+func (e *OpenCL) Stats() OpenCLStats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stats
 }
 
 func (e *OpenCL) Name() string { return "opencl" }
@@ -282,13 +424,18 @@ func (e *OpenCL) Close() error {
 	return nil
 }
 
-// program builds (or returns the cached) program for source and defines.
+// program returns the program for source and defines: from the engine's
+// map when this engine built it already, else from the on-disk program
+// cache, else compiled (and then stored in the cache).
 func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	opts := "-cl-std=CL1.2 -D " + strings.Join(defines, " -D ")
 	if extra := os.Getenv("PRISM_OPENCL_OPTIONS"); extra != "" { // tuning aid, e.g. -cl-nv-verbose
 		opts += " " + extra
 	}
-	key := opts + "\x00" + source[:min(len(source), 64)]
+	if e.buildLog == nil {
+		opts += " -w"
+	}
+	key := e.cache.key(opts, kernelsCommon, source)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -297,24 +444,74 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	if p, ok := e.progs[key]; ok {
 		return p, nil
 	}
+	t0 := time.Now()
+	bin, damaged := e.cache.load(key)
+	if damaged {
+		e.stats.CacheRejected++
+	}
+	if bin != nil {
+		p, err := e.lib.BuildBinary(e.ctx, e.info.device, opts, bin)
+		if err == nil {
+			e.cache.touch(key)
+			e.stats.Programs++
+			e.stats.CacheHits++
+			e.stats.BuildCached += time.Since(t0)
+			e.progs[key] = p
+			return p, nil
+		}
+		e.stats.CacheRejected++ // stale or damaged in a way only the driver sees
+		e.cache.remove(key)
+		t0 = time.Now()
+	}
 	p, err := e.lib.BuildProgram(e.ctx, e.info.device, opts, kernelsCommon, source)
 	if err != nil {
 		return 0, fmt.Errorf("gpufft: build on %s: %w", e.info, err)
 	}
-	if os.Getenv("PRISM_OPENCL_BUILDLOG") != "" { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
+	e.stats.Programs++
+	e.stats.BuildSource += time.Since(t0)
+	if e.buildLog != nil { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
 		log, _ := e.lib.BuildLog(p, e.info.device)
-		fmt.Fprintf(os.Stderr, "gpufft: built %s\n%s\n", opts, log)
+		fmt.Fprintf(e.buildLog, "gpufft: built %s\n%s\n", opts, log)
 	}
-	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" { // the device binary (NVIDIA: PTX), a tuning aid
-		if bin, err := e.lib.Binary(p); err == nil {
-			name := fmt.Sprintf("%s/%08x.bin", dir, crc32.ChecksumIEEE([]byte(key)))
-			if err := os.WriteFile(name, append([]byte("// "+opts+"\n"), bin...), 0o644); err != nil {
-				fmt.Fprintf(os.Stderr, "gpufft: %v\n", err)
-			}
+	bin = nil
+	if e.cache.dir != "" || os.Getenv("PRISM_OPENCL_DUMP") != "" {
+		bin, _ = e.lib.Binary(p) // no binary: nothing to cache or dump
+	}
+	if len(bin) > 0 && e.cache.dir != "" && !e.cache.readOnly {
+		if err := e.cache.store(key, bin); err != nil {
+			e.stats.CacheErrors++ // read-only or full: writing stops, silently
+		} else {
+			e.stats.CacheWrites++
+		}
+	}
+	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" && len(bin) > 0 { // the device binary (NVIDIA: PTX), a tuning aid
+		if err := dumpBinary(dir, key[:16], append([]byte("// "+opts+"\n"), bin...)); err != nil {
+			fmt.Fprintf(os.Stderr, "gpufft: %v\n", err)
 		}
 	}
 	e.progs[key] = p
 	return p, nil
+}
+
+// dumpBinary writes dir/name.bin through a new temporary file renamed into
+// place: a symbolic link planted at the predictable name is replaced, not
+// followed.
+func dumpBinary(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, name+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(dir, name+".bin"))
+	}
+	if err != nil {
+		os.Remove(f.Name()) // best effort
+	}
+	return err
 }
 
 func (e *OpenCL) alive() error {

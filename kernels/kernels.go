@@ -33,4 +33,10 @@ var (
 	//
 	//go:embed reduce.cl
 	Reduce string
+
+	// PCM is pcm.cl: raw interleaved PCM (int16, int24, int32, float32)
+	// to planar float32 samples, one channel, every channel or the mix.
+	//
+	//go:embed pcm.cl
+	PCM string
 )

@@ -73,7 +73,7 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	if len(bands) == 0 {
 		return res, inputErrorf("%s: no 1/%d-octave band between %g Hz and %g Hz at %d Hz sampling", in, o.Fraction, o.MinFreq, o.MaxFreq, f.SampleRate)
 	}
-	samples, err := knownSamples(dec, in)
+	samples, err := knownSamples(ctx, dec, in)
 	if err != nil {
 		return res, err
 	}

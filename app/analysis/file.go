@@ -123,11 +123,14 @@ func FrameCount(samples int64, n, hop int) int {
 
 // knownSamples is the decoder's length in samples per channel, counted in
 // a first pass over the file when the header does not say.
-func knownSamples(dec audio.Decoder, in string) (int64, error) {
+func knownSamples(ctx context.Context, dec audio.Decoder, in string) (int64, error) {
 	if n := dec.Format().Frames; n >= 0 {
 		return n, nil
 	}
-	n, err := countSamples(in)
+	n, err := countSamples(ctx, in)
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
 	if err != nil {
 		return 0, &InputError{err}
 	}
@@ -148,7 +151,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 	}
 	if format == encode.FormatPNG && total < 0 {
 		// the image needs the frame count up front
-		n, err := knownSamples(dec, in)
+		n, err := knownSamples(ctx, dec, in)
 		if err != nil {
 			return res, err
 		}
@@ -156,7 +159,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 			return res, tooShort(in, n, opts.FFT)
 		}
 	}
-	o, err := encode.Create(out)
+	o, err := createOutput(out, in)
 	if err != nil {
 		return res, err
 	}
@@ -191,6 +194,9 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 	if err := sk.finish(res.Frames); err != nil {
 		return res, err
 	}
+	if err := ctx.Err(); err != nil { // interrupted while encoding
+		return res, err
+	}
 	return res, o.Commit()
 }
 
@@ -209,8 +215,19 @@ func streamError(ctx context.Context, err error) error {
 
 func engineLabel(eng gpufft.Engine) string { return eng.Name() + " (" + eng.Device() + ")" }
 
-// countSamples decodes path to its end and returns its samples per channel.
-func countSamples(path string) (int64, error) {
+// createOutput is encode.Create for an output of input in: an output that
+// is the input is bad usage.
+func createOutput(out, in string) (*encode.Output, error) {
+	o, err := encode.Create(out, in)
+	if errors.Is(err, encode.ErrOutputIsInput) {
+		return nil, &InputError{err}
+	}
+	return o, err
+}
+
+// countSamples decodes path to its end and returns its samples per
+// channel; cancelling ctx stops it.
+func countSamples(ctx context.Context, path string) (int64, error) {
 	d, err := audio.Open(path)
 	if err != nil {
 		return 0, err
@@ -219,6 +236,9 @@ func countSamples(path string) (int64, error) {
 	buf := make([]float32, 65536*d.Format().Channels)
 	var n int64
 	for {
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
 		got, err := d.Read(buf)
 		n += int64(got)
 		if errors.Is(err, io.EOF) {

@@ -103,7 +103,7 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 	}
 	defer dec.Close()
 	f := dec.Format()
-	samples, err := knownSamples(dec, path)
+	samples, err := knownSamples(ctx, dec, path)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,7 @@ func filterWith(ctx context.Context, in, out string, o FilterOptions, eng gpufft
 		return res, err
 	}
 	defer ols.close()
-	of, err := encode.Create(out)
+	of, err := createOutput(out, in)
 	if err != nil {
 		return res, err
 	}
@@ -122,6 +122,9 @@ func filterWith(ctx context.Context, in, out string, o FilterOptions, eng gpufft
 	}
 	if res.Frames, err = ols.run(ctx, dec, ww); err != nil {
 		return res, err
+	}
+	if res.Frames == 0 {
+		return res, inputErrorf("%s: no samples to filter", in)
 	}
 	if err := ww.Finish(); err != nil {
 		return res, err

@@ -38,7 +38,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := rawWriter(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
@@ -78,13 +78,42 @@ func resolveTarget(out, format string, inputs int) (analyzeTarget, error) {
 	return t, nil
 }
 
-// path is the output of input in.
-func (t analyzeTarget) path(in string) string {
+// paths returns each input's output: DIR/NAME.FORMAT, or where two inputs
+// share a NAME, DIR/NAME.EXT.FORMAT for each of them (said in notes). Two
+// inputs that would still write one file (the same base name in two
+// folders) are an error: nothing is analyzed.
+func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err error) {
 	if !t.toDir {
-		return t.out
+		for range inputs {
+			out = append(out, t.out)
+		}
+		if len(inputs) > 1 {
+			return nil, nil, fmt.Errorf("-o %s: several inputs need a directory", t.out)
+		}
+		return out, nil, nil
 	}
-	base := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-	return filepath.Join(t.out, base+"."+string(t.format))
+	short := func(in string) string { return strings.TrimSuffix(filepath.Base(in), filepath.Ext(in)) }
+	count := map[string]int{}
+	for _, in := range inputs {
+		count[short(in)]++
+	}
+	owner := map[string]string{}
+	for _, in := range inputs {
+		name := short(in)
+		if count[name] > 1 {
+			name = filepath.Base(in)
+		}
+		dst := filepath.Join(t.out, name+"."+string(t.format))
+		if prev, ok := owner[dst]; ok {
+			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", prev, in, dst)
+		}
+		owner[dst] = in
+		if count[short(in)] > 1 {
+			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", in, dst, short(in)))
+		}
+		out = append(out, dst)
+	}
+	return out, notes, nil
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
@@ -95,7 +124,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
-	inputs, code, ok := parseCommand(fs, args)
+	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
@@ -113,6 +142,13 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	target, err := resolveTarget(*out, *format, len(inputs))
 	if err != nil {
 		return usage("%v", err)
+	}
+	dsts, notes, err := target.paths(inputs)
+	if err != nil {
+		return usage("%v", err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "prism: analyze: %s\n", n)
 	}
 	if target.toDir {
 		if err := os.MkdirAll(target.out, 0o755); err != nil {
@@ -133,7 +169,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.close()
-	return analyzeAll(sess, inputs, target, opts, *quiet, stderr)
+	return analyzeAll(sess, inputs, dsts, target.format, opts, *quiet, stderr)
 }
 
 func startProfile(path string) (func(), error) {
@@ -150,18 +186,18 @@ func startProfile(path string) (func(), error) {
 
 // analyzeAll analyzes each input; a bad file is reported and skipped.
 // Some file failed: a runtime failure says 1, else bad input says 2.
-func analyzeAll(sess *session, inputs []string, target analyzeTarget, opts analysis.AnalyzeOptions, quiet bool, stderr io.Writer) int {
+func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts analysis.AnalyzeOptions, quiet bool, stderr io.Writer) int {
 	failed, badInput := false, false
-	for _, in := range inputs {
+	for i, in := range inputs {
 		if sess.ctx.Err() != nil {
 			fmt.Fprintf(stderr, "prism: analyze: interrupted\n")
 			return ExitFailure
 		}
-		dst := target.path(in)
+		dst := dsts[i]
 		o := opts
 		o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
 		bar := newBar(quiet, stderr, filepath.Base(in))
-		res, err := analysis.AnalyzeFile(sess.ctx, in, dst, target.format, o, sess.engines, bar.progress)
+		res, err := analysis.AnalyzeFile(sess.ctx, in, dst, format, o, sess.engines, bar.progress)
 		bar.finish()
 		warn(stderr, res.Warnings)
 		switch {
@@ -208,8 +244,8 @@ func (b *bar) progress(done, total int) {
 		return
 	}
 	if b.b == nil {
-		b.b = progressbar.NewOptions(total, progressbar.OptionSetWriter(b.w),
-			progressbar.OptionSetDescription(b.name), progressbar.OptionShowCount(),
+		b.b = progressbar.NewOptions(total, progressbar.OptionSetWriter(rawWriter(b.w)),
+			progressbar.OptionSetDescription(string(escapeControls([]byte(b.name)))), progressbar.OptionShowCount(),
 			progressbar.OptionSetItsString("frames"), progressbar.OptionShowIts(),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -21,7 +22,7 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	maxF := fs.Float64("max-freq", 20000, "highest mid-band frequency, Hz")
 	var engine, device string
 	registerEngine(fs, &engine, &device, "device")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
@@ -64,7 +65,10 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
-	under, err := writeBands(*out, res.Levels)
+	under, err := writeBands(*out, pos[0], res.Levels)
+	if errors.Is(err, encode.ErrOutputIsInput) {
+		return usage("%v", err)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: bands: %v\n", err)
 		return ExitFailure
@@ -75,10 +79,10 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// writeBands writes the bands CSV and returns how many bands are
-// under-resolved.
-func writeBands(path string, levels []analysis.BandLevel) (int, error) {
-	o, err := encode.Create(path)
+// writeBands writes the bands CSV of input in and returns how many bands
+// are under-resolved.
+func writeBands(path, in string, levels []analysis.BandLevel) (int, error) {
+	o, err := encode.Create(path, in)
 	if err != nil {
 		return 0, err
 	}

@@ -53,7 +53,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	minTime := fs.Duration("time", time.Second, "minimum time per row")
 	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
 	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N or spectrogram:N:HOP")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
 	if *engines != "all" && *engines != "gpu" && *engines != "cpu" {

@@ -24,7 +24,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
@@ -81,7 +81,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
 		return ExitFailure
 	}
-	if err != nil {
+	incomplete := errors.Is(err, live.ErrIncomplete) // the output is written
+	if err != nil && !incomplete {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		return ExitFailure
 	}
@@ -89,6 +90,10 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(st)
+	}
+	if incomplete {
+		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was captured\n", err, *out)
+		return ExitFailure
 	}
 	return ExitOK
 }

@@ -8,9 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
 )
 
 // Exit codes of every command.
@@ -52,8 +56,10 @@ func Usage(w io.Writer) {
 }
 
 // Run dispatches args (without the program name) to a subcommand and
-// returns the exit code.
+// returns the exit code. What it writes to stderr has terminal control
+// characters escaped (file names are echoed).
 func Run(args []string, stdout, stderr io.Writer) int {
+	stderr = safeWriter{stderr}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		Usage(stdout)
 		return ExitOK
@@ -68,31 +74,44 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return ExitUsage
 }
 
-// newFlags makes a command's flag set; usage (if not empty) is printed
-// above the flag list on -h and on bad flags.
+// newFlags makes a command's flag set. -h prints usage (if not empty) and
+// the flags on stderr; a bad flag prints one line (see parseError).
 func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("prism "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if usage != "" {
-		fs.Usage = func() {
-			fmt.Fprintf(stderr, "Usage:\n%s\nFlags:\n", usage)
-			fs.PrintDefaults()
+	// The flag package prints its messages and the usage to the output on
+	// every error: it writes nowhere, and parseError speaks instead.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		if usage != "" {
+			fmt.Fprintf(fs.Output(), "Usage:\n%s\n", usage)
 		}
+		fmt.Fprintf(fs.Output(), "Flags:\n")
+		fs.PrintDefaults()
 	}
 	return fs
 }
 
+// parseError reports a failed Parse and returns the exit code: the usage
+// for -h (ExitOK), one line for a bad flag (ExitUsage).
+func parseError(fs *flag.FlagSet, err error, stderr io.Writer) int {
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		fs.SetOutput(io.Discard)
+		return ExitOK
+	}
+	fmt.Fprintf(stderr, "prism: %s: %v ('%s -h' lists the flags)\n", strings.TrimPrefix(fs.Name(), "prism "), err, fs.Name())
+	return ExitUsage
+}
+
 // parse parses flags; it returns an exit code and false when the command
 // should stop (help shown or bad usage).
-func parse(fs *flag.FlagSet, args []string) (int, bool) {
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return ExitOK, false
-		}
-		return ExitUsage, false
+		return parseError(fs, err, stderr), false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "prism: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "prism: unexpected argument %q\n", fs.Arg(0))
 		return ExitUsage, false
 	}
 	return 0, true
@@ -100,13 +119,10 @@ func parse(fs *flag.FlagSet, args []string) (int, bool) {
 
 // parseCommand parses flags interleaved with positional arguments; ok is
 // false when the command should return code (help shown or bad flags).
-func parseCommand(fs *flag.FlagSet, args []string) (pos []string, code int, ok bool) {
+func parseCommand(fs *flag.FlagSet, args []string, stderr io.Writer) (pos []string, code int, ok bool) {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, ExitOK, false
-		}
-		return nil, ExitUsage, false
+		return nil, parseError(fs, err, stderr), false
 	}
 	return pos, 0, true
 }
@@ -121,30 +137,74 @@ func usageError(name string, stderr io.Writer) func(format string, a ...any) int
 }
 
 // session is what the analysis commands open: the engines (saying why the
-// GPU is not used, unless quiet) and a context that Ctrl-C or SIGTERM
+// GPU is not used, unless quiet) and a context that SIGINT or SIGTERM
 // cancels, so work stops between batches and partial outputs are removed.
+// Work that cannot see the context (an open(2) of a FIFO with no writer, a
+// decoder's read) is not waited for: interruptGrace after the signal, or
+// at a second signal, the process removes its temporary files and exits.
 type session struct {
 	engines analysis.Engines
 	ctx     context.Context
-	stop    context.CancelFunc
+	stop    func()
 }
 
+// interruptGrace is how long an interrupted command may take to stop by
+// itself before the process exits.
+const interruptGrace = 400 * time.Millisecond
+
 func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*session, bool) {
+	ctx, stop := watchSignals(stderr)
 	engines, notice, err := analysis.OpenEngines(engine, device)
 	if err != nil {
+		stop()
 		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
 		return nil, false
 	}
 	if notice != "" && !quiet {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	return &session{engines: engines, ctx: ctx, stop: stop}, true
 }
 
+// watchSignals returns a context that SIGINT or SIGTERM cancels, and the
+// function that stops watching. After a signal the command has
+// interruptGrace to return; then, or at a second signal, the process
+// exits (ExitFailure) without leaving temporary files.
+func watchSignals(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+		case <-done:
+			return
+		}
+		cancel()
+		select {
+		case <-done:
+			return
+		case <-sigs:
+		case <-time.After(interruptGrace):
+		}
+		encode.RemoveTemps()
+		fmt.Fprintln(stderr, "prism: interrupted: no output written")
+		os.Exit(ExitFailure)
+	}()
+	var once sync.Once
+	return ctx, func() {
+		once.Do(func() {
+			signal.Stop(sigs)
+			close(done)
+			cancel()
+		})
+	}
+}
+
 func (s *session) close() {
-	s.stop()
 	s.engines.Close()
+	s.stop()
 }
 
 // warn prints warnings as "prism: warning: …".

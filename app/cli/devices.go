@@ -15,7 +15,7 @@ import (
 func runDevices(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("devices", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := parse(fs, args); !ok {
+	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
 	devs, err := gpufft.Devices()

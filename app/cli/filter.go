@@ -18,7 +18,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	var engine, device string
 	registerEngine(fs, &engine, &device, "device")
 	quiet := fs.Bool("quiet", false, "no summary")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}

@@ -2,30 +2,10 @@ package dsp
 
 import "math"
 
-// FloorDB is the lowest level Prism reports, in dB: the level of silence
-// (and the floor of the engines' dBFS output, gpufft.FloorDB).
+// FloorDB is the lowest level Prism reports, in dB: the level of silence,
+// the engines' floor (gpufft.FloorDB, whose PowerDB converts spectra on
+// the host too), here for band and meter levels.
 const FloorDB = -200
-
-// minPower is the power below which PowerDB reports FloorDB (10^(−200/10)).
-const minPower = 1e-20
-
-// PowerDB converts a power (|X|² scaled so that 1 is full scale) to dB,
-// floored at FloorDB.
-func PowerDB(p float32) float32 {
-	if p > minPower {
-		return float32(10 * math.Log10(float64(p)))
-	}
-	return FloorDB
-}
-
-// AppendPowerDB appends the PowerDB levels of pow to dst. It allocates only
-// when dst's capacity is short.
-func AppendPowerDB(dst, pow []float32) []float32 {
-	for _, v := range pow {
-		dst = append(dst, PowerDB(v))
-	}
-	return dst
-}
 
 // fullScaleMeanSquare is the mean square of a full-scale sine.
 const fullScaleMeanSquare = 0.5

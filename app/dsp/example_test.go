@@ -40,8 +40,8 @@ func ExampleFindPeak() {
 	db := []float32{-120, -100, -80, -12, -6.5, -9, -70, -100}
 	p := dsp.FindPeak(db, 10) // bins 10 Hz apart
 	fmt.Printf("%.2f Hz, %.2f dBFS, %s\n", p.Freq, p.LevelDB, p.Note)
-	fmt.Println(dsp.PowerDB(0.25), dsp.MeanSquareDBFS(0.5))
+	fmt.Println(dsp.MeanSquareDBFS(0.5), dsp.MeanSquareDBFS(0.125))
 	// Output:
 	// 41.88 Hz, -6.36 dBFS, E1
-	// -6.0206 0
+	// 0 -6.020599913279624
 }

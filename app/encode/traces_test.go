@@ -2,8 +2,10 @@ package encode
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +42,56 @@ func TestWriteTraces(t *testing.T) {
 	}
 	if err := WriteTraces("/nonexistent-dir/x.csv", FormatCSV, 1, tr); err == nil {
 		t.Error("an unwritable path did not fail")
+	}
+}
+
+// TestOutputMode: outputs get 0666 less the umask, as a plain create
+// would, not the temporary file's 0600.
+func TestOutputMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.csv")
+	o, err := Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.W.WriteString("x\n")
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 0o666 &^ umask(); st.Mode().Perm() != want {
+		t.Errorf("mode %v, want %v", st.Mode().Perm(), want)
+	}
+}
+
+// TestStaleTemps: a Prism temporary file whose process is gone is removed
+// by the next Create in its folder; one of a live process, and files not
+// of Prism's naming, stay.
+func TestStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip(err)
+	}
+	stale := filepath.Join(dir, fmt.Sprintf(".o.npy.prism-%d-1.tmp", dead.Process.Pid))
+	live := filepath.Join(dir, fmt.Sprintf(".o.npy.prism-%d-2.tmp", os.Getpid()))
+	other := filepath.Join(dir, ".o.npy.12345.tmp")
+	for _, p := range []string{stale, live, other} {
+		os.WriteFile(p, []byte("x"), 0o600)
+	}
+	o, err := Create(filepath.Join(dir, "o.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Discard()
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("the stale temporary file is still there")
+	}
+	for _, p := range []string{live, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", filepath.Base(p))
+		}
 	}
 }

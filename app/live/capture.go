@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -64,12 +65,24 @@ type CaptureOptions struct {
 	Out     string
 	Format  encode.Format
 	Log     io.Writer // progress lines; nil: none
+	// Grace is how long past Seconds of wall-clock time a capture waits
+	// for a source that stops delivering (0: 5 s).
+	Grace time.Duration
 }
+
+// ErrIncomplete says a capture ended at its deadline with less than the
+// time asked for: the source stopped delivering. What was captured is
+// written.
+var ErrIncomplete = errors.New("the source stopped delivering")
 
 // Capture records opts.Seconds of the recorder's stream as a live
 // spectrogram of opts.Channel (or the mix) into opts.Out, written to a
-// temporary file and renamed on success. It returns the analysis
-// statistics at the end.
+// temporary file and renamed on success. Input the analysis lost
+// (overwritten before it was read) stays in the timeline as rows of NaN
+// (NPY, CSV) or the colormap's floor (PNG). A source that stops
+// delivering ends the capture at Seconds + Grace of wall-clock time with
+// what was captured written and an error wrapping ErrIncomplete. It
+// returns the analysis statistics at the end.
 func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (LiveStats, error) {
 	rate := rec.SampleRate()
 	total := analysis.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
@@ -77,7 +90,7 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
 	s := DefaultLiveSettings()
-	s.FFT, s.Hop, s.Window = opts.FFT, opts.Hop, opts.Window
+	s.FFT, s.Hop, s.Window, s.History = opts.FFT, opts.Hop, opts.Window, -1
 	live, err := NewLive(rec, engines, s)
 	if err != nil {
 		return LiveStats{}, err
@@ -92,23 +105,23 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	if err != nil {
 		return LiveStats{}, err
 	}
-	ch := rec.Channels() // the mix is output channel ch
-	if opts.Channel >= 0 {
-		ch = opts.Channel
-	}
-	written := 0
-	var werr error
-	live.onFrame = func(_ uint64, spectra []float32, bins int) {
-		if written >= total || werr != nil {
-			return
-		}
-		werr = rw.Rows(written, spectra[ch*bins:(ch+1)*bins])
-		written++
-	}
+	sink := newCaptureSink(rw, opts, rec.Channels(), total)
+	live.onBatch = sink.batch
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
-	for written < total && werr == nil {
+	grace := opts.Grace
+	if grace == 0 {
+		grace = 5 * time.Second
+	}
+	deadline := time.Now().Add(time.Duration(opts.Seconds*float64(time.Second)) + grace)
+	var short error
+	for sink.written < total && sink.err == nil {
 		if err := ctx.Err(); err != nil {
 			return live.Stats(), err
+		}
+		if time.Now().After(deadline) {
+			short = fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end); %s", ErrIncomplete,
+				float64(sink.written*opts.Hop)/float64(rate), opts.Seconds, grace, rec.Stats().LastError)
+			break
 		}
 		n, err := live.Step()
 		if err != nil {
@@ -118,19 +131,64 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 			time.Sleep(time.Millisecond)
 		}
 	}
-	if werr != nil {
-		return live.Stats(), werr
+	if sink.err != nil {
+		return live.Stats(), sink.err
 	}
-	if err := rw.Finish(written); err != nil {
+	if err := rw.Finish(sink.written); err != nil {
 		return live.Stats(), err
 	}
 	if err := o.Commit(); err != nil {
 		return live.Stats(), err
 	}
 	st := live.Stats()
-	logf(opts.Log, "prism: %s: %d frames; latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped, %d overflows, %d stalls\n",
-		opts.Out, written, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.Overflows, st.Stalls)
-	return st, nil
+	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped, %d overflows, %d stalls\n",
+		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.Overflows, st.Stalls)
+	return st, short
+}
+
+// captureSink writes one output channel's frames as dB rows, and gap rows
+// for frames lost from the timeline.
+type captureSink struct {
+	rw            encode.RowWriter
+	ch, total     int
+	written, gaps int
+	db            []float32 // one batch's dB rows
+	gap           []float32 // one row of NaN
+	err           error
+}
+
+func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total int) *captureSink {
+	ch := channels // the mix is output channel `channels`
+	if opts.Channel >= 0 {
+		ch = opts.Channel
+	}
+	bins := opts.FFT/2 + 1
+	s := &captureSink{rw: rw, ch: ch, total: total, gap: make([]float32, bins)}
+	for k := range s.gap {
+		s.gap[k] = float32(math.NaN())
+	}
+	return s
+}
+
+// batch is Live's onBatch: it converts only its channel.
+func (s *captureSink) batch(first uint64, n int, out, gain2 []float32) {
+	bins := len(gain2)
+	for s.err == nil && s.written < s.total && uint64(s.written) < first {
+		s.err = s.rw.Rows(s.written, s.gap)
+		s.written++
+		s.gaps++
+	}
+	base := s.ch * n * bins // out is channels×n×bins
+	n = min(n, s.total-s.written)
+	if s.err != nil || n <= 0 {
+		return
+	}
+	s.db = s.db[:0]
+	for f := range n {
+		s.db = gpufft.AppendPowerDB(s.db, out[base+f*bins:base+(f+1)*bins], gain2)
+	}
+	s.err = s.rw.Rows(s.written, s.db)
+	s.written += n
 }
 
 func logf(w io.Writer, format string, a ...any) {
@@ -175,11 +233,15 @@ func newImageRows(o *encode.Output, layout *plot.Spectrogram, total int) *imageR
 	return p
 }
 
-// Rows folds frames into the columns that show them, by maximum.
+// Rows folds frames into the columns that show them, by maximum; gap
+// rows (NaN) leave their columns at the floor.
 func (p *imageRows) Rows(first int, db []float32) error {
 	rows, bins := p.layout.Rows(), p.bins
 	for f := range len(db) / bins {
 		row := db[f*bins : (f+1)*bins]
+		if math.IsNaN(float64(row[0])) {
+			continue
+		}
 		c0, c1 := plot.FrameColumns(first+f, p.layout.Columns(), p.total)
 		for c := c0; c <= c1; c++ {
 			col := p.pix[c*rows : (c+1)*rows]

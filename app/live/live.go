@@ -13,8 +13,9 @@ import (
 
 // LiveSettings configure the real-time analysis. New settings take
 // effect whole (Apply); FFT 0 means 4096, Hop 0 means FFT/4, AvgFrames
-// below 1 means 1 and History 0 means 2048; every other field is used as
-// given (a zero AvgTau or PeakHold means none).
+// below 1 means 1, History 0 means 2048 and a negative History keeps none;
+// every other field is used as given (a zero AvgTau or PeakHold means
+// none).
 type LiveSettings struct {
 	FFT, Hop  int
 	Window    gpufft.Window
@@ -50,7 +51,7 @@ func (s LiveSettings) withDefaults() LiveSettings {
 		s.Hop = s.FFT / 4
 	}
 	s.AvgFrames = max(1, s.AvgFrames)
-	if s.History <= 0 {
+	if s.History == 0 {
 		s.History = d.History
 	}
 	return s
@@ -80,9 +81,15 @@ type Live struct {
 	cmds    chan func(*Live) error
 
 	// the engine goroutine's own
-	run     runState
-	post    postState
-	onFrame func(frame uint64, spectra []float32, bins int) // a sink's hook: dBFS rows, all output channels
+	run  runState
+	post postState
+	// onBatch is a sink's hook, called on the engine goroutine after each
+	// batch: frames first…first+n of every output channel as |X|²
+	// (channels×n×bins), and the gains that make them powers relative to
+	// a full-scale sine. first counts the frames lost to overwritten input
+	// too (the timeline's frame number). The slices are valid during the
+	// call.
+	onBatch func(first uint64, n int, out, gain2 []float32)
 
 	pub    published // copies for other goroutines, under their own lock
 	stats  liveStats
@@ -131,20 +138,24 @@ func (l *Live) configure(s LiveSettings) error {
 	}
 	r.plan, r.cfg, r.set = plan, cfg, s
 	r.reset(l.run.rec.Ring().Position())
+	r.lostFrames, r.lostSamples = 0, 0
 	l.shadow.gen++
 	l.post.reset(s, geo, r.outCh, rta)
-	l.pub.reset(geo, r.outCh, s.History)
+	l.pub.reset(geo, r.outCh, s.History, l.post.gain2)
 	l.stats.setGeometry(geo)
 	return nil
 }
 
 // newLivePlan makes the engine's spectrogram plan for settings s on outCh
-// channels (each input channel and the mix), batches of about 10 ms of
-// frames (never less than one), |X|² out with the band's gains; and runs
-// it once on silence, so kernel compilation (PoCL compiles at the first
-// launch) does not land on a live batch.
+// channels (each input channel and the mix), |X|² out with the band's
+// gains; and runs it once on silence, so kernel compilation (PoCL compiles
+// at the first launch) does not land on a live batch. A batch is whatever
+// frames are complete when Step runs (one or two in steady state); after a
+// hiccup it may take up to 100 ms of frames at once, so catching up costs
+// fewer, larger engine calls (at most 8 MiB of output, so the
+// post-processing's working set stays in cache).
 func newLivePlan(eng gpufft.Engine, s LiveSettings, rate, outCh int, gains []float32) (gpufft.SpectrogramPlan, gpufft.SpectrogramConfig, error) {
-	maxFrames := max(1, rate/100/s.Hop+2)
+	maxFrames := max(1, min(rate/10/s.Hop+2, (8<<20)/(4*outCh*(s.FFT/2+1))))
 	cfg := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: outCh,
 		MaxSamples: s.FFT + (maxFrames-1)*s.Hop, Output: gpufft.Power, BinGain: gains}
 	plan, err := eng.NewSpectrogram(cfg)
@@ -288,7 +299,12 @@ func (l *Live) Step() (int, error) {
 	}
 	took := time.Since(start)
 	l.offerShadow(src, samples, start)
-	l.post.batch(r.out, frames, l.onFrame, &l.pub)
+	out := r.out[:r.outCh*frames*r.cfg.Bins()]
+	l.post.batch(out, frames)
+	l.pub.pushColumns(out, frames)
+	if l.onBatch != nil {
+		l.onBatch(r.lostFrames+l.post.frames-uint64(frames), frames, out, l.post.gain2)
+	}
 	l.pub.publish(&l.post, frames)
 	// the newest sample of the last frame: its arrival to now is the latency
 	arrived, ok := r.rec.Ring().ArrivalOf(r.pos + uint64(samples-1))
@@ -319,6 +335,7 @@ func (l *Live) Frames() uint64 { return l.pub.frameCount() }
 // returned.
 func (l *Live) Close() {
 	l.stopShadow()
+	l.post.close()
 	if l.run.plan != nil {
 		l.run.plan.Close()
 		l.run.plan = nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
@@ -22,18 +23,31 @@ type Spectrum struct {
 type published struct {
 	mu       sync.Mutex
 	geo      Geometry
+	gain2    []float32     // the history's |X|² → power (postState.gain2)
 	spectra  []Spectrum    // as power
-	bands    []dsp.Band    // the RTA's bands (nil: none)
-	hist     [][][]float32 // [output channel][column % History][bin], power
+	hist     [][][]float32 // [output channel][column % History][bin], |X|²
 	histNext uint64        // columns (frames) ever pushed
 	frames   uint64
 }
 
-func (p *published) reset(geo Geometry, outCh, history int) {
+// historyBytes caps the spectrogram history's memory: at large FFT sizes
+// it keeps fewer columns (a display pulls them many times a second).
+const historyBytes = 256 << 20
+
+// historyColumns is the number of columns kept for settings' History.
+func historyColumns(history, bins, outCh int) int {
+	if history < 0 {
+		return 0
+	}
+	return max(1, min(history, historyBytes/(4*bins*outCh)))
+}
+
+func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
 	bins := geo.Bins()
+	history = historyColumns(history, bins, outCh)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.geo = geo
+	p.geo, p.gain2 = geo, gain2
 	p.spectra = make([]Spectrum, outCh)
 	for c := range p.spectra {
 		s := &p.spectra[c]
@@ -50,17 +64,22 @@ func (p *published) reset(geo Geometry, outCh, history int) {
 	p.histNext = 0
 }
 
-// pushColumn appends every output channel's newest frame (its power
-// spectrum) to the history. Every analyzed frame gets a column, so a
-// display that folds several into one pixel (taking the maximum) never
-// skips a short event.
-func (p *published) pushColumn(chans []chanState) {
+// pushColumns appends a batch's frames (out: |X|², channels×n×bins) to
+// the history. Every analyzed frame gets a column, so a display that folds
+// several into one pixel (taking the maximum) never skips a short event.
+func (p *published) pushColumns(out []float32, n int) {
 	p.mu.Lock()
-	for c := range chans {
-		copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], chans[c].pow)
+	defer p.mu.Unlock()
+	if len(p.hist) == 0 || len(p.hist[0]) == 0 {
+		return
 	}
-	p.histNext++
-	p.mu.Unlock()
+	bins := p.geo.Bins()
+	for f := range n {
+		for c := range p.hist {
+			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out[(c*n+f)*bins:(c*n+f+1)*bins])
+		}
+		p.histNext++
+	}
 }
 
 // publish copies the post-processed state after a batch of frames.
@@ -102,11 +121,11 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := &p.spectra[c]
-	dst.Current = dsp.AppendPowerDB(dst.Current[:0], s.Current)
-	dst.ExpAvg = dsp.AppendPowerDB(dst.ExpAvg[:0], s.ExpAvg)
-	dst.LinAvg = dsp.AppendPowerDB(dst.LinAvg[:0], s.LinAvg)
-	dst.PeakHold = dsp.AppendPowerDB(dst.PeakHold[:0], s.PeakHold)
-	dst.MinHold = dsp.AppendPowerDB(dst.MinHold[:0], s.MinHold)
+	dst.Current = gpufft.AppendPowerDB(dst.Current[:0], s.Current, nil)
+	dst.ExpAvg = gpufft.AppendPowerDB(dst.ExpAvg[:0], s.ExpAvg, nil)
+	dst.LinAvg = gpufft.AppendPowerDB(dst.LinAvg[:0], s.LinAvg, nil)
+	dst.PeakHold = gpufft.AppendPowerDB(dst.PeakHold[:0], s.PeakHold, nil)
+	dst.MinHold = gpufft.AppendPowerDB(dst.MinHold[:0], s.MinHold, nil)
 	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
 	dst.Peak = dsp.FindPeak(dst.Current, s.BinHz)
 	dst.Bands = append(dst.Bands[:0], s.Bands...)
@@ -117,15 +136,16 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 // into dst's rows as dBFS, reusing them, and returns how many it copied,
 // the number to pass as `after` next time, and the geometry the columns
 // were computed with. Every analyzed frame is a column: columns are Hop
-// samples apart. Only the newest History columns are kept: a reader that
-// falls behind further skips to the oldest kept. New settings start the
+// samples apart. Only the newest History columns are kept (fewer at large
+// FFT sizes: at most 256 MiB of them), none with a negative History: a
+// reader that falls behind further skips to the oldest kept. New settings start the
 // count again from 0 (an `after` beyond the newest column reads from the
 // start).
 func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geometry) {
 	p := &l.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c >= len(p.hist) {
+	if c >= len(p.hist) || len(p.hist[c]) == 0 {
 		return 0, p.histNext, p.geo
 	}
 	h := p.hist[c]
@@ -135,7 +155,7 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 	first := max(after, p.histNext-min(p.histNext, uint64(len(h))))
 	n := 0
 	for col := first; col < p.histNext && n < len(dst); col++ {
-		dst[n] = dsp.AppendPowerDB(dst[n][:0], h[col%uint64(len(h))])
+		dst[n] = gpufft.AppendPowerDB(dst[n][:0], h[col%uint64(len(h))], p.gain2)
 		n++
 	}
 	return n, first + uint64(n), p.geo

@@ -25,6 +25,8 @@ type runState struct {
 	pos         uint64    // stream position of planar's first sample
 	out         []float32 // the plan's output: |X|², outCh×frames×bins
 	settingsErr bool      // the status holds an Apply error
+	lostFrames  uint64    // whole frames of input the ring overwrote (gaps in the timeline)
+	lostSamples uint64    // samples lost not yet counted in lostFrames
 }
 
 // teeRing is where Live copies its input for a monitor output (nil: none).
@@ -53,7 +55,12 @@ func (r *runState) take(tee *teeRing) int {
 	if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
 		t.Write(r.tmp[:got*r.ch], time.Now())
 	}
-	if ring.Lost() != lostBefore {
+	if lost := ring.Lost() - lostBefore; lost != 0 {
+		// the held samples and the lost ones are a gap in the timeline:
+		// count it in frames, so sinks can keep real time
+		r.lostSamples += uint64(r.have) + lost
+		r.lostFrames += r.lostSamples / uint64(r.set.Hop)
+		r.lostSamples %= uint64(r.set.Hop)
 		r.have = 0
 		r.pos = ring.Position() - uint64(got)
 	}

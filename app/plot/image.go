@@ -23,18 +23,24 @@ type ImageOptions struct {
 	Title         string
 }
 
-// Size limits of an image's plot area, in pixels per side, and of its
+// Size limits of an image's plot area, in pixels per side and in all (an
+// image takes about 20 bytes a pixel while it is made: levels, colours and
+// the PNG encoder's strips, so the cap keeps it near 1.3 GB), and of its
 // colour range, in dB.
 const (
-	MinImageSide = 16
-	MaxImageSide = 16384
-	maxAbsDB     = 400
+	MinImageSide   = 16
+	MaxImageSide   = 16384
+	MaxImagePixels = 1 << 26 // e.g. 8192×8192 or 16384×4096
+	maxAbsDB       = 400
 )
 
 // Check says whether the options describe an image Prism draws.
 func (o ImageOptions) Check() error {
 	if o.Width < MinImageSide || o.Width > MaxImageSide || o.Height < MinImageSide || o.Height > MaxImageSide {
 		return fmt.Errorf("image %d×%d: want %d…%d pixels per side", o.Width, o.Height, MinImageSide, MaxImageSide)
+	}
+	if o.Width*o.Height > MaxImagePixels {
+		return fmt.Errorf("image %d×%d: at most %d pixels in all (e.g. 8192×8192)", o.Width, o.Height, MaxImagePixels)
 	}
 	if !(o.DBMin < o.DBMax) || o.DBMin < -maxAbsDB || o.DBMax > maxAbsDB {
 		return fmt.Errorf("dB range %g:%g: want MIN < MAX within ±%d", o.DBMin, o.DBMax, maxAbsDB)

@@ -15,6 +15,7 @@
 package cl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -49,7 +50,8 @@ type Lib struct {
 	getPlatformIDs, getPlatformInfo, getDeviceIDs, getDeviceInfo uintptr
 	createContext, createCommandQueue, createBuffer              uintptr
 	createProgramWithSource, buildProgram, getProgramBuildInfo   uintptr
-	getProgramInfo                                               uintptr
+	getProgramInfo, createProgramWithBinary                      uintptr
+	enqueueMapBuffer, enqueueUnmapMemObject                      uintptr
 	createKernel, setKernelArg, getKernelWorkGroupInfo           uintptr
 	enqueueNDRangeKernel, enqueueWriteBuffer, enqueueReadBuffer  uintptr
 	enqueueCopyBuffer, enqueueFillBuffer, finish, flush          uintptr
@@ -99,6 +101,9 @@ func (l *Lib) resolve() error {
 		{&l.buildProgram, "clBuildProgram"},
 		{&l.getProgramBuildInfo, "clGetProgramBuildInfo"},
 		{&l.getProgramInfo, "clGetProgramInfo"},
+		{&l.createProgramWithBinary, "clCreateProgramWithBinary"},
+		{&l.enqueueMapBuffer, "clEnqueueMapBuffer"},
+		{&l.enqueueUnmapMemObject, "clEnqueueUnmapMemObject"},
 		{&l.createKernel, "clCreateKernel"},
 		{&l.setKernelArg, "clSetKernelArg"},
 		{&l.getKernelWorkGroupInfo, "clGetKernelWorkGroupInfo"},
@@ -167,6 +172,28 @@ const (
 	driverVersion          = 0x102D
 )
 
+// Bounds on what a driver may report. Every count and size a driver returns
+// is checked against these before anything is allocated by it, so a broken
+// or hostile library (one reporting 2^32−1 platforms or a 2^63-byte name)
+// yields an error, not an out-of-memory crash.
+const (
+	MaxPlatforms     = 64
+	MaxDevices       = 256 // per platform
+	MaxInfoBytes     = 64 << 10
+	MaxBuildLogBytes = 16 << 20
+	MaxBinaryBytes   = 256 << 20
+)
+
+// ErrBadDriver is what an implausible count or size from the driver wraps.
+var ErrBadDriver = errors.New("implausible answer from the OpenCL driver")
+
+func bound(name, what string, n, limit uint64) error {
+	if n > limit {
+		return fmt.Errorf("%s: %w: %d %s (at most %d accepted)", name, ErrBadDriver, n, what, limit)
+	}
+	return nil
+}
+
 // Platforms lists the installed platforms.
 func (l *Lib) Platforms() ([]Platform, error) {
 	var n uint32
@@ -175,6 +202,9 @@ func (l *Lib) Platforms() ([]Platform, error) {
 		return nil, nil // ICD loader with no vendor installed
 	}
 	if err := check("clGetPlatformIDs", code); err != nil {
+		return nil, err
+	}
+	if err := bound("clGetPlatformIDs", "platforms", uint64(n), MaxPlatforms); err != nil {
 		return nil, err
 	}
 	ps := make([]Platform, n)
@@ -212,6 +242,9 @@ func (l *Lib) Devices(p Platform, typ uint64) ([]Device, error) {
 		return nil, nil
 	}
 	if err := check("clGetDeviceIDs", code); err != nil {
+		return nil, err
+	}
+	if err := bound("clGetDeviceIDs", "devices", uint64(n), MaxDevices); err != nil {
 		return nil, err
 	}
 	ds := make([]Device, n)
@@ -276,11 +309,23 @@ func (l *Lib) infoString(name string, fn, obj, param uintptr) (string, error) {
 	if size == 0 {
 		return "", nil
 	}
+	if err := bound(name, "bytes of info", uint64(size), MaxInfoBytes); err != nil {
+		return "", err
+	}
 	buf := make([]byte, size)
 	if err := check(name, st(purego.SyscallN(fn, obj, param, size, uintptr(unsafe.Pointer(&buf[0])), 0))); err != nil {
 		return "", err
 	}
-	return strings.TrimRight(string(buf), "\x00"), nil
+	return cString(buf), nil
+}
+
+// cString is buf up to its first NUL (a driver's string need not end at
+// the size it reported).
+func cString(buf []byte) string {
+	if i := bytes.IndexByte(buf, 0); i >= 0 {
+		buf = buf[:i]
+	}
+	return string(buf)
 }
 
 // CreateContext makes a context holding one device.
@@ -303,9 +348,16 @@ func (l *Lib) CreateQueue(c Context, d Device, props uint64) (Queue, error) {
 
 // Buffer flags.
 const (
-	MemReadWrite = 1 << 0
-	MemWriteOnly = 1 << 1
-	MemReadOnly  = 1 << 2
+	MemReadWrite    = 1 << 0
+	MemWriteOnly    = 1 << 1
+	MemReadOnly     = 1 << 2
+	MemAllocHostPtr = 1 << 4 // pinned host memory the device can DMA from
+)
+
+// Map flags.
+const (
+	MapRead  = 1 << 0
+	MapWrite = 1 << 1
 )
 
 // CreateBuffer allocates size bytes of device memory.
@@ -367,15 +419,27 @@ func (l *Lib) BuildLog(p Program, d Device) (string, error) {
 	if size == 0 {
 		return "", nil
 	}
+	if err := bound("clGetProgramBuildInfo", "bytes of build log", uint64(size), MaxBuildLogBytes); err != nil {
+		return "", err
+	}
 	buf := make([]byte, size)
 	err := check("clGetProgramBuildInfo", st(purego.SyscallN(l.getProgramBuildInfo, uintptr(p), uintptr(d), programBuildLog, size, uintptr(unsafe.Pointer(&buf[0])), 0)))
-	return strings.TrimRight(string(buf), "\x00"), err
+	return cString(buf), err
 }
 
-// Binary returns the device binary of a program built for one device
-// (NVIDIA's is PTX text): a tuning aid.
+// Binary returns the device binary of a program built for one device (its
+// CL_PROGRAM_BINARIES: NVIDIA's is PTX text, PoCL's its own container), for
+// the program cache and as a tuning aid. A program built for more than one
+// device, or a size beyond MaxBinaryBytes, is an error.
 func (l *Lib) Binary(p Program) ([]byte, error) {
-	const programBinarySizes, programBinaries = 0x1165, 0x1166
+	const programNumDevices, programBinarySizes, programBinaries = 0x1162, 0x1165, 0x1166
+	var ndev uint32
+	if err := check("clGetProgramInfo", st(purego.SyscallN(l.getProgramInfo, uintptr(p), programNumDevices, 4, uintptr(unsafe.Pointer(&ndev)), 0))); err != nil {
+		return nil, err
+	}
+	if ndev != 1 {
+		return nil, fmt.Errorf("clGetProgramInfo: %w: program for %d devices (want 1)", ErrBadDriver, ndev)
+	}
 	var size uintptr
 	if err := check("clGetProgramInfo", st(purego.SyscallN(l.getProgramInfo, uintptr(p), programBinarySizes, unsafe.Sizeof(size), uintptr(unsafe.Pointer(&size)), 0))); err != nil {
 		return nil, err
@@ -383,10 +447,47 @@ func (l *Lib) Binary(p Program) ([]byte, error) {
 	if size == 0 {
 		return nil, nil
 	}
+	if err := bound("clGetProgramInfo", "bytes of program binary", uint64(size), MaxBinaryBytes); err != nil {
+		return nil, err
+	}
 	buf := make([]byte, size)
 	ptr := &buf[0]
 	err := check("clGetProgramInfo", st(purego.SyscallN(l.getProgramInfo, uintptr(p), programBinaries, unsafe.Sizeof(ptr), uintptr(unsafe.Pointer(&ptr)), 0)))
+	runtime.KeepAlive(buf)
 	return buf, err
+}
+
+// BuildBinary creates a program from a device binary that Binary returned
+// (for the same device and driver) and builds it. Any failure — the driver
+// refusing the binary (CL_INVALID_BINARY) or its build failing — is an
+// error, and the program is released: the caller builds from source then.
+func (l *Lib) BuildBinary(c Context, d Device, options string, bin []byte) (Program, error) {
+	if len(bin) == 0 {
+		return 0, fmt.Errorf("clCreateProgramWithBinary: empty binary")
+	}
+	var code, status int32
+	devs := [1]Device{d}
+	size := uintptr(len(bin))
+	ptr := &bin[0]
+	p := Program(h(purego.SyscallN(l.createProgramWithBinary, uintptr(c), 1, uintptr(unsafe.Pointer(&devs[0])),
+		uintptr(unsafe.Pointer(&size)), uintptr(unsafe.Pointer(&ptr)), uintptr(unsafe.Pointer(&status)), uintptr(unsafe.Pointer(&code)))))
+	runtime.KeepAlive(bin)
+	if err := check("clCreateProgramWithBinary", code); err != nil {
+		l.ReleaseProgram(p)
+		return 0, err
+	}
+	if err := check("clCreateProgramWithBinary", status); err != nil {
+		l.ReleaseProgram(p)
+		return 0, err
+	}
+	opts := append([]byte(options), 0)
+	code = st(purego.SyscallN(l.buildProgram, uintptr(p), 1, uintptr(unsafe.Pointer(&devs[0])), uintptr(unsafe.Pointer(&opts[0])), 0, 0))
+	if code != Success {
+		log, _ := l.BuildLog(p, d)
+		l.ReleaseProgram(p)
+		return 0, &BuildError{Err: &Error{Func: "clBuildProgram", Code: code}, Options: options, Log: log}
+	}
+	return p, nil
 }
 
 // CreateKernel returns the named kernel of a built program.
@@ -460,6 +561,82 @@ func (l *Lib) Read(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer
 	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
 }
 
+// Map maps size bytes of m (made with MemAllocHostPtr for pinned staging)
+// into host memory, blocking until the mapping is ready, and returns it.
+// The memory belongs to the implementation, not to Go: it stays valid until
+// Unmap, and the caller must not touch it while a command reading it is in
+// flight.
+func (l *Lib) Map(q Queue, m Mem, flags uint64, offset, size int) ([]byte, error) {
+	var code int32
+	r, _, _ := purego.SyscallN(l.enqueueMapBuffer, uintptr(q), uintptr(m), 1, uintptr(flags), uintptr(offset), uintptr(size),
+		0, 0, 0, uintptr(unsafe.Pointer(&code)))
+	if err := check("clEnqueueMapBuffer", code); err != nil {
+		return nil, err
+	}
+	if r == 0 {
+		return nil, &Error{Func: "clEnqueueMapBuffer", Code: InvalidValue}
+	}
+	// r is C memory returned by the driver (not Go's heap); going through a
+	// pointer to it keeps vet's uintptr rule intact.
+	ptr := *(*unsafe.Pointer)(unsafe.Pointer(&r))
+	return unsafe.Slice((*byte)(ptr), size), nil
+}
+
+// Unmap releases a mapping Map returned and waits for the queue to finish
+// with it.
+func (l *Lib) Unmap(q Queue, m Mem, mapped []byte) error {
+	if len(mapped) == 0 {
+		return nil
+	}
+	if err := check("clEnqueueUnmapMemObject", st(purego.SyscallN(l.enqueueUnmapMemObject, uintptr(q), uintptr(m),
+		uintptr(unsafe.Pointer(&mapped[0])), 0, 0, 0))); err != nil {
+		return err
+	}
+	return l.Finish(nil, q)
+}
+
+// WriteAsync enqueues a non-blocking copy of size bytes from src to m at
+// offset and returns its event in *ev. src must be memory the
+// implementation owns (a mapped staging buffer), never Go memory: the copy
+// runs after the call returns. The caller waits for *ev (Wait) before
+// writing src again.
+func (l *Lib) WriteAsync(a *Args, q Queue, m Mem, offset, size int, src unsafe.Pointer, ev *Event) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(src), 0, 0, uintptr(unsafe.Pointer(ev))}
+	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
+}
+
+// ReadAsync enqueues a non-blocking copy of size bytes from m at offset to
+// dst and returns its event in *ev. dst must be memory the implementation
+// owns (a mapped staging buffer), never Go memory; the caller waits for
+// *ev (Wait) before reading dst.
+func (l *Lib) ReadAsync(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer, ev *Event) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, uintptr(unsafe.Pointer(ev))}
+	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
+}
+
+// Wait blocks until the command behind *ev has completed, then releases
+// the event and sets *ev to zero. A zero event returns at once.
+func (l *Lib) Wait(a *Args, ev *Event) error {
+	if *ev == 0 {
+		return nil
+	}
+	if a == nil {
+		a = new(Args)
+	}
+	a.v[0], a.v[1] = 1, uintptr(unsafe.Pointer(ev))
+	err := check("clWaitForEvents", st(purego.SyscallN(l.waitForEvents, a.v[:2]...)))
+	a.v[0] = uintptr(*ev)
+	purego.SyscallN(l.releaseEvent, a.v[:1]...) // a release error leaves nothing to do
+	*ev = 0
+	return err
+}
+
 // Copy enqueues a device-side copy of size bytes.
 func (l *Lib) Copy(q Queue, src, dst Mem, srcOffset, dstOffset, size int, ev *Event) error {
 	return check("clEnqueueCopyBuffer", st(purego.SyscallN(l.enqueueCopyBuffer, uintptr(q), uintptr(src), uintptr(dst),
@@ -483,7 +660,13 @@ func (l *Lib) Finish(a *Args, q Queue) error {
 }
 
 // Flush submits the queued commands to the device without waiting.
-func (l *Lib) Flush(q Queue) error { return check("clFlush", st(purego.SyscallN(l.flush, uintptr(q)))) }
+func (l *Lib) Flush(a *Args, q Queue) error {
+	if a == nil {
+		a = new(Args)
+	}
+	a.v[0] = uintptr(q)
+	return check("clFlush", st(purego.SyscallN(l.flush, a.v[:1]...)))
+}
 
 // EventNanos returns the device time in nanoseconds between the start and end
 // of a command on a profiling queue, and releases the event.

@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prismaudio/prism/app/internal/apptest"
+)
+
+// TestMain lets a test run Run in a child process (for signals): with
+// PRISM_CLI_CHILD=1 the test binary is the prism command line.
+func TestMain(m *testing.M) {
+	if os.Getenv("PRISM_CLI_CHILD") == "1" {
+		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func fileHash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// TestOutputIsInput: an output that is the input (the same path, a
+// symbolic link to it, a WAV named .csv) is refused with exit 2 and the
+// input is left as it was.
+func TestOutputIsInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.wav")
+	apptest.WriteWAV(t, in, 8000, [][]float32{apptest.Tone(8000, 8000, 500, 0.5)})
+	csv := filepath.Join(dir, "a.csv")
+	apptest.WriteWAV(t, csv, 8000, [][]float32{apptest.Tone(8000, 8000, 500, 0.5)})
+	link := filepath.Join(dir, "link.wav")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	want, wantCSV := fileHash(t, in), fileHash(t, csv)
+	for _, args := range [][]string{
+		{"filter", in, "-o", in, "--band", "lowpass:100", "--quiet"},
+		{"filter", in, "-o", link, "--band", "lowpass:100", "--quiet"},
+		{"analyze", csv, "-o", csv, "--fft", "256", "--quiet"},
+		{"bands", csv, "-o", csv},
+	} {
+		code, msg := runCLI(append(args, "--engine", "cpu")...)
+		if code != ExitUsage || !strings.Contains(msg, "the output is the input") {
+			t.Errorf("%v: exit %d, %q; want 2 and 'the output is the input'", args, code, msg)
+		}
+	}
+	if fileHash(t, in) != want || fileHash(t, csv) != wantCSV {
+		t.Fatal("an input was changed")
+	}
+}
+
+// TestBatchNames: inputs that share a base name get NAME.EXT.FORMAT
+// outputs, said on stderr; inputs that would still write one file are
+// refused before anything is written.
+func TestBatchNames(t *testing.T) {
+	dir := t.TempDir()
+	d1, d2, out := filepath.Join(dir, "d1"), filepath.Join(dir, "d2"), filepath.Join(dir, "out")
+	for _, d := range []string{d1, d2} {
+		os.Mkdir(d, 0o755)
+	}
+	x := apptest.Tone(4096, 8000, 500, 0.5)
+	for _, p := range []string{filepath.Join(d1, "x.wav"), filepath.Join(d2, "x.wav"), filepath.Join(d1, "x.WAVE")} {
+		apptest.WriteWAV(t, p, 8000, [][]float32{x})
+	}
+	code, msg := runCLI("analyze", filepath.Join(d1, "x.wav"), filepath.Join(d2, "x.wav"), "-o", out+"/", "--format", "npy", "--fft", "256", "--engine", "cpu", "--quiet")
+	if code != ExitUsage || !strings.Contains(msg, "would both write") {
+		t.Errorf("same names in two folders: exit %d, %q", code, msg)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("%d files written before the refusal", len(ents))
+	}
+	code, msg = runCLI("analyze", filepath.Join(d1, "x.wav"), filepath.Join(d1, "x.WAVE"), "-o", out+"/", "--format", "npy", "--fft", "256", "--engine", "cpu", "--quiet")
+	if code != ExitOK || !strings.Contains(msg, "x.wav.npy") || !strings.Contains(msg, "x.WAVE.npy") {
+		t.Fatalf("shared base name: exit %d, %q", code, msg)
+	}
+	for _, n := range []string{"x.wav.npy", "x.WAVE.npy"} {
+		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestFlagNoise: a bad flag is one line on stderr, not the flag list;
+// control characters in names are escaped; an image too large to make is
+// refused.
+func TestFlagNoise(t *testing.T) {
+	code, msg := runCLI("analyze", "x.wav", "-o", "y.png", "--nope")
+	if code != ExitUsage || strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "-nope") {
+		t.Errorf("bad flag: exit %d, %q", code, msg)
+	}
+	var out, errb bytes.Buffer
+	code = Run([]string{"analyze", "a\x1b[31mred.wav", "-o", filepath.Join(t.TempDir(), "o.png"), "--engine", "cpu", "--quiet"}, &out, &errb)
+	if code != ExitUsage || strings.ContainsRune(errb.String(), 0x1b) || !strings.Contains(errb.String(), `a\x1b[31mred.wav`) {
+		t.Errorf("escape sequence in a name: exit %d, %q", code, errb.String())
+	}
+	code, msg = runCLI("analyze", "x.wav", "-o", "y.png", "--width", "16384", "--height", "16384")
+	if code != ExitUsage || !strings.Contains(msg, "pixels in all") {
+		t.Errorf("16384×16384: exit %d, %q", code, msg)
+	}
+}
+
+// TestFilterEmpty: filtering a WAV with no samples is bad input, as
+// analyze and bands say, and writes nothing.
+func TestFilterEmpty(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "empty.wav"), filepath.Join(dir, "o.wav")
+	apptest.WriteWAV(t, in, 8000, [][]float32{{}})
+	code, msg := runCLI("filter", in, "-o", out, "--band", "lowpass:1000", "--engine", "cpu", "--quiet")
+	if _, err := os.Stat(out); code != ExitUsage || err == nil || !strings.Contains(msg, "no samples") {
+		t.Errorf("exit %d, %q, output %v", code, msg, err)
+	}
+}
+
+// TestInterruptFIFO: SIGINT while the input cannot even be opened (a FIFO
+// with no writer blocks open(2)) ends the command with exit 1 and no
+// output; the time it took is logged (the target is 0.5 s).
+func TestInterruptFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo, out := filepath.Join(dir, "in.wav"), filepath.Join(dir, "o.png")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "analyze", fifo, "-o", out, "--engine", "cpu")
+		cmd.Env = append(os.Environ(), "PRISM_CLI_CHILD=1")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // the child is blocked in open(2)
+		sent := time.Now()
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: the command did not end", sig)
+		}
+		t.Logf("%v: ended %.0f ms after the signal", sig, time.Since(sent).Seconds()*1e3)
+		if code := cmd.ProcessState.ExitCode(); code != ExitFailure || !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("%v: exit %d, %q", sig, code, errb.String())
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%v: %d files in the output folder, want only the FIFO", sig, len(ents))
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package gpufft
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+)
+
+// ProbeResult is what a probe reports: every device, and which one
+// NewOpenCL with the probe's options opens (−1 with Err when none does).
+type ProbeResult struct {
+	Devices  []DeviceInfo `json:"devices"`
+	Selected int          `json:"selected"`
+	Err      string       `json:"error,omitempty"`
+}
+
+// WriteProbe is the child side of a crash-safe OpenCL check. It does what
+// NewOpenCL does up to a usable queue (load the library, list every
+// device, open the selected one) and writes a ProbeResult as one JSON line
+// to w. A driver that crashes or hangs in here takes only the probing
+// process down; the parent (ReadProbe) sees that and falls back to the
+// CPU. The program's only job in such a child is to call WriteProbe and
+// exit 0 (an OpenCL error is reported in the result, not in the status).
+func WriteProbe(w io.Writer, opts OpenCLOptions) error {
+	res := ProbeResult{Selected: -1}
+	lib, err := loadLib(opts.Libraries)
+	if err == nil {
+		res.Devices, err = listDevices(lib)
+	}
+	if err == nil {
+		var e *OpenCL
+		if e, err = NewOpenCL(opts); err == nil {
+			res.Selected = e.info.Index
+			e.Close()
+		}
+	}
+	if err != nil {
+		res.Err = err.Error()
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ErrProbe wraps a probe that did not report: the child crashed (a
+// segfaulting driver), was killed or timed out, or wrote no result. It
+// also wraps ErrNoOpenCL, so callers treat it as "no OpenCL".
+var ErrProbe = fmt.Errorf("%w: the OpenCL probe failed", ErrNoOpenCL)
+
+// ReadProbe runs cmd, a child process whose only job is WriteProbe (for
+// Prism, its own executable with a hidden subcommand), and returns its
+// result. Cancel ctx (or give it a deadline) to bound a hanging driver;
+// cmd must have been made with exec.CommandContext(ctx, …) for that.
+// A child that dies or reports nothing gives an error wrapping ErrProbe
+// (and so ErrNoOpenCL) that says how it died; a probe that ran but found
+// no usable device gives the result and an error wrapping ErrNoOpenCL.
+func ReadProbe(ctx context.Context, cmd *exec.Cmd) (ProbeResult, error) {
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return ProbeResult{Selected: -1}, fmt.Errorf("%w: %v", ErrProbe, ctx.Err())
+	}
+	var res ProbeResult
+	line, _, _ := bytes.Cut(out.Bytes(), []byte("\n"))
+	if runErr != nil || json.Unmarshal(line, &res) != nil {
+		why := "no result"
+		var ee *exec.ExitError
+		switch {
+		case errors.As(runErr, &ee):
+			why = ee.ProcessState.String() // e.g. "signal: segmentation fault"
+		case runErr != nil:
+			why = runErr.Error()
+		}
+		if tail := strings.TrimSpace(errOut.String()); tail != "" {
+			why += ": " + firstLine(tail)
+		}
+		return ProbeResult{Selected: -1}, fmt.Errorf("%w: %s", ErrProbe, why)
+	}
+	if res.Err != "" {
+		return res, fmt.Errorf("%w: %s", ErrNoOpenCL, res.Err)
+	}
+	if res.Selected < 0 || res.Selected >= len(res.Devices) {
+		return res, fmt.Errorf("%w: probe selected device %d of %d", ErrProbe, res.Selected, len(res.Devices))
+	}
+	return res, nil
+}
+
+// firstLine is where a Go crash says what happened ("fatal error:
+// unexpected signal during runtime execution").
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}

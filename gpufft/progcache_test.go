@@ -1,0 +1,254 @@
+package gpufft
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cacheRun opens a fresh engine (so programs come from the disk cache or
+// the compiler, never from an engine's map), makes an image plan, which
+// needs two programs, runs it on a fixed signal and returns the image and
+// the engine's stats.
+func cacheRun(t *testing.T) ([]float32, OpenCLStats) {
+	t.Helper()
+	requireGPU(t)
+	e, err := NewOpenCL(OpenCLOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4096, Output: DBFS}
+	ic := ImageConfig{Columns: 16, TotalFrames: cfg.Frames(4096), RowLo: []int32{0, 10, 40}, RowHi: []int32{10, 40, 129}}
+	p, err := e.NewImage(cfg, ic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(0.5*math.Sin(0.3*float64(i)) + 0.01*r.NormFloat64())
+	}
+	if _, err := p.Add(x, 0); err != nil {
+		t.Fatal(err)
+	}
+	img := make([]float32, ic.Columns*ic.Rows())
+	if err := p.Image(img); err != nil {
+		t.Fatal(err)
+	}
+	return img, e.Stats()
+}
+
+func cacheEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestProgramCache: a miss compiles and writes one entry per program; a
+// hit loads every program from the cache, compiles nothing, and gives the
+// same image bit for bit; damaged entries (flipped byte, truncated, empty,
+// garbage, a valid checksum over a binary the driver refuses) are each
+// detected, rebuilt and replaced.
+func TestProgramCache(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvCacheDir, dir)
+	want, st := cacheRun(t)
+	if st.Programs != 2 || st.CacheHits != 0 || st.CacheWrites != 2 || st.CacheErrors != 0 || st.BuildSource <= 0 {
+		t.Fatalf("cold: %+v, want 2 programs compiled and written", st)
+	}
+	entries := cacheEntries(t, dir)
+	if len(entries) != 2 {
+		t.Fatalf("cold: cache holds %v, want 2 entries", entries)
+	}
+	got, st := cacheRun(t)
+	if st.Programs != 2 || st.CacheHits != 2 || st.CacheWrites != 0 || st.BuildSource != 0 {
+		t.Fatalf("warm: %+v, want 2 cache hits and no compile", st)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatal("warm: image differs from the one built from source")
+	}
+	good := make([][]byte, len(entries))
+	for i, f := range entries {
+		if good[i], _ = os.ReadFile(f); len(good[i]) <= cacheHeader {
+			t.Fatalf("entry %s is %d bytes", f, len(good[i]))
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		damage func(b []byte) []byte
+	}{
+		{"flipped byte", func(b []byte) []byte { b = slices.Clone(b); b[len(b)/2+cacheHeader/2] ^= 0x40; return b }},
+		{"truncated", func(b []byte) []byte { return b[:len(b)-7] }},
+		{"header only", func(b []byte) []byte { return b[:cacheHeader] }},
+		{"empty", func([]byte) []byte { return nil }},
+		{"garbage", func(b []byte) []byte { return []byte(strings.Repeat("x", len(b))) }},
+		{"refused by the driver", func(b []byte) []byte { return encodeEntry([]byte("not a program binary at all")) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i, f := range entries {
+				if err := os.WriteFile(f, tc.damage(good[i]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, st := cacheRun(t)
+			if st.CacheHits != 0 || st.CacheRejected != 2 || st.CacheWrites != 2 {
+				t.Fatalf("%+v, want both entries rejected, rebuilt and rewritten", st)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatal("image differs after rebuilding")
+			}
+			// the rewritten entries are good again
+			if _, st := cacheRun(t); st.CacheHits != 2 {
+				t.Fatalf("after the rebuild: %+v, want 2 hits", st)
+			}
+		})
+	}
+}
+
+// TestProgramCacheKeys: build options, sources and the device's identity
+// each change the entry's name; an engine with other options misses.
+func TestProgramCacheKeys(t *testing.T) {
+	c := progCache{dir: "x", ident: "a"}
+	d := progCache{dir: "x", ident: "b"}
+	base := c.key("-D A=1", "common", "src")
+	for _, k := range []string{c.key("-D A=2", "common", "src"), c.key("-D A=1 -w", "common", "src"),
+		c.key("-D A=1", "common", "src2"), c.key("-D A=1", "commonsrc", ""), d.key("-D A=1", "common", "src")} {
+		if k == base {
+			t.Errorf("key collision: %s", k)
+		}
+	}
+	if c.key("-D A=1", "common", "src") != base {
+		t.Error("key is not deterministic")
+	}
+
+	dir := t.TempDir()
+	t.Setenv(EnvCacheDir, dir)
+	cacheRun(t)
+	n := len(cacheEntries(t, dir))
+	t.Setenv("PRISM_OPENCL_OPTIONS", "-cl-denorms-are-zero")
+	if _, st := cacheRun(t); st.CacheHits != 0 || st.CacheWrites != 2 {
+		t.Fatalf("other options: %+v, want 2 misses", st)
+	}
+	if m := len(cacheEntries(t, dir)); m != n+2 {
+		t.Fatalf("other options: %d entries, want %d", m, n+2)
+	}
+	if _, st := cacheRun(t); st.CacheHits != 2 {
+		t.Fatalf("other options, again: %+v, want 2 hits", st)
+	}
+}
+
+// TestProgramCacheUnwritable: a cache directory that cannot be created or
+// written costs the cache, not the engine: plans build and run, one write
+// is tried and given up, nothing is returned as an error. "off" disables
+// the cache entirely.
+func TestProgramCacheUnwritable(t *testing.T) {
+	requireGPU(t)
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{filepath.Join(blocker, "cache")} // under a regular file: cannot exist
+	if os.Geteuid() != 0 {                            // root writes through permissions
+		ro := t.TempDir()
+		if err := os.Chmod(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(ro, 0o755) })
+		dirs = append(dirs, ro)
+	}
+	var want []float32
+	for _, dir := range dirs {
+		t.Setenv(EnvCacheDir, dir)
+		img, st := cacheRun(t)
+		if st.Programs != 2 || st.CacheErrors != 1 || st.CacheWrites != 0 || st.CacheHits != 0 {
+			t.Errorf("%s: %+v, want 2 programs built, 1 failed write", dir, st)
+		}
+		if want == nil {
+			want = img
+		} else if !slices.Equal(img, want) {
+			t.Errorf("%s: image differs", dir)
+		}
+	}
+	t.Setenv(EnvCacheDir, "off")
+	if _, st := cacheRun(t); st.CacheErrors != 0 || st.CacheWrites != 0 || st.CacheHits != 0 {
+		t.Errorf("off: %+v, want no cache activity", st)
+	}
+	// a missing directory is created
+	missing := filepath.Join(t.TempDir(), "a", "b")
+	t.Setenv(EnvCacheDir, missing)
+	if _, st := cacheRun(t); st.CacheWrites != 2 {
+		t.Errorf("missing dir: %+v, want 2 writes", st)
+	}
+}
+
+// TestProgramCachePrune: writing an entry removes entries unused for
+// cacheMaxAge and temporaries older than an hour, and keeps the rest and
+// files that are not entries.
+func TestProgramCachePrune(t *testing.T) {
+	dir := t.TempDir()
+	c := progCache{dir: dir, ident: "x"}
+	now := time.Now()
+	files := map[string]time.Duration{ // name: age
+		"old.clbin": cacheMaxAge + time.Hour, "recent.clbin": cacheMaxAge - time.Hour,
+		"a.tmp123": 2 * time.Hour, "b.tmp456": time.Minute, "probe-ok-1": 10 * cacheMaxAge,
+	}
+	for name, age := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.store(c.key("-D A", "s"), []byte("binary")); err != nil {
+		t.Fatal(err)
+	}
+	for name := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		gone := err != nil
+		if want := name == "old.clbin" || name == "a.tmp123"; gone != want {
+			t.Errorf("%s: removed = %v, want %v", name, gone, want)
+		}
+	}
+	if bin, damaged := c.load(c.key("-D A", "s")); string(bin) != "binary" || damaged {
+		t.Errorf("new entry reads %q (damaged %v)", bin, damaged)
+	}
+}
+
+// TestProgramCacheDefaultDir: the cache lives under the user cache dir,
+// except on PoCL (its own kernel cache does the job), where only an
+// explicit directory turns it on; "off" turns it off everywhere.
+func TestProgramCacheDefaultDir(t *testing.T) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip("no user cache dir:", err)
+	}
+	gpu := DeviceInfo{Platform: "NVIDIA CUDA", Name: "H200"}
+	pocl := DeviceInfo{Platform: poclPlatform, Name: "cpu"}
+	t.Setenv(EnvCacheDir, "")
+	if c := newProgCache(gpu); c.dir != filepath.Join(base, "prism", "opencl") {
+		t.Errorf("default dir %q", c.dir)
+	}
+	if c := newProgCache(pocl); c.dir != "" {
+		t.Errorf("PoCL by default: dir %q, want none", c.dir)
+	}
+	t.Setenv(EnvCacheDir, "/x/y")
+	if c := newProgCache(pocl); c.dir != "/x/y" {
+		t.Errorf("PoCL with %s: dir %q", EnvCacheDir, c.dir)
+	}
+	t.Setenv(EnvCacheDir, "off")
+	if c := newProgCache(gpu); c.dir != "" {
+		t.Errorf("off: dir %q", c.dir)
+	}
+}
