@@ -36,7 +36,7 @@ func MeasureDistortion(ctx context.Context, in string, channel int, fundamentalH
 	if fundamentalHz < 0 || fundamentalHz >= float64(f.SampleRate)/2 {
 		return res, inputErrorf("%s: fundamental %g Hz is outside 0 … %g Hz", in, fundamentalHz, float64(f.SampleRate)/2)
 	}
-	samples, err := knownSamples(dec, in)
+	samples, err := knownSamples(ctx, dec, in)
 	if err != nil {
 		return res, err
 	}

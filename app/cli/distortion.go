@@ -30,7 +30,7 @@ func runDistortion(args []string, stdout, stderr io.Writer) int {
 	fund := fs.Float64("fundamental", 0, "fundamental frequency in Hz (default: the strongest component)")
 	channel := fs.String("channel", "0", "channel: a 0-based index or mix")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
@@ -45,7 +45,7 @@ func runDistortion(args []string, stdout, stderr io.Writer) int {
 	if !(*fund >= 0) {
 		return usage("--fundamental %g: want a frequency > 0 Hz (or 0: find it)", *fund)
 	}
-	ctx, stop := interruptible()
+	ctx, stop := watchSignals(stderr)
 	defer stop()
 	res, err := analysis.MeasureDistortion(ctx, pos[0], ch, *fund)
 	warn(stderr, res.Warnings)

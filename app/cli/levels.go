@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strconv"
-	"syscall"
 
 	"github.com/prismaudio/prism/app/analysis"
 )
@@ -51,14 +47,14 @@ type levelsJSON struct {
 func runLevels(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("levels", "  prism levels IN [--json]\n  Per channel sample peak (dBFS), true peak (dBTP, BS.1770-4 4× oversampled) and\n  RMS (dBFS, AES17: a full-scale sine reads 0); the programme's integrated\n  loudness (LUFS), loudness range (LU), max momentary and short-term loudness\n  (EBU R128). Undefined values are -inf (null in JSON).\n", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
 	if len(pos) != 1 {
 		return usageError("levels", stderr)("want one input file (prism levels IN [--json])")
 	}
-	ctx, stop := interruptible()
+	ctx, stop := watchSignals(stderr)
 	defer stop()
 	res, err := analysis.MeasureLevels(ctx, pos[0])
 	warn(stderr, res.Warnings)
@@ -79,12 +75,6 @@ func runLevels(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "integrated %s LUFS, loudness range %s LU, momentary max %s LUFS, short-term max %s LUFS\n",
 		textDB(res.IntegratedLUFS), textDB(res.LoudnessRangeLU), textDB(res.MomentaryMaxLUFS), textDB(res.ShortTermMaxLUFS))
 	return ExitOK
-}
-
-// interruptible is a context that Ctrl-C or SIGTERM cancels, for the
-// commands that open no engine.
-func interruptible() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 func printJSON(stdout, stderr io.Writer, v any) int {

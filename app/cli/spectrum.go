@@ -54,7 +54,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.dbRange, "db-range", "", "PNG vertical range MIN:MAX in dB (default: the top 120 dB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
 	registerEngine(fs, &f.engine, &f.device, "device")
-	pos, code, ok := parseCommand(fs, args)
+	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
