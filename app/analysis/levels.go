@@ -32,9 +32,11 @@ type LevelsResult struct {
 	Warnings         []string
 }
 
-// MeasureLevels streams in through a loudness meter and a peak meter
-// (BS.1770 channel weights for its channel count), the two on their own
-// goroutines. Cancelling ctx stops it between blocks.
+// MeasureLevels streams in through a loudness meter (BS.1770 channel
+// weights for its channel count: mono is one channel, so a mono sine reads
+// 3 dB below the same sine in both channels of a stereo file) and a peak
+// meter, the peak meter on a goroutine of its own for each block.
+// Cancelling ctx stops it between blocks.
 func MeasureLevels(ctx context.Context, in string) (LevelsResult, error) {
 	var res LevelsResult
 	dec, err := audio.Open(in)
