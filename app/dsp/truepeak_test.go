@@ -31,9 +31,11 @@ func sineBlock(n int, freq, phase, amp float64) []float32 {
 // TestTruePeakQuarterRate: a sine at fs/4 with a 45° phase offset has its
 // samples at ±A/√2, 3.01 dB below its peaks, which fall midway between
 // samples (on the interpolator's phase 2): sample peak reads A − 3.01 dB,
-// true peak A, RMS the AES17 level of the samples computed here.
+// true peak A, RMS the AES17 level of the samples computed here. With
+// A = √2 the samples are at full scale and the true peak is +3.01 dBTP
+// (the inter-sample over that EBU Tech 3341's true-peak signals probe).
 func TestTruePeakQuarterRate(t *testing.T) {
-	for _, amp := range []float64{1, 0.5, 0.01} {
+	for _, amp := range []float64{math.Sqrt2, 1, 0.5, 0.01} {
 		m, _ := NewPeakMeter(1)
 		x := faded(sineBlock(4800, 0.25, math.Pi/4, amp))
 		m.WritePlanar([][]float32{x})
