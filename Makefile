@@ -36,8 +36,8 @@ run: build
 # tests play tones into it), formatting, vet, staticcheck, the race-enabled test suite (OpenCL kernels
 # run for real on PoCL), the allocation tests without -race (the race
 # detector makes sync.Pool drop items, so it allocates), the CPU engine's
-# pure-Go stages (-tags noasm; the AVX2 ones run by default), 30 s of fuzzing the
-# WAV reader (bounded memory per input is asserted), and each benchmark once
+# pure-Go stages (-tags noasm; the AVX2 ones run by default), 30 s each of
+# fuzzing the WAV, FLAC and MP3 readers (bounded memory per input is asserted), and each benchmark once
 # as a smoke test. The desktop window is tested with Fyne's test driver
 # (package ui: golden images, controls, keys) and for real under a private
 # Xvfb (main_test.go: the built binary on the generator). CI sets
@@ -58,6 +58,8 @@ test: setup
 	$(GO) test -count=1 -run 'Alloc|Allocate' ./...
 	$(GO) test -count=1 -tags noasm -run 'Complex|Real|Outputs|Sine' ./gpufft
 	$(GO) test -run '^$$' -fuzz FuzzWAV -fuzztime 30s ./audio
+	$(GO) test -run '^$$' -fuzz FuzzFLAC -fuzztime 30s -fuzzminimizetime 10x ./audio
+	$(GO) test -run '^$$' -fuzz FuzzMP3 -fuzztime 30s -fuzzminimizetime 10x ./audio
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
 bench: build

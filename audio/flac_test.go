@@ -782,3 +782,26 @@ func decodePath(path string) (int64, Format, []string, error) {
 		}
 	}
 }
+
+// TestFLACReadAllocs: once its block buffers have grown to the stream's
+// block size, decoding allocates nothing per frame.
+func TestFLACReadAllocs(t *testing.T) {
+	tone := readFixture(t, "tone.flac")
+	d, err := NewDecoder(bytes.NewReader(tone), "tone.flac", int64(len(tone)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	buf := make([]float32, 2*512)
+	if _, err := d.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	// 50 reads of 512 frames: 25600 of the 44100, crossing 6 frames of 4096
+	if n := testing.AllocsPerRun(50, func() {
+		if _, err := d.Read(buf); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Read: %v allocs per call, want 0", n)
+	}
+}

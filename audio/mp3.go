@@ -43,12 +43,14 @@ const mp3DecoderDelay = 529
 // where go-mp3 would search for a frame forever, ends in an error.
 const mp3MaxGap = 1 << 20
 
-// countingReader counts the bytes read through it, for error offsets, and
-// stops at a budget the decoder renews before each call into go-mp3.
+// countingReader counts the bytes read through it, for error offsets,
+// stops at a budget the decoder renews before each call into go-mp3, and
+// follows the frames go-mp3 will decode (see frameScan).
 type countingReader struct {
 	r      io.Reader
 	off    int64
 	budget int64
+	scan   frameScan
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -56,9 +58,53 @@ func (c *countingReader) Read(p []byte) (int, error) {
 		return 0, fmt.Errorf("no MPEG audio frame in %d bytes", mp3MaxGap)
 	}
 	n, err := c.r.Read(p[:min(int64(len(p)), c.budget)])
+	if serr := c.scan.feed(p[:n], c.off); serr != nil {
+		return 0, serr
+	}
 	c.off += int64(n)
 	c.budget -= int64(n)
 	return n, err
+}
+
+// frameScan walks the frame headers of the stream as it passes to go-mp3
+// and stops it before a frame go-mp3 would decode wrongly: it computes an
+// MPEG-2 frame's size as (144·bitrate/rate + padding) / 2, one byte short
+// of 72·bitrate/rate + padding when the first term is even, and then reads
+// the bit reservoir a byte out of place (22.05 kHz at 8, 16, 24, 32, 80,
+// 96, 144 or 160 kb/s: garbage, silently). Where no header is found it
+// moves on a byte at a time, as go-mp3 does.
+type frameScan struct {
+	skip int     // bytes of the current frame still to pass
+	hdr  [4]byte // the header being collected
+	have int
+}
+
+func (s *frameScan) feed(b []byte, off int64) error {
+	for len(b) > 0 {
+		if s.skip > 0 {
+			k := min(s.skip, len(b))
+			s.skip -= k
+			b, off = b[k:], off+int64(k)
+			continue
+		}
+		k := copy(s.hdr[s.have:], b)
+		s.have += k
+		b, off = b[k:], off+int64(k)
+		if s.have < 4 {
+			return nil
+		}
+		f, ok := parseMPEGHeader(s.hdr[:])
+		if !ok {
+			copy(s.hdr[:], s.hdr[1:])
+			s.have = 3
+			continue
+		}
+		if f.misread {
+			return fmt.Errorf("frame at offset %d: MPEG-2 at %d Hz, %d kb/s with a padding byte, which the MP3 library (go-mp3) decodes wrongly: not supported", off-4, f.rate, f.kbps)
+		}
+		s.have, s.skip = 0, f.size-4
+	}
+	return nil
 }
 
 // decode reads whole samples from go-mp3 into b with a fresh budget.
@@ -203,11 +249,14 @@ func (m *mp3Decoder) Close() error {
 
 // mpegFrame is a layer III frame header.
 type mpegFrame struct {
-	mpeg1 bool
-	crc   bool
-	mono  bool
-	size  int // bytes
-	spf   int // samples per channel
+	mpeg1   bool
+	crc     bool
+	mono    bool
+	size    int // bytes
+	spf     int // samples per channel
+	rate    int // Hz
+	kbps    int
+	misread bool // go-mp3 computes the size one byte short (see frameScan)
 }
 
 var (
@@ -233,8 +282,10 @@ func parseMPEGHeader(h []byte) (mpegFrame, bool) {
 	if f.mpeg1 {
 		v, f.spf = 1, 1152
 	}
-	rate := mp3Rates[version][rateIndex]
-	f.size = f.spf/8*mp3Bitrates[v][brIndex]*1000/rate + int(h[2]>>1&1)
+	f.rate, f.kbps = mp3Rates[version][rateIndex], mp3Bitrates[v][brIndex]
+	pad := int(h[2] >> 1 & 1)
+	f.size = f.spf/8*f.kbps*1000/f.rate + pad
+	f.misread = !f.mpeg1 && pad == 1 && 144*f.kbps*1000/f.rate%2 == 0
 	return f, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,9 +59,9 @@ func peakAt(x []float32) int {
 // With the LAME tag's encoder delay, the decoder delay of 529 samples and
 // the padding removed, the click is at 250 ms ± 1 ms and the stream has the
 // 22050 samples that were encoded, as `lame --decode` gives, for CBR, VBR
-// and CRC-protected streams. Without a tag (lame -t, or a frame too small
-// to hold one) only the decoder delay can be removed: the click comes
-// LAME's 576-sample encoder delay late, and the length is `lame --decode`'s.
+// and CRC-protected streams and MPEG-2. Without a tag (lame -t) only the
+// decoder delay can be removed: the click comes LAME's 576-sample encoder
+// delay late, and the length is `lame --decode`'s.
 func TestMP3Timeline(t *testing.T) {
 	const click, ms = 11025, 44
 	for _, c := range []struct {
@@ -72,12 +73,7 @@ func TestMP3Timeline(t *testing.T) {
 		{"click-vbr.mp3", 22050, 22050, click, ms}, // -V 2
 		{"click-crc.mp3", 22050, 22050, click, ms}, // -p: CRC before the Xing frame's side information
 		{"click-notag.mp3", -1, 23663, click + 576, ms},
-		// MPEG-2 at 22.05 kHz, 32 kb/s: no room for a LAME tag. Only the
-		// length is checked: go-mp3 decodes this stream wrongly (relative
-		// RMS difference 1.1–1.5 from `lame --decode` at any lag, where the
-		// 64 kb/s MPEG-2 streams match to 5e-4), a defect of the library
-		// this decoder cannot see
-		{"click22.mp3", -1, 12143, -1, 0},
+		{"click22-64k.mp3", 11025, 11025, 5512, ms / 2}, // MPEG-2 at 22.05 kHz
 	} {
 		x, f, warns, err := decodeMP3(t, readFixture(t, c.file), -1)
 		if err != nil {
@@ -86,7 +82,7 @@ func TestMP3Timeline(t *testing.T) {
 		if f.Frames != c.frames || len(x)/2 != c.length || len(warns) != 0 {
 			t.Errorf("%s: Frames %d, decoded %d, warnings %q; want %d, %d", c.file, f.Frames, len(x)/2, warns, c.frames, c.length)
 		}
-		if at := peakAt(x); c.at >= 0 && (at < c.at-c.ms || at > c.at+c.ms) {
+		if at := peakAt(x); at < c.at-c.ms || at > c.at+c.ms {
 			t.Errorf("%s: click at sample %d, want %d ± %d (1 ms)", c.file, at, c.at, c.ms)
 		}
 	}
@@ -199,7 +195,7 @@ const mp3AllocLimit = 1 << 20
 func seedMP3s(t testing.TB) [][]byte {
 	tone := readFixture(t, "tone.mp3")
 	click := readFixture(t, "click.mp3")
-	return [][]byte{tone[:3000], click, readFixture(t, "click-notag.mp3")[:2000], append(id3v2(20), click[:1500]...),
+	return [][]byte{tone[:3000], click, readFixture(t, "click-notag.mp3")[:2000], append(id3v2(20), click[:1500]...), readFixture(t, "click22.mp3")[:1200],
 		[]byte("ID3\x04\x00\x00\x7f\x7f\x7f\x7f")}
 }
 
@@ -251,4 +247,24 @@ func TestMP3NoFrames(t *testing.T) {
 		}
 	}
 	t.Errorf("no error after %d frames", frames)
+}
+
+// TestMP3MisreadFrames: go-mp3 takes an MPEG-2 frame with a padding byte at
+// 22.05 kHz and 32 kb/s for 104 bytes instead of 105 and decodes garbage
+// (relative RMS difference 1.1 from `lame --decode`). click22.mp3 (no LAME
+// tag fits its 104-byte frames) is refused at its first padded frame, at
+// offset 104, instead.
+func TestMP3MisreadFrames(t *testing.T) {
+	_, _, _, err := decodeMP3(t, readFixture(t, "click22.mp3"), -1)
+	var fe *FormatError
+	if !errors.As(err, &fe) || !strings.Contains(fe.Reason, "MPEG-2 at 22050 Hz, 32 kb/s with a padding byte") || fe.Offset != 104 {
+		t.Errorf("err = %v", err)
+	}
+	for kbps, want := range map[int]bool{8: true, 16: true, 24: true, 32: true, 40: false, 64: false, 80: true, 160: true} {
+		idx := slices.Index(mp3Bitrates[0][:], kbps)
+		h := []byte{0xFF, 0xF3, byte(idx<<4 | 0<<2 | 1<<1), 0xC4} // MPEG-2, layer III, 22.05 kHz, padded, mono
+		if f, ok := parseMPEGHeader(h); !ok || f.misread != want || f.size != 72*kbps*1000/22050+1 {
+			t.Errorf("%d kb/s: %+v, misread want %v", kbps, f, want)
+		}
+	}
 }

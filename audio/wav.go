@@ -282,18 +282,14 @@ func (d *wavDecoder) Warnings() []string { return d.warnings }
 
 // Read decodes up to len(dst)/Channels whole frames into dst, interleaved.
 func (d *wavDecoder) Read(dst []float32) (int, error) {
-	ch := d.format.Channels
-	frameBytes := ch * d.bytesPer
-	frames := len(dst) / ch
+	frameBytes := d.format.Channels * d.bytesPer
+	frames := len(dst) / d.format.Channels
 	if frames == 0 {
 		return 0, nil
 	}
-	want := int64(frames * frameBytes)
-	if !d.toEOF {
-		want = min(want, d.left/int64(frameBytes)*int64(frameBytes))
-		if want == 0 {
-			return 0, io.EOF
-		}
+	want := d.wanted(frames)
+	if want == 0 {
+		return 0, io.EOF
 	}
 	if want > int64(cap(d.raw)) && cap(d.raw) < maxRaw && d.raw != nil && len(d.raw) == cap(d.raw) {
 		// the last read filled the buffer: double it (bounded by maxRaw
@@ -302,8 +298,32 @@ func (d *wavDecoder) Read(dst []float32) (int, error) {
 	}
 	want = min(want, int64(cap(d.raw))/int64(frameBytes)*int64(frameBytes))
 	raw := d.raw[:want]
-	n, err := io.ReadFull(d.r, raw)
+	n, err := d.fill(raw)
 	d.raw = raw[:n]
+	if err != nil || n == 0 {
+		return 0, err
+	}
+	d.convert(dst[:n/d.bytesPer], raw[:n])
+	return n / frameBytes, nil
+}
+
+// wanted is the bytes of up to frames whole frames the data chunk still
+// holds (all of them when it is read to its end).
+func (d *wavDecoder) wanted(frames int) int64 {
+	frameBytes := d.format.Channels * d.bytesPer
+	want := int64(frames * frameBytes)
+	if !d.toEOF {
+		want = min(want, d.left/int64(frameBytes)*int64(frameBytes))
+	}
+	return want
+}
+
+// fill reads whole frames of the data chunk into buf and returns the
+// bytes read (a multiple of a frame; 0 and io.EOF at the end). A chunk cut
+// short is a warning, not an error.
+func (d *wavDecoder) fill(buf []byte) (int, error) {
+	frameBytes := d.format.Channels * d.bytesPer
+	n, err := io.ReadFull(d.r, buf)
 	d.offset += int64(n)
 	n -= n % frameBytes
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -317,8 +337,24 @@ func (d *wavDecoder) Read(dst []float32) (int, error) {
 	if n == 0 {
 		return 0, io.EOF
 	}
-	d.convert(dst[:n/d.bytesPer], raw[:n])
-	return n / frameBytes, nil
+	return n, nil
+}
+
+// RawFormat says how the data chunk stores samples (RawPCM).
+func (d *wavDecoder) RawFormat() RawFormat {
+	return RawFormat{BytesPerSample: d.bytesPer, Float: d.tag == waveFloat}
+}
+
+// ReadRaw reads up to len(dst)/(Channels·BytesPerSample) whole frames of
+// the data chunk into dst undecoded (RawPCM).
+func (d *wavDecoder) ReadRaw(dst []byte) (int, error) {
+	frameBytes := d.format.Channels * d.bytesPer
+	want := d.wanted(len(dst) / frameBytes)
+	if want == 0 {
+		return 0, io.EOF
+	}
+	n, err := d.fill(dst[:want])
+	return n / frameBytes, err
 }
 
 // maxRaw bounds the read buffer: large blocks let conversion run on every

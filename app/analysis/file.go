@@ -63,6 +63,7 @@ type AnalyzeResult struct {
 	Engine   string
 	Elapsed  time.Duration
 	Warnings []string // decoder warnings and engine fallbacks
+	RawPCM   bool     // the file's bytes went to the device undecoded
 }
 
 // Progress receives the number of frames analyzed so far (and the total,
@@ -164,6 +165,11 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return res, err
 	}
 	defer o.Discard()
+	if src, pf, ok := pcmSource(dec, opts.Channel, eng); ok {
+		res.RawPCM = true
+		err := analyzePCM(ctx, src, pf, o, format, opts, eng, total, res.Rate, progress, &res)
+		return res, finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
+	}
 	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1,
 		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
@@ -184,20 +190,24 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return err
 	})
 	res.Samples = st.frames
+	if err == nil && res.Frames > 0 {
+		err = sk.finish(res.Frames)
+	}
+	return res, finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
+}
+
+// finishOutput ends an analysis: the decoder's warnings, then the output
+// committed unless the analysis failed, found no frame or was
+// interrupted (while encoding, too).
+func finishOutput(ctx context.Context, o *encode.Output, dec audio.Decoder, in string, n int, res *AnalyzeResult, err error) error {
 	res.Warnings = append(res.Warnings, dec.Warnings()...)
 	if err := streamError(ctx, err); err != nil {
-		return res, err
+		return err
 	}
 	if res.Frames == 0 {
-		return res, tooShort(in, st.frames, opts.FFT)
+		return tooShort(in, res.Samples, n)
 	}
-	if err := sk.finish(res.Frames); err != nil {
-		return res, err
-	}
-	if err := ctx.Err(); err != nil { // interrupted while encoding
-		return res, err
-	}
-	return res, o.Commit()
+	return o.Commit()
 }
 
 // streamError classifies a stream's end: a decoder's format error is bad

@@ -212,9 +212,13 @@ func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts
 			failed = true
 		case !quiet:
 			audioSec := float64(res.Samples) / float64(res.Rate)
+			how := res.Engine
+			if res.RawPCM {
+				how += ", raw PCM converted on the device"
+			}
 			fmt.Fprintf(stderr, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
 				in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
-				float64(res.Samples)/res.Elapsed.Seconds()/1e6, res.Engine)
+				float64(res.Samples)/res.Elapsed.Seconds()/1e6, how)
 		}
 	}
 	switch {

@@ -53,12 +53,28 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	minTime := fs.Duration("time", time.Second, "minimum time per row")
 	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
 	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N or spectrogram:N:HOP")
+	e2e := fs.Bool("e2e", false, "time whole `prism analyze` runs of a generated file instead, GPU against CPU (see --e2e-seconds, --e2e-batch, --e2e-repeat)")
+	e2eSeconds := fs.Float64("e2e-seconds", 600, "--e2e: the file's length in seconds")
+	e2eBatch := fs.Int("e2e-batch", 20, "--e2e: files in the batch case")
+	e2eRepeat := fs.Int("e2e-repeat", 3, "--e2e: runs per case (the median is reported)")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
 	if *engines != "all" && *engines != "gpu" && *engines != "cpu" {
 		fmt.Fprintf(stderr, "prism: --engine %q: want all, gpu or cpu\n", *engines)
 		return ExitUsage
+	}
+	if *e2e {
+		if !(*e2eSeconds >= 1 && *e2eSeconds <= 7200) || *e2eBatch < 1 || *e2eBatch > 1000 || *e2eRepeat < 1 {
+			fmt.Fprintf(stderr, "prism: bench: --e2e-seconds 1…7200, --e2e-batch 1…1000, --e2e-repeat ≥ 1\n")
+			return ExitUsage
+		}
+		o := e2eOptions{seconds: *e2eSeconds, batch: *e2eBatch, repeat: *e2eRepeat, device: *device, json: *asJSON,
+			engines: []string{"gpu", "cpu"}}
+		if *engines != "all" {
+			o.engines = []string{*engines}
+		}
+		return runE2E(o, stdout, stderr)
 	}
 	var custom []gpufft.BenchCase
 	if *sizes != "" {

@@ -1,0 +1,144 @@
+package analysis
+
+import (
+	"context"
+	"image"
+	"image/draw"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// writePCMWAV writes interleaved frames x of ch channels as a WAV of the
+// given sample format (encode's WAV writer, as `prism filter` writes).
+func writePCMWAV(t *testing.T, path string, rate, ch, bits int, float bool, x []float32) {
+	t.Helper()
+	o, err := encode.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := encode.NewWAVWriter(o, rate, ch, bits, float)
+	if err == nil {
+		err = w.Write(x)
+	}
+	if err == nil {
+		err = w.Finish()
+	}
+	if err == nil {
+		err = o.Commit()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRawPCMPipeline: a WAV file analyzed on the GPU from its raw bytes
+// (converted, mixed or picked, transformed and folded on the device) reads
+// as the CPU engine's decoding pipeline does, within 0.01 dB above −120
+// dBFS, for every sample format the device converts, the mix and a
+// channel, across many batch boundaries and a length that ends mid-frame;
+// and the PNG of it is the same image.
+func TestRawPCMPipeline(t *testing.T) {
+	var gpu Engines
+	for _, e := range testEngines(t) {
+		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
+			gpu = e
+		}
+	}
+	if gpu.Preferred == nil {
+		t.Skip("no OpenCL engine (PRISM_REQUIRE_OPENCL=1 makes this fail)")
+	}
+	cpu := Engines{Preferred: gpu.CPU, CPU: gpu.CPU}
+	defer func(b int) { batchSamples = b }(batchSamples)
+	batchSamples = 3000 // many batches
+	const rate, ch, n = 16000, 3, 20011
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float32, n*ch)
+	for i := range n {
+		for c := range ch {
+			x[i*ch+c] = float32(0.3*math.Sin(2*math.Pi*float64(300*(c+1))*float64(i)/rate) + 0.05*(rng.Float64()*2-1))
+		}
+	}
+	dir := t.TempDir()
+	for _, f := range []struct {
+		name  string
+		bits  int
+		float bool
+	}{{"int16", 16, false}, {"int24", 24, false}, {"int32", 32, false}, {"float32", 32, true}} {
+		in := filepath.Join(dir, f.name+".wav")
+		writePCMWAV(t, in, rate, ch, f.bits, f.float, x)
+		for _, channel := range []int{-1, 2} {
+			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: channel}
+			want, got := filepath.Join(dir, "cpu.npy"), filepath.Join(dir, "gpu.npy")
+			if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, cpu, nil); err != nil {
+				t.Fatal(err)
+			}
+			res, err := AnalyzeFile(context.Background(), in, got, encode.FormatNPY, opts, gpu, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.RawPCM {
+				t.Fatalf("%s: the raw PCM path was not taken", f.name)
+			}
+			r1, c1, v1 := apptest.ReadNPY(t, want)
+			r2, c2, v2 := apptest.ReadNPY(t, got)
+			if r1 != r2 || c1 != c2 || r1 != (n-512)/160+1 {
+				t.Fatalf("%s channel %d: %d×%d against %d×%d", f.name, channel, r2, c2, r1, c1)
+			}
+			worst := 0.0
+			for i := range v1 {
+				if v1[i] > -120 {
+					worst = max(worst, math.Abs(float64(v1[i]-v2[i])))
+				}
+			}
+			if worst > 0.01 {
+				t.Errorf("%s channel %d: GPU raw PCM differs from the CPU by up to %.4f dB", f.name, channel, worst)
+			}
+		}
+		// the image: the same pixels, but where a level sits on a colour
+		// boundary (0.01 dB moves it one entry of 256)
+		opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+			Image: plot.ImageOptions{Width: 200, Height: 120, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Gray}}
+		a, b := filepath.Join(dir, "cpu.png"), filepath.Join(dir, "gpu.png")
+		if _, err := AnalyzeFile(context.Background(), in, a, encode.FormatPNG, opts, cpu, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := AnalyzeFile(context.Background(), in, b, encode.FormatPNG, opts, gpu, nil); err != nil {
+			t.Fatal(err)
+		}
+		ia, ib := readPNG(t, a), readPNG(t, b)
+		if ia.Bounds() != ib.Bounds() {
+			t.Fatalf("%s: images %v and %v", f.name, ia.Bounds(), ib.Bounds())
+		}
+		for i := range ia.Pix {
+			if d := int(ia.Pix[i]) - int(ib.Pix[i]); d > 1 || d < -1 {
+				t.Errorf("%s: PNG byte %d: %d on the CPU, %d from raw PCM on the GPU", f.name, i, ia.Pix[i], ib.Pix[i])
+				break
+			}
+		}
+	}
+}
+
+func readPNG(t *testing.T, path string) *image.NRGBA {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := image.NewNRGBA(img.Bounds())
+	draw.Draw(out, out.Bounds(), img, image.Point{}, draw.Src)
+	return out
+}

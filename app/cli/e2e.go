@@ -1,0 +1,238 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// e2eOptions configure `prism bench --e2e`: whole `prism analyze` runs of
+// a generated file, as a user runs them.
+type e2eOptions struct {
+	seconds float64 // the file's length
+	batch   int     // files in the batch row
+	repeat  int     // runs per row (the median is reported)
+	engines []string
+	device  string
+	json    bool
+}
+
+// e2eRow is one measurement: a median wall time over repeat runs.
+type e2eRow struct {
+	Case    string  `json:"case"`
+	Engine  string  `json:"engine"`
+	Seconds float64 `json:"seconds"`          // median wall time of the whole case
+	PerFile float64 `json:"per_file_seconds"` // Seconds / files
+	Files   int     `json:"files"`
+}
+
+// runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (a tone sweep
+// over pink noise) and times, for each engine, `prism analyze` to a
+// 1920×1080 PNG (N=4096, hop 1024, the mix) as separate processes: with an
+// empty and a warm OpenCL program cache, to NPY, and a batch of o.batch
+// such files in one process; and the time to read the file, the floor.
+func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+		return ExitFailure
+	}
+	dir, err := os.MkdirTemp("", "prism-e2e-")
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+		return ExitFailure
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "in.wav")
+	if err := writeE2EFile(in, o.seconds); err != nil {
+		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+		return ExitFailure
+	}
+	var batch []string
+	for i := range o.batch {
+		p := filepath.Join(dir, fmt.Sprintf("in%02d.wav", i))
+		if err := os.Link(in, p); err != nil {
+			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+			return ExitFailure
+		}
+		batch = append(batch, p)
+	}
+	r := e2eRunner{self: self, dir: dir, device: o.device, repeat: o.repeat, stderr: stderr}
+	rows := []e2eRow{r.readFloor(in)}
+	for _, eng := range o.engines {
+		rows = append(rows, r.engineRows(eng, in, batch)...)
+	}
+	if r.failed {
+		fmt.Fprintf(stderr, "prism: bench: some runs failed (see above)\n")
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rows)
+	} else {
+		printE2E(stdout, rows, o.seconds)
+	}
+	if r.failed {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// writeE2EFile writes seconds of 48 kHz stereo int16: a logarithmic sweep
+// from 20 Hz to 20 kHz at −12 dBFS over pink-ish noise at −40 dBFS.
+func writeE2EFile(path string, seconds float64) error {
+	const rate = 48000
+	o, err := encode.Create(path)
+	if err != nil {
+		return err
+	}
+	defer o.Discard()
+	w, err := encode.NewWAVWriter(o, rate, 2, 16, false)
+	if err != nil {
+		return err
+	}
+	n := int(seconds * rate)
+	block := make([]float32, 2*rate)
+	var b0, b1, seed uint32 = 0, 0, 1
+	k := math.Log(1000) / seconds
+	for i := 0; i < n; {
+		m := min(rate, n-i)
+		for j := range m {
+			t := float64(i+j) / rate
+			phase := 2 * math.Pi * 20 * (math.Exp(k*t) - 1) / k
+			seed = seed*1664525 + 1013904223
+			white := float32(int32(seed)) / (1 << 31)
+			b0, b1 = b0/2+uint32(int32(white*1e6)), b0 // a crude low tilt
+			noise := 0.01 * (white + float32(int32(b1))/2e6)
+			s := float32(0.25*math.Sin(phase)) + noise
+			block[2*j], block[2*j+1] = s, 0.7*s
+		}
+		if err := w.Write(block[:2*m]); err != nil {
+			return err
+		}
+		i += m
+	}
+	if err := w.Finish(); err != nil {
+		return err
+	}
+	return o.Commit()
+}
+
+// e2eRunner runs `prism analyze` processes and times them.
+type e2eRunner struct {
+	self, dir, device string
+	repeat            int
+	stderr            io.Writer
+	failed            bool
+}
+
+// readFloor times reading the whole file (the page cache warm).
+func (r *e2eRunner) readFloor(in string) e2eRow {
+	row := e2eRow{Case: "read the file (floor)", Engine: "-", Files: 1, Seconds: r.median(func() error {
+		_, err := os.ReadFile(in)
+		return err
+	})}
+	row.PerFile = row.Seconds
+	return row
+}
+
+// engineRows measures one engine's cases.
+func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
+	png, npy := filepath.Join(r.dir, "o.png"), filepath.Join(r.dir, "o.npy")
+	base := []string{"analyze", "--engine", eng, "--fft", "4096", "--hop", "1024", "--quiet"}
+	if r.device != "" {
+		base = append(base, "--device", r.device)
+	}
+	cacheEmpty := func() []string { // a new empty program cache each run
+		d, _ := os.MkdirTemp(r.dir, "cache-")
+		return []string{gpufft.EnvCacheDir + "=" + d}
+	}
+	warmCache := filepath.Join(r.dir, "cache-warm")
+	os.MkdirAll(warmCache, 0o755)
+	warm := []string{gpufft.EnvCacheDir + "=" + warmCache}
+	r.run(warm, append(slices.Clone(base), in, "-o", png)) // fills the warm cache
+	rows := []e2eRow{
+		{Case: "analyze → PNG, warm program cache", Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
+		{Case: "analyze → NPY, warm program cache", Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", npy)) })},
+	}
+	if eng == "gpu" {
+		rows = append(rows, e2eRow{Case: "analyze → PNG, empty program cache", Files: 1,
+			Seconds: r.median(func() error { return r.run(cacheEmpty(), append(slices.Clone(base), in, "-o", png)) })})
+	}
+	outDir := filepath.Join(r.dir, "batch") + "/"
+	args := append(append(slices.Clone(base), batch...), "-o", outDir)
+	rows = append(rows, e2eRow{Case: fmt.Sprintf("batch of %d files → PNG, one process", len(batch)), Files: len(batch),
+		Seconds: r.median(func() error { return r.run(warm, args) })})
+	for i := range rows {
+		rows[i].Engine = eng
+		rows[i].PerFile = rows[i].Seconds / float64(rows[i].Files)
+	}
+	return rows
+}
+
+// run runs one prism process with env added; a failure is reported.
+func (r *e2eRunner) run(env, args []string) error {
+	cmd := exec.Command(r.self, args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.failed = true
+		fmt.Fprintf(r.stderr, "prism: bench: %v: %v\n%s", args, err, out)
+	}
+	return err
+}
+
+// median runs f repeat times and returns the median wall time in seconds.
+func (r *e2eRunner) median(f func() error) float64 {
+	var ts []float64
+	for range max(1, r.repeat) {
+		start := time.Now()
+		if f() != nil {
+			return math.NaN()
+		}
+		ts = append(ts, time.Since(start).Seconds())
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2]
+}
+
+func printE2E(w io.Writer, rows []e2eRow, seconds float64) {
+	fmt.Fprintf(w, "prism analyze of a %s 48 kHz stereo 16-bit WAV, N=4096, hop 1024, mix, 1920×1080 PNG; whole processes, median wall time\n", fmtDuration(seconds))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "case\tengine\tfiles\tseconds\tper file\t")
+	byCase := map[string]map[string]float64{}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t\n", r.Case, r.Engine, r.Files, r.Seconds, r.PerFile)
+		if byCase[r.Case] == nil {
+			byCase[r.Case] = map[string]float64{}
+		}
+		byCase[r.Case][r.Engine] = r.PerFile
+	}
+	tw.Flush()
+	for _, r := range rows {
+		if r.Engine != "gpu" {
+			continue
+		}
+		if c, ok := byCase[r.Case]["cpu"]; ok {
+			fmt.Fprintf(w, "%s: GPU %.2f× the CPU engine's speed\n", r.Case, c/r.PerFile)
+		}
+	}
+}
+
+func fmtDuration(seconds float64) string {
+	if seconds >= 60 && math.Mod(seconds, 60) == 0 {
+		return strconv.Itoa(int(seconds/60)) + "-minute"
+	}
+	return strconv.FormatFloat(seconds, 'g', -1, 64) + "-second"
+}
