@@ -2,13 +2,16 @@
 // opening the engines (OpenEngines) with the one GPU→CPU fallback every
 // pipeline uses (WithFallback), the FFT-size rule (CheckFFT), and the file
 // pipelines — AnalyzeFile to NPY, CSV or PNG, AnalyzeView for the window's
-// file view, AnalyzeBands, FilterFile — streaming a file in bounded memory
-// through an engine.
+// file view, AnalyzeBands, AnalyzeSpectrum (Welch), FilterFile —
+// streaming a file in bounded memory through an engine; and the
+// measurements that need no engine, MeasureLevels (peaks, RMS, loudness),
+// MeasureDistortion and MeasureCalibrator.
 //
 // It drives the gpufft engines and the audio decoders and draws on the
 // leaves dsp (signal rules), plot (axes, colours, images) and encode
 // (output files); it knows nothing of Fyne, flags or live devices (package
 // live). It owns the buffers it hands the engines. Every function may be
 // called from any goroutine; a call's work stays on the calling goroutine
-// except the decoding that streams ahead on one of its own.
+// except the decoding that streams ahead on one of its own (and
+// MeasureLevels' peak meter, which runs beside its loudness meter).
 package analysis

@@ -38,6 +38,9 @@ func Commands() []Command {
 		{"bands", "fractional-octave band levels (IEC 61260-1), A/C/Z weighted, as CSV", runBands},
 		{"capture", "record the live spectrogram of an input or the generator", runCapture},
 		{"devices", "list OpenCL and audio devices", runDevices},
+		{"spectrum", "power-averaged (Welch) spectrum of a file: dBFS, dBFS/Hz or dB SPL, as CSV, NPY or PNG", runSpectrum},
+		{"levels", "sample peak, true peak, RMS and EBU R128 loudness of a file", runLevels},
+		{"distortion", "THD, THD+N, SNR and SINAD of a sine in a file", runDistortion},
 		{"filter", "band-filter an audio file (linear-phase FIR by FFT convolution) into a WAV", runFilter},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
 	}

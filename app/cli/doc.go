@@ -1,5 +1,6 @@
 // Package cli is Prism's command line: `prism analyze`, `bands`,
-// `capture`, `devices`, `filter` and `bench` — their flags, usage text,
+// `spectrum`, `levels`, `distortion`, `capture`, `devices`, `filter` and
+// `bench` — their flags, usage text,
 // progress bars, summaries and exit codes (ExitOK, ExitFailure for a
 // runtime failure, ExitUsage for bad usage or bad input), each a thin
 // function over packages analysis and live. Messages on stderr start with

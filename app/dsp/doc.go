@@ -2,9 +2,16 @@
 // the conversion of power to dB, window sums (coherent gain, ENBW), band
 // filter specs and their linear-phase FIR design, IEC 61260-1
 // fractional-octave bands with IEC 61672-1 A/C/Z weighting, and the
-// dominant peak of a spectrum with its note name.
+// dominant peak of a spectrum with its note name; and the measuring
+// instrument's mathematics: Welch power averaging read as sine level or
+// noise density (Welch, Unit), tone estimation between bins (WindowKernel,
+// RefineFrame), BS.1770-4 / EBU R128 loudness (Loudness), sample and true
+// peak and AES17 RMS (PeakMeter), THD, THD+N, SNR and SINAD (Distortion,
+// DistortionMeter), calibration to dB SPL (LevelCal, MicResponse) and
+// reference traces (Trace).
 //
-// It is a leaf: it imports only the standard library, knows nothing of
+// It is a leaf: it imports only the standard library and gonum's float64
+// FFT (dsp/fourier, for DistortionMeter's spectra), knows nothing of
 // engines, files, devices or windows on screen, and each rule lives here
 // once, so the command line, the file pipelines, the live analyzer and the
 // desktop window give the same numbers. Functions are pure or own all their

@@ -1,0 +1,180 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// AllChannels as SpectrumOptions.Channel asks for one spectrum per channel.
+const AllChannels = -2
+
+// SpectrumOptions configure a long-term (Welch) spectrum of a file.
+type SpectrumOptions struct {
+	FFT        int
+	OverlapPct float64 // 0 ≤ overlap < 100: hop = round(N·(1 − overlap/100)), ≥ 1
+	Window     gpufft.Window
+	Channel    int // −1: the mix; AllChannels: each channel; else that channel
+	Unit       dsp.Unit
+	Cal        dsp.LevelCal     // added for dsp.DBSPL
+	Mic        *dsp.MicResponse // subtracted from every level if set
+	Ref        *dsp.Trace       // if set, levels become level − reference
+}
+
+// Hop is the hop the overlap gives.
+func (o SpectrumOptions) Hop() int {
+	return max(1, int(math.Round(float64(o.FFT)*(1-o.OverlapPct/100))))
+}
+
+// SpectrumResult is a file's averaged spectrum: Levels[c][k] is column c's
+// level at FreqHz[k] (dB in the options' unit, or dB relative to the
+// reference), and the strongest tone of the first column.
+type SpectrumResult struct {
+	FreqHz     []float64
+	Columns    []string // "level", or "ch0", "ch1", … for AllChannels
+	Levels     [][]float64
+	Peak       dsp.Tone // of the first column, before calibration and reference
+	PeakDB     float64  // Peak's level in the unit (dB SPL when calibrated)
+	Note       string
+	Cents      float64
+	Frames     int // frames averaged per column
+	FFT, Hop   int
+	SampleRate int
+	Warnings   []string
+}
+
+// AnalyzeSpectrum averages the power spectra of every frame of in (Welch:
+// window, overlap and size of o; power averaged, never dB) on the engines
+// and scales it to o.Unit: DBFS reads a sine's level, DBFSPerHz the noise
+// density, DBSPL a sine's level plus the calibration offset.
+func AnalyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, engines Engines) (SpectrumResult, error) {
+	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
+		return analyzeSpectrum(ctx, in, o, eng)
+	})
+	if notice != "" {
+		res.Warnings = append(res.Warnings, notice)
+	}
+	return res, err
+}
+
+func analyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, eng gpufft.Engine) (SpectrumResult, error) {
+	res := SpectrumResult{FFT: o.FFT, Hop: o.Hop()}
+	channels := []int{o.Channel}
+	if o.Channel == AllChannels {
+		dec, err := openInput(in, -1, o.FFT)
+		if err != nil {
+			return res, err
+		}
+		n := dec.Format().Channels
+		dec.Close()
+		channels = channels[:0]
+		for c := range n {
+			channels = append(channels, c)
+			res.Columns = append(res.Columns, fmt.Sprintf("ch%d", c))
+		}
+	} else {
+		res.Columns = []string{"level"}
+	}
+	win := o.Window.Values(o.FFT)
+	var power []float64
+	for i, c := range channels {
+		w, rate, warnings, err := welchChannel(ctx, in, c, o, win, eng)
+		if err != nil {
+			return res, err
+		}
+		res.Warnings = append(res.Warnings, warnings...)
+		res.Frames, res.SampleRate = w.Frames(), rate
+		if power == nil {
+			power = make([]float64, w.Bins())
+			res.FreqHz = make([]float64, w.Bins())
+			for k := range res.FreqHz {
+				res.FreqHz[k] = float64(k) * w.BinHz()
+			}
+		}
+		if i == 0 {
+			w.Power(power, dsp.DBFS)
+			k, err := dsp.NewWindowKernel(win)
+			if err != nil {
+				return res, err
+			}
+			res.Peak = k.FindTone(power, w.BinHz())
+			res.Note, res.Cents = dsp.NoteName(res.Peak.FreqHz)
+			res.PeakDB = res.Peak.LevelDB
+			if o.Unit == dsp.DBSPL {
+				res.PeakDB = o.Cal.DBSPL(res.PeakDB)
+			}
+			if o.Mic != nil {
+				res.PeakDB -= o.Mic.ResponseDB(res.Peak.FreqHz)
+			}
+		}
+		lv := make([]float64, w.Bins())
+		w.Levels(lv, o.Unit)
+		o.calibrate(lv, res.FreqHz)
+		res.Levels = append(res.Levels, lv)
+	}
+	return res, nil
+}
+
+// calibrate applies the level calibration, microphone response and
+// reference to levels in place.
+func (o SpectrumOptions) calibrate(lv, freqHz []float64) {
+	if o.Unit == dsp.DBSPL {
+		for k := range lv {
+			lv[k] = o.Cal.DBSPL(lv[k])
+		}
+	}
+	if o.Mic != nil {
+		o.Mic.Correct(lv, freqHz)
+	}
+	if o.Ref != nil {
+		o.Ref.Difference(lv, freqHz, lv)
+	}
+}
+
+// welchChannel streams one channel (−1: the mix) of in through a power
+// spectrogram plan into a Welch average.
+func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions, win []float64, eng gpufft.Engine) (*dsp.Welch, int, []string, error) {
+	dec, err := openInput(in, channel, o.FFT)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer dec.Close()
+	rate := dec.Format().SampleRate
+	w, err := dsp.NewWelch(win, float64(rate))
+	if err != nil {
+		return nil, 0, nil, &InputError{err}
+	}
+	hop := o.Hop()
+	st := newStreamer(dec, o.FFT, hop, channel)
+	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
+	plan, err := eng.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, 0, nil, &EngineError{err}
+	}
+	defer plan.Close()
+	power := make([]float32, cfg.DstLen(st.maxLen))
+	bins := cfg.Bins()
+	err = st.run(func(b batch) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		frames, err := plan.Execute(power, b.buf)
+		if err != nil {
+			return &EngineError{err}
+		}
+		for f := range frames {
+			w.Add(power[f*bins : (f+1)*bins])
+		}
+		return nil
+	})
+	if err := streamError(ctx, err); err != nil {
+		return nil, 0, nil, err
+	}
+	if w.Frames() == 0 {
+		return nil, 0, nil, tooShort(in, st.frames, o.FFT)
+	}
+	return w, rate, dec.Warnings(), nil
+}

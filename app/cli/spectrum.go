@@ -1,0 +1,290 @@
+package cli
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+const spectrumUsage = `  prism spectrum IN -o OUT.csv|.npy|.png [--fft N] [--overlap PCT] [--window W]
+      [--channel mix|all|C] [--unit dbfs|dbfs-hz|dbspl] [--cal FILE] [--cal-dbspl LEVEL]
+      [--calibrator REC.wav [--calibrator-dbspl 94]] [--ref REF.csv] [--engine E]
+  The power-averaged (Welch) spectrum of the whole file. dbfs reads a sine's
+  level, dbfs-hz the noise density (white noise of RMS σ reads
+  10·log10(σ²/(fs/2))), dbspl a sine's level in dB SPL (needs --cal-dbspl or
+  --calibrator). --cal FILE subtracts a microphone response (REW/miniDSP
+  text); --ref writes the difference to a reference trace (CSV freq_hz,level).
+`
+
+// spectrumFlags are `prism spectrum`'s flags.
+type spectrumFlags struct {
+	out, window, channel, unit     string
+	micFile, calibrator, refFile   string
+	dbRange, engine, device        string
+	fft                            int
+	overlap, calDBSPL, calibratorL float64
+	quiet                          bool
+}
+
+func runSpectrum(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("spectrum", spectrumUsage, stderr)
+	var f spectrumFlags
+	fs.StringVar(&f.out, "o", "", "output: .csv (freq_hz,level), .npy (bins × [freq_hz, level…], float32) or .png (plot)")
+	fs.IntVar(&f.fft, "fft", 8192, fmt.Sprintf("FFT size: a power of two, %d…%d", analysis.MinFFT, analysis.MaxFFT))
+	fs.Float64Var(&f.overlap, "overlap", 50, "frame overlap in percent, 0 ≤ PCT < 100")
+	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
+	fs.StringVar(&f.channel, "channel", "mix", "channel: mix (mean of channels), all (one column each) or a 0-based index")
+	fs.StringVar(&f.unit, "unit", "dbfs", "unit: dbfs (sine level), dbfs-hz (noise density), dbspl (calibrated sine level)")
+	fs.StringVar(&f.micFile, "cal", "", "microphone response file (REW/miniDSP text: freq dB [phase]) to correct for")
+	fs.Float64Var(&f.calDBSPL, "cal-dbspl", math.NaN(), "level calibration: a full-scale sine reads LEVEL dB SPL")
+	fs.StringVar(&f.calibrator, "calibrator", "", "level calibration from a calibrator recording (a 1 kHz tone, channel as --channel or 0)")
+	fs.Float64Var(&f.calibratorL, "calibrator-dbspl", 94, "the calibrator's level, dB SPL")
+	fs.StringVar(&f.refFile, "ref", "", "reference trace CSV (freq_hz,level): write level − reference")
+	fs.StringVar(&f.dbRange, "db-range", "", "PNG vertical range MIN:MAX in dB (default: the top 120 dB)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
+	registerEngine(fs, &f.engine, &f.device, "device")
+	pos, code, ok := parseCommand(fs, args, stderr)
+	if !ok {
+		return code
+	}
+	usage := usageError("spectrum", stderr)
+	if len(pos) != 1 {
+		return usage("want one input file (prism spectrum IN -o OUT)")
+	}
+	format, ok := encode.FormatOf(f.out)
+	if f.out == "" || !ok {
+		return usage("-o OUT.csv, OUT.npy or OUT.png is required")
+	}
+	o, err := f.options()
+	if err != nil {
+		return usage("%v", err)
+	}
+	if f.calibrator != "" {
+		if o.Cal, err = calibrate(f.calibrator, f.calibratorL, o.Channel); err != nil {
+			return failure(stderr, err)
+		}
+	}
+	if o.Mic, o.Ref, err = f.files(); err != nil {
+		return failure(stderr, err)
+	}
+	if err := analysis.CheckEngine(f.engine); err != nil {
+		return usage("--engine: %v", err)
+	}
+	sess, ok := openSession("spectrum", f.engine, f.device, f.quiet, stderr)
+	if !ok {
+		return ExitFailure
+	}
+	defer sess.close()
+	res, err := analysis.AnalyzeSpectrum(sess.ctx, pos[0], o, sess.engines)
+	warn(stderr, res.Warnings)
+	if err != nil {
+		return failure(stderr, err)
+	}
+	if err := writeSpectrum(f.out, format, res, o, f); err != nil {
+		fmt.Fprintf(stderr, "prism: spectrum: %v\n", err)
+		return ExitFailure
+	}
+	if !f.quiet {
+		fmt.Fprintln(stdout, spectrumSummary(res, o))
+	}
+	return ExitOK
+}
+
+// options validates the flags that need no file.
+func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
+	o := analysis.SpectrumOptions{FFT: f.fft, OverlapPct: f.overlap}
+	if err := analysis.CheckFFT(f.fft, 1); err != nil {
+		return o, fmt.Errorf("--fft: %v", err)
+	}
+	if !(f.overlap >= 0 && f.overlap < 100) {
+		return o, fmt.Errorf("--overlap %g: want 0 ≤ PCT < 100", f.overlap)
+	}
+	w, err := gpufft.ParseWindow(f.window)
+	if err != nil {
+		return o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
+	}
+	o.Window = w
+	if f.channel == "all" {
+		o.Channel = analysis.AllChannels
+	} else if o.Channel, err = parseChannel(f.channel); err != nil {
+		return o, err
+	}
+	if o.Unit, err = dsp.ParseUnit(f.unit); err != nil {
+		return o, fmt.Errorf("--unit: %v", strings.TrimPrefix(err.Error(), "dsp: "))
+	}
+	if o.Cal, err = f.levelCal(o.Unit); err != nil {
+		return o, err
+	}
+	if f.dbRange != "" {
+		if _, _, err := parseRange(f.dbRange); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// levelCal checks the level calibration flags against the unit and reads
+// --cal-dbspl (a --calibrator recording is measured later).
+func (f *spectrumFlags) levelCal(u dsp.Unit) (dsp.LevelCal, error) {
+	hasLevel := !math.IsNaN(f.calDBSPL)
+	switch {
+	case hasLevel && f.calibrator != "":
+		return dsp.LevelCal{}, fmt.Errorf("--cal-dbspl and --calibrator: give one level calibration")
+	case u == dsp.DBSPL && !hasLevel && f.calibrator == "":
+		return dsp.LevelCal{}, fmt.Errorf("--unit dbspl needs --cal-dbspl LEVEL or --calibrator REC.wav")
+	case u != dsp.DBSPL && (hasLevel || f.calibrator != ""):
+		return dsp.LevelCal{}, fmt.Errorf("a level calibration needs --unit dbspl")
+	case !hasLevel:
+		return dsp.LevelCal{}, nil
+	}
+	c, err := dsp.CalFromDBSPL(f.calDBSPL)
+	if err != nil {
+		return c, fmt.Errorf("--cal-dbspl: %v", strings.TrimPrefix(err.Error(), "dsp: "))
+	}
+	return c, nil
+}
+
+// files reads the microphone response and reference trace, if named.
+func (f *spectrumFlags) files() (*dsp.MicResponse, *dsp.Trace, error) {
+	var mic *dsp.MicResponse
+	var ref *dsp.Trace
+	if f.micFile != "" {
+		r, err := os.Open(f.micFile)
+		if err != nil {
+			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--cal: %w", err)}
+		}
+		defer r.Close()
+		if mic, err = dsp.ParseMicResponse(r, filepath.Base(f.micFile)); err != nil {
+			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--cal: %w", err)}
+		}
+	}
+	if f.refFile != "" {
+		r, err := os.Open(f.refFile)
+		if err != nil {
+			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--ref: %w", err)}
+		}
+		defer r.Close()
+		name := strings.TrimSuffix(filepath.Base(f.refFile), filepath.Ext(f.refFile))
+		if ref, err = dsp.ReadTrace(r, name); err != nil {
+			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--ref: %w", err)}
+		}
+	}
+	return mic, ref, nil
+}
+
+// calibrate measures a calibrator recording's 1 kHz tone.
+func calibrate(path string, dbspl float64, channel int) (dsp.LevelCal, error) {
+	ch := max(channel, 0)
+	res, err := analysis.MeasureCalibrator(path, ch, dbspl)
+	if err != nil {
+		return dsp.LevelCal{}, fmt.Errorf("--calibrator: %w", err)
+	}
+	return res, nil
+}
+
+func parseRange(s string) (lo, hi float64, err error) {
+	a, b, ok := strings.Cut(s, ":")
+	lo, err1 := strconv.ParseFloat(a, 64)
+	hi, err2 := strconv.ParseFloat(b, 64)
+	if !ok || err1 != nil || err2 != nil || !(lo < hi) || lo < -400 || hi > 400 {
+		return 0, 0, fmt.Errorf("--db-range %q: want MIN:MAX in dB with MIN < MAX, e.g. -140:0", s)
+	}
+	return lo, hi, nil
+}
+
+// unitLabel names the output's unit.
+func unitLabel(o analysis.SpectrumOptions) string {
+	u := map[dsp.Unit]string{dsp.DBFS: "dBFS", dsp.DBFSPerHz: "dBFS/Hz", dsp.DBSPL: "dB SPL"}[o.Unit]
+	if o.Mic != nil {
+		u += " (" + o.Mic.Name + ")"
+	}
+	if o.Ref != nil {
+		u = "dB re " + o.Ref.Name
+	}
+	return u
+}
+
+func spectrumSummary(res analysis.SpectrumResult, o analysis.SpectrumOptions) string {
+	note := ""
+	if res.Note != "" {
+		note = fmt.Sprintf(" (%s %+.0f cents)", res.Note, res.Cents)
+	}
+	peakUnit := map[dsp.Unit]string{dsp.DBFS: "dBFS", dsp.DBFSPerHz: "dBFS", dsp.DBSPL: "dB SPL"}[o.Unit]
+	return fmt.Sprintf("peak %.3f Hz %.2f %s%s; %d frames of %d (%s, hop %d), %s",
+		res.Peak.FreqHz, res.PeakDB, peakUnit, note, res.Frames, res.FFT, o.Window, res.Hop, unitLabel(o))
+}
+
+func writeSpectrum(path string, format encode.Format, res analysis.SpectrumResult, o analysis.SpectrumOptions, f spectrumFlags) error {
+	out, err := encode.Create(path)
+	if err != nil {
+		return err
+	}
+	defer out.Discard()
+	switch format {
+	case encode.FormatCSV:
+		fmt.Fprintf(out.W, "freq_hz,%s\n", strings.Join(res.Columns, ","))
+		for k, hz := range res.FreqHz {
+			fmt.Fprintf(out.W, "%s", strconv.FormatFloat(hz, 'f', -1, 64))
+			for _, lv := range res.Levels {
+				fmt.Fprintf(out.W, ",%s", strconv.FormatFloat(lv[k], 'f', 4, 64))
+			}
+			fmt.Fprintln(out.W)
+		}
+	case encode.FormatNPY:
+		cols := 1 + len(res.Levels)
+		if _, err := out.W.Write(encode.NPYHeader(len(res.FreqHz), cols)); err != nil {
+			return err
+		}
+		row := make([]byte, 4*cols)
+		for k, hz := range res.FreqHz {
+			binary.LittleEndian.PutUint32(row, math.Float32bits(float32(hz)))
+			for c, lv := range res.Levels {
+				binary.LittleEndian.PutUint32(row[4+4*c:], math.Float32bits(float32(lv[k])))
+			}
+			if _, err := out.W.Write(row); err != nil {
+				return err
+			}
+		}
+	case encode.FormatPNG:
+		lo, hi := autoRange(res.Levels)
+		if f.dbRange != "" {
+			lo, hi, _ = parseRange(f.dbRange)
+		}
+		img := plot.Lines(plot.LineOptions{Width: 1200, Height: 600, Scale: plot.Log, DBMin: lo, DBMax: hi,
+			Unit: unitLabel(o), Title: filepath.Base(f.out) + ": " + spectrumSummary(res, o)}, res.SampleRate, res.FFT, res.FreqHz, res.Levels, res.Columns)
+		if err := encode.PNG(out.W, img); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("-o %s: unknown format", path)
+	}
+	return out.Commit()
+}
+
+// autoRange is the top 120 dB of the finite levels, in steps of 10 dB.
+func autoRange(levels [][]float64) (lo, hi float64) {
+	top := math.Inf(-1)
+	for _, lv := range levels {
+		for _, v := range lv {
+			if !math.IsInf(v, 0) && !math.IsNaN(v) {
+				top = max(top, v)
+			}
+		}
+	}
+	if math.IsInf(top, -1) {
+		return -120, 0
+	}
+	hi = math.Ceil(top/10)*10 + 10
+	return hi - 130, hi
+}

@@ -1,0 +1,190 @@
+// Sample peak, true peak (ITU-R BS.1770-4 Annex 2, 4× oversampling) and
+// RMS (AES17) per channel.
+
+package dsp
+
+import (
+	"fmt"
+	"math"
+)
+
+const (
+	tpPhases = 4  // oversampling factor
+	tpTaps   = 24 // taps per phase: 96 in all
+	tpBeta   = 6  // Kaiser β of the interpolator (≈ 63 dB stop band)
+)
+
+// truePeakFilter is the 4× interpolator: phase p estimates the signal
+// p/4 sample after x[n−tpTaps/2], from x[n−tpTaps+1 … n]. Each phase is a
+// Kaiser-windowed sinc (the ideal band-limited interpolator, windowed over
+// ±12 input samples) normalised to unit gain at DC; phase 0 is exactly the
+// sample itself, so the true peak is never below the sample peak. Its
+// passband is flat to within 0.01 dB up to 0.25·fs and its gain stays
+// within 0.1 dB up to 0.4·fs (pinned by tests).
+var truePeakFilter = func() (h [tpPhases][tpTaps]float64) {
+	const half = tpTaps / 2
+	for p := range tpPhases {
+		sum := 0.0
+		for j := range tpTaps {
+			// x[n−j] sits at time −j; we want time −half + p/4.
+			u := float64(half-j) - float64(p)/tpPhases
+			v := sinc(u) * besselI0(tpBeta*math.Sqrt(max(0, 1-(u/half)*(u/half)))) / besselI0(tpBeta)
+			h[p][j] = v
+			sum += v
+		}
+		for j := range tpTaps {
+			h[p][j] /= sum
+		}
+	}
+	return h
+}()
+
+// truePeakRev is phases 1…3 of truePeakFilter with their taps reversed,
+// so that each is a forward dot product with the samples oldest first
+// (phase 0, the sample itself, is the sample peak's).
+var truePeakRev = func() (r [tpPhases - 1][tpTaps]float64) {
+	for p := range r {
+		for j := range tpTaps {
+			r[p][j] = truePeakFilter[p+1][tpTaps-1-j]
+		}
+	}
+	return r
+}()
+
+func sinc(x float64) float64 {
+	if x == 0 {
+		return 1
+	}
+	return math.Sin(math.Pi*x) / (math.Pi * x)
+}
+
+// besselI0 is the modified Bessel function of order 0 by its power series
+// Σ ((x/2)^k/k!)², which converges for every x a Kaiser window uses.
+func besselI0(x float64) float64 {
+	sum, term := 1.0, 1.0
+	q := x * x / 4
+	for k := 1; k < 500; k++ {
+		term *= q / float64(k*k)
+		sum += term
+		if term < sum*1e-17 {
+			break
+		}
+	}
+	return sum
+}
+
+// PeakMeter measures per channel the sample peak, the true peak and the
+// RMS of everything written. Samples are floats with full scale ±1.
+// Writes do not allocate. One goroutine at a time may use a PeakMeter.
+type PeakMeter struct {
+	channels int
+	hist     [][2 * tpTaps]float64 // per channel: the last tpTaps samples, stored twice
+	pos      int                   // next write index in hist, 0 … tpTaps−1
+	sample   []float64             // max |x|
+	truePk   []float64             // max |interpolated x|
+	sumSq    []float64
+	n        int64
+}
+
+// NewPeakMeter makes a meter for channels channels.
+func NewPeakMeter(channels int) (*PeakMeter, error) {
+	if channels < 1 {
+		return nil, fmt.Errorf("dsp: peak meter: %d channels", channels)
+	}
+	return &PeakMeter{
+		channels: channels,
+		hist:     make([][2 * tpTaps]float64, channels),
+		sample:   make([]float64, channels),
+		truePk:   make([]float64, channels),
+		sumSq:    make([]float64, channels),
+	}, nil
+}
+
+// Reset forgets everything measured.
+func (m *PeakMeter) Reset() {
+	clear(m.hist)
+	clear(m.sample)
+	clear(m.truePk)
+	clear(m.sumSq)
+	m.pos, m.n = 0, 0
+}
+
+// WriteInterleaved measures frames of interleaved samples. It panics if
+// len(samples) is not a multiple of the channel count.
+func (m *PeakMeter) WriteInterleaved(samples []float32) {
+	if len(samples)%m.channels != 0 {
+		panic(fmt.Sprintf("dsp: PeakMeter.WriteInterleaved: %d samples for %d channels", len(samples), m.channels))
+	}
+	for i := 0; i < len(samples); i += m.channels {
+		for c, x := range samples[i : i+m.channels] {
+			m.put(c, float64(x))
+		}
+		m.advance()
+	}
+}
+
+// WritePlanar measures one block per channel, all of the same length. It
+// panics if len(block) differs from the channel count or the lengths differ.
+func (m *PeakMeter) WritePlanar(block [][]float32) {
+	if len(block) != m.channels {
+		panic(fmt.Sprintf("dsp: PeakMeter.WritePlanar: %d channels, want %d", len(block), m.channels))
+	}
+	for _, b := range block {
+		if len(b) != len(block[0]) {
+			panic("dsp: PeakMeter.WritePlanar: channel blocks differ in length")
+		}
+	}
+	for i := range block[0] {
+		for c, b := range block {
+			m.put(c, float64(b[i]))
+		}
+		m.advance()
+	}
+}
+
+// put takes channel c's next sample and runs the four interpolator phases.
+func (m *PeakMeter) put(c int, x float64) {
+	m.sample[c] = max(m.sample[c], math.Abs(x))
+	m.sumSq[c] += x * x
+	h := &m.hist[c]
+	h[m.pos], h[m.pos+tpTaps] = x, x
+	// win[i] is x[n−tpTaps+1+i]: the last tpTaps samples, oldest first.
+	win := (*[tpTaps]float64)(h[m.pos+1 : m.pos+tpTaps+1])
+	pk := m.truePk[c]
+	for p := range truePeakRev {
+		f := &truePeakRev[p]
+		var y0, y1, y2, y3 float64
+		for j := 0; j < tpTaps; j += 4 {
+			y0 += f[j] * win[j]
+			y1 += f[j+1] * win[j+1]
+			y2 += f[j+2] * win[j+2]
+			y3 += f[j+3] * win[j+3]
+		}
+		pk = max(pk, math.Abs((y0+y1)+(y2+y3)))
+	}
+	m.truePk[c] = pk
+}
+
+func (m *PeakMeter) advance() {
+	m.n++
+	m.pos = (m.pos + 1) % tpTaps
+}
+
+// SamplePeak is channel c's largest |sample| in dBFS (−Inf for silence).
+func (m *PeakMeter) SamplePeak(c int) float64 { return 20 * math.Log10(m.sample[c]) }
+
+// TruePeak is channel c's true peak in dBTP: the largest |value| of the
+// signal interpolated 4× (BS.1770-4 Annex 2), never below SamplePeak.
+// The interpolator's delay of 12 samples means the last 12 samples of a
+// stream are seen at sample points only; the stream starts from silence,
+// so an abrupt start reads the overshoot a DAC would make of it.
+func (m *PeakMeter) TruePeak(c int) float64 { return 20 * math.Log10(max(m.truePk[c], m.sample[c])) }
+
+// RMS is channel c's RMS level per AES17 in dBFS: 20·log10(rms) + 3.01, so
+// a full-scale sine reads 0.00 dBFS. −Inf before any sample.
+func (m *PeakMeter) RMS(c int) float64 {
+	if m.n == 0 {
+		return math.Inf(-1)
+	}
+	return 10*math.Log10(m.sumSq[c]/float64(m.n)) + 10*math.Log10(2)
+}
