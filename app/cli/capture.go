@@ -77,22 +77,29 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		co.Log = stderr
 	}
 	st, err := live.Capture(sess.ctx, rec, engines, co)
+	return captureDone(st, err, *stats, *out, stdout, stderr)
+}
+
+// captureDone reports a capture's end: the statistics (with --stats) and
+// the exit code. An incomplete capture (the source stopped) has its output
+// written and says so, with exit 1.
+func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
 		return ExitFailure
 	}
-	incomplete := errors.Is(err, live.ErrIncomplete) // the output is written
+	incomplete := errors.Is(err, live.ErrIncomplete)
 	if err != nil && !incomplete {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		return ExitFailure
 	}
-	if *stats {
+	if stats {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(st)
 	}
 	if incomplete {
-		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was captured\n", err, *out)
+		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was captured\n", err, out)
 		return ExitFailure
 	}
 	return ExitOK
