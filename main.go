@@ -18,6 +18,7 @@ var icon []byte
 
 func main() {
 	args := os.Args[1:]
+	cli.EnableProbe()
 	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
+	"time"
 
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -37,6 +39,36 @@ type Engines struct {
 // HasGPU says whether the preferred engine is a GPU one.
 func (e Engines) HasGPU() bool { return e.Preferred != e.CPU }
 
+// ProbeCommand, when set (main sets it; tests leave it nil), makes the
+// child process that checks the OpenCL installation before this process
+// loads its driver: the executable run with a hidden subcommand that calls
+// gpufft.WriteProbe. A driver that crashes or hangs then costs a fallback
+// to the CPU engine, not the process. The check runs once per
+// installation (gpufft.ProbeNeeded).
+var ProbeCommand func(ctx context.Context, device string) *exec.Cmd
+
+// probeTimeout bounds the child's check: a driver that hangs longer is
+// taken as unusable.
+const probeTimeout = 20 * time.Second
+
+// probeOpenCL runs the child check when one is due; an error means the
+// OpenCL installation is not to be loaded in this process.
+func probeOpenCL(device string) error {
+	if ProbeCommand == nil || !gpufft.ProbeNeeded() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	res, err := gpufft.ReadProbe(ctx, ProbeCommand(ctx, device))
+	if err == nil && res.Err != "" {
+		err = errors.New(res.Err)
+	}
+	if err == nil {
+		gpufft.RecordProbe() // not recorded (an unwritable cache): probed again next time
+	}
+	return err
+}
+
 // OpenEngines opens the engines for choice (EngineAuto, EngineGPU,
 // EngineCPU) on the OpenCL device (index or name; "": the
 // PRISM_OPENCL_DEVICE variable, else the first GPU). With EngineGPU and no
@@ -50,7 +82,11 @@ func OpenEngines(choice, device string) (Engines, string, error) {
 	if choice == EngineCPU {
 		return Engines{Preferred: cpu, CPU: cpu}, "", nil
 	}
-	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: device})
+	err := probeOpenCL(device)
+	var g *gpufft.OpenCL
+	if err == nil {
+		g, err = gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: device})
+	}
 	if err != nil {
 		if choice == EngineGPU {
 			cpu.Close()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // Exit codes of every command.
@@ -23,6 +25,23 @@ const (
 	ExitFailure = 1 // runtime failure
 	ExitUsage   = 2 // bad usage or bad input
 )
+
+// probeArg is the hidden subcommand that checks OpenCL in a child process
+// (gpufft.WriteProbe), so a crashing driver costs a fallback, not Prism.
+const probeArg = "__probe-opencl"
+
+// EnableProbe makes opening the engines check the OpenCL installation in
+// a child process first (this executable, probeArg), once per
+// installation. main calls it before anything opens an engine.
+func EnableProbe() {
+	exe, err := os.Executable()
+	if err != nil {
+		return // no probe: OpenCL is opened in-process, as before
+	}
+	analysis.ProbeCommand = func(ctx context.Context, device string) *exec.Cmd {
+		return exec.CommandContext(ctx, exe, probeArg, device)
+	}
+}
 
 // Command is one `prism NAME` subcommand.
 type Command struct {
@@ -60,6 +79,16 @@ func Usage(w io.Writer) {
 // characters escaped (file names are echoed).
 func Run(args []string, stdout, stderr io.Writer) int {
 	stderr = safeWriter{stderr}
+	if len(args) > 0 && args[0] == probeArg {
+		dev := ""
+		if len(args) > 1 {
+			dev = args[1]
+		}
+		if err := gpufft.WriteProbe(stdout, gpufft.OpenCLOptions{Device: dev}); err != nil {
+			return ExitFailure
+		}
+		return ExitOK
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		Usage(stdout)
 		return ExitOK
