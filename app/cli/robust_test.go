@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -187,5 +188,25 @@ func TestFilterManyChannels(t *testing.T) {
 	}
 	if rms = math.Sqrt(rms / 1000); math.Abs(rms-0.25/math.Sqrt2) > 0.01 {
 		t.Errorf("channel 7 RMS %.4f, want %.4f", rms, 0.25/math.Sqrt2)
+	}
+}
+
+// TestCaptureStatsPeak: --stats names the captured tone: its frequency
+// between bins within 0.02 bin, its level within 0.02 dB, and its note.
+func TestCaptureStatsPeak(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Run([]string{"capture", "--generator", "sine:1234.5:-10", "--seconds", "1", "--stats", "--engine", "cpu",
+		"--window", "hann", "-o", filepath.Join(t.TempDir(), "c.npy"), "--quiet"}, &out, &errb)
+	var st struct {
+		Hz   float64 `json:"peak_hz"`
+		DBFS float64 `json:"peak_dbfs"`
+		Note string  `json:"peak_note"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &st); code != ExitOK || err != nil {
+		t.Fatalf("exit %d, %v, %s", code, err, errb.String())
+	}
+	binHz := 48000.0 / 4096
+	if math.Abs(st.Hz-1234.5) > 0.02*binHz || math.Abs(st.DBFS+10) > 0.02 || st.Note != "D#6" {
+		t.Errorf("peak %+v, want 1234.5 Hz at −10 dBFS, D#6", st)
 	}
 }

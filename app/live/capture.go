@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
@@ -141,9 +142,26 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 		return live.Stats(), err
 	}
 	st := live.Stats()
+	if err := capturePeak(live, sink.ch, opts, &st); err != nil {
+		return st, err
+	}
 	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped, %d overflows, %d stalls\n",
 		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.Overflows, st.Stalls)
 	return st, short
+}
+
+// capturePeak sets st's peak from output channel ch's last spectrum.
+func capturePeak(l *Live, ch int, opts CaptureOptions, st *LiveStats) error {
+	var sp Spectrum
+	l.Latest(ch, &sp)
+	k, err := dsp.NewWindowKernel(opts.Window.Values(opts.FFT))
+	if err != nil || len(sp.Current) < 3 {
+		return err
+	}
+	tone := k.FindToneDB(sp.Current, sp.BinHz)
+	st.PeakHz, st.PeakDBFS = tone.FreqHz, tone.LevelDB
+	st.PeakNote, _ = dsp.NoteName(tone.FreqHz)
+	return nil
 }
 
 // captureSink writes one output channel's frames as dB rows, and gap rows

@@ -33,6 +33,12 @@ type LiveStats struct {
 	Stalls         uint64             `json:"stalls"`
 	Reopens        uint64             `json:"reopens"`
 	Status         string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
+	// The captured channel's dominant tone in its last spectrum (Capture
+	// only): frequency and level refined on the window's exact response
+	// (dsp.WindowKernel), and the nearest note (A4 = 440 Hz).
+	PeakHz   float64 `json:"peak_hz,omitempty"`
+	PeakDBFS float64 `json:"peak_dbfs,omitempty"`
+	PeakNote string  `json:"peak_note,omitempty"`
 }
 
 // liveStats measures Live: engine time per batch (both engines'), latency,
