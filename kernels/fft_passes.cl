@@ -14,41 +14,121 @@
 // (LOAD_SEQ_FAST / STORE_SEQ_FAST), so S consecutive sequences fill a whole
 // memory transaction.
 //
+// The real transforms' pre- and post-processing is folded into the passes,
+// so a real transform or spectrogram costs two passes over global memory,
+// like a complex one:
+//   IN_MODE 0  complex input, float2[count][NTOT]
+//           1  spectrogram frames read straight from the planar sample
+//              buffer and windowed on load: z[m] = w[2m]x[2m] + i*w[2m+1]x[2m+1]
+//              of frame f = item % frames, channel c = item / frames (defines
+//              CHANNELS, MIX; aux = the window as float2 pairs)
+//           2  C2R: the conjugate of Z[k] = E + i*O packed from the half
+//              spectrum float2[count][NTOT+1], reading X[k] and X[NTOT-k]
+//              (aux = W_(2*NTOT)^k); pass 2 then conjugates and scales
+//   OUT_MODE 0 complex output, float2[count][NTOT]
+//           1  R2C: the split into float2[count][NTOT+1] bins (pass 2 only)
+//           2  the spectrogram's OUTPUT (dBFS, power, complex) per bin
+//              with scale = 1/sum(w) and BINGAIN (pass 2 only)
+// The split needs Z[k] and Z[NTOT-k]: for k = c + SEQS*d the mirror is in
+// sequence SEQS - c (or c itself for c = 0 and SEQS/2), so with OUT_MODE a
+// group does S/2 sequences and their S/2 mirrors (S >= 2, S <= SEQS) and
+// combines them from local memory.
+//
 // Extra defines: KERNEL_PASS; SEQS (sequences per item, a multiple of S);
 // NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST, STORE_SEQ_FAST (0/1);
 // TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries);
 // tws is the stage table of fft_common.cl;
 // CONJ_IN (conjugate on load), CONJ_OUT (conjugate and multiply by `scale`
-// on store; with CONJ_IN on pass 1 this makes an inverse transform).
+// on store; with CONJ_IN on pass 1 this makes an inverse transform);
+// IN_MODE, OUT_MODE (above; SPLIT_LEN=NTOT with OUT_MODE 2).
+// Arguments unused by a mode are still set (any buffer, any value).
 // Local memory: 2*S*PADLEN floats (SPLIT is never used here).
-// Work-group: S*T work-items; global size count/S * S*T.
+// Work-group: S*T work-items; global size count*SEQS/S * S*T.
 //
-// KERNEL_R2C_POST / KERNEL_C2R_PRE / KERNEL_FRAMES / KERNEL_SPEC_POST are
-// one-work-item-per-bin kernels around a complex transform of LEN = N/2
-// points; see each.
+// KERNEL_R2C_POST / KERNEL_FRAMES / KERNEL_SPEC_POST are one-work-item-per-
+// bin kernels around a complex transform of LEN = N/2 points, for devices
+// whose pass-2 groups hold a single sequence (no pairing); see each.
 
 #ifdef KERNEL_PASS
+#ifndef IN_MODE
+#define IN_MODE 0
+#endif
+#ifndef OUT_MODE
+#define OUT_MODE 0
+#endif
+#if IN_MODE == 1
+#define PASS_SRC_T float
+#else
+#define PASS_SRC_T float2
+#endif
+
+// Sequence of slot s (0 <= s < S) of group g within its item. With OUT_MODE
+// 1 or 2 the slots are paired for the real split: slot s < S/2 does c = c0
+// + s (c0 = g*S/2), slot s + S/2 its mirror SEQS - c, or SEQS/2 for c = 0;
+// sequences 0 and SEQS/2 are their own mirrors.
+#if OUT_MODE
+#define SEQ_OF(s) ((s) < S / 2 ? c0 + (s) \
+                   : c0 + (s) - S / 2 == 0 ? SEQS / 2 : SEQS - (c0 + (s) - S / 2))
+#else
+#define SEQ_OF(s) (c0 + (s))
+#endif
+
+// load_el returns input element pos (= q*SS_IN + e*ES_IN) of item `item`.
+inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size_t pos,
+                      __global const float2 *restrict aux, long chanStride, int hop, int frames) {
+#if IN_MODE == 1
+    // z[m] = (w[2m]x[2m], w[2m+1]x[2m+1]) of frame f of channel c
+    const size_t f = item % frames, c = item / frames;
+    __global const float *p = src + f * hop + (MIX ? 0 : c * chanStride) + 2 * pos;
+    float2 x = (float2)(p[0], p[1]);
+#if MIX && CHANNELS > 1
+    for (int ch = 1; ch < CHANNELS; ch++) {
+        __global const float *pc = p + (size_t)ch * chanStride;
+        x += (float2)(pc[0], pc[1]);
+    }
+    x *= (1.0f / CHANNELS);
+#endif
+    return x * aux[pos];
+#elif IN_MODE == 2
+    // the conjugate of Z[k] = E + i*O packed from half spectrum X (NTOT+1
+    // bins per item); aux holds W_(2*NTOT)^k
+    __global const float2 *x = src + item * (NTOT + 1);
+    float2 xk = x[pos];
+    float2 xm = conjf2(x[NTOT - pos]);
+    if (pos == 0) xk.y = xm.y = 0.0f; // bins 0 and NTOT are real by the contract
+    float2 e = (xk + xm) * 0.5f;
+    float2 o = cmul(conjf2(aux[pos]), (xk - xm) * 0.5f);
+    return conjf2(e + (float2)(-o.y, o.x));
+#else
+    return src[item * NTOT + pos];
+#endif
+}
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
-void fft_pass(__global const float2 *restrict src, __global float2 *restrict dst,
+void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict dstv,
               __global const float2 *restrict tws, __global const float2 *restrict tw4,
-              float scale) {
+              float scale, __global const float2 *restrict aux, __global const float *restrict gain,
+              long chanStride, int hop, int frames) {
     __local float lbuf[2 * S * PADLEN];
     const int lt = get_local_id(0);
     const int s = lt / T;
     const int t = lt - s * T;
-    const size_t seq0 = (size_t)get_group_id(0) * S; // first sequence of the group
-    const size_t item = seq0 / SEQS;
-    const int q0 = (int)(seq0 - item * SEQS);       // sequence index within its item
+    const size_t grp = get_group_id(0);
+    const size_t item = grp / (SEQS / S);
+    const int g = (int)(grp - item * (SEQS / S));
+#if OUT_MODE
+    const int c0 = g * (S / 2);
+#else
+    const int c0 = g * S;
+#endif
     __local float *lre = lbuf + s * PADLEN;
     __local float *lim = lbuf + (S + s) * PADLEN;
-    __global const float2 *in = src + item * NTOT;
-    __global float2 *out = dst + item * NTOT;
     float2 v[RADIX];
 
 #if LOAD_SEQ_FAST
     for (int idx = lt; idx < S * LEN; idx += S * T) {
         int s2 = idx % S, e = idx / S;
-        float2 x = in[(size_t)(q0 + s2) * SS_IN + (size_t)e * ES_IN];
+        float2 x = load_el(src, item, (size_t)SEQ_OF(s2) * SS_IN + (size_t)e * ES_IN, aux, chanStride, hop, frames);
         lbuf[s2 * PADLEN + PAD(e)] = x.x;
         lbuf[(S + s2) * PADLEN + PAD(e)] = x.y;
     }
@@ -61,7 +141,8 @@ void fft_pass(__global const float2 *restrict src, __global float2 *restrict dst
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r] = in[(size_t)(q0 + s) * SS_IN + (size_t)(t + r * T) * ES_IN];
+    for (int r = 0; r < RADIX; r++)
+        v[r] = load_el(src, item, (size_t)SEQ_OF(s) * SS_IN + (size_t)(t + r * T) * ES_IN, aux, chanStride, hop, frames);
 #endif
 #if CONJ_IN
     #pragma unroll
@@ -71,17 +152,49 @@ void fft_pass(__global const float2 *restrict src, __global float2 *restrict dst
     fft_regs(v, lre, lim, t, tws);
 
     #pragma unroll
-
     for (int r = 0; r < RADIX; r++) {
 #if TWIDDLE4
         int e = t + r * T;
-        v[r] = cmul(v[r], tw4[((q0 + s) * e) & (NTOT - 1)]);
+        v[r] = cmul(v[r], tw4[(SEQ_OF(s) * e) & (NTOT - 1)]);
 #endif
 #if CONJ_OUT
         v[r] = conjf2(v[r]) * scale;
 #endif
     }
 
+#if OUT_MODE
+    // Real split (see fft_common.cl's r2c_bin): the bins k = c + SEQS*d of
+    // slot s2 need Z[k] from the slot and Z[NTOT - k] from its mirror slot,
+    // both here in local memory. Output rows are NTOT+1 bins (OUT_MODE 1:
+    // float2 X; OUT_MODE 2: the spectrogram's OUTPUT); aux holds W_(2*NTOT)^k.
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int i = PAD(t + r * T);
+        lre[i] = v[r].x;
+        lim[i] = v[r].y;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const size_t row = item * (NTOT + 1);
+    for (int idx = lt; idx < S * LEN; idx += S * T) {
+        int s2 = idx % S, d = idx / S;
+        int c = SEQ_OF(s2);
+        int clo = c0 + (s2 < S / 2 ? s2 : s2 - S / 2);
+        int ms = clo == 0 ? s2 : s2 ^ (S / 2);
+        int md = c == 0 ? (LEN - d) & (LEN - 1) : LEN - 1 - d;
+        float2 zk = (float2)(lbuf[s2 * PADLEN + PAD(d)], lbuf[(S + s2) * PADLEN + PAD(d)]);
+        float2 zm = (float2)(lbuf[ms * PADLEN + PAD(md)], lbuf[(S + ms) * PADLEN + PAD(md)]);
+        int k = c + SEQS * d;
+        float2 X = r2c_bin(zk, zm, aux[k]);
+#if OUT_MODE == 1
+        ((__global float2 *)dstv)[row + k] = X;
+        if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk, zk, (float2)(-1.0f, 0.0f));
+#else
+        store_bin(dstv, row + k, k, X, scale, gain);
+        if (k == 0) store_bin(dstv, row + NTOT, NTOT, r2c_bin(zk, zk, (float2)(-1.0f, 0.0f)), scale, gain);
+#endif
+    }
+#else
+    __global float2 *out = (__global float2 *)dstv + item * NTOT;
 #if STORE_SEQ_FAST
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
@@ -92,12 +205,13 @@ void fft_pass(__global const float2 *restrict src, __global float2 *restrict dst
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int idx = lt; idx < S * LEN; idx += S * T) {
         int s2 = idx % S, e = idx / S;
-        out[(size_t)(q0 + s2) * SS_OUT + (size_t)e * ES_OUT] =
+        out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] =
             (float2)(lbuf[s2 * PADLEN + PAD(e)], lbuf[(S + s2) * PADLEN + PAD(e)]);
     }
 #else
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) out[(size_t)(q0 + s) * SS_OUT + (size_t)(t + r * T) * ES_OUT] = v[r];
+    for (int r = 0; r < RADIX; r++) out[(size_t)SEQ_OF(s) * SS_OUT + (size_t)(t + r * T) * ES_OUT] = v[r];
+#endif
 #endif
 }
 #endif
@@ -114,25 +228,6 @@ __kernel void r2c_post(__global const float2 *restrict z, __global float2 *restr
     int k = (int)(gid - item * (LEN + 1));
     __global const float2 *zi = z + item * LEN;
     out[gid] = r2c_bin(zi[k & (LEN - 1)], zi[(LEN - k) & (LEN - 1)], tw[k]);
-}
-#endif
-
-#ifdef KERNEL_C2R_PRE
-// in: float2[count][LEN+1] half spectra; z: float2[count][LEN], receives the
-// conjugate of Z = E + i*O so that a forward pass sequence with CONJ_OUT and
-// scale 1/LEN yields the packed real output. Global size count*LEN.
-__kernel void c2r_pre(__global const float2 *restrict in, __global float2 *restrict z,
-                      __global const float2 *restrict tw, int count) {
-    size_t gid = get_global_id(0);
-    if (gid >= (size_t)count * LEN) return;
-    size_t item = gid / LEN;
-    int k = (int)(gid - item * LEN);
-    __global const float2 *xi = in + item * (LEN + 1);
-    float2 xk = xi[k];
-    float2 xm = conjf2(xi[LEN - k]);
-    float2 e = (xk + xm) * 0.5f;
-    float2 o = cmul(conjf2(tw[k]), (xk - xm) * 0.5f);
-    z[gid] = conjf2(e + (float2)(-o.y, o.x));
 }
 #endif
 
