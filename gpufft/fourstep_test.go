@@ -34,10 +34,14 @@ const unpairedLocal = 2 * (32 + 32/8) * 4
 
 func TestFourStepTransforms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 1))
+	paired := []int{64, 128, 256, 2048, 16384}
+	if testing.Short() {
+		paired = []int{64, 2048}
+	}
 	for _, c := range []struct {
 		local int
 		sizes []int
-	}{{0, []int{64, 128, 256, 2048, 16384}}, {unpairedLocal, []int{2048}}} {
+	}{{0, paired}, {unpairedLocal, []int{2048}}} {
 		e := fourStepEngine(t, c.local)
 		for _, n := range c.sizes {
 			m := n / 2
@@ -138,10 +142,14 @@ func TestFourStepTransforms(t *testing.T) {
 // on odd samples) and a bin gain.
 func TestFourStepSpectrogram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 1))
+	paired := []int{64, 2048, 8192}
+	if testing.Short() {
+		paired = []int{2048}
+	}
 	for _, c := range []struct {
 		local int
 		sizes []int
-	}{{0, []int{64, 2048, 8192}}, {unpairedLocal, []int{2048}}} {
+	}{{0, paired}, {unpairedLocal, []int{2048}}} {
 		e := fourStepEngine(t, c.local)
 		for _, n := range c.sizes {
 			length := 3*n + 77
@@ -153,27 +161,29 @@ func TestFourStepSpectrogram(t *testing.T) {
 			for k := range gain {
 				gain[k] = float32(k%7) / 3
 			}
-			for _, mix := range []bool{true, false} {
-				for _, out := range []Output{DBFS, Power, Complex} {
-					for _, g := range [][]float32{nil, gain} {
-						if g != nil && out == Complex {
-							continue
-						}
-						cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: Window{Kind: Hann}, Channels: 2, Mix: mix,
-							MaxSamples: length, Output: out, BinGain: g}
-						a, b := spectrogram(t, testCPU, cfg, noise), spectrogram(t, e, cfg, noise)
-						for i := range a {
-							bad := false
-							switch out {
-							case DBFS:
-								bad = (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01
-							default: // power or complex: relative to the frame's scale
-								bad = math.Abs(float64(a[i]-b[i])) > 1e-4*(math.Abs(float64(a[i]))+float64(n)*0.01)
-							}
-							if bad {
-								t.Fatalf("local=%d n=%d mix=%v %v gain=%v: value %d: CPU %g, GPU %g", c.local, n, mix, out, g != nil, i, a[i], b[i])
-							}
-						}
+			type variant struct {
+				mix  bool
+				out  Output
+				gain []float32
+			}
+			variants := []variant{{true, DBFS, nil}, {false, Power, gain}, {true, Complex, nil}}
+			if !testing.Short() {
+				variants = append(variants, variant{false, DBFS, nil}, variant{true, DBFS, gain}, variant{false, Complex, nil})
+			}
+			for _, v := range variants {
+				cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: Window{Kind: Hann}, Channels: 2, Mix: v.mix,
+					MaxSamples: length, Output: v.out, BinGain: v.gain}
+				a, b := spectrogram(t, testCPU, cfg, noise), spectrogram(t, e, cfg, noise)
+				for i := range a {
+					bad := false
+					switch v.out {
+					case DBFS:
+						bad = (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01
+					default: // power or complex: relative to the frame's scale
+						bad = math.Abs(float64(a[i]-b[i])) > 1e-4*(math.Abs(float64(a[i]))+float64(n)*0.01)
+					}
+					if bad {
+						t.Fatalf("local=%d n=%d mix=%v %v gain=%v: value %d: CPU %g, GPU %g", c.local, n, v.mix, v.out, v.gain != nil, i, a[i], b[i])
 					}
 				}
 			}

@@ -477,12 +477,24 @@ func (e *OpenCL) passGeom(n int) geom {
 	if n < 1024 {
 		g.radix = min(g.radix, 8)
 	}
-	padLen := n + n/g.radix
 	g.s = min(16, max(1, 4096/n))
-	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*padLen*4 > e.local) {
+	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*g.passStride()*4 > e.local) {
 		g.s /= 2
 	}
 	return g
+}
+
+// passStride is the distance in floats between the local-memory regions of
+// a four-step pass's sequences (SSTRIDE in fft_passes.cl): the padded
+// length rounded up to 32/S mod 32, so that the S sequences a warp's
+// coalesced global access spans sit in distinct banks of 32 instead of
+// the same one (a padded length of 288 or 1152 is 0 mod 32).
+func (g geom) passStride() int {
+	pad := g.len + g.len/g.radix
+	if g.s < 2 || g.s > 32 {
+		return pad
+	}
+	return pad + ((32/g.s-pad%32)%32+32)%32
 }
 
 // fourStepSplit returns A (pass-2 length) and B (pass-1 length), N = A·B,
@@ -501,7 +513,7 @@ func (e *OpenCL) fourStepOK(n int) bool {
 	a, b := fourStepSplit(n)
 	for _, l := range []int{a, b} {
 		g := e.passGeom(l)
-		if g.wg() > e.maxWG || 2*g.s*(l+l/g.radix)*4 > e.local {
+		if g.wg() > e.maxWG || 2*g.s*g.passStride()*4 > e.local {
 			return false
 		}
 	}

@@ -204,7 +204,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"SS_IN="+strconv.Itoa(ssIn), "ES_IN="+strconv.Itoa(esIn), "SS_OUT="+strconv.Itoa(ssOut), "ES_OUT="+strconv.Itoa(esOut),
 			"LOAD_SEQ_FAST="+b01(loadSeq), "STORE_SEQ_FAST=1", "TWIDDLE4="+b01(twiddle4),
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
-			"SPLIT_LEN="+strconv.Itoa(n))
+			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()))
 		defs = append(defs, io.defs...)
 		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
 			int64(0), io.hop, int32(0))

@@ -40,9 +40,11 @@
 // tws is the stage table of fft_common.cl;
 // CONJ_IN (conjugate on load), CONJ_OUT (conjugate and multiply by `scale`
 // on store; with CONJ_IN on pass 1 this makes an inverse transform);
-// IN_MODE, OUT_MODE (above; SPLIT_LEN=NTOT with OUT_MODE 2).
+// IN_MODE, OUT_MODE (above; SPLIT_LEN=NTOT with OUT_MODE 2); SSTRIDE.
 // Arguments unused by a mode are still set (any buffer, any value).
-// Local memory: 2*S*PADLEN floats (SPLIT is never used here).
+// Local memory: 2*S*SSTRIDE floats, SSTRIDE >= PADLEN being the distance
+// between sequences' regions chosen by the host to keep the S sequences of
+// a coalesced access in distinct banks (SPLIT is never used here).
 // Work-group: S*T work-items; global size count*SEQS/S * S*T.
 //
 // KERNEL_R2C_POST / KERNEL_FRAMES / KERNEL_SPEC_POST are one-work-item-per-
@@ -109,7 +111,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
               __global const float2 *restrict tws, __global const float2 *restrict tw4,
               float scale, __global const float2 *restrict aux, __global const float *restrict gain,
               long chanStride, int hop, int frames) {
-    __local float lbuf[2 * S * PADLEN];
+    __local float lbuf[2 * S * SSTRIDE];
     const int lt = get_local_id(0);
     const int s = lt / T;
     const int t = lt - s * T;
@@ -121,16 +123,16 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #else
     const int c0 = g * S;
 #endif
-    __local float *lre = lbuf + s * PADLEN;
-    __local float *lim = lbuf + (S + s) * PADLEN;
+    __local float *lre = lbuf + s * SSTRIDE;
+    __local float *lim = lbuf + (S + s) * SSTRIDE;
     float2 v[RADIX];
 
 #if LOAD_SEQ_FAST
     for (int idx = lt; idx < S * LEN; idx += S * T) {
         int s2 = idx % S, e = idx / S;
         float2 x = load_el(src, item, (size_t)SEQ_OF(s2) * SS_IN + (size_t)e * ES_IN, aux, chanStride, hop, frames);
-        lbuf[s2 * PADLEN + PAD(e)] = x.x;
-        lbuf[(S + s2) * PADLEN + PAD(e)] = x.y;
+        lbuf[s2 * SSTRIDE + PAD(e)] = x.x;
+        lbuf[(S + s2) * SSTRIDE + PAD(e)] = x.y;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     #pragma unroll
@@ -181,8 +183,8 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
         int clo = c0 + (s2 < S / 2 ? s2 : s2 - S / 2);
         int ms = clo == 0 ? s2 : s2 ^ (S / 2);
         int md = c == 0 ? (LEN - d) & (LEN - 1) : LEN - 1 - d;
-        float2 zk = (float2)(lbuf[s2 * PADLEN + PAD(d)], lbuf[(S + s2) * PADLEN + PAD(d)]);
-        float2 zm = (float2)(lbuf[ms * PADLEN + PAD(md)], lbuf[(S + ms) * PADLEN + PAD(md)]);
+        float2 zk = (float2)(lbuf[s2 * SSTRIDE + PAD(d)], lbuf[(S + s2) * SSTRIDE + PAD(d)]);
+        float2 zm = (float2)(lbuf[ms * SSTRIDE + PAD(md)], lbuf[(S + ms) * SSTRIDE + PAD(md)]);
         int k = c + SEQS * d;
         float2 X = r2c_bin(zk, zm, aux[k]);
 #if OUT_MODE == 1
@@ -206,7 +208,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     for (int idx = lt; idx < S * LEN; idx += S * T) {
         int s2 = idx % S, e = idx / S;
         out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] =
-            (float2)(lbuf[s2 * PADLEN + PAD(e)], lbuf[(S + s2) * PADLEN + PAD(e)]);
+            (float2)(lbuf[s2 * SSTRIDE + PAD(e)], lbuf[(S + s2) * SSTRIDE + PAD(e)]);
     }
 #else
     #pragma unroll
