@@ -153,11 +153,18 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 
     fft_regs(v, lre, lim, t, tws);
 
+#if TWIDDLE4
+    // W_NTOT^(q*e) for e = t + r*T as W^(q*t) * W^(q*T*r): one scattered
+    // load per work-item, and RADIX loads shared by the warp's lanes of one
+    // sequence (one transaction each) instead of RADIX scattered ones.
+    const int q = SEQ_OF(s);
+    const float2 wt = tw4[(q * t) & (NTOT - 1)];
+#endif
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
 #if TWIDDLE4
-        int e = t + r * T;
-        v[r] = cmul(v[r], tw4[(SEQ_OF(s) * e) & (NTOT - 1)]);
+        if (r > 0) v[r] = cmul(v[r], cmul(wt, tw4[(q * T * r) & (NTOT - 1)]));
+        else v[r] = cmul(v[r], wt);
 #endif
 #if CONJ_OUT
         v[r] = conjf2(v[r]) * scale;
