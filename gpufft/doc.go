@@ -23,15 +23,25 @@
 // short), global loads and stores are coalesced, and twiddles come from
 // per-stage tables laid out so a warp reads consecutive entries. Real
 // transforms are half-length complex ones plus the split post-processing.
-// Larger sizes run the four-step (hierarchical) path: two strided passes of
-// √N-point transforms with S sequences per group so strided accesses fill
-// whole transactions. The spectrogram plan reads frames straight from the
-// sample buffer, windows on load, and writes dBFS in one launch.
+// Larger sizes, up to MaxSize, run the four-step (hierarchical) path: two
+// passes over device memory of √N-point transforms, S sequences per group
+// staged through local memory so strided accesses fill whole transactions,
+// with the twiddle multiply folded into pass 1's stores. Real transforms
+// and spectrograms cost the same two passes: pass 1 reads the real input
+// (or, for the spectrogram, the frames straight from the sample buffer,
+// windowed on load; for C2R, the half spectrum packed on load), and pass 2
+// pairs each sequence with its mirror in one group so the real split and
+// the dB output happen as it stores. The single-pass spectrogram plan reads
+// frames straight from the sample buffer, windows on load, and writes dBFS
+// in one launch.
 //
 // Tuning aids, read when the engine opens (for `prism bench` on new
 // hardware): PRISM_OPENCL_RADIX (4, 8, 16), PRISM_OPENCL_GROUP (items a
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
-// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
+// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_FOURSTEP
+// (small/big: which factor the four-step pass 2 gets), PRISM_OPENCL_PASS_SPLIT
+// (0/1: four-step passes stage one float component at a time, for twice
+// the sequences per group), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose), PRISM_OPENCL_BUILDLOG (print every build log) and
 // PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).

@@ -178,6 +178,13 @@ type OpenCL struct {
 	// (several short transforms share a group up to it).
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
+	// passSplitMin: four-step passes of at least this many points stage
+	// one float component at a time, for twice the sequences per group
+	// (0: none; PRISM_OPENCL_PASS_SPLIT=1 sets 1024).
+	passSplitMin int
+	// smallA: the four-step split puts the smaller factor in pass 2
+	// (PRISM_OPENCL_FOURSTEP=small/big).
+	smallA bool
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every single-pass build): a tuning aid
 	// for trying kernel variants with `prism bench`.
@@ -228,6 +235,10 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
 		e.singleMax = m
 	}
+	if os.Getenv("PRISM_OPENCL_PASS_SPLIT") == "1" {
+		e.passSplitMin = 1024
+	}
+	e.smallA = os.Getenv("PRISM_OPENCL_FOURSTEP") == "small"
 	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
 		e.groupThreads = g
@@ -478,10 +489,21 @@ func (e *OpenCL) passGeom(n int) geom {
 		g.radix = min(g.radix, 8)
 	}
 	g.s = min(16, max(1, 4096/n))
-	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*g.passStride()*4 > e.local) {
+	if e.passSplitMin > 0 && n >= e.passSplitMin {
+		g.split, g.s = true, min(16, max(1, 8192/n))
+	}
+	for g.s > 1 && (g.s*g.t() > e.maxWG || g.passLocal() > e.local) {
 		g.s /= 2
 	}
 	return g
+}
+
+// passLocal is the local memory in bytes a four-step pass group uses.
+func (g geom) passLocal() int {
+	if g.split {
+		return g.s * g.passStride() * 4
+	}
+	return 2 * g.s * g.passStride() * 4
 }
 
 // passStride is the distance in floats between the local-memory regions of
@@ -498,9 +520,12 @@ func (g geom) passStride() int {
 }
 
 // fourStepSplit returns A (pass-2 length) and B (pass-1 length), N = A·B,
-// B = 2^⌊log2(N)/2⌋.
-func fourStepSplit(n int) (a, b int) {
+// B = 2^⌊log2(N)/2⌋ (A = B or 2B), or with smallA the other way round.
+func (e *OpenCL) fourStepSplit(n int) (a, b int) {
 	b = 1 << ((bitsLen(n) - 1) / 2)
+	if e.smallA {
+		return b, n / b
+	}
 	return n / b, b
 }
 
@@ -510,10 +535,10 @@ func (e *OpenCL) fourStepOK(n int) bool {
 	if n > MaxSize {
 		return false
 	}
-	a, b := fourStepSplit(n)
+	a, b := e.fourStepSplit(n)
 	for _, l := range []int{a, b} {
 		g := e.passGeom(l)
-		if g.wg() > e.maxWG || 2*g.s*g.passStride()*4 > e.local {
+		if g.wg() > e.maxWG || g.passLocal() > e.local {
 			return false
 		}
 	}

@@ -178,7 +178,7 @@ const (
 // can do the split).
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	A, B := fourStepSplit(n)
+	A, B := e.fourStepSplit(n)
 	tw4, err := b.complexTable(twiddles(n))
 	if err != nil {
 		return nil, err
@@ -202,7 +202,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 		}
 		defs := append(g.defines(), "KERNEL_PASS", "NTOT="+strconv.Itoa(n), "SEQS="+strconv.Itoa(seqs),
 			"SS_IN="+strconv.Itoa(ssIn), "ES_IN="+strconv.Itoa(esIn), "SS_OUT="+strconv.Itoa(ssOut), "ES_OUT="+strconv.Itoa(esOut),
-			"LOAD_SEQ_FAST="+b01(loadSeq), "STORE_SEQ_FAST=1", "TWIDDLE4="+b01(twiddle4),
+			"LOAD_SEQ_FAST="+b01(loadSeq), "TWIDDLE4="+b01(twiddle4),
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
 			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()))
 		defs = append(defs, io.defs...)
@@ -230,7 +230,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 // holds a sequence and its mirror in one group, so the real split folds
 // into it (two or more sequences per group).
 func (e *OpenCL) fourStepPaired(n int) bool {
-	a, b := fourStepSplit(n)
+	a, b := e.fourStepSplit(n)
 	return min(e.passGeom(a).s, b) >= 2
 }
 

@@ -11,7 +11,7 @@
 // element e of sequence q of item i sits at i*NTOT + q*SS + e*ES (separately
 // for in and out). Global accesses are made coalesced by staging through
 // local memory with the sequence index fastest when its stride is 1
-// (LOAD_SEQ_FAST / STORE_SEQ_FAST), so S consecutive sequences fill a whole
+// (LOAD_SEQ_FAST; stores always), so S consecutive sequences fill a whole
 // memory transaction.
 //
 // The real transforms' pre- and post-processing is folded into the passes,
@@ -35,14 +35,15 @@
 // combines them from local memory.
 //
 // Extra defines: KERNEL_PASS; SEQS (sequences per item, a multiple of S);
-// NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST, STORE_SEQ_FAST (0/1);
+// NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST (0/1);
 // TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries);
 // tws is the stage table of fft_common.cl;
 // CONJ_IN (conjugate on load), CONJ_OUT (conjugate and multiply by `scale`
 // on store; with CONJ_IN on pass 1 this makes an inverse transform);
-// IN_MODE, OUT_MODE (above; SPLIT_LEN=NTOT with OUT_MODE 2); SSTRIDE.
+// IN_MODE, OUT_MODE (above; SPLIT_LEN=NTOT with OUT_MODE 2); SSTRIDE;
+// SPLIT (fft_common.cl) stages one float component at a time.
 // Arguments unused by a mode are still set (any buffer, any value).
-// Local memory: 2*S*SSTRIDE floats, SSTRIDE >= PADLEN being the distance
+// Local memory: 2*S*SSTRIDE floats (S*SSTRIDE with SPLIT), SSTRIDE >= PADLEN being the distance
 // between sequences' regions chosen by the host to keep the S sequences of
 // a coalesced access in distinct banks (SPLIT is never used here).
 // Work-group: S*T work-items; global size count*SEQS/S * S*T.
@@ -106,12 +107,25 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
 #endif
 }
 
+// Staging through local memory for coalesced global accesses: element j
+// (< RADIX) of work-item lt is idx = lt + j*S*T, sequence slot idx % S
+// (fastest) and element idx / S. With SPLIT the regions hold one float
+// component at a time (twice the sequences in the same local memory, so
+// wider coalesced chunks), in two rounds.
+#define STAGE_RE(s2, e) lbuf[(s2) * SSTRIDE + PAD(e)]
+#define STAGE_IM(s2, e) lbuf[(S + (s2)) * SSTRIDE + PAD(e)]
+#if SPLIT
+#define PASS_LOCAL (S * SSTRIDE)
+#else
+#define PASS_LOCAL (2 * S * SSTRIDE)
+#endif
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict dstv,
               __global const float2 *restrict tws, __global const float2 *restrict tw4,
               float scale, __global const float2 *restrict aux, __global const float *restrict gain,
               long chanStride, int hop, int frames) {
-    __local float lbuf[2 * S * SSTRIDE];
+    __local float lbuf[PASS_LOCAL];
     const int lt = get_local_id(0);
     const int s = lt / T;
     const int t = lt - s * T;
@@ -124,23 +138,50 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     const int c0 = g * S;
 #endif
     __local float *lre = lbuf + s * SSTRIDE;
+#if SPLIT
+    __local float *lim = lre;
+#else
     __local float *lim = lbuf + (S + s) * SSTRIDE;
+#endif
     float2 v[RADIX];
 
 #if LOAD_SEQ_FAST
-    for (int idx = lt; idx < S * LEN; idx += S * T) {
-        int s2 = idx % S, e = idx / S;
-        float2 x = load_el(src, item, (size_t)SEQ_OF(s2) * SS_IN + (size_t)e * ES_IN, aux, chanStride, hop, frames);
-        lbuf[s2 * SSTRIDE + PAD(e)] = x.x;
-        lbuf[(S + s2) * SSTRIDE + PAD(e)] = x.y;
+    {
+        float2 st[RADIX];
+        #pragma unroll
+        for (int j = 0; j < RADIX; j++) {
+            const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+            st[j] = load_el(src, item, (size_t)SEQ_OF(s2) * SS_IN + (size_t)e * ES_IN, aux, chanStride, hop, frames);
+        }
+        #pragma unroll
+        for (int j = 0; j < RADIX; j++) {
+            const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+            STAGE_RE(s2, e) = st[j].x;
+#if !SPLIT
+            STAGE_IM(s2, e) = st[j].y;
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            v[r].x = lre[PAD(t + r * T)];
+#if !SPLIT
+            v[r].y = lim[PAD(t + r * T)];
+#endif
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#if SPLIT
+        #pragma unroll
+        for (int j = 0; j < RADIX; j++) {
+            const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+            STAGE_RE(s2, e) = st[j].y;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) v[r].y = lre[PAD(t + r * T)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) {
-        int i = PAD(t + r * T);
-        v[r] = (float2)(lre[i], lim[i]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
 #else
     #pragma unroll
     for (int r = 0; r < RADIX; r++)
@@ -171,56 +212,91 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #endif
     }
 
+    // results to local memory (the .x components first, with SPLIT)
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        lre[PAD(t + r * T)] = v[r].x;
+#if !SPLIT
+        lim[PAD(t + r * T)] = v[r].y;
+#endif
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+
 #if OUT_MODE
     // Real split (see fft_common.cl's r2c_bin): the bins k = c + SEQS*d of
-    // slot s2 need Z[k] from the slot and Z[NTOT - k] from its mirror slot,
-    // both here in local memory. Output rows are NTOT+1 bins (OUT_MODE 1:
-    // float2 X; OUT_MODE 2: the spectrogram's OUTPUT); aux holds W_(2*NTOT)^k.
+    // slot s2 need Z[k] from the slot and Z[NTOT - k] from its mirror slot
+    // ms, both here in local memory. Output rows are NTOT+1 bins (OUT_MODE
+    // 1: float2 X; OUT_MODE 2: the spectrogram's OUTPUT); aux holds
+    // W_(2*NTOT)^k.
+#define MIRROR_SLOT(s2) ((c0 + ((s2) < S / 2 ? (s2) : (s2) - S / 2)) == 0 ? (s2) : (s2) ^ (S / 2))
+#define MIRROR_EL(s2, d) (SEQ_OF(s2) == 0 ? (LEN - (d)) & (LEN - 1) : LEN - 1 - (d))
+    float2 zk[RADIX], zm[RADIX];
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) {
-        int i = PAD(t + r * T);
-        lre[i] = v[r].x;
-        lim[i] = v[r].y;
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, d = idx / S;
+        const int ms = MIRROR_SLOT(s2), md = MIRROR_EL(s2, d);
+        zk[j].x = STAGE_RE(s2, d);
+        zm[j].x = STAGE_RE(ms, md);
+#if !SPLIT
+        zk[j].y = STAGE_IM(s2, d);
+        zm[j].y = STAGE_IM(ms, md);
+#endif
     }
+#if SPLIT
     barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) lre[PAD(t + r * T)] = v[r].y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, d = idx / S;
+        zk[j].y = STAGE_RE(s2, d);
+        zm[j].y = STAGE_RE(MIRROR_SLOT(s2), MIRROR_EL(s2, d));
+    }
+#endif
     const size_t row = item * (NTOT + 1);
-    for (int idx = lt; idx < S * LEN; idx += S * T) {
-        int s2 = idx % S, d = idx / S;
-        int c = SEQ_OF(s2);
-        int clo = c0 + (s2 < S / 2 ? s2 : s2 - S / 2);
-        int ms = clo == 0 ? s2 : s2 ^ (S / 2);
-        int md = c == 0 ? (LEN - d) & (LEN - 1) : LEN - 1 - d;
-        float2 zk = (float2)(lbuf[s2 * SSTRIDE + PAD(d)], lbuf[(S + s2) * SSTRIDE + PAD(d)]);
-        float2 zm = (float2)(lbuf[ms * SSTRIDE + PAD(md)], lbuf[(S + ms) * SSTRIDE + PAD(md)]);
-        int k = c + SEQS * d;
-        float2 X = r2c_bin(zk, zm, aux[k]);
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, d = idx / S;
+        const int k = SEQ_OF(s2) + SEQS * d;
+        float2 X = r2c_bin(zk[j], zm[j], aux[k]);
 #if OUT_MODE == 1
         ((__global float2 *)dstv)[row + k] = X;
-        if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk, zk, (float2)(-1.0f, 0.0f));
+        if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f));
 #else
         store_bin(dstv, row + k, k, X, scale, gain);
-        if (k == 0) store_bin(dstv, row + NTOT, NTOT, r2c_bin(zk, zk, (float2)(-1.0f, 0.0f)), scale, gain);
+        if (k == 0) store_bin(dstv, row + NTOT, NTOT, r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f)), scale, gain);
 #endif
     }
 #else
+    // Element j of this work-item goes out in sequence-
+    // fastest order, S consecutive sequences per memory transaction.
     __global float2 *out = (__global float2 *)dstv + item * NTOT;
-#if STORE_SEQ_FAST
+    float2 st[RADIX];
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) {
-        int i = PAD(t + r * T);
-        lre[i] = v[r].x;
-        lim[i] = v[r].y;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lt; idx < S * LEN; idx += S * T) {
-        int s2 = idx % S, e = idx / S;
-        out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] =
-            (float2)(lbuf[s2 * SSTRIDE + PAD(e)], lbuf[(S + s2) * SSTRIDE + PAD(e)]);
-    }
-#else
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) out[(size_t)SEQ_OF(s) * SS_OUT + (size_t)(t + r * T) * ES_OUT] = v[r];
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+        st[j].x = STAGE_RE(s2, e);
+#if !SPLIT
+        st[j].y = STAGE_IM(s2, e);
 #endif
+    }
+#if SPLIT
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) lre[PAD(t + r * T)] = v[r].y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+        st[j].y = STAGE_RE(s2, e);
+    }
+#endif
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+        out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] = st[j];
+    }
 #endif
 }
 #endif
