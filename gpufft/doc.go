@@ -38,10 +38,7 @@
 // Tuning aids, read when the engine opens (for `prism bench` on new
 // hardware): PRISM_OPENCL_RADIX (4, 8, 16), PRISM_OPENCL_GROUP (items a
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
-// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_FOURSTEP
-// (small/big: which factor the four-step pass 2 gets), PRISM_OPENCL_PASS_SPLIT
-// (0/1: four-step passes stage one float component at a time, for twice
-// the sequences per group), PRISM_OPENCL_TUNE (extra
+// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose), PRISM_OPENCL_BUILDLOG (print every build log) and
 // PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).

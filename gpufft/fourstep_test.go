@@ -7,23 +7,12 @@ import (
 	"testing"
 )
 
-// fourStep variants of the test engine: local > 0 caps its local memory
-// (so that pass groups hold one sequence and the real split cannot be
-// folded into pass 2: the fallback path); split stages one float component
-// at a time in every pass; smallA puts the smaller factor in pass 2.
-type fourStepVariant struct {
-	local         int
-	split, smallA bool
-}
-
-func (v fourStepVariant) String() string {
-	return fmt.Sprintf("local=%d/split=%v/smallA=%v", v.local, v.split, v.smallA)
-}
-
 // fourStepEngine opens a second OpenCL engine on the test device that sends
 // every transform above 16 complex points through the four-step passes, so
-// small, fast cases cover the paths large sizes take.
-func fourStepEngine(t *testing.T, v fourStepVariant) *OpenCL {
+// small, fast cases cover the paths large sizes take. local > 0 also caps
+// its local memory (so that pass groups hold one sequence and the real
+// split cannot be folded into pass 2: the fallback path).
+func fourStepEngine(t *testing.T, local int) *OpenCL {
 	t.Helper()
 	g := requireGPU(t)
 	e, err := NewOpenCL(OpenCLOptions{Device: fmt.Sprint(g.info.Index)})
@@ -32,13 +21,9 @@ func fourStepEngine(t *testing.T, v fourStepVariant) *OpenCL {
 	}
 	t.Cleanup(func() { e.Close() })
 	e.singleMax = 16
-	if v.local > 0 {
-		e.local = v.local
+	if local > 0 {
+		e.local = local
 	}
-	if v.split {
-		e.passSplitMin = 16
-	}
-	e.smallA = v.smallA
 	return e
 }
 
@@ -49,28 +34,25 @@ const unpairedLocal = 2 * (32 + 32/8) * 4
 
 func TestFourStepTransforms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 1))
-	type tcase struct {
-		v     fourStepVariant
+	paired := []int{64, 128, 256, 2048, 16384}
+	if testing.Short() {
+		paired = []int{64, 2048}
+	}
+	for _, c := range []struct {
+		local int
 		sizes []int
-	}
-	cases := []tcase{{fourStepVariant{}, []int{64, 2048}}, {fourStepVariant{local: unpairedLocal}, []int{2048}},
-		{fourStepVariant{split: true, smallA: true}, []int{2048}}}
-	if !testing.Short() {
-		cases = append(cases, tcase{fourStepVariant{}, []int{128, 256, 16384}}, tcase{fourStepVariant{split: true}, []int{128, 1024}},
-			tcase{fourStepVariant{smallA: true}, []int{128, 1024, 16384}})
-	}
-	for _, c := range cases {
-		e := fourStepEngine(t, c.v)
+	}{{0, paired}, {unpairedLocal, []int{2048}}} {
+		e := fourStepEngine(t, c.local)
 		for _, n := range c.sizes {
 			m := n / 2
 			if _, ok := e.singleGeom(m); ok {
 				t.Fatalf("n=%d: the test engine runs it single-pass", n)
 			}
-			if paired := e.fourStepPaired(m); paired != (c.v.local == 0) {
-				t.Fatalf("n=%d %v: paired split %v", n, c.v, paired)
+			if paired := e.fourStepPaired(m); paired != (c.local == 0) {
+				t.Fatalf("n=%d local=%d: paired split %v", n, c.local, paired)
 			}
 			for _, batch := range []int{1, 3} {
-				t.Run(fmt.Sprintf("%v/size=%d/batch=%d", c.v, n, batch), func(t *testing.T) {
+				t.Run(fmt.Sprintf("local=%d/size=%d/batch=%d", c.local, n, batch), func(t *testing.T) {
 					p, err := e.NewReal(n, batch)
 					if err != nil {
 						t.Fatal(err)
@@ -131,7 +113,7 @@ func TestFourStepTransforms(t *testing.T) {
 					}
 					checkBatch(t, n, []float64{relErr(got, wantR)})
 
-					if c.v.local > 0 {
+					if c.local > 0 {
 						return // the complex transform of n points does not fit the capped local memory
 					}
 					cp, err := e.NewComplex(n, batch)
@@ -160,18 +142,15 @@ func TestFourStepTransforms(t *testing.T) {
 // on odd samples) and a bin gain.
 func TestFourStepSpectrogram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(22, 1))
-	type tcase struct {
-		v     fourStepVariant
+	paired := []int{64, 2048, 8192}
+	if testing.Short() {
+		paired = []int{2048}
+	}
+	for _, c := range []struct {
+		local int
 		sizes []int
-	}
-	cases := []tcase{{fourStepVariant{}, []int{2048}}, {fourStepVariant{local: unpairedLocal}, []int{2048}},
-		{fourStepVariant{split: true, smallA: true}, []int{2048}}}
-	if !testing.Short() {
-		cases = append(cases, tcase{fourStepVariant{}, []int{64, 8192}}, tcase{fourStepVariant{split: true}, []int{256}},
-			tcase{fourStepVariant{smallA: true}, []int{256}})
-	}
-	for _, c := range cases {
-		e := fourStepEngine(t, c.v)
+	}{{0, paired}, {unpairedLocal, []int{2048}}} {
+		e := fourStepEngine(t, c.local)
 		for _, n := range c.sizes {
 			length := 3*n + 77
 			noise := make([]float32, 2*length)
@@ -204,7 +183,7 @@ func TestFourStepSpectrogram(t *testing.T) {
 						bad = math.Abs(float64(a[i]-b[i])) > 1e-4*(math.Abs(float64(a[i]))+float64(n)*0.01)
 					}
 					if bad {
-						t.Fatalf("%v n=%d mix=%v %v gain=%v: value %d: CPU %g, GPU %g", c.v, n, v.mix, v.out, v.gain != nil, i, a[i], b[i])
+						t.Fatalf("local=%d n=%d mix=%v %v gain=%v: value %d: CPU %g, GPU %g", c.local, n, v.mix, v.out, v.gain != nil, i, a[i], b[i])
 					}
 				}
 			}

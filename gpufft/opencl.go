@@ -178,13 +178,6 @@ type OpenCL struct {
 	// (several short transforms share a group up to it).
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
-	// passSplitMin: four-step passes of at least this many points stage
-	// one float component at a time, for twice the sequences per group
-	// (0: none; PRISM_OPENCL_PASS_SPLIT=1 sets 1024).
-	passSplitMin int
-	// smallA: the four-step split puts the smaller factor in pass 2
-	// (PRISM_OPENCL_FOURSTEP=small/big).
-	smallA bool
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every single-pass build): a tuning aid
 	// for trying kernel variants with `prism bench`.
@@ -235,10 +228,6 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
 		e.singleMax = m
 	}
-	if os.Getenv("PRISM_OPENCL_PASS_SPLIT") == "1" {
-		e.passSplitMin = 1024
-	}
-	e.smallA = os.Getenv("PRISM_OPENCL_FOURSTEP") == "small"
 	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
 		e.groupThreads = g
@@ -489,9 +478,6 @@ func (e *OpenCL) passGeom(n int) geom {
 		g.radix = min(g.radix, 8)
 	}
 	g.s = min(16, max(1, 4096/n))
-	if e.passSplitMin > 0 && n >= e.passSplitMin {
-		g.split, g.s = true, min(16, max(1, 8192/n))
-	}
 	for g.s > 1 && (g.s*g.t() > e.maxWG || g.passLocal() > e.local) {
 		g.s /= 2
 	}
@@ -499,12 +485,7 @@ func (e *OpenCL) passGeom(n int) geom {
 }
 
 // passLocal is the local memory in bytes a four-step pass group uses.
-func (g geom) passLocal() int {
-	if g.split {
-		return g.s * g.passStride() * 4
-	}
-	return 2 * g.s * g.passStride() * 4
-}
+func (g geom) passLocal() int { return 2 * g.s * g.passStride() * 4 }
 
 // passStride is the distance in floats between the local-memory regions of
 // a four-step pass's sequences (SSTRIDE in fft_passes.cl): the padded
@@ -519,11 +500,14 @@ func (g geom) passStride() int {
 	return pad + ((32/g.s-pad%32)%32+32)%32
 }
 
-// fourStepSplit returns A (pass-2 length) and B (pass-1 length), N = A·B,
-// B = 2^⌊log2(N)/2⌋ (A = B or 2B), or with smallA the other way round.
-func (e *OpenCL) fourStepSplit(n int) (a, b int) {
+// fourStepSplit returns A (pass-2 length) and B (pass-1 length), N = A·B:
+// A = B or 2B, or with smallA (real transforms, whose pass 2 pairs
+// sequences for the split) B = A or 2A. Measured on the H200: R2C 2^18
+// 0.424 ms with the smaller A against 0.455, 2^20 0.539 against 0.624,
+// 65536 0.396 against 0.390; complex transforms equal or slower with it.
+func fourStepSplit(n int, smallA bool) (a, b int) {
 	b = 1 << ((bitsLen(n) - 1) / 2)
-	if e.smallA {
+	if smallA {
 		return b, n / b
 	}
 	return n / b, b
@@ -535,7 +519,7 @@ func (e *OpenCL) fourStepOK(n int) bool {
 	if n > MaxSize {
 		return false
 	}
-	a, b := e.fourStepSplit(n)
+	a, b := fourStepSplit(n, false) // either way round: the same two lengths
 	for _, l := range []int{a, b} {
 		g := e.passGeom(l)
 		if g.wg() > e.maxWG || g.passLocal() > e.local {

@@ -178,7 +178,7 @@ const (
 // can do the split).
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	A, B := e.fourStepSplit(n)
+	A, B := fourStepSplit(n, io.out != 0)
 	tw4, err := b.complexTable(twiddles(n))
 	if err != nil {
 		return nil, err
@@ -230,7 +230,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 // holds a sequence and its mirror in one group, so the real split folds
 // into it (two or more sequences per group).
 func (e *OpenCL) fourStepPaired(n int) bool {
-	a, b := e.fourStepSplit(n)
+	a, b := fourStepSplit(n, true)
 	return min(e.passGeom(a).s, b) >= 2
 }
 
