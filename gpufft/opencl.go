@@ -179,7 +179,7 @@ type OpenCL struct {
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
-	// separated NAME=VALUE, added to every single-pass build): a tuning aid
+	// separated NAME=VALUE, added to every FFT kernel build): a tuning aid
 	// for trying kernel variants with `prism bench`.
 	tune   []string
 	mu     sync.Mutex

@@ -179,7 +179,17 @@ const (
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
 	A, B := fourStepSplit(n, io.out != 0)
-	tw4, err := b.complexTable(twiddles(n))
+	// W_n^i for i < n, then the two-level tables of TW2 (fft_passes.cl):
+	// W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
+	lo := 1 << ((bitsLen(n) - 1 + 1) / 2)
+	tw := twiddles(n)
+	for j := range lo {
+		tw = append(tw, tw[j])
+	}
+	for h := range n / lo {
+		tw = append(tw, tw[h*lo])
+	}
+	tw4, err := b.complexTable(tw)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +215,8 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"LOAD_SEQ_FAST="+b01(loadSeq), "TWIDDLE4="+b01(twiddle4),
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
 			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()))
-		defs = append(defs, io.defs...)
+		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
+		defs = append(defs, e.tune...)
 		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
 			int64(0), io.hop, int32(0))
 		if err != nil {
