@@ -179,8 +179,8 @@ const (
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
 	A, B := fourStepSplit(n, io.out != 0)
-	// W_n^i for i < n, then the two-level tables of TW2 (fft_passes.cl):
-	// W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
+	// W_n^i for i < n, then the two-level tables pass 1 reads
+	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
 	lo := 1 << ((bitsLen(n) - 1 + 1) / 2)
 	tw := twiddles(n)
 	for j := range lo {

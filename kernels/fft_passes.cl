@@ -37,7 +37,7 @@
 // Extra defines: KERNEL_PASS; SEQS (sequences per item, a multiple of S);
 // NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST (0/1);
 // TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries
-// followed by the two-level tables TW2 may read, see there; TWLOG);
+// followed by two-level tables, see there; TWLOG);
 // tws is the stage table of fft_common.cl;
 // CONJ_IN (conjugate on load), CONJ_OUT (conjugate and multiply by `scale`
 // on store; with CONJ_IN on pass 1 this makes an inverse transform);
@@ -174,16 +174,13 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     // W_NTOT^(q*e) for e = t + r*T as W^(q*t) * W^(q*T*r): one scattered
     // load per work-item, and RADIX loads shared by the warp's lanes of one
     // sequence (one transaction each) instead of RADIX scattered ones.
-    // With TW2 the scattered one is itself the product of two entries of
-    // small tables (2^TWLOG and NTOT/2^TWLOG entries after the first NTOT),
-    // which stay in L1 where the full table of a large NTOT would not.
+    // The scattered one is itself the product of two entries of small
+    // tables (2^TWLOG and NTOT/2^TWLOG entries after the first NTOT), which
+    // stay in L1 where the full table of a large NTOT would not (H200: 1-2 %
+    // faster from 65536 to 2^20 points than one load from the full table).
     const int q = SEQ_OF(s);
-#if TW2
     const int qt = (q * t) & (NTOT - 1);
     const float2 wt = cmul(tw4[NTOT + (qt & ((1 << TWLOG) - 1))], tw4[NTOT + (1 << TWLOG) + (qt >> TWLOG)]);
-#else
-    const float2 wt = tw4[(q * t) & (NTOT - 1)];
-#endif
 #endif
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
