@@ -181,7 +181,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 	A, B := fourStepSplit(n, io.out != 0)
 	// W_n^i for i < n, then the two-level tables pass 1 reads
 	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
-	lo := 1 << ((bitsLen(n) - 1 + 1) / 2)
+	lo := 1 << (bitsLen(n) / 2) // 2^⌈log2(n)/2⌉
 	tw := twiddles(n)
 	for j := range lo {
 		tw = append(tw, tw[j])
