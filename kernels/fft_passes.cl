@@ -80,15 +80,21 @@
 inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size_t pos,
                       __global const float2 *restrict aux, long chanStride, int hop, int frames) {
 #if IN_MODE == 1
-    // z[m] = (w[2m]x[2m], w[2m+1]x[2m+1]) of frame f of channel c
+    // z[m] = (w[2m]x[2m], w[2m+1]x[2m+1]) of frame f of channel c, read as
+    // one 64-bit load where the frame starts on an even sample (every
+    // channel, for a mix), as the single-pass spectrogram does
     const size_t f = item % frames, c = item / frames;
-    __global const float *p = src + f * hop + (MIX ? 0 : c * chanStride) + 2 * pos;
-    float2 x = (float2)(p[0], p[1]);
+    const size_t start = f * hop + (MIX ? 0 : c * chanStride);
+    __global const float *p = src + start + 2 * pos;
 #if MIX && CHANNELS > 1
-    for (int ch = 1; ch < CHANNELS; ch++) {
-        __global const float *pc = p + (size_t)ch * chanStride;
-        x += (float2)(pc[0], pc[1]);
-    }
+    const bool even = ((start | (size_t)chanStride) & 1) == 0;
+#else
+    const bool even = (start & 1) == 0;
+#endif
+#define FRAME_PAIR(q) (even ? *(__global const float2 *)(q) : (float2)((q)[0], (q)[1]))
+    float2 x = FRAME_PAIR(p);
+#if MIX && CHANNELS > 1
+    for (int ch = 1; ch < CHANNELS; ch++) x += FRAME_PAIR(p + (size_t)ch * chanStride);
     x *= (1.0f / CHANNELS);
 #endif
     return x * aux[pos];
