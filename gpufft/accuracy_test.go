@@ -1,6 +1,7 @@
 package gpufft
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -210,6 +211,66 @@ func TestLargeSizes(t *testing.T) {
 				t.Errorf("%s n=%d: relative error %.3g > %.3g", e.Name(), n, err, errBound(n))
 			}
 			p.Close()
+		}
+	}
+}
+
+// TestLargeReal covers the real transforms and the spectrogram at the top
+// of the contract (on the GPU: pass 1 reading real input or windowed
+// frames, pass 2 doing the split): R2C against the float64 reference and
+// back, and the spectrogram against the CPU engine within 0.01 dB above
+// −120 dBFS.
+func TestLargeReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	rng := rand.New(rand.NewPCG(23, 1))
+	for _, e := range engines(t) {
+		for _, n := range []int{1 << 18, MaxSize} {
+			p, err := e.NewReal(n, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randReal(rng, n)
+			y := make([]complex64, n/2+1)
+			if err := p.Forward(y, x); err != nil {
+				t.Fatal(err)
+			}
+			xc := make([]complex128, n)
+			for i, v := range x {
+				xc[i] = complex(float64(v), 0)
+			}
+			if err := relErr(y, fft64(xc)[:n/2+1]); err > errBound(n) {
+				t.Errorf("%s R2C n=%d: relative error %.3g > %.3g", e.Name(), n, err, errBound(n))
+			}
+			z := make([]float32, n)
+			if err := p.Inverse(z, y); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]complex64, n)
+			for i, v := range z {
+				got[i] = complex(v, 0)
+			}
+			if err := relErr(got, xc); err > 2*errBound(n) {
+				t.Errorf("%s C2R n=%d: round trip relative error %.3g > %.3g", e.Name(), n, err, 2*errBound(n))
+			}
+			p.Close()
+		}
+	}
+	g := requireGPU(t)
+	const n = MaxSize
+	length := n + n/2 + 3 // three frames at hop n/4 + 1, the later ones starting on odd samples
+	x := make([]float32, 2*length)
+	for i := range x {
+		x[i] = float32(0.3 * rng.NormFloat64())
+	}
+	for _, mix := range []bool{true, false} {
+		cfg := SpectrogramConfig{Size: n, Hop: n/4 + 1, Window: Window{Kind: Hann}, Channels: 2, Mix: mix, MaxSamples: length}
+		a, b := spectrogram(t, testCPU, cfg, x), spectrogram(t, g, cfg, x)
+		for i := range a {
+			if (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01 {
+				t.Fatalf("spectrogram n=%d mix=%v: value %d: CPU %.4f dB, GPU %.4f dB", n, mix, i, a[i], b[i])
+			}
 		}
 	}
 }

@@ -46,6 +46,8 @@ func DefaultBenchCases(samples int) []BenchCase {
 		{Plan: "r2c", Size: 4096, Samples: samples},
 		{Plan: "r2c", Size: 16384, Samples: samples},
 		{Plan: "r2c", Size: 65536, Samples: samples},
+		{Plan: "r2c", Size: 1 << 18, Samples: samples},
+		{Plan: "r2c", Size: 1 << 20, Samples: samples},
 		{Plan: "c2c", Size: 4096, Samples: samples / 2},
 		{Plan: "spectrogram", Size: 4096, Hop: 1024, Samples: samples},
 	}

@@ -265,6 +265,9 @@ func (r *rfft) unsplit(x []complex64, dst []complex64) {
 	for k := range m {
 		xk := x[k]
 		xm := complex(real(x[m-k]), -imag(x[m-k]))
+		if k == 0 { // bins 0 and m are real by the contract
+			xk, xm = complex(real(xk), 0), complex(real(xm), 0)
+		}
 		e := scale(xk+xm, 0.5)
 		w := wn[k]
 		o := cmul(complex(real(w), -imag(w)), scale(xk-xm, 0.5))

@@ -23,10 +23,17 @@
 // short), global loads and stores are coalesced, and twiddles come from
 // per-stage tables laid out so a warp reads consecutive entries. Real
 // transforms are half-length complex ones plus the split post-processing.
-// Larger sizes run the four-step (hierarchical) path: two strided passes of
-// √N-point transforms with S sequences per group so strided accesses fill
-// whole transactions. The spectrogram plan reads frames straight from the
-// sample buffer, windows on load, and writes dBFS in one launch.
+// Larger sizes, up to MaxSize, run the four-step (hierarchical) path: two
+// passes over device memory of √N-point transforms, S sequences per group
+// staged through local memory so strided accesses fill whole transactions,
+// with the twiddle multiply folded into pass 1's stores. Real transforms
+// and spectrograms cost the same two passes: pass 1 reads the real input
+// (or, for the spectrogram, the frames straight from the sample buffer,
+// windowed on load; for C2R, the half spectrum packed on load), and pass 2
+// pairs each sequence with its mirror in one group so the real split and
+// the dB output happen as it stores. The single-pass spectrogram plan reads
+// frames straight from the sample buffer, windows on load, and writes dBFS
+// in one launch.
 //
 // Tuning aids, read when the engine opens (for `prism bench` on new
 // hardware): PRISM_OPENCL_RADIX (4, 8, 16), PRISM_OPENCL_GROUP (items a

@@ -9,7 +9,9 @@ import (
 	"github.com/prismaudio/prism/gpufft/internal/cl"
 )
 
-// Size limits of the contract, for both engines.
+// Size limits of the contract, for both engines: every plan takes a power
+// of two from MinSize to MaxSize points (CheckSize). Sizes above one
+// work-group's transform run as two passes over device memory on the GPU.
 const (
 	MinSize = 32
 	MaxSize = 1 << 20
@@ -185,7 +187,11 @@ type SpectrogramPlan interface {
 	Close() error
 }
 
-func checkSize(size int) error {
+// CheckSize returns nil if every plan accepts size points (a power of two
+// in MinSize…MaxSize), else an error wrapping ErrInvalid that says so. It is
+// the one size rule of the package, for callers to check flags and settings
+// against.
+func CheckSize(size int) error {
 	if size < MinSize || size > MaxSize || bits.OnesCount(uint(size)) != 1 {
 		return fmt.Errorf("%w: size %d (want a power of two in %d…%d)", ErrInvalid, size, MinSize, MaxSize)
 	}
@@ -193,7 +199,7 @@ func checkSize(size int) error {
 }
 
 func checkPlan(size, batch int) error {
-	if err := checkSize(size); err != nil {
+	if err := CheckSize(size); err != nil {
 		return err
 	}
 	if batch < 1 || batch > math.MaxInt32/size {
@@ -203,7 +209,7 @@ func checkPlan(size, batch int) error {
 }
 
 func (c SpectrogramConfig) check() error {
-	if err := checkSize(c.Size); err != nil {
+	if err := CheckSize(c.Size); err != nil {
 		return err
 	}
 	switch {

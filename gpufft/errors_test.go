@@ -179,3 +179,20 @@ func TestClosedPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSize: the exported size rule accepts exactly the powers of two
+// from MinSize to MaxSize, and its error names the range.
+func TestCheckSize(t *testing.T) {
+	for n := 1; n <= 4*MaxSize; n *= 2 {
+		err := CheckSize(n)
+		if ok := n >= MinSize && n <= MaxSize; ok != (err == nil) {
+			t.Errorf("CheckSize(%d) = %v", n, err)
+		}
+	}
+	for _, n := range []int{-64, 0, 48, 1000, MaxSize - 1, MaxSize + MinSize} {
+		err := CheckSize(n)
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "1048576") {
+			t.Errorf("CheckSize(%d) = %v, want ErrInvalid naming the range", n, err)
+		}
+	}
+}

@@ -8,9 +8,14 @@ import (
 
 // TestImage: both engines fold frames into the same image as the plain
 // definition (per column, the maximum over its frames and each row's bins),
-// whatever the batch boundaries, for more and for fewer frames than columns.
+// whatever the batch boundaries, for more and for fewer frames than columns;
+// on the GPU also through the two four-step passes (as N > 8192 runs).
 func TestImage(t *testing.T) {
 	rng := rand.New(rand.NewPCG(10, 1))
+	es := engines(t)
+	if testGPU != nil {
+		es = append(es, fourStepEngine(t, 0))
+	}
 	const n, hop = 256, 64
 	for _, c := range []struct{ samples, cols int }{{40000, 97}, {3000, 64}} {
 		x := make([]float32, c.samples)
@@ -44,7 +49,7 @@ func TestImage(t *testing.T) {
 				want[col*rows+r] = m
 			}
 		}
-		for _, e := range engines(t) {
+		for ei, e := range es {
 			batchCfg := cfg
 			batchCfg.MaxSamples = n + 37*hop // batches of 38 frames: boundaries inside columns
 			p, err := e.NewImage(batchCfg, ic)
@@ -66,7 +71,7 @@ func TestImage(t *testing.T) {
 			p.Close()
 			for i := range img {
 				if math.Abs(float64(img[i]-want[i])) > 0.01 {
-					t.Fatalf("%s %+v: pixel %d (col %d row %d) = %.3f, want %.3f", e.Name(), c, i, i/rows, i%rows, img[i], want[i])
+					t.Fatalf("%s (engine %d) %+v: pixel %d (col %d row %d) = %.3f, want %.3f", e.Name(), ei, c, i, i/rows, i%rows, img[i], want[i])
 				}
 			}
 		}

@@ -154,19 +154,56 @@ func (b *gpuBase) elemKernel(length int, extra []string, name string, perUnit in
 	return launch{k: k, groups: false, wg: 256, perUnit: perUnit, intArg: -1, intMul: 1, longArg: -1}, nil
 }
 
+// passIO says what the two four-step passes read and write besides complex
+// sequences (IN_MODE / OUT_MODE in fft_passes.cl) and the buffers and
+// defines that needs. The zero value is a plain complex transform.
+type passIO struct {
+	in, out    int      // IN_MODE (0 complex, 1 spectrogram frames, 2 C2R half spectra), OUT_MODE (0 complex, 1 R2C bins, 2 spectrogram output)
+	defs       []string // extra defines for both passes (the spectrogram's)
+	aux1, aux2 cl.Mem   // aux of pass 1 (window pairs or W_2n) and of pass 2 (W_2n)
+	gain       cl.Mem
+	hop        int32 // IN_MODE 1
+}
+
+// Argument indices of fft_pass set per call.
+const (
+	passChanArg   = 7 // long chanStride
+	passFramesArg = 9 // int frames
+)
+
 // fourStep builds the two passes of an n-point complex transform from src
 // to dst through tmp, for whole items of n points. conjIn/conjOut with
-// scale make it an inverse (see fft_passes.cl).
-func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32) ([]launch, error) {
+// scale make it an inverse (see fft_passes.cl); io folds a real transform's
+// pre- or post-processing into the passes (fourStepPaired says when pass 2
+// can do the split).
+func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	A, B := fourStepSplit(n)
-	tw4, err := b.complexTable(twiddles(n))
+	A, B := fourStepSplit(n, io.out != 0)
+	// W_n^i for i < n, then the two-level tables pass 1 reads
+	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
+	lo := 1 << (bitsLen(n) / 2) // 2^⌈log2(n)/2⌉
+	tw := twiddles(n)
+	for j := range lo {
+		tw = append(tw, tw[j])
+	}
+	for h := range n / lo {
+		tw = append(tw, tw[h*lo])
+	}
+	tw4, err := b.complexTable(tw)
 	if err != nil {
 		return nil, err
 	}
-	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, in, out cl.Mem) (launch, error) {
+	dummy := tw4 // for arguments a mode does not read
+	orDummy := func(m cl.Mem) cl.Mem {
+		if m == 0 {
+			return dummy
+		}
+		return m
+	}
+	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, inMode, outMode int, in, out, aux cl.Mem) (launch, error) {
 		g := e.passGeom(length)
-		if seqs%g.s != 0 {
+		g.s = min(g.s, seqs) // a group's sequences belong to one item
+		if seqs%g.s != 0 || (outMode != 0 && g.s < 2) {
 			return launch{}, fmt.Errorf("%w: four-step pass of %d×%d", ErrInvalid, length, seqs)
 		}
 		tws, err := b.complexTable(g.stageTable())
@@ -175,25 +212,37 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 		}
 		defs := append(g.defines(), "KERNEL_PASS", "NTOT="+strconv.Itoa(n), "SEQS="+strconv.Itoa(seqs),
 			"SS_IN="+strconv.Itoa(ssIn), "ES_IN="+strconv.Itoa(esIn), "SS_OUT="+strconv.Itoa(ssOut), "ES_OUT="+strconv.Itoa(esOut),
-			"LOAD_SEQ_FAST="+b01(loadSeq), "STORE_SEQ_FAST=1", "TWIDDLE4="+b01(twiddle4),
-			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout))
-		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale)
+			"LOAD_SEQ_FAST="+b01(loadSeq), "TWIDDLE4="+b01(twiddle4),
+			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
+			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()))
+		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
+		defs = append(defs, e.tune...)
+		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
+			int64(0), io.hop, int32(0))
 		if err != nil {
 			return launch{}, err
 		}
 		return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), perUnit: seqs, intArg: -1, intMul: 1, longArg: -1}, nil
 	}
 	// pass 1: B-point transforms of x[a + A·b] for each a; y[a + A·c] · W^(ac)
-	p1, err := mk(B, A, 1, A, 1, A, true, true, conjIn, false, src, tmp)
+	p1, err := mk(B, A, 1, A, 1, A, true, true, conjIn, false, io.in, 0, src, tmp, io.aux1)
 	if err != nil {
 		return nil, err
 	}
 	// pass 2: A-point transforms of y[a + A·c] for each c; X[c + B·d]
-	p2, err := mk(A, B, A, 1, 1, B, false, false, false, conjOut, tmp, dst)
+	p2, err := mk(A, B, A, 1, 1, B, false, false, false, conjOut, 0, io.out, tmp, dst, io.aux2)
 	if err != nil {
 		return nil, err
 	}
 	return []launch{p1, p2}, nil
+}
+
+// fourStepPaired reports whether pass 2 of an n-point four-step transform
+// holds a sequence and its mirror in one group, so the real split folds
+// into it (two or more sequences per group).
+func (e *OpenCL) fourStepPaired(n int) bool {
+	a, b := fourStepSplit(n, true)
+	return min(e.passGeom(a).s, b) >= 2
 }
 
 func runLaunches(e *OpenCL, ls []launch, items int) error {
@@ -270,10 +319,10 @@ func (p *gpuComplex) init() error {
 	if err != nil {
 		return err
 	}
-	if p.fwd, err = p.fourStep(n, p.in, tmp, p.out, false, false, 1); err != nil {
+	if p.fwd, err = p.fourStep(n, p.in, tmp, p.out, false, false, 1, passIO{}); err != nil {
 		return err
 	}
-	p.inv, err = p.fourStep(n, p.in, tmp, p.out, true, true, 1/float32(n))
+	p.inv, err = p.fourStep(n, p.in, tmp, p.out, true, true, 1/float32(n), passIO{})
 	return err
 }
 
@@ -386,11 +435,20 @@ func (p *gpuReal) init() error {
 	if err != nil {
 		return err
 	}
+	// C2R: pass 1 forms the packed spectrum from the bins as it loads them.
+	if p.inv, err = p.fourStep(m, p.cbuf, tmp, p.rbuf, false, true, 1/float32(m), passIO{in: 2, aux1: twN}); err != nil {
+		return err
+	}
+	if e.fourStepPaired(m) {
+		// R2C: pass 2 does the split as it stores.
+		p.fwd, err = p.fourStep(m, p.rbuf, tmp, p.cbuf, false, false, 1, passIO{out: 1, aux2: twN})
+		return err
+	}
 	tmp2, err := p.buffer(p.batch * m * 8)
 	if err != nil {
 		return err
 	}
-	fs, err := p.fourStep(m, p.rbuf, tmp, tmp2, false, false, 1)
+	fs, err := p.fourStep(m, p.rbuf, tmp, tmp2, false, false, 1, passIO{})
 	if err != nil {
 		return err
 	}
@@ -400,16 +458,6 @@ func (p *gpuReal) init() error {
 	}
 	post.intArg = 3
 	p.fwd = append(fs, post)
-	pre, err := p.elemKernel(m, []string{"KERNEL_C2R_PRE"}, "c2r_pre", m, p.cbuf, tmp, twN, int32(0))
-	if err != nil {
-		return err
-	}
-	pre.intArg = 3
-	is, err := p.fourStep(m, tmp, tmp2, p.rbuf, false, true, 1/float32(m))
-	if err != nil {
-		return err
-	}
-	p.inv = append([]launch{pre}, is...)
 	return nil
 }
 
@@ -548,6 +596,21 @@ func (p *gpuSpectrogram) init() error {
 	if err != nil {
 		return err
 	}
+	if e.fourStepPaired(m) {
+		// Two passes: pass 1 reads and windows the frames from the sample
+		// buffer, pass 2 does the split and writes the output.
+		fs, err := p.fourStep(m, p.in, tmp, p.out, false, false, scale,
+			passIO{in: 1, out: 2, defs: defs, aux1: winBuf, aux2: twN, gain: gainBuf, hop: int32(cfg.Hop)})
+		if err != nil {
+			return err
+		}
+		for i := range fs {
+			fs[i].perUnit *= outCh
+			fs[i].longArg, fs[i].intArg = passChanArg, passFramesArg
+		}
+		p.ls = fs
+		return nil
+	}
 	tmp2, err := p.buffer(frames * m * 8)
 	if err != nil {
 		return err
@@ -557,7 +620,7 @@ func (p *gpuSpectrogram) init() error {
 		return err
 	}
 	fr.longArg, fr.intArg = 3, 5
-	fs, err := p.fourStep(m, tmp, tmp2, tmp, false, false, 1)
+	fs, err := p.fourStep(m, tmp, tmp2, tmp, false, false, 1, passIO{})
 	if err != nil {
 		return err
 	}

@@ -157,6 +157,7 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
         int k = t + r * T;
         float2 xk = valid ? in[k] : (float2)(0.0f);
         float2 xm = conjf2(valid ? in[LEN - k] : (float2)(0.0f));
+        if (k == 0) xk.y = xm.y = 0.0f; // bins 0 and LEN are real by the contract
         float2 e = (xk + xm) * 0.5f;
         float2 o = cmul(conjf2(cmul(wt, W2R(r))), (xk - xm) * 0.5f);
         float2 z = e + (float2)(-o.y, o.x); // E + i*O

@@ -280,9 +280,15 @@ inline float level(float2 X, float g2) {
 #endif
 }
 
-// store_bin writes bin k (0..LEN) of a real transform as OUTPUT asks:
+// SPLIT_LEN is the real transform's half length: LEN, except in the
+// four-step pass that does the split (fft_passes.cl), where it is NTOT.
+#ifndef SPLIT_LEN
+#define SPLIT_LEN LEN
+#endif
+
+// store_bin writes bin k (0..SPLIT_LEN) of a real transform as OUTPUT asks:
 // 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
-// k = LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
+// k = SPLIT_LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
 // 3 |X|^2 * (c_k*scale)^2 (the dB level's argument, for image maxima).
 // With BINGAIN the power is also multiplied by gain[k]: a band filter's
 // response applied on the device after the FFT (not for complex output).
@@ -293,7 +299,7 @@ inline void store_bin(__global void *dstv, size_t idx, int k, float2 X, float sc
 #else
     float g2 = 1.0f;
 #if OUTPUT != 1
-    const float g = (k == 0 || k == LEN) ? scale : 2.0f * scale;
+    const float g = (k == 0 || k == SPLIT_LEN) ? scale : 2.0f * scale;
     g2 = g * g;
 #endif
 #if BINGAIN

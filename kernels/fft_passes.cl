@@ -11,57 +11,163 @@
 // element e of sequence q of item i sits at i*NTOT + q*SS + e*ES (separately
 // for in and out). Global accesses are made coalesced by staging through
 // local memory with the sequence index fastest when its stride is 1
-// (LOAD_SEQ_FAST / STORE_SEQ_FAST), so S consecutive sequences fill a whole
+// (LOAD_SEQ_FAST; stores always), so S consecutive sequences fill a whole
 // memory transaction.
 //
+// The real transforms' pre- and post-processing is folded into the passes,
+// so a real transform or spectrogram costs two passes over global memory,
+// like a complex one:
+//   IN_MODE 0  complex input, float2[count][NTOT]
+//           1  spectrogram frames read straight from the planar sample
+//              buffer and windowed on load: z[m] = w[2m]x[2m] + i*w[2m+1]x[2m+1]
+//              of frame f = item % frames, channel c = item / frames (defines
+//              CHANNELS, MIX; aux = the window as float2 pairs)
+//           2  C2R: the conjugate of Z[k] = E + i*O packed from the half
+//              spectrum float2[count][NTOT+1], reading X[k] and X[NTOT-k]
+//              (aux = W_(2*NTOT)^k); pass 2 then conjugates and scales
+//   OUT_MODE 0 complex output, float2[count][NTOT]
+//           1  R2C: the split into float2[count][NTOT+1] bins (pass 2 only)
+//           2  the spectrogram's OUTPUT (dBFS, power, complex) per bin
+//              with scale = 1/sum(w) and BINGAIN (pass 2 only)
+// The split needs Z[k] and Z[NTOT-k]: for k = c + SEQS*d the mirror is in
+// sequence SEQS - c (or c itself for c = 0 and SEQS/2), so with OUT_MODE a
+// group does S/2 sequences and their S/2 mirrors (S >= 2, S <= SEQS) and
+// combines them from local memory.
+//
 // Extra defines: KERNEL_PASS; SEQS (sequences per item, a multiple of S);
-// NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST, STORE_SEQ_FAST (0/1);
-// TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries);
+// NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST (0/1);
+// TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries
+// followed by two-level tables, see there; TWLOG);
 // tws is the stage table of fft_common.cl;
 // CONJ_IN (conjugate on load), CONJ_OUT (conjugate and multiply by `scale`
-// on store; with CONJ_IN on pass 1 this makes an inverse transform).
-// Local memory: 2*S*PADLEN floats (SPLIT is never used here).
-// Work-group: S*T work-items; global size count/S * S*T.
+// on store; with CONJ_IN on pass 1 this makes an inverse transform);
+// IN_MODE, OUT_MODE (above; SPLIT_LEN=NTOT with OUT_MODE 2); SSTRIDE.
+// Arguments unused by a mode are still set (any buffer, any value).
+// Local memory: 2*S*SSTRIDE floats, SSTRIDE >= PADLEN being the distance
+// between sequences' regions chosen by the host to keep the S sequences of
+// a coalesced access in distinct banks (SPLIT is never used here).
+// Work-group: S*T work-items; global size count*SEQS/S * S*T.
 //
-// KERNEL_R2C_POST / KERNEL_C2R_PRE / KERNEL_FRAMES / KERNEL_SPEC_POST are
-// one-work-item-per-bin kernels around a complex transform of LEN = N/2
-// points; see each.
+// KERNEL_R2C_POST / KERNEL_FRAMES / KERNEL_SPEC_POST are one-work-item-per-
+// bin kernels around a complex transform of LEN = N/2 points, for devices
+// whose pass-2 groups hold a single sequence (no pairing); see each.
 
 #ifdef KERNEL_PASS
+#ifndef IN_MODE
+#define IN_MODE 0
+#endif
+#ifndef OUT_MODE
+#define OUT_MODE 0
+#endif
+#if IN_MODE == 1
+#define PASS_SRC_T float
+#else
+#define PASS_SRC_T float2
+#endif
+
+// Sequence of slot s (0 <= s < S) of group g within its item. With OUT_MODE
+// 1 or 2 the slots are paired for the real split: slot s < S/2 does c = c0
+// + s (c0 = g*S/2), slot s + S/2 its mirror SEQS - c, or SEQS/2 for c = 0;
+// sequences 0 and SEQS/2 are their own mirrors.
+#if OUT_MODE
+#define SEQ_OF(s) ((s) < S / 2 ? c0 + (s) \
+                   : c0 + (s) - S / 2 == 0 ? SEQS / 2 : SEQS - (c0 + (s) - S / 2))
+#else
+#define SEQ_OF(s) (c0 + (s))
+#endif
+
+// load_el returns input element pos (= q*SS_IN + e*ES_IN) of item `item`.
+inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size_t pos,
+                      __global const float2 *restrict aux, long chanStride, int hop, int frames) {
+#if IN_MODE == 1
+    // z[m] = (w[2m]x[2m], w[2m+1]x[2m+1]) of frame f of channel c, read as
+    // one 64-bit load where the frame starts on an even sample (every
+    // channel, for a mix), as the single-pass spectrogram does
+    const size_t f = item % frames, c = item / frames;
+    const size_t start = f * hop + (MIX ? 0 : c * chanStride);
+    __global const float *p = src + start + 2 * pos;
+#if MIX && CHANNELS > 1
+    const bool even = ((start | (size_t)chanStride) & 1) == 0;
+#else
+    const bool even = (start & 1) == 0;
+#endif
+#define FRAME_PAIR(q) (even ? *(__global const float2 *)(q) : (float2)((q)[0], (q)[1]))
+    float2 x = FRAME_PAIR(p);
+#if MIX && CHANNELS > 1
+    for (int ch = 1; ch < CHANNELS; ch++) x += FRAME_PAIR(p + (size_t)ch * chanStride);
+    x *= (1.0f / CHANNELS);
+#endif
+    return x * aux[pos];
+#elif IN_MODE == 2
+    // the conjugate of Z[k] = E + i*O packed from half spectrum X (NTOT+1
+    // bins per item); aux holds W_(2*NTOT)^k
+    __global const float2 *x = src + item * (NTOT + 1);
+    float2 xk = x[pos];
+    float2 xm = conjf2(x[NTOT - pos]);
+    if (pos == 0) xk.y = xm.y = 0.0f; // bins 0 and NTOT are real by the contract
+    float2 e = (xk + xm) * 0.5f;
+    float2 o = cmul(conjf2(aux[pos]), (xk - xm) * 0.5f);
+    return conjf2(e + (float2)(-o.y, o.x));
+#else
+    return src[item * NTOT + pos];
+#endif
+}
+
+// Staging through local memory for coalesced global accesses: element j
+// (< RADIX) of work-item lt is idx = lt + j*S*T, sequence slot idx % S
+// (fastest) and element idx / S. (Staging one float component at a time,
+// for twice the sequences per group and wider chunks, measured no faster
+// on the H200 and slower at 2^20 points: 0.589 against 0.495 ms.)
+#define STAGE_RE(s2, e) lbuf[(s2) * SSTRIDE + PAD(e)]
+#define STAGE_IM(s2, e) lbuf[(S + (s2)) * SSTRIDE + PAD(e)]
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
-void fft_pass(__global const float2 *restrict src, __global float2 *restrict dst,
+void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict dstv,
               __global const float2 *restrict tws, __global const float2 *restrict tw4,
-              float scale) {
-    __local float lbuf[2 * S * PADLEN];
+              float scale, __global const float2 *restrict aux, __global const float *restrict gain,
+              long chanStride, int hop, int frames) {
+    __local float lbuf[2 * S * SSTRIDE];
     const int lt = get_local_id(0);
     const int s = lt / T;
     const int t = lt - s * T;
-    const size_t seq0 = (size_t)get_group_id(0) * S; // first sequence of the group
-    const size_t item = seq0 / SEQS;
-    const int q0 = (int)(seq0 - item * SEQS);       // sequence index within its item
-    __local float *lre = lbuf + s * PADLEN;
-    __local float *lim = lbuf + (S + s) * PADLEN;
-    __global const float2 *in = src + item * NTOT;
-    __global float2 *out = dst + item * NTOT;
+    const size_t grp = get_group_id(0);
+    const size_t item = grp / (SEQS / S);
+    const int g = (int)(grp - item * (SEQS / S));
+#if OUT_MODE
+    const int c0 = g * (S / 2);
+#else
+    const int c0 = g * S;
+#endif
+    __local float *lre = lbuf + s * SSTRIDE;
+    __local float *lim = lbuf + (S + s) * SSTRIDE;
     float2 v[RADIX];
 
 #if LOAD_SEQ_FAST
-    for (int idx = lt; idx < S * LEN; idx += S * T) {
-        int s2 = idx % S, e = idx / S;
-        float2 x = in[(size_t)(q0 + s2) * SS_IN + (size_t)e * ES_IN];
-        lbuf[s2 * PADLEN + PAD(e)] = x.x;
-        lbuf[(S + s2) * PADLEN + PAD(e)] = x.y;
+    {
+        float2 st[RADIX];
+        #pragma unroll
+        for (int j = 0; j < RADIX; j++) {
+            const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+            st[j] = load_el(src, item, (size_t)SEQ_OF(s2) * SS_IN + (size_t)e * ES_IN, aux, chanStride, hop, frames);
+        }
+        #pragma unroll
+        for (int j = 0; j < RADIX; j++) {
+            const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+            STAGE_RE(s2, e) = st[j].x;
+            STAGE_IM(s2, e) = st[j].y;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            v[r].x = lre[PAD(t + r * T)];
+            v[r].y = lim[PAD(t + r * T)];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) {
-        int i = PAD(t + r * T);
-        v[r] = (float2)(lre[i], lim[i]);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
 #else
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r] = in[(size_t)(q0 + s) * SS_IN + (size_t)(t + r * T) * ES_IN];
+    for (int r = 0; r < RADIX; r++)
+        v[r] = load_el(src, item, (size_t)SEQ_OF(s) * SS_IN + (size_t)(t + r * T) * ES_IN, aux, chanStride, hop, frames);
 #endif
 #if CONJ_IN
     #pragma unroll
@@ -70,34 +176,85 @@ void fft_pass(__global const float2 *restrict src, __global float2 *restrict dst
 
     fft_regs(v, lre, lim, t, tws);
 
+#if TWIDDLE4
+    // W_NTOT^(q*e) for e = t + r*T as W^(q*t) * W^(q*T*r): one scattered
+    // load per work-item, and RADIX loads shared by the warp's lanes of one
+    // sequence (one transaction each) instead of RADIX scattered ones.
+    // The scattered one is itself the product of two entries of small
+    // tables (2^TWLOG and NTOT/2^TWLOG entries after the first NTOT), which
+    // stay in L1 where the full table of a large NTOT would not (H200: 1-2 %
+    // faster from 65536 to 2^20 points than one load from the full table).
+    const int q = SEQ_OF(s);
+    const int qt = (q * t) & (NTOT - 1);
+    const float2 wt = cmul(tw4[NTOT + (qt & ((1 << TWLOG) - 1))], tw4[NTOT + (1 << TWLOG) + (qt >> TWLOG)]);
+#endif
     #pragma unroll
-
     for (int r = 0; r < RADIX; r++) {
 #if TWIDDLE4
-        int e = t + r * T;
-        v[r] = cmul(v[r], tw4[((q0 + s) * e) & (NTOT - 1)]);
+        if (r > 0) v[r] = cmul(v[r], cmul(wt, tw4[(q * T * r) & (NTOT - 1)]));
+        else v[r] = cmul(v[r], wt);
 #endif
 #if CONJ_OUT
         v[r] = conjf2(v[r]) * scale;
 #endif
     }
 
-#if STORE_SEQ_FAST
+    // results to local memory
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        int i = PAD(t + r * T);
-        lre[i] = v[r].x;
-        lim[i] = v[r].y;
+        lre[PAD(t + r * T)] = v[r].x;
+        lim[PAD(t + r * T)] = v[r].y;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int idx = lt; idx < S * LEN; idx += S * T) {
-        int s2 = idx % S, e = idx / S;
-        out[(size_t)(q0 + s2) * SS_OUT + (size_t)e * ES_OUT] =
-            (float2)(lbuf[s2 * PADLEN + PAD(e)], lbuf[(S + s2) * PADLEN + PAD(e)]);
+
+#if OUT_MODE
+    // Real split (see fft_common.cl's r2c_bin): the bins k = c + SEQS*d of
+    // slot s2 need Z[k] from the slot and Z[NTOT - k] from its mirror slot
+    // ms, both here in local memory. Output rows are NTOT+1 bins (OUT_MODE
+    // 1: float2 X; OUT_MODE 2: the spectrogram's OUTPUT); aux holds
+    // W_(2*NTOT)^k.
+#define MIRROR_SLOT(s2) ((c0 + ((s2) < S / 2 ? (s2) : (s2) - S / 2)) == 0 ? (s2) : (s2) ^ (S / 2))
+#define MIRROR_EL(s2, d) (SEQ_OF(s2) == 0 ? (LEN - (d)) & (LEN - 1) : LEN - 1 - (d))
+    float2 zk[RADIX], zm[RADIX];
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, d = idx / S;
+        const int ms = MIRROR_SLOT(s2), md = MIRROR_EL(s2, d);
+        zk[j].x = STAGE_RE(s2, d);
+        zm[j].x = STAGE_RE(ms, md);
+        zk[j].y = STAGE_IM(s2, d);
+        zm[j].y = STAGE_IM(ms, md);
+    }
+    const size_t row = item * (NTOT + 1);
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, d = idx / S;
+        const int k = SEQ_OF(s2) + SEQS * d;
+        float2 X = r2c_bin(zk[j], zm[j], aux[k]);
+#if OUT_MODE == 1
+        ((__global float2 *)dstv)[row + k] = X;
+        if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f));
+#else
+        store_bin(dstv, row + k, k, X, scale, gain);
+        if (k == 0) store_bin(dstv, row + NTOT, NTOT, r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f)), scale, gain);
+#endif
     }
 #else
+    // Element j of this work-item goes out in sequence-fastest order, S
+    // consecutive sequences per memory transaction.
+    __global float2 *out = (__global float2 *)dstv + item * NTOT;
+    float2 st[RADIX];
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) out[(size_t)(q0 + s) * SS_OUT + (size_t)(t + r * T) * ES_OUT] = v[r];
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+        st[j].x = STAGE_RE(s2, e);
+        st[j].y = STAGE_IM(s2, e);
+    }
+    #pragma unroll
+    for (int j = 0; j < RADIX; j++) {
+        const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
+        out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] = st[j];
+    }
 #endif
 }
 #endif
@@ -114,25 +271,6 @@ __kernel void r2c_post(__global const float2 *restrict z, __global float2 *restr
     int k = (int)(gid - item * (LEN + 1));
     __global const float2 *zi = z + item * LEN;
     out[gid] = r2c_bin(zi[k & (LEN - 1)], zi[(LEN - k) & (LEN - 1)], tw[k]);
-}
-#endif
-
-#ifdef KERNEL_C2R_PRE
-// in: float2[count][LEN+1] half spectra; z: float2[count][LEN], receives the
-// conjugate of Z = E + i*O so that a forward pass sequence with CONJ_OUT and
-// scale 1/LEN yields the packed real output. Global size count*LEN.
-__kernel void c2r_pre(__global const float2 *restrict in, __global float2 *restrict z,
-                      __global const float2 *restrict tw, int count) {
-    size_t gid = get_global_id(0);
-    if (gid >= (size_t)count * LEN) return;
-    size_t item = gid / LEN;
-    int k = (int)(gid - item * LEN);
-    __global const float2 *xi = in + item * (LEN + 1);
-    float2 xk = xi[k];
-    float2 xm = conjf2(xi[LEN - k]);
-    float2 e = (xk + xm) * 0.5f;
-    float2 o = cmul(conjf2(tw[k]), (xk - xm) * 0.5f);
-    z[gid] = conjf2(e + (float2)(-o.y, o.x));
 }
 #endif
 

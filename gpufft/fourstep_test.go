@@ -1,0 +1,195 @@
+package gpufft
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// fourStepEngine opens a second OpenCL engine on the test device that sends
+// every transform above 16 complex points through the four-step passes, so
+// small, fast cases cover the paths large sizes take. local > 0 also caps
+// its local memory (so that pass groups hold one sequence and the real
+// split cannot be folded into pass 2: the fallback path).
+func fourStepEngine(t *testing.T, local int) *OpenCL {
+	t.Helper()
+	g := requireGPU(t)
+	e, err := NewOpenCL(OpenCLOptions{Device: fmt.Sprint(g.info.Index)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	e.singleMax = 16
+	if local > 0 {
+		e.local = local
+	}
+	return e
+}
+
+// unpairedLocal is the local memory that leaves one 32-point sequence per
+// pass group: the four-step path of 1024 complex points (R2C 2048) without
+// the folded split.
+const unpairedLocal = 2 * (32 + 32/8) * 4
+
+func TestFourStepTransforms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 1))
+	paired := []int{64, 128, 256, 2048, 16384}
+	if testing.Short() {
+		paired = []int{64, 2048}
+	}
+	for _, c := range []struct {
+		local int
+		sizes []int
+	}{{0, paired}, {unpairedLocal, []int{2048}}} {
+		e := fourStepEngine(t, c.local)
+		for _, n := range c.sizes {
+			m := n / 2
+			if _, ok := e.singleGeom(m); ok {
+				t.Fatalf("n=%d: the test engine runs it single-pass", n)
+			}
+			if paired := e.fourStepPaired(m); paired != (c.local == 0) {
+				t.Fatalf("n=%d local=%d: paired split %v", n, c.local, paired)
+			}
+			for _, batch := range []int{1, 3} {
+				t.Run(fmt.Sprintf("local=%d/size=%d/batch=%d", c.local, n, batch), func(t *testing.T) {
+					p, err := e.NewReal(n, batch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer p.Close()
+					bins := n/2 + 1
+					x := randReal(rng, n*batch)
+					y := make([]complex64, bins*batch)
+					if err := p.Forward(y, x); err != nil {
+						t.Fatal(err)
+					}
+					fwd, back := make([]float64, batch), make([]float64, batch)
+					for b := range batch {
+						xc := make([]complex128, n)
+						for i := range n {
+							xc[i] = complex(float64(x[b*n+i]), 0)
+						}
+						fwd[b] = relErr(y[b*bins:(b+1)*bins], ref64(xc)[:bins])
+					}
+					checkBatch(t, n, fwd)
+					z := make([]float32, len(x))
+					if err := p.Inverse(z, y); err != nil {
+						t.Fatal(err)
+					}
+					for b := range batch {
+						got, want := make([]complex64, n), make([]complex128, n)
+						for i := range n {
+							got[i] = complex(z[b*n+i], 0)
+							want[i] = complex(float64(x[b*n+i]), 0)
+						}
+						back[b] = relErr(got, want)
+					}
+					checkBatch(t, n, halve(back))
+					// the inverse alone: bins with odd symmetry parts and
+					// nonzero imaginary parts at 0 and n/2 (taken as zero)
+					spec := randComplex(rng, bins)
+					full := make([]complex128, n)
+					for k := range bins {
+						v := complex128(spec[k])
+						if k == 0 || k == n/2 {
+							v = complex(real(v), 0)
+						}
+						full[k] = v
+						if k > 0 && k < n/2 {
+							full[n-k] = complex(real(v), -imag(v))
+						}
+					}
+					want := ref64(conj128(full)) // conj(F(conj X)) = n·IDFT(X); real here
+					zz := make([]float32, n)
+					if err := p.Inverse(zz, spec); err != nil {
+						t.Fatal(err)
+					}
+					got := make([]complex64, n)
+					wantR := make([]complex128, n)
+					for i := range n {
+						got[i] = complex(zz[i], 0)
+						wantR[i] = complex(real(want[i])/float64(n), 0)
+					}
+					checkBatch(t, n, []float64{relErr(got, wantR)})
+
+					if c.local > 0 {
+						return // the complex transform of n points does not fit the capped local memory
+					}
+					cp, err := e.NewComplex(n, batch)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer cp.Close()
+					xc := randComplex(rng, n*batch)
+					yc := make([]complex64, len(xc))
+					if err := cp.Forward(yc, xc); err != nil {
+						t.Fatal(err)
+					}
+					for b := range batch {
+						fwd[b] = relErr(yc[b*n:(b+1)*n], ref64(to128(xc[b*n:(b+1)*n])))
+					}
+					checkBatch(t, n, fwd)
+				})
+			}
+		}
+	}
+}
+
+// TestFourStepSpectrogram: the two-pass spectrogram (frames read and
+// windowed in pass 1, split and output in pass 2) agrees with the CPU
+// engine for every output, mixed and per channel, odd hops (frames starting
+// on odd samples) and a bin gain.
+func TestFourStepSpectrogram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(22, 1))
+	paired := []int{64, 2048, 8192}
+	if testing.Short() {
+		paired = []int{2048}
+	}
+	for _, c := range []struct {
+		local int
+		sizes []int
+	}{{0, paired}, {unpairedLocal, []int{2048}}} {
+		e := fourStepEngine(t, c.local)
+		for _, n := range c.sizes {
+			noise := make([]float32, 2*(3*n+78))
+			for i := range noise {
+				noise[i] = float32(0.3 * rng.NormFloat64())
+			}
+			gain := make([]float32, n/2+1)
+			for k := range gain {
+				gain[k] = float32(k%7) / 3
+			}
+			type variant struct {
+				mix  bool
+				out  Output
+				gain []float32
+			}
+			variants := []variant{{true, DBFS, nil}, {true, Complex, nil}, {false, Power, gain}, {false, DBFS, nil}}
+			if !testing.Short() {
+				variants = append(variants, variant{true, DBFS, gain}, variant{false, Complex, nil})
+			}
+			for vi, v := range variants {
+				// odd and even channel lengths: the second channel's frames
+				// start on odd or even samples (pairs read as 32 or 64 bits)
+				length := 3*n + 77 + vi%2
+				src := noise[:2*length]
+				cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: Window{Kind: Hann}, Channels: 2, Mix: v.mix,
+					MaxSamples: length, Output: v.out, BinGain: v.gain}
+				a, b := spectrogram(t, testCPU, cfg, src), spectrogram(t, e, cfg, src)
+				for i := range a {
+					bad := false
+					switch v.out {
+					case DBFS:
+						bad = (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01
+					default: // power or complex: relative to the frame's scale
+						bad = math.Abs(float64(a[i]-b[i])) > 1e-4*(math.Abs(float64(a[i]))+float64(n)*0.01)
+					}
+					if bad {
+						t.Fatalf("local=%d n=%d mix=%v %v gain=%v: value %d: CPU %g, GPU %g", c.local, n, v.mix, v.out, v.gain != nil, i, a[i], b[i])
+					}
+				}
+			}
+		}
+	}
+}
