@@ -2,8 +2,11 @@ package analysis
 
 import (
 	"context"
+	"errors"
+	"io"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -31,8 +34,16 @@ type BandsResult struct {
 	Warnings []string // engine fallbacks
 }
 
-// AnalyzeBands measures the average power of a file in fractional-octave
-// bands (Hann frames, 50 % overlap) on the engines, weighted A, C or Z.
+// bandsMaxFFT is the longest transform AnalyzeBands chooses by itself:
+// long enough that 1/48-octave bands at 20 Hz span 4 bins at 48 kHz.
+const bandsMaxFFT = MaxFFT
+
+// AnalyzeBands measures the exact average power of a whole file in
+// fractional-octave bands on the engines, weighted A, C or Z: Hann frames
+// at hop N/4, whose squares sum to the same weight at every sample, over
+// the file padded with N−N/4 zeros at each end, so every sample counts
+// once — no fade-in, no unanalysed tail, a burst reads the same wherever
+// it falls.
 func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engines) (BandsResult, error) {
 	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
 		return analyzeBands(ctx, in, o, eng)
@@ -43,15 +54,17 @@ func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engine
 	return res, err
 }
 
-// bandsFFT is o.FFT, or one fine enough for the lowest band (and no longer
-// than the file: the lowest bands are then marked under-resolved instead
-// of the file being refused).
+// bandsFFT is o.FFT, or one fine enough for the lowest band but at most an
+// eighth of the file: the frames that see the file start or stop (and
+// spread a steady tone's energy into neighbouring bands) then weigh
+// little, and the lowest bands are marked under-resolved instead of the
+// file being refused.
 func bandsFFT(o BandsOptions, lowest dsp.Band, rate int, samples int64) int {
 	if o.FFT != 0 {
 		return o.FFT
 	}
-	n := dsp.BandFFTSize(lowest, rate)
-	for n > MinFFT && int64(n) > samples {
+	n := dsp.BandFFTSize(lowest, rate, bandsMaxFFT)
+	for n > MinFFT && int64(n)*8 > samples {
 		n /= 2
 	}
 	return n
@@ -81,8 +94,10 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	res.FFT = n
 	win := gpufft.Window{Kind: gpufft.Hann}
 	acc := dsp.NewBandAccumulator(bands, n, f.SampleRate, dsp.SumsOf(win.Values(n)), o.Weighting)
-	st := newStreamer(dec, n, n/2, o.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: n / 2, Window: win, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
+	hop := n / 4
+	pad := int64(n - hop)
+	st := newStreamer(&padDecoder{Decoder: dec, before: pad, after: pad}, n, hop, o.Channel)
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: win, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
 		return res, &EngineError{err}
@@ -103,12 +118,40 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	if err := streamError(ctx, err); err != nil {
 		return res, err
 	}
-	if acc.Frames == 0 {
-		return res, tooShort(in, st.frames, n)
+	if st.frames == 2*pad {
+		return res, inputErrorf("%s: no samples", in)
 	}
 	binHz := float64(f.SampleRate) / float64(n)
-	for i, lv := range acc.Levels() {
+	for i, lv := range acc.LevelsOver(st.frames-2*pad, hop) {
 		res.Levels = append(res.Levels, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
 	}
 	return res, nil
+}
+
+// padDecoder is a decoder's stream with before zero samples (per channel)
+// in front and after ones at the end.
+type padDecoder struct {
+	audio.Decoder
+	before, after int64
+}
+
+func (d *padDecoder) Read(dst []float32) (int, error) {
+	ch := d.Format().Channels
+	if d.before > 0 {
+		n := int(min(d.before, int64(len(dst)/ch)))
+		clear(dst[:n*ch])
+		d.before -= int64(n)
+		return n, nil
+	}
+	n, err := d.Decoder.Read(dst)
+	if n > 0 || !errors.Is(err, io.EOF) {
+		return n, err
+	}
+	if d.after == 0 {
+		return 0, io.EOF
+	}
+	n = int(min(d.after, int64(len(dst)/ch)))
+	clear(dst[:n*ch])
+	d.after -= int64(n)
+	return n, nil
 }

@@ -14,10 +14,12 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// FFT sizes the analyses accept: powers of two in MinFFT…MaxFFT.
+// FFT sizes the analyses accept: powers of two in MinFFT…MaxFFT, MaxFFT
+// being the engines' largest (2^20: 0.046 Hz bins at 48 kHz, by the
+// two-pass large-N kernels).
 const (
 	MinFFT = 64
-	MaxFFT = 65536
+	MaxFFT = gpufft.MaxSize
 )
 
 // FFTSizeError and HopError say which of an FFT size and its hop CheckFFT

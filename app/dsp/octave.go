@@ -49,12 +49,12 @@ func Bands(fraction int, lo, hi, maxUpper float64) ([]Band, error) {
 }
 
 // Fractions are the band widths Bands makes, in bands per octave.
-var Fractions = []int{1, 3, 6, 12, 24}
+var Fractions = []int{1, 3, 6, 12, 24, 48}
 
 // CheckFraction says whether Bands makes 1/fraction-octave bands.
 func CheckFraction(fraction int) error {
 	if !slices.Contains(Fractions, fraction) {
-		return fmt.Errorf("fraction %d: want 1, 3, 6, 12 or 24", fraction)
+		return fmt.Errorf("fraction %d: want 1, 3, 6, 12, 24 or 48", fraction)
 	}
 	return nil
 }
@@ -153,14 +153,26 @@ func (a *BandAccumulator) Frame(row []float32, ms []float64) {
 	}
 }
 
-// Levels returns each band's average level in dBFS: mean square relative
-// to a full-scale sine's (0.5), so a sine of amplitude A reads 20·log10 A
-// in its band.
+// Levels returns each band's average level in dBFS over the frames added:
+// mean square relative to a full-scale sine's (0.5), so a sine of
+// amplitude A reads 20·log10 A in its band.
 func (a *BandAccumulator) Levels() []float64 {
+	return a.levels(float64(max(1, a.Frames)))
+}
+
+// LevelsOver returns each band's level averaged over samples samples that
+// frames hop apart covered with a window whose squares, summed over the
+// overlapping frames, are the same at every sample (Hann at hop N/4 and
+// the signal padded by N−hop zeros at each end): every sample then counts
+// once, wherever it lies, and the level is the band's exact mean square.
+func (a *BandAccumulator) LevelsOver(samples int64, hop int) []float64 {
+	return a.levels(float64(samples) / float64(hop))
+}
+
+func (a *BandAccumulator) levels(frames float64) []float64 {
 	out := make([]float64, len(a.sum))
 	for i, s := range a.sum {
-		ms := s / float64(max(1, a.Frames))
-		out[i] = MeanSquareDBFS(ms)
+		out[i] = MeanSquareDBFS(s / frames)
 	}
 	return out
 }
@@ -169,11 +181,11 @@ func (a *BandAccumulator) Levels() []float64 {
 // leakage from neighbours and the window's main lobe dominate.
 func UnderResolved(b Band, binHz float64) bool { return b.Upper-b.Lower < 4*binHz }
 
-// BandFFTSize is the smallest power of two (≥ 1024, ≤ 65536) whose bins are
+// BandFFTSize is the smallest power of two (≥ 1024, ≤ maxN) whose bins are
 // narrow enough that the lowest band spans at least 4 of them.
-func BandFFTSize(lowest Band, rate int) int {
+func BandFFTSize(lowest Band, rate, maxN int) int {
 	n := 1024
-	for n < 65536 && float64(rate)/float64(n) > (lowest.Upper-lowest.Lower)/4 {
+	for n < maxN && float64(rate)/float64(n) > (lowest.Upper-lowest.Lower)/4 {
 		n *= 2
 	}
 	return n
