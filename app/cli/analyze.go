@@ -185,40 +185,48 @@ func startProfile(path string) (func(), error) {
 }
 
 // analyzeAll analyzes each input; a bad file is reported and skipped.
-// Some file failed: a runtime failure says 1, else bad input says 2.
+// Some file failed: a runtime failure says 1, else bad input says 2. On a
+// GPU two files are in flight at once, so one file's image is coloured,
+// encoded and written while the device analyzes the next; results are
+// reported in input order.
 func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts analysis.AnalyzeOptions, quiet bool, stderr io.Writer) int {
+	inFlight := 1
+	if sess.engines.HasGPU() && len(inputs) > 1 {
+		inFlight = 2
+	}
+	done := make([]chan fileResult, len(inputs))
+	for i := range done {
+		done[i] = make(chan fileResult, 1)
+	}
+	slots := make(chan struct{}, inFlight)
+	go func() {
+		for i, in := range inputs {
+			slots <- struct{}{}
+			go func() {
+				defer func() { <-slots }()
+				done[i] <- analyzeOne(sess, in, dsts[i], format, opts, quiet || inFlight > 1, stderr)
+			}()
+		}
+	}()
 	failed, badInput := false, false
 	for i, in := range inputs {
-		if sess.ctx.Err() != nil {
-			fmt.Fprintf(stderr, "prism: analyze: interrupted\n")
-			return ExitFailure
-		}
-		dst := dsts[i]
-		o := opts
-		o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
-		bar := newBar(quiet, stderr, filepath.Base(in))
-		res, err := analysis.AnalyzeFile(sess.ctx, in, dst, format, o, sess.engines, bar.progress)
-		bar.finish()
-		warn(stderr, res.Warnings)
+		r := <-done[i]
+		warn(stderr, r.res.Warnings)
 		switch {
-		case errors.Is(err, context.Canceled):
+		case errors.Is(r.err, context.Canceled):
+			for _, d := range done[i+1:] { // the others stop too, removing their temporary files
+				<-d
+			}
 			fmt.Fprintf(stderr, "prism: %s: interrupted: no output written\n", in)
 			return ExitFailure
-		case errors.As(err, new(*analysis.InputError)):
-			fmt.Fprintf(stderr, "prism: %v\n", err)
+		case errors.As(r.err, new(*analysis.InputError)):
+			fmt.Fprintf(stderr, "prism: %v\n", r.err)
 			badInput = true
-		case err != nil:
-			fmt.Fprintf(stderr, "prism: %s: %v\n", in, err)
+		case r.err != nil:
+			fmt.Fprintf(stderr, "prism: %s: %v\n", in, r.err)
 			failed = true
 		case !quiet:
-			audioSec := float64(res.Samples) / float64(res.Rate)
-			how := res.Engine
-			if res.RawPCM {
-				how += ", raw PCM converted on the device"
-			}
-			fmt.Fprintf(stderr, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
-				in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
-				float64(res.Samples)/res.Elapsed.Seconds()/1e6, how)
+			summary(stderr, in, dsts[i], r.res)
 		}
 	}
 	switch {
@@ -228,6 +236,36 @@ func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+type fileResult struct {
+	res analysis.AnalyzeResult
+	err error
+}
+
+// analyzeOne analyzes one input, with a progress bar unless noBar.
+func analyzeOne(sess *session, in, dst string, format encode.Format, opts analysis.AnalyzeOptions, noBar bool, stderr io.Writer) fileResult {
+	if err := sess.ctx.Err(); err != nil {
+		return fileResult{err: err}
+	}
+	o := opts
+	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
+	bar := newBar(noBar, stderr, filepath.Base(in))
+	res, err := analysis.AnalyzeFile(sess.ctx, in, dst, format, o, sess.engines, bar.progress)
+	bar.finish()
+	return fileResult{res, err}
+}
+
+// summary is the line that says what an analysis did.
+func summary(w io.Writer, in, dst string, res analysis.AnalyzeResult) {
+	audioSec := float64(res.Samples) / float64(res.Rate)
+	how := res.Engine
+	if res.RawPCM {
+		how += ", raw PCM converted on the device"
+	}
+	fmt.Fprintf(w, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
+		in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
+		float64(res.Samples)/res.Elapsed.Seconds()/1e6, how)
 }
 
 // bar is a progress bar on a terminal (nil elsewhere, or when quiet).
