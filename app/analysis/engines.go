@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"time"
 
 	"github.com/prismaudio/prism/gpufft"
@@ -95,6 +96,62 @@ func OpenEngines(choice, device string) (Engines, string, error) {
 		return Engines{Preferred: cpu, CPU: cpu}, fmt.Sprintf("%v: using the CPU engine", err), nil
 	}
 	return Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU}, "", nil
+}
+
+// DeviceAll is the OpenCL device choice that means every GPU.
+const DeviceAll = "all"
+
+// OpenEngineSet opens the engines for choice on every GPU of the host
+// (device DeviceAll, or "" when there are several GPUs and spread is set:
+// a batch of files), one Engines each, sharing one CPU engine to fall back
+// on; for any other device it is OpenEngines. Close them with CloseSet.
+func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error) {
+	if choice == EngineCPU || (device != DeviceAll && (device != "" || !spread)) {
+		e, notice, err := OpenEngines(choice, device)
+		if err != nil {
+			return nil, "", err
+		}
+		return []Engines{e}, notice, nil
+	}
+	var gpus []int
+	if err := probeOpenCL(""); err == nil {
+		devs, _ := gpufft.Devices()
+		for _, d := range devs {
+			if d.Type == "GPU" {
+				gpus = append(gpus, d.Index)
+			}
+		}
+	}
+	if len(gpus) < 2 {
+		if device == DeviceAll {
+			device = ""
+		}
+		return OpenEngineSet(choice, device, false)
+	}
+	cpu := gpufft.NewCPU(0)
+	var set []Engines
+	for _, i := range gpus {
+		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: strconv.Itoa(i)})
+		if err != nil {
+			CloseSet(set)
+			cpu.Close()
+			return nil, "", fmt.Errorf("GPU %d: %w", i, err)
+		}
+		set = append(set, Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU})
+	}
+	return set, "", nil
+}
+
+// CloseSet closes every engine of a set (the shared CPU engine once).
+func CloseSet(set []Engines) {
+	for i, e := range set {
+		if e.Preferred != e.CPU {
+			e.Preferred.Close()
+		}
+		if i == len(set)-1 && e.CPU != nil {
+			e.CPU.Close()
+		}
+	}
 }
 
 // Close closes the engines (the GPU one, then the CPU one). Calling it

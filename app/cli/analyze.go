@@ -164,7 +164,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
-	sess, ok := openSession("analyze", af.engine, af.device, *quiet, stderr)
+	sess, ok := openSessionSet("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
@@ -187,24 +187,29 @@ func startProfile(path string) (func(), error) {
 // analyzeAll analyzes each input; a bad file is reported and skipped.
 // Some file failed: a runtime failure says 1, else bad input says 2. On a
 // GPU two files are in flight at once, so one file's image is coloured,
-// encoded and written while the device analyzes the next; results are
-// reported in input order.
+// encoded and written while the device analyzes the next; with several
+// GPUs (--device all) the files are spread over them. Results are reported
+// in input order.
 func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts analysis.AnalyzeOptions, quiet bool, stderr io.Writer) int {
-	inFlight := 1
-	if sess.engines.HasGPU() && len(inputs) > 1 {
-		inFlight = 2
+	// engine tokens: two per GPU engine, one for the CPU's
+	slots := make(chan int, 2*len(sess.set))
+	for i, e := range sess.set {
+		slots <- i
+		if e.HasGPU() && len(inputs) > 1 {
+			slots <- i
+		}
 	}
+	inFlight := len(slots)
 	done := make([]chan fileResult, len(inputs))
 	for i := range done {
 		done[i] = make(chan fileResult, 1)
 	}
-	slots := make(chan struct{}, inFlight)
 	go func() {
 		for i, in := range inputs {
-			slots <- struct{}{}
+			e := <-slots
 			go func() {
-				defer func() { <-slots }()
-				done[i] <- analyzeOne(sess, in, dsts[i], format, opts, quiet || inFlight > 1, stderr)
+				defer func() { slots <- e }()
+				done[i] <- analyzeOne(sess.ctx, sess.set[e], in, dsts[i], format, opts, quiet || inFlight > 1, stderr)
 			}()
 		}
 	}()
@@ -243,15 +248,16 @@ type fileResult struct {
 	err error
 }
 
-// analyzeOne analyzes one input, with a progress bar unless noBar.
-func analyzeOne(sess *session, in, dst string, format encode.Format, opts analysis.AnalyzeOptions, noBar bool, stderr io.Writer) fileResult {
-	if err := sess.ctx.Err(); err != nil {
+// analyzeOne analyzes one input on engines, with a progress bar unless
+// noBar.
+func analyzeOne(ctx context.Context, engines analysis.Engines, in, dst string, format encode.Format, opts analysis.AnalyzeOptions, noBar bool, stderr io.Writer) fileResult {
+	if err := ctx.Err(); err != nil {
 		return fileResult{err: err}
 	}
 	o := opts
 	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
 	bar := newBar(noBar, stderr, filepath.Base(in))
-	res, err := analysis.AnalyzeFile(sess.ctx, in, dst, format, o, sess.engines, bar.progress)
+	res, err := analysis.AnalyzeFile(ctx, in, dst, format, o, engines, bar.progress)
 	bar.finish()
 	return fileResult{res, err}
 }

@@ -172,7 +172,8 @@ func usageError(name string, stderr io.Writer) func(format string, a ...any) int
 // decoder's read) is not waited for: interruptGrace after the signal, or
 // at a second signal, the process removes its temporary files and exits.
 type session struct {
-	engines analysis.Engines
+	engines analysis.Engines   // the first of set
+	set     []analysis.Engines // one per GPU with --device all
 	ctx     context.Context
 	stop    func()
 }
@@ -182,8 +183,15 @@ type session struct {
 const interruptGrace = 400 * time.Millisecond
 
 func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*session, bool) {
+	return openSessionSet(name, engine, device, false, quiet, stderr)
+}
+
+// openSessionSet is openSession with every GPU of the host opened (see
+// analysis.OpenEngineSet) for --device all, or by default when spread (a
+// batch of files) and there are several.
+func openSessionSet(name, engine, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
 	ctx, stop := watchSignals(stderr)
-	engines, notice, err := analysis.OpenEngines(engine, device)
+	set, notice, err := analysis.OpenEngineSet(engine, device, spread)
 	if err != nil {
 		stop()
 		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
@@ -192,7 +200,7 @@ func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*se
 	if notice != "" && !quiet {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
-	return &session{engines: engines, ctx: ctx, stop: stop}, true
+	return &session{engines: set[0], set: set, ctx: ctx, stop: stop}, true
 }
 
 // watchSignals returns a context that SIGINT or SIGTERM cancels, and the
@@ -232,7 +240,7 @@ func watchSignals(stderr io.Writer) (context.Context, func()) {
 }
 
 func (s *session) close() {
-	s.engines.Close()
+	analysis.CloseSet(s.set)
 	s.stop()
 }
 

@@ -40,7 +40,7 @@ func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 // registerEngine adds --engine and the OpenCL device flag.
 func registerEngine(fs *flag.FlagSet, engine, device *string, deviceFlag string) {
 	fs.StringVar(engine, "engine", analysis.EngineAuto, "engine: auto (GPU if usable, else CPU), gpu, cpu")
-	fs.StringVar(device, deviceFlag, "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
+	fs.StringVar(device, deviceFlag, "", "OpenCL device: index or name substring, or all (every GPU; the default for several files when there are several) (default $"+gpufft.EnvDevice+", else the first GPU)")
 }
 
 // checkFFTFlags is analysis.CheckFFT in the words of --fft and --hop.
