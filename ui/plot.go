@@ -3,6 +3,7 @@ package ui
 import (
 	"image"
 	"math"
+	"slices"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -36,6 +37,7 @@ type bgKey struct {
 	dark         bool
 	extra        float64 // per widget: the waterfall's time span, …
 	extraS       string
+	extraI       int
 }
 
 // plotRenderer lays the raster over the whole widget.
@@ -119,17 +121,85 @@ func (b *plotBase) drawDBGrid(dbMin, dbMax float64) {
 func (b *plotBase) drawFreqGrid(axis app.FreqAxis, labels bool) {
 	pal := paletteFor(b.dark)
 	a := b.area
-	for _, f := range app.FreqTicks(axis, a.Dx()) {
+	ticks := freqTicks(axis, a.Dx())
+	for _, f := range ticks {
 		x := a.Min.X + int(axis.Pos(f)*float64(a.Dx()-1)+0.5)
 		c := pal.grid
-		if m := f / math.Pow(10, math.Floor(math.Log10(f))); m == 1 || axis.Scale == "lin" {
+		if isDecade(f) || axis.Scale == "lin" {
 			c = pal.gridMajor
 		}
 		b.p.vline(x, a.Min.Y, a.Max.Y-1, c)
-		if labels {
-			b.p.text(app.FormatHz(f), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
+	}
+	if !labels {
+		return
+	}
+	for _, t := range placeLabels(axis, a.Dx(), ticks, func(s string) int { return b.p.textWidth(s) + b.p.px(8) }) {
+		x := a.Min.X + int(axis.Pos(t)*float64(a.Dx()-1)+0.5)
+		b.p.text(app.FormatHz(t), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
+	}
+}
+
+// freqTicks are the grid frequencies of an axis `pixels` wide: those of
+// app.FreqTicks without the ones under 20 Hz on a mel axis. A mel axis
+// starts at 0 Hz, so app.FreqTicks's decades begin with 1 Hz, whose tick
+// sits at the axis's left edge and reads as a stray "1" beside "100";
+// nothing below 20 Hz is audible, and the 10 Hz one is 0.4 % of the axis
+// away from it. (The same rule belongs in app.FreqTicks: for a.Scale ==
+// "mel" start the decades at 20 Hz.)
+func freqTicks(axis app.FreqAxis, pixels int) []float64 {
+	ticks := app.FreqTicks(axis, pixels)
+	if axis.Scale != "mel" {
+		return ticks
+	}
+	out := ticks[:0]
+	for _, f := range ticks {
+		if f >= 20 {
+			out = append(out, f)
 		}
 	}
+	return out
+}
+
+// isDecade says whether f is a power of ten.
+func isDecade(f float64) bool {
+	return f > 0 && math.Abs(f/math.Pow(10, math.Floor(math.Log10(f)+1e-9))-1) < 1e-9
+}
+
+// placeLabels picks which ticks get a label on a horizontal axis `pixels`
+// wide, given each label's width (with its margin): decades first, then
+// the others in order, each only where it overlaps no label already
+// placed. app.FreqTicks spaces ticks for a vertical axis (18 px); across,
+// "10k" is wider than that.
+func placeLabels(axis app.FreqAxis, pixels int, ticks []float64, width func(string) int) []float64 {
+	type span struct{ x0, x1 int }
+	var placed []span
+	var out []float64
+	try := func(f float64) {
+		x := int(axis.Pos(f) * float64(pixels-1))
+		w := width(app.FormatHz(f))
+		s := span{x - w/2, x + w - w/2}
+		for _, p := range placed {
+			if s.x0 < p.x1 && p.x0 < s.x1 {
+				return
+			}
+		}
+		placed = append(placed, s)
+		out = append(out, f)
+	}
+	for _, f := range ticks {
+		if isDecade(f) || axis.Scale == "lin" {
+			try(f)
+		}
+	}
+	if axis.Scale != "lin" {
+		for _, f := range ticks {
+			if !isDecade(f) {
+				try(f)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // appendHz formats a frequency for readouts: 1000.0 Hz, 12.35 kHz.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prismaudio/prism/app"
 	"github.com/prismaudio/prism/ui"
+	_ "github.com/prismaudio/prism/ui/desktop/locale" // before Fyne reads the locale
 )
 
 // AppID is the application ID (also in FyneApp.toml).
