@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -290,16 +291,10 @@ func (w *Window) refreshSources() {
 }
 
 func (w *Window) pickSourceFile() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			w.syncControls()
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
+	w.showOpenDialog("Play a file in real time", func(path string) {
+		w.rememberFolder(filepath.Dir(path))
 		w.change(func(s *Settings) { s.Source = app.SourceSpec{Kind: app.SourceFile, File: path} })
-	}, w.win)
-	d.Show()
+	})
 }
 
 // syncControls shows the settings in the controls without re-applying

@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
 
 	"github.com/prismaudio/prism/app"
 )
@@ -22,6 +21,7 @@ func (w *Window) OpenFile(path string) {
 	if w.fileCtx != nil {
 		w.fileCtx()
 	}
+	w.rememberFolder(filepath.Dir(path))
 	ctx, cancel := context.WithCancel(context.Background())
 	w.fileCtx = cancel
 	w.fileGen++
@@ -160,23 +160,6 @@ func (w *Window) zoomReset() {
 	if fs := w.fview.File(); fs != nil {
 		w.fview.SetView(0, fs.Duration)
 	}
-}
-
-func (w *Window) openDialog() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			dialog.ShowError(err, w.win)
-			return
-		}
-		if r == nil {
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
-		w.OpenFile(path)
-	}, w.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".wav", ".WAV", ".flac", ".FLAC", ".mp3", ".MP3", ".rf64"}))
-	d.Show()
 }
 
 // saveDialog asks for a path and calls fn with it.

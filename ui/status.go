@@ -30,7 +30,8 @@ func (w *Window) countFrame(now time.Time) {
 		w.ticks, w.tickMark, w.cpuMark = 0, now, cpu
 		w.trace("perf", map[string]any{"fps": w.fps, "cpu_percent": w.cpuPct, "engine": w.stats.Engine,
 			"ms_per_batch": w.stats.MsPerBatch, "engine_ms": w.stats.EngineMs, "frames_per_s": w.stats.FramesPerSec,
-			"latency_p99_ms": w.stats.LatencyP99Ms, "dropped": w.stats.DroppedFrames, "status": w.status.Text})
+			"latency_p99_ms": w.stats.LatencyP99Ms, "dropped": w.stats.DroppedFrames, "stalls": w.stats.Stalls, "paused": w.paused, "fft": w.cfg[2],
+			"status": w.StatusText()})
 	}
 }
 

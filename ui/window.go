@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/prismaudio/prism/app"
@@ -75,6 +76,8 @@ type Window struct {
 	lastEngine string
 	readyDone  bool
 
+	openDlg      dialog.Dialog // the open dialog last shown (tests)
+	openPath     *widget.Entry // its path entry
 	fileCtx      context.CancelFunc
 	detailCancel context.CancelFunc
 	detailTimer  *time.Timer
@@ -131,6 +134,7 @@ func (w *Window) Close() {
 		w.detailCancel()
 	}
 	w.set.Save(w.app.Preferences())
+	w.saveWindowSize()
 }
 
 // Settings are the current settings.

@@ -187,7 +187,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		opts.Trace = f
 	}
 	win := a.NewWindow("Prism")
-	win.Resize(fyne.NewSize(1280, 800))
+	win.Resize(ui.WindowSize(a.Preferences())) // as it was when it last closed
 	ui.New(a, win, m, opts)
 	win.ShowAndRun()
 	return app.ExitOK

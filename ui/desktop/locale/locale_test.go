@@ -12,7 +12,7 @@ func TestLanguageFor(t *testing.T) {
 		{map[string]string{"LANG": "C.utf8"}, "en", true},
 		{map[string]string{"LC_ALL": "POSIX.UTF-8", "LANG": "de_DE.UTF-8"}, "en", true},
 		{map[string]string{"LC_MESSAGES": "C.UTF-8@euro"}, "en", true},
-		{map[string]string{"LANG": "C"}, "", false},          // Fyne takes plain C as English
+		{map[string]string{"LANG": "C"}, "", false},           // Fyne takes plain C as English
 		{map[string]string{"LANG": "de_DE.UTF-8"}, "", false}, // a language: keep it
 		{map[string]string{"LC_ALL": "fr_FR.UTF-8", "LANG": "C.UTF-8"}, "", false},
 		{map[string]string{"LANG": "C.UTF-8", "LANGUAGE": "fr"}, "", false},

@@ -1,0 +1,170 @@
+package ui
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+)
+
+// column is an N-point FFT's column of levels: −120 dBFS with one bin at
+// 0 dBFS nearest f.
+func column(n int, f float64) []float32 {
+	col := make([]float32, n/2+1)
+	for k := range col {
+		col[k] = -120
+	}
+	col[int(math.Round(f*float64(n)/48000))] = 0
+	return col
+}
+
+// TestSettingsRaceTheViews is the `]`/`[` crash: the analysis changes the
+// FFT size between (and within) the window's pulls, so spectra and columns
+// arrive in a geometry the views were not told about yet. Over many random
+// changes the views never index out of range, every stored waterfall row
+// has a geometry the analysis produced, and once the changes stop a tone
+// lands at its frequency on the axis of the size finally in use.
+func TestSettingsRaceTheViews(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	rng := rand.New(rand.NewSource(13))
+	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536}
+	valid := map[int]bool{}
+	for _, n := range sizes {
+		valid[n/2+1] = true
+	}
+	valid[maxStoredBins] = true // 32768 and 65536 are stored max-pooled
+	for i := range 200 {
+		// the analysis switches size (as Apply would, later than the key)
+		n := sizes[rng.Intn(len(sizes))]
+		e.mu.Lock()
+		e.fft, e.hop = n, max(1, n/4)
+		e.mu.Unlock()
+		// columns of the old and the new size in one batch
+		for range rng.Intn(6) {
+			e.queue(column(sizes[rng.Intn(len(sizes))], 1000), column(n, 1000))
+		}
+		if rng.Intn(4) == 0 {
+			w.statusDue = time.Time{} // the window learns the new size now, or not
+		}
+		if rng.Intn(3) == 0 {
+			w.TypedRune([]rune{']', '[', 'f', 'v'}[rng.Intn(4)])
+		}
+		if rng.Intn(10) == 0 {
+			w.win.Resize(fyne.NewSize(float32(900+rng.Intn(700)), float32(600+rng.Intn(400))))
+		}
+		w.Pull()
+		drawViews(w) // what each raster does on a paint (a whole-window capture is slow)
+		for j, row := range w.wf.hist[:len(w.wf.hist)] {
+			if len(row) != 0 && !valid[len(row)] {
+				t.Fatalf("step %d: stored row %d has %d bins", i, j, len(row))
+			}
+		}
+		if w.wf.rows > len(w.wf.hist) {
+			t.Fatalf("step %d: %d rows in a history of %d", i, w.wf.rows, len(w.wf.hist))
+		}
+	}
+	// settle: waterfall on a log axis, 4096 points, and a 5 kHz tone
+	w.change(func(s *Settings) { s.Lower, s.FreqScale, s.FFT = "waterfall", "log", 4096 })
+	w.statusDue = time.Time{}
+	w.Pull()
+	for range 40 {
+		e.queue(column(4096, 5000))
+	}
+	w.Pull()
+	capture(w.win)
+	wf := w.wf
+	if wf.fft != 4096 || wf.axis.Scale != "log" {
+		t.Fatalf("waterfall set up for N=%d %s", wf.fft, wf.axis.Scale)
+	}
+	drawViews(w)
+	img := wf.Image()
+	k := math.Round(5000 * 4096 / 48000.0)
+	x := wf.area.Min.X + int(wf.axis.Pos(k*48000/4096)*float64(wf.area.Dx()))
+	y := wf.area.Min.Y + 1
+	best, bestX := 0, 0
+	for xx := x - 30; xx <= x+30; xx++ {
+		c := img.RGBAAt(xx, y)
+		if v := int(c.R) + int(c.G) + int(c.B); v > best {
+			best, bestX = v, xx
+		}
+	}
+	if bestX < x-2 || bestX > x+2 {
+		t.Errorf("the 5 kHz tone shows at x=%d, want %d±2", bestX, x)
+	}
+}
+
+// TestBinMapsByLength: the map a spectrum gets is made for its own length,
+// and a short spectrum is never read past its end.
+func TestBinMapsByLength(t *testing.T) {
+	test.NewTempApp(t)
+	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	var c binMaps
+	for _, n := range []int{4096, 8192, 64, 4096} {
+		m := c.get(v.axis, 500, 48000, n/2+1)
+		if m.bins != n/2+1 {
+			t.Fatalf("map for %d bins is for %d", n/2+1, m.bins)
+		}
+		short := make([]float32, 10)
+		for x := range m.width() {
+			if math.IsNaN(float64(m.value(x, short))) {
+				t.Fatal("NaN")
+			}
+		}
+	}
+	if len(c.maps) != 3 {
+		t.Errorf("%d maps for 3 geometries", len(c.maps))
+	}
+	if c.get(v.axis, 500, 48000, 1) != nil || c.get(v.axis, 0, 48000, 2049) != nil {
+		t.Error("a map for no geometry")
+	}
+}
+
+// TestSpaceTogglesOnce: the driver delivers Space as a key and as the
+// rune ' '; one press pauses, the next resumes.
+func TestSpaceTogglesOnce(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	c := w.win.Canvas()
+	press := func() {
+		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeySpace})
+		c.OnTypedRune()(' ')
+	}
+	press()
+	if !w.paused {
+		t.Fatal("one Space press did not pause")
+	}
+	press()
+	if w.paused {
+		t.Fatal("a second Space press did not resume")
+	}
+	test.TypeOnCanvas(c, "   ") // runes alone (as an entry would get them) do nothing
+	if w.paused {
+		t.Error("typed spaces paused")
+	}
+}
+
+// drawViews draws the live views at their laid-out sizes, as their
+// rasters do when the window paints.
+func drawViews(w *Window) {
+	for _, v := range []interface {
+		Size() fyne.Size
+		Visible() bool
+	}{w.spec, w.wf, w.rta} {
+		s := v.Size()
+		if !v.Visible() || s.Width < 1 || s.Height < 1 {
+			continue
+		}
+		switch v := v.(type) {
+		case *SpectrumView:
+			v.draw(int(s.Width), int(s.Height))
+		case *Waterfall:
+			v.draw(int(s.Width), int(s.Height))
+		case *RTAView:
+			v.draw(int(s.Width), int(s.Height))
+		}
+	}
+}
