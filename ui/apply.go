@@ -13,7 +13,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	fn(&w.set)
 	w.set.Save(w.app.Preferences())
 	if w.set.Engine != prev.Engine {
-		w.eng.UseEngine(w.set.Engine)
+		w.ap.useEngine(w.set.Engine)
 	}
 	if w.set.Source != prev.Source {
 		w.setSource(w.set.Source)
@@ -49,7 +49,7 @@ func (w *Window) applyAnalysis() {
 		w.notice = err.Error()
 		return
 	}
-	w.eng.Apply(l)
+	w.ap.apply(l)
 }
 
 // applyDisplay pushes the display settings into the views.

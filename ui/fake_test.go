@@ -31,8 +31,9 @@ type fakeEngine struct {
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
-	frozen      bool // Frames stops counting
-	latestN     int  // Latest calls
+	frozen      bool   // Frames stops counting
+	latestN     int    // Latest calls
+	settle      func() // waits until the window has applied what it posted
 }
 
 func newFakeEngine() *fakeEngine {
@@ -129,6 +130,9 @@ func (e *fakeEngine) Apply(s app.LiveSettings) {
 }
 
 func (e *fakeEngine) lastApplied() app.LiveSettings {
+	if e.settle != nil {
+		e.settle()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.applied[len(e.applied)-1]

@@ -8,6 +8,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+
+	"github.com/prismaudio/prism/app"
 )
 
 // column is an N-point FFT's column of levels: −120 dBFS with one bin at
@@ -167,4 +169,54 @@ func drawViews(w *Window) {
 			v.draw(int(s.Width), int(s.Height))
 		}
 	}
+}
+
+// blockingEngine is a fake whose Apply blocks until released, as the
+// analysis's does once its command queue is full.
+type blockingEngine struct {
+	*fakeEngine
+	release chan struct{}
+}
+
+func (b *blockingEngine) Apply(s app.LiveSettings) {
+	<-b.release
+	b.fakeEngine.Apply(s)
+}
+
+// TestBlockedApplyDoesNotFreeze: while the engine's Apply blocks, FFT
+// keys still return at once (the window keeps drawing), and once it
+// unblocks the engine gets the newest settings, not every one between.
+func TestBlockedApplyDoesNotFreeze(t *testing.T) {
+	e := newFakeEngine()
+	b := &blockingEngine{e, make(chan struct{})}
+	a := test.NewTempApp(t)
+	win := test.NewTempWindow(t, nil)
+	win.Resize(fyne.NewSize(1280, 800))
+	w := New(a, win, b, Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 40 {
+			w.TypedRune(']')
+			w.TypedRune('[')
+		}
+		w.TypedRune(']')
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the keys blocked behind the engine's Apply")
+	}
+	close(b.release)
+	settle(t, w)
+	e.mu.Lock()
+	n, last := len(e.applied), e.applied[len(e.applied)-1]
+	e.mu.Unlock()
+	if last.FFT != 8192 {
+		t.Errorf("the engine ended on N=%d, want 8192", last.FFT)
+	}
+	if n > 3 {
+		t.Errorf("%d settings applied for 81 keys: superseded ones were not skipped", n)
+	}
+	w.Close()
 }

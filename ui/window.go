@@ -36,6 +36,7 @@ type Window struct {
 	eng  Engine
 	opts Options
 	set  Settings
+	ap   *applier // settings → engine, off the Fyne goroutine
 	do   func(func()) // onto the Fyne goroutine
 
 	spec  *SpectrumView
@@ -91,6 +92,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	if w.do == nil {
 		w.do = fyne.Do
 	}
+	w.ap = newApplier(eng)
 	w.set = LoadSettings(a.Preferences())
 	w.set.Source = eng.Source()
 	if !eng.HasGPU() {
@@ -101,7 +103,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	w.applyDisplay()
 	w.applyAnalysis()
 	if w.set.Engine == "cpu" && eng.HasGPU() {
-		eng.UseEngine("cpu")
+		w.ap.useEngine("cpu")
 	}
 	w.installKeys()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
@@ -133,6 +135,7 @@ func (w *Window) Close() {
 	if w.detailCancel != nil {
 		w.detailCancel()
 	}
+	w.ap.close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
 }
