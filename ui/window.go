@@ -36,7 +36,7 @@ type Window struct {
 	eng  Engine
 	opts Options
 	set  Settings
-	ap   *applier // settings → engine, off the Fyne goroutine
+	ap   *applier     // settings → engine, off the Fyne goroutine
 	do   func(func()) // onto the Fyne goroutine
 
 	spec  *SpectrumView
