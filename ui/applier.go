@@ -2,6 +2,7 @@ package ui
 
 import (
 	"sync"
+	"time"
 
 	"github.com/prismaudio/prism/app"
 )
@@ -61,14 +62,20 @@ func (a *applier) idle() bool {
 	return !a.busy && a.live == nil && a.engine == ""
 }
 
-// close stops the goroutine once it has applied what it holds.
+// close stops the goroutine: it applies nothing more once the settings
+// it is handing over (if any) are taken, which close waits for up to two
+// seconds (an engine that stopped taking commands must not hold the
+// window open).
 func (a *applier) close() {
 	select {
 	case <-a.stop:
 	default:
 		close(a.stop)
 	}
-	<-a.done
+	select {
+	case <-a.done:
+	case <-time.After(2 * time.Second):
+	}
 }
 
 func (a *applier) run() {
@@ -80,6 +87,11 @@ func (a *applier) run() {
 			return
 		}
 		for {
+			select {
+			case <-a.stop:
+				return
+			default:
+			}
 			a.mu.Lock()
 			live, engine := a.live, a.engine
 			a.live, a.engine = nil, ""
