@@ -291,10 +291,18 @@ func (w *Window) refreshSources() {
 }
 
 func (w *Window) pickSourceFile() {
-	w.showOpenDialog("Play a file in real time", func(path string) {
-		w.rememberFolder(filepath.Dir(path))
-		w.change(func(s *Settings) { s.Source = app.SourceSpec{Kind: app.SourceFile, File: path} })
-	})
+	w.showOpenDialog("Play a file in real time", w.playFile)
+}
+
+// playFile makes the file at path the live source, played in real time
+// and heard: the monitor output comes on with it (the check box turns it
+// off again).
+func (w *Window) playFile(path string) {
+	w.rememberFolder(filepath.Dir(path))
+	w.change(func(s *Settings) { s.Source = app.SourceSpec{Kind: app.SourceFile, File: path} })
+	if !w.monitorOn {
+		w.c.monitor.SetChecked(true) // (its OnChanged turns the output on)
+	}
 }
 
 // syncControls shows the settings in the controls without re-applying

@@ -84,3 +84,22 @@ func TestWindowSizeRemembered(t *testing.T) {
 		t.Error("window keys outside the prefix")
 	}
 }
+
+// TestPlayFileIsHeard: choosing a file as the live source ("File, in real
+// time") switches to it and turns the monitor output on.
+func TestPlayFileIsHeard(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tone.flac")
+	w.playFile(path)
+	waitFor(t, func() bool { return e.Source().File == path && w.notice == "" })
+	waitFor(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.monitorOn
+	})
+	if !w.c.monitor.Checked || w.RecentFolders()[0] != dir {
+		t.Errorf("monitor box %v, recent %q", w.c.monitor.Checked, w.RecentFolders())
+	}
+}
