@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/prismaudio/prism/app"
 )
@@ -220,3 +221,67 @@ func TestBlockedApplyDoesNotFreeze(t *testing.T) {
 	}
 	w.Close()
 }
+
+// TestControlStress drives the display and analysis controls and the
+// shortcuts in a seeded random order while the analysis (the fake) changes
+// its FFT size, channel count and rate under the window, pulling and
+// drawing between changes: nothing panics, the settings stay valid, and
+// the views end consistent with the last settings.
+func TestControlStress(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	c := &w.c
+	rng := rand.New(rand.NewSource(1313))
+	pick := func(s *widget.Select) { s.SetSelected(s.Options[rng.Intn(len(s.Options))]) }
+	selects := []*widget.Select{c.fft, c.overlap, c.window, c.avg, c.hold, c.scale, c.dbTop, c.dbFloor,
+		c.cmap, c.span, c.lower, c.fraction, c.weighting, c.chanShown}
+	radios := []*widget.RadioGroup{c.theme}
+	for i := range 150 {
+		switch r := rng.Intn(10); {
+		case r < 5:
+			pick(selects[rng.Intn(len(selects))])
+		case r < 6:
+			rg := radios[rng.Intn(len(radios))]
+			rg.SetSelected(rg.Options[rng.Intn(len(rg.Options))])
+		default:
+			w.TypedRune([]rune("gfmahrvt[]+-0")[rng.Intn(13)])
+		}
+		settle(t, w)
+		if rng.Intn(3) == 0 { // the source changes format under the window
+			e.mu.Lock()
+			e.ch = 1 + rng.Intn(2)
+			e.rate = []int{44100, 48000}[rng.Intn(2)]
+			e.mu.Unlock()
+		}
+		e.mu.Lock()
+		n := e.fft
+		e.mu.Unlock()
+		e.queue(column(n, 1000), column(sizesFor(rng), 1000))
+		w.statusDue = time.Time{}
+		w.Pull()
+		drawViews(w)
+		if _, err := w.set.Live(); err != nil {
+			t.Fatalf("step %d: settings %+v: %v", i, w.set, err)
+		}
+		if w.set.DBMin >= w.set.DBMax {
+			t.Fatalf("step %d: dB range %g…%g", i, w.set.DBMin, w.set.DBMax)
+		}
+	}
+	settle(t, w)
+	w.statusDue = time.Time{}
+	w.Pull()
+	drawViews(w)
+	st := w.stats
+	if w.spec.fft != st.FFT || w.spec.rate != st.SampleRate || w.wf.fft != st.FFT || w.wf.rate != st.SampleRate {
+		t.Errorf("views at N=%d/%d, %d/%d Hz; analysis N=%d, %d Hz", w.spec.fft, w.wf.fft, w.spec.rate, w.wf.rate, st.FFT, st.SampleRate)
+	}
+	if w.spec.axis.Scale != w.set.FreqScale || w.wf.axis.Scale != w.set.FreqScale {
+		t.Errorf("axes %s/%s, setting %s", w.spec.axis.Scale, w.wf.axis.Scale, w.set.FreqScale)
+	}
+	if w.wf.colormap != w.set.Colormap || w.wf.dbMin != w.set.DBMin || w.rta.weighting != w.set.Weighting {
+		t.Errorf("waterfall %s %g, RTA %s; settings %s %g %s", w.wf.colormap, w.wf.dbMin, w.rta.weighting, w.set.Colormap, w.set.DBMin, w.set.Weighting)
+	}
+}
+
+// sizesFor is a random FFT size.
+func sizesFor(rng *rand.Rand) int { return 64 << rng.Intn(11) }
