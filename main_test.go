@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
 	"math"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,6 +76,8 @@ type event struct {
 	EngMs  map[string]float64 `json:"engine_ms"`
 	FrameS float64            `json:"frames_per_s"`
 	Status string             `json:"status"`
+	Paused bool               `json:"paused"`
+	FFT    int                `json:"fft"`
 }
 
 // readTrace returns the events written so far.
@@ -316,4 +321,241 @@ func minOf(v []float64) float64 {
 		m = math.Min(m, x)
 	}
 	return m
+}
+
+// window is a running prism window under Xvfb, on the generator.
+type window struct {
+	t       *testing.T
+	display string
+	trace   string
+	cmd     *exec.Cmd
+	stderr  *bytes.Buffer
+	exited  chan error
+	ready   event
+	id      string // the X window
+}
+
+// startWindow builds prism and starts its window on Xvfb with args; it
+// is killed when the test ends (unless quit ended it).
+func startWindow(t *testing.T, args ...string) *window {
+	display := needDisplay(t)
+	bin := buildPrism(t)
+	home := t.TempDir()
+	w := &window{t: t, display: display, trace: filepath.Join(home, "trace.jsonl"), stderr: &bytes.Buffer{}, exited: make(chan error, 1)}
+	w.cmd = exec.Command(bin, args...)
+	w.cmd.Env = append(os.Environ(), "DISPLAY="+display, "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"PRISM_UI_TRACE="+w.trace, "LANG=en_US.UTF-8")
+	w.cmd.Stderr = w.stderr
+	w.cmd.WaitDelay = 5 * time.Second
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.exited <- w.cmd.Wait() }()
+	t.Cleanup(func() {
+		if w.cmd.ProcessState == nil {
+			w.cmd.Process.Kill()
+			<-w.exited
+		}
+		if t.Failed() {
+			t.Logf("stderr:\n%s", w.stderr.String())
+		}
+	})
+	w.ready = waitEvent(t, w.trace, 90*time.Second, func(e event) bool { return e.Event == "ready" })
+	w.id = strings.Fields(xdo(t, display, "search", "--sync", "--name", "^Prism$"))[0]
+	return w
+}
+
+// alive fails the test if the process has exited.
+func (w *window) alive(when string) {
+	w.t.Helper()
+	select {
+	case err := <-w.exited:
+		w.exited <- err
+		w.t.Fatalf("prism died %s: %v\n%s", when, err, w.stderr.String())
+	default:
+	}
+}
+
+// key sends X key names (xdotool's) to the window.
+func (w *window) key(keys ...string) {
+	w.t.Helper()
+	xdo(w.t, w.display, append([]string{"key", "--window", w.id, "--delay", "0"}, keys...)...)
+}
+
+// lastPerf is the newest perf event and how many there are.
+func (w *window) lastPerf() (event, int) {
+	var last event
+	n := 0
+	for _, e := range readTrace(w.t, w.trace) {
+		if e.Event == "perf" {
+			last, n = e, n+1
+		}
+	}
+	return last, n
+}
+
+// plots is the screenshot's region above the status area: the plots and
+// their labels (the status strip's figures change while paused).
+func (w *window) plots(img *image.RGBA) *image.RGBA {
+	px, py, pw := int(w.ready.Plot[0]), int(w.ready.Plot[1]), int(w.ready.Plot[2])
+	r := image.Rect(px, py, px+pw, int(w.ready.Window[1])-120)
+	out := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	draw.Draw(out, out.Rect, img, r.Min, draw.Src)
+	return out
+}
+
+func samePixels(a, b *image.RGBA) bool { return bytes.Equal(a.Pix, b.Pix) }
+
+// stressKeys are every keyboard shortcut that does not open a dialog
+// (xdotool key names).
+var stressKeys = []string{
+	"space", "g", "f", "m", "a", "h", "r", "v", "t", "bracketleft", "bracketright",
+	"Up", "Down", "plus", "minus", "Left", "Right", "0",
+}
+
+// TestDesktopKeyStress hammers every shortcut in a seeded random order
+// with random gaps, ]/[ (the FFT size) in bursts, for PRISM_STRESS_SECONDS
+// (60 by default, 10 with -short, at most 600): the process must live
+// throughout and keep drawing (a perf event a second), and at the end the
+// display, resumed, still changes on noise.
+func TestDesktopKeyStress(t *testing.T) {
+	seconds := 60.0
+	if testing.Short() {
+		seconds = 10
+	}
+	if v, err := strconv.ParseFloat(os.Getenv("PRISM_STRESS_SECONDS"), 64); err == nil && v > 0 {
+		seconds = min(v, 600)
+	}
+	seed := time.Now().UnixNano()
+	if v, err := strconv.ParseInt(os.Getenv("PRISM_STRESS_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	t.Logf("seed %d (PRISM_STRESS_SEED=%d repeats it), %g s", seed, seed, seconds)
+	rng := rand.New(rand.NewSource(seed))
+	w := startWindow(t, "--generator", "white:-20", "--fft", "4096", "--hop", "1024")
+	waitEvent(t, w.trace, 30*time.Second, func(e event) bool { return e.Event == "perf" })
+
+	end := time.Now().Add(time.Duration(seconds * float64(time.Second)))
+	nextCheck := time.Now().Add(5 * time.Second)
+	_, perfBefore := w.lastPerf()
+	sent := 0
+	for time.Now().Before(end) {
+		var keys []string
+		if rng.Intn(4) == 0 { // a burst of FFT-size changes, as in the crash report
+			for range 2 + rng.Intn(6) {
+				keys = append(keys, []string{"bracketleft", "bracketright"}[rng.Intn(2)])
+			}
+		} else {
+			keys = append(keys, stressKeys[rng.Intn(len(stressKeys))])
+		}
+		w.key(keys...)
+		sent += len(keys)
+		time.Sleep(time.Duration(rng.Intn(150)) * time.Millisecond)
+		if time.Now().After(nextCheck) {
+			w.alive(fmt.Sprintf("after %d keys", sent))
+			_, n := w.lastPerf()
+			if n <= perfBefore {
+				t.Fatalf("no perf event (a drawn second) in the last 5 s after %d keys", sent)
+			}
+			perfBefore, nextCheck = n, time.Now().Add(5*time.Second)
+		}
+	}
+	w.alive(fmt.Sprintf("after %d keys", sent))
+	// resume if the last Space paused it, then the live display must change
+	time.Sleep(time.Second)
+	if last, _ := w.lastPerf(); last.Paused {
+		w.key("space")
+		waitEvent(t, w.trace, 10*time.Second, func(e event) bool { return e.Event == "perf" && !e.Paused })
+	}
+	// the engine may still be working through the last size (a 65536-point
+	// FFT is a frame per 0.34 s, and PoCL compiles each new plan): give the
+	// display 30 s to show new frames
+	changed := false
+	for start := time.Now(); !changed && time.Since(start) < 30*time.Second; {
+		a := w.plots(screenshot(t, w.display))
+		time.Sleep(time.Second)
+		changed = !samePixels(a, w.plots(screenshot(t, w.display)))
+	}
+	if !changed {
+		t.Error("after the stress the live display no longer changes")
+	}
+	w.alive("at the end")
+	last, n := w.lastPerf()
+	t.Logf("%d keys in %g s; %d perf events; last: %.0f fps, N=%d", sent, seconds, n, last.FPS, last.FFT)
+	if last.FPS <= 0 {
+		t.Errorf("last perf event: %.1f fps", last.FPS)
+	}
+}
+
+// TestDesktopSpacePauses: one Space press pauses the display (two
+// screenshots a second apart are identical, on white noise), the status
+// says PAUSED, and another press resumes it.
+func TestDesktopSpacePauses(t *testing.T) {
+	w := startWindow(t, "--generator", "white:-20", "--fft", "2048", "--hop", "512")
+	waitEvent(t, w.trace, 30*time.Second, func(e event) bool { return e.Event == "perf" && e.FrameS > 50 })
+	a := w.plots(screenshot(t, w.display))
+	time.Sleep(time.Second)
+	if samePixels(a, w.plots(screenshot(t, w.display))) {
+		t.Fatal("the live display does not change on white noise")
+	}
+	w.key("space")
+	p := waitEvent(t, w.trace, 10*time.Second, func(e event) bool { return e.Event == "perf" && e.Paused })
+	if !strings.Contains(p.Status, "PAUSED") {
+		t.Errorf("paused, status %q", p.Status)
+	}
+	time.Sleep(300 * time.Millisecond) // the last frame before the pause is painted
+	a = w.plots(screenshot(t, w.display))
+	time.Sleep(time.Second)
+	b := w.plots(screenshot(t, w.display))
+	if !samePixels(a, b) {
+		t.Error("paused, yet the display changed within a second")
+	}
+	// the pause holds (one press is one toggle)
+	time.Sleep(1500 * time.Millisecond)
+	if last, _ := w.lastPerf(); !last.Paused {
+		t.Error("one Space press paused and resumed")
+	}
+	w.key("space")
+	waitEvent(t, w.trace, 10*time.Second, func(e event) bool {
+		return e.Event == "perf" && !e.Paused && !strings.Contains(e.Status, "PAUSED")
+	})
+	time.Sleep(time.Second)
+	if samePixels(b, w.plots(screenshot(t, w.display))) {
+		t.Error("resumed, yet the display did not change")
+	}
+}
+
+// TestQuietTerminal: `prism --help` under LANG=C.UTF-8 (no LANGUAGE)
+// prints no Fyne locale error, and `prism devices` no ALSA or JACK lines
+// of their own, unless PRISM_VERBOSE asks for them.
+func TestQuietTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildPrism(t)
+	env := append(filterEnv(os.Environ(), "LANGUAGE=", "LANG=", "LC_ALL=", "LC_MESSAGES=", "PRISM_VERBOSE="), "LANG=C.UTF-8", "HOME="+t.TempDir())
+	run := func(env []string, args ...string) string {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	if out := run(env, "--help"); strings.Contains(out, "locale") || !strings.Contains(out, "Usage") {
+		t.Errorf("prism --help under LANG=C.UTF-8:\n%s", out)
+	}
+	noisy := func(out string) []string {
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "ALSA lib") || strings.Contains(l, "jack server") || strings.Contains(l, "JackShmReadWritePtr") ||
+				strings.HasPrefix(l, "Cannot connect to server") {
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	if lines := noisy(run(env, "devices")); len(lines) > 0 {
+		t.Errorf("prism devices printed %d library lines, first %q", len(lines), lines[0])
+	}
+	loud := noisy(run(append(env, "PRISM_VERBOSE=1"), "devices"))
+	t.Logf("with PRISM_VERBOSE=1: %d library lines (this machine has %s)", len(loud), map[bool]string{true: "no sound card: ALSA complains", false: "nothing for ALSA to complain about"}[len(loud) > 0])
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -290,16 +291,18 @@ func (w *Window) refreshSources() {
 }
 
 func (w *Window) pickSourceFile() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil || r == nil {
-			w.syncControls()
-			return
-		}
-		path := r.URI().Path()
-		r.Close()
-		w.change(func(s *Settings) { s.Source = live.SourceSpec{Kind: live.SourceFile, File: path} })
-	}, w.win)
-	d.Show()
+	w.showOpenDialog("Play a file in real time", w.playFile)
+}
+
+// playFile makes the file at path the live source, played in real time
+// and heard: the monitor output comes on with it (the check box turns it
+// off again).
+func (w *Window) playFile(path string) {
+	w.rememberFolder(filepath.Dir(path))
+	w.change(func(s *Settings) { s.Source = live.SourceSpec{Kind: live.SourceFile, File: path} })
+	if !w.monitorOn {
+		w.c.monitor.SetChecked(true) // (its OnChanged turns the output on)
+	}
 }
 
 // syncControls shows the settings in the controls without re-applying

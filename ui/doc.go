@@ -14,7 +14,20 @@
 // display pulls: an endless fyne.Animation calls Window.Pull before every
 // paint, which copies the newest spectra and spectrogram columns out of
 // the engine (Latest, Columns) into buffers the views keep; none of that
-// allocates in steady state (TestPullDoesNotAllocate). Every type here
+// allocates in steady state (TestPullDoesNotAllocate).
+//
+// Settings changes never wait for the analysis: the window posts them to
+// an applier goroutine that hands the engine the newest (applier.go), so
+// spectra and columns of the old FFT size keep arriving for a while; every
+// view therefore maps each spectrum or column by its own length (N/2+1
+// bins, binMaps in freqmap.go), never by the size it was last told. The
+// waterfall keeps its history in dB and re-renders it on any display
+// change.
+//
+// Files by role: window.go (the window, its layout and the per-frame
+// pull), apply.go (settings → engine and views), keys.go, status.go,
+// controls.go (the controls panel), files.go and opendialog.go (the file
+// tab, exports, dialogs), and one file per view. Every type here
 // belongs to the Fyne goroutine; work on other goroutines (opening a
 // source, analyzing a file) reports back through fyne.Do.
 package ui

@@ -232,3 +232,11 @@ func dbTicks(dbMin, dbMax float64, pixels int) []float64 {
 func (p *painter) textWidthBytes(s []byte) int {
 	return font.MeasureBytes(p.face, s).Ceil()
 }
+
+// textWidth is s's width in pixels.
+func (p *painter) textWidth(s string) int {
+	return font.MeasureString(p.face, s).Ceil()
+}
+
+// rgb is a colormap entry as an opaque colour.
+func rgb(c [3]uint8) color.RGBA { return color.RGBA{c[0], c[1], c[2], 255} }

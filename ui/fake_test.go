@@ -35,8 +35,9 @@ type fakeEngine struct {
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
-	frozen      bool // Frames stops counting
-	latestN     int  // Latest calls
+	frozen      bool   // Frames stops counting
+	latestN     int    // Latest calls
+	settle      func() // waits until the window has applied what it posted
 }
 
 func newFakeEngine() *fakeEngine {
@@ -91,9 +92,9 @@ func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64,
 		dst[n] = append(dst[n][:0], e.frames[col-e.next]...)
 		n++
 	}
-	var geo live.Geometry
+	var geo live.Geometry // of the newest column: the fake's columns may change size
 	if len(e.frames) > 0 {
-		geo = live.Geometry{Rate: 48000, FFT: 2 * (len(e.frames[0]) - 1), Hop: 1024}
+		geo = live.Geometry{Rate: 48000, FFT: 2 * (len(e.frames[len(e.frames)-1]) - 1), Hop: 1024}
 	}
 	return n, max(after, e.next) + uint64(n), geo
 }
@@ -137,6 +138,9 @@ func (e *fakeEngine) Apply(s live.LiveSettings) {
 }
 
 func (e *fakeEngine) lastApplied() live.LiveSettings {
+	if e.settle != nil {
+		e.settle()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.applied[len(e.applied)-1]

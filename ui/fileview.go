@@ -84,7 +84,22 @@ func (v *FileView) File() *analysis.FileSpectrogram { return v.fs }
 // SetDetail shows a region's analysis where it covers the view.
 func (v *FileView) SetDetail(d *analysis.FileSpectrogram) {
 	v.detail = d
+	v.updateCursor()
 	v.Refresh()
+}
+
+// Analysis says what the view shows: "N=4096 hop 1024", or with
+// "(refined)" where a finer analysis of the zoomed region covers it.
+func (v *FileView) Analysis() string {
+	if v.fs == nil {
+		return ""
+	}
+	src := v.source()
+	s := "N=" + strconv.Itoa(src.FFT) + " hop " + strconv.Itoa(src.Hop)
+	if src != v.fs {
+		s += " (refined)"
+	}
+	return s
 }
 
 // SetScale sets the frequency scale.
@@ -135,6 +150,7 @@ func (v *FileView) SetView(t0, t1 float64) {
 	if v.OnView != nil {
 		v.OnView(v.t0, v.t1)
 	}
+	v.updateCursor() // the cursor stays, the time under it moved
 	v.Refresh()
 }
 
@@ -239,7 +255,7 @@ func (v *FileView) updateCursor() {
 	v.cur.Current = append(v.cur.Current[:0], col...)
 	v.cur.BinHz = src.BinHz()
 	v.cur.Peak = dsp.FindPeak(v.cur.Current, v.cur.BinHz)
-	b := append(v.readout, plot.FormatSeconds(t, 1)...)
+	b := append(v.readout, formatTime(t, 0.001, v.fs.Duration)...)
 	b = append(b, "   "...)
 	b = appendHz(b, f)
 	b = append(b, "   "...)
@@ -262,6 +278,9 @@ func (v *FileView) Image() *image.RGBA { return v.img }
 
 func (v *FileView) draw(w, h int) image.Image {
 	key := bgKey{axis: v.axis, extra: v.t0, dbMax: v.t1}
+	if v.fs != nil {
+		key.extraI = v.source().Hop
+	}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}
@@ -303,7 +322,7 @@ func (v *FileView) renderPlot() {
 	v.plot = ensureImage(v.plot, W, H)
 	src := v.source()
 	lo, hi := v.axis.RowBins(H, src.FFT, src.Rate)
-	scale := 255 / (v.dbMax - v.dbMin)
+	sh := plot.NewShaderLUT(v.lut, v.dbMin, v.dbMax)
 	n := len(src.Columns)
 	for x := range W {
 		ta := v.t0 + float64(x)/float64(W)*(v.t1-v.t0)
@@ -322,10 +341,7 @@ func (v *FileView) renderPlot() {
 					m = max(m, d)
 				}
 			}
-			i := min(255, max(0, int((float64(m)-v.dbMin)*scale)))
-			col := v.lut[i]
-			o := v.plot.PixOffset(x, y)
-			v.plot.Pix[o], v.plot.Pix[o+1], v.plot.Pix[o+2], v.plot.Pix[o+3] = col[0], col[1], col[2], 255
+			sh.Put(v.plot.Pix[v.plot.PixOffset(x, y):], m)
 		}
 	}
 }
@@ -343,15 +359,42 @@ func (v *FileView) drawBackground() {
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
 		p.text(plot.FormatHz(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 	}
-	span := v.t1 - v.t0
-	ticks := plot.TimeTicks(span, a.Dx())
-	if len(ticks) > 1 {
-		step := ticks[1] - ticks[0]
-		for t := math.Ceil(v.t0/step) * step; t <= v.t1+1e-9; t += step {
-			x := a.Min.X + int((t-v.t0)/span*float64(a.Dx()-1)+0.5)
-			p.vline(x, a.Max.Y, a.Max.Y+p.px(4), pal.gridMajor)
-			p.text(plot.FormatSeconds(t, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
-		}
+	step := v.TimeStep()
+	for _, t := range ticksEvery(v.t0, v.t1, step) {
+		x := a.Min.X + int((t-v.t0)/(v.t1-v.t0)*float64(a.Dx()-1)+0.5)
+		p.vline(x, a.Max.Y, a.Max.Y+p.px(4), pal.gridMajor)
+		p.text(formatTime(t, step, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
 	}
 	p.text("Hz", p.px(4), p.px(2), 0, 0, pal.text)
+	p.text(v.Analysis(), a.Max.X, p.px(2), 1, 0, pal.text)
+}
+
+// timeGap is the room one time label needs at step (pixels).
+func (v *FileView) timeGap(step float64) int {
+	return v.p.textWidth(formatTime(v.fs.Duration, step, v.fs.Duration)) + v.p.px(16)
+}
+
+// TimeStep is the time axis's tick step: the finest of timeSteps whose
+// labels (as wide as the widest time at that step) do not overlap.
+func (v *FileView) TimeStep() float64 {
+	a := v.area
+	for _, s := range timeSteps {
+		if s*float64(a.Dx())/(v.t1-v.t0) >= float64(v.timeGap(s)) {
+			return s
+		}
+	}
+	return timeSteps[len(timeSteps)-1]
+}
+
+// TimeLabels are the time axis's labels as drawn.
+func (v *FileView) TimeLabels() []string {
+	if v.fs == nil {
+		return nil
+	}
+	step := v.TimeStep()
+	var out []string
+	for _, t := range ticksEvery(v.t0, v.t1, step) {
+		out = append(out, formatTime(t, step, v.fs.Duration))
+	}
+	return out
 }

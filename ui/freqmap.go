@@ -34,8 +34,13 @@ func newBinMap(axis plot.FreqAxis, width, n, rate int) binMap {
 	return m
 }
 
-// value is column x's level from a spectrum of m.bins values.
+// value is column x's level from a spectrum of m.bins values (a spectrum of
+// another length is clipped to what both have: callers look maps up by
+// the spectrum's length, binMaps.get, so this is only a guard).
 func (m *binMap) value(x int, db []float32) float32 {
+	if len(db) == 0 {
+		return float32(math.Inf(-1))
+	}
 	if p := m.pos[x]; p >= 0 {
 		k := int(p)
 		if k >= len(db)-1 {
@@ -45,7 +50,8 @@ func (m *binMap) value(x int, db []float32) float32 {
 		return db[k] + t*(db[k+1]-db[k])
 	}
 	v := float32(math.Inf(-1))
-	for _, d := range db[m.lo[x]:m.hi[x]] {
+	lo, hi := min(int(m.lo[x]), len(db)), min(int(m.hi[x]), len(db))
+	for _, d := range db[lo:hi] {
 		v = max(v, d)
 	}
 	return v
@@ -53,3 +59,42 @@ func (m *binMap) value(x int, db []float32) float32 {
 
 // width is the number of columns mapped.
 func (m *binMap) width() int { return len(m.pos) }
+
+// binMaps keeps the bin maps of one frequency axis and plot width, one per
+// spectrum geometry (bin count) met. A view looks up the map for each
+// spectrum or column by that spectrum's own length, so a spectrum that
+// arrives with another FFT size than the view was last told about (the
+// analysis changed it between frames) is re-mapped, never indexed out of
+// range. The maps are remade when the axis, the width or the rate change.
+type binMaps struct {
+	axis  plot.FreqAxis
+	width int
+	rate  int
+	maps  []binMap
+}
+
+// maxBinMaps bounds the geometries kept: every FFT size from 64 to 65536.
+const maxBinMaps = 12
+
+// get is the map for spectra of `bins` values (bins = N/2+1 of an N-point
+// FFT) on axis, width columns and rate; nil when bins < 2 or width < 1.
+// It allocates only when it meets a new geometry.
+func (c *binMaps) get(axis plot.FreqAxis, width, rate, bins int) *binMap {
+	if bins < 2 || width < 1 || rate < 1 {
+		return nil
+	}
+	if axis != c.axis || width != c.width || rate != c.rate {
+		c.axis, c.width, c.rate = axis, width, rate
+		c.maps = c.maps[:0]
+	}
+	for i := range c.maps {
+		if c.maps[i].bins == bins {
+			return &c.maps[i]
+		}
+	}
+	if len(c.maps) == maxBinMaps {
+		c.maps = append(c.maps[:0], c.maps[1:]...)
+	}
+	c.maps = append(c.maps, newBinMap(axis, width, 2*(bins-1), rate))
+	return &c.maps[len(c.maps)-1]
+}

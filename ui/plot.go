@@ -3,6 +3,7 @@ package ui
 import (
 	"image"
 	"math"
+	"slices"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -36,6 +37,7 @@ type bgKey struct {
 	dark         bool
 	extra        float64 // per widget: the waterfall's time span, …
 	extraS       string
+	extraI       int
 }
 
 // plotRenderer lays the raster over the whole widget.
@@ -119,17 +121,65 @@ func (b *plotBase) drawDBGrid(dbMin, dbMax float64) {
 func (b *plotBase) drawFreqGrid(axis plot.FreqAxis, labels bool) {
 	pal := paletteFor(b.dark)
 	a := b.area
-	for _, f := range plot.FreqTicks(axis, a.Dx()) {
+	ticks := plot.FreqTicks(axis, a.Dx())
+	for _, f := range ticks {
 		x := a.Min.X + int(axis.Pos(f)*float64(a.Dx()-1)+0.5)
 		c := pal.grid
-		if m := f / math.Pow(10, math.Floor(math.Log10(f))); m == 1 || axis.Scale == plot.Lin {
+		if isDecade(f) || axis.Scale == plot.Lin {
 			c = pal.gridMajor
 		}
 		b.p.vline(x, a.Min.Y, a.Max.Y-1, c)
-		if labels {
-			b.p.text(plot.FormatHz(f), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
+	}
+	if !labels {
+		return
+	}
+	for _, t := range placeLabels(axis, a.Dx(), ticks, func(s string) int { return b.p.textWidth(s) + b.p.px(8) }) {
+		x := a.Min.X + int(axis.Pos(t)*float64(a.Dx()-1)+0.5)
+		b.p.text(plot.FormatHz(t), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
+	}
+}
+
+
+// isDecade says whether f is a power of ten.
+func isDecade(f float64) bool {
+	return f > 0 && math.Abs(f/math.Pow(10, math.Floor(math.Log10(f)+1e-9))-1) < 1e-9
+}
+
+// placeLabels picks which ticks get a label on a horizontal axis `pixels`
+// wide, given each label's width (with its margin): decades first, then
+// the others in order, each only where it overlaps no label already
+// placed. plot.FreqTicks spaces ticks for a vertical axis (18 px); across,
+// "10k" is wider than that.
+func placeLabels(axis plot.FreqAxis, pixels int, ticks []float64, width func(string) int) []float64 {
+	type span struct{ x0, x1 int }
+	var placed []span
+	var out []float64
+	try := func(f float64) {
+		x := int(axis.Pos(f) * float64(pixels-1))
+		w := width(plot.FormatHz(f))
+		s := span{x - w/2, x + w - w/2}
+		for _, p := range placed {
+			if s.x0 < p.x1 && p.x0 < s.x1 {
+				return
+			}
+		}
+		placed = append(placed, s)
+		out = append(out, f)
+	}
+	for _, f := range ticks {
+		if isDecade(f) || axis.Scale == plot.Lin {
+			try(f)
 		}
 	}
+	if axis.Scale != plot.Lin {
+		for _, f := range ticks {
+			if !isDecade(f) {
+				try(f)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // appendHz formats a frequency for readouts: 1000.0 Hz, 12.35 kHz.

@@ -2,11 +2,17 @@ package ui
 
 import (
 	"image"
+	"image/color"
+	"math"
+	"slices"
 	"strconv"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -24,11 +30,25 @@ type RTAView struct {
 	weighting    string
 	labels       [][]byte // nominal labels, per band (remade when the bands change)
 	labelFor     []float64
+	caps         []float64   // per band: the peak cap's level (dB)
+	capAt        []time.Time // when each cap was last raised
+	now          func() time.Time
+	hover        bool
+	cursorX      float32
+	readout      []byte
 }
+
+// Peak caps: a band's cap holds its highest level for capHold, then
+// falls at capFall dB per second until the level catches it.
+const (
+	capHold = 1500 * time.Millisecond
+	capFall = 20.0
+)
+
 
 // NewRTAView makes a bar view for a sample rate and dB range.
 func NewRTAView(rate int, dbMin, dbMax float64) *RTAView {
-	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: "Z"}
+	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: "Z", now: time.Now}
 	v.dark = true
 	v.SetRate(rate)
 	v.raster = canvas.NewRaster(v.draw)
@@ -63,10 +83,82 @@ func (v *RTAView) SetRange(dbMin, dbMax float64) {
 // SetDark chooses the palette.
 func (v *RTAView) SetDark(dark bool) { v.dark = dark }
 
-// Pull copies output channel c's band levels from src and redraws.
+// Pull copies output channel c's band levels from src, moves the peak
+// caps and redraws.
 func (v *RTAView) Pull(src SpectrumSource, c int) {
 	src.Latest(c, &v.sp)
+	v.updateCaps(v.now())
 	v.raster.Refresh()
+}
+
+// updateCaps raises each band's cap to its level, or lets it fall once
+// it has been held for capHold.
+func (v *RTAView) updateCaps(now time.Time) {
+	n := len(v.sp.Bands)
+	if len(v.caps) != n {
+		v.caps = slices.Grow(v.caps[:0], n)[:n]
+		v.capAt = slices.Grow(v.capAt[:0], n)[:n]
+		for i := range n {
+			v.caps[i], v.capAt[i] = math.Inf(-1), now
+		}
+	}
+	for i, b := range v.sp.Bands {
+		held := now.Sub(v.capAt[i])
+		switch {
+		case b.LevelDB >= v.caps[i]:
+			v.caps[i], v.capAt[i] = b.LevelDB, now
+		case held > capHold:
+			v.caps[i] = max(b.LevelDB, v.caps[i]-capFall*(held-capHold).Seconds())
+			v.capAt[i] = now.Add(-capHold) // fall from here on
+		}
+	}
+}
+
+// Caps are the bands' peak-cap levels (dB).
+func (v *RTAView) Caps() []float64 { return v.caps }
+
+// UnderResolved says, per band, whether it is drawn as under-resolved at
+// the bin width of the last spectrum pulled.
+func (v *RTAView) UnderResolved() []bool {
+	out := make([]bool, len(v.sp.Bands))
+	for i, b := range v.sp.Bands {
+		out[i] = b.UnderResolved || dsp.UnderResolved(b.Band, v.sp.BinHz)
+	}
+	return out
+}
+
+// MouseIn, MouseMoved and MouseOut implement desktop.Hoverable: the
+// readout of the band under the cursor.
+func (v *RTAView) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
+
+// MouseMoved implements desktop.Hoverable.
+func (v *RTAView) MouseMoved(e *desktop.MouseEvent) {
+	v.hover, v.cursorX = true, e.Position.X
+	v.raster.Refresh()
+}
+
+// MouseOut implements desktop.Hoverable.
+func (v *RTAView) MouseOut() {
+	v.hover = false
+	v.raster.Refresh()
+}
+
+// Readout is the hover readout (empty when the cursor is not over a
+// band).
+func (v *RTAView) Readout() string { return string(v.readout) }
+
+// bandAt is the index of the band under plot column px, or −1.
+func (v *RTAView) bandAt(px int) int {
+	if px < 0 {
+		return -1
+	}
+	f := v.axis.Freq((float64(px) + 0.5) / float64(v.area.Dx()))
+	for i, b := range v.sp.Bands {
+		if f >= b.Lower && f < b.Upper {
+			return i
+		}
+	}
+	return -1
 }
 
 // Levels are the band levels last pulled.
@@ -88,6 +180,11 @@ func (v *RTAView) draw(w, h int) image.Image {
 			title = "octave bands, " + v.weighting + "-weighted, dBFS"
 		}
 		p.text(title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
+		// the legend of the hatched bars
+		lx := a.Max.X - p.textWidth(underResolvedNote)
+		sw := p.textHeight() - p.px(2)
+		v.hatch(image.Rect(lx-sw-p.px(4), p.px(3), lx-p.px(4), p.px(3)+sw), blend(pal.traces[0], pal.plotBg, 120), pal.plotBg)
+		p.text(underResolvedNote, lx, p.px(2), 0, 0, pal.text)
 	}
 	v.fromBackground()
 	pal := paletteFor(v.dark)
@@ -101,11 +198,16 @@ func (v *RTAView) draw(w, h int) image.Image {
 		}
 		gap := max(1, (x1-x0)/8)
 		y := dbToY(float32(b.LevelDB), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
-		c := pal.traces[0]
-		if b.UnderResolved {
-			c = blend(c, pal.plotBg, 120)
+		bar := image.Rect(max(a.Min.X, x0+gap), y, min(a.Max.X, x1-gap), a.Max.Y)
+		if b.UnderResolved || dsp.UnderResolved(b.Band, v.sp.BinHz) {
+			v.hatch(bar, blend(pal.traces[0], pal.plotBg, 120), pal.plotBg)
+		} else {
+			v.p.fill(bar, pal.traces[0])
 		}
-		v.p.fill(image.Rect(max(a.Min.X, x0+gap), y, min(a.Max.X, x1-gap), a.Max.Y), c)
+		if i < len(v.caps) && v.caps[i] >= v.dbMin {
+			cy := dbToY(float32(v.caps[i]), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
+			v.p.fill(image.Rect(bar.Min.X, cy-v.p.px(1), bar.Max.X, cy+v.p.px(1)), pal.hold)
+		}
 		// the nominal label, where it does not overlap the previous one
 		lb := v.label(i, b.Nominal)
 		wid := v.p.textWidthBytes(lb)
@@ -115,7 +217,61 @@ func (v *RTAView) draw(w, h int) image.Image {
 			lastLabel = xc + wid/2
 		}
 	}
+	v.drawReadout(pal)
 	return v.img
+}
+
+// underResolvedNote explains the hatched bars.
+const underResolvedNote = "under-resolved (< 4 FFT bins): raise the FFT size"
+
+// hatch fills r with diagonal stripes of c on bg.
+func (v *RTAView) hatch(r image.Rectangle, c, bg color.RGBA) {
+	v.p.fill(r, bg)
+	r = r.Intersect(v.p.img.Rect)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if (x+y)%4 < 2 {
+				v.p.set(x, y, c)
+			}
+		}
+	}
+}
+
+// drawReadout writes the hovered band's nominal frequency, edges and level
+// (and whether it is under-resolved) at the top of the plot.
+func (v *RTAView) drawReadout(pal *palette) {
+	v.readout = v.readout[:0]
+	if !v.hover {
+		return
+	}
+	px := v.pixelX(v.cursorX)
+	i := v.bandAt(px)
+	if i < 0 {
+		return
+	}
+	b := v.sp.Bands[i]
+	a := v.area
+	r := append(v.readout, v.label(i, b.Nominal)...)
+	r = append(r, " Hz band ("...)
+	r = strconv.AppendFloat(r, b.Lower, 'f', 0, 64)
+	r = append(r, "–"...)
+	r = strconv.AppendFloat(r, b.Upper, 'f', 0, 64)
+	r = append(r, " Hz)   "...)
+	r = appendDB(r, b.LevelDB)
+	if i < len(v.caps) {
+		r = append(r, "   cap "...)
+		r = appendDB(r, v.caps[i])
+	}
+	if b.UnderResolved || dsp.UnderResolved(b.Band, v.sp.BinHz) {
+		r = append(r, "   under-resolved"...)
+	}
+	v.readout = r
+	x, ax := a.Min.X+px+v.p.px(6), 0.0
+	if px > a.Dx()/2 {
+		x, ax = a.Min.X+px-v.p.px(6), 1
+	}
+	v.p.dashedV(a.Min.X+px, a.Min.Y, a.Max.Y, pal.cursor)
+	v.p.textBytes(r, x, a.Min.Y+v.p.px(4), ax, 0, pal.cursor)
 }
 
 // label is band i's nominal frequency as text (cached).

@@ -37,13 +37,14 @@ type Settings struct {
 
 // DefaultSettings: the default input (or the generator), 4096-point Hann
 // frames at 75 % overlap, 1 s exponential average, 2 s peak hold, log
-// frequency axis, −120…0 dBFS, viridis, 10 s waterfall, GPU if there is
+// frequency axis, −120…0 dBFS, viridis, 10 s waterfall, Z-weighted
+// third-octave RTA (as `prism bands`), GPU if there is
 // one, dark theme.
 func DefaultSettings() Settings {
 	return Settings{
 		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
 		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
-		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: "A",
+		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: "Z",
 		Channels: "mix", Engine: "gpu", Theme: "dark",
 	}
 }

@@ -35,8 +35,7 @@ type SpectrumView struct {
 	rate, fft   int
 	scale       string
 	axis        plot.FreqAxis
-	bmap        binMap
-	bmapKey     [3]int // width, rate, fft the map was made for
+	maps        binMaps // per spectrum geometry: each trace is mapped by its own length
 	dbMin       float64
 	dbMax       float64
 	avg         string // AvgOff, AvgExp, AvgLin
@@ -46,8 +45,12 @@ type SpectrumView struct {
 	hover       bool
 	cursorX     float32 // widget units
 	readout     []byte
+	readoutRect image.Rectangle // where the readout was drawn (pixels)
 	peakLabel   []byte
+	peakRects   [2]image.Rectangle // the peak's marker and label (pixels)
 	title       string
+	names       []string                 // the channels' names, one per spectrum: the legend
+	legend      []legendItem             // where the legend was drawn
 	OnHoverFreq func(f float64, ok bool) // optional: the frequency under the cursor
 }
 
@@ -77,7 +80,6 @@ func (v *SpectrumView) SetConfig(rate, fft int, scale string) {
 		return
 	}
 	v.rate, v.fft, v.scale, v.axis = rate, fft, scale, axis
-	v.bmapKey = [3]int{}
 }
 
 // Axis is the frequency axis in use.
@@ -99,6 +101,12 @@ func (v *SpectrumView) SetBand(lo, hi float64) { v.bandLo, v.bandHi = lo, hi }
 
 // SetDark chooses the dark or light palette.
 func (v *SpectrumView) SetDark(dark bool) { v.dark = dark }
+
+// SetChannels names the spectra pulled, in order ("L", "R"; "mix"); with
+// names set the plot draws a legend of channels and traces.
+func (v *SpectrumView) SetChannels(names ...string) {
+	v.names = append(v.names[:0], names...)
+}
 
 // SetTitle sets the label drawn in the top-left corner.
 func (v *SpectrumView) SetTitle(s string) { v.title = s }
@@ -192,16 +200,12 @@ func (v *SpectrumView) PeakLabel() string { return string(v.peakLabel) }
 func (v *SpectrumView) Image() *image.RGBA { return v.img }
 
 func (v *SpectrumView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.legendKey()}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}
 	v.fromBackground()
 	a := v.area
-	if k := [3]int{a.Dx(), v.rate, v.fft}; k != v.bmapKey {
-		v.bmap = newBinMap(v.axis, a.Dx(), v.fft, v.rate)
-		v.bmapKey = k
-	}
 	pal := paletteFor(v.dark)
 	if v.bandHi > 0 {
 		x0 := a.Min.X + int(math.Max(0, v.axis.Pos(v.bandLo))*float64(a.Dx()))
@@ -210,21 +214,18 @@ func (v *SpectrumView) draw(w, h int) image.Image {
 		v.p.vline(x0, a.Min.Y, a.Max.Y-1, pal.band)
 		v.p.vline(x1, a.Min.Y, a.Max.Y-1, pal.band)
 	}
-	bins := v.fft/2 + 1
 	for i := range v.n {
 		sp := &v.spectra[i]
 		c := pal.traces[min(i, len(pal.traces)-1)]
-		if v.peakHold && len(sp.PeakHold) == bins {
-			v.trace(sp.PeakHold, blend(c, pal.hold, 160), true)
+		if v.peakHold && len(sp.PeakHold) > 1 {
+			v.trace(sp.PeakHold, holdColor(c, pal), true)
 		}
-		if len(sp.Current) == bins {
-			v.trace(sp.Current, c, false)
-		}
+		v.trace(sp.Current, c, false)
 		switch {
-		case v.avg == AvgExp && len(sp.ExpAvg) == bins:
-			v.trace(sp.ExpAvg, blend(c, pal.avg, 150), false)
-		case v.avg == AvgLin && len(sp.LinAvg) == bins:
-			v.trace(sp.LinAvg, blend(c, pal.avg, 150), false)
+		case v.avg == AvgExp && len(sp.ExpAvg) > 1:
+			v.trace(sp.ExpAvg, avgColor(c, pal), false)
+		case v.avg == AvgLin && len(sp.LinAvg) > 1:
+			v.trace(sp.LinAvg, avgColor(c, pal), false)
 		}
 	}
 	v.drawPeak(pal)
@@ -244,20 +245,108 @@ func (v *SpectrumView) drawBackground() {
 	if v.title != "" {
 		p.text(v.title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 	}
+	v.drawLegend(pal)
 }
 
-// trace draws a spectrum as a line across the plot (dotted: every other
-// column).
-func (v *SpectrumView) trace(db []float32, c color.RGBA, dotted bool) {
-	a := v.area
-	prev := -1
-	for x := range v.bmap.width() {
-		y := dbToY(v.bmap.value(x, db), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
-		switch {
-		case dotted:
-			if x%3 == 0 {
-				v.p.set(a.Min.X+x, y, c)
+// legendItem is one entry of a legend: its label, the colour of its
+// swatch and where the swatch was drawn (pixels).
+type legendItem struct {
+	Label  string
+	Color  color.RGBA
+	Dashed bool
+	Swatch image.Rectangle
+}
+
+// Legend is the legend last drawn.
+func (v *SpectrumView) Legend() []legendItem { return v.legend }
+
+// legendKey says what the legend shows (for the background cache).
+func (v *SpectrumView) legendKey() int {
+	k := len(v.names)
+	if v.peakHold {
+		k |= 1 << 8
+	}
+	switch v.avg {
+	case AvgExp:
+		k |= 1 << 9
+	case AvgLin:
+		k |= 2 << 9
+	}
+	for i, n := range v.names {
+		for _, r := range n {
+			k = k*31 + int(r) + i
+		}
+	}
+	return k
+}
+
+// drawLegend draws, right-aligned in the top margin, a swatch per channel
+// (in its colour) and per trace kind shown (live, average, peak hold, in
+// the first channel's colours).
+func (v *SpectrumView) drawLegend(pal *palette) {
+	v.legend = v.legend[:0]
+	if len(v.names) == 0 {
+		return
+	}
+	c0 := pal.traces[0]
+	if len(v.names) > 1 {
+		for i, n := range v.names {
+			v.legend = append(v.legend, legendItem{Label: n, Color: pal.traces[min(i, len(pal.traces)-1)]})
+		}
+	}
+	v.legend = append(v.legend, legendItem{Label: "live", Color: c0})
+	if v.avg == AvgExp || v.avg == AvgLin {
+		label := "average"
+		if v.avg == AvgLin {
+			label = "linear average"
+		}
+		v.legend = append(v.legend, legendItem{Label: label, Color: avgColor(c0, pal)})
+	}
+	if v.peakHold {
+		v.legend = append(v.legend, legendItem{Label: "peak hold", Color: holdColor(c0, pal), Dashed: true})
+	}
+	p := &v.p
+	sw, gap, pad := p.px(16), p.px(4), p.px(12)
+	total := 0
+	for _, it := range v.legend {
+		total += sw + gap + p.textWidth(it.Label) + pad
+	}
+	x := v.area.Max.X - total + pad
+	y := p.px(2)
+	mid := y + p.textHeight()/2
+	for i := range v.legend {
+		it := &v.legend[i]
+		it.Swatch = image.Rect(x, mid-1, x+sw, mid+1)
+		for sx := x; sx < x+sw; sx++ {
+			if !it.Dashed || (sx-x)%9 < 6 {
+				p.vline(sx, mid-1, mid, it.Color)
 			}
+		}
+		x += sw + gap
+		x += p.text(it.Label, x, y, 0, 0, pal.text) + pad
+	}
+}
+
+// holdColor and avgColor are the peak-hold and average traces' colours
+// for a channel drawn in c.
+func holdColor(c color.RGBA, pal *palette) color.RGBA { return blend(c, pal.hold, 200) }
+func avgColor(c color.RGBA, pal *palette) color.RGBA  { return blend(c, pal.avg, 150) }
+
+// trace draws a spectrum as a line across the plot, mapping it by its own
+// length (dashed: 6 columns drawn, 3 left out).
+func (v *SpectrumView) trace(db []float32, c color.RGBA, dashed bool) {
+	a := v.area
+	m := v.maps.get(v.axis, a.Dx(), v.rate, len(db))
+	if m == nil {
+		return
+	}
+	prev := -1
+	for x := range m.width() {
+		y := dbToY(m.value(x, db), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
+		switch {
+		case dashed && x%9 >= 6:
+			prev = -1
+			continue
 		case prev < 0:
 			v.p.set(a.Min.X+x, y, c)
 		default:
@@ -273,6 +362,7 @@ func (v *SpectrumView) trace(db []float32, c color.RGBA, dotted bool) {
 // drawPeak marks the first trace's dominant peak and labels it.
 func (v *SpectrumView) drawPeak(pal *palette) {
 	v.peakLabel = v.peakLabel[:0]
+	v.peakRects = [2]image.Rectangle{}
 	if v.n == 0 {
 		return
 	}
@@ -291,6 +381,7 @@ func (v *SpectrumView) drawPeak(pal *palette) {
 	for i := range s {
 		v.p.hline(x-s+i, x+s-i+1, y-s-v.p.px(2)+i-s, pal.peak)
 	}
+	v.peakRects[0] = image.Rect(x-s, y-2*s-v.p.px(2), x+s+1, y-v.p.px(2))
 	b := append(v.peakLabel, "peak "...)
 	b = appendHz(b, pk.Freq)
 	b = append(b, "  "...)
@@ -298,7 +389,8 @@ func (v *SpectrumView) drawPeak(pal *palette) {
 	b = append(b, "  "...)
 	b = appendNote(b, pk.Freq)
 	v.peakLabel = b
-	v.p.textBytes(b, a.Max.X-v.p.px(4), a.Min.Y+v.p.px(4), 1, 0, pal.peak)
+	lw := v.p.textBytes(b, a.Max.X-v.p.px(4), a.Min.Y+v.p.px(4), 1, 0, pal.peak)
+	v.peakRects[1] = image.Rect(a.Max.X-v.p.px(4)-lw, a.Min.Y+v.p.px(4), a.Max.X-v.p.px(4), a.Min.Y+v.p.px(4)+v.p.textHeight())
 }
 
 // drawCursor draws the cursor line and its readout: frequency, the first
@@ -323,12 +415,38 @@ func (v *SpectrumView) drawCursor(pal *palette) {
 	b = append(b, "   "...)
 	b = appendNote(b, f)
 	v.readout = b
-	tx := a.Min.X + px + v.p.px(6)
-	ax := 0.0
+	v.readoutRect = v.placeReadout(px, v.p.textWidthBytes(b))
+	v.p.textBytes(b, v.readoutRect.Min.X, v.readoutRect.Min.Y, 0, 0, pal.cursor)
+}
+
+// placeReadout is where a readout `wid` pixels wide goes beside the
+// cursor at column px: on the side with more room, on the second line of
+// the plot, or lower where that would cover the peak's marker or label.
+func (v *SpectrumView) placeReadout(px, wid int) image.Rectangle {
+	a := v.area
+	p := &v.p
+	th := p.textHeight()
+	x := a.Min.X + px + p.px(6)
 	if px > a.Dx()/2 {
-		tx, ax = a.Min.X+px-v.p.px(6), 1
+		x = a.Min.X + px - p.px(6) - wid
 	}
-	v.p.textBytes(b, tx, a.Min.Y+v.p.px(4)+v.p.textHeight()+v.p.px(2), ax, 0, pal.cursor)
+	clear := func(r image.Rectangle) bool {
+		grown := r.Inset(-p.px(2))
+		return !grown.Overlaps(v.peakRects[0]) && !grown.Overlaps(v.peakRects[1])
+	}
+	y0 := a.Min.Y + p.px(4) + th + p.px(2)
+	r := image.Rect(x, y0, x+wid, y0+th)
+	if clear(r) {
+		return r
+	}
+	// below the marker, then the bottom of the plot
+	if y := v.peakRects[0].Max.Y + p.px(4); y+th <= a.Max.Y {
+		if r2 := image.Rect(x, y, x+wid, y+th); clear(r2) {
+			return r2
+		}
+	}
+	y := a.Max.Y - p.px(4) - th
+	return image.Rect(x, y, x+wid, y+th)
 }
 
 // blend mixes b into a with weight w/255.

@@ -50,6 +50,7 @@ func TestSpectrumGolden(t *testing.T) {
 	e := newFakeEngine()
 	for _, scale := range []string{"log", "lin", "mel"} {
 		v := NewSpectrumView(48000, 4096, scale, -120, 0)
+		v.SetChannels("mix") // the legend: live, average, peak hold
 		win := showIn(t, v, 800, 300)
 		v.Pull(e, []int{2})
 		test.AssertImageMatches(t, "spectrum_"+scale+".png", capture(win))

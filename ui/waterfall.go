@@ -3,6 +3,7 @@ package ui
 import (
 	"image"
 	"math"
+	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -16,32 +17,46 @@ type ColumnSource interface {
 	Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry)
 }
 
+// maxStoredBins bounds a stored waterfall row: columns of larger FFTs are
+// kept max-pooled to this many bins (a 16384-point FFT's resolution,
+// finer than a pixel of a log axis at 20 Hz on a 1600-pixel plot), so the
+// history stays within rows × 8193 floats.
+const maxStoredBins = 8193
+
 // Waterfall is a scrolling spectrogram: frequency across (aligned with a
 // SpectrumView of the same width above it), time downwards, newest at the
-// top. Each pixel row is the maximum of the frames it covers, so a frame
-// shorter than a row still shows. Rows are kept in a ring image and
-// composed into the output once per drawn frame. Only the Fyne goroutine
-// uses it.
+// top, with a colour scale in its top margin.
+//
+// Its history is kept in dB, not in colours: one row per pixel row, each
+// the maximum of the frames it covers (so a frame shorter than a row still
+// shows) at the frames' own bin resolution, with that resolution's length.
+// A change of colormap, dB range, frequency axis or width re-renders the
+// rows from that history; a change of height or time span resamples it
+// (rows merged by maximum or spread); an FFT-size change keeps it (each
+// row is mapped by its own geometry). Only a sample-rate change clears it.
+// Only the Fyne goroutine uses it.
 type Waterfall struct {
 	plotBase
 	rate, fft, hop int
 	scale          string
 	axis           plot.FreqAxis
-	bmap           binMap
+	maps           binMaps
 	lut            *[256][3]uint8
 	colormap       string
 	dbMin, dbMax   float64
 	span           float64 // seconds shown top to bottom
 
-	ring    *image.RGBA // plot width × rows, row `head` is the next written
+	hist    [][]float32 // one dB row per pixel row; hist[head] is the next written
 	head    int
-	rows    int       // rows written, up to the ring's height
-	acc     []float32 // the pending row: maximum per column
+	rows    int         // rows written, up to len(hist)
+	ring    *image.RGBA // the rows rendered: width × len(hist)
+	dirty   bool        // re-render every row from hist at the next draw
+	acc     []float32   // the pending row: maximum per bin
 	accN    int
-	pending float64 // rows owed to frames already folded in
+	pending float64   // rows owed to frames already folded in
+	pool    []float32 // a column max-pooled to maxStoredBins
 	cols    [][]float32
 	after   uint64
-	ringKey [5]int // width, height, rate, fft, hop of the ring
 }
 
 // NewWaterfall makes a waterfall for rate, FFT size and hop (samples), on
@@ -62,48 +77,59 @@ func (w *Waterfall) CreateRenderer() fyne.WidgetRenderer {
 	return newPlotRenderer(w.raster, fyne.NewSize(320, 120))
 }
 
-// SetConfig sets rate, FFT size, hop and frequency scale; a change clears
-// the history shown.
+// SetConfig sets rate, FFT size, hop and frequency scale. The history is
+// kept (re-rendered on the new axis) unless the rate changes.
 func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
 	axis, err := newFreqAxis(scale, rate, fft)
 	if err != nil || hop < 1 {
 		return
 	}
+	if rate != w.rate {
+		w.rows, w.head, w.accN, w.pending = 0, 0, 0, 0
+	}
 	w.rate, w.fft, w.hop, w.scale, w.axis = rate, fft, hop, scale, axis
-	w.ringKey = [5]int{}
+	w.dirty = true
 }
 
-// SetColormap chooses the colormap by name (plot.ColormapNames).
+// SetColormap chooses the colormap by name (plot.ColormapNames); the
+// history is re-rendered with it.
 func (w *Waterfall) SetColormap(name string) {
-	if lut, err := colormapLUT(name); err == nil {
+	if lut, err := colormapLUT(name); err == nil && name != w.colormap {
 		w.lut, w.colormap = lut, name
+		w.dirty = true
 	}
 }
 
-// SetRange sets the dB range the colormap spans. Rows already drawn keep
-// their colours.
+// SetRange sets the dB range the colormap spans; the history is
+// re-rendered with it.
 func (w *Waterfall) SetRange(dbMin, dbMax float64) {
-	if dbMin < dbMax {
+	if dbMin < dbMax && (dbMin != w.dbMin || dbMax != w.dbMax) {
 		w.dbMin, w.dbMax = dbMin, dbMax
+		w.dirty = true
 	}
 }
 
-// SetSpan sets the seconds shown top to bottom (clears the history).
+// SetSpan sets the seconds shown top to bottom; the history is resampled
+// to the new time scale.
 func (w *Waterfall) SetSpan(seconds float64) {
-	if seconds > 0 {
+	if seconds > 0 && seconds != w.span {
+		old := w.span
 		w.span = seconds
-		w.ringKey = [5]int{}
+		w.resample(len(w.hist), seconds/old)
 	}
 }
 
 // SetDark chooses the dark or light palette for the axes.
 func (w *Waterfall) SetDark(dark bool) { w.dark = dark }
 
+// Rows is how many rows of history the waterfall holds.
+func (w *Waterfall) Rows() int { return w.rows }
+
 // Pull folds the columns output channel c gained since the last call into
 // rows and redraws. It does not allocate in steady state.
 func (w *Waterfall) Pull(src ColumnSource, c int) {
 	for {
-		n, next, _ := src.Columns(c, w.cols, w.after)
+		n, next, _ := src.Columns(c, w.cols, w.after) // each column is read by its own length
 		for i := range n {
 			w.addFrame(w.cols[i])
 		}
@@ -115,70 +141,155 @@ func (w *Waterfall) Pull(src ColumnSource, c int) {
 	w.raster.Refresh()
 }
 
-// addFrame folds one frame (dB, FFT/2+1 bins) into the pending row and
-// emits the rows it completes.
+// addFrame folds one frame (dB, N/2+1 bins for its own N) into the
+// pending row and emits the rows it completes. A frame of another
+// geometry than the pending row's starts the row afresh.
 func (w *Waterfall) addFrame(db []float32) {
-	if w.ring == nil || len(db) != w.fft/2+1 || len(w.acc) != w.bmap.width() {
+	if len(w.hist) == 0 || len(db) < 2 {
 		return
 	}
-	for x := range w.acc {
-		w.acc[x] = max(w.acc[x], w.bmap.value(x, db))
+	db = w.pooled(db)
+	if w.accN > 0 && len(w.acc) != len(db) {
+		w.accN = 0
+	}
+	if w.accN == 0 {
+		w.acc = append(w.acc[:0], db...)
+	} else {
+		for k, v := range db {
+			w.acc[k] = max(w.acc[k], v)
+		}
 	}
 	w.accN++
 	w.pending += w.rowsPerFrame()
+	emitted := false
 	for w.pending >= 1-1e-9 { // (rounding must not lose a row)
 		w.emit()
 		w.pending--
+		emitted = true
 	}
-	if w.accN == 0 {
-		for x := range w.acc {
-			w.acc[x] = float32(math.Inf(-1))
+	if emitted {
+		w.accN = 0
+	}
+}
+
+// pooled is db, or db max-pooled by a power of two to at most
+// maxStoredBins bins: bin i of the result is the maximum of db's bins
+// within half a pooled bin of i·factor, so the result is the spectrum of
+// an N/factor-point FFT as far as the axis is concerned.
+func (w *Waterfall) pooled(db []float32) []float32 {
+	if len(db) <= maxStoredBins {
+		return db
+	}
+	f := 1
+	for (len(db)-1)/f+1 > maxStoredBins {
+		f *= 2
+	}
+	n := (len(db)-1)/f + 1
+	w.pool = w.pool[:0]
+	for i := range n {
+		lo, hi := max(0, i*f-f/2), min(len(db), i*f+f/2+1)
+		v := db[lo]
+		for _, d := range db[lo+1 : hi] {
+			v = max(v, d)
 		}
+		w.pool = append(w.pool, v)
 	}
+	return w.pool
 }
 
 // rowsPerFrame is how many pixel rows one frame advances.
 func (w *Waterfall) rowsPerFrame() float64 {
-	if w.ring == nil || w.span <= 0 {
+	if len(w.hist) == 0 || w.span <= 0 || w.rate <= 0 {
 		return 1
 	}
 	frameSec := float64(w.hop) / float64(w.rate)
-	return float64(w.ring.Rect.Dy()) * frameSec / w.span
+	return float64(len(w.hist)) * frameSec / w.span
 }
 
-// emit writes the pending row into the ring.
+// emit stores the pending row as the newest and renders it.
 func (w *Waterfall) emit() {
-	pix := w.ring.Pix[w.ring.PixOffset(0, w.head):w.ring.PixOffset(0, w.head+1)]
-	scale := 255 / (w.dbMax - w.dbMin)
-	for x, v := range w.acc {
-		i := int((float64(v) - w.dbMin) * scale)
-		i = min(255, max(0, i))
-		c := w.lut[i]
-		pix[4*x], pix[4*x+1], pix[4*x+2], pix[4*x+3] = c[0], c[1], c[2], 255
+	w.hist[w.head] = append(w.hist[w.head][:0], w.acc...)
+	w.renderRow(w.head)
+	w.head = (w.head + 1) % len(w.hist)
+	w.rows = min(w.rows+1, len(w.hist))
+}
+
+// renderRow colours stored row i into the ring, mapping it by its own
+// geometry.
+func (w *Waterfall) renderRow(i int) {
+	pix := w.ring.Pix[w.ring.PixOffset(0, i):w.ring.PixOffset(0, i+1)]
+	row := w.hist[i]
+	m := w.maps.get(w.axis, w.ring.Rect.Dx(), w.rate, len(row))
+	if m == nil {
+		clear(pix)
+		return
 	}
-	w.head = (w.head + 1) % w.ring.Rect.Dy()
-	w.rows = min(w.rows+1, w.ring.Rect.Dy())
-	w.accN = 0
+	sh := plot.NewShaderLUT(w.lut, w.dbMin, w.dbMax)
+	for x := range m.width() {
+		sh.Put(pix[4*x:], m.value(x, row))
+	}
+}
+
+// resample remakes the history as `height` rows for a time scale
+// stretched by factor (new seconds per old): each new row is the
+// maximum of the old rows it covers that share the newest one's geometry.
+func (w *Waterfall) resample(height int, factor float64) {
+	if height < 1 {
+		return
+	}
+	old, oldHead, oldRows := w.hist, w.head, w.rows
+	H := max(1, len(old))
+	// new row i covers old rows [i·r, (i+1)·r), ages counted from the newest
+	r := float64(H) / float64(height) * factor
+	w.hist = make([][]float32, height)
+	w.rows = 0
+	if oldRows > 0 {
+		w.rows = min(height, int(math.Ceil(float64(oldRows)/r-1e-9)))
+	}
+	for i := range w.rows {
+		j0 := int(float64(i) * r)
+		j1 := max(j0+1, int(math.Ceil(float64(i+1)*r-1e-9)))
+		j1 = min(j1, oldRows)
+		var dst []float32
+		for j := j0; j < j1; j++ {
+			src := old[(oldHead-1-j+2*H)%H]
+			switch {
+			case j == j0:
+				dst = append(make([]float32, 0, len(src)), src...)
+			case len(src) == len(dst):
+				for k, v := range src {
+					dst[k] = max(dst[k], v)
+				}
+			}
+		}
+		w.hist[w.rows-1-i] = dst
+	}
+	w.head = w.rows % height
+	w.pending *= float64(height) / float64(H) / factor
+	w.dirty = true
 }
 
 // Image is the last frame drawn.
 func (w *Waterfall) Image() *image.RGBA { return w.img }
 
 func (w *Waterfall) draw(width, height int) image.Image {
-	key := bgKey{axis: w.axis, extra: w.span}
+	key := bgKey{axis: w.axis, extra: w.span, dbMin: w.dbMin, dbMax: w.dbMax, extraS: w.colormap}
 	if w.begin(width, height, key) {
 		w.drawBackground()
 	}
 	a := w.area
-	if k := [5]int{a.Dx(), a.Dy(), w.rate, w.fft, w.hop}; k != w.ringKey {
+	if a.Dy() != len(w.hist) {
+		w.resample(a.Dy(), 1)
+	}
+	if w.ring == nil || w.ring.Rect.Dx() != a.Dx() || w.ring.Rect.Dy() != a.Dy() {
 		w.ring = image.NewRGBA(image.Rect(0, 0, a.Dx(), a.Dy()))
-		w.bmap = newBinMap(w.axis, a.Dx(), w.fft, w.rate)
-		w.acc = make([]float32, a.Dx())
-		for x := range w.acc {
-			w.acc[x] = float32(math.Inf(-1))
+		w.dirty = true
+	}
+	if w.dirty {
+		for i := range w.rows {
+			w.renderRow((w.head - 1 - i + len(w.hist)) % len(w.hist))
 		}
-		w.head, w.rows, w.accN, w.pending = 0, 0, 0, 0
-		w.ringKey = k
+		w.dirty = false
 	}
 	w.fromBackground()
 	// newest row at the top
@@ -197,13 +308,54 @@ func (w *Waterfall) drawBackground() {
 	p := &w.p
 	a := w.area
 	w.clear()
-	for _, t := range plot.TimeTicks(w.span, a.Dy()) {
+	step := timeStep(0, w.span, a.Dy(), p.textHeight()*2)
+	for _, t := range timeTicks(0, w.span, a.Dy(), p.textHeight()*2) {
 		y := a.Min.Y + int(t/w.span*float64(a.Dy()-1)+0.5)
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
 		label := "now"
 		if t > 0 {
-			label = "−" + plot.FormatSeconds(t, w.span)
+			label = formatTime(-t, step, w.span)
 		}
 		p.text(label, a.Min.X-p.px(6), y, 1, 0.5, pal.text)
+	}
+	w.drawColorbar(pal)
+}
+
+// ColorbarRect is where the colour scale's gradient is drawn (pixels).
+func (w *Waterfall) ColorbarRect() image.Rectangle {
+	p := &w.p
+	a := w.area
+	barW := min(p.px(220), a.Dx()/2)
+	x1 := a.Max.X - p.textWidth("0 dBFS") - p.px(6)
+	y0 := max(1, (a.Min.Y-p.px(7))/2)
+	return image.Rect(x1-barW, y0, x1, y0+p.px(7))
+}
+
+// drawColorbar draws the colour scale in the top margin: the colormap
+// from dbMin to dbMax with the two ends and a middle level labelled.
+func (w *Waterfall) drawColorbar(pal *palette) {
+	if w.lut == nil {
+		return
+	}
+	p := &w.p
+	r := w.ColorbarRect()
+	if r.Dx() < 8 {
+		return
+	}
+	sh := plot.NewShaderLUT(w.lut, w.dbMin, w.dbMax)
+	for x := r.Min.X; x < r.Max.X; x++ {
+		db := w.dbMin + (w.dbMax-w.dbMin)*float64(x-r.Min.X)/float64(max(1, r.Dx()-1))
+		p.vline(x, r.Min.Y, r.Max.Y-1, rgb(sh.RGB(float32(db))))
+	}
+	mid := (r.Min.Y + r.Max.Y) / 2
+	p.text(strconv.FormatFloat(w.dbMin, 'f', -1, 64), r.Min.X-p.px(4), mid, 1, 0.5, pal.text)
+	p.text(strconv.FormatFloat(w.dbMax, 'f', -1, 64)+" dBFS", r.Max.X+p.px(4), mid, 0, 0.5, pal.text)
+	// the middle level, if it is a round number of dB
+	for _, db := range dbTicks(w.dbMin, w.dbMax, 60) {
+		if db <= w.dbMin || db >= w.dbMax {
+			continue
+		}
+		x := r.Min.X + int((db-w.dbMin)/(w.dbMax-w.dbMin)*float64(r.Dx()-1)+0.5)
+		p.vline(x, r.Max.Y, r.Max.Y+p.px(2), pal.text)
 	}
 }

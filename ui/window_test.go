@@ -28,6 +28,7 @@ func newTestWindow(t *testing.T, e *fakeEngine) (*Window, fyne.App) {
 	win := test.NewTempWindow(t, nil)
 	win.Resize(fyne.NewSize(1280, 800))
 	w := New(a, win, e, Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+	e.settle = func() { settle(t, w) }
 	t.Cleanup(func() {
 		w.Close()
 		for {
@@ -120,12 +121,14 @@ func TestControlsDriveTheEngine(t *testing.T) {
 
 	// the engine toggle, by the radio and by the key
 	c.engine.SetSelected("CPU")
+	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
 	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "CPU (fake device)") {
 		t.Errorf("CPU chosen: engine %s, status %q", e.engine, w.StatusText())
 	}
 	w.TypedRune('g')
+	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
 	if e.engine != "opencl" || !strings.Contains(w.StatusText(), "GPU (fake device)") || c.engine.Selected != "GPU" {
@@ -212,6 +215,7 @@ func TestNoGPU(t *testing.T) {
 		t.Error("the engine toggle is enabled without a GPU")
 	}
 	w.TypedRune('g')
+	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
 	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "no GPU engine") {
@@ -268,6 +272,20 @@ func TestExports(t *testing.T) {
 	waitFor(t, func() bool { return exported })
 	if exportErr != nil || len(e.exported) != 1 {
 		t.Errorf("spectrogram export: %v, %v", exportErr, e.exported)
+	}
+}
+
+// settle waits until the window's applier has handed the engine all the
+// settings posted (it works on a goroutine of its own and posts nothing
+// to the queue).
+func settle(t *testing.T, w *Window) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !w.ap.idle() {
+		if time.Now().After(deadline) {
+			t.Fatal("the settings were not applied within 5 s")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

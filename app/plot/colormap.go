@@ -72,8 +72,11 @@ type Shader struct {
 }
 
 // NewShader returns the shader for colormap c over [dbMin, dbMax].
-func NewShader(c Colormap, dbMin, dbMax float64) Shader {
-	return Shader{lut: c.LUT(), DBMin: dbMin, DBMax: dbMax, scale: 255 / (dbMax - dbMin)}
+func NewShader(c Colormap, dbMin, dbMax float64) Shader { return NewShaderLUT(c.LUT(), dbMin, dbMax) }
+
+// NewShaderLUT is NewShader for a colormap's table (Colormap.LUT).
+func NewShaderLUT(lut *[256][3]uint8, dbMin, dbMax float64) Shader {
+	return Shader{lut: lut, DBMin: dbMin, DBMax: dbMax, scale: 255 / (dbMax - dbMin)}
 }
 
 // RGB is the colour of level db.

@@ -20,6 +20,7 @@ import (
 	"github.com/prismaudio/prism/app/cli"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/ui"
+	_ "github.com/prismaudio/prism/ui/desktop/locale" // before Fyne reads the locale
 )
 
 // AppID is the application ID (also in FyneApp.toml).
@@ -188,7 +189,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		opts.Trace = f
 	}
 	win := a.NewWindow("Prism")
-	win.Resize(fyne.NewSize(1280, 800))
+	win.Resize(ui.WindowSize(a.Preferences())) // as it was when it last closed
 	ui.New(a, win, m, opts)
 	win.ShowAndRun()
 	return cli.ExitOK

@@ -1,0 +1,62 @@
+//go:build cgo && linux
+
+package audio
+
+import (
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// stderrOf runs fn with file descriptor 2 (where C libraries write)
+// redirected to a pipe and returns what was written.
+func stderrOf(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := syscall.Dup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Dup2(int(w.Fd()), 2); err != nil {
+		t.Fatal(err)
+	}
+	fn()
+	syscall.Dup2(saved, 2) // (restoring a descriptor we duplicated cannot fail here)
+	syscall.Close(saved)
+	w.Close()
+	out, _ := io.ReadAll(r)
+	r.Close()
+	return string(out)
+}
+
+// TestLibraryLoggingQuiet: opening a PCM that does not exist makes ALSA
+// print "ALSA lib … Unknown PCM …" through its error handler; silenced,
+// nothing reaches stderr, and turned back on, the message does.
+func TestLibraryLoggingQuiet(t *testing.T) {
+	libs := SetLibraryLogging(false)
+	if !strings.Contains(strings.Join(libs, " "), "alsa") {
+		if os.Getenv("PRISM_REQUIRE_AUDIO") == "1" {
+			t.Fatalf("ALSA is not loaded (found %v)", libs)
+		}
+		t.Skipf("ALSA is not loaded in this build (found %v)", libs)
+	}
+	t.Cleanup(func() { SetLibraryLogging(false) })
+	var code int
+	quiet := stderrOf(t, func() { code = alsaOpenBogus("prism_no_such_pcm") })
+	if code >= 0 {
+		t.Fatalf("opening a PCM that does not exist returned %d", code)
+	}
+	if quiet != "" {
+		t.Errorf("silenced ALSA still wrote %q", quiet)
+	}
+	SetLibraryLogging(true)
+	loud := stderrOf(t, func() { alsaOpenBogus("prism_no_such_pcm") })
+	if !strings.Contains(loud, "prism_no_such_pcm") {
+		t.Errorf("with logging on, ALSA wrote %q; want its Unknown PCM message", loud)
+	}
+}

@@ -1,0 +1,106 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"github.com/prismaudio/prism/app/plot"
+)
+
+// Keys lists the keyboard shortcuts (shown by the Keys button).
+const Keys = `Space	pause / resume the display
+G	GPU ↔ CPU engine
+F	frequency scale: log → lin → mel
+M	colormap
+A	averaging: off → exponential → linear
+H	peak hold on / off
+R	reset averages and holds
+V	waterfall ↔ RTA bars
+T	dark ↔ light theme
+[ ]	FFT size down / up
+↑ ↓	dB range up / down by 10 dB
++ −	zoom the file view in / out
+← →	pan the file view
+0	whole file
+Ctrl+O	open a file
+Ctrl+S	export the view as PNG
+Ctrl+E	export the spectrum (CSV/NPY)`
+
+func (w *Window) installKeys() {
+	c := w.win.Canvas()
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) { w.TypedKey(e.Name) })
+	c.SetOnTypedRune(w.TypedRune)
+	for k, fn := range map[fyne.KeyName]func(){
+		fyne.KeyO: w.openDialog, fyne.KeyS: w.exportPNGDialog, fyne.KeyE: w.exportSpectrumDialog,
+	} {
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { fn() })
+	}
+}
+
+// TypedKey handles the named keys (when no entry has the focus). Space is
+// handled here only: the driver delivers it twice, as the key and as the
+// typed rune ' ', and TypedRune ignores the rune, so one press toggles
+// the pause once.
+func (w *Window) TypedKey(k fyne.KeyName) {
+	switch k {
+	case fyne.KeySpace:
+		w.TogglePause()
+	case fyne.KeyUp:
+		w.change(func(s *Settings) { s.DBMin, s.DBMax = s.DBMin+10, s.DBMax+10 })
+	case fyne.KeyDown:
+		w.change(func(s *Settings) { s.DBMin, s.DBMax = s.DBMin-10, s.DBMax-10 })
+	case fyne.KeyLeft:
+		w.fview.Pan(-0.1)
+	case fyne.KeyRight:
+		w.fview.Pan(0.1)
+	}
+}
+
+// TypedRune handles the letter shortcuts.
+func (w *Window) TypedRune(r rune) {
+	switch r {
+	case 'g', 'G':
+		w.ToggleEngine()
+	case 'f', 'F':
+		w.change(func(s *Settings) { s.FreqScale = next([]string{"log", "lin", "mel"}, s.FreqScale) })
+	case 'm', 'M':
+		w.change(func(s *Settings) { s.Colormap = next(plot.ColormapNames(), s.Colormap) })
+	case 'a', 'A':
+		w.change(func(s *Settings) { s.Averaging = next([]string{AvgOff, AvgExp, AvgLin}, s.Averaging) })
+	case 'h', 'H':
+		w.change(func(s *Settings) {
+			if s.PeakHold != 0 {
+				s.PeakHold = 0
+			} else {
+				s.PeakHold = 2
+			}
+		})
+	case 'r', 'R':
+		w.applyAnalysis()
+	case 'v', 'V':
+		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
+	case 't', 'T':
+		w.change(func(s *Settings) { s.Theme = next([]string{"dark", "light"}, s.Theme) })
+	case '[':
+		w.change(func(s *Settings) { s.FFT = max(64, s.FFT/2) })
+	case ']':
+		w.change(func(s *Settings) { s.FFT = min(65536, s.FFT*2) })
+	case '+', '=':
+		t0, t1 := w.fview.View()
+		w.fview.Zoom(0.5, (t0+t1)/2)
+	case '-':
+		t0, t1 := w.fview.View()
+		w.fview.Zoom(2, (t0+t1)/2)
+	case '0':
+		w.zoomReset()
+	}
+}
+
+// next is the option after cur (the first if cur is not there).
+func next(opts []string, cur string) string {
+	for i, o := range opts {
+		if o == cur {
+			return opts[(i+1)%len(opts)]
+		}
+	}
+	return opts[0]
+}

@@ -1,0 +1,163 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/live"
+)
+
+// countFrame keeps the frames-per-second and CPU-load figures.
+func (w *Window) countFrame(now time.Time) {
+	w.ticks++
+	if w.tickMark.IsZero() {
+		w.tickMark = now
+		w.cpuMark, _ = live.ProcessCPU()
+		return
+	}
+	if d := now.Sub(w.tickMark); d >= time.Second {
+		w.fps = float64(w.ticks) / d.Seconds()
+		cpu, ok := live.ProcessCPU()
+		if ok {
+			w.cpuPct = 100 * (cpu - w.cpuMark).Seconds() / d.Seconds()
+		}
+		w.ticks, w.tickMark, w.cpuMark = 0, now, cpu
+		w.trace("perf", map[string]any{"fps": w.fps, "cpu_percent": w.cpuPct, "engine": w.stats.Engine,
+			"ms_per_batch": w.stats.MsPerBatch, "engine_ms": w.stats.EngineMs, "frames_per_s": w.stats.FramesPerSec,
+			"latency_p99_ms": w.stats.LatencyP99Ms, "dropped": w.stats.DroppedFrames, "stalls": w.stats.Stalls, "paused": w.paused, "fft": w.cfg[2],
+			"status": w.StatusText()})
+	}
+}
+
+// FPS is the frames drawn per second, measured over the last second.
+func (w *Window) FPS() float64 { return w.fps }
+
+// engineLabel names an engine for people.
+func engineLabel(name string) string {
+	if name == "opencl" {
+		return "GPU"
+	}
+	return strings.ToUpper(name)
+}
+
+// warnFor is how long a warning stays in the status strip after it first
+// appears (it stays in the details).
+const warnFor = 5 * time.Second
+
+// updateStatus writes the status area: the strip (what must always show:
+// PAUSED, the engine, its load, drops and stalls, the UI's frame rate and
+// CPU, a fresh warning), the line under it (the source and the analysis,
+// or the file shown) and the details behind the Details button (all of
+// it, with the last warning and its age).
+func (w *Window) updateStatus() {
+	st := &w.stats
+	now := w.now()
+	msg := st.Status
+	if msg == "" {
+		msg = w.notice
+	}
+	msg = humanDurations(msg)
+	if msg != w.warn {
+		w.warn, w.warnAt = msg, now
+	}
+	var b strings.Builder
+	if w.paused {
+		b.WriteString("⏸ PAUSED · ")
+	}
+	fmt.Fprintf(&b, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
+		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	if w.warn != "" && now.Sub(w.warnAt) < warnFor {
+		b.WriteString(" · ⚠ " + w.warn)
+	}
+	w.status.SetText(b.String())
+
+	b.Reset()
+	if fs := w.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
+		b.WriteString(w.fileSummary(fs))
+		b.WriteString(" · live display paused")
+	} else {
+		fmt.Fprintf(&b, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
+			st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
+			formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
+		if mo := w.eng.MonitorOutput(); mo != "" {
+			b.WriteString(" · " + mo)
+		}
+	}
+	w.speed.SetText(b.String())
+
+	b.Reset()
+	fmt.Fprintf(&b, "Source: %s\nFormat: %d Hz × %d channels\nAnalysis: N=%d, hop %d\nEngine: %s (%s)\n",
+		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, engineLabel(st.Engine), st.Device)
+	fmt.Fprintf(&b, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
+		st.MsPerBatch, st.FramesPerSec, formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
+		st.DroppedFrames, st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	gpu, okG := st.EngineMs["opencl"]
+	cpu, okC := st.EngineMs["cpu"]
+	switch {
+	case okG && okC && gpu > 0 && cpu >= gpu:
+		fmt.Fprintf(&b, "Per batch: GPU %.3f ms · CPU %.3f ms → GPU %.1f× faster\n", gpu, cpu, cpu/gpu)
+	case okG && okC && cpu > 0:
+		fmt.Fprintf(&b, "Per batch: GPU %.3f ms · CPU %.3f ms → CPU %.1f× faster\n", gpu, cpu, gpu/cpu)
+	case okC:
+		fmt.Fprintf(&b, "Per batch: CPU %.3f ms\n", cpu)
+	}
+	if mo := w.eng.MonitorOutput(); mo != "" {
+		b.WriteString("Monitor: " + mo + "\n")
+	}
+	if w.paused {
+		b.WriteString("Display PAUSED (Space resumes)\n")
+	}
+	if w.warn != "" {
+		fmt.Fprintf(&b, "Last warning (%s ago): %s\n", formatDuration(now.Sub(w.warnAt).Round(time.Second)), w.warn)
+	}
+	w.detailText.SetText(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// showDetails opens the status details under the Details button.
+func (w *Window) showDetails() {
+	w.updateStatus()
+	pop := widget.NewPopUp(container.NewPadded(w.detailText), w.win.Canvas())
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(w.detailsBtn)
+	size := pop.MinSize()
+	pop.ShowAtPosition(fyne.NewPos(max(0, pos.X+w.detailsBtn.Size().Width-size.Width), max(0, pos.Y-size.Height)))
+}
+
+// StatusDetails is the text of the status details.
+func (w *Window) StatusDetails() string { return w.detailText.Text }
+
+// trace writes a JSON event line when tracing.
+func (w *Window) trace(event string, fields map[string]any) {
+	if w.opts.Trace == nil {
+		return
+	}
+	fields["event"] = event
+	line, err := json.Marshal(fields)
+	if err == nil {
+		w.opts.Trace.Write(append(line, '\n'))
+	}
+}
+
+// traceReady reports the window's and the spectrum plot's geometry (in
+// pixels of the window) and its frequency axis, so a smoke test can find
+// a tone in a screenshot.
+func (w *Window) traceReady() {
+	if w.opts.Trace == nil {
+		return
+	}
+	scale := w.win.Canvas().Scale()
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(w.spec)
+	ap, as := w.spec.PlotArea()
+	ax := w.spec.Axis()
+	size := w.win.Canvas().Size()
+	w.trace("ready", map[string]any{
+		"window": []float32{size.Width * scale, size.Height * scale},
+		"plot":   []float32{(pos.X + ap.X) * scale, (pos.Y + ap.Y) * scale, as.Width * scale, as.Height * scale},
+		"axis":   map[string]any{"scale": ax.Scale, "low": ax.Low, "high": ax.High},
+		"db":     []float64{w.set.DBMin, w.set.DBMax},
+	})
+}
