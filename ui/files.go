@@ -72,7 +72,7 @@ func (w *Window) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 	w.cancel.Hide()
 	w.fileCtx = nil
 	switch {
-	case err != nil && strings.Contains(err.Error(), context.Canceled.Error()):
+	case errors.Is(err, context.Canceled):
 		w.fileInfo.SetText("Analysis cancelled.")
 		return
 	case err != nil:
