@@ -148,6 +148,10 @@ func (l *Spectrogram) Render(pix []float32) *image.RGBA {
 var (
 	faceOnce sync.Once
 	face     font.Face
+	// faceMu serializes drawing with face: an opentype.Face keeps glyph
+	// buffers of its own and is not safe for concurrent use (images are
+	// rendered on several goroutines when files are analyzed in parallel).
+	faceMu sync.Mutex
 )
 
 func labelFace() font.Face {
@@ -172,6 +176,8 @@ var (
 // text draws s with its anchor: ax, ay in {0: left/top, 0.5: centre, 1: right/bottom}.
 func text(img *image.RGBA, s string, x, y int, ax, ay float64) {
 	f := labelFace()
+	faceMu.Lock()
+	defer faceMu.Unlock()
 	d := font.Drawer{Dst: img, Src: image.NewUniform(textColor), Face: f}
 	wid := d.MeasureString(s).Ceil()
 	m := f.Metrics()

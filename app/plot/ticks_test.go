@@ -1,8 +1,10 @@
 package plot
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 )
 
@@ -42,4 +44,29 @@ func TestTicks(t *testing.T) {
 	if p := mel.Pos(1000) * (2595 * math.Log10(1+24000.0/700)); math.Abs(p-2595*math.Log10(1+1000.0/700)) > 1e-9 {
 		t.Errorf("mel position of 1 kHz: %g", p)
 	}
+}
+
+// TestRenderConcurrently: images rendered on several goroutines at once
+// (files analyzed in parallel) come out whole and alike (the shared font
+// face is used by one at a time; -race checks the rest).
+func TestRenderConcurrently(t *testing.T) {
+	o := ImageOptions{Width: 300, Height: 120, Scale: Log, DBMin: -120, DBMax: 0, Colormap: Viridis, Title: "x"}
+	g := Geometry{Rate: 48000, FFT: 4096, Hop: 1024, Frames: 500}
+	pix := make([]float32, o.Width*o.Height)
+	for i := range pix {
+		pix[i] = float32(-120 + i%120)
+	}
+	want := NewSpectrogram(o, g).Render(pix)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 5 {
+				if got := NewSpectrogram(o, g).Render(pix); !bytes.Equal(got.Pix, want.Pix) {
+					t.Error("a concurrent render differs")
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
