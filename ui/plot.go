@@ -139,7 +139,6 @@ func (b *plotBase) drawFreqGrid(axis plot.FreqAxis, labels bool) {
 	}
 }
 
-
 // isDecade says whether f is a power of ten.
 func isDecade(f float64) bool {
 	return f > 0 && math.Abs(f/math.Pow(10, math.Floor(math.Log10(f)+1e-9))-1) < 1e-9

@@ -45,7 +45,6 @@ const (
 	capFall = 20.0
 )
 
-
 // NewRTAView makes a bar view for a sample rate and dB range.
 func NewRTAView(rate int, dbMin, dbMax float64) *RTAView {
 	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: "Z", now: time.Now}
