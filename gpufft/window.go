@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/prismaudio/prism/internal/kaiser"
 )
 
 // WindowKind names a window function.
@@ -103,12 +105,7 @@ func (w Window) Values(n int) []float64 {
 	case FlatTop:
 		a = []float64{0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368}
 	case Kaiser:
-		alpha := float64(n) / 2 // (M-1)/2 for the symmetric window of M = n+1
-		den := besselI0(w.Beta)
-		for i := range v {
-			r := (float64(i) - alpha) / alpha
-			v[i] = besselI0(w.Beta*math.Sqrt(max(0, 1-r*r))) / den
-		}
+		kaiser.Window(v, w.Beta)
 		return v
 	default:
 		panic(fmt.Sprintf("gpufft: invalid window kind %d", int(w.Kind)))
@@ -125,20 +122,4 @@ func (w Window) Values(n int) []float64 {
 		v[i] = s
 	}
 	return v
-}
-
-// besselI0 is the modified Bessel function of the first kind, order 0, by
-// its power series Σ ((x/2)^k / k!)^2, which converges for every x the
-// Kaiser window uses (terms shrink once k > x/2; β ≤ 100 needs < 200 terms).
-func besselI0(x float64) float64 {
-	sum, term := 1.0, 1.0
-	q := x * x / 4
-	for k := 1; k < 500; k++ {
-		term *= q / float64(k*k)
-		sum += term
-		if term < sum*1e-17 {
-			break
-		}
-	}
-	return sum
 }

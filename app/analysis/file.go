@@ -344,12 +344,16 @@ func (s *imageSink) add(b batch) (int, error) {
 	return n, nil
 }
 
-func (s *imageSink) finish(int) error {
-	pix := make([]float32, s.layout.Columns()*s.layout.Rows())
-	if err := s.plan.Image(pix); err != nil {
+func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image) }
+
+// writeImage takes the engine's image (image fills Columns×Rows levels)
+// and writes it, coloured and decorated by layout, to o as PNG.
+func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error) error {
+	pix := make([]float32, layout.Columns()*layout.Rows())
+	if err := image(pix); err != nil {
 		return &EngineError{err}
 	}
-	if err := encode.PNG(s.o.W, s.layout.Render(pix)); err != nil {
+	if err := encode.PNG(o.W, layout.Render(pix)); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil

@@ -195,16 +195,7 @@ func (s *pcmImageSink) add(raw []byte, first int) (int, error) {
 	return n, nil
 }
 
-func (s *pcmImageSink) finish(int) error {
-	pix := make([]float32, s.layout.Columns()*s.layout.Rows())
-	if err := s.plan.Image(pix); err != nil {
-		return &EngineError{err}
-	}
-	if err := encode.PNG(s.o.W, s.layout.Render(pix)); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
-}
+func (s *pcmImageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image) }
 
 func (s *pcmImageSink) close() { s.plan.Close() }
 

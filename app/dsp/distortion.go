@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/prismaudio/prism/internal/kaiser"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -274,10 +275,6 @@ func DistortionOfSamples(x []float32, sampleRate, fundamentalHz float64) (Distor
 // get_window(("kaiser", β), n, fftbins=True)).
 func kaiserWindow(n int, beta float64) []float64 {
 	w := make([]float64, n)
-	den := besselI0(beta)
-	for i := range w {
-		r := 2*float64(i)/float64(n) - 1
-		w[i] = besselI0(beta*math.Sqrt(max(0, 1-r*r))) / den
-	}
+	kaiser.Window(w, beta)
 	return w
 }

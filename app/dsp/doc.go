@@ -10,8 +10,9 @@
 // DistortionMeter), calibration to dB SPL (LevelCal, MicResponse) and
 // reference traces (Trace).
 //
-// It is a leaf: it imports only the standard library and gonum's float64
-// FFT (dsp/fourier, for DistortionMeter's spectra), knows nothing of
+// It is a leaf: it imports only the standard library, gonum's float64
+// FFT (dsp/fourier, for DistortionMeter's spectra) and internal/kaiser
+// (the Kaiser window, shared with gpufft's), knows nothing of
 // engines, files, devices or windows on screen, and each rule lives here
 // once, so the command line, the file pipelines, the live analyzer and the
 // desktop window give the same numbers. Functions are pure or own all their

@@ -6,6 +6,8 @@ package dsp
 import (
 	"fmt"
 	"math"
+
+	"github.com/prismaudio/prism/internal/kaiser"
 )
 
 const (
@@ -28,7 +30,7 @@ var truePeakFilter = func() (h [tpPhases][tpTaps]float64) {
 		for j := range tpTaps {
 			// x[n−j] sits at time −j; we want time −half + p/4.
 			u := float64(half-j) - float64(p)/tpPhases
-			v := sinc(u) * besselI0(tpBeta*math.Sqrt(max(0, 1-(u/half)*(u/half)))) / besselI0(tpBeta)
+			v := sinc(u) * kaiser.I0(tpBeta*math.Sqrt(max(0, 1-(u/half)*(u/half)))) / kaiser.I0(tpBeta)
 			h[p][j] = v
 			sum += v
 		}
@@ -56,21 +58,6 @@ func sinc(x float64) float64 {
 		return 1
 	}
 	return math.Sin(math.Pi*x) / (math.Pi * x)
-}
-
-// besselI0 is the modified Bessel function of order 0 by its power series
-// Σ ((x/2)^k/k!)², which converges for every x a Kaiser window uses.
-func besselI0(x float64) float64 {
-	sum, term := 1.0, 1.0
-	q := x * x / 4
-	for k := 1; k < 500; k++ {
-		term *= q / float64(k*k)
-		sum += term
-		if term < sum*1e-17 {
-			break
-		}
-	}
-	return sum
 }
 
 // PeakMeter measures per channel the sample peak, the true peak and the
