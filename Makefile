@@ -23,13 +23,16 @@ build: setup
 
 # Runs the app: the desktop window on the default input (or the built-in
 # signal generator when there is no input device). Without a display it
-# says so, and the engine demo runs instead: the GPU (or the CPU where no
+# says so, lists the commands and the devices, and runs a short engine
+# demo (about 30 s, with progress) instead: the GPU (or the CPU where no
 # OpenCL is usable) against the CPU engine, side by side.
 run: build
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ "$$(uname)" = Darwin ]; then \
 	  ./prism; \
 	else \
-	  ./prism || true; echo; ./prism devices; ./prism bench; \
+	  ./prism || true; echo; ./prism devices; echo; \
+	  echo "The engine demo (about 30 s; the full table: ./prism bench):"; \
+	  ./prism bench --progress --sizes 4096,spectrogram:4096:1024 --gpu-samples 4194304 --cpu-samples 4194304 --time 2s; \
 	fi
 
 # Every test: a PulseAudio null sink as the default input (the capture

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"fmt"
+
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -8,6 +11,19 @@ import (
 // The window keeps its settings as the names the preferences store; these
 // read them into the analysis packages' types at the one place each is
 // used.
+
+// MaxFFT is the largest FFT size the window offers (the analyses take up
+// to analysis.MaxFFT; the window's views are made for sizes up to this).
+const MaxFFT = 65536
+
+// CheckFFT is the analyses' FFT-size rule (analysis.CheckFFT) within the
+// window's MaxFFT.
+func CheckFFT(n int) error {
+	if err := analysis.CheckFFT(n, 1); err != nil || n > MaxFFT {
+		return fmt.Errorf("FFT size %d: want a power of two %d…%d", n, analysis.MinFFT, MaxFFT)
+	}
+	return nil
+}
 
 // newFreqAxis is the frequency axis named scale ("lin", "log", "mel").
 func newFreqAxis(scale string, rate, n int) (plot.FreqAxis, error) {

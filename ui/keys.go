@@ -83,7 +83,7 @@ func (w *Window) TypedRune(r rune) {
 	case '[':
 		w.change(func(s *Settings) { s.FFT = max(64, s.FFT/2) })
 	case ']':
-		w.change(func(s *Settings) { s.FFT = min(65536, s.FFT*2) })
+		w.change(func(s *Settings) { s.FFT = min(MaxFFT, s.FFT*2) })
 	case '+', '=':
 		t0, t1 := w.fview.View()
 		w.fview.Zoom(0.5, (t0+t1)/2)

@@ -55,8 +55,8 @@ func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5
 // Live turns the settings into the analyzer's.
 func (s Settings) Live() (live.LiveSettings, error) {
 	l := live.DefaultLiveSettings()
-	if s.FFT < 64 || s.FFT > 65536 || s.FFT&(s.FFT-1) != 0 {
-		return l, fmt.Errorf("FFT size %d: want a power of two 64…65536", s.FFT)
+	if err := CheckFFT(s.FFT); err != nil {
+		return l, err
 	}
 	w, err := live.ParseWindow(s.Window)
 	if err != nil {

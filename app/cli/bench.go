@@ -53,6 +53,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	minTime := fs.Duration("time", time.Second, "minimum time per row")
 	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
 	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N or spectrogram:N:HOP")
+	progress := fs.Bool("progress", false, "say on stderr which row is being measured")
 	e2e := fs.Bool("e2e", false, "time whole `prism analyze` runs of a generated file instead, GPU against CPU (see --e2e-seconds, --e2e-batch, --e2e-repeat)")
 	e2eSeconds := fs.Float64("e2e-seconds", 600, "--e2e: the file's length in seconds")
 	e2eBatch := fs.Int("e2e-batch", 20, "--e2e: files in the batch case")
@@ -87,7 +88,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			custom = append(custom, c)
 		}
 	}
-	b := benchRun{custom: custom, minTime: *minTime, stderr: stderr}
+	b := benchRun{custom: custom, minTime: *minTime, stderr: stderr, progress: *progress}
 	if *engines != "cpu" && !b.gpu(*device, *gpuSamples) && *engines == "gpu" {
 		return ExitFailure
 	}
@@ -110,11 +111,23 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 
 // benchRun measures the engines on the same cases and collects the rows.
 type benchRun struct {
-	custom  []gpufft.BenchCase // nil: the default rows
-	minTime time.Duration
-	stderr  io.Writer
-	rows    []gpufft.BenchResult
-	failed  bool
+	custom   []gpufft.BenchCase // nil: the default rows
+	minTime  time.Duration
+	stderr   io.Writer
+	progress bool // a line on stderr before each row
+	rows     []gpufft.BenchResult
+	failed   bool
+}
+
+// bench measures cases one row at a time with f, saying which first when
+// progress is on.
+func (b *benchRun) bench(engine string, cases []gpufft.BenchCase, f func([]gpufft.BenchCase) ([]gpufft.BenchResult, error)) {
+	for i, c := range cases {
+		if b.progress {
+			fmt.Fprintf(b.stderr, "prism: bench: %s %d/%d: %s N=%d…\n", engine, i+1, len(cases), c.Plan, c.Size)
+		}
+		b.add(f([]gpufft.BenchCase{c}))
+	}
 }
 
 // cases are the rows for samples per call.
@@ -148,7 +161,9 @@ func (b *benchRun) gpu(device string, samples int) bool {
 		return false
 	}
 	defer g.Close()
-	b.add(gpufft.Bench(g, b.cases(samples), b.minTime))
+	b.bench("GPU", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
+		return gpufft.Bench(g, cs, b.minTime)
+	})
 	return true
 }
 
@@ -156,9 +171,13 @@ func (b *benchRun) gpu(device string, samples int) bool {
 func (b *benchRun) cpu(samples int, gonum bool) {
 	c := gpufft.NewCPU(0)
 	defer c.Close()
-	b.add(gpufft.Bench(c, b.cases(samples), b.minTime))
+	b.bench("CPU", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
+		return gpufft.Bench(c, cs, b.minTime)
+	})
 	if gonum {
-		b.add(gpufft.BenchGonum(c.Workers(), b.cases(samples), b.minTime))
+		b.bench("gonum", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
+			return gpufft.BenchGonum(c.Workers(), cs, b.minTime)
+		})
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
 	"runtime"
 	"strings"
@@ -79,8 +78,8 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 	default:
 		return f, true, fmt.Errorf("one file at most, not %q", rest)
 	}
-	if f.FFT != 0 && (f.FFT < 64 || f.FFT > 65536 || bits.OnesCount(uint(f.FFT)) != 1) {
-		return f, true, fmt.Errorf("--fft %d: want a power of two 64…65536", f.FFT)
+	if f.FFT != 0 && ui.CheckFFT(f.FFT) != nil {
+		return f, true, fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, analysis.MinFFT, ui.MaxFFT)
 	}
 	if f.Hop < 0 || (f.Hop > 0 && f.FFT > 0 && f.Hop > f.FFT) {
 		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
