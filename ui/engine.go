@@ -20,6 +20,9 @@ type Engine interface {
 	ColumnSource
 	ReadStats(dst *live.LiveStats)
 	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
+	// SetPaused stops or resumes the live analysis (the source stays
+	// open): the window stops it while a file is shown.
+	SetPaused(paused bool)
 	Apply(s live.LiveSettings)
 	UseEngine(name string) // "gpu" or "cpu"
 	HasGPU() bool

@@ -32,6 +32,7 @@ type fakeEngine struct {
 
 	monitorOn   bool
 	monitorBand string
+	paused      bool // SetPaused
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
@@ -108,6 +109,12 @@ func (e *fakeEngine) queue(frames ...[]float32) {
 
 // Frames counts up by one per call, so every Pull finds something new
 // unless the test holds it (frozen).
+func (e *fakeEngine) SetPaused(paused bool) {
+	e.mu.Lock()
+	e.paused = paused
+	e.mu.Unlock()
+}
+
 func (e *fakeEngine) Frames() uint64 {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -104,4 +104,17 @@ func TestFileShownPausesLive(t *testing.T) {
 	if s := w.StatusText(); !strings.Contains(s, "File synthetic.wav · 48000 Hz × 1 · 4.000 s · N=1024 hop 256") {
 		t.Errorf("status while a file is shown: %q", s)
 	}
+	e.mu.Lock()
+	paused := e.paused
+	e.mu.Unlock()
+	if !paused {
+		t.Error("the live analysis runs on while a file is shown")
+	}
+	w.tabs.Select(w.liveTab)
+	e.mu.Lock()
+	paused = e.paused
+	e.mu.Unlock()
+	if paused {
+		t.Error("the live analysis stays paused back on the Live tab")
+	}
 }

@@ -200,7 +200,10 @@ func (w *Window) build() {
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
-	w.tabs.OnSelected = func(*container.TabItem) { w.updateStatus() }
+	w.tabs.OnSelected = func(t *container.TabItem) {
+		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file is shown
+		w.updateStatus()
+	}
 	w.status = widget.NewLabel("starting…")
 	w.status.Truncation = fyne.TextTruncateEllipsis
 	w.speed = widget.NewLabel("")

@@ -3,6 +3,7 @@ package live
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -95,7 +96,14 @@ type Live struct {
 	stats  liveStats
 	shadow shadowState
 	tee    teeRing
+	paused atomic.Bool
 }
+
+// SetPaused stops (true) or resumes the analysis without closing the
+// source: while paused, Step analyzes nothing, the input goes on to a
+// monitor output (SetTee) and is otherwise dropped, and the results stay
+// as they were. Any goroutine may call it.
+func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 
 // NewLive starts analysis on rec's stream with the preferred engine.
 func NewLive(rec *audio.Recorder, engines analysis.Engines, s LiveSettings) (*Live, error) {
@@ -285,9 +293,12 @@ func (l *Live) applyCommands() {
 func (l *Live) Step() (int, error) {
 	l.applyCommands()
 	r := &l.run
-	got := r.take(&l.tee)
+	if l.paused.Load() {
+		r.skip(&l.tee)
+		return 0, nil
+	}
+	r.take(&l.tee)
 	if r.have < r.set.FFT {
-		_ = got
 		return 0, nil
 	}
 	frames := (r.have-r.set.FFT)/r.set.Hop + 1

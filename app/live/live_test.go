@@ -301,3 +301,30 @@ func TestLiveBandAndRTA(t *testing.T) {
 func testEngines(t *testing.T) []analysis.Engines {
 	return apptest.Engines(t, func(p, c gpufft.Engine) analysis.Engines { return analysis.Engines{Preferred: p, CPU: c} })
 }
+
+// TestLivePause: a paused analysis analyzes nothing but keeps feeding a
+// monitor output, and resumes at the live input (no backlog).
+func TestLivePause(t *testing.T) {
+	rec := startGenerator(t, "sine:1000:-6", 48000, 2)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	tee := audio.NewRing(48000, 2)
+	l.SetTee(tee)
+	runLive(l, 200*time.Millisecond)
+	l.SetPaused(true)
+	before, teed := l.Frames(), tee.Written()
+	runLive(l, 400*time.Millisecond)
+	if l.Frames() != before || tee.Written() <= teed {
+		t.Fatalf("paused: frames %d → %d, tee %d → %d", before, l.Frames(), teed, tee.Written())
+	}
+	l.SetPaused(false)
+	runLive(l, 400*time.Millisecond)
+	if st := l.Stats(); l.Frames() == before || st.LatencyP99Ms > 500 {
+		t.Errorf("resumed: frames %d → %d, latency p99 %.0f ms", before, l.Frames(), st.LatencyP99Ms)
+	}
+}

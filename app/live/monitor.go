@@ -227,6 +227,10 @@ func (m *Monitor) Columns(c int, dst [][]float32, after uint64) (int, uint64, Ge
 	return m.live.Columns(c, dst, after)
 }
 
+// SetPaused is Live.SetPaused: the window pauses the analysis while it
+// shows a file.
+func (m *Monitor) SetPaused(paused bool) { m.live.SetPaused(paused) }
+
 // Frames is Live.Frames.
 func (m *Monitor) Frames() uint64 { return m.live.Frames() }
 

@@ -44,10 +44,10 @@ func (r *runState) reset(pos uint64) {
 }
 
 // take reads what the ring holds (up to the room left) into the planar
-// blocks, copying it to tee, and returns the frames read. When input was
+// blocks, copying it to tee. When input was
 // overwritten before it was read, the stream jumped: the samples held no
 // longer continue it and are dropped.
-func (r *runState) take(tee *teeRing) int {
+func (r *runState) take(tee *teeRing) {
 	ring := r.rec.Ring()
 	room := r.cfg.MaxSamples - r.have
 	lostBefore := ring.Lost()
@@ -66,7 +66,22 @@ func (r *runState) take(tee *teeRing) int {
 	}
 	r.deinterleave(got)
 	r.have += got
-	return got
+}
+
+// skip reads what the ring holds and passes it to tee only: nothing is
+// analyzed, and the stream position follows the input (Live paused).
+func (r *runState) skip(tee *teeRing) {
+	ring := r.rec.Ring()
+	for {
+		got := ring.Read(r.tmp)
+		if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
+			t.Write(r.tmp[:got*r.ch], time.Now())
+		}
+		if got < len(r.tmp)/r.ch {
+			break
+		}
+	}
+	r.have, r.pos = 0, ring.Position()
 }
 
 // deinterleave appends got frames from tmp to the planar channel blocks and
