@@ -32,7 +32,7 @@ type fakeEngine struct {
 
 	monitorOn   bool
 	monitorBand string
-	paused      bool // SetPaused
+	paused      bool   // SetPaused
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
