@@ -26,6 +26,19 @@ const (
 	ExitUsage   = 2 // bad usage or bad input
 )
 
+// withoutVerbose drops the global --verbose (or -verbose) flag, which
+// any command takes: it lets the audio libraries' own messages through
+// (the audio package reads it from the command line at start-up).
+func withoutVerbose(args []string) []string {
+	out := args[:0:0]
+	for _, a := range args {
+		if a != "--verbose" && a != "-verbose" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // probeArg is the hidden subcommand that checks OpenCL in a child process
 // (gpufft.WriteProbe), so a crashing driver costs a fallback, not Prism.
 const probeArg = "__probe-opencl"
@@ -71,7 +84,7 @@ func Usage(w io.Writer) {
 	for _, c := range Commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.Name, c.Summary)
 	}
-	fmt.Fprintf(w, "\nRun 'prism COMMAND -h' for a command's flags.\n")
+	fmt.Fprintf(w, "\nRun 'prism COMMAND -h' for a command's flags; any command takes --verbose\n(the audio libraries' own messages on stderr).\n")
 }
 
 // Run dispatches args (without the program name) to a subcommand and
@@ -79,6 +92,7 @@ func Usage(w io.Writer) {
 // characters escaped (file names are echoed).
 func Run(args []string, stdout, stderr io.Writer) int {
 	stderr = safeWriter{stderr}
+	args = withoutVerbose(args)
 	if len(args) > 0 && args[0] == probeArg {
 		dev := ""
 		if len(args) > 1 {

@@ -68,6 +68,7 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 	fs.IntVar(&f.FFT, "fft", 0, "FFT size, a power of two 64…65536 (default: as last used)")
 	fs.IntVar(&f.Hop, "hop", 0, "hop in samples, 1…FFT (default: as last used)")
 	fs.StringVar(&f.Engine, "engine", "auto", "engine: auto, gpu, cpu")
+	fs.Bool("verbose", false, "let the audio libraries' own messages through (read at start-up by package audio)")
 	if err := fs.Parse(args); err != nil {
 		return f, true, err
 	}
