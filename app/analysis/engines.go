@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strconv"
 	"time"
@@ -102,11 +103,13 @@ func OpenEngines(choice, device string) (Engines, string, error) {
 const DeviceAll = "all"
 
 // OpenEngineSet opens the engines for choice on every GPU of the host
-// (device DeviceAll, or "" when there are several GPUs and spread is set:
-// a batch of files), one Engines each, sharing one CPU engine to fall back
-// on; for any other device it is OpenEngines. Close them with CloseSet.
+// (device DeviceAll, or "" when there are several GPUs, spread is set — a
+// batch of files — and $PRISM_OPENCL_DEVICE names none), one Engines
+// each, sharing one CPU engine to fall back on; for any other device it is
+// OpenEngines. Close them with CloseSet.
 func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error) {
-	if choice == EngineCPU || (device != DeviceAll && (device != "" || !spread)) {
+	chosen := device != "" || os.Getenv(gpufft.EnvDevice) != ""
+	if choice == EngineCPU || (device != DeviceAll && (chosen || !spread)) {
 		e, notice, err := OpenEngines(choice, device)
 		if err != nil {
 			return nil, "", err
