@@ -222,6 +222,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.theme.Horizontal = true
 	c.theme.Required = true
 	c.pause = widget.NewButton(pauseText(false), w.TogglePause)
+	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", w.Stress)
 	keys := widget.NewButton("Keys…", func() {
 		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(Keys, "\t", "    ")), w.win)
 	})
@@ -238,6 +239,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		section("Engine"),
 		c.engine,
 		c.pause,
+		stress,
 		section("Source"),
 		c.source,
 		row("Generator", c.gen),

@@ -71,6 +71,9 @@ func (w *Window) updateStatus() {
 	}
 	fmt.Fprintf(&b, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
 		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	if l := loadText(engineLoads(st)); l != "" {
+		b.WriteString(" · " + l)
+	}
 	if w.warn != "" && now.Sub(w.warnAt) < warnFor {
 		b.WriteString(" · ⚠ " + w.warn)
 	}
@@ -105,6 +108,18 @@ func (w *Window) updateStatus() {
 		fmt.Fprintf(&b, "Per batch: GPU %.3f ms · CPU %.3f ms → CPU %.1f× faster\n", gpu, cpu, gpu/cpu)
 	case okC:
 		fmt.Fprintf(&b, "Per batch: CPU %.3f ms\n", cpu)
+	}
+	if loads := engineLoads(st); len(loads) > 0 {
+		b.WriteString("Share of real time used (headroom):")
+		for _, e := range []string{"opencl", "cpu"} {
+			if l, ok := loads[e]; ok && l > 0 {
+				fmt.Fprintf(&b, " %s %.0f%% (%.1f×)", engineLabel(e), 100*l, 1/l)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if !w.eng.HasGPU() {
+		b.WriteString("No GPU engine here (OpenCL is not usable): the CPU engine does all the work\n")
 	}
 	if mo := w.eng.MonitorOutput(); mo != "" {
 		b.WriteString("Monitor: " + mo + "\n")

@@ -1,0 +1,37 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/prismaudio/prism/app/live"
+)
+
+// TestStressPreset: the stress button asks for the generator at 192 kHz ×
+// 8 channels with N=65536 and hop 16, and the status shows each engine's
+// share of real time; without a GPU engine the window says so.
+func TestStressPreset(t *testing.T) {
+	for _, hasGPU := range []bool{true, false} {
+		e := newFakeEngine()
+		e.hasGPU = hasGPU
+		w, _ := newTestWindow(t, e)
+		w.Stress()
+		settle(t, w)
+		got := e.lastApplied()
+		want := live.SourceSpec{Kind: live.SourceGenerator, Generator: "pink:-20", Rate: 192000, Channels: 8}
+		if got.FFT != 65536 || got.Hop != 16 || w.set.Source != want {
+			t.Errorf("GPU %v: applied N=%d hop %d, source %+v", hasGPU, got.FFT, got.Hop, w.set.Source)
+		}
+		w.statusDue = w.now().Add(-1)
+		w.Pull()
+		s := w.StatusText()
+		// the fake: 4 frames of hop 16 at its 48 kHz per batch (1.33 ms),
+		// GPU 0.25 ms and CPU 2 ms per batch
+		if !strings.Contains(s, "load GPU 19% · CPU 150% ✗") {
+			t.Errorf("GPU %v: no per-engine load in %q", hasGPU, s)
+		}
+		if !hasGPU && !strings.Contains(s, "no GPU engine here") {
+			t.Errorf("no GPU: the window does not say so: %q", s)
+		}
+	}
+}
