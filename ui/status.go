@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -90,6 +91,9 @@ func (w *Window) updateStatus() {
 		if mo := w.eng.MonitorOutput(); mo != "" {
 			b.WriteString(" · " + mo)
 		}
+		if n := mixNoiseNote(w.set, st.Channels); n != "" {
+			b.WriteString(" · " + n)
+		}
 	}
 	w.speed.SetText(b.String())
 
@@ -175,4 +179,18 @@ func (w *Window) traceReady() {
 		"axis":   map[string]any{"scale": ax.Scale, "low": ax.Low, "high": ax.High},
 		"db":     []float64{w.set.DBMin, w.set.DBMax},
 	})
+}
+
+// mixNoiseNote says how to read the generator's noise in the mix view: its
+// level is the RMS of each channel (AES17), and channels of independent
+// noise average to 1/C of the power, 10·log10(C) dB lower ("" where the
+// view does not mislead).
+func mixNoiseNote(s Settings, channels int) string {
+	g := s.Source.Generator
+	noise := strings.HasPrefix(g, "white") || strings.HasPrefix(g, "pink")
+	if s.Source.Kind != live.SourceGenerator || !noise || channels < 2 || s.Channels == "all" {
+		return ""
+	}
+	return fmt.Sprintf("generator noise: %s dBFS RMS per channel; the mix of %d independent channels reads %.1f dB lower",
+		strings.TrimPrefix(strings.TrimPrefix(g, "white:"), "pink:"), channels, 10*math.Log10(float64(channels)))
 }
