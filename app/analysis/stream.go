@@ -153,6 +153,11 @@ func (s *streamer) pick(dst, src []float32, ch int) {
 			}
 		case ch == 1:
 			copy(dst, src)
+		case ch == 2: // the common case, without a slice per frame
+			src = src[:2*len(dst)]
+			for i := range dst {
+				dst[i] = (src[2*i] + src[2*i+1]) * 0.5
+			}
 		default:
 			// the engines' definition of the mix: sum in channel order,
 			// then times 1/channels
