@@ -269,19 +269,22 @@ type fileSink interface {
 	close()
 }
 
-func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (fileSink, error) {
-	var rw encode.RowWriter
-	var err error
+// newRowWriter is the NPY or CSV writer of cfg's rows at rate Hz on o.
+func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (encode.RowWriter, error) {
 	switch format {
 	case encode.FormatNPY:
-		rw, err = encode.NewNPYRows(o, cfg.Bins())
+		return encode.NewNPYRows(o, cfg.Bins())
 	case encode.FormatCSV:
-		rw, err = encode.NewCSVRows(o, cfg.Size, cfg.Hop, rate)
-	case encode.FormatPNG:
-		return newImageSink(o, eng, cfg, total, rate, img)
-	default:
-		err = fmt.Errorf("unknown output format %q", format)
+		return encode.NewCSVRows(o, cfg.Size, cfg.Hop, rate)
 	}
+	return nil, fmt.Errorf("unknown output format %q", format)
+}
+
+func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (fileSink, error) {
+	if format == encode.FormatPNG {
+		return newImageSink(o, eng, cfg, total, rate, img)
+	}
+	rw, err := newRowWriter(o, format, cfg, rate)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package analysis
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -50,200 +49,78 @@ func pcmSource(dec audio.Decoder, channel int, eng gpufft.Engine) (audio.RawPCM,
 	return raw, gpufft.PCMFormat{Encoding: enc, Channels: dec.Format().Channels, Select: sel}, true
 }
 
-// rawStream cuts raw PCM into batches of whole frames of N samples, hop H
-// apart, each batch starting with the samples the next frames still need
-// from the previous one (N−H and any remainder), like streamer.
-type rawStream struct {
-	src         audio.RawPCM
-	fb          int // bytes per sample frame
-	n, hop      int
-	maxLen      int // sample frames per batch
-	prev        []byte
-	carry, from int // sample frames carried, and where they start in prev
-	first       int // the next batch's first frame
-	samples     int64
-	done        bool
+// rawReader reads a decoder's undecoded bytes as an io.Reader (whole
+// sample frames at a time) for gpufft's PCM loops, keeps the decoder's
+// error apart from the engine's, and reports progress.
+type rawReader struct {
+	src      audio.RawPCM
+	fb       int   // bytes per sample frame
+	err      error // the decoder's last error other than io.EOF: bad input
+	samples  int64
+	progress func(samples int64)
 }
 
-// next fills buf (room for maxLen sample frames) with the next batch and
-// returns it, its first frame number, and false at the end of the stream.
-func (s *rawStream) next(buf []byte) ([]byte, int, bool, error) {
-	if s.done {
-		return nil, 0, false, nil
+func (r *rawReader) Read(p []byte) (int, error) {
+	n, err := r.src.ReadRaw(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		r.err = err
 	}
-	have := 0
-	if s.prev != nil && s.carry > 0 {
-		copy(buf, s.prev[s.from*s.fb:(s.from+s.carry)*s.fb]) // a host plan's one buffer overlaps: copy is memmove
-		have = s.carry
+	r.samples += int64(n)
+	if r.progress != nil && n > 0 {
+		r.progress(r.samples)
 	}
-	for have < s.maxLen {
-		got, err := s.src.ReadRaw(buf[have*s.fb : s.maxLen*s.fb])
-		have += got
-		s.samples += int64(got)
-		if errors.Is(err, io.EOF) {
-			s.done = true
-			break
-		}
-		if err != nil {
-			return nil, 0, false, err
-		}
-		if got == 0 {
-			return nil, 0, false, fmt.Errorf("decoder returned no samples and no error")
-		}
-	}
-	frames := FrameCount(int64(have), s.n, s.hop)
-	if frames == 0 {
-		s.done = true
-		return nil, 0, false, nil
-	}
-	first := s.first
-	s.first += frames
-	s.carry, s.from, s.prev = have-frames*s.hop, frames*s.hop, buf
-	return buf[:have*s.fb], first, true, nil
+	return n * r.fb, err
 }
 
-// pcmSink turns raw batches into an output format on the device.
-type pcmSink interface {
-	staging() ([]byte, error)
-	add(raw []byte, first int) (frames int, err error)
-	finish(frames int) error
-	close()
-}
-
-// analyzePCM is analyzeWith's GPU-resident path.
+// analyzePCM is analyzeWith's GPU-resident path: gpufft's PCM loops
+// (ReadPCMImage, ReadPCMRows) read the file's bytes straight into the
+// plan's staging buffers, two batches in flight.
 func analyzePCM(ctx context.Context, src audio.RawPCM, pf gpufft.PCMFormat, o *encode.Output, format encode.Format, opts AnalyzeOptions,
 	eng gpufft.Engine, total, rate int, progress Progress, res *AnalyzeResult) error {
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
 		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1), Output: gpufft.DBFS}
-	sk, err := newPCMSink(o, format, eng, pf, cfg, total, rate, opts.Image)
-	if err != nil {
-		return err
+	rr := &rawReader{src: src, fb: pf.FrameBytes()}
+	if progress != nil {
+		rr.progress = func(s int64) { progress(FrameCount(s, opts.FFT, opts.Hop), total) }
 	}
-	defer sk.close()
-	rs := &rawStream{src: src, fb: pf.FrameBytes(), n: opts.FFT, hop: opts.Hop, maxLen: cfg.MaxSamples}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		buf, err := sk.staging()
-		if err != nil {
-			return &EngineError{err}
-		}
-		raw, first, ok, err := rs.next(buf)
-		if err != nil {
-			return &InputError{err}
-		}
-		if !ok {
-			break
-		}
-		n, err := sk.add(raw, first)
-		res.Frames += n
-		if err != nil {
-			return err
-		}
-		if progress != nil {
-			progress(res.Frames, total)
-		}
-	}
-	res.Samples = rs.samples
-	if res.Frames == 0 {
-		return nil
-	}
-	return sk.finish(res.Frames)
-}
-
-func newPCMSink(o *encode.Output, format encode.Format, eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (pcmSink, error) {
-	if format == encode.FormatPNG {
-		layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
-		p, err := gpufft.NewPCMImage(eng, pf, cfg, imageConfig(layout, total))
-		if err != nil {
-			return nil, &EngineError{err}
-		}
-		return &pcmImageSink{plan: p, layout: layout, o: o}, nil
-	}
-	var rw encode.RowWriter
+	var outErr error // the output's own failures: neither bad input nor the engine
 	var err error
-	if format == encode.FormatNPY {
-		rw, err = encode.NewNPYRows(o, cfg.Bins())
+	if format == encode.FormatPNG {
+		layout := plot.NewSpectrogram(opts.Image, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
+		p, perr := gpufft.NewPCMImage(eng, pf, cfg, imageConfig(layout, total))
+		if perr != nil {
+			return &EngineError{perr}
+		}
+		defer p.Close()
+		res.Frames, res.Samples, err = gpufft.ReadPCMImage(ctx, p, rr)
+		if err == nil && res.Frames > 0 {
+			return writeImage(o, layout, p.Image)
+		}
 	} else {
-		rw, err = encode.NewCSVRows(o, cfg.Size, cfg.Hop, rate)
-	}
-	if err != nil {
-		return nil, err
-	}
-	p, err := gpufft.NewPCMSpectrogram(eng, pf, cfg)
-	if err != nil {
-		return nil, &EngineError{err}
-	}
-	return &pcmRowSink{plan: p, out: rw, bins: cfg.Bins()}, nil
-}
-
-// pcmImageSink folds frames into the image on the device.
-type pcmImageSink struct {
-	plan   gpufft.PCMImagePlan
-	layout *plot.Spectrogram
-	o      *encode.Output
-}
-
-func (s *pcmImageSink) staging() ([]byte, error) { return s.plan.Staging() }
-
-func (s *pcmImageSink) add(raw []byte, first int) (int, error) {
-	n, err := s.plan.Add(raw, first)
-	if err != nil {
-		return n, &EngineError{err}
-	}
-	return n, nil
-}
-
-func (s *pcmImageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image) }
-
-func (s *pcmImageSink) close() { s.plan.Close() }
-
-// pcmRowSink keeps two batches in flight: while the device analyzes one,
-// the previous one's rows are written and the next one is read.
-type pcmRowSink struct {
-	plan    gpufft.PCMSpectrogramPlan
-	out     encode.RowWriter
-	bins    int
-	pending []int // first frame of each batch in flight, oldest first
-}
-
-func (s *pcmRowSink) staging() ([]byte, error) { return s.plan.Staging() }
-
-func (s *pcmRowSink) add(raw []byte, first int) (int, error) {
-	if len(s.pending) == 2 {
-		if err := s.drain(); err != nil {
-			return 0, err
+		rw, werr := newRowWriter(o, format, cfg, rate)
+		if werr != nil {
+			return werr
+		}
+		p, perr := gpufft.NewPCMSpectrogram(eng, pf, cfg)
+		if perr != nil {
+			return &EngineError{perr}
+		}
+		defer p.Close()
+		res.Frames, res.Samples, err = gpufft.ReadPCMRows(ctx, p, rr, func(rows []float32, first, n int) error {
+			outErr = rw.Rows(first, rows[:n*cfg.Bins()])
+			return outErr
+		})
+		if err == nil && res.Frames > 0 {
+			return rw.Finish(res.Frames)
 		}
 	}
-	n, err := s.plan.Submit(raw)
-	if err != nil {
-		return 0, &EngineError{err}
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return ctx.Err()
+	case rr.err != nil:
+		return &InputError{rr.err}
+	case outErr != nil:
+		return outErr
 	}
-	if n > 0 {
-		s.pending = append(s.pending, first)
-	}
-	return n, nil
+	return &EngineError{err}
 }
-
-// drain writes the oldest batch's rows.
-func (s *pcmRowSink) drain() error {
-	rows, n, err := s.plan.Rows()
-	if err != nil {
-		return &EngineError{err}
-	}
-	first := s.pending[0]
-	s.pending = append(s.pending[:0], s.pending[1:]...)
-	return s.out.Rows(first, rows[:n*s.bins])
-}
-
-func (s *pcmRowSink) finish(frames int) error {
-	for len(s.pending) > 0 {
-		if err := s.drain(); err != nil {
-			return err
-		}
-	}
-	return s.out.Finish(frames)
-}
-
-func (s *pcmRowSink) close() { s.plan.Close() }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -37,8 +38,8 @@ type e2eRow struct {
 	Files   int     `json:"files"`
 }
 
-// runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (a tone sweep
-// over pink noise) and times, for each engine, `prism analyze` to a
+// runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (the generator's
+// logarithmic sweep) and times, for each engine, `prism analyze` to a
 // 1920×1080 PNG (N=4096, hop 1024, the mix) as separate processes: with an
 // empty and a warm OpenCL program cache, to NPY, and a batch of o.batch
 // such files in one process; and the time to read the file, the floor.
@@ -89,10 +90,19 @@ func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	return ExitOK
 }
 
-// writeE2EFile writes seconds of 48 kHz stereo int16: a logarithmic sweep
-// from 20 Hz to 20 kHz at −12 dBFS over pink-ish noise at −40 dBFS.
+// writeE2EFile writes seconds of 48 kHz stereo int16 from the signal
+// generator: a logarithmic sweep from 20 Hz to 20 kHz at −12 dBFS over the
+// whole file.
 func writeE2EFile(path string, seconds float64) error {
 	const rate = 48000
+	gs, err := audio.ParseGenerator(fmt.Sprintf("sweep:20:20000:-12:%g", seconds))
+	if err != nil {
+		return err
+	}
+	g, err := audio.NewGenerator(gs, rate, 2, false)
+	if err != nil {
+		return err
+	}
 	o, err := encode.Create(path)
 	if err != nil {
 		return err
@@ -102,26 +112,13 @@ func writeE2EFile(path string, seconds float64) error {
 	if err != nil {
 		return err
 	}
-	n := int(seconds * rate)
 	block := make([]float32, 2*rate)
-	var b0, b1, seed uint32 = 0, 0, 1
-	k := math.Log(1000) / seconds
-	for i := 0; i < n; {
-		m := min(rate, n-i)
-		for j := range m {
-			t := float64(i+j) / rate
-			phase := 2 * math.Pi * 20 * (math.Exp(k*t) - 1) / k
-			seed = seed*1664525 + 1013904223
-			white := float32(int32(seed)) / (1 << 31)
-			b0, b1 = b0/2+uint32(int32(white*1e6)), b0 // a crude low tilt
-			noise := 0.01 * (white + float32(int32(b1))/2e6)
-			s := float32(0.25*math.Sin(phase)) + noise
-			block[2*j], block[2*j+1] = s, 0.7*s
-		}
-		if err := w.Write(block[:2*m]); err != nil {
+	for left := int(seconds * rate); left > 0; left -= len(block) / 2 {
+		b := block[:2*min(rate, left)]
+		g.Generate(b)
+		if err := w.Write(b); err != nil {
 			return err
 		}
-		i += m
 	}
 	if err := w.Finish(); err != nil {
 		return err
