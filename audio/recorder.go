@@ -2,6 +2,7 @@ package audio
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,9 +16,26 @@ type RecorderStats struct {
 	Reopens    uint64 // successful reopenings after a stall or error
 	Stalled    bool   // no data right now
 	LastError  string // the last read or reopen error, "" if none
-	RingFrames uint64 // frames written to the ring
-	RingLost   uint64 // frames overwritten before the analysis read them
+	RingFrames uint64 // frames written to the ring, gaps included
+	RingLost   uint64 // frames the analysis skipped: overwritten before it read them, or outage gaps
+	// Outages counts the gaps a reopening left in the stream, and
+	// OutageFrames the frames of time they lasted (written to the ring as
+	// gaps, so the timeline keeps real time).
+	Outages      uint64
+	OutageFrames uint64
+	// Since is when the last data arrived, while Stalled or reopening
+	// (zero while data flows).
+	Since time.Time
 }
+
+// Outage is a gap in the stream: Frames of time with no input, starting
+// at stream position At (frames since the recorder started).
+type Outage struct {
+	At, Frames uint64
+}
+
+// maxOutages is how many outages a Recorder lists (it counts them all).
+const maxOutages = 1000
 
 // aborter is a source whose blocked Read can be made to return from another
 // goroutine. PortAudio streams are not: they are only ever closed by the
@@ -32,7 +50,14 @@ type overflowCounter interface{ Overflows() uint64 }
 // freshly opened source; the stuck one is abandoned: it may write nothing
 // more and closes its own source whenever its Read returns (a PortAudio
 // stream must not be closed under a blocked read). Read errors reopen the
-// source the same way.
+// source the same way. Reopening retries with backoff (100 ms doubling to
+// 1 s) until it works or the recorder stops.
+//
+// The time between the last block before an outage and the first after
+// it (less that block's own frames) is written to the ring as a gap
+// (Ring.WriteGap), so stream positions keep real time: a 5-s outage is
+// 5 s of stream the analysis skips and counts. Gaps shorter than the
+// arrival jitter (10 ms or two blocks) are not measurable and not written.
 type Recorder struct {
 	open     func() (Source, error)
 	ring     *Ring
@@ -42,10 +67,15 @@ type Recorder struct {
 
 	writeMu   sync.Mutex // held while writing the ring: one generation at a time
 	gen       atomic.Uint64
-	mu        sync.Mutex // guards name, lastErr, cur
+	endAt     time.Time  // when the last frame written was captured, estimated (writeMu)
+	mu        sync.Mutex // guards name, lastErr, cur, outages, since
 	name      string
 	lastErr   string
 	cur       Source
+	outages   []Outage
+	outageN   uint64
+	outageF   uint64
+	since     time.Time    // when data stopped (zero while it flows)
 	lastData  atomic.Int64 // UnixNano of the last block
 	stalls    atomic.Uint64
 	reopens   atomic.Uint64
@@ -93,7 +123,77 @@ func (r *Recorder) Stats() RecorderStats {
 	r.mu.Unlock()
 	s.Overflows, s.Stalls, s.Reopens, s.Stalled = ov, r.stalls.Load(), r.reopens.Load(), r.stalled.Load()
 	s.RingFrames, s.RingLost = r.ring.Written(), r.ring.Lost()
+	r.mu.Lock()
+	s.Outages, s.OutageFrames, s.Since = r.outageN, r.outageF, r.since
+	r.mu.Unlock()
 	return s
+}
+
+// Outages lists the gaps reopenings left in the stream, oldest first (the
+// first maxOutages of them).
+func (r *Recorder) Outages() []Outage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Outage(nil), r.outages...)
+}
+
+// gap writes an outage of frames to the ring and lists it. Callers hold
+// writeMu.
+func (r *Recorder) gap(frames uint64) {
+	r.mu.Lock()
+	if len(r.outages) < maxOutages {
+		r.outages = append(r.outages, Outage{At: r.ring.Written(), Frames: frames})
+	}
+	r.outageN++
+	r.outageF += frames
+	r.mu.Unlock()
+	r.ring.WriteGap(frames)
+}
+
+// dataStopped notes that data stopped arriving (a read error or a stall):
+// the recorder is stalled until data comes again, so the watchdog leaves
+// the reopening under way alone.
+func (r *Recorder) dataStopped() {
+	r.stalled.Store(true)
+	r.mu.Lock()
+	if r.since.IsZero() {
+		r.since = time.Unix(0, r.lastData.Load())
+	}
+	r.mu.Unlock()
+}
+
+// write puts generation g's block of n frames that arrived at `at` into
+// the ring, after the gap since the previous generation's last block if
+// first is set. Callers hold writeMu.
+//
+// A block arrives some time after its last frame was captured, later when
+// the capture goroutine was not scheduled at once; so the end of the
+// stream so far is estimated as the earliest arrival any recent block
+// allows: each block moves the estimate on by its frames (plus 0.1 %, so
+// it follows a device clock slower than the system's), or back to its own
+// arrival if that is earlier.
+func (r *Recorder) write(block []float32, n int, at time.Time, first bool) {
+	dur := time.Duration(float64(n) / float64(r.rate) * float64(time.Second))
+	if first && !r.endAt.IsZero() {
+		lost := at.Sub(r.endAt).Seconds()*float64(r.rate) - float64(n)
+		if tol := max(0.010*float64(r.rate), 2*float64(n)); lost >= tol {
+			r.gap(uint64(math.Round(lost)))
+		}
+	}
+	if first || r.endAt.IsZero() {
+		r.endAt = at
+	} else {
+		r.endAt = r.endAt.Add(dur + dur/1000)
+		if at.Before(r.endAt) {
+			r.endAt = at
+		}
+	}
+	r.ring.Write(block[:n*r.channels], at)
+	r.lastData.Store(at.UnixNano())
+	r.stalled.Store(false)
+	r.mu.Lock()
+	r.since = time.Time{}
+	r.mu.Unlock()
 }
 
 func (r *Recorder) setErr(err error) {
@@ -124,6 +224,7 @@ func (r *Recorder) retire(src Source) {
 func (r *Recorder) capture(src Source, g uint64) {
 	defer r.running.Done()
 	block := make([]float32, 4096*r.channels)
+	first := true
 	for {
 		n, at, err := src.Read(block)
 		if r.stopped() || r.gen.Load() != g {
@@ -132,6 +233,7 @@ func (r *Recorder) capture(src Source, g uint64) {
 		}
 		if err != nil {
 			r.setErr(err)
+			r.dataStopped()
 			r.retire(src)
 			r.restart(g)
 			return
@@ -139,19 +241,19 @@ func (r *Recorder) capture(src Source, g uint64) {
 		if n > 0 {
 			r.writeMu.Lock()
 			if r.gen.Load() == g { // not abandoned meanwhile
-				r.ring.Write(block[:n*r.channels], at)
-				r.lastData.Store(at.UnixNano())
-				r.stalled.Store(false)
+				r.write(block, n, at, first)
+				first = false
 			}
 			r.writeMu.Unlock()
 		}
 	}
 }
 
-// restart opens a new source (retrying every 500 ms until it works or the
+// restart opens a new source (retrying with backoff until it works or the
 // recorder stops) and runs a new capture generation on it, if generation g
 // is still the current one.
 func (r *Recorder) restart(g uint64) {
+	wait := 100 * time.Millisecond
 	for !r.stopped() {
 		s, err := r.open()
 		if err == nil && (s.SampleRate() != r.rate || s.Channels() != r.channels) {
@@ -169,7 +271,10 @@ func (r *Recorder) restart(g uint64) {
 			r.cur, r.name = s, s.Name()
 			r.mu.Unlock()
 			r.reopens.Add(1)
+			// the watchdog watches the new source afresh: if it delivers
+			// nothing either, that is another stall and another reopening
 			r.lastData.Store(time.Now().UnixNano())
+			r.stalled.Store(false)
 			r.running.Add(1)
 			go r.capture(s, g+1)
 			r.writeMu.Unlock()
@@ -178,8 +283,9 @@ func (r *Recorder) restart(g uint64) {
 		r.setErr(err)
 		select {
 		case <-r.stop:
-		case <-time.After(500 * time.Millisecond):
+		case <-time.After(wait):
 		}
+		wait = min(2*wait, time.Second)
 	}
 }
 
@@ -197,6 +303,7 @@ func (r *Recorder) watchdog() {
 			}
 			r.stalled.Store(true)
 			r.stalls.Add(1)
+			r.dataStopped()
 			r.setErr(fmt.Errorf("audio: no data for %v: reopening", r.limit))
 			// abandon the stuck generation (its Read may never return) and
 			// start another on a fresh source

@@ -20,6 +20,11 @@ import (
 //
 // Alongside the samples the ring keeps the arrival time of each written
 // block, so the reader can tell how old a frame's newest sample is.
+//
+// The writer can also mark frames that never arrived (WriteGap: a device
+// outage): the stream position moves on, and the reader skips them and
+// counts them lost, as outage (Gaps) rather than overwritten input
+// (Overwritten). The timeline keeps real time either way.
 type Ring struct {
 	channels int
 	mask     uint64 // capacity in frames − 1
@@ -27,11 +32,22 @@ type Ring struct {
 	w        atomic.Uint64 // frames written, ever (writer)
 	reserve  atomic.Uint64 // end of the write in progress (writer): set before its samples
 	r        uint64        // frames consumed, ever (reader)
-	lost     atomic.Uint64 // frames overwritten before they were read (reader)
+	lost     atomic.Uint64 // frames skipped by the reader: overwritten or gaps
+	gapLost  atomic.Uint64 // the part of lost that was gaps (reader)
+
+	gaps   []gapMark // frames that never arrived, a ring of its own (writer)
+	gapW   atomic.Uint64
+	gapR   uint64 // the next gap the reader has not passed
+	gapCap uint64
 
 	marks    []blockMark // arrival times, a ring of its own
 	markMask uint64
 	markW    atomic.Uint64
+}
+
+// gapMark is a run of stream positions [start, end) with no samples.
+type gapMark struct {
+	start, end atomic.Uint64
 }
 
 type blockMark struct {
@@ -49,9 +65,9 @@ func NewRing(capacity, channels int) *Ring {
 	for c < capacity {
 		c *= 2
 	}
-	const marks = 4096
+	const marks, gaps = 4096, 256
 	return &Ring{channels: channels, mask: uint64(c - 1), buf: make([]atomic.Uint32, c*channels),
-		marks: make([]blockMark, marks), markMask: marks - 1}
+		marks: make([]blockMark, marks), markMask: marks - 1, gaps: make([]gapMark, gaps), gapCap: gaps}
 }
 
 // Capacity is the number of frames the ring holds.
@@ -91,6 +107,23 @@ func (r *Ring) Write(p []float32, t time.Time) {
 	r.markW.Add(1)
 }
 
+// WriteGap appends frames that never arrived (an outage of the source):
+// the write position moves on by frames without storing samples, and the
+// reader skips them, counting them in Lost and Gaps. It never blocks and
+// never allocates. Writer only.
+func (r *Ring) WriteGap(frames uint64) {
+	if frames == 0 {
+		return
+	}
+	w := r.w.Load()
+	end := w + frames
+	g := &r.gaps[r.gapW.Load()%r.gapCap]
+	g.start.Store(w)
+	g.end.Store(end)
+	r.gapW.Add(1)  // published before w passes it: a reader that sees w sees the gap
+	r.w.Store(end) // no slot is written: reserve stays where the last Write left it
+}
+
 // Written is the number of frames ever written.
 func (r *Ring) Written() uint64 { return r.w.Load() }
 
@@ -99,8 +132,15 @@ func (r *Ring) Available() int {
 	return int(min(r.w.Load()-r.r, r.mask+1))
 }
 
-// Lost is the number of frames overwritten before they were read.
+// Lost is the number of frames the reader skipped: overwritten before they
+// were read (Overwritten) or never there (Gaps).
 func (r *Ring) Lost() uint64 { return r.lost.Load() }
+
+// Gaps is the number of frames the reader skipped as gaps (WriteGap).
+func (r *Ring) Gaps() uint64 { return r.gapLost.Load() }
+
+// Overwritten is the number of frames overwritten before they were read.
+func (r *Ring) Overwritten() uint64 { return r.lost.Load() - r.gapLost.Load() }
 
 // Position is the stream position of the next frame Read returns: frames
 // consumed plus frames lost.
@@ -108,16 +148,21 @@ func (r *Ring) Position() uint64 { return r.r }
 
 // Read copies up to len(dst)/Channels of the oldest unread frames into dst
 // and returns how many. Frames the writer overwrote first (before or while
-// they were copied) are skipped and counted in Lost; the frames returned
-// are always consecutive from Position() − n. Only one goroutine may read.
+// they were copied) and gaps are skipped and counted in Lost; the frames
+// returned are always consecutive from Position() − n, and never span a
+// gap (a read stops at one; the next skips it). Only one goroutine may
+// read.
 func (r *Ring) Read(dst []float32) int {
 	ch := r.channels
 	capF := r.mask + 1
 	w := r.w.Load()
-	if w-r.r > capF {
-		r.skip(w - r.r - capF)
+	// frames below reserve − capacity were overwritten (or are being);
+	// reserve may already be past a gap written after w was loaded
+	if hi := r.reserve.Load(); hi > capF && hi-capF > r.r {
+		r.skip(min(hi-capF, w))
 	}
-	n := min(uint64(len(dst)/ch), w-r.r)
+	limit := r.nextGap(w)
+	n := min(uint64(len(dst)/ch), limit-r.r)
 	for i := range n {
 		base := int((r.r+i)&r.mask) * ch
 		for c := range ch {
@@ -130,10 +175,38 @@ func (r *Ring) Read(dst []float32) int {
 		bad := min(n, w2-capF-r.r)
 		copy(dst, dst[int(bad)*ch:int(n)*ch])
 		n -= bad
-		r.skip(bad)
+		r.skip(r.r + bad)
 	}
 	r.r += n
 	return int(n)
+}
+
+// nextGap skips the gaps at the read position and returns where the
+// frames that can be read now end: w, or the start of the next gap.
+func (r *Ring) nextGap(w uint64) uint64 {
+	top := r.gapW.Load()
+	if top-r.gapR > r.gapCap {
+		// more gaps than the ring remembers came unread: nothing up to w
+		// can be told from a gap, so all of it counts as one
+		r.gapR = top
+		r.lost.Add(w - r.r)
+		r.gapLost.Add(w - r.r)
+		r.r = w
+		return w
+	}
+	for ; r.gapR < top; r.gapR++ {
+		g := &r.gaps[r.gapR%r.gapCap]
+		start, end := g.start.Load(), g.end.Load()
+		switch {
+		case start >= w: // announced, but not yet written as far as w says
+			return w
+		case start > r.r:
+			return start
+		case end > r.r: // start < w, so the whole gap is below w
+			r.skip(end)
+		}
+	}
+	return w
 }
 
 // Drain discards every unread frame but the newest keep, without counting
@@ -145,9 +218,24 @@ func (r *Ring) Drain(keep int) {
 	}
 }
 
-func (r *Ring) skip(frames uint64) {
-	r.r += frames
-	r.lost.Add(frames)
+// skip moves the read position to `to`, counting the frames passed as
+// lost, and those of them inside gaps as gap frames.
+func (r *Ring) skip(to uint64) {
+	var gap uint64
+	top := r.gapW.Load()
+	for i := max(r.gapR, top-min(top, r.gapCap)); i < top; i++ {
+		g := &r.gaps[i%r.gapCap]
+		start, end := max(g.start.Load(), r.r), min(g.end.Load(), to)
+		if start >= to {
+			break
+		}
+		if end > start {
+			gap += end - start
+		}
+	}
+	r.lost.Add(to - r.r)
+	r.gapLost.Add(gap)
+	r.r = to
 }
 
 // ArrivalOf returns when the frame at stream position pos arrived: the

@@ -1,0 +1,134 @@
+package audio
+
+import (
+	"errors"
+	"math"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// worldSource plays a signal that goes on whether or not anyone listens:
+// sample i of every channel is the number of the i-th sample period since
+// t0. A source opened later starts at the period it is opened in, as a
+// sound card does; while the world is down, reads fail and opens fail.
+type worldSource struct {
+	w   *world
+	pos int64
+}
+
+type world struct {
+	t0   time.Time
+	rate int
+	down atomic.Bool
+}
+
+var errWorldDown = errors.New("the sound server is gone")
+
+func (w *world) open() (Source, error) {
+	if w.down.Load() {
+		return nil, errWorldDown
+	}
+	return &worldSource{w: w, pos: int64(time.Since(w.t0).Seconds() * float64(w.rate))}, nil
+}
+
+func (s *worldSource) Name() string    { return "world" }
+func (s *worldSource) SampleRate() int { return s.w.rate }
+func (s *worldSource) Channels() int   { return 1 }
+func (s *worldSource) Close() error    { return nil }
+
+func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
+	n := min(len(dst), s.w.rate/200) // 5-ms blocks
+	due := s.w.t0.Add(time.Duration(float64(s.pos+int64(n)) / float64(s.w.rate) * float64(time.Second)))
+	time.Sleep(time.Until(due))
+	if s.w.down.Load() {
+		return 0, time.Time{}, errWorldDown
+	}
+	for i := range n {
+		dst[i] = float32(s.pos + int64(i))
+	}
+	s.pos += int64(n)
+	return n, time.Now(), nil
+}
+
+// TestRecorderOutage: a source that fails for about half a second and
+// comes back leaves a gap in the ring as long as the outage, so every
+// frame read after it sits at the stream position real time gives it
+// (within 20 ms: the arrival jitter of a loaded test machine), and the
+// gap is counted as an outage, not as overwritten input.
+func TestRecorderOutage(t *testing.T) {
+	const rate = 48000
+	w := &world{t0: time.Now(), rate: rate}
+	rec, err := StartRecorder(w.open, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	ring := rec.Ring()
+	dst := make([]float32, 4096)
+	offset, worst := math.NaN(), 0.0 // world sample − stream position
+	var read uint64
+	start := time.Now()
+	for time.Since(start) < 1500*time.Millisecond {
+		switch d := time.Since(start); {
+		case d > 400*time.Millisecond && d < 900*time.Millisecond:
+			w.down.Store(true)
+		default:
+			w.down.Store(false)
+		}
+		n := ring.Read(dst)
+		for i := range n {
+			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
+			if math.IsNaN(offset) {
+				offset = off
+			}
+			worst = max(worst, math.Abs(off-offset))
+		}
+		read += uint64(n)
+		time.Sleep(time.Millisecond)
+	}
+	st := rec.Stats()
+	outages := rec.Outages()
+	t.Logf("stats %+v; outages %v; worst timeline error %.0f frames (%.2f ms)", st, outages, worst, worst/rate*1e3)
+	if tol := 0.020 * rate; worst > tol {
+		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
+	}
+	if st.Outages != 1 || len(outages) != 1 || st.Reopens != 1 {
+		t.Fatalf("%d outages (%v), %d reopens: want one of each", st.Outages, outages, st.Reopens)
+	}
+	// the outage lasts from the failing read to the reopening that works:
+	// at least the 0.5 s the world was down, at most that plus the
+	// longest backoff step and the jitter
+	if o := outages[0]; o.Frames < rate/2-rate/50 || o.Frames > rate/2+rate*12/10 || st.OutageFrames != o.Frames {
+		t.Errorf("outage %+v, %d frames counted: want 0.5…1.7 s", o, st.OutageFrames)
+	}
+	if at := float64(outages[0].At) / rate; at < 0.38 || at > 0.45 {
+		t.Errorf("outage at %.3f s of stream, want ~0.40", at)
+	}
+	if ring.Gaps() != st.OutageFrames || ring.Overwritten() != 0 || read+ring.Lost() != ring.Position() {
+		t.Errorf("ring: %d gap frames, %d overwritten, read %d + lost %d ≠ position %d", ring.Gaps(), ring.Overwritten(), read, ring.Lost(), ring.Position())
+	}
+	if !st.Since.IsZero() || st.Stalled {
+		t.Errorf("data flows again, but stats say stalled %v since %v", st.Stalled, st.Since)
+	}
+}
+
+// TestRecorderOutageForGood: a source that never comes back leaves the
+// recorder retrying, marked stalled since the last data, with the error.
+func TestRecorderOutageForGood(t *testing.T) {
+	w := &world{t0: time.Now(), rate: 48000}
+	rec, err := StartRecorder(w.open, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	time.Sleep(200 * time.Millisecond)
+	down := time.Now()
+	w.down.Store(true)
+	time.Sleep(800 * time.Millisecond)
+	st := rec.Stats()
+	if !st.Stalled || st.Since.IsZero() || st.Since.After(down) || down.Sub(st.Since) > 50*time.Millisecond ||
+		st.LastError == "" || st.Outages != 0 || st.Reopens != 0 {
+		t.Errorf("stats %+v: want stalled since ~%v, the error, no outage closed", st, down)
+	}
+}
