@@ -17,7 +17,8 @@ type RecorderStats struct {
 	Stalled    bool   // no data right now
 	LastError  string // the last read or reopen error, "" if none
 	RingFrames uint64 // frames written to the ring, gaps included
-	RingLost   uint64 // frames the analysis skipped: overwritten before it read them, or outage gaps
+	RingLost   uint64 // frames the analysis skipped: overwritten before it read them, or gaps
+	RingGaps   uint64 // the part of RingLost that was outage gaps
 	// Outages counts the gaps a reopening left in the stream, and
 	// OutageFrames the frames of time they lasted (written to the ring as
 	// gaps, so the timeline keeps real time).
@@ -34,6 +35,12 @@ type Outage struct {
 	At, Frames uint64
 }
 
+// firstDataLimit is how long a freshly opened source may take to deliver
+// its first block before the watchdog reopens it. Through ALSA's pulse
+// plugin, the first capture stream after PulseAudio (re)starts took 1.4 s
+// here; later ones about 0.2 s.
+const firstDataLimit = 3 * time.Second
+
 // maxOutages is how many outages a Recorder lists (it counts them all).
 const maxOutages = 1000
 
@@ -46,7 +53,9 @@ type overflowCounter interface{ Overflows() uint64 }
 
 // Recorder runs a Source into a Ring on a capture goroutine, the ring's
 // only writer. A watchdog marks the source stalled when no data comes for
-// max(200 ms, 4 block periods) and starts a new capture goroutine on a
+// max(200 ms, 4 block periods) (firstDataLimit from a freshly opened
+// source: PulseAudio's first buffer can take over a second) and starts a
+// new capture goroutine on a
 // freshly opened source; the stuck one is abandoned: it may write nothing
 // more and closes its own source whenever its Read returns (a PortAudio
 // stream must not be closed under a blocked read). Read errors reopen the
@@ -64,6 +73,7 @@ type Recorder struct {
 	rate     int
 	channels int
 	limit    time.Duration
+	fresh    atomic.Bool // the current source has delivered nothing yet
 
 	writeMu   sync.Mutex // held while writing the ring: one generation at a time
 	gen       atomic.Uint64
@@ -99,6 +109,7 @@ func StartRecorder(open func() (Source, error), ringSeconds float64) (*Recorder,
 		ring: NewRing(int(max(2, ringSeconds)*float64(rate)), ch)}
 	r.limit = max(200*time.Millisecond, 4*time.Duration(float64(time.Second)*4096/float64(rate)))
 	r.lastData.Store(time.Now().UnixNano())
+	r.fresh.Store(true)
 	r.running.Add(2)
 	go r.capture(src, r.gen.Load())
 	go r.watchdog()
@@ -122,6 +133,7 @@ func (r *Recorder) Stats() RecorderStats {
 	}
 	r.mu.Unlock()
 	s.Overflows, s.Stalls, s.Reopens, s.Stalled = ov, r.stalls.Load(), r.reopens.Load(), r.stalled.Load()
+	s.RingGaps = r.ring.Gaps() // before Lost: the reader adds to Lost first
 	s.RingFrames, s.RingLost = r.ring.Written(), r.ring.Lost()
 	r.mu.Lock()
 	s.Outages, s.OutageFrames, s.Since = r.outageN, r.outageF, r.since
@@ -191,6 +203,7 @@ func (r *Recorder) write(block []float32, n int, at time.Time, first bool) {
 	r.ring.Write(block[:n*r.channels], at)
 	r.lastData.Store(at.UnixNano())
 	r.stalled.Store(false)
+	r.fresh.Store(false)
 	r.mu.Lock()
 	r.since = time.Time{}
 	r.mu.Unlock()
@@ -275,6 +288,7 @@ func (r *Recorder) restart(g uint64) {
 			// nothing either, that is another stall and another reopening
 			r.lastData.Store(time.Now().UnixNano())
 			r.stalled.Store(false)
+			r.fresh.Store(true)
 			r.running.Add(1)
 			go r.capture(s, g+1)
 			r.writeMu.Unlock()
@@ -298,13 +312,17 @@ func (r *Recorder) watchdog() {
 		case <-r.stop:
 			return
 		case now := <-t.C:
-			if now.Sub(time.Unix(0, r.lastData.Load())) < r.limit || r.stalled.Load() {
+			limit := r.limit
+			if r.fresh.Load() {
+				limit = max(limit, firstDataLimit)
+			}
+			if now.Sub(time.Unix(0, r.lastData.Load())) < limit || r.stalled.Load() {
 				continue
 			}
 			r.stalled.Store(true)
 			r.stalls.Add(1)
 			r.dataStopped()
-			r.setErr(fmt.Errorf("audio: no data for %v: reopening", r.limit))
+			r.setErr(fmt.Errorf("audio: no data for %v: reopening", limit))
 			// abandon the stuck generation (its Read may never return) and
 			// start another on a fresh source
 			g := r.gen.Load()

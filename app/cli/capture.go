@@ -81,8 +81,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 }
 
 // captureDone reports a capture's end: the statistics (with --stats) and
-// the exit code. An incomplete capture (the source stopped) has its output
-// written and says so, with exit 1.
+// the exit code. An incomplete capture (the source stopped for good) has
+// its output written and says so, with exit 1; outages the capture got
+// over are said too, with exit 0.
 func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
@@ -99,8 +100,12 @@ func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, s
 		enc.Encode(st)
 	}
 	if incomplete {
-		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was captured\n", err, out)
+		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was captured, the rest as gap rows\n", err, out)
 		return ExitFailure
+	}
+	if st.Outages > 0 {
+		fmt.Fprintf(stderr, "prism: capture: warning: %d outage(s), %.3f s without input in all, kept in %s as gap rows\n",
+			st.Outages, float64(st.DroppedOutageFrames)/float64(st.SampleRate), out)
 	}
 	return ExitOK
 }

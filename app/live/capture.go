@@ -73,17 +73,20 @@ type CaptureOptions struct {
 
 // ErrIncomplete says a capture ended at its deadline with less than the
 // time asked for: the source stopped delivering. What was captured is
-// written.
+// written, the rest of the timeline as gap rows.
 var ErrIncomplete = errors.New("the source stopped delivering")
 
 // Capture records opts.Seconds of the recorder's stream as a live
 // spectrogram of opts.Channel (or the mix) into opts.Out, written to a
-// temporary file and renamed on success. Input the analysis lost
-// (overwritten before it was read) stays in the timeline as rows of NaN
-// (NPY, CSV) or the colormap's floor (PNG). A source that stops
-// delivering ends the capture at Seconds + Grace of wall-clock time with
-// what was captured written and an error wrapping ErrIncomplete. It
-// returns the analysis statistics at the end.
+// temporary file and renamed on success. The output keeps real time:
+// input the analysis lost (overwritten before it was read) and outages
+// (the recorder reopening a source that failed or stalled: a 5-s outage
+// is 5 s of gap) stay in the timeline as rows of NaN (NPY, CSV) or the
+// colormap's floor (PNG), and are counted in the statistics. A source that
+// stops delivering for good ends the capture at Seconds + Grace of
+// wall-clock time with what was captured written, the rest of the
+// timeline as gap rows, and an error wrapping ErrIncomplete that says
+// since when no input came. It returns the analysis statistics at the end.
 func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (LiveStats, error) {
 	rate := rec.SampleRate()
 	total := analysis.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
@@ -109,45 +112,97 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
 	live.onBatch = sink.batch
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
+	start, began := rec.Ring().Position(), time.Now()
+	short, err := captureRun(ctx, live, sink, opts, rate)
+	if err != nil {
+		return live.Stats(), err
+	}
+	st := live.Stats()
+	if short != nil {
+		// the outage goes on to the end of the timeline: gap rows to the
+		// end, and its input counted
+		if tail := int64(opts.Seconds*float64(rate)) - int64(rec.Ring().Position()-start); tail > 0 {
+			st.DroppedFrames += uint64(tail)
+			st.DroppedOutageFrames += uint64(tail)
+		}
+		st.Outages++
+		sink.padTo(total)
+		short = fmt.Errorf("%w: %s", short, outageSince(rec, began))
+	}
+	if sink.err != nil {
+		return st, sink.err
+	}
+	if err := rw.Finish(sink.written); err != nil {
+		return st, err
+	}
+	if err := o.Commit(); err != nil {
+		return st, err
+	}
+	if err := capturePeak(live, sink.ch, opts, &st); err != nil {
+		return st, err
+	}
+	st.GapFrames = uint64(sink.gaps)
+	logOutages(opts.Log, rec, start, rate)
+	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped (%d overflow, %d outage), %d overflows, %d stalls, %d reopens\n",
+		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.DroppedOverflowFrames, st.DroppedOutageFrames, st.Overflows, st.Stalls, st.Reopens)
+	return st, short
+}
+
+// captureRun steps the analysis until the sink has the whole timeline, the
+// context ends (its error), or the deadline, Seconds + Grace from now,
+// passes (short: an error wrapping ErrIncomplete).
+func captureRun(ctx context.Context, live *Live, sink *captureSink, opts CaptureOptions, rate int) (short, err error) {
 	grace := opts.Grace
 	if grace == 0 {
 		grace = 5 * time.Second
 	}
 	deadline := time.Now().Add(time.Duration(opts.Seconds*float64(time.Second)) + grace)
-	var short error
-	for sink.written < total && sink.err == nil {
+	for sink.written < sink.total && sink.err == nil {
 		if err := ctx.Err(); err != nil {
-			return live.Stats(), err
+			return nil, err
 		}
 		if time.Now().After(deadline) {
-			short = fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end); %s", ErrIncomplete,
-				float64(sink.written*opts.Hop)/float64(rate), opts.Seconds, grace, rec.Stats().LastError)
-			break
+			return fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end)", ErrIncomplete,
+				float64(sink.written*opts.Hop)/float64(rate), opts.Seconds, grace), nil
 		}
 		n, err := live.Step()
 		if err != nil {
-			return live.Stats(), err
+			return nil, err
 		}
 		if n == 0 {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	if sink.err != nil {
-		return live.Stats(), sink.err
+	return nil, nil
+}
+
+// outageSince says since when the recorder has had no input (relative to
+// the capture's start) and why.
+func outageSince(rec *audio.Recorder, began time.Time) string {
+	rs := rec.Stats()
+	msg := "outage: no input"
+	switch {
+	case rs.Since.IsZero():
+	case rs.Since.After(began):
+		msg += fmt.Sprintf(" since %.2f s after the capture started", rs.Since.Sub(began).Seconds())
+	default:
+		msg += " since the capture began"
 	}
-	if err := rw.Finish(sink.written); err != nil {
-		return live.Stats(), err
+	if rs.LastError != "" {
+		msg += " (" + rs.LastError + ")"
 	}
-	if err := o.Commit(); err != nil {
-		return live.Stats(), err
+	return msg + ", still none at the deadline"
+}
+
+// logOutages lists the outages the recorder closed since stream position
+// start, each where it sits in the capture's timeline.
+func logOutages(w io.Writer, rec *audio.Recorder, start uint64, rate int) {
+	for _, o := range rec.Outages() {
+		if o.At >= start {
+			logf(w, "prism: outage at %.3f s of the capture: %.3f s without input (the source was reopened), kept as a gap\n",
+				float64(o.At-start)/float64(rate), float64(o.Frames)/float64(rate))
+		}
 	}
-	st := live.Stats()
-	if err := capturePeak(live, sink.ch, opts, &st); err != nil {
-		return st, err
-	}
-	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped, %d overflows, %d stalls\n",
-		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.Overflows, st.Stalls)
-	return st, short
 }
 
 // capturePeak sets st's peak from output channel ch's last spectrum.
@@ -188,14 +243,19 @@ func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total in
 	return s
 }
 
-// batch is Live's onBatch: it converts only its channel.
-func (s *captureSink) batch(first uint64, n int, out, gain2 []float32) {
-	bins := len(gain2)
-	for s.err == nil && s.written < s.total && uint64(s.written) < first {
+// padTo writes gap rows up to frame n.
+func (s *captureSink) padTo(n int) {
+	for s.err == nil && s.written < min(n, s.total) {
 		s.err = s.rw.Rows(s.written, s.gap)
 		s.written++
 		s.gaps++
 	}
+}
+
+// batch is Live's onBatch: it converts only its channel.
+func (s *captureSink) batch(first uint64, n int, out, gain2 []float32) {
+	bins := len(gain2)
+	s.padTo(int(min(first, uint64(s.total))))
 	base := s.ch * n * bins // out is channels×n×bins
 	n = min(n, s.total-s.written)
 	if s.err != nil || n <= 0 {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,7 +57,9 @@ func TestCaptureTones(t *testing.T) {
 
 // TestCaptureStalledSource: a source that delivers 0.1 s and then never
 // again (each reopening stalls at once) ends the capture at its deadline
-// with ErrIncomplete and the captured part written.
+// with ErrIncomplete saying since when there was no input; the captured
+// part is written, and the rest of the second as gap rows (real time
+// kept), counted as outage in the statistics.
 func TestCaptureStalledSource(t *testing.T) {
 	first := true
 	rec, err := audio.StartRecorder(func() (audio.Source, error) {
@@ -76,14 +79,32 @@ func TestCaptureStalledSource(t *testing.T) {
 	opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 256, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1},
 		Seconds: 1, Out: out, Format: encode.FormatNPY, Grace: 300 * time.Millisecond}
 	start := time.Now()
-	_, err = Capture(context.Background(), rec, analysis.Engines{Preferred: cpu, CPU: cpu}, opts)
-	t.Logf("ended after %v: %v", time.Since(start), err)
-	if !errors.Is(err, ErrIncomplete) {
-		t.Fatalf("error %v, want ErrIncomplete", err)
+	st, err := Capture(context.Background(), rec, analysis.Engines{Preferred: cpu, CPU: cpu}, opts)
+	took := time.Since(start)
+	t.Logf("ended after %v: %v", took, err)
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "outage: no input since") {
+		t.Fatalf("error %v, want ErrIncomplete and the outage", err)
 	}
-	rows, cols, _ := apptest.ReadNPY(t, out)
-	if cols != 129 || rows < 5 || rows >= 187 { // 187 frames would be the whole second
-		t.Errorf("%d×%d written, want the ~18 frames of the first 0.1 s", rows, cols)
+	if took > 1300*time.Millisecond+time.Second { // deadline, plus a loaded machine's slack
+		t.Errorf("took %v, want about 1.3 s", took)
+	}
+	rows, cols, vals := apptest.ReadNPY(t, out)
+	real := 0
+	for real < rows && !math.IsNaN(float64(vals[real*cols])) {
+		real++
+	}
+	if cols != 129 || rows != 187 || real < 5 || real > 18 { // 187 frames: the whole second
+		t.Fatalf("%d×%d written, %d real rows: want 187 rows, the first ≤ 18 (0.1 s) real", rows, cols, real)
+	}
+	for i, v := range vals[real*cols:] {
+		if !math.IsNaN(float64(v)) {
+			t.Fatalf("row %d after the outage began is not a gap", real+i/cols)
+		}
+	}
+	if st.DroppedOutageFrames < 48000-4800 || st.DroppedOutageFrames > uint64(48000-real*256) ||
+		st.DroppedFrames != st.DroppedOutageFrames+st.DroppedOverflowFrames || st.Outages != 1 || st.GapFrames != uint64(187-real) {
+		t.Errorf("stats: %d dropped (%d outage, %d overflow), %d outages, %d gap frames; want ~43200 outage, 1 outage, %d gap frames",
+			st.DroppedFrames, st.DroppedOutageFrames, st.DroppedOverflowFrames, st.Outages, st.GapFrames, 187-real)
 	}
 }
 

@@ -28,11 +28,21 @@ type LiveStats struct {
 	LatencyP50Ms   float64            `json:"latency_p50_ms"`      // sample arrival → spectrum published
 	LatencyP99Ms   float64            `json:"latency_p99_ms"`
 	LatencyMaxMs   float64            `json:"latency_max_ms"`
-	DroppedFrames  uint64             `json:"dropped_input_frames"` // overwritten in the ring before analysis
+	DroppedFrames  uint64             `json:"dropped_input_frames"` // input frames (one sample per channel) the timeline lost: overflow + outage
 	Overflows      uint64             `json:"input_overflows"`      // device buffers dropped by PortAudio
 	Stalls         uint64             `json:"stalls"`
 	Reopens        uint64             `json:"reopens"`
 	Status         string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
+
+	// Of DroppedFrames: overwritten in the ring before the analysis read
+	// them (it fell behind), and outages (no input while the source was
+	// gone or reopened; in a capture, the outage still going on at its
+	// deadline too); Outages counts the latter.
+	DroppedOverflowFrames uint64 `json:"dropped_overflow_frames"`
+	DroppedOutageFrames   uint64 `json:"dropped_outage_frames"`
+	Outages               uint64 `json:"outages"`
+	GapFrames             uint64 `json:"gap_frames,omitempty"` // Capture only: output frames (rows) that are gaps
+
 	// The captured channel's dominant tone in its last spectrum (Capture
 	// only): frequency and level refined on the window's exact response
 	// (dsp.WindowKernel), and the nearest note (A4 = 440 Hz).
@@ -160,6 +170,7 @@ func (t *liveStats) read(dst *LiveStats) {
 	s.Engine, s.Device = t.eng.Name(), t.eng.Device()
 	s.Source = rs.Source
 	s.DroppedFrames, s.Overflows, s.Stalls, s.Reopens = rs.RingLost, rs.Overflows, rs.Stalls, rs.Reopens
+	s.DroppedOverflowFrames, s.DroppedOutageFrames, s.Outages = rs.RingLost-rs.RingGaps, rs.RingGaps, rs.Outages
 	if rs.LastError != "" && s.Status == "" {
 		s.Status = rs.LastError
 	}
