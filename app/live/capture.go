@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -13,7 +12,6 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
-	"github.com/prismaudio/prism/gpufft"
 )
 
 // DefaultGenerator is the source used when there is no input device.
@@ -114,10 +112,12 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	start, began := rec.Ring().Position(), time.Now()
 	short, err := captureRun(ctx, live, sink, opts, rate)
+	defer sink.close(0)
 	if err != nil {
 		return live.Stats(), err
 	}
 	st := live.Stats()
+	sink.close(sink.next)
 	if short != nil {
 		// the outage goes on to the end of the timeline: gap rows to the
 		// end, and its input counted
@@ -141,8 +141,11 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	if err := capturePeak(live, sink.ch, opts, &st); err != nil {
 		return st, err
 	}
-	st.GapFrames = uint64(sink.gaps)
+	st.GapFrames, st.DroppedOutputFrames = uint64(sink.gaps), uint64(sink.dropped)
 	logOutages(opts.Log, rec, start, rate)
+	if sink.dropped > 0 {
+		logf(opts.Log, "prism: the %s writer fell behind: %d frames dropped, written as gap rows\n", opts.Format, sink.dropped)
+	}
 	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped (%d overflow, %d outage), %d overflows, %d stalls, %d reopens\n",
 		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.DroppedOverflowFrames, st.DroppedOutageFrames, st.Overflows, st.Stalls, st.Reopens)
 	return st, short
@@ -157,13 +160,13 @@ func captureRun(ctx context.Context, live *Live, sink *captureSink, opts Capture
 		grace = 5 * time.Second
 	}
 	deadline := time.Now().Add(time.Duration(opts.Seconds*float64(time.Second)) + grace)
-	for sink.written < sink.total && sink.err == nil {
+	for sink.next < sink.total && !sink.failed.Load() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end)", ErrIncomplete,
-				float64(sink.written*opts.Hop)/float64(rate), opts.Seconds, grace), nil
+				float64(sink.next*opts.Hop)/float64(rate), opts.Seconds, grace), nil
 		}
 		n, err := live.Step()
 		if err != nil {
@@ -219,56 +222,6 @@ func capturePeak(l *Live, ch int, opts CaptureOptions, st *LiveStats) error {
 	return nil
 }
 
-// captureSink writes one output channel's frames as dB rows, and gap rows
-// for frames lost from the timeline.
-type captureSink struct {
-	rw            encode.RowWriter
-	ch, total     int
-	written, gaps int
-	db            []float32 // one batch's dB rows
-	gap           []float32 // one row of NaN
-	err           error
-}
-
-func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total int) *captureSink {
-	ch := channels // the mix is output channel `channels`
-	if opts.Channel >= 0 {
-		ch = opts.Channel
-	}
-	bins := opts.FFT/2 + 1
-	s := &captureSink{rw: rw, ch: ch, total: total, gap: make([]float32, bins)}
-	for k := range s.gap {
-		s.gap[k] = float32(math.NaN())
-	}
-	return s
-}
-
-// padTo writes gap rows up to frame n.
-func (s *captureSink) padTo(n int) {
-	for s.err == nil && s.written < min(n, s.total) {
-		s.err = s.rw.Rows(s.written, s.gap)
-		s.written++
-		s.gaps++
-	}
-}
-
-// batch is Live's onBatch: it converts only its channel.
-func (s *captureSink) batch(first uint64, n int, out, gain2 []float32) {
-	bins := len(gain2)
-	s.padTo(int(min(first, uint64(s.total))))
-	base := s.ch * n * bins // out is channels×n×bins
-	n = min(n, s.total-s.written)
-	if s.err != nil || n <= 0 {
-		return
-	}
-	s.db = s.db[:0]
-	for f := range n {
-		s.db = gpufft.AppendPowerDB(s.db, out[base+f*bins:base+(f+1)*bins], gain2)
-	}
-	s.err = s.rw.Rows(s.written, s.db)
-	s.written += n
-}
-
 func logf(w io.Writer, format string, a ...any) {
 	if w != nil {
 		fmt.Fprintf(w, format, a...)
@@ -287,56 +240,4 @@ func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, t
 	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
 	return newImageRows(o, layout, total), nil
-}
-
-// imageRows folds dB rows into a spectrogram image on the host, by the
-// same rule as the engines' image plans (plot.ColumnFrames), and writes it
-// as PNG at the end.
-type imageRows struct {
-	o      *encode.Output
-	layout *plot.Spectrogram
-	lo, hi []int32 // each row's bins
-	pix    []float32
-	bins   int // per dB row
-	total  int
-}
-
-func newImageRows(o *encode.Output, layout *plot.Spectrogram, total int) *imageRows {
-	lo, hi := layout.RowBins()
-	p := &imageRows{o: o, layout: layout, lo: lo, hi: hi, pix: make([]float32, layout.Columns()*layout.Rows()),
-		bins: int(hi[len(hi)-1]), total: total}
-	for i := range p.pix {
-		p.pix[i] = gpufft.FloorDB
-	}
-	return p
-}
-
-// Rows folds frames into the columns that show them, by maximum; gap
-// rows (NaN) leave their columns at the floor.
-func (p *imageRows) Rows(first int, db []float32) error {
-	rows, bins := p.layout.Rows(), p.bins
-	for f := range len(db) / bins {
-		row := db[f*bins : (f+1)*bins]
-		if math.IsNaN(float64(row[0])) {
-			continue
-		}
-		c0, c1 := plot.FrameColumns(first+f, p.layout.Columns(), p.total)
-		for c := c0; c <= c1; c++ {
-			col := p.pix[c*rows : (c+1)*rows]
-			for r := range col {
-				for _, v := range row[p.lo[r]:p.hi[r]] {
-					col[r] = max(col[r], v)
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// Finish encodes the image.
-func (p *imageRows) Finish(int) error {
-	if err := encode.PNG(p.o.W, p.layout.Render(p.pix)); err != nil {
-		return fmt.Errorf("write output: %w", err)
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -108,14 +110,19 @@ func TestCaptureStalledSource(t *testing.T) {
 	}
 }
 
-// rowRecorder is a RowWriter that keeps the rows, one frame each.
+// rowRecorder is a RowWriter that keeps the rows, one frame each; with
+// hold set, each call first waits for a value from it.
 type rowRecorder struct {
 	bins int
 	rows [][]float32
 	next []int // each call's first frame
+	hold chan struct{}
 }
 
 func (r *rowRecorder) Rows(first int, db []float32) error {
+	if r.hold != nil {
+		<-r.hold
+	}
 	r.next = append(r.next, first)
 	for f := range len(db) / r.bins {
 		r.rows = append(r.rows, append([]float32(nil), db[f*r.bins:(f+1)*r.bins]...))
@@ -124,6 +131,22 @@ func (r *rowRecorder) Rows(first int, db []float32) error {
 }
 
 func (r *rowRecorder) Finish(int) error { return nil }
+
+// checkRows compares rows with want (nil: a gap row of NaN) within 1e-3 dB.
+func checkRows(t *testing.T, rows, want [][]float32) {
+	t.Helper()
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows %v, want %d", len(rows), rows, len(want))
+	}
+	for i, w := range want {
+		for k, v := range rows[i] {
+			if w == nil && !math.IsNaN(float64(v)) || w != nil && math.Abs(float64(v-w[k])) > 1e-3 {
+				t.Errorf("row %d: %v, want %v", i, rows[i], w)
+				break
+			}
+		}
+	}
+}
 
 // TestCaptureGaps: input the analysis lost stays in the timeline as NaN
 // rows at its place; the rows before and after it are the signal, in dB,
@@ -135,16 +158,106 @@ func TestCaptureGaps(t *testing.T) {
 	// 3 output channels × 2 frames × 2 bins, then 3 × 1 × 2 after frames 2…4 were lost
 	s.batch(0, 2, []float32{9, 9, 9, 9, 1, 1, 0.1, 0.1, 9, 9, 9, 9}, gain)
 	s.batch(5, 1, []float32{9, 9, 0.01, 0.01, 9, 9}, gain)
-	want := [][]float32{{0, -3.0103}, {-10, -13.0103}, nil, nil, nil, {-20, -23.0103}}
-	if len(rw.rows) != len(want) || s.written != 6 || s.gaps != 3 {
-		t.Fatalf("%d rows %v, written %d, gaps %d", len(rw.rows), rw.rows, s.written, s.gaps)
+	s.close(s.next)
+	checkRows(t, rw.rows, [][]float32{{0, -3.0103}, {-10, -13.0103}, nil, nil, nil, {-20, -23.0103}})
+	if s.written != 6 || s.gaps != 3 || s.dropped != 0 || s.next != 6 {
+		t.Errorf("written %d, gaps %d, dropped %d, next %d", s.written, s.gaps, s.dropped, s.next)
 	}
-	for i, w := range want {
-		for k, v := range rw.rows[i] {
-			if w == nil && !math.IsNaN(float64(v)) || w != nil && math.Abs(float64(v-w[k])) > 1e-3 {
-				t.Errorf("row %d: %v, want %v", i, rw.rows[i], w)
-				break
+}
+
+// TestCaptureSinkBehind: when the writer falls more than its queue
+// behind, the frames that find no room are dropped, counted, and written
+// as gap rows at their place; the analysis is never held up (batch never
+// blocks). The frames queued before are written as they were.
+func TestCaptureSinkBehind(t *testing.T) {
+	const fft = 2
+	rw := &rowRecorder{bins: 2, hold: make(chan struct{})}
+	total := 100000
+	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: fft, Channel: 0}}, 1, total)
+	gain := []float32{1, 1}
+	chunks := cap(s.queue)
+	// the writer is stuck in its first Rows: every chunk fills, then the
+	// batches after that are dropped
+	out := make([]float32, 2*chunkRows*2) // 2 output channels × chunkRows frames × 2 bins
+	for i := range out {
+		out[i] = 1
+	}
+	batches := chunks + 3
+	for b := range batches {
+		s.batch(uint64(b*chunkRows), chunkRows, out, gain)
+	}
+	if s.dropped < 2*chunkRows || s.dropped > 3*chunkRows {
+		t.Fatalf("%d frames dropped with the writer stuck: want the last 2 or 3 batches' (%d per batch)", s.dropped, chunkRows)
+	}
+	close(rw.hold) // the writer goes on
+	for len(s.free) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	s.batch(uint64(batches*chunkRows), 1, out[:2*1*2], gain)
+	s.close(s.next)
+	if s.written != batches*chunkRows+1 || s.gaps != s.dropped {
+		t.Fatalf("written %d, gaps %d, dropped %d", s.written, s.gaps, s.dropped)
+	}
+	kept := batches*chunkRows - s.dropped
+	for i, row := range rw.rows {
+		gap := math.IsNaN(float64(row[0]))
+		if gap != (i >= kept && i < batches*chunkRows) || !gap && math.Abs(float64(row[0])) > 1e-6 {
+			t.Fatalf("row %d = %v: want the first %d frames at 0 dB, then %d gap rows, then 0 dB", i, row, kept, s.dropped)
+		}
+	}
+}
+
+// TestCaptureSinkAllocs: in the steady state the capture sink allocates
+// nothing per frame, on the engine goroutine or in its writer (NPY to a
+// file, PNG folding).
+func TestCaptureSinkAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
+	}
+	const fft, batch = 1024, 8
+	bins := fft/2 + 1
+	out := make([]float32, 3*batch*bins)
+	for i := range out {
+		out[i] = float32(i%7) + 1
+	}
+	gain := make([]float32, bins)
+	for i := range gain {
+		gain[i] = 0.5
+	}
+	for _, format := range []encode.Format{encode.FormatNPY, encode.FormatPNG} {
+		o, err := encode.Create(apptest.TempPath(t, "cap."+string(format)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer o.Discard()
+		opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: fft, Hop: fft / 4, Channel: -1}, Format: format}
+		opts.Image.Width, opts.Image.Height = 200, 100
+		total := 1 << 20
+		var rw encode.RowWriter
+		if format == encode.FormatNPY {
+			rw, err = encode.NewNPYRows(o, bins)
+		} else {
+			rw = newImageRows(o, plot.NewSpectrogram(opts.Image, plot.Geometry{Rate: 48000, FFT: fft, Hop: fft / 4, Frames: total}), total)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newCaptureSink(rw, opts, 2, total)
+		step := func() {
+			s.batch(uint64(s.next), batch, out, gain)
+			for len(s.free) < s.chunks { // the writer has written it
+				runtime.Gosched()
 			}
+		}
+		for range 50 { // the queue's chunks, the writer's buffers
+			step()
+		}
+		if a := testing.AllocsPerRun(200, step); a != 0 {
+			t.Errorf("%s: %v allocs per batch of %d frames", format, a, batch)
+		}
+		s.close(s.next)
+		if s.err != nil || s.dropped != 0 {
+			t.Fatal(s.err, s.dropped)
 		}
 	}
 }

@@ -41,7 +41,8 @@ type LiveStats struct {
 	DroppedOverflowFrames uint64 `json:"dropped_overflow_frames"`
 	DroppedOutageFrames   uint64 `json:"dropped_outage_frames"`
 	Outages               uint64 `json:"outages"`
-	GapFrames             uint64 `json:"gap_frames,omitempty"` // Capture only: output frames (rows) that are gaps
+	GapFrames             uint64 `json:"gap_frames,omitempty"`            // Capture only: output frames (rows) that are gaps
+	DroppedOutputFrames   uint64 `json:"dropped_output_frames,omitempty"` // Capture only: of GapFrames, analyzed but dropped because the writer fell behind
 
 	// The captured channel's dominant tone in its last spectrum (Capture
 	// only): frequency and level refined on the window's exact response
