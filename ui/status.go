@@ -72,6 +72,9 @@ func (w *Window) updateStatus() {
 	}
 	fmt.Fprintf(&b, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
 		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	if st.Outages > 0 { // source outages, kept as gaps in the timeline
+		fmt.Fprintf(&b, " · gaps %d", st.Outages)
+	}
 	if l := loadText(engineLoads(st)); l != "" {
 		b.WriteString(" · " + l)
 	}
@@ -103,6 +106,10 @@ func (w *Window) updateStatus() {
 	fmt.Fprintf(&b, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
 		st.MsPerBatch, st.FramesPerSec, formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
 		st.DroppedFrames, st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	if st.Outages > 0 {
+		fmt.Fprintf(&b, "Source outages %d: %.1f s without input (of the dropped frames), kept as gaps\n",
+			st.Outages, float64(st.DroppedOutageFrames)/float64(max(st.SampleRate, 1)))
+	}
 	gpu, okG := st.EngineMs["opencl"]
 	cpu, okC := st.EngineMs["cpu"]
 	switch {
