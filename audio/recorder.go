@@ -24,6 +24,10 @@ type RecorderStats struct {
 	// gaps, so the timeline keeps real time).
 	Outages      uint64
 	OutageFrames uint64
+	// OverflowFrames is the input the device dropped (PortAudio input
+	// overflows), measured on the blocks' arrival times and written to the
+	// ring as gaps too.
+	OverflowFrames uint64
 	// Since is when the last data arrived, while Stalled or reopening
 	// (zero while data flows).
 	Since time.Time
@@ -62,11 +66,13 @@ type overflowCounter interface{ Overflows() uint64 }
 // source the same way. Reopening retries with backoff (100 ms doubling to
 // 1 s) until it works or the recorder stops.
 //
-// The time between the last block before an outage and the first after
-// it (less that block's own frames) is written to the ring as a gap
-// (Ring.WriteGap), so stream positions keep real time: a 5-s outage is
-// 5 s of stream the analysis skips and counts. Gaps shorter than the
-// arrival jitter (10 ms or two blocks) are not measurable and not written.
+// The time between the end of the stream before an outage and the start
+// of the stream after it (both estimated on the blocks' arrival times) is
+// written to the ring as a gap (Ring.WriteGap), so stream positions keep
+// real time: a 5-s outage is 5 s of stream the analysis skips and counts.
+// Input the device dropped (an input overflow) is measured and written the
+// same way. Gaps shorter than the arrival jitter (10 ms or two blocks) are
+// not measurable and not written.
 type Recorder struct {
 	open     func() (Source, error)
 	ring     *Ring
@@ -85,6 +91,7 @@ type Recorder struct {
 	outages   []Outage
 	outageN   uint64
 	outageF   uint64
+	overflowF uint64
 	since     time.Time    // when data stopped (zero while it flows)
 	lastData  atomic.Int64 // UnixNano of the last block
 	stalls    atomic.Uint64
@@ -136,7 +143,7 @@ func (r *Recorder) Stats() RecorderStats {
 	s.RingGaps = r.ring.Gaps() // before Lost: the reader adds to Lost first
 	s.RingFrames, s.RingLost = r.ring.Written(), r.ring.Lost()
 	r.mu.Lock()
-	s.Outages, s.OutageFrames, s.Since = r.outageN, r.outageF, r.since
+	s.Outages, s.OutageFrames, s.OverflowFrames, s.Since = r.outageN, r.outageF, r.overflowF, r.since
 	r.mu.Unlock()
 	return s
 }
@@ -149,15 +156,19 @@ func (r *Recorder) Outages() []Outage {
 	return append([]Outage(nil), r.outages...)
 }
 
-// gap writes an outage of frames to the ring and lists it. Callers hold
-// writeMu.
-func (r *Recorder) gap(frames uint64) {
+// gap writes frames of lost time to the ring, counted as kind. Callers
+// hold writeMu.
+func (r *Recorder) gap(frames uint64, kind gapKind) {
 	r.mu.Lock()
-	if len(r.outages) < maxOutages {
-		r.outages = append(r.outages, Outage{At: r.ring.Written(), Frames: frames})
+	if kind == gapOverflow {
+		r.overflowF += frames
+	} else {
+		if len(r.outages) < maxOutages {
+			r.outages = append(r.outages, Outage{At: r.ring.Written(), Frames: frames})
+		}
+		r.outageN++
+		r.outageF += frames
 	}
-	r.outageN++
-	r.outageF += frames
 	r.mu.Unlock()
 	r.ring.WriteGap(frames)
 }
@@ -174,9 +185,8 @@ func (r *Recorder) dataStopped() {
 	r.mu.Unlock()
 }
 
-// write puts generation g's block of n frames that arrived at `at` into
-// the ring, after the gap since the previous generation's last block if
-// first is set. Callers hold writeMu.
+// write puts a block of n frames that arrived at `at` into the ring.
+// Callers hold writeMu.
 //
 // A block arrives some time after its last frame was captured, later when
 // the capture goroutine was not scheduled at once; so the end of the
@@ -184,15 +194,9 @@ func (r *Recorder) dataStopped() {
 // allows: each block moves the estimate on by its frames (plus 0.1 %, so
 // it follows a device clock slower than the system's), or back to its own
 // arrival if that is earlier.
-func (r *Recorder) write(block []float32, n int, at time.Time, first bool) {
+func (r *Recorder) write(block []float32, n int, at time.Time) {
 	dur := time.Duration(float64(n) / float64(r.rate) * float64(time.Second))
-	if first && !r.endAt.IsZero() {
-		lost := at.Sub(r.endAt).Seconds()*float64(r.rate) - float64(n)
-		if tol := max(0.010*float64(r.rate), 2*float64(n)); lost >= tol {
-			r.gap(uint64(math.Round(lost)))
-		}
-	}
-	if first || r.endAt.IsZero() {
+	if r.endAt.IsZero() {
 		r.endAt = at
 	} else {
 		r.endAt = r.endAt.Add(dur + dur/1000)
@@ -209,56 +213,23 @@ func (r *Recorder) write(block []float32, n int, at time.Time, first bool) {
 	r.mu.Unlock()
 }
 
-func (r *Recorder) setErr(err error) {
-	r.mu.Lock()
-	r.lastErr = err.Error()
-	r.mu.Unlock()
-}
-
-func (r *Recorder) stopped() bool {
-	select {
-	case <-r.stop:
-		return true
-	default:
-		return false
+// resume writes the blocks held after a discontinuity: first the gap
+// between the end of the stream before it and where the held blocks
+// start in real time (if it is measurable), then the blocks. kind says
+// what the gap was (outage or overflow). Callers hold writeMu.
+func (r *Recorder) resume(h *resync, kind gapKind) {
+	start := h.start(r.rate)
+	if !r.endAt.IsZero() {
+		lost := start.Sub(r.endAt).Seconds() * float64(r.rate)
+		if tol := max(0.010*float64(r.rate), 2*float64(h.frames)/float64(len(h.ns))); lost >= tol {
+			r.gap(uint64(math.Round(lost)), kind)
+		}
 	}
-}
-
-// retire closes a source its own goroutine is done with.
-func (r *Recorder) retire(src Source) {
-	if oc, ok := src.(overflowCounter); ok {
-		r.overflows.Add(oc.Overflows())
-	}
-	src.Close()
-}
-
-// capture is generation g's loop. It ends when stopped, abandoned by the
-// watchdog, or after handing over to a reopened source.
-func (r *Recorder) capture(src Source, g uint64) {
-	defer r.running.Done()
-	block := make([]float32, 4096*r.channels)
-	first := true
-	for {
-		n, at, err := src.Read(block)
-		if r.stopped() || r.gen.Load() != g {
-			r.retire(src)
-			return
-		}
-		if err != nil {
-			r.setErr(err)
-			r.dataStopped()
-			r.retire(src)
-			r.restart(g)
-			return
-		}
-		if n > 0 {
-			r.writeMu.Lock()
-			if r.gen.Load() == g { // not abandoned meanwhile
-				r.write(block, n, at, first)
-				first = false
-			}
-			r.writeMu.Unlock()
-		}
+	r.endAt = start
+	off := 0
+	for k, n := range h.ns {
+		r.write(h.buf[off:], n, h.ats[k])
+		off += n * r.channels
 	}
 }
 
@@ -358,4 +329,95 @@ func (r *Recorder) Stop() {
 		case <-time.After(time.Second):
 		}
 	})
+}
+
+func (r *Recorder) setErr(err error) {
+	r.mu.Lock()
+	r.lastErr = err.Error()
+	r.mu.Unlock()
+}
+
+func (r *Recorder) stopped() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// retire closes a source its own goroutine is done with.
+func (r *Recorder) retire(src Source) {
+	if oc, ok := src.(overflowCounter); ok {
+		r.overflows.Add(oc.Overflows())
+	}
+	src.Close()
+}
+
+// capture is generation g's loop. It ends when stopped, abandoned by the
+// watchdog, or after handing over to a reopened source. The first blocks
+// of a reopened source, and those after an input overflow, are held for
+// resyncHold before they are written (resume), so that the gap before
+// them is measured on several blocks' arrivals, not one.
+func (r *Recorder) capture(src Source, g uint64) {
+	defer r.running.Done()
+	block := make([]float32, 4096*r.channels)
+	var hold resync
+	holdFrames := max(1, int(resyncHold.Seconds()*float64(r.rate)))
+	kind := gapOutage
+	if g == 0 {
+		kind = gapNone // the first source: nothing before it
+	}
+	var ov uint64
+	oc, counts := src.(overflowCounter)
+	if counts {
+		ov = oc.Overflows()
+	}
+	for {
+		n, at, err := src.Read(block)
+		if r.stopped() || r.gen.Load() != g {
+			r.retire(src)
+			return
+		}
+		if err != nil {
+			r.setErr(err)
+			r.dataStopped()
+			r.retire(src)
+			r.restart(g)
+			return
+		}
+		if n == 0 {
+			continue
+		}
+		if counts && oc.Overflows() != ov { // input was lost before this block
+			ov = oc.Overflows()
+			if hold.frames > 0 {
+				r.resumeIf(g, &hold, kind)
+			}
+			kind = gapOverflow
+		}
+		if kind == gapNone {
+			r.writeMu.Lock()
+			if r.gen.Load() == g { // not abandoned meanwhile
+				r.write(block, n, at)
+			}
+			r.writeMu.Unlock()
+			continue
+		}
+		if hold.add(block[:n*r.channels], n, at) >= holdFrames {
+			r.resumeIf(g, &hold, kind)
+			kind = gapNone
+		}
+	}
+}
+
+// resumeIf resumes with the held blocks if generation g is still the
+// current one, and empties the hold.
+func (r *Recorder) resumeIf(g uint64, h *resync, kind gapKind) {
+	r.writeMu.Lock()
+	if r.gen.Load() == g {
+		r.resume(h, kind)
+	}
+	r.writeMu.Unlock()
+	h.reset()
 }

@@ -13,15 +13,23 @@ import (
 // t0. A source opened later starts at the period it is opened in, as a
 // sound card does; while the world is down, reads fail and opens fail.
 type worldSource struct {
-	w   *world
-	pos int64
+	w         *world
+	pos       int64
+	overflows atomic.Uint64
 }
 
 type world struct {
-	t0   time.Time
-	rate int
-	down atomic.Bool
+	t0    time.Time
+	rate  int
+	down  atomic.Bool
+	stall atomic.Int64 // the next read stalls this long (ns), as a late reader would
 }
+
+// stallBuffer is what a stalled worldSource keeps (the device's buffer,
+// 50 ms); the rest of the stall is lost, as an input overflow.
+const stallBuffer = 2400
+
+func (s *worldSource) Overflows() uint64 { return s.overflows.Load() }
 
 var errWorldDown = errors.New("the sound server is gone")
 
@@ -39,6 +47,11 @@ func (s *worldSource) Close() error    { return nil }
 
 func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 	n := min(len(dst), s.w.rate/200) // 5-ms blocks
+	if d := s.w.stall.Swap(0); d > 0 {
+		time.Sleep(time.Duration(d))
+		s.pos = max(s.pos, int64(time.Since(s.w.t0).Seconds()*float64(s.w.rate))-stallBuffer)
+		s.overflows.Add(1)
+	}
 	due := s.w.t0.Add(time.Duration(float64(s.pos+int64(n)) / float64(s.w.rate) * float64(time.Second)))
 	time.Sleep(time.Until(due))
 	if s.w.down.Load() {
@@ -130,5 +143,49 @@ func TestRecorderOutageForGood(t *testing.T) {
 	if !st.Stalled || st.Since.IsZero() || st.Since.After(down) || down.Sub(st.Since) > 50*time.Millisecond ||
 		st.LastError == "" || st.Outages != 0 || st.Reopens != 0 {
 		t.Errorf("stats %+v: want stalled since ~%v, the error, no outage closed", st, down)
+	}
+}
+
+// TestRecorderOverflow: a read that comes 300 ms late loses all but the
+// device's buffer (an input overflow); the lost input is measured on the
+// arrival times and written as a gap at its place, counted as overflow
+// and not as an outage, and every frame read sits at its real-time
+// position (within 20 ms).
+func TestRecorderOverflow(t *testing.T) {
+	const rate = 48000
+	w := &world{t0: time.Now(), rate: rate}
+	rec, err := StartRecorder(w.open, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	ring := rec.Ring()
+	dst := make([]float32, 4096)
+	offset, worst := math.NaN(), 0.0
+	start := time.Now()
+	stalled := false
+	for time.Since(start) < time.Second {
+		if !stalled && time.Since(start) > 300*time.Millisecond {
+			w.stall.Store(int64(300 * time.Millisecond))
+			stalled = true
+		}
+		n := ring.Read(dst)
+		for i := range n {
+			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
+			if math.IsNaN(offset) {
+				offset = off
+			}
+			worst = max(worst, math.Abs(off-offset))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := rec.Stats()
+	t.Logf("stats %+v; worst timeline error %.0f frames (%.2f ms)", st, worst, worst/rate*1e3)
+	if tol := 0.020 * rate; worst > tol {
+		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
+	}
+	want := 0.3*rate - stallBuffer
+	if st.Overflows != 1 || st.Outages != 0 || math.Abs(float64(st.OverflowFrames)-want) > 0.02*rate || ring.Gaps() != st.OverflowFrames {
+		t.Errorf("%d overflows, %d outages, %d overflow frames (ring gaps %d): want 1, 0, %.0f ± 960", st.Overflows, st.Outages, st.OverflowFrames, ring.Gaps(), want)
 	}
 }

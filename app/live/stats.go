@@ -34,10 +34,12 @@ type LiveStats struct {
 	Reopens        uint64             `json:"reopens"`
 	Status         string             `json:"status,omitempty"` // errors and fallbacks, e.g. "GPU failed: … — using the CPU"
 
-	// Of DroppedFrames: overwritten in the ring before the analysis read
-	// them (it fell behind), and outages (no input while the source was
-	// gone or reopened; in a capture, the outage still going on at its
-	// deadline too); Outages counts the latter.
+	// Of DroppedFrames: overflow, input lost because something fell behind
+	// (the analysis: overwritten in the ring before it read them; or the
+	// reader: dropped by the device, PortAudio's input overflow, measured on
+	// the arrival times), and outages (no input while the source was gone
+	// or reopened; in a capture, the outage still going on at its deadline
+	// too); Outages counts the latter.
 	DroppedOverflowFrames uint64 `json:"dropped_overflow_frames"`
 	DroppedOutageFrames   uint64 `json:"dropped_outage_frames"`
 	Outages               uint64 `json:"outages"`
@@ -171,7 +173,9 @@ func (t *liveStats) read(dst *LiveStats) {
 	s.Engine, s.Device = t.eng.Name(), t.eng.Device()
 	s.Source = rs.Source
 	s.DroppedFrames, s.Overflows, s.Stalls, s.Reopens = rs.RingLost, rs.Overflows, rs.Stalls, rs.Reopens
-	s.DroppedOverflowFrames, s.DroppedOutageFrames, s.Outages = rs.RingLost-rs.RingGaps, rs.RingGaps, rs.Outages
+	// the ring's gaps are outages and device overflows; outages first
+	s.DroppedOutageFrames, s.Outages = min(rs.OutageFrames, rs.RingGaps), rs.Outages
+	s.DroppedOverflowFrames = rs.RingLost - s.DroppedOutageFrames
 	if rs.LastError != "" && s.Status == "" {
 		s.Status = rs.LastError
 	}

@@ -176,6 +176,17 @@ func RequireAudio(t *testing.T) {
 	for _, d := range devs {
 		ok = ok || (d.DefaultInput && d.MaxInputChannels > 0)
 	}
+	if ok {
+		// listed is not enough: ALSA keeps the configuration it first
+		// loaded, so a process that once reached a PulseAudio daemon
+		// (StartPulse) still lists its devices when none runs
+		c, oerr := audio.OpenCapture(audio.CaptureConfig{})
+		if ok = oerr == nil; ok {
+			c.Close()
+		} else {
+			err = oerr
+		}
+	}
 	_, perr := exec.LookPath("paplay")
 	_, serr := exec.LookPath("sox")
 	if !ok || perr != nil || serr != nil {
