@@ -5,8 +5,10 @@
 // fed past the ID3v2 tags it would allocate for) behind one Decoder
 // interface; live Sources
 // (PortAudio capture, the signal generator, a file at real-time pace); the
-// lock-free Ring from capture to analysis; and the Recorder that runs a
-// Source into a Ring with a stall watchdog.
+// lock-free Ring from capture to analysis (with gaps: time that had no
+// input); and the Recorder that runs a Source into a Ring with a stall
+// watchdog, reopening a failed source and writing outages and device
+// overflows into the Ring as gaps of real time.
 //
 // It knows nothing of FFTs or the UI. Decoders and sources write into
 // buffers the caller owns and keep only fixed-size buffers of their own: no
