@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,8 +56,8 @@ func medianOf(v []float64) float64 {
 }
 
 // TestCaptureServerRestart: the PulseAudio daemon the capture reads from
-// (the test's own) is killed 2.5 s into a 10-s capture and started again
-// 2 s later (the capture's reopening backs off up to 1 s, and the first
+// (the test's own) is killed 2 s into a 10-s capture (after its start-up)
+// and started again 2 s later (the capture's reopening backs off up to 1 s, and the first
 // buffer after a restart takes about 1.2 s: up to 7.5 s are gone). The capture reopens its input, ends on time with exit 0, and
 // keeps real time: a linear sweep tied to the wall clock played into the
 // sink (by a player restarted with the daemon) says when each row was
@@ -71,13 +72,15 @@ func TestCaptureServerRestart(t *testing.T) {
 	pa.PlayClockSweep(t0, f0, slope)
 	time.Sleep(300 * time.Millisecond)
 	out := filepath.Join(t.TempDir(), "cap.npy")
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr lockedBuffer
 	done := make(chan int)
 	go func() {
 		done <- Run([]string{"capture", "-o", out, "--seconds", "10", "--rate", "48000", "--channels", "2", "--channel", "0",
 			"--engine", "cpu", "--fft", "4096", "--hop", "1024", "--window", "hann", "--stats"}, &stdout, &stderr)
 	}()
-	time.Sleep(2500 * time.Millisecond)
+	stderr.waitFor(t, "prism: capturing")
+	time.Sleep(2 * time.Second) // the first buffer takes up to ~1.2 s
 	killed := time.Now()
 	pa.Kill()
 	time.Sleep(2 * time.Second)
@@ -135,8 +138,8 @@ func TestCaptureServerRestart(t *testing.T) {
 }
 
 // TestCaptureServerGone: the capture's PulseAudio daemon (the test's own)
-// is killed 3 s into a 5-s capture (start-up takes up to ~2 s here: the
-// capture then has input) and never comes back. The capture
+// is killed 2 s into a 5-s capture (after its start-up: the capture then
+// has input) and never comes back. The capture
 // ends by its deadline (--seconds plus the 5-s grace, after start-up) with
 // exit 1 and the outage stated; the output is written with the rows
 // captured and the rest of the 4 s as gap rows, counted as outage.
@@ -145,14 +148,16 @@ func TestCaptureServerGone(t *testing.T) {
 	pa.PlayClockSweep(time.Now(), 300, 500)
 	time.Sleep(300 * time.Millisecond)
 	out := filepath.Join(t.TempDir(), "cap.npy")
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr lockedBuffer
 	done := make(chan int)
 	start := time.Now()
 	go func() {
 		done <- Run([]string{"capture", "-o", out, "--seconds", "5", "--rate", "48000", "--channels", "2",
 			"--engine", "cpu", "--fft", "2048", "--hop", "1024", "--stats"}, &stdout, &stderr)
 	}()
-	time.Sleep(3 * time.Second)
+	stderr.waitFor(t, "prism: capturing")
+	time.Sleep(2 * time.Second)
 	pa.Kill()
 	code := <-done
 	took := time.Since(start)
@@ -169,8 +174,8 @@ func TestCaptureServerGone(t *testing.T) {
 	for real < rows && !math.IsNaN(float64(vals[real*cols])) {
 		real++
 	}
-	if want := (5*48000-2048)/1024 + 1; rows != want || real < 1 || real > 139 { // 3 s: 139 frames at most
-		t.Fatalf("%d rows, %d real: want %d rows, the first (≤ 3 s) real", rows, real, want)
+	if want := (5*48000-2048)/1024 + 1; rows != want || real < 1 || real > 92 { // 2 s: 92 frames at most
+		t.Fatalf("%d rows, %d real: want %d rows, the first (≤ 2 s) real", rows, real, want)
 	}
 	for i, v := range vals[real*cols:] {
 		if !math.IsNaN(float64(v)) {
@@ -191,5 +196,33 @@ func TestCaptureServerGone(t *testing.T) {
 	if lo, hi := uint64(5*48000-(real-1)*1024-2048-1024), uint64(5*48000-(real-1)*1024-2048); st.Outage < lo || st.Outage > hi ||
 		st.Outages != 1 || st.Gaps != uint64(rows-real) || st.Dropped < st.Outage {
 		t.Errorf("stats %+v: want one outage of %d…%d frames and %d gap frames", st, lo, hi, rows-real)
+	}
+}
+
+// lockedBuffer is a stderr the test reads while the command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// waitFor waits (up to 20 s) until the command has written s.
+func (l *lockedBuffer) waitFor(t *testing.T, s string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(l.String(), s); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on stderr in 20 s: %s", s, l.String())
+		}
 	}
 }
