@@ -110,7 +110,11 @@ func (r *Ring) Write(p []float32, t time.Time) {
 // WriteGap appends frames that never arrived (an outage of the source):
 // the write position moves on by frames without storing samples, and the
 // reader skips them, counting them in Lost and Gaps. It never blocks and
-// never allocates. Writer only.
+// never allocates. Writer only. Frames still unread when a gap comes are
+// kept while the gap and the frames after it, with them, fit in the ring;
+// past that they count as overwritten (the reader cannot tell which slots
+// the writes after the gap reused). The ring remembers the last 256 gaps
+// the reader has not passed; past that, all unread input counts as gap.
 func (r *Ring) WriteGap(frames uint64) {
 	if frames == 0 {
 		return
@@ -127,7 +131,8 @@ func (r *Ring) WriteGap(frames uint64) {
 // Written is the number of frames ever written.
 func (r *Ring) Written() uint64 { return r.w.Load() }
 
-// Available is the number of unread frames (at most Capacity).
+// Available is the number of unread frames, gaps included (at most
+// Capacity).
 func (r *Ring) Available() int {
 	return int(min(r.w.Load()-r.r, r.mask+1))
 }
