@@ -356,14 +356,16 @@ func (r *Recorder) retire(src Source) {
 
 // capture is generation g's loop. It ends when stopped, abandoned by the
 // watchdog, or after handing over to a reopened source. The first blocks
-// of a reopened source, and those after an input overflow, are held for
-// resyncHold before they are written (resume), so that the gap before
-// them is measured on several blocks' arrivals, not one.
+// of a reopened source, those after an input overflow and those after a
+// pause (late) are held for resyncHold before they are written (resume),
+// so that the gap before them is measured on several blocks' arrivals,
+// not one.
 func (r *Recorder) capture(src Source, g uint64) {
 	defer r.running.Done()
-	block := make([]float32, 4096*r.channels)
-	var hold resync
+	const maxBlock = 4096
+	block := make([]float32, maxBlock*r.channels)
 	holdFrames := max(1, int(resyncHold.Seconds()*float64(r.rate)))
+	hold := newResync(holdFrames, maxBlock, r.channels)
 	kind := gapOutage
 	if g == 0 {
 		kind = gapNone // the first source: nothing before it
@@ -399,16 +401,35 @@ func (r *Recorder) capture(src Source, g uint64) {
 		if kind == gapNone {
 			r.writeMu.Lock()
 			if r.gen.Load() == g { // not abandoned meanwhile
-				r.write(block, n, at)
+				if r.late(n, at) { // the stream paused: was input lost?
+					kind = gapOutage
+				} else {
+					r.write(block, n, at)
+				}
 			}
 			r.writeMu.Unlock()
-			continue
+			if kind == gapNone {
+				continue
+			}
 		}
-		if hold.add(block[:n*r.channels], n, at) >= holdFrames {
+		if hold.add(block[:n*r.channels], n, at, holdFrames, maxBlock) {
 			r.resumeIf(g, &hold, kind)
 			kind = gapNone
 		}
 	}
+}
+
+// late says a block of n frames that arrived at `at` came more than
+// max(50 ms, 4 blocks) after its frames' time would have it: the stream
+// paused (a stalled server, a reader held up), with or without losing
+// input; the blocks from it on are held and the gap measured. Callers
+// hold writeMu.
+func (r *Recorder) late(n int, at time.Time) bool {
+	if r.endAt.IsZero() {
+		return false
+	}
+	dur := time.Duration(float64(n) / float64(r.rate) * float64(time.Second))
+	return at.Sub(r.endAt)-dur > max(resyncHold, 4*dur)
 }
 
 // resumeIf resumes with the held blocks if generation g is still the

@@ -23,6 +23,7 @@ type world struct {
 	rate  int
 	down  atomic.Bool
 	stall atomic.Int64 // the next read stalls this long (ns), as a late reader would
+	pause atomic.Int64 // the next read waits this long (ns), and the input meanwhile is lost: a stalled server
 }
 
 // stallBuffer is what a stalled worldSource keeps (the device's buffer,
@@ -47,6 +48,10 @@ func (s *worldSource) Close() error    { return nil }
 
 func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 	n := min(len(dst), s.w.rate/200) // 5-ms blocks
+	if d := s.w.pause.Swap(0); d > 0 {
+		time.Sleep(time.Duration(d))
+		s.pos = int64(time.Since(s.w.t0).Seconds() * float64(s.w.rate))
+	}
 	if d := s.w.stall.Swap(0); d > 0 {
 		time.Sleep(time.Duration(d))
 		s.pos = max(s.pos, int64(time.Since(s.w.t0).Seconds()*float64(s.w.rate))-stallBuffer)
@@ -185,7 +190,52 @@ func TestRecorderOverflow(t *testing.T) {
 		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
 	}
 	want := 0.3*rate - stallBuffer
-	if st.Overflows != 1 || st.Outages != 0 || math.Abs(float64(st.OverflowFrames)-want) > 0.02*rate || ring.Gaps() != st.OverflowFrames {
-		t.Errorf("%d overflows, %d outages, %d overflow frames (ring gaps %d): want 1, 0, %.0f ± 960", st.Overflows, st.Outages, st.OverflowFrames, ring.Gaps(), want)
+	// a loaded machine's sleep lasts longer than asked: more is lost (the
+	// timeline check above is the exact one)
+	if of := float64(st.OverflowFrames); st.Overflows != 1 || st.Outages != 0 || of < want-0.02*rate || of > want+0.05*rate || ring.Gaps() != st.OverflowFrames {
+		t.Errorf("%d overflows, %d outages, %d overflow frames (ring gaps %d): want 1, 0, %.0f (−960, +2400)", st.Overflows, st.Outages, st.OverflowFrames, ring.Gaps(), want)
+	}
+}
+
+// TestRecorderPause: the stream pauses for 250 ms (less than the
+// watchdog's limit: no reopening) and goes on without the input of the
+// pause, as a stalled sound server's does; the pause is measured on the
+// arrival times and written as a gap at its place, counted as an outage,
+// and every frame read sits at its real-time position (within 20 ms).
+func TestRecorderPause(t *testing.T) {
+	const rate = 48000
+	w := &world{t0: time.Now(), rate: rate}
+	rec, err := StartRecorder(w.open, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	ring := rec.Ring()
+	dst := make([]float32, 4096)
+	offset, worst := math.NaN(), 0.0
+	start := time.Now()
+	paused := false
+	for time.Since(start) < time.Second {
+		if !paused && time.Since(start) > 300*time.Millisecond {
+			w.pause.Store(int64(250 * time.Millisecond))
+			paused = true
+		}
+		n := ring.Read(dst)
+		for i := range n {
+			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
+			if math.IsNaN(offset) {
+				offset = off
+			}
+			worst = max(worst, math.Abs(off-offset))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := rec.Stats()
+	t.Logf("stats %+v; worst timeline error %.0f frames (%.2f ms)", st, worst, worst/rate*1e3)
+	if tol := 0.020 * rate; worst > tol {
+		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
+	}
+	if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 0 || of < 0.23*rate || of > 0.30*rate || st.OverflowFrames != 0 {
+		t.Errorf("%d outages of %d frames, %d reopens, %d overflow frames: want 1 of 12000 (−960, +2400), none", st.Outages, st.OutageFrames, st.Reopens, st.OverflowFrames)
 	}
 }

@@ -24,14 +24,25 @@ type resync struct {
 	frames int
 }
 
+// newResync makes a hold for at least frames frames of channels samples
+// in blocks of at most maxBlock frames: its buffers are allocated once.
+func newResync(frames, maxBlock, channels int) resync {
+	return resync{buf: make([]float32, 0, (frames+maxBlock)*channels),
+		ats: make([]time.Time, 0, resyncBlocks), ns: make([]int, 0, resyncBlocks)}
+}
+
+// resyncBlocks is the most blocks a hold keeps.
+const resyncBlocks = 256
+
 // add holds a block of n frames (p: its samples) that arrived at `at`, and
-// returns the frames now held.
-func (h *resync) add(p []float32, n int, at time.Time) int {
+// says whether the hold has frames frames or no room for another block of
+// maxBlock.
+func (h *resync) add(p []float32, n int, at time.Time, frames, maxBlock int) (full bool) {
 	h.buf = append(h.buf, p...)
 	h.ats = append(h.ats, at)
 	h.ns = append(h.ns, n)
 	h.frames += n
-	return h.frames
+	return h.frames >= frames || len(h.ns) == cap(h.ns) || cap(h.buf)-len(h.buf) < len(p)/max(n, 1)*maxBlock
 }
 
 // start estimates when the first held frame was captured: a block arrives
