@@ -218,7 +218,7 @@ func (r *Recorder) write(block []float32, n int, at time.Time) {
 // start in real time (if it is measurable), then the blocks. kind says
 // what the gap was (outage or overflow). Callers hold writeMu.
 func (r *Recorder) resume(h *resync, kind gapKind) {
-	start := h.start(r.rate)
+	start := h.start()
 	if !r.endAt.IsZero() {
 		lost := start.Sub(r.endAt).Seconds() * float64(r.rate)
 		if tol := max(0.010*float64(r.rate), 2*float64(h.frames)/float64(len(h.ns))); lost >= tol {
@@ -364,8 +364,7 @@ func (r *Recorder) capture(src Source, g uint64) {
 	defer r.running.Done()
 	const maxBlock = 4096
 	block := make([]float32, maxBlock*r.channels)
-	holdFrames := max(1, int(resyncHold.Seconds()*float64(r.rate)))
-	hold := newResync(holdFrames, maxBlock, r.channels)
+	hold := newResync(r.rate, r.channels, maxBlock)
 	kind := gapOutage
 	if g == 0 {
 		kind = gapNone // the first source: nothing before it
@@ -412,7 +411,7 @@ func (r *Recorder) capture(src Source, g uint64) {
 				continue
 			}
 		}
-		if hold.add(block[:n*r.channels], n, at, holdFrames, maxBlock) {
+		if hold.add(block[:n*r.channels], n, at, maxBlock) {
 			r.resumeIf(g, &hold, kind)
 			kind = gapNone
 		}

@@ -57,8 +57,9 @@ func medianOf(v []float64) float64 {
 
 // TestCaptureServerRestart: the PulseAudio daemon the capture reads from
 // (the test's own) is killed 2 s into a 10-s capture (after its start-up)
-// and started again 2 s later (the capture's reopening backs off up to 1 s, and the first
-// buffer after a restart takes about 1.2 s: up to 7.5 s are gone). The capture reopens its input, ends on time with exit 0, and
+// and started again 2 s later (the capture's reopening backs off up to
+// 1 s, and the first buffer after a restart takes about 1.2 s: up to 7.5 s
+// are gone). The capture reopens its input, ends on time with exit 0, and
 // keeps real time: a linear sweep tied to the wall clock played into the
 // sink (by a player restarted with the daemon) says when each row was
 // played, and the rows after the gap sit where real time puts them, as
@@ -67,9 +68,34 @@ func medianOf(v []float64) float64 {
 // gap rows.
 func TestCaptureServerRestart(t *testing.T) {
 	pa := apptest.StartPulse(t)
-	const f0, slope, rate, fft, hop = 300.0, 500.0, 48000, 4096, 1024
+	captureOutage(t, pa, pa.Kill, func(t0 time.Time) {
+		pa.Start()
+		pa.PlayClockSweep(t0, sweepF0, sweepSlope)
+	}, 2, 5, 1)
+}
+
+// TestCaptureServerPaused: the same with the daemon stopped (SIGSTOP) for
+// 2 s and continued: the capture's stream stalls, the watchdog abandons
+// it and reopens, and the gap is as long as the pause (up to what the
+// reopening adds), at its place; the player, stalled with the daemon,
+// plays on, tied to the wall clock.
+func TestCaptureServerPaused(t *testing.T) {
+	pa := apptest.StartPulse(t)
+	captureOutage(t, pa, pa.Pause, func(time.Time) { pa.Continue() }, 1.9, 5, 0)
+}
+
+const sweepF0, sweepSlope = 300.0, 500.0
+
+// captureOutage runs a 10-s capture from pa (N=4096, hop 1024) of a sweep
+// tied to the wall clock, calls stop 2 s after the capture started and
+// resume 2 s after that, and checks the output and --stats: exit 0, the
+// rows after the gap at their real time, the gap starting where the input
+// stopped, an outage of minS…maxS seconds as long as the gap rows, at
+// least minReopens reopenings.
+func captureOutage(t *testing.T, pa *apptest.Pulse, stop func(), resume func(t0 time.Time), minS, maxS, minReopens float64) {
+	const rate, fft, hop = 48000, 4096, 1024
 	t0 := time.Now()
-	pa.PlayClockSweep(t0, f0, slope)
+	pa.PlayClockSweep(t0, sweepF0, sweepSlope)
 	time.Sleep(300 * time.Millisecond)
 	out := filepath.Join(t.TempDir(), "cap.npy")
 	var stdout bytes.Buffer
@@ -81,31 +107,21 @@ func TestCaptureServerRestart(t *testing.T) {
 	}()
 	stderr.waitFor(t, "prism: capturing")
 	time.Sleep(2 * time.Second) // the first buffer takes up to ~1.2 s
-	killed := time.Now()
-	pa.Kill()
+	stopped := time.Now()
+	stop()
 	time.Sleep(2 * time.Second)
-	pa.Start()
-	pa.PlayClockSweep(t0, f0, slope)
+	resume(t0)
 	code := <-done
 	t.Logf("exit %d; stderr:\n%s", code, stderr.String())
 	if code != 0 || !strings.Contains(stderr.String(), "outage") {
 		t.Fatalf("exit %d, want 0 and the outage said", code)
 	}
-	var stats map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &stats); err != nil {
-		t.Fatalf("--stats: %v: %s", err, stdout.String())
-	}
-	st := map[string]float64{}
-	for k, v := range stats {
-		if f, ok := v.(float64); ok {
-			st[k] = f
-		}
-	}
+	st := statsOf(t, stdout.Bytes())
 	rows, cols, vals := apptest.ReadNPY(t, out)
 	if want := (10*rate-fft)/hop + 1; rows != want || cols != fft/2+1 {
 		t.Fatalf("shape (%d, %d), want (%d, %d)", rows, cols, want, fft/2+1)
 	}
-	offsets, g0 := sweepTimes(vals, rows, cols, fft, hop, rate, f0, slope)
+	offsets, g0 := sweepTimes(vals, rows, cols, fft, hop, rate, sweepF0, sweepSlope)
 	g1 := g0
 	for g1 >= 0 && g1 < rows && math.IsNaN(float64(vals[g1*cols])) {
 		g1++
@@ -114,12 +130,12 @@ func TestCaptureServerRestart(t *testing.T) {
 		t.Fatalf("gap rows %d…%d of %d: want a gap with rows after it", g0, g1, rows)
 	}
 	before, after := medianOf(offsets[:g0]), medianOf(offsets[g1:])
-	// the kill in the capture's timeline: signal time less the offset
-	killAt := killed.Sub(t0).Seconds() - before
+	// the stop in the capture's timeline: signal time less the offset
+	stopAt := stopped.Sub(t0).Seconds() - before
 	gapAt := float64(g0*hop+fft) / rate // the end of the first frame that would have needed input after it
 	outage := st["dropped_outage_frames"]
-	t.Logf("gap rows %d…%d (%.3f s from %.3f s), outage %.0f frames (%.3f s); signal − timeline %.4f s before, %.4f s after; kill at %.3f s",
-		g0, g1-1, float64((g1-g0)*hop)/rate, gapAt, outage, outage/rate, before, after, killAt)
+	t.Logf("gap rows %d…%d (%.3f s from %.3f s), outage %.0f frames (%.3f s); signal − timeline %.4f s before, %.4f s after; stop at %.3f s",
+		g0, g1-1, float64((g1-g0)*hop)/rate, gapAt, outage, outage/rate, before, after, stopAt)
 	const hopS, jitter, maxLatency = float64(hop) / rate, 0.020, 0.150
 	if math.Abs(after-before) > hopS+jitter {
 		t.Errorf("after the gap the rows are %.1f ms off real time (before it: reference), want within one hop %.1f ms + %.0f ms",
@@ -127,14 +143,30 @@ func TestCaptureServerRestart(t *testing.T) {
 	}
 	// The first gap frame ends after the last sample that came, by less
 	// than a hop; that sample left the player up to its latency before
-	// the kill (measured: 90 ms) and the capture loses what was in flight.
-	if gapAt < killAt-hopS-maxLatency || gapAt > killAt+hopS {
-		t.Errorf("the gap starts at %.3f s, the daemon died at %.3f s of the timeline (less up to %.0f ms of latency)", gapAt, killAt, maxLatency*1e3)
+	// the stop (measured: 90 ms) and the capture loses what was in flight.
+	if gapAt < stopAt-hopS-maxLatency || gapAt > stopAt+hopS {
+		t.Errorf("the gap starts at %.3f s, the input stopped at %.3f s of the timeline (less up to %.0f ms of latency)", gapAt, stopAt, maxLatency*1e3)
 	}
-	if st["outages"] != 1 || st["reopens"] < 1 || outage < 2*rate || outage > 5*rate ||
+	if st["outages"] < 1 || st["reopens"] < minReopens || outage < minS*rate || outage > maxS*rate ||
 		math.Abs(float64((g1-g0)*hop)-outage) > fft+hop || st["dropped_input_frames"] != outage+st["dropped_overflow_frames"] {
-		t.Errorf("stats %v: want one outage of 2…5 s, as long as the %d gap rows", st, g1-g0)
+		t.Errorf("stats %v: want an outage of %g…%g s, as long as the %d gap rows", st, minS, maxS, g1-g0)
 	}
+}
+
+// statsOf reads --stats' numbers.
+func statsOf(t *testing.T, js []byte) map[string]float64 {
+	t.Helper()
+	var stats map[string]any
+	if err := json.Unmarshal(js, &stats); err != nil {
+		t.Fatalf("--stats: %v: %s", err, js)
+	}
+	st := map[string]float64{}
+	for k, v := range stats {
+		if f, ok := v.(float64); ok {
+			st[k] = f
+		}
+	}
+	return st
 }
 
 // TestCaptureServerGone: the capture's PulseAudio daemon (the test's own)

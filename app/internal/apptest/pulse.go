@@ -123,6 +123,21 @@ func (p *Pulse) Kill() {
 	p.players = nil
 }
 
+// Pause stops the daemon (SIGSTOP, by its PID), as a hung server: its
+// clients' streams stall. Continue lets it go on.
+func (p *Pulse) Pause() {
+	if p.daemon != nil {
+		p.daemon.Process.Signal(syscall.SIGSTOP)
+	}
+}
+
+// Continue continues a paused daemon (SIGCONT).
+func (p *Pulse) Continue() {
+	if p.daemon != nil {
+		p.daemon.Process.Signal(syscall.SIGCONT)
+	}
+}
+
 // Play plays `sox -n … synth` with the given synth arguments (48 kHz
 // stereo, 16 bit) into the sink at 20 ms latency until the daemon is
 // killed or the test ends, and returns when the player has started.
