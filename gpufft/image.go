@@ -187,8 +187,23 @@ func (p *cpuImage) run(w, lo, hi int) {
 }
 
 func (p *cpuImage) Image(dst []float32) error {
-	copy(dst[:len(p.img)], p.img)
+	if err := p.power(dst); err != nil {
+		return err
+	}
 	powerToDB(dst[:len(p.img)])
+	return nil
+}
+
+// power copies the image of gained power, before the dB conversion, into
+// dst (MergeImages).
+func (p *cpuImage) power(dst []float32) error {
+	copy(dst[:len(p.img)], p.img)
+	return nil
+}
+
+// reset empties the image for the next file (PCMImagePlan.Reset).
+func (p *cpuImage) reset() error {
+	zeroImage(p.img)
 	return nil
 }
 
@@ -313,13 +328,35 @@ func (p *gpuImage) Image(dst []float32) error {
 	if len(dst) < n {
 		panic(fmt.Sprintf("gpufft: image: len(dst) %d < %d", len(dst), n))
 	}
+	if err := p.power(dst); err != nil {
+		return err
+	}
+	powerToDB(dst[:n])
+	return nil
+}
+
+// power downloads the image of gained power, before the dB conversion,
+// into dst (MergeImages).
+func (p *gpuImage) power(dst []float32) error {
 	if p.sp.closed {
 		return ErrClosed
 	}
+	n := p.ic.Columns * p.ic.Rows()
 	if err := p.sp.e.lib.Read(&p.sp.args, p.sp.e.queue, p.img, 0, 4*n, unsafe.Pointer(&dst[0])); err != nil {
 		return errGPU("download image", err)
 	}
-	powerToDB(dst[:n])
+	return nil
+}
+
+// reset empties the image for the next file (PCMImagePlan.Reset): a fill
+// queued behind the previous file's download.
+func (p *gpuImage) reset() error {
+	if p.sp.closed {
+		return ErrClosed
+	}
+	if err := p.sp.e.lib.Zero(p.sp.e.queue, p.img, 0, 4*p.ic.Columns*p.ic.Rows()); err != nil {
+		return errGPU("reset image", err)
+	}
 	return nil
 }
 

@@ -232,6 +232,10 @@ type PCMImagePlan interface {
 	// Image waits for every batch and copies the image into dst, as
 	// ImagePlan.Image does.
 	Image(dst []float32) error
+	// Reset empties the image, so the plan, its buffers and its staging
+	// can analyze another file of the same shape (a batch of files reuses
+	// plans instead of making new ones). Call it after Image.
+	Reset() error
 	Close() error
 }
 
@@ -250,7 +254,7 @@ func NewPCMSpectrogram(e Engine, f PCMFormat, cfg SpectrogramConfig) (PCMSpectro
 		if err != nil {
 			return nil, err
 		}
-		p := &gpuPCM{f: f, sp: sp.(*gpuSpectrogram)}
+		p := &gpuPCM{f: f, cfg: cfg, sp: sp.(*gpuSpectrogram)}
 		if err := p.init(); err != nil {
 			p.Close()
 			return nil, err
@@ -279,7 +283,7 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 			return nil, err
 		}
 		img := ip.(*gpuImage)
-		p := &gpuPCM{f: f, sp: img.sp, img: img}
+		p := &gpuPCM{f: f, cfg: cfg, sp: img.sp, img: img}
 		if err := p.init(); err != nil {
 			p.Close()
 			return nil, err
@@ -408,6 +412,21 @@ func (p hostPCMImage) Add(raw []byte, firstFrame int) (int, error) {
 
 func (p hostPCMImage) Image(dst []float32) error { return p.img.Image(dst) }
 
+// power is the image of gained power (MergeImages).
+func (p hostPCMImage) power(dst []float32) error {
+	if pw, ok := p.img.(interface{ power([]float32) error }); ok {
+		return pw.power(dst)
+	}
+	return fmt.Errorf("%w: %T has no power image", ErrInvalid, p.img)
+}
+
+func (p hostPCMImage) Reset() error {
+	if r, ok := p.img.(interface{ reset() error }); ok {
+		return r.reset()
+	}
+	return fmt.Errorf("%w: %T cannot be reset", ErrInvalid, p.img)
+}
+
 func (p *hostPCM) Close() error {
 	if p.sp != nil {
 		return p.sp.Close()
@@ -423,6 +442,7 @@ func (p *hostPCM) Close() error {
 // the plan's kernels run on it.
 type gpuPCM struct {
 	f    PCMFormat
+	cfg  SpectrogramConfig // as the caller made the plan (an image's spectrogram outputs gained power)
 	sp   *gpuSpectrogram
 	img  *gpuImage // nil for a spectrogram plan
 	raw  cl.Mem    // device copy of one batch of raw PCM
@@ -464,7 +484,7 @@ func (p *gpuPCM) init() error {
 	return nil
 }
 
-func (p *gpuPCM) Config() SpectrogramConfig { return p.sp.cfg }
+func (p *gpuPCM) Config() SpectrogramConfig { return p.cfg }
 func (p *gpuPCM) Format() PCMFormat         { return p.f }
 
 func (p *gpuPCM) Staging() ([]byte, error) {
@@ -643,6 +663,25 @@ func (p gpuPCMImage) Image(dst []float32) error {
 		return errGPU("finish", err)
 	}
 	return p.img.Image(dst)
+}
+
+// power waits for every batch and downloads the image of gained power
+// (MergeImages).
+func (p gpuPCMImage) power(dst []float32) error {
+	if p.closed {
+		return ErrClosed
+	}
+	if err := p.sp.e.lib.Finish(&p.args, p.sp.e.queue); err != nil {
+		return errGPU("finish", err)
+	}
+	return p.img.power(dst)
+}
+
+func (p gpuPCMImage) Reset() error {
+	if p.closed {
+		return ErrClosed
+	}
+	return p.img.reset()
 }
 
 // Close waits for the transfers in flight, unmaps and frees the staging
