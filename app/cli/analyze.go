@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -124,6 +125,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
+	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
 	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -169,7 +171,14 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.close()
-	return analyzeAll(sess, inputs, dsts, target.format, opts, *quiet, stderr)
+	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
+		pool := analysis.NewPlanPool()
+		for i := range sess.set {
+			sess.set[i].Plans = pool
+		}
+	}
+	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr}
+	return b.all(inputs, dsts)
 }
 
 func startProfile(path string) (func(), error) {
@@ -184,18 +193,35 @@ func startProfile(path string) (func(), error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-// analyzeAll analyzes each input; a bad file is reported and skipped.
-// Some file failed: a runtime failure says 1, else bad input says 2. On a
-// GPU two files are in flight at once, so one file's image is coloured,
-// encoded and written while the device analyzes the next; with several
-// GPUs (--device all) the files are spread over them. Results are reported
-// in input order.
-func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts analysis.AnalyzeOptions, quiet bool, stderr io.Writer) int {
-	// engine tokens: two per GPU engine, one for the CPU's
-	slots := make(chan int, 2*len(sess.set))
+// filesPerGPU is how many files a batch keeps in flight on each GPU: the
+// host reads one file into pinned staging, fetches, colours and encodes
+// the images of others, while the device works on the batches queued.
+const filesPerGPU = 4
+
+// batchRun is one `prism analyze` of inputs.
+type batchRun struct {
+	sess    *session
+	format  encode.Format
+	opts    analysis.AnalyzeOptions
+	quiet   bool
+	timings bool
+	stderr  io.Writer
+}
+
+// all analyzes each input; a bad file is reported and skipped. Some file
+// failed: a runtime failure says 1, else bad input says 2. On a GPU
+// filesPerGPU files are in flight at once, so one file's image is
+// coloured, encoded and written while the device analyzes the next; with
+// several GPUs (--device all) the files are spread over them, and one
+// file alone is spread over them batch by batch. Results are reported in
+// input order.
+func (b batchRun) all(inputs, dsts []string) int {
+	sess := b.sess
+	// engine tokens: filesPerGPU per GPU engine, one for the CPU's
+	slots := make(chan int, filesPerGPU*len(sess.set))
 	for i, e := range sess.set {
 		slots <- i
-		if e.HasGPU() && len(inputs) > 1 {
+		for k := 1; k < filesPerGPU && e.HasGPU() && len(inputs) > 1; k++ {
 			slots <- i
 		}
 	}
@@ -205,33 +231,40 @@ func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts
 		done[i] = make(chan fileResult, 1)
 	}
 	go func() {
+		if len(inputs) == 1 && len(sess.set) > 1 {
+			done[0] <- b.one(sess.set, inputs[0], dsts[0], false)
+			return
+		}
 		for i, in := range inputs {
 			e := <-slots
 			go func() {
 				defer func() { slots <- e }()
-				done[i] <- analyzeOne(sess.ctx, sess.set[e], in, dsts[i], format, opts, quiet || inFlight > 1, stderr)
+				done[i] <- b.one(sess.set[e:e+1], in, dsts[i], inFlight > 1)
 			}()
 		}
 	}()
 	failed, badInput := false, false
 	for i, in := range inputs {
 		r := <-done[i]
-		warn(stderr, r.res.Warnings)
+		warn(b.stderr, r.res.Warnings)
+		if b.timings {
+			printTimings(b.stderr, in, r)
+		}
 		switch {
 		case errors.Is(r.err, context.Canceled):
 			for _, d := range done[i+1:] { // the others stop too, removing their temporary files
 				<-d
 			}
-			fmt.Fprintf(stderr, "prism: %s: interrupted: no output written\n", in)
+			fmt.Fprintf(b.stderr, "prism: %s: interrupted: no output written\n", in)
 			return ExitFailure
 		case errors.As(r.err, new(*analysis.InputError)):
-			fmt.Fprintf(stderr, "prism: %v\n", r.err)
+			fmt.Fprintf(b.stderr, "prism: %v\n", r.err)
 			badInput = true
 		case r.err != nil:
-			fmt.Fprintf(stderr, "prism: %s: %v\n", in, r.err)
+			fmt.Fprintf(b.stderr, "prism: %s: %v\n", in, r.err)
 			failed = true
-		case !quiet:
-			summary(stderr, in, dsts[i], r.res)
+		case !b.quiet:
+			summary(b.stderr, in, dsts[i], r.res)
 		}
 	}
 	switch {
@@ -243,21 +276,49 @@ func analyzeAll(sess *session, inputs, dsts []string, format encode.Format, opts
 	return ExitOK
 }
 
+// fileTimings is one --timings line: milliseconds per stage.
+type fileTimings struct {
+	File    string  `json:"file"`
+	OK      bool    `json:"ok"`
+	Devices int     `json:"devices"`
+	Reused  bool    `json:"plan_reused"`
+	Total   float64 `json:"total_ms"`
+	Setup   float64 `json:"setup_ms"`
+	Analyze float64 `json:"analyze_ms"`
+	Fetch   float64 `json:"fetch_ms"`
+	Render  float64 `json:"render_ms"`
+	Encode  float64 `json:"encode_ms"`
+	Commit  float64 `json:"commit_ms"`
+}
+
+const timingsPrefix = "prism: timings "
+
+// printTimings writes r's stages as "prism: timings {JSON}".
+func printTimings(w io.Writer, in string, r fileResult) {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	st := r.res.Stages
+	line, _ := json.Marshal(fileTimings{File: in, OK: r.err == nil, Devices: r.res.Devices, Reused: st.Reused,
+		Total: ms(r.res.Elapsed), Setup: ms(st.Setup), Analyze: ms(st.Analyze), Fetch: ms(st.Fetch),
+		Render: ms(st.Render), Encode: ms(st.Encode), Commit: ms(st.Commit)})
+	fmt.Fprintf(w, "%s%s\n", timingsPrefix, line)
+}
+
 type fileResult struct {
 	res analysis.AnalyzeResult
 	err error
 }
 
-// analyzeOne analyzes one input on engines, with a progress bar unless
-// noBar.
-func analyzeOne(ctx context.Context, engines analysis.Engines, in, dst string, format encode.Format, opts analysis.AnalyzeOptions, noBar bool, stderr io.Writer) fileResult {
+// one analyzes one input on set (several GPUs share it: see
+// analysis.AnalyzeFileSet), with a progress bar unless noBar or quiet.
+func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileResult {
+	ctx := b.sess.ctx
 	if err := ctx.Err(); err != nil {
 		return fileResult{err: err}
 	}
-	o := opts
-	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
-	bar := newBar(noBar, stderr, filepath.Base(in))
-	res, err := analysis.AnalyzeFile(ctx, in, dst, format, o, engines, bar.progress)
+	o := b.opts
+	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))
+	res, err := analysis.AnalyzeFileSet(ctx, in, dst, b.format, o, set, bar.progress)
 	bar.finish()
 	return fileResult{res, err}
 }
@@ -266,6 +327,9 @@ func analyzeOne(ctx context.Context, engines analysis.Engines, in, dst string, f
 func summary(w io.Writer, in, dst string, res analysis.AnalyzeResult) {
 	audioSec := float64(res.Samples) / float64(res.Rate)
 	how := res.Engine
+	if res.Devices > 1 {
+		how = fmt.Sprintf("%d GPUs (%s, …)", res.Devices, res.Engine)
+	}
 	if res.RawPCM {
 		how += ", raw PCM converted on the device"
 	}
