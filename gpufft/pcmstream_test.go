@@ -133,7 +133,7 @@ func TestReadPCMImagesDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g2.Close()
+	t.Cleanup(func() { g2.Close() }) // after the plans' Cleanups (they run last first)
 	r := rand.New(rand.NewPCG(21, 22))
 	f := PCMFormat{Encoding: PCMInt24, Channels: 2, Select: PCMMix}
 	const total = 40000

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,9 +195,15 @@ func startProfile(path string) (func(), error) {
 }
 
 // filesPerGPU is how many files a batch keeps in flight on each GPU: the
-// host reads one file into pinned staging, fetches, colours and encodes
-// the images of others, while the device works on the batches queued.
-const filesPerGPU = 4
+// host reads some into pinned staging and fetches, colours and encodes
+// the images of others on its other cores, while the device works on the
+// batches queued. $PRISM_FILES_PER_GPU (1…64) changes it, to measure.
+var filesPerGPU = func() int {
+	if n, err := strconv.Atoi(os.Getenv("PRISM_FILES_PER_GPU")); err == nil && n >= 1 && n <= 64 {
+		return n
+	}
+	return 8
+}()
 
 // batchRun is one `prism analyze` of inputs.
 type batchRun struct {
