@@ -221,7 +221,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return res, err
 	}
 	defer o.Discard()
-	if src, pf, ok := pcmSource(dec, opts.Channel, eng); ok {
+	if src, pf, ok := pcmSource(dec, opts.Channel); ok {
 		res.RawPCM = true
 		run := pcmRun{ctx: ctx, src: src, pf: pf, o: o, format: format, opts: opts, total: total, rate: res.Rate,
 			progress: progress, res: &res, t: t}

@@ -338,7 +338,7 @@ func summary(w io.Writer, in, dst string, res analysis.AnalyzeResult) {
 		how = fmt.Sprintf("%d GPUs (%s, …)", res.Devices, res.Engine)
 	}
 	if res.RawPCM {
-		how += ", raw PCM converted on the device"
+		how += ", raw PCM converted by the engine"
 	}
 	fmt.Fprintf(w, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
 		in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
