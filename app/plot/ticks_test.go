@@ -101,3 +101,19 @@ func TestRenderPixels(t *testing.T) {
 		}
 	}
 }
+
+// TestLUTIndex: lutIndex gives what rounding with math.Round and clamping
+// gives, at every half step and around it, far out, and at ±Inf and NaN.
+func TestLUTIndex(t *testing.T) {
+	ref := func(x float64) int { return min(255, max(0, int(math.Round(x)))) }
+	xs := []float64{math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -1e300, 1 << 53, -(1 << 53), 0, math.Copysign(0, -1)}
+	for k := -600; k <= 600; k++ {
+		h := float64(k) / 2
+		xs = append(xs, h, math.Nextafter(h, math.Inf(1)), math.Nextafter(h, math.Inf(-1)), h+0.123456789)
+	}
+	for _, x := range xs {
+		if got, want := lutIndex(x), ref(x); got != want {
+			t.Errorf("lutIndex(%v) = %d, want %d", x, got, want)
+		}
+	}
+}
