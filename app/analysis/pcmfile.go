@@ -101,6 +101,9 @@ func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	opts := r.opts
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
 		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1), Output: gpufft.DBFS}
+	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
+		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
+	}
 	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes()}
 	if r.progress != nil {
 		rr.progress = func(s int64) { r.progress(FrameCount(s, opts.FFT, opts.Hop), r.total) }

@@ -171,9 +171,13 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
 	// (the GPUs idle over 95% of the time; a second context costs start-up
 	// and the host work is shared), so a batch no longer spreads by default.
+	t0 := time.Now()
 	sess, ok := openSessionSet("analyze", af.engine, af.device, false, *quiet, stderr)
 	if !ok {
 		return ExitFailure
+	}
+	if *timings {
+		fmt.Fprintf(stderr, "%s{\"engines_open_ms\":%.3f}\n", timingsPrefix, float64(time.Since(t0).Microseconds())/1000)
 	}
 	defer sess.close()
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape

@@ -211,7 +211,7 @@ func meanTimings(out string) *fileTimings {
 	for _, line := range strings.Split(out, "\n") {
 		js, ok := strings.CutPrefix(line, timingsPrefix)
 		var ft fileTimings
-		if !ok || json.Unmarshal([]byte(js), &ft) != nil {
+		if !ok || json.Unmarshal([]byte(js), &ft) != nil || ft.File == "" { // "" : the engines' line
 			continue
 		}
 		n++

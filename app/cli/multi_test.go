@@ -139,6 +139,9 @@ func timingLines(t *testing.T, stderr string) []fileTimings {
 		if err := json.Unmarshal([]byte(js), &ft); err != nil {
 			t.Fatalf("timings line %q: %v", line, err)
 		}
+		if ft.File == "" { // the engines' line
+			continue
+		}
 		out = append(out, ft)
 	}
 	return out
