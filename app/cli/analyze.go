@@ -171,6 +171,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
 	// (the GPUs idle over 95% of the time; a second context costs start-up
 	// and the host work is shared), so a batch no longer spreads by default.
+	// the first files' reads start while the engine opens
+	go prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
 	sess, ok := openSessionSet("analyze", af.engine, af.device, false, *quiet, stderr)
 	if !ok {
