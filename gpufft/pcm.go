@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -524,7 +523,7 @@ func (p *gpuPCM) Staging() ([]byte, error) {
 	if err := e.lib.Wait(&p.args, &s.ev); err != nil {
 		return nil, errGPU("upload", err)
 	}
-	if s.host == nil { // new, or unmapped for its copy to the device
+	if s.host == nil {
 		host, err := e.lib.Map(e.queue, s.mem, cl.MapWrite, 0, p.stagingSize())
 		if err != nil {
 			return nil, errGPU("map staging buffer", err)
@@ -535,14 +534,6 @@ func (p *gpuPCM) Staging() ([]byte, error) {
 }
 
 func (p *gpuPCM) stagingSize() int { return p.sp.cfg.MaxSamples * p.f.FrameBytes() }
-
-// uploadByCopy, from $PRISM_OPENCL_UPLOAD=copy, makes a staging buffer's
-// upload an unmap and a device-side copy from the buffer (mapped again by
-// the next Staging) instead of a write from its mapped pointer: on a
-// driver that stages such writes through its own memory (a host copy on
-// a driver thread) the copy reads the pinned buffer directly. A
-// measurement aid for `prism bench --e2e`.
-var uploadByCopy = os.Getenv("PRISM_OPENCL_UPLOAD") == "copy"
 
 // upload puts raw into the device's raw buffer and enqueues its conversion
 // into the plan's input buffer, returning the sample frames. A staging
@@ -561,12 +552,10 @@ func (p *gpuPCM) upload(raw []byte) (int, error) {
 	var err error
 	if i := p.stagingOf(src); i >= 0 {
 		s := &p.stage[i]
-		if err = e.lib.Wait(&p.args, &s.ev); err == nil && uploadByCopy {
-			if err = e.lib.UnmapAsync(e.queue, s.mem, s.host); err == nil {
-				s.host = nil
-				err = e.lib.Copy(e.queue, s.mem, p.raw, 0, 0, len(raw), &s.ev)
-			}
-		} else if err == nil {
+		// (an unmap and a device-side copy from the staging buffer instead
+		// took the same time on the H200: 0.813 s for a batch of 20 files
+		// against 0.820 s)
+		if err = e.lib.Wait(&p.args, &s.ev); err == nil {
 			err = e.lib.WriteAsync(&p.args, e.queue, p.raw, 0, len(raw), src, &s.ev)
 		}
 		p.next = 1 - i

@@ -595,16 +595,6 @@ func (l *Lib) Unmap(q Queue, m Mem, mapped []byte) error {
 	return l.Finish(nil, q)
 }
 
-// UnmapAsync enqueues the release of a mapping Map returned, without
-// waiting: commands queued after it may use the buffer on the device.
-func (l *Lib) UnmapAsync(q Queue, m Mem, mapped []byte) error {
-	if len(mapped) == 0 {
-		return nil
-	}
-	return check("clEnqueueUnmapMemObject", st(purego.SyscallN(l.enqueueUnmapMemObject, uintptr(q), uintptr(m),
-		uintptr(unsafe.Pointer(&mapped[0])), 0, 0, 0)))
-}
-
 // WriteAsync enqueues a non-blocking copy of size bytes from src to m at
 // offset and returns its event in *ev. src must be memory the
 // implementation owns (a mapped staging buffer), never Go memory: the copy
