@@ -298,56 +298,66 @@ func (p *cpuSpectrogram) Execute(dst, src []float32) (int, error) {
 // run does sequences [lo, hi): sequence s is output channel s/frames, frame
 // s%frames, like the GPU kernel.
 func (p *cpuSpectrogram) run(w, lo, hi int) {
+	bins := p.cfg.Bins()
+	for s := lo; s < hi; s++ {
+		if p.cfg.Output == Complex {
+			p.sequence(w, s, p.dst[2*s*bins:2*(s+1)*bins], false)
+		} else {
+			p.sequence(w, s, p.dst[s*bins:(s+1)*bins], false)
+		}
+	}
+}
+
+// sequence writes sequence s's output row (bins values, 2·bins for
+// Complex) into out, with worker w's scratch; keepMax (gained power
+// without BinGain only) keeps in out the maximum of it and the row. p.src,
+// p.samples and p.frames describe the call.
+func (p *cpuSpectrogram) sequence(w, s int, out []float32, keepMax bool) {
 	cfg := &p.cfg
 	n, m := cfg.Size, cfg.Size/2
-	bins := m + 1
 	a, b, x := p.work[w][0], p.work[w][1], p.work[w][2]
 	win := asComplex(p.win)
 	inv := 1 / float32(cfg.Channels)
-	for s := lo; s < hi; s++ {
-		f, c := s%p.frames, s/p.frames
-		off := f * cfg.Hop
-		// z[m] = (x[2m]·w[2m], x[2m+1]·w[2m+1]), x the channel or the mix;
-		// the window is applied inside the first FFT stage.
-		var in []complex64
-		if cfg.Mix && cfg.Channels > 1 {
-			z := b[:m]
-			copy(z, asComplex(p.src[off:off+n]))
-			for ch := 1; ch < cfg.Channels; ch++ {
-				for i, v := range asComplex(p.src[ch*p.samples+off : ch*p.samples+off+n]) {
-					z[i] += v
-				}
+	f, c := s%p.frames, s/p.frames
+	off := f * cfg.Hop
+	// z[m] = (x[2m]·w[2m], x[2m+1]·w[2m+1]), x the channel or the mix;
+	// the window is applied inside the first FFT stage.
+	var in []complex64
+	if cfg.Mix && cfg.Channels > 1 {
+		z := b[:m]
+		copy(z, asComplex(p.src[off:off+n]))
+		for ch := 1; ch < cfg.Channels; ch++ {
+			for i, v := range asComplex(p.src[ch*p.samples+off : ch*p.samples+off+n]) {
+				z[i] += v
 			}
-			for i, v := range z {
-				z[i] = complex(real(v)*inv, imag(v)*inv)
-			}
-			in = z
-		} else {
-			in = asComplex(p.src[c*p.samples+off : c*p.samples+off+n])
 		}
-		z := p.r.c.transformWindowed(in, win, a, b)
-		row := s * bins
-		switch cfg.Output {
-		case Complex:
+		for i, v := range z {
+			z[i] = complex(real(v)*inv, imag(v)*inv)
+		}
+		in = z
+	} else {
+		in = asComplex(p.src[c*p.samples+off : c*p.samples+off+n])
+	}
+	z := p.r.c.transformWindowed(in, win, a, b)
+	switch cfg.Output {
+	case Complex:
+		p.r.split(z, x)
+		copy(asComplex(out), x)
+	case Power:
+		p.r.splitPower(z, out, 1, 1, false)
+		applyGain(out, cfg.BinGain)
+	case gainedPower:
+		p.r.splitPower(z, out, 2*p.scale, p.scale, keepMax && cfg.BinGain == nil)
+		applyGain(out, cfg.BinGain)
+	default:
+		if cfg.BinGain == nil {
 			p.r.split(z, x)
-			copy(asComplex(p.dst[2*row:2*(row+bins)]), x)
-		case Power:
-			p.r.splitPower(z, p.dst[row:row+bins], 1, 1)
-			applyGain(p.dst[row:row+bins], cfg.BinGain)
-		case gainedPower:
-			p.r.splitPower(z, p.dst[row:row+bins], 2*p.scale, p.scale)
-			applyGain(p.dst[row:row+bins], cfg.BinGain)
-		default:
-			if cfg.BinGain == nil {
-				p.r.split(z, x)
-				dbRow(p.dst[row:row+bins], x, 2*p.scale)
-				break
-			}
-			out := p.dst[row : row+bins]
-			p.r.splitPower(z, out, 2*p.scale, p.scale)
-			for k, v := range out {
-				out[k] = binDB(v*cfg.BinGain[k], 1)
-			}
+			dbRow(out, x, 2*p.scale)
+			break
+		}
+		p.r.splitPower(z, out, 2*p.scale, p.scale, false)
+		for k, v := range out {
+			out[k] = binDB(v*cfg.BinGain[k], 1)
 		}
 	}
 }

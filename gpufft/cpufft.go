@@ -236,8 +236,10 @@ func splitPair(zk, zj, w complex64) (x, y complex64) {
 }
 
 // splitPower is split followed by |X_k|²·g² (gEnd² at k = 0 and k = m),
-// without storing X: the spectrogram's power paths.
-func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32) {
+// without storing X: the spectrogram's power paths. With keepMax each
+// dst[k] becomes max(dst[k], |X_k|²·g²) instead (an image column's
+// maximum over its frames, without storing each frame's powers).
+func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32, keepMax bool) {
 	m := r.n / 2
 	z = z[:m]
 	dst = dst[:m+1]
@@ -245,12 +247,19 @@ func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32) {
 	g2 := g * g
 	z0 := z[0]
 	a, b := real(z0)+imag(z0), real(z0)-imag(z0)
-	dst[0] = a * a * gEnd * gEnd
-	dst[m] = b * b * gEnd * gEnd
+	p0, pm := a*a*gEnd*gEnd, b*b*gEnd*gEnd
+	if keepMax {
+		p0, pm = max(dst[0], p0), max(dst[m], pm)
+	}
+	dst[0], dst[m] = p0, pm
 	for k := 1; k < len(wn); k++ {
 		x, y := splitPair(z[k], z[m-k], wn[k])
-		dst[k] = (real(x)*real(x) + imag(x)*imag(x)) * g2
-		dst[m-k] = (real(y)*real(y) + imag(y)*imag(y)) * g2
+		pk := (real(x)*real(x) + imag(x)*imag(x)) * g2
+		pj := (real(y)*real(y) + imag(y)*imag(y)) * g2
+		if keepMax {
+			pk, pj = max(dst[k], pk), max(dst[m-k], pj)
+		}
+		dst[k], dst[m-k] = pk, pj
 	}
 }
 

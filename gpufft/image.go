@@ -94,8 +94,22 @@ func checkImage(cfg SpectrogramConfig, img ImageConfig) (SpectrogramConfig, erro
 }
 
 // powerToDB turns an image of gained power into dBFS in place, as the
-// spectrogram's dB output does.
+// spectrogram's dB output does; a large image on every core (a 1920×1080
+// one took 10 ms on one).
 func powerToDB(img []float32) {
+	const chunk = 1 << 17
+	if len(img) <= chunk {
+		powerToDBRange(img)
+		return
+	}
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(img); lo += chunk {
+		wg.Go(func() { powerToDBRange(img[lo:min(len(img), lo+chunk)]) })
+	}
+	wg.Wait()
+}
+
+func powerToDBRange(img []float32) {
 	for i, p := range img {
 		if p > 1e-20 {
 			img[i] = 10 * log10f(p)
@@ -105,33 +119,24 @@ func powerToDB(img []float32) {
 	}
 }
 
-// reduceCPU folds n spectra (frames f0…) into columns [cLo, cHi) of img,
-// as reduce.cl does: per column, first the element-wise maximum over its
-// frames in this batch (a tight loop over bins), then one pass mapping bins
-// to rows. tmp holds one spectrum.
-func reduceCPU(img, db, tmp []float32, ic *ImageConfig, bins, f0, n, cLo, cHi int) {
+// maxInto sets dst to the element-wise maximum of dst and src.
+func maxInto(dst, src []float32) {
+	for k, v := range src[:len(dst)] {
+		dst[k] = max(dst[k], v)
+	}
+}
+
+// foldColumn maps one column's spectrum (its frames' maximum) onto the
+// image's rows: each row the maximum of its bins and what it held.
+func foldColumn(img, spectrum []float32, ic *ImageConfig, c int) {
 	rows := ic.Rows()
-	tmp = tmp[:bins]
-	for c := cLo; c < cHi; c++ {
-		lo, hi := ic.ColumnFrames(c)
-		a, b := max(lo, f0), min(hi, f0+n)
-		if a >= b {
-			continue
+	col := img[c*rows : (c+1)*rows]
+	for r := range col {
+		m := col[r]
+		for _, v := range spectrum[ic.RowLo[r]:ic.RowHi[r]] {
+			m = max(m, v)
 		}
-		copy(tmp, db[(a-f0)*bins:(a-f0+1)*bins])
-		for f := a + 1; f < b; f++ {
-			for k, v := range db[(f-f0)*bins : (f-f0+1)*bins] {
-				tmp[k] = max(tmp[k], v)
-			}
-		}
-		col := img[c*rows : (c+1)*rows]
-		for r := range col {
-			m := col[r]
-			for _, v := range tmp[ic.RowLo[r]:ic.RowHi[r]] {
-				m = max(m, v)
-			}
-			col[r] = m
-		}
+		col[r] = m
 	}
 }
 
@@ -144,14 +149,17 @@ func zeroImage(img []float32) { clear(img) }
 type cpuImage struct {
 	sp        *cpuSpectrogram
 	ic        ImageConfig
-	db        []float32   // gained power of the batch's frames
 	img       []float32   // gained power
-	tmp       [][]float32 // per worker: one spectrum
+	tmp, row  [][]float32 // per worker: a column's maximum, one frame's spectrum
 	f0, n, c0 int         // the batch being reduced, and its first column
 	wg        sync.WaitGroup
 }
 
-// NewImage makes an image plan on the CPU engine.
+// NewImage makes an image plan on the CPU engine. Its Add computes each
+// column's frames and folds them at once, worker by worker (a column's
+// frames are contiguous): a frame's spectrum never leaves the worker's
+// cache, where the spectrogram's whole batch of rows (2049 bins × 4096
+// frames at N=4096, hop 1024: 34 MB) went through memory before.
 func (e *CPU) NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error) {
 	scfg, err := checkImage(cfg, img)
 	if err != nil {
@@ -161,34 +169,81 @@ func (e *CPU) NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error
 	if err != nil {
 		return nil, err
 	}
-	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, db: make([]float32, scfg.DstLen(scfg.MaxSamples)),
-		img: make([]float32, img.Columns*img.Rows())}
+	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, img: make([]float32, img.Columns*img.Rows())}
+	for len(p.sp.work) < e.workers { // the columns are split over every worker
+		p.sp.work = append(p.sp.work, append(scratch(1, 2, scfg.Size/2)[0], make([]complex64, scfg.Bins())))
+	}
 	for range e.workers {
 		p.tmp = append(p.tmp, make([]float32, scfg.Bins()))
+		p.row = append(p.row, make([]float32, scfg.Bins()))
 	}
 	zeroImage(p.img)
 	return p, nil
 }
 
 func (p *cpuImage) Add(src []float32, firstFrame int) (int, error) {
-	n, err := p.sp.Execute(p.db, src)
-	if err != nil || n == 0 {
-		return n, err
+	sp := p.sp
+	samples := len(src) / sp.cfg.Channels
+	if samples*sp.cfg.Channels != len(src) || samples > sp.cfg.MaxSamples {
+		panic(fmt.Sprintf("gpufft: image: len(src) %d is not %d channels of at most %d samples", len(src), sp.cfg.Channels, sp.cfg.MaxSamples))
+	}
+	n := sp.cfg.Frames(samples)
+	if n == 0 {
+		return 0, nil
+	}
+	if sp.closed {
+		return 0, ErrClosed
 	}
 	first, last := p.ic.columnRange(firstFrame, n)
+	sp.src, sp.samples, sp.frames = src, samples, n
 	p.f0, p.n, p.c0 = firstFrame, n, first
 	// columns are independent: split them across the workers
-	return n, p.sp.e.parallel(p, last-first+1, &p.wg)
+	err := sp.e.parallel(p, last-first+1, &p.wg)
+	sp.src = nil
+	return n, err
 }
 
-// run reduces columns c0+lo … c0+hi−1 of the current batch.
+// run computes and folds columns c0+lo … c0+hi−1 of the current batch.
 func (p *cpuImage) run(w, lo, hi int) {
-	reduceCPU(p.img, p.db, p.tmp[w], &p.ic, p.sp.cfg.Bins(), p.f0, p.n, p.c0+lo, p.c0+hi)
+	bins := p.sp.cfg.Bins()
+	tmp, row := p.tmp[w][:bins], p.row[w][:bins]
+	for c := p.c0 + lo; c < p.c0+hi; c++ {
+		flo, fhi := p.ic.ColumnFrames(c)
+		a, b := max(flo, p.f0), min(fhi, p.f0+p.n)
+		if a >= b {
+			continue
+		}
+		p.sp.sequence(w, a-p.f0, tmp, false)
+		for f := a + 1; f < b; f++ {
+			if p.sp.cfg.BinGain == nil {
+				p.sp.sequence(w, f-p.f0, tmp, true)
+				continue
+			}
+			p.sp.sequence(w, f-p.f0, row, false) // gains apply before the maximum
+			maxInto(tmp, row)
+		}
+		foldColumn(p.img, tmp, &p.ic, c)
+	}
 }
 
 func (p *cpuImage) Image(dst []float32) error {
-	copy(dst[:len(p.img)], p.img)
+	if err := p.power(dst); err != nil {
+		return err
+	}
 	powerToDB(dst[:len(p.img)])
+	return nil
+}
+
+// power copies the image of gained power, before the dB conversion, into
+// dst (MergeImages).
+func (p *cpuImage) power(dst []float32) error {
+	copy(dst[:len(p.img)], p.img)
+	return nil
+}
+
+// reset empties the image for the next file (PCMImagePlan.Reset).
+func (p *cpuImage) reset() error {
+	zeroImage(p.img)
 	return nil
 }
 
@@ -313,13 +368,35 @@ func (p *gpuImage) Image(dst []float32) error {
 	if len(dst) < n {
 		panic(fmt.Sprintf("gpufft: image: len(dst) %d < %d", len(dst), n))
 	}
+	if err := p.power(dst); err != nil {
+		return err
+	}
+	powerToDB(dst[:n])
+	return nil
+}
+
+// power downloads the image of gained power, before the dB conversion,
+// into dst (MergeImages).
+func (p *gpuImage) power(dst []float32) error {
 	if p.sp.closed {
 		return ErrClosed
 	}
+	n := p.ic.Columns * p.ic.Rows()
 	if err := p.sp.e.lib.Read(&p.sp.args, p.sp.e.queue, p.img, 0, 4*n, unsafe.Pointer(&dst[0])); err != nil {
 		return errGPU("download image", err)
 	}
-	powerToDB(dst[:n])
+	return nil
+}
+
+// reset empties the image for the next file (PCMImagePlan.Reset): a fill
+// queued behind the previous file's download.
+func (p *gpuImage) reset() error {
+	if p.sp.closed {
+		return ErrClosed
+	}
+	if err := p.sp.e.lib.Zero(p.sp.e.queue, p.img, 0, 4*p.ic.Columns*p.ic.Rows()); err != nil {
+		return errGPU("reset image", err)
+	}
 	return nil
 }
 

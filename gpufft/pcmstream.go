@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 )
 
 // The loops a file pipeline runs around the PCM plans: read raw PCM from r
@@ -23,6 +24,69 @@ func ReadPCMImage(ctx context.Context, p PCMImagePlan, r io.Reader) (frames int,
 		return n, err
 	})
 	return frames, samples, err
+}
+
+// ReadPCMImages is ReadPCMImage spread over several plans of one
+// configuration and format, on several engines (one per GPU): batch i
+// goes to plans[i mod len(plans)]. Each batch is a segment of the stream
+// that starts with the N−H samples the previous one ended with, so every
+// frame is analyzed exactly once, by one plan, numbered as one plan would
+// number it; while one device works on its batch the next is read into
+// another plan's staging. MergeImages then gives the image one plan would
+// have made, bit for bit where the devices compute the same per frame.
+func ReadPCMImages(ctx context.Context, plans []PCMImagePlan, r io.Reader) (frames int, samples int64, err error) {
+	if len(plans) == 0 {
+		return 0, 0, fmt.Errorf("%w: ReadPCMImages with no plan", ErrInvalid)
+	}
+	cfg, f := plans[0].Config(), plans[0].Format()
+	for _, p := range plans[1:] {
+		if !sameConfig(p.Config(), cfg) || p.Format() != f {
+			return 0, 0, fmt.Errorf("%w: ReadPCMImages over plans of different configurations", ErrInvalid)
+		}
+	}
+	k := 0 // the plan of the batch being read
+	staging := func() ([]byte, error) { return plans[k].Staging() }
+	err = readPCM(ctx, staging, f, cfg, r, &samples, func(batch []byte) (int, error) {
+		n, err := plans[k].Add(batch, frames)
+		frames += n
+		k = (k + 1) % len(plans)
+		return n, err
+	})
+	return frames, samples, err
+}
+
+// sameConfig says whether two plans' configurations are equal.
+func sameConfig(a, b SpectrogramConfig) bool {
+	return a.Size == b.Size && a.Hop == b.Hop && a.Window == b.Window && a.Channels == b.Channels && a.Mix == b.Mix &&
+		a.MaxSamples == b.MaxSamples && a.Output == b.Output && slices.Equal(a.BinGain, b.BinGain)
+}
+
+// MergeImages waits for every plan (of one configuration, filled by
+// ReadPCMImages) and writes into dst (Columns×Rows) their images merged:
+// each pixel the maximum of the plans' powers, then converted to dB once,
+// as one plan's Image does.
+func MergeImages(dst []float32, plans []PCMImagePlan) error {
+	tmp := make([]float32, len(dst))
+	for i, p := range plans {
+		out := dst
+		if i > 0 {
+			out = tmp
+		}
+		pw, ok := p.(interface{ power([]float32) error })
+		if !ok {
+			return fmt.Errorf("%w: MergeImages of a %T", ErrInvalid, p)
+		}
+		if err := pw.power(out); err != nil {
+			return err
+		}
+		if i > 0 {
+			for j, v := range tmp {
+				dst[j] = max(dst[j], v)
+			}
+		}
+	}
+	powerToDB(dst)
+	return nil
 }
 
 // ReadPCMRows analyzes every whole sample frame r yields with p and hands

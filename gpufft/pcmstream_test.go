@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 	"testing/iotest"
 )
@@ -114,5 +117,108 @@ func TestReadPCM(t *testing.T) {
 		}
 		sameBits(t, e.Name()+" rows after errors", rows, wantRows, false)
 		ps.Close()
+	}
+}
+
+// TestReadPCMImagesDevices: one stream spread over two plans on two
+// OpenCL contexts (a second engine on the same device: what two GPUs are
+// to the code), batch by batch, merges into the image one plan makes, bit
+// for bit (the maths per frame is the same kernel); and over three plans,
+// one of them on the CPU engine, within the engines' agreement. A plan
+// Reset after one file makes the same image again. A second engine is
+// opened the way `--device all` opens each GPU.
+func TestReadPCMImagesDevices(t *testing.T) {
+	g := requireGPU(t)
+	g2, err := NewOpenCL(OpenCLOptions{Device: strconv.Itoa(g.Info().Index)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g2.Close() }) // after the plans' Cleanups (they run last first)
+	r := rand.New(rand.NewPCG(21, 22))
+	f := PCMFormat{Encoding: PCMInt24, Channels: 2, Select: PCMMix}
+	const total = 40000
+	raw := randomPCM(r, f.Encoding, total, f.Channels)
+	// batches of 3000 samples: 14 batches, so each plan gets several, and
+	// columns of about 9 frames straddle batch (and so device) boundaries
+	cfg := SpectrogramConfig{Size: 512, Hop: 96, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 3000, Output: DBFS}
+	ic := imageConfigFor(cfg, total, 45, 37)
+	ctx := context.Background()
+	newPlan := func(e Engine) PCMImagePlan {
+		p, err := NewPCMImage(e, f, cfg, ic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close() })
+		return p
+	}
+	one := newPlan(g)
+	want := make([]float32, ic.Columns*ic.Rows())
+	if _, _, err := ReadPCMImage(ctx, one, iotest.HalfReader(bytes.NewReader(raw))); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.Image(want); err != nil {
+		t.Fatal(err)
+	}
+	// a reset plan makes the same image again
+	if err := one.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	again := make([]float32, len(want))
+	if _, _, err := ReadPCMImage(ctx, one, bytes.NewReader(raw)); err != nil {
+		t.Fatal(err)
+	}
+	if err := one.Image(again); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "after Reset", again, want, false)
+
+	two := []PCMImagePlan{newPlan(g), newPlan(g2)}
+	frames, samples, err := ReadPCMImages(ctx, two, iotest.HalfReader(bytes.NewReader(raw)))
+	if err != nil || frames != cfg.Frames(total) || samples != total {
+		t.Fatalf("ReadPCMImages = %d frames, %d samples, %v; want %d, %d", frames, samples, err, cfg.Frames(total), total)
+	}
+	got := make([]float32, len(want))
+	if err := MergeImages(got, two); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "two contexts", got, want, false)
+	for _, p := range two { // each plan did part of the file: neither alone is the image
+		part := make([]float32, len(want))
+		if err := p.Image(part); err != nil {
+			t.Fatal(err)
+		}
+		if slices.Equal(part, want) {
+			t.Errorf("one plan of two made the whole image: the stream was not split")
+		}
+	}
+
+	// with the CPU engine as a third device: within the engines' agreement
+	three := []PCMImagePlan{newPlan(g), newPlan(testCPU), newPlan(g2)}
+	if _, _, err := ReadPCMImages(ctx, three, bytes.NewReader(raw)); err != nil {
+		t.Fatal(err)
+	}
+	if err := MergeImages(got, three); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		// 0.01 dB: the file pipeline's GPU-against-CPU contract (README)
+		if want[i] > -120 && math.Abs(float64(got[i]-want[i])) > 0.01 {
+			t.Fatalf("GPU+CPU+GPU pixel %d: %.4f dB, one GPU %.4f dB", i, got[i], want[i])
+		}
+	}
+
+	// plans of different configurations are refused
+	other := cfg
+	other.Hop = 97
+	po, err := NewPCMImage(g2, f, other, ImageConfig{Columns: ic.Columns, TotalFrames: other.Frames(total), RowLo: ic.RowLo, RowHi: ic.RowHi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer po.Close()
+	if _, _, err := ReadPCMImages(ctx, []PCMImagePlan{two[0], po}, bytes.NewReader(raw)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("plans of different hops: %v, want ErrInvalid", err)
+	}
+	if _, _, err := ReadPCMImages(ctx, nil, bytes.NewReader(raw)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("no plans: %v, want ErrInvalid", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/prismaudio/prism/gpufft/internal/cl"
 )
 
 // startupReportEnv makes the test binary measure one OpenCL start-up and
@@ -71,6 +73,57 @@ func startupReport() error {
 		"build_source_ms": ms(s.BuildSource), "build_cached_ms": ms(s.BuildCached),
 		"programs": s.Programs, "cache_hits": s.CacheHits, "cache_writes": s.CacheWrites,
 	})
+	fmt.Println(string(out))
+	return nil
+}
+
+// floorReport (PRISM_STARTUP_REPORT=floor) times the driver's own floor,
+// nothing of Prism's: loading the library, clGetPlatformIDs, clGetDeviceIDs
+// (GPUs, platform by platform, up to the first that has one),
+// clCreateContext on that GPU and clReleaseContext, and prints them as
+// JSON. The process's start and exit, timed outside, add the rest.
+func floorReport() error {
+	ms := func(d time.Duration) float64 { return math.Round(float64(d.Microseconds())/10) / 100 }
+	t0 := time.Now()
+	lib, err := cl.Load()
+	if err != nil {
+		return err
+	}
+	t1 := time.Now()
+	plats, err := lib.Platforms()
+	if err != nil {
+		return err
+	}
+	t2 := time.Now()
+	var dev cl.Device
+	for _, typ := range []uint64{cl.DeviceTypeGPU, cl.DeviceTypeAll} { // no GPU (PoCL): any device
+		for _, p := range plats {
+			ds, err := lib.Devices(p, typ)
+			if err != nil {
+				return err
+			}
+			if len(ds) > 0 {
+				dev = ds[0]
+				break
+			}
+		}
+		if dev != 0 {
+			break
+		}
+	}
+	if dev == 0 {
+		return fmt.Errorf("floor: no device among %d platforms", len(plats))
+	}
+	t3 := time.Now()
+	ctx, err := lib.CreateContext(dev)
+	if err != nil {
+		return err
+	}
+	t4 := time.Now()
+	lib.ReleaseContext(ctx)
+	t5 := time.Now()
+	out, _ := json.Marshal(map[string]any{"load_ms": ms(t1.Sub(t0)), "platforms_ms": ms(t2.Sub(t1)), "devices_ms": ms(t3.Sub(t2)),
+		"context_ms": ms(t4.Sub(t3)), "release_ms": ms(t5.Sub(t4)), "total_ms": ms(t5.Sub(t0)), "platforms": len(plats)})
 	fmt.Println(string(out))
 	return nil
 }

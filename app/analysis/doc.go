@@ -1,7 +1,9 @@
 // Package analysis is Prism's offline analysis and the engines it runs on:
 // opening the engines (OpenEngines) with the one GPU→CPU fallback every
 // pipeline uses (WithFallback), the FFT-size rule (CheckFFT), and the file
-// pipelines — AnalyzeFile to NPY, CSV or PNG, AnalyzeView for the window's
+// pipelines — AnalyzeFile to NPY, CSV or PNG (AnalyzeFileSet spreading a
+// WAV's PNG over several GPUs; a PlanPool keeping plans between the files
+// of a batch; each file's Stages timed), AnalyzeView for the window's
 // file view, AnalyzeBands, AnalyzeSpectrum (Welch), FilterFile —
 // streaming a file in bounded memory through an engine; and the
 // measurements that need no engine, MeasureLevels (peaks, RMS, loudness),

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prismaudio/prism/gpufft"
@@ -36,6 +37,10 @@ type Engines struct {
 	Preferred gpufft.Engine
 	CPU       gpufft.Engine
 	Strict    bool
+	// Plans, when set, keeps the file pipeline's plans between files of
+	// the same shape (a batch of files); nil makes and closes one per
+	// file. Close closes it.
+	Plans *PlanPool
 }
 
 // HasGPU says whether the preferred engine is a GPU one.
@@ -131,16 +136,33 @@ func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error
 		}
 		return OpenEngineSet(choice, device, false)
 	}
-	cpu := gpufft.NewCPU(0)
-	var set []Engines
-	for _, i := range gpus {
-		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: strconv.Itoa(i)})
-		if err != nil {
-			CloseSet(set)
-			cpu.Close()
-			return nil, "", fmt.Errorf("GPU %d: %w", i, err)
+	// each GPU's context at once: a driver spends most of its start-up
+	// per context
+	gs := make([]*gpufft.OpenCL, len(gpus))
+	errs := make([]error, len(gpus))
+	var wg sync.WaitGroup
+	for k, i := range gpus {
+		wg.Go(func() {
+			g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: strconv.Itoa(i)})
+			if err != nil {
+				err = fmt.Errorf("GPU %d: %w", i, err)
+			}
+			gs[k], errs[k] = g, err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, g := range gs {
+			if g != nil {
+				g.Close()
+			}
 		}
-		set = append(set, Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU})
+		return nil, "", err
+	}
+	cpu := gpufft.NewCPU(0)
+	set := make([]Engines, len(gs))
+	for k, g := range gs {
+		set[k] = Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU}
 	}
 	return set, "", nil
 }
@@ -148,6 +170,7 @@ func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error
 // CloseSet closes every engine of a set (the shared CPU engine once).
 func CloseSet(set []Engines) {
 	for i, e := range set {
+		e.Plans.Close()
 		if e.Preferred != e.CPU {
 			e.Preferred.Close()
 		}
@@ -160,6 +183,7 @@ func CloseSet(set []Engines) {
 // Close closes the engines (the GPU one, then the CPU one). Calling it
 // twice is harmless (the engines' Close is).
 func (e Engines) Close() {
+	e.Plans.Close()
 	if e.Preferred != nil && e.Preferred != e.CPU {
 		e.Preferred.Close()
 	}

@@ -66,6 +66,28 @@ type AnalyzeResult struct {
 	Elapsed  time.Duration
 	Warnings []string // decoder warnings and engine fallbacks
 	RawPCM   bool     // the file's bytes went to the device undecoded
+	Devices  int      // engines that shared the file (several GPUs), else 1
+	Stages   Stages
+}
+
+// Stages is where one file's time went (`prism analyze --timings`). The
+// stages follow each other on the file's goroutine; other files in flight
+// overlap them.
+type Stages struct {
+	Setup   time.Duration // opening the input and the output, making the plan (or taking one from the pool)
+	Analyze time.Duration // reading the file with the engine's work overlapped; NPY/CSV rows are written here too
+	Fetch   time.Duration // waiting for the engine and copying its image back (PNG)
+	Render  time.Duration // colouring and decorating the image (PNG)
+	Encode  time.Duration // encoding and writing the PNG
+	Commit  time.Duration // closing the output and renaming it into place
+	Reused  bool          // the plan came from the batch's pool
+}
+
+// since adds the time since *t to d and moves *t to now.
+func since(d *time.Duration, t *time.Time) {
+	now := time.Now()
+	*d += now.Sub(*t)
+	*t = now
 }
 
 // Progress receives the number of frames analyzed so far (and the total,
@@ -83,10 +105,38 @@ type Progress func(done, total int)
 func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
 	start := time.Now()
 	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
-		return analyzeWith(ctx, in, out, format, opts, eng, progress)
+		return analyzeWith(ctx, in, out, format, opts, []gpufft.Engine{eng}, engines.Plans, progress)
 	})
 	if notice != "" {
 		res.Warnings = append([]string{notice}, res.Warnings...)
+	}
+	res.Elapsed = time.Since(start)
+	return res, err
+}
+
+// AnalyzeFileSet is AnalyzeFile on every GPU of set (one Engines each, as
+// OpenEngineSet opens them): a PNG of a WAV file has its batches spread
+// over the GPUs and their images merged, the same image as one GPU makes.
+// Other outputs and inputs, and a set of one, are AnalyzeFile on set[0].
+// If a GPU fails, the file is analyzed again by AnalyzeFile on set[0]
+// (which falls back to the CPU in turn), and a warning says so.
+func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, set []Engines, progress Progress) (AnalyzeResult, error) {
+	gpus := make([]gpufft.Engine, 0, len(set))
+	for _, e := range set {
+		if e.HasGPU() {
+			gpus = append(gpus, e.Preferred)
+		}
+	}
+	if len(gpus) < 2 || len(gpus) < len(set) || format != encode.FormatPNG {
+		return AnalyzeFile(ctx, in, out, format, opts, set[0], progress)
+	}
+	start := time.Now()
+	res, err := analyzeWith(ctx, in, out, format, opts, gpus, set[0].Plans, progress)
+	if errors.As(err, new(*EngineError)) && ctx.Err() == nil {
+		notice := fmt.Sprintf("%d GPUs failed: %v — using one", len(gpus), err)
+		res, err = AnalyzeFile(ctx, in, out, format, opts, set[0], progress)
+		res.Warnings = append([]string{notice}, res.Warnings...)
+		return res, err
 	}
 	res.Elapsed = time.Since(start)
 	return res, err
@@ -140,8 +190,12 @@ func knownSamples(ctx context.Context, dec audio.Decoder, in string) (int64, err
 	return n, nil
 }
 
-func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, eng gpufft.Engine, progress Progress) (res AnalyzeResult, err error) {
-	res.Engine = engineLabel(eng)
+// analyzeWith analyzes on engines[0], or for a WAV's PNG on the GPU, on
+// all of engines (see AnalyzeFileSet).
+func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines []gpufft.Engine, pool *PlanPool, progress Progress) (res AnalyzeResult, err error) {
+	eng := engines[0]
+	res.Engine, res.Devices = engineLabel(eng), 1
+	t := time.Now()
 	dec, err := openInput(in, opts.Channel, opts.FFT)
 	if err != nil {
 		return res, err
@@ -167,19 +221,22 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return res, err
 	}
 	defer o.Discard()
-	if src, pf, ok := pcmSource(dec, opts.Channel, eng); ok {
+	if src, pf, ok := pcmSource(dec, opts.Channel); ok {
 		res.RawPCM = true
-		err := analyzePCM(ctx, src, pf, o, format, opts, eng, total, res.Rate, progress, &res)
+		run := pcmRun{ctx: ctx, src: src, pf: pf, o: o, format: format, opts: opts, total: total, rate: res.Rate,
+			progress: progress, res: &res, t: t}
+		err := run.analyze(engines, pool)
 		return res, finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
 	}
 	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1,
 		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
-	sk, err := newFileSink(o, format, eng, cfg, total, res.Rate, opts.Image)
+	sk, err := newFileSink(o, format, eng, cfg, total, res.Rate, opts.Image, &res.Stages)
 	if err != nil {
 		return res, err
 	}
 	defer sk.close()
+	since(&res.Stages.Setup, &t)
 	err = st.run(func(b batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -192,10 +249,14 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return err
 	})
 	res.Samples = st.frames
+	since(&res.Stages.Analyze, &t)
 	if err == nil && res.Frames > 0 {
 		err = sk.finish(res.Frames)
 	}
-	return res, finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
+	t = time.Now()
+	err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
+	since(&res.Stages.Commit, &t)
+	return res, err
 }
 
 // finishOutput ends an analysis: the decoder's warnings, then the output
@@ -280,9 +341,9 @@ func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.Spectrogram
 	return nil, fmt.Errorf("unknown output format %q", format)
 }
 
-func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (fileSink, error) {
+func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
 	if format == encode.FormatPNG {
-		return newImageSink(o, eng, cfg, total, rate, img)
+		return newImageSink(o, eng, cfg, total, rate, img, st)
 	}
 	rw, err := newRowWriter(o, format, cfg, rate)
 	if err != nil {
@@ -322,6 +383,7 @@ type imageSink struct {
 	plan   gpufft.ImagePlan
 	layout *plot.Spectrogram
 	o      *encode.Output
+	stages *Stages
 }
 
 // imageConfig is the engine's image plan for a plot layout.
@@ -330,13 +392,13 @@ func imageConfig(l *plot.Spectrogram, total int) gpufft.ImageConfig {
 	return gpufft.ImageConfig{Columns: l.Columns(), TotalFrames: total, RowLo: lo, RowHi: hi}
 }
 
-func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions) (fileSink, error) {
+func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
 	p, err := eng.NewImage(cfg, imageConfig(layout, total))
 	if err != nil {
 		return nil, &EngineError{err}
 	}
-	return &imageSink{plan: p, layout: layout, o: o}, nil
+	return &imageSink{plan: p, layout: layout, o: o, stages: st}, nil
 }
 
 func (s *imageSink) add(b batch) (int, error) {
@@ -347,18 +409,24 @@ func (s *imageSink) add(b batch) (int, error) {
 	return n, nil
 }
 
-func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image) }
+func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image, s.stages) }
 
 // writeImage takes the engine's image (image fills Columns×Rows levels)
-// and writes it, coloured and decorated by layout, to o as PNG.
-func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error) error {
+// and writes it, coloured and decorated by layout, to o as PNG, adding
+// the times of those steps to st.
+func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error, st *Stages) error {
+	t := time.Now()
 	pix := make([]float32, layout.Columns()*layout.Rows())
 	if err := image(pix); err != nil {
 		return &EngineError{err}
 	}
-	if err := encode.PNG(o.W, layout.Render(pix)); err != nil {
+	since(&st.Fetch, &t)
+	img := layout.Render(pix)
+	since(&st.Render, &t)
+	if err := encode.PNG(o.W, img); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
+	since(&st.Encode, &t)
 	return nil
 }
 

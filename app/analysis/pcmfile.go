@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/plot"
@@ -20,12 +21,14 @@ import (
 
 // pcmSource is what the pipeline needs of a decoder whose bytes the
 // engine converts, with the engine's name for their format; ok is false
-// for other decoders (FLAC, MP3, 8-bit or 64-bit WAV) and engines that do
-// not take raw PCM (the CPU engine keeps its decoding pipeline, which
-// overlaps decoding with the transforms on two goroutines).
-func pcmSource(dec audio.Decoder, channel int, eng gpufft.Engine) (audio.RawPCM, gpufft.PCMFormat, bool) {
+// for other decoders (FLAC, MP3, 8-bit or 64-bit WAV), which go through
+// the decoding pipeline. The CPU engine takes the raw path too: its
+// workers convert and mix straight from the file's bytes in one pass
+// (the decoding pipeline converted to interleaved float32, then mixed:
+// two passes, 100 of its 690 ms of CPU per 10-minute file here).
+func pcmSource(dec audio.Decoder, channel int) (audio.RawPCM, gpufft.PCMFormat, bool) {
 	raw, ok := dec.(audio.RawPCM)
-	if _, gpu := eng.(*gpufft.OpenCL); !ok || !gpu {
+	if !ok {
 		return nil, gpufft.PCMFormat{}, false
 	}
 	rf := raw.RawFormat()
@@ -72,55 +75,146 @@ func (r *rawReader) Read(p []byte) (int, error) {
 	return n * r.fb, err
 }
 
-// analyzePCM is analyzeWith's GPU-resident path: gpufft's PCM loops
-// (ReadPCMImage, ReadPCMRows) read the file's bytes straight into the
-// plan's staging buffers, two batches in flight.
-func analyzePCM(ctx context.Context, src audio.RawPCM, pf gpufft.PCMFormat, o *encode.Output, format encode.Format, opts AnalyzeOptions,
-	eng gpufft.Engine, total, rate int, progress Progress, res *AnalyzeResult) error {
+// pcmRun is analyzeWith's GPU-resident path for one file: gpufft's PCM
+// loops (ReadPCMImage, ReadPCMRows, ReadPCMImages) read the file's bytes
+// straight into the plans' staging buffers, two batches in flight per
+// plan.
+type pcmRun struct {
+	ctx      context.Context
+	src      audio.RawPCM
+	pf       gpufft.PCMFormat
+	o        *encode.Output
+	format   encode.Format
+	opts     AnalyzeOptions
+	total    int // frames (known for PNG)
+	rate     int
+	progress Progress
+	res      *AnalyzeResult
+	t        time.Time // the stage under way started
+}
+
+// analyze runs the file on engines: an image on several engines (one per
+// GPU) spreads the file's batches over them (ReadPCMImages); rows (NPY,
+// CSV) use the first. Plans come from pool and go back to it after a
+// file that succeeded.
+func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
+	opts := r.opts
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
 		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1), Output: gpufft.DBFS}
-	rr := &rawReader{src: src, fb: pf.FrameBytes()}
-	if progress != nil {
-		rr.progress = func(s int64) { progress(FrameCount(s, opts.FFT, opts.Hop), total) }
+	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
+		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
+	}
+	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes()}
+	if r.progress != nil {
+		rr.progress = func(s int64) { r.progress(FrameCount(s, opts.FFT, opts.Hop), r.total) }
 	}
 	var outErr error // the output's own failures: neither bad input nor the engine
 	var err error
-	if format == encode.FormatPNG {
-		layout := plot.NewSpectrogram(opts.Image, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
-		p, perr := gpufft.NewPCMImage(eng, pf, cfg, imageConfig(layout, total))
-		if perr != nil {
-			return &EngineError{perr}
-		}
-		defer p.Close()
-		res.Frames, res.Samples, err = gpufft.ReadPCMImage(ctx, p, rr)
-		if err == nil && res.Frames > 0 {
-			return writeImage(o, layout, p.Image)
-		}
+	if r.format == encode.FormatPNG {
+		err = r.image(engines, pool, cfg, rr, &outErr)
 	} else {
-		rw, werr := newRowWriter(o, format, cfg, rate)
-		if werr != nil {
-			return werr
-		}
-		p, perr := gpufft.NewPCMSpectrogram(eng, pf, cfg)
-		if perr != nil {
-			return &EngineError{perr}
-		}
-		defer p.Close()
-		res.Frames, res.Samples, err = gpufft.ReadPCMRows(ctx, p, rr, func(rows []float32, first, n int) error {
-			outErr = rw.Rows(first, rows[:n*cfg.Bins()])
-			return outErr
-		})
-		if err == nil && res.Frames > 0 {
-			return rw.Finish(res.Frames)
-		}
+		err = r.rows(engines[0], pool, cfg, rr, &outErr)
 	}
 	switch {
-	case err == nil || ctx.Err() != nil:
-		return ctx.Err()
+	case err == nil || r.ctx.Err() != nil:
+		return r.ctx.Err()
 	case rr.err != nil:
 		return &InputError{rr.err}
 	case outErr != nil:
 		return outErr
 	}
+	if errors.As(err, new(*EngineError)) {
+		return err
+	}
 	return &EngineError{err}
+}
+
+// image makes the PNG on engines; *outErr keeps the writer's own error
+// apart.
+func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
+	st := &r.res.Stages
+	layout := plot.NewSpectrogram(r.opts.Image, plot.Geometry{Rate: r.rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: r.total})
+	ic := imageConfig(layout, r.total)
+	plans := make([]gpufft.PCMImagePlan, len(engines))
+	keys := make([]string, len(engines))
+	ok := false
+	defer func() {
+		for i, p := range plans {
+			switch {
+			case p == nil:
+			case ok:
+				pool.put(keys[i], p)
+			default:
+				p.Close()
+			}
+		}
+	}()
+	st.Reused = true
+	for i, eng := range engines {
+		keys[i] = imageKey(eng, r.pf, cfg, ic)
+		p, reused, err := pool.get(keys[i], func() (pooledPlan, error) { return gpufft.NewPCMImage(eng, r.pf, cfg, ic) })
+		if err != nil {
+			return err
+		}
+		plans[i], st.Reused = p.(gpufft.PCMImagePlan), st.Reused && reused
+	}
+	since(&st.Setup, &r.t)
+	var err error
+	if len(plans) == 1 {
+		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImage(r.ctx, plans[0], rr)
+	} else {
+		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImages(r.ctx, plans, rr)
+		r.res.Devices = len(plans)
+	}
+	since(&st.Analyze, &r.t)
+	if err != nil || r.res.Frames == 0 {
+		return err
+	}
+	image := plans[0].Image
+	if len(plans) > 1 {
+		image = func(dst []float32) error { return gpufft.MergeImages(dst, plans) }
+	}
+	if err := writeImage(r.o, layout, image, st); err != nil {
+		if !errors.As(err, new(*EngineError)) {
+			*outErr = err
+		}
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// rows writes the NPY or CSV rows on eng; *outErr keeps the writer's own
+// error apart.
+func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
+	st := &r.res.Stages
+	rw, err := newRowWriter(r.o, r.format, cfg, r.rate)
+	if err != nil {
+		*outErr = err
+		return err
+	}
+	key := rowsKey(eng, r.pf, cfg)
+	pp, reused, err := pool.get(key, func() (pooledPlan, error) { return gpufft.NewPCMSpectrogram(eng, r.pf, cfg) })
+	if err != nil {
+		return err
+	}
+	p := pp.(gpufft.PCMSpectrogramPlan)
+	st.Reused = reused
+	since(&st.Setup, &r.t)
+	r.res.Frames, r.res.Samples, err = gpufft.ReadPCMRows(r.ctx, p, rr, func(rows []float32, first, n int) error {
+		*outErr = rw.Rows(first, rows[:n*cfg.Bins()])
+		return *outErr
+	})
+	if err == nil && r.res.Frames > 0 {
+		if err = rw.Finish(r.res.Frames); err != nil {
+			*outErr = err
+		}
+	}
+	since(&st.Analyze, &r.t)
+	if err != nil {
+		p.Close()
+		return err
+	}
+	pool.put(key, p)
+	return nil
 }

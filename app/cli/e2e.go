@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -36,6 +37,9 @@ type e2eRow struct {
 	Seconds float64 `json:"seconds"`          // median wall time of the whole case
 	PerFile float64 `json:"per_file_seconds"` // Seconds / files
 	Files   int     `json:"files"`
+	// Stages: the batch's per-file stage times (--timings) of its last
+	// run, averaged over the files (files in flight overlap them)
+	Stages *fileTimings `json:"stages,omitempty"`
 }
 
 // runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (the generator's
@@ -168,9 +172,12 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 			Seconds: r.median(func() error { return r.run(cacheEmpty(), append(slices.Clone(base), in, "-o", png)) })})
 	}
 	outDir := filepath.Join(r.dir, "batch") + "/"
-	args := append(append(slices.Clone(base), batch...), "-o", outDir)
-	rows = append(rows, e2eRow{Case: fmt.Sprintf("batch of %d files → PNG, one process", len(batch)), Files: len(batch),
-		Seconds: r.median(func() error { return r.run(warm, args) })})
+	args := append(append(slices.Clone(base), batch...), "-o", outDir, "--timings")
+	var last []byte
+	row := e2eRow{Case: fmt.Sprintf("batch of %d files → PNG, one process", len(batch)), Files: len(batch),
+		Seconds: r.median(func() (err error) { last, err = r.output(warm, args); return err })}
+	row.Stages = meanTimings(string(last))
+	rows = append(rows, row)
 	for i := range rows {
 		rows[i].Engine = eng
 		rows[i].PerFile = rows[i].Seconds / float64(rows[i].Files)
@@ -180,6 +187,12 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 
 // run runs one prism process with env added; a failure is reported.
 func (r *e2eRunner) run(env, args []string) error {
+	_, err := r.output(env, args)
+	return err
+}
+
+// output is run returning the process's stdout and stderr.
+func (r *e2eRunner) output(env, args []string) ([]byte, error) {
 	cmd := exec.Command(r.self, args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
@@ -187,7 +200,40 @@ func (r *e2eRunner) run(env, args []string) error {
 		r.failed = true
 		fmt.Fprintf(r.stderr, "prism: bench: %v: %v\n%s", args, err, out)
 	}
-	return err
+	return out, err
+}
+
+// meanTimings averages the --timings lines in out (nil if none);
+// Reused counts as true if any file reused a plan, Devices is the most.
+func meanTimings(out string) *fileTimings {
+	var m fileTimings
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		js, ok := strings.CutPrefix(line, timingsPrefix)
+		var ft fileTimings
+		if !ok || json.Unmarshal([]byte(js), &ft) != nil || ft.File == "" { // "" : the engines' line
+			continue
+		}
+		n++
+		m.Total += ft.Total
+		m.Setup += ft.Setup
+		m.Analyze += ft.Analyze
+		m.Fetch += ft.Fetch
+		m.Render += ft.Render
+		m.Encode += ft.Encode
+		m.Commit += ft.Commit
+		m.Reused = m.Reused || ft.Reused
+		m.Devices = max(m.Devices, ft.Devices)
+	}
+	if n == 0 {
+		return nil
+	}
+	for _, v := range []*float64{&m.Total, &m.Setup, &m.Analyze, &m.Fetch, &m.Render, &m.Encode, &m.Commit} {
+		*v /= float64(n)
+	}
+	m.File = fmt.Sprintf("mean of %d files", n)
+	m.OK = true
+	return &m
 }
 
 // median runs f repeat times and returns the median wall time in seconds.
@@ -217,6 +263,12 @@ func printE2E(w io.Writer, rows []e2eRow, seconds float64) {
 		byCase[r.Case][r.Engine] = r.PerFile
 	}
 	tw.Flush()
+	for _, r := range rows {
+		if st := r.Stages; st != nil {
+			fmt.Fprintf(w, "%s, %s, per file (mean; files in flight overlap): total %.1f ms = setup %.1f + analyze %.1f + fetch %.1f + render %.1f + encode %.1f + commit %.1f; plans reused: %v\n",
+				r.Case, r.Engine, st.Total, st.Setup, st.Analyze, st.Fetch, st.Render, st.Encode, st.Commit, st.Reused)
+		}
+	}
 	for _, r := range rows {
 		if r.Engine != "gpu" {
 			continue

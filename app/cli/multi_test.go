@@ -3,19 +3,26 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
 )
 
 // TestSpreadOverEngines: files spread over two OpenCL engines (two
-// contexts on PoCL, standing in for two GPUs) come out as one engine makes
-// them, byte for byte, with every file written once.
+// contexts on PoCL, standing in for two GPUs), with the batch's plan pool,
+// come out as one engine makes them, byte for byte (NPY and PNG), with
+// every file written once; one long file alone is spread over both engines
+// batch by batch and its PNG equals one engine's byte for byte; --timings
+// says so, one JSON line per file.
 func TestSpreadOverEngines(t *testing.T) {
 	var gs []*gpufft.OpenCL
 	for range 2 {
@@ -32,31 +39,110 @@ func TestSpreadOverEngines(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	dir := t.TempDir()
-	var inputs, dsts, want []string
+	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+		Image: plot.ImageOptions{Width: 300, Height: 200, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Viridis}}
+	one := analysis.Engines{Preferred: gs[0], CPU: cpu}
+	var inputs []string
 	for i := range 5 {
 		in := filepath.Join(dir, "in"+string(rune('a'+i))+".wav")
 		apptest.WriteWAV(t, in, 16000, [][]float32{apptest.Tone(20000+3000*i, 16000, float64(400+100*i), 0.5)})
 		inputs = append(inputs, in)
-		dsts = append(dsts, filepath.Join(dir, "spread"+string(rune('a'+i))+".npy"))
-		w := filepath.Join(dir, "one"+string(rune('a'+i))+".npy")
-		opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
-		if _, err := analysis.AnalyzeFile(context.Background(), in, w, encode.FormatNPY, opts, analysis.Engines{Preferred: gs[0], CPU: cpu}, nil); err != nil {
-			t.Fatal(err)
+	}
+	for _, format := range []encode.Format{encode.FormatNPY, encode.FormatPNG} {
+		var dsts, want []string
+		for i, in := range inputs {
+			dsts = append(dsts, filepath.Join(dir, fmt.Sprintf("spread%d.%s", i, format)))
+			w := filepath.Join(dir, fmt.Sprintf("one%d.%s", i, format))
+			o := opts
+			o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+			if _, err := analysis.AnalyzeFile(context.Background(), in, w, format, o, one, nil); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, w)
 		}
-		want = append(want, w)
+		pool := analysis.NewPlanPool()
+		set := []analysis.Engines{{Preferred: gs[0], CPU: cpu, Plans: pool}, {Preferred: gs[1], CPU: cpu, Plans: pool}}
+		sess := &session{engines: set[0], set: set, ctx: context.Background(), stop: func() {}}
+		var errb bytes.Buffer
+		b := batchRun{sess: sess, format: format, opts: opts, quiet: true, timings: true, stderr: &errb}
+		if code := b.all(inputs, dsts); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errb.String())
+		}
+		pool.Close()
+		for i := range dsts {
+			a, _ := os.ReadFile(want[i])
+			b, err := os.ReadFile(dsts[i])
+			if err != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s %s: spread over two engines differs from one engine's (%v)", format, filepath.Base(inputs[i]), err)
+			}
+		}
+		lines := timingLines(t, errb.String())
+		if len(lines) != len(inputs) {
+			t.Fatalf("%s: %d timing lines for %d files:\n%s", format, len(lines), len(inputs), errb.String())
+		}
+		reused := 0
+		for _, l := range lines {
+			if !l.OK || l.Devices != 1 || l.Total <= 0 || l.Analyze <= 0 || (format == encode.FormatPNG) != (l.Encode > 0) {
+				t.Errorf("%s: timings %+v", format, l)
+			}
+			if l.Reused {
+				reused++
+			}
+		}
+		// 5 files, at most filesInFlight plans made: the pool hands back a
+		// plan as soon as one file of the shape is done, so at least one
+		// file finds one unless all started at once
+		if reused == 0 && len(inputs) > filesInFlight {
+			t.Errorf("%s: no file reused a plan", format)
+		}
+	}
+
+	// one long file: its batches alternate between the engines (N=65536,
+	// hop 1024: batches of 512 frames, 588800 samples, so 3 batches here)
+	long := filepath.Join(dir, "long.wav")
+	const n = 16000 * 75
+	apptest.WriteWAV(t, long, 16000, [][]float32{apptest.Tone(n, 16000, 1234, 0.5), apptest.Tone(n, 16000, 567, 0.25)})
+	opts.FFT, opts.Hop = 65536, 1024
+	w := filepath.Join(dir, "long-one.png")
+	o := opts
+	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", "long.wav", o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	if _, err := analysis.AnalyzeFile(context.Background(), long, w, encode.FormatPNG, o, one, nil); err != nil {
+		t.Fatal(err)
 	}
 	set := []analysis.Engines{{Preferred: gs[0], CPU: cpu}, {Preferred: gs[1], CPU: cpu}}
 	sess := &session{engines: set[0], set: set, ctx: context.Background(), stop: func() {}}
 	var errb bytes.Buffer
-	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
-	if code := analyzeAll(sess, inputs, dsts, encode.FormatNPY, opts, true, &errb); code != ExitOK {
+	dst := filepath.Join(dir, "long-two.png")
+	if code := (batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: &errb}).all([]string{long}, []string{dst}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for i := range dsts {
-		a, _ := os.ReadFile(want[i])
-		b, err := os.ReadFile(dsts[i])
-		if err != nil || !bytes.Equal(a, b) {
-			t.Errorf("%s: spread over two engines differs from one engine's (%v)", filepath.Base(inputs[i]), err)
-		}
+	a, _ := os.ReadFile(w)
+	got, err := os.ReadFile(dst)
+	if err != nil || !bytes.Equal(a, got) {
+		t.Errorf("one file over two engines: PNG differs from one engine's (%v)", err)
 	}
+	if l := timingLines(t, errb.String()); len(l) != 1 || l[0].Devices != 2 {
+		t.Errorf("one file over two engines: timings %+v, want one line of 2 devices", l)
+	}
+}
+
+// timingLines parses --timings lines.
+func timingLines(t *testing.T, stderr string) []fileTimings {
+	t.Helper()
+	var out []fileTimings
+	for _, line := range strings.Split(stderr, "\n") {
+		js, ok := strings.CutPrefix(line, timingsPrefix)
+		if !ok {
+			continue
+		}
+		var ft fileTimings
+		if err := json.Unmarshal([]byte(js), &ft); err != nil {
+			t.Fatalf("timings line %q: %v", line, err)
+		}
+		if ft.File == "" { // the engines' line
+			continue
+		}
+		out = append(out, ft)
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // RowWriter writes spectrogram rows (dBFS, N/2+1 bins each) to an Output:
@@ -26,6 +27,9 @@ type NPYRows struct {
 }
 
 const npyHeaderLen = 128
+
+// littleEndian says whether float32 values sit in memory as NPY's '<f4'.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // NewNPYRows starts an NPY file of rows of bins values on o.
 func NewNPYRows(o *Output, bins int) (*NPYRows, error) {
@@ -49,8 +53,19 @@ func NPYHeader(rows, cols int) []byte {
 }
 
 // Rows writes frames' levels; it allocates only when a batch is larger
-// than any before.
+// than any before. On a little-endian host the values' memory is already
+// the file's bytes and is written as it is (converting a 10-minute file's
+// 230 MB first took a fifth of `prism analyze` to NPY).
 func (n *NPYRows) Rows(_ int, db []float32) error {
+	if len(db) == 0 {
+		return nil
+	}
+	if littleEndian {
+		if _, err := n.o.W.Write(unsafe.Slice((*byte)(unsafe.Pointer(&db[0])), 4*len(db))); err != nil {
+			return fmt.Errorf("write output: %w", err)
+		}
+		return nil
+	}
 	if cap(n.raw) < 4*len(db) {
 		n.raw = make([]byte, 4*len(db))
 	}

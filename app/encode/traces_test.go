@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -93,5 +94,55 @@ func TestStaleTemps(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s was removed", filepath.Base(p))
 		}
+	}
+}
+
+// TestNPYRows: the file is the v1.0 header with the final shape, then
+// every value as little-endian IEEE bits in order (odd values included:
+// −0, ±Inf, a NaN payload, subnormals), over batches of several sizes.
+func TestNPYRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.npy")
+	o, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Discard()
+	const bins = 5
+	w, err := NewNPYRows(o, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := []float32{float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(0x7fc01234), math.Float32frombits(1), -120.5}
+	var all []float32
+	for k, frames := range []int{1, 3, 0, 7} {
+		batch := make([]float32, frames*bins)
+		for i := range batch {
+			batch[i] = float32(k*1000+i) * -0.25
+			if i < len(odd) && k == 3 {
+				batch[i] = odd[i]
+			}
+		}
+		if err := w.Rows(len(all)/bins, batch); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, batch...)
+	}
+	if err := w.Finish(len(all) / bins); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := NPYHeader(len(all)/bins, bins)
+	for _, v := range all {
+		want = binary.LittleEndian.AppendUint32(want, math.Float32bits(v))
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("NPY file of %d bytes differs from the %d expected", len(got), len(want))
 	}
 }

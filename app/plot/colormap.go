@@ -81,8 +81,21 @@ func NewShaderLUT(lut *[256][3]uint8, dbMin, dbMax float64) Shader {
 
 // RGB is the colour of level db.
 func (s Shader) RGB(db float32) [3]uint8 {
-	i := int(math.Round((float64(db) - s.DBMin) * s.scale))
-	return s.lut[min(255, max(0, i))]
+	return s.lut[lutIndex((float64(db)-s.DBMin)*s.scale)]
+}
+
+// lutIndex is x rounded to the nearest entry (halves up) and clamped to
+// 0…255, as math.Round and a clamp give it: x−Floor(x) is exact, so the
+// comparison rounds exactly (x+0.5 would not: 0.49999999999999994+0.5 is
+// 1), and Floor is one instruction where Round is a dozen (a fifth of
+// colouring a PNG's pixels). Below 0 both clamp to 0; ±Inf and NaN take
+// Round's path.
+func lutIndex(x float64) int {
+	r := math.Floor(x)
+	if x-r >= 0.5 {
+		r++
+	}
+	return min(255, max(0, int(r)))
 }
 
 // Put writes level db's colour, opaque, at pix[0:4] (RGBA).

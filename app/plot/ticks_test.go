@@ -70,3 +70,50 @@ func TestRenderConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestRenderPixels: every pixel of the plot area is the shader's colour of
+// its level (pix column-major, row 0 at the bottom), whatever the size
+// (tiles and bands with remainders), and the margin's corner is the
+// background.
+func TestRenderPixels(t *testing.T) {
+	g := Geometry{Rate: 48000, FFT: 4096, Hop: 1024, Frames: 500}
+	for _, wh := range [][2]int{{300, 120}, {131, 67}, {1920, 1080}, {16, 16}} {
+		o := ImageOptions{Width: wh[0], Height: wh[1], Scale: Log, DBMin: -100, DBMax: -10, Colormap: Magma}
+		pix := make([]float32, o.Width*o.Height)
+		for i := range pix {
+			pix[i] = float32(-110 + (i*7919)%105)
+		}
+		l := NewSpectrogram(o, g)
+		img := l.Render(pix)
+		sh := NewShader(Magma, o.DBMin, o.DBMax)
+		a := l.Area()
+		for c := range o.Width {
+			for r := range o.Height {
+				want := sh.RGB(pix[c*o.Height+r])
+				p := img.Pix[img.PixOffset(a.Min.X+c, a.Max.Y-1-r):]
+				if p[0] != want[0] || p[1] != want[1] || p[2] != want[2] || p[3] != 255 {
+					t.Fatalf("%dx%d: pixel of column %d, row %d: %v, want %v", o.Width, o.Height, c, r, p[:4], want)
+				}
+			}
+		}
+		if p := img.Pix[img.PixOffset(img.Bounds().Max.X-1, img.Bounds().Max.Y-1):]; p[0] != 18 || p[1] != 18 || p[2] != 24 || p[3] != 255 {
+			t.Errorf("%dx%d: bottom-right corner %v, want the background", o.Width, o.Height, p[:4])
+		}
+	}
+}
+
+// TestLUTIndex: lutIndex gives what rounding with math.Round and clamping
+// gives, at every half step and around it, far out, and at ±Inf and NaN.
+func TestLUTIndex(t *testing.T) {
+	ref := func(x float64) int { return min(255, max(0, int(math.Round(x)))) }
+	xs := []float64{math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -1e300, 1 << 53, -(1 << 53), 0, math.Copysign(0, -1)}
+	for k := -600; k <= 600; k++ {
+		h := float64(k) / 2
+		xs = append(xs, h, math.Nextafter(h, math.Inf(1)), math.Nextafter(h, math.Inf(-1)), h+0.123456789)
+	}
+	for _, x := range xs {
+		if got, want := lutIndex(x), ref(x); got != want {
+			t.Errorf("lutIndex(%v) = %d, want %d", x, got, want)
+		}
+	}
+}
