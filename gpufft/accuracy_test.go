@@ -49,46 +49,52 @@ func TestComplexForwardInverse(t *testing.T) {
 	for _, e := range engines(t) {
 		for _, n := range sizes() {
 			for _, batch := range batches {
-				t.Run(name(e, n, batch), func(t *testing.T) {
-					p, err := e.NewComplex(n, batch)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer p.Close()
-					x := randComplex(rng, n*batch)
-					y := make([]complex64, len(x))
-					if err := p.Forward(y, x); err != nil {
-						t.Fatal(err)
-					}
-					fwd, back := make([]float64, batch), make([]float64, batch)
-					for b := range batch {
-						fwd[b] = relErr(y[b*n:(b+1)*n], ref64(to128(x[b*n:(b+1)*n])))
-					}
-					checkBatch(t, n, fwd)
-					z := make([]complex64, len(x))
-					if err := p.Inverse(z, y); err != nil {
-						t.Fatal(err)
-					}
-					for b := range batch {
-						back[b] = relErr(z[b*n:(b+1)*n], to128(x[b*n:(b+1)*n]))
-					}
-					// a round trip is two transforms: twice the error budget
-					checkBatch(t, n, halve(back))
-					// the inverse alone, against the reference inverse of a spectrum
-					spec := to128(randComplex(rng, n))
-					want := ref64(conj128(spec))
-					for i := range want {
-						want[i] = complex(real(want[i])/float64(n), -imag(want[i])/float64(n))
-					}
-					got := make([]complex64, n)
-					if err := p.Inverse(got, toC64(spec)); err != nil {
-						t.Fatal(err)
-					}
-					checkBatch(t, n, []float64{relErr(got, want)})
-				})
+				t.Run(name(e, n, batch), func(t *testing.T) { checkComplexPlan(t, e, n, batch, rng) })
 			}
 		}
 	}
+}
+
+// checkComplexPlan checks e's complex plan of n points on batch random
+// transforms: forward against the float64 reference, the round trip, and
+// the inverse alone against the reference inverse of a spectrum.
+func checkComplexPlan(t *testing.T, e Engine, n, batch int, rng *rand.Rand) {
+	t.Helper()
+	p, err := e.NewComplex(n, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	x := randComplex(rng, n*batch)
+	y := make([]complex64, len(x))
+	if err := p.Forward(y, x); err != nil {
+		t.Fatal(err)
+	}
+	fwd, back := make([]float64, batch), make([]float64, batch)
+	for b := range batch {
+		fwd[b] = relErr(y[b*n:(b+1)*n], ref64(to128(x[b*n:(b+1)*n])))
+	}
+	checkBatch(t, n, fwd)
+	z := make([]complex64, len(x))
+	if err := p.Inverse(z, y); err != nil {
+		t.Fatal(err)
+	}
+	for b := range batch {
+		back[b] = relErr(z[b*n:(b+1)*n], to128(x[b*n:(b+1)*n]))
+	}
+	// a round trip is two transforms: twice the error budget
+	checkBatch(t, n, halve(back))
+	// the inverse alone, against the reference inverse of a spectrum
+	spec := to128(randComplex(rng, n))
+	want := ref64(conj128(spec))
+	for i := range want {
+		want[i] = complex(real(want[i])/float64(n), -imag(want[i])/float64(n))
+	}
+	got := make([]complex64, n)
+	if err := p.Inverse(got, toC64(spec)); err != nil {
+		t.Fatal(err)
+	}
+	checkBatch(t, n, []float64{relErr(got, want)})
 }
 
 func TestRealForwardInverse(t *testing.T) {
@@ -96,44 +102,49 @@ func TestRealForwardInverse(t *testing.T) {
 	for _, e := range engines(t) {
 		for _, n := range sizes() {
 			for _, batch := range batches {
-				t.Run(name(e, n, batch), func(t *testing.T) {
-					p, err := e.NewReal(n, batch)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer p.Close()
-					bins := n/2 + 1
-					x := randReal(rng, n*batch)
-					y := make([]complex64, bins*batch)
-					if err := p.Forward(y, x); err != nil {
-						t.Fatal(err)
-					}
-					fwd, back := make([]float64, batch), make([]float64, batch)
-					for b := range batch {
-						xc := make([]complex128, n)
-						for i := range n {
-							xc[i] = complex(float64(x[b*n+i]), 0)
-						}
-						fwd[b] = relErr(y[b*bins:(b+1)*bins], ref64(xc)[:bins])
-					}
-					checkBatch(t, n, fwd)
-					z := make([]float32, len(x))
-					if err := p.Inverse(z, y); err != nil {
-						t.Fatal(err)
-					}
-					for b := range batch {
-						got, want := make([]complex64, n), make([]complex128, n)
-						for i := range n {
-							got[i] = complex(z[b*n+i], 0)
-							want[i] = complex(float64(x[b*n+i]), 0)
-						}
-						back[b] = relErr(got, want)
-					}
-					checkBatch(t, n, halve(back))
-				})
+				t.Run(name(e, n, batch), func(t *testing.T) { checkRealPlan(t, e, n, batch, rng) })
 			}
 		}
 	}
+}
+
+// checkRealPlan checks e's real plan of n points on batch random frames:
+// forward against the float64 reference and the round trip.
+func checkRealPlan(t *testing.T, e Engine, n, batch int, rng *rand.Rand) {
+	t.Helper()
+	p, err := e.NewReal(n, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	bins := n/2 + 1
+	x := randReal(rng, n*batch)
+	y := make([]complex64, bins*batch)
+	if err := p.Forward(y, x); err != nil {
+		t.Fatal(err)
+	}
+	fwd, back := make([]float64, batch), make([]float64, batch)
+	for b := range batch {
+		xc := make([]complex128, n)
+		for i := range n {
+			xc[i] = complex(float64(x[b*n+i]), 0)
+		}
+		fwd[b] = relErr(y[b*bins:(b+1)*bins], ref64(xc)[:bins])
+	}
+	checkBatch(t, n, fwd)
+	z := make([]float32, len(x))
+	if err := p.Inverse(z, y); err != nil {
+		t.Fatal(err)
+	}
+	for b := range batch {
+		got, want := make([]complex64, n), make([]complex128, n)
+		for i := range n {
+			got[i] = complex(z[b*n+i], 0)
+			want[i] = complex(float64(x[b*n+i]), 0)
+		}
+		back[b] = relErr(got, want)
+	}
+	checkBatch(t, n, halve(back))
 }
 
 // TestGPUMatchesCPU checks the two engines against each other on the same

@@ -38,19 +38,22 @@ type BenchResult struct {
 	Note        string  `json:"note,omitempty"`
 }
 
-// DefaultBenchCases are the rows the engine issue's targets are stated on,
-// with samples per call scaled by the engine (2^26 on a GPU).
+// DefaultBenchCases are the rows the engine issue's targets are stated on
+// (R2C and C2C from 1024 to 2^20 points, the spectrogram at 4096/1024 and
+// 1024/256), with samples per call scaled by the engine (2^26 on a GPU).
 func DefaultBenchCases(samples int) []BenchCase {
-	return []BenchCase{
-		{Plan: "r2c", Size: 1024, Samples: samples},
-		{Plan: "r2c", Size: 4096, Samples: samples},
-		{Plan: "r2c", Size: 16384, Samples: samples},
-		{Plan: "r2c", Size: 65536, Samples: samples},
-		{Plan: "r2c", Size: 1 << 18, Samples: samples},
-		{Plan: "r2c", Size: 1 << 20, Samples: samples},
-		{Plan: "c2c", Size: 4096, Samples: samples / 2},
-		{Plan: "spectrogram", Size: 4096, Hop: 1024, Samples: samples},
+	cs := []BenchCase{}
+	for _, plan := range []string{"r2c", "c2c"} {
+		for _, n := range []int{1024, 4096, 16384, 65536, 1 << 18, 1 << 20} {
+			c := BenchCase{Plan: plan, Size: n, Samples: samples}
+			if plan == "c2c" {
+				c.Samples /= 2 // complex points: the same bytes per call as R2C's input
+			}
+			cs = append(cs, c)
+		}
 	}
+	return append(cs, BenchCase{Plan: "spectrogram", Size: 4096, Hop: 1024, Samples: samples},
+		BenchCase{Plan: "spectrogram", Size: 1024, Hop: 256, Samples: samples})
 }
 
 // Bench measures cases on e for at least minTime each. GPU rows run on

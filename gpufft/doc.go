@@ -18,9 +18,10 @@
 // (size, radix, stage plan, sequences per work-group). Transforms of up to
 // 8192 complex points (16384 real) run one work-group per transform: each
 // work-item holds RADIX values in registers, stages are Stockham auto-sort
-// radix-8/16 butterflies exchanging through local memory (padded
-// structure-of-arrays; one float component at a time where local memory is
-// short), global loads and stores are coalesced, and twiddles come from
+// radix-8/16/32 butterflies (the radix chosen per length) exchanging
+// through local memory (padded structure-of-arrays; one float component at
+// a time where local memory is short), global loads and stores are
+// coalesced, and twiddles come from
 // per-stage tables laid out so a warp reads consecutive entries. Real
 // transforms are half-length complex ones plus the split post-processing.
 // Larger sizes, up to MaxSize, run the four-step (hierarchical) path: two
@@ -36,7 +37,8 @@
 // in one launch.
 //
 // Tuning aids, read when the engine opens (for `prism bench` on new
-// hardware): PRISM_OPENCL_RADIX (4, 8, 16), PRISM_OPENCL_GROUP (items a
+// hardware): PRISM_OPENCL_RADIX (4, 8, 16, 32), PRISM_OPENCL_PASS_RADIX (8,
+// 16, 32: four-step passes below 1024 points), PRISM_OPENCL_GROUP (items a
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
 // PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.

@@ -38,11 +38,16 @@ func TestFourStepTransforms(t *testing.T) {
 	if testing.Short() {
 		paired = []int{64, 2048}
 	}
+	// passRadix: passes below 1024 points at radix 16 (128 = 16·8, one
+	// exchange) or 32 (PRISM_OPENCL_PASS_RADIX); 0 the default
 	for _, c := range []struct {
-		local int
-		sizes []int
-	}{{0, paired}, {unpairedLocal, []int{2048}}} {
+		local, passRadix int
+		sizes            []int
+	}{{0, 0, paired}, {unpairedLocal, 0, []int{2048}}, {0, 16, []int{256, 16384}}, {0, 32, []int{2048}}} {
 		e := fourStepEngine(t, c.local)
+		if c.passRadix != 0 {
+			e.passSmall = c.passRadix
+		}
 		for _, n := range c.sizes {
 			m := n / 2
 			if _, ok := e.singleGeom(m); ok {
@@ -52,7 +57,7 @@ func TestFourStepTransforms(t *testing.T) {
 				t.Fatalf("n=%d local=%d: paired split %v", n, c.local, paired)
 			}
 			for _, batch := range []int{1, 3} {
-				t.Run(fmt.Sprintf("local=%d/size=%d/batch=%d", c.local, n, batch), func(t *testing.T) {
+				t.Run(fmt.Sprintf("local=%d/passradix=%d/size=%d/batch=%d", c.local, c.passRadix, n, batch), func(t *testing.T) {
 					p, err := e.NewReal(n, batch)
 					if err != nil {
 						t.Fatal(err)

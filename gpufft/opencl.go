@@ -285,6 +285,9 @@ type OpenCL struct {
 	local int // local memory bytes a work-group may use
 	maxWG int
 	radix int // 0: automatic
+	// passSmall is the radix of four-step passes below 1024 points
+	// (PRISM_OPENCL_PASS_RADIX: 8, 16 or 32).
+	passSmall int
 	// groupThreads is the work-group size single-pass kernels aim for
 	// (several short transforms share a group up to it).
 	groupThreads int
@@ -349,8 +352,12 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	e.maxWG = min(info.MaxWorkGroupSize, 1024)
 	// Tuning aids for `prism bench` on new hardware; the defaults were
 	// measured on an H200.
-	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_RADIX")); err == nil && (r == 4 || r == 8 || r == 16) {
+	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_RADIX")); err == nil && (r == 4 || r == 8 || r == 16 || r == 32) {
 		e.radix = r
+	}
+	e.passSmall = 8
+	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PASS_RADIX")); err == nil && (r == 8 || r == 16 || r == 32) {
+		e.passSmall = r
 	}
 	// On CPU devices (PoCL) 512-item groups with many barriers are slow:
 	// R2C 16384 ran at 0.72× clFFT's speed single-pass and 1.69× as two
@@ -623,16 +630,36 @@ func b01(b bool) string {
 }
 
 // maxSingle is the largest transform one work-group does: 8192 points, or
-// fewer where local memory cannot hold one component of it.
+// fewer where local memory cannot hold one component of it. (16384 points
+// in one group, one component at a time in two halves of NVIDIA's 48 KB of
+// local memory, 512 items of 32 values, measured slower than the two
+// four-step passes on the H200: C2C 16384 0.360 ms against 0.330, R2C
+// 32768 0.499 against 0.386; spectrogram 32768/8192 1.475 against 1.537.)
 const maxSingle = 8192
 
 func (e *OpenCL) radixFor(n int) int {
-	// Radix 16 from 2048 points (fewer exchanges); measured on an H200:
-	// R2C 4096 (2048-point stages) 82% of copy bandwidth at radix 16, 73% at 8;
-	// R2C 1024 87% at radix 8, 84% at 16.
+	// Per length, measured on an H200 (2^26 samples per call, radix 8, 16,
+	// 32 and 64 side by side):
+	//   - up to 256 points: radix 8;
+	//   - 512 and 1024: radix 32, one exchange through local memory instead
+	//     of two (spectrogram 1024/256 0.424 ms against 0.586 at radix 8;
+	//     C2C 1024 0.144 against 0.146; R2C 1024 equal);
+	//   - 2048 and 4096: radix 16 (R2C 4096 0.156 ms against 0.160 at 32
+	//     and 0.192 at 64; spectrogram 4096/1024 0.514 against 0.579 and
+	//     0.637; C2C 4096 0.142 against 0.146 and 0.182): 32 or 64 values
+	//     per work-item cost more in registers than the saved exchange;
+	//   - 8192: radix 32 (R2C 16384 0.231 ms against 0.253 at 16, C2C 8192
+	//     0.199 against 0.240, spectrogram 16384/4096 0.769 against 1.00).
+	// (A radix-64 butterfly, one exchange for 4096 points, was measured and
+	// dropped: slower at every length.)
 	r := 8
-	if n >= 2048 {
+	switch {
+	case n >= 8192:
+		r = 32
+	case n >= 2048:
 		r = 16
+	case n >= 512:
+		r = 32
 	}
 	if e.radix != 0 {
 		r = e.radix
@@ -671,11 +698,15 @@ func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
 // sequences per group so that strided accesses fill whole transactions;
 // radix 8 below 1024 points, 16 from 1024 (H200, 2^20 points, both passes
 // of 1024: C2C 0.431 ms at radix 16 against 0.496 at 8, R2C 0.500 against
-// 0.540).
+// 0.540). Below 1024, radix 16 or 32 (one exchange fewer at 128 and 256
+// points) measured slower but for one row (H200, radix 8 / 16 / 32: C2C
+// 16384 0.321 / 0.361 / 0.343 ms, R2C 65536 0.388 / 0.395 / 0.452, C2C
+// 65536 0.340 / 0.330 / 0.398, R2C 2^18 0.413 / 0.461 / 0.445,
+// spectrogram 65536/16384 1.60 / 1.84 / 1.90).
 func (e *OpenCL) passGeom(n int) geom {
 	g := geom{len: n, radix: e.radixFor(n), s: 1}
 	if n < 1024 {
-		g.radix = min(g.radix, 8)
+		g.radix = min(e.passSmall, n)
 	} else if e.radix == 0 {
 		g.radix = min(16, n)
 	}

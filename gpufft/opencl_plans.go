@@ -666,8 +666,9 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 // On the H100 the 4096/1024 spectrogram took 0.657 ms with 1, 0.623 with 2,
 // 0.586 with 4 and 0.597 with 8. Groups of more than 256 items do one
 // frame: with 512 the loop leaves 128 registers per item, which spill (H200,
-// 16384/4096: 1.00 ms with 1, 1.05 with 4). PRISM_OPENCL_FPG overrides it
-// (tuning aid).
+// 16384/4096 at radix 16: 1.00 ms with 1, 1.05 with 4); at 256 items it
+// pays (16384/4096 at radix 32: 0.769 ms with 4, 0.872 with 1).
+// PRISM_OPENCL_FPG overrides it (tuning aid).
 func framesPerGroup(g geom, cfg SpectrogramConfig) int {
 	if v, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_FPG")); err == nil && v >= 1 && v <= 64 {
 		return v

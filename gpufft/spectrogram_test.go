@@ -236,34 +236,42 @@ func TestSpectrogramGPUMatchesCPU(t *testing.T) {
 	g := requireGPU(t)
 	rng := rand.New(rand.NewPCG(6, 1))
 	for _, n := range sizes() {
-		for _, w := range []Window{{Kind: Hann}, {Kind: BlackmanHarris}, {Kind: Kaiser, Beta: 5}} {
-			length := 3*n + 77
-			noise := make([]float32, 2*length)
-			tones := make([]float32, 2*length)
-			for i := range noise {
-				noise[i] = float32(0.3 * rng.NormFloat64())
-				tones[i] = float32(0.5*math.Sin(float64(i)*0.3) + 0.001*rng.NormFloat64())
-			}
-			for _, mix := range []bool{true, false} {
-				cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: w, Channels: 2, Mix: mix, MaxSamples: length}
-				a, b := spectrogram(t, testCPU, cfg, noise), spectrogram(t, g, cfg, noise)
-				for i := range a {
-					if (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01 {
-						t.Fatalf("noise n=%d %v mix=%v: value %d: CPU %.4f dB, GPU %.4f dB", n, w, mix, i, a[i], b[i])
-					}
+		spectrogramMatchesCPU(t, g, n, rng)
+	}
+}
+
+// spectrogramMatchesCPU checks g's spectrogram of n points against the CPU
+// engine's on noise and on a tone (see TestSpectrogramGPUMatchesCPU), for
+// three windows, mixed and per channel.
+func spectrogramMatchesCPU(t *testing.T, g Engine, n int, rng *rand.Rand) {
+	t.Helper()
+	for _, w := range []Window{{Kind: Hann}, {Kind: BlackmanHarris}, {Kind: Kaiser, Beta: 5}} {
+		length := 3*n + 77
+		noise := make([]float32, 2*length)
+		tones := make([]float32, 2*length)
+		for i := range noise {
+			noise[i] = float32(0.3 * rng.NormFloat64())
+			tones[i] = float32(0.5*math.Sin(float64(i)*0.3) + 0.001*rng.NormFloat64())
+		}
+		for _, mix := range []bool{true, false} {
+			cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: w, Channels: 2, Mix: mix, MaxSamples: length}
+			a, b := spectrogram(t, testCPU, cfg, noise), spectrogram(t, g, cfg, noise)
+			for i := range a {
+				if (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01 {
+					t.Fatalf("noise n=%d %v mix=%v: value %d: CPU %.4f dB, GPU %.4f dB", n, w, mix, i, a[i], b[i])
 				}
-				a, b = spectrogram(t, testCPU, cfg, tones), spectrogram(t, g, cfg, tones)
-				bins := cfg.Bins()
-				for r := range len(a) / bins {
-					row := a[r*bins : (r+1)*bins]
-					peak := row[0]
-					for _, v := range row {
-						peak = max(peak, v)
-					}
-					for k, v := range row {
-						if v > peak-80 && math.Abs(float64(v-b[r*bins+k])) > 0.01 {
-							t.Fatalf("tones n=%d %v mix=%v: row %d bin %d: CPU %.4f dB, GPU %.4f dB (peak %.1f)", n, w, mix, r, k, v, b[r*bins+k], peak)
-						}
+			}
+			a, b = spectrogram(t, testCPU, cfg, tones), spectrogram(t, g, cfg, tones)
+			bins := cfg.Bins()
+			for r := range len(a) / bins {
+				row := a[r*bins : (r+1)*bins]
+				peak := row[0]
+				for _, v := range row {
+					peak = max(peak, v)
+				}
+				for k, v := range row {
+					if v > peak-80 && math.Abs(float64(v-b[r*bins+k])) > 0.01 {
+						t.Fatalf("tones n=%d %v mix=%v: row %d bin %d: CPU %.4f dB, GPU %.4f dB (peak %.1f)", n, w, mix, r, k, v, b[r*bins+k], peak)
 					}
 				}
 			}

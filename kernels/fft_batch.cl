@@ -193,7 +193,19 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // float2 local memory (0.51-0.60 by compile), split twiddles derived from
 // one load per slot (0.54), keeping the compiler from hoisting per-thread
 // constants out of the frame loop (72 instead of 128 registers, 0.59),
-// prefetching the next frame's new samples into L1 or L2 (0.55).
+// prefetching the next frame's new samples into L1 or L2 (0.55), radix 32
+// (2048 = 32*32*2, 64 items: 0.58, also with FPG 4) and radix 64 (64*32,
+// one exchange, 32 items of 64 values: 0.64; 0.88 with one frame per
+// 32-item group): the registers cost more than the exchange saved.
+// Where the time goes: per 4096-point frame the two exchanges move 64 KB
+// through local memory and the loads (samples, window, split and stage
+// twiddles) about 58 KB through L1, the same 128 bytes per clock of each
+// SM: ~1000 clocks per frame, 0.26 ms for 2^26 samples on the H200 even if
+// everything else overlapped. A frame takes ~2000 clocks at 0.51 ms; below
+// ~0.3 ms needs fewer bytes through that path per frame (one exchange, or
+// twiddles and window from registers), not fewer instructions. Sub-group
+// shuffles move the same 4 bytes per lane per clock as local memory, and a
+// transpose across lanes takes several rounds of them, so they do not help.
 
 // load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
 // past count). Pairs are read as one 64-bit load where the frame starts on

@@ -1,5 +1,5 @@
 // fft_common.cl - shared by every Prism FFT kernel: complex helpers, the
-// radix-2/4/8/16 butterflies in registers, and one Stockham stage.
+// radix-2 ... 32 butterflies in registers, and one Stockham stage.
 //
 // Data layout: complex values are float2 (re, im). Twiddles come from tables
 // computed on the host in float64 and rounded once (fast native_sin/cos
@@ -11,7 +11,7 @@
 //
 // Defines expected from the host (every kernel file):
 //   LEN    transform length done by one work-group sequence (power of two)
-//   RADIX  butterfly radix in registers: 2, 4, 8 or 16 (RADIX <= LEN)
+//   RADIX  butterfly radix in registers: 2, 4, 8, 16 or 32 (RADIX <= LEN)
 //   S      sequences (transforms) per work-group
 //   SPLIT  1 when local memory holds one float component at a time
 //   LOG2R, NFULL, LASTR  the stage plan (see fft_regs)
@@ -82,16 +82,57 @@ inline void dft8(float2 *v) {
     v[3] = e3 + o3; v[7] = e3 - o3;
 }
 
-__constant float2 W16[8] = {
-    (float2)(1.0f, 0.0f),
-    (float2)(0.92387953251128675613f, -0.38268343236508977173f),
-    (float2)(0.70710678118654752440f, -0.70710678118654752440f),
-    (float2)(0.38268343236508977173f, -0.92387953251128675613f),
-    (float2)(0.0f, -1.0f),
-    (float2)(-0.38268343236508977173f, -0.92387953251128675613f),
-    (float2)(-0.70710678118654752440f, -0.70710678118654752440f),
-    (float2)(-0.92387953251128675613f, -0.38268343236508977173f),
+// W64[e] = W_64^e = exp(-2 pi i e/64), e < 32. Every constant twiddle the
+// kernels use is an entry of it or its negation: WK(M, e) is W_M^e for a
+// power of two M <= 64 and any e, folded to an immediate when M and e are
+// compile-time constants (they always are: the loops unroll).
+__constant float2 W64[32] = {
+    (float2)(1.00000000000000000000f, -0.00000000000000000000f),
+    (float2)(0.99518472667219692873f, -0.09801714032956060363f),
+    (float2)(0.98078528040323043058f, -0.19509032201612824808f),
+    (float2)(0.95694033573220882438f, -0.29028467725446233105f),
+    (float2)(0.92387953251128673848f, -0.38268343236508978178f),
+    (float2)(0.88192126434835504956f, -0.47139673682599764204f),
+    (float2)(0.83146961230254523567f, -0.55557023301960217765f),
+    (float2)(0.77301045336273699338f, -0.63439328416364548779f),
+    (float2)(0.70710678118654757274f, -0.70710678118654746172f),
+    (float2)(0.63439328416364548779f, -0.77301045336273699338f),
+    (float2)(0.55557023301960228867f, -0.83146961230254523567f),
+    (float2)(0.47139673682599780857f, -0.88192126434835493853f),
+    (float2)(0.38268343236508983729f, -0.92387953251128673848f),
+    (float2)(0.29028467725446233105f, -0.95694033573220893540f),
+    (float2)(0.19509032201612833135f, -0.98078528040323043058f),
+    (float2)(0.09801714032956077016f, -0.99518472667219681771f),
+    (float2)(0.00000000000000000000f, -1.00000000000000000000f),
+    (float2)(-0.09801714032956064526f, -0.99518472667219692873f),
+    (float2)(-0.19509032201612819257f, -0.98078528040323043058f),
+    (float2)(-0.29028467725446216452f, -0.95694033573220893540f),
+    (float2)(-0.38268343236508972627f, -0.92387953251128673848f),
+    (float2)(-0.47139673682599769755f, -0.88192126434835504956f),
+    (float2)(-0.55557023301960195560f, -0.83146961230254545772f),
+    (float2)(-0.63439328416364537677f, -0.77301045336273710440f),
+    (float2)(-0.70710678118654746172f, -0.70710678118654757274f),
+    (float2)(-0.77301045336273699338f, -0.63439328416364548779f),
+    (float2)(-0.83146961230254534669f, -0.55557023301960217765f),
+    (float2)(-0.88192126434835493853f, -0.47139673682599786408f),
+    (float2)(-0.92387953251128673848f, -0.38268343236508989280f),
+    (float2)(-0.95694033573220882438f, -0.29028467725446238656f),
+    (float2)(-0.98078528040323043058f, -0.19509032201612860891f),
+    (float2)(-0.99518472667219681771f, -0.09801714032956082567f),
 };
+#define WIDX(M, e) ((((e) % (M)) * (64 / (M))))
+#define WK(M, e) (WIDX(M, e) < 32 ? W64[WIDX(M, e)] : -W64[WIDX(M, e) - 32])
+
+// mul_wk multiplies x by the constant W_M^e; the trivial powers 1, -i, -1
+// and i cost no multiply.
+inline float2 mul_wk(float2 x, const int M, const int e) {
+    const int i = WIDX(M, e);
+    if (i == 0) return x;
+    if (i == 16) return mul_mi(x);
+    if (i == 32) return -x;
+    if (i == 48) return (float2)(-x.y, x.x);
+    return cmul(x, WK(M, e));
+}
 
 inline void dft16(float2 *v) {
     float2 e[8], o[8];
@@ -101,35 +142,39 @@ inline void dft16(float2 *v) {
     dft8(o);
 #pragma unroll
     for (int k = 0; k < 8; k++) {
-        // W16^0 = 1 and W16^4 = -i need no multiply (x*0 does not fold away)
-        float2 w = k == 0 ? o[0] : k == 4 ? mul_mi(o[4]) : cmul(o[k], W16[k]);
+        float2 w = mul_wk(o[k], 16, k);
         v[k] = e[k] + w;
         v[k + 8] = e[k] - w;
     }
 }
 
-// W32[r] = W_32^r = exp(-2 pi i r/32), r < 16: with the thread's own
-// twiddle it gives the real split's W_N^(t + r*T) = W_N^t * W_(2*RADIX)^r
-// (N = 2*LEN, T = LEN/RADIX) with a compile-time constant, not a load.
-__constant float2 W32[16] = {
-    (float2)(1.00000000000000000000f, -0.00000000000000000000f),
-    (float2)(0.98078528040323043058f, -0.19509032201612824808f),
-    (float2)(0.92387953251128673848f, -0.38268343236508978178f),
-    (float2)(0.83146961230254523567f, -0.55557023301960217765f),
-    (float2)(0.70710678118654757274f, -0.70710678118654746172f),
-    (float2)(0.55557023301960228867f, -0.83146961230254523567f),
-    (float2)(0.38268343236508983729f, -0.92387953251128673848f),
-    (float2)(0.19509032201612833135f, -0.98078528040323043058f),
-    (float2)(0.00000000000000006123f, -1.00000000000000000000f),
-    (float2)(-0.19509032201612819257f, -0.98078528040323043058f),
-    (float2)(-0.38268343236508972627f, -0.92387953251128673848f),
-    (float2)(-0.55557023301960195560f, -0.83146961230254545772f),
-    (float2)(-0.70710678118654746172f, -0.70710678118654757274f),
-    (float2)(-0.83146961230254534669f, -0.55557023301960217765f),
-    (float2)(-0.92387953251128673848f, -0.38268343236508989280f),
-    (float2)(-0.98078528040323043058f, -0.19509032201612860891f),
-};
-#define W2R(r) W32[(r) * (16 / RADIX)]
+// dft32 splits 32 = P*Q with P = 4, Q = 8 (n = Q*n1 + n2, k = k1 + P*k2):
+// 4-point DFTs of the stride-8 columns, the constant twiddles W_32^(n2*k1),
+// then 8-point DFTs whose outputs land at k1 + 4*k2 (a renaming of
+// registers, free once unrolled).
+inline void dft32(float2 *v) {
+    float2 u[32];
+#pragma unroll
+    for (int n2 = 0; n2 < 8; n2++) {
+        float2 c0 = v[n2], c1 = v[8 + n2], c2 = v[16 + n2], c3 = v[24 + n2];
+        dft4(&c0, &c1, &c2, &c3);
+        u[n2] = c0;
+        u[8 + n2] = mul_wk(c1, 32, n2);
+        u[16 + n2] = mul_wk(c2, 32, 2 * n2);
+        u[24 + n2] = mul_wk(c3, 32, 3 * n2);
+    }
+#pragma unroll
+    for (int k1 = 0; k1 < 4; k1++) {
+        dft8(u + 8 * k1);
+#pragma unroll
+        for (int k2 = 0; k2 < 8; k2++) v[k1 + 4 * k2] = u[8 * k1 + k2];
+    }
+}
+
+// W2R(r) = W_(2*RADIX)^r, r < RADIX <= 32: with the thread's own twiddle it
+// gives the real split's W_N^(t + r*T) = W_N^t * W_(2*RADIX)^r (N = 2*LEN,
+// T = LEN/RADIX) with a compile-time constant, not a load.
+#define W2R(r) WK(2 * RADIX, r)
 
 // dftR: a forward DFT of R consecutive registers v[0..R).
 inline void dft_r(float2 *v, int R) {
@@ -139,8 +184,10 @@ inline void dft_r(float2 *v, int R) {
         dft4(&v[0], &v[1], &v[2], &v[3]);
     } else if (R == 8) {
         dft8(v);
-    } else {
+    } else if (R == 16) {
         dft16(v);
+    } else {
+        dft32(v);
     }
 }
 
@@ -148,19 +195,28 @@ inline void dft_r(float2 *v, int R) {
 #define STAGE_TW(tw, r, k, Ns) ((tw)[((Ns) - RADIX) + ((r) - 1) * (Ns) + (k)])
 
 // twiddle multiplies x[r], 1 <= r < n, by W_{Ns*n'}^{r*k} (the stage's
-// twiddles). Only the power-of-two r are read from the table; the others
-// are products of two already at hand (w3 = w1*w2, w7 = w3*w4, w15 =
-// w7*w8: at most three roundings deep, ~2e-7 relative), which trades
-// load instructions - the kernels' bottleneck on GPUs - for multiplies.
+// twiddles). Not every r is read from the table: up to n = 16 only the
+// power-of-two r are, the others are products of two already at hand (w3 =
+// w1*w2, w7 = w3*w4, w15 = w7*w8: at most three roundings deep, ~2e-7
+// relative), which trades load instructions - the kernels' bottleneck on
+// GPUs - for multiplies. For n = 32 the chains would get four deep, so
+// there w[r] = w[8a + b] is w[8a] * w[b] from the loaded w[1..7] and
+// w[8], w[16], w[24]: one rounding deep, 10 loads.
 #define HIGHBIT(r) ((r) >= 8 ? 8 : (r) >= 4 ? 4 : (r) >= 2 ? 2 : 1)
 inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, int k, int Ns) {
-    float2 w[16];
+    float2 w[32];
 #pragma unroll
     for (int r = 1; r < n; r++) {
-        if ((r & (r - 1)) == 0)
+        if (n <= 16) {
+            if ((r & (r - 1)) == 0)
+                w[r] = STAGE_TW(tw, r, k, Ns);
+            else
+                w[r] = cmul(w[r - HIGHBIT(r)], w[HIGHBIT(r)]);
+        } else if (r < 8 || (r & 7) == 0) {
             w[r] = STAGE_TW(tw, r, k, Ns);
-        else
-            w[r] = cmul(w[r - HIGHBIT(r)], w[HIGHBIT(r)]);
+        } else {
+            w[r] = cmul(w[r & ~7], w[r & 7]);
+        }
         x[r] = cmul(x[r], w[r]);
     }
 }

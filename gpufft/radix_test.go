@@ -1,0 +1,68 @@
+package gpufft
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// radixEngine opens a second OpenCL engine on the test device whose
+// single-pass kernels use the given register radix (0: the per-length
+// default, PRISM_OPENCL_RADIX's effect otherwise) and run single-pass up to
+// maxSingle points on every device type, so each radix's butterflies and
+// stage plans are checked wherever the tests run (PoCL in CI included), not
+// only at the lengths and on the devices where the defaults pick them.
+//
+// local > 0 also sets the local memory the geometry plans for (as on NVIDIA,
+// where OpenCL gives 48 KB), so the transforms that keep one component in
+// local memory at a time there take that path here too.
+func radixEngine(t *testing.T, radix, local int) *OpenCL {
+	t.Helper()
+	g := requireGPU(t)
+	e, err := NewOpenCL(OpenCLOptions{Device: fmt.Sprint(g.info.Index)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	e.radix, e.singleMax = radix, maxSingle
+	if local > 0 {
+		e.local = local
+	}
+	return e
+}
+
+// nvidiaLocal is the local memory NVIDIA's OpenCL gives a work-group, less
+// the engine's reserve.
+const nvidiaLocal = 48<<10 - 256
+
+// TestRadixPaths: complex, real and spectrogram plans at the single-pass
+// lengths whose stage plans differ by radix (radix 32: one exchange at 64,
+// 512 and 1024 points, two at 2048 and 4096 with last stages of 2 and 4;
+// the default's 8192 = 32·32·8 with one component in local memory at a
+// time, as on NVIDIA), each against the float64 reference, and the
+// spectrogram against the CPU engine.
+func TestRadixPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 1))
+	type radixCase struct {
+		radix, local int
+		lens         []int // complex lengths (real transforms and spectrograms of twice as many points)
+	}
+	cases := []radixCase{{0, nvidiaLocal, []int{8192}}, {32, 0, []int{64, 2048, 4096}}}
+	if testing.Short() {
+		cases = []radixCase{{0, nvidiaLocal, []int{8192}}, {32, 0, []int{2048}}}
+	}
+	for _, c := range cases {
+		e := radixEngine(t, c.radix, c.local)
+		for _, m := range c.lens {
+			g, ok := e.singleGeom(m)
+			if !ok || (c.radix != 0 && g.radix != c.radix) || g.split != (c.local > 0) {
+				t.Fatalf("radix %d, %d points: geometry %+v single-pass %v", c.radix, m, g, ok)
+			}
+			t.Run(fmt.Sprintf("radix=%d/len=%d", g.radix, m), func(t *testing.T) {
+				checkComplexPlan(t, e, m, 3, rng)
+				checkRealPlan(t, e, 2*m, 3, rng)
+				spectrogramMatchesCPU(t, e, 2*m, rng)
+			})
+		}
+	}
+}
