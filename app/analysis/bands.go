@@ -12,7 +12,7 @@ import (
 
 // BandsOptions configure a fractional-octave analysis.
 type BandsOptions struct {
-	Fraction  int // 1, 3, 6, 12, 24
+	Fraction  int // 1, 2, 3, 6, 12, 24 or 48
 	Weighting dsp.Weighting
 	Channel   int // −1: the mix
 	FFT       int // 0: chosen from the lowest band
@@ -54,20 +54,34 @@ func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engine
 	return res, err
 }
 
-// bandsFFT is o.FFT, or one fine enough for the lowest band but at most an
-// eighth of the file: the frames that see the file start or stop (and
-// spread a steady tone's energy into neighbouring bands) then weigh
-// little, and the lowest bands are marked under-resolved instead of the
-// file being refused.
+// bandsFFT is o.FFT, or one fine enough for the lowest band but no longer
+// than the file: a longer transform would resolve nothing more (the
+// file's own length sets the resolution of its spectrum), and the lowest
+// bands are marked under-resolved instead of the file being refused. The
+// frames that see the file start or stop need no margin: summed over
+// every frame (hop N/4, zeros around the file), the Hann power spectra
+// are the file's own spectrum smoothed by the window's kernel, however
+// long N is, so a tone that stops with the file spreads only as its own
+// truncation does.
 func bandsFFT(o BandsOptions, lowest dsp.Band, rate int, samples int64) int {
 	if o.FFT != 0 {
 		return o.FFT
 	}
 	n := dsp.BandFFTSize(lowest, rate, bandsMaxFFT)
-	for n > MinFFT && int64(n)*8 > samples {
+	for n > MinFFT && int64(n) > samples {
 		n /= 2
 	}
 	return n
+}
+
+// bandsWindow is the band analysis' window: Hann, whose squares at hop
+// N/4 sum to the same weight at every sample.
+var bandsWindow = gpufft.Window{Kind: gpufft.Hann}
+
+// bandsAccumulator folds the n-point bandsWindow power spectra of a signal
+// at rate Hz into bands, weighted by w.
+func bandsAccumulator(bands []dsp.Band, n, rate int, w dsp.Weighting) *dsp.BandAccumulator {
+	return dsp.NewBandAccumulator(bands, n, rate, dsp.SumsOf(bandsWindow.Values(n)), w)
 }
 
 func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Engine) (BandsResult, error) {
@@ -92,12 +106,11 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	}
 	n := bandsFFT(o, bands[0], f.SampleRate, samples)
 	res.FFT = n
-	win := gpufft.Window{Kind: gpufft.Hann}
-	acc := dsp.NewBandAccumulator(bands, n, f.SampleRate, dsp.SumsOf(win.Values(n)), o.Weighting)
+	acc := bandsAccumulator(bands, n, f.SampleRate, o.Weighting)
 	hop := n / 4
 	pad := int64(n - hop)
 	st := newStreamer(&padDecoder{Decoder: dec, before: pad, after: pad}, n, hop, o.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: win, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
 		return res, &EngineError{err}
