@@ -41,9 +41,9 @@ const bandsMaxFFT = MaxFFT
 // AnalyzeBands measures the exact average power of a whole file in
 // fractional-octave bands on the engines, weighted A, C or Z: Hann frames
 // at hop N/4, whose squares sum to the same weight at every sample, over
-// the file padded with N−N/4 zeros at each end, so every sample counts
-// once — no fade-in, no unanalysed tail, a burst reads the same wherever
-// it falls.
+// the file padded with N−N/4 zeros at each end (and at the end up to a
+// whole hop more), so every sample counts once — no fade-in, no
+// unanalysed tail, a burst reads the same wherever it falls.
 func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engines) (BandsResult, error) {
 	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
 		return analyzeBands(ctx, in, o, eng)
@@ -108,8 +108,8 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	res.FFT = n
 	acc := bandsAccumulator(bands, n, f.SampleRate, o.Weighting)
 	hop := n / 4
-	pad := int64(n - hop)
-	st := newStreamer(&padDecoder{Decoder: dec, before: pad, after: pad}, n, hop, o.Channel)
+	pd := &padDecoder{Decoder: dec, before: int64(n - hop), tail: int64(n - hop), hop: int64(hop)}
+	st := newStreamer(pd, n, hop, o.Channel)
 	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
@@ -131,21 +131,27 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	if err := streamError(ctx, err); err != nil {
 		return res, err
 	}
-	if st.frames == 2*pad {
+	if pd.read == 0 {
 		return res, inputErrorf("%s: no samples", in)
 	}
 	binHz := float64(f.SampleRate) / float64(n)
-	for i, lv := range acc.LevelsOver(st.frames-2*pad, hop) {
+	for i, lv := range acc.LevelsOver(pd.read, hop) {
 		res.Levels = append(res.Levels, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
 	}
 	return res, nil
 }
 
 // padDecoder is a decoder's stream with before zero samples (per channel)
-// in front and after ones at the end.
+// in front and, once it ends, tail zeros and as many more as bring the
+// file's samples to a whole number of hops: the last frame then ends with
+// the padding, so the file's last samples lie in as many frames as every
+// other sample (and weigh the same).
 type padDecoder struct {
 	audio.Decoder
-	before, after int64
+	before, tail, hop int64
+	read              int64 // the file's samples per channel so far
+	after             int64 // zeros still to come, once the file ended
+	ended             bool
 }
 
 func (d *padDecoder) Read(dst []float32) (int, error) {
@@ -156,14 +162,22 @@ func (d *padDecoder) Read(dst []float32) (int, error) {
 		d.before -= int64(n)
 		return n, nil
 	}
-	n, err := d.Decoder.Read(dst)
-	if n > 0 || !errors.Is(err, io.EOF) {
-		return n, err
+	if !d.ended {
+		n, err := d.Decoder.Read(dst)
+		d.read += int64(n)
+		if !errors.Is(err, io.EOF) {
+			return n, err
+		}
+		d.ended = true
+		d.after = d.tail + (d.hop-d.read%d.hop)%d.hop
+		if n > 0 { // the padding follows at the next read
+			return n, nil
+		}
 	}
 	if d.after == 0 {
 		return 0, io.EOF
 	}
-	n = int(min(d.after, int64(len(dst)/ch)))
+	n := int(min(d.after, int64(len(dst)/ch)))
 	clear(dst[:n*ch])
 	d.after -= int64(n)
 	return n, nil
