@@ -29,9 +29,13 @@ type BandLevel struct {
 
 // BandsResult is a file's band levels.
 type BandsResult struct {
-	Levels   []BandLevel
-	FFT      int
-	Warnings []string // engine fallbacks
+	Levels []BandLevel
+	FFT    int // the transform at the file's rate (0 if every band was decimated)
+	// Decimation is 1, or the factor by which the signal of the lowest
+	// bands was decimated (see bandsDecimation), DecimatedFFT their
+	// transform at that rate.
+	Decimation, DecimatedFFT int
+	Warnings                 []string // engine fallbacks
 }
 
 // bandsMaxFFT is the longest transform AnalyzeBands chooses by itself:
@@ -104,16 +108,48 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	if err != nil {
 		return res, err
 	}
-	n := bandsFFT(o, bands[0], f.SampleRate, samples)
-	res.FFT = n
-	acc := bandsAccumulator(bands, n, f.SampleRate, o.Weighting)
+	res.Decimation = 1
+	if o.FFT == 0 {
+		res.Decimation = bandsDecimation(bands[0], f.SampleRate)
+	}
+	split := 0 // bands[:split] are measured decimated
+	for split < len(bands) && res.Decimation > 1 && bands[split].Upper <= decimPass*float64(f.SampleRate/res.Decimation) {
+		split++
+	}
+	if split > 0 {
+		if res.Levels, res.DecimatedFFT, err = bandsDecimated(ctx, in, bands[:split], res.Decimation, samples, o, eng); err != nil {
+			return res, err
+		}
+	}
+	if split == len(bands) {
+		return res, nil
+	}
+	res.FFT = bandsFFT(o, bands[split], f.SampleRate, samples)
+	levels, err := bandsPass(ctx, dec, bands[split:], res.FFT, f.SampleRate, o.Channel, 1, o, eng)
+	if errors.Is(err, errNoSamples) {
+		return res, inputErrorf("%s: no samples", in)
+	}
+	res.Levels = append(res.Levels, levels...)
+	return res, err
+}
+
+// errNoSamples is a file that held no samples.
+var errNoSamples = errors.New("no samples")
+
+// bandsPass measures bands on dec's stream (channel, at rate Hz) with
+// n-point transforms and returns their levels: the stream padded (see
+// padDecoder), framed and transformed on eng, folded into the bands and
+// averaged over the file's samples (per stream sample: d for a stream
+// decimated by d).
+func bandsPass(ctx context.Context, dec audio.Decoder, bands []dsp.Band, n, rate, channel, d int, o BandsOptions, eng gpufft.Engine) ([]BandLevel, error) {
+	acc := bandsAccumulator(bands, n, rate, o.Weighting)
 	hop := n / 4
 	pd := &padDecoder{Decoder: dec, before: int64(n - hop), tail: int64(n - hop), hop: int64(hop)}
-	st := newStreamer(pd, n, hop, o.Channel)
+	st := newStreamer(pd, n, hop, channel)
 	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
-		return res, &EngineError{err}
+		return nil, &EngineError{err}
 	}
 	defer plan.Close()
 	power := make([]float32, cfg.DstLen(st.maxLen))
@@ -129,16 +165,21 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 		return nil
 	})
 	if err := streamError(ctx, err); err != nil {
-		return res, err
+		return nil, err
 	}
-	if pd.read == 0 {
-		return res, inputErrorf("%s: no samples", in)
+	samples := pd.read
+	if m, ok := dec.(*decimator); ok {
+		samples = (m.read + int64(d)/2) / int64(d)
 	}
-	binHz := float64(f.SampleRate) / float64(n)
-	for i, lv := range acc.LevelsOver(pd.read, hop) {
-		res.Levels = append(res.Levels, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
+	if samples == 0 {
+		return nil, errNoSamples
 	}
-	return res, nil
+	binHz := float64(rate) / float64(n)
+	var out []BandLevel
+	for i, lv := range acc.LevelsOver(samples, hop) {
+		out = append(out, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
+	}
+	return out, nil
 }
 
 // padDecoder is a decoder's stream with before zero samples (per channel)

@@ -74,9 +74,26 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	if under > 0 {
-		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %d-point FFT (marked under_resolved); use a higher --min-freq\n", under, res.FFT)
+		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %s (marked under_resolved); %s\n", under, bandsTransform(res), bandsAdvice(o))
 	}
 	return ExitOK
+}
+
+// bandsTransform names the transform of the lowest bands.
+func bandsTransform(res analysis.BandsResult) string {
+	if res.Decimation > 1 {
+		return fmt.Sprintf("%d-point FFT of the signal decimated by %d", res.DecimatedFFT, res.Decimation)
+	}
+	return fmt.Sprintf("%d-point FFT", res.FFT)
+}
+
+// bandsAdvice says what would resolve more bands: the transform is as
+// fine as the file allows unless --fft chose it.
+func bandsAdvice(o analysis.BandsOptions) string {
+	if o.FFT != 0 {
+		return "use a larger --fft or a higher --min-freq"
+	}
+	return "the transform is already as long as the file allows: use a longer recording or a higher --min-freq"
 }
 
 // writeBands writes the bands CSV of input in and returns how many bands
