@@ -29,8 +29,8 @@ type published struct {
 	histNext uint64        // columns (frames) ever pushed
 	frames   uint64
 	// peak is the window kernel of the spectra published since the
-	// settings last changed (nil until the first publish after a reset):
-	// the peak readout's table, built once per window and FFT size.
+	// settings last changed (nil from a reset to the next publish): the
+	// peak readout's table, built once per settings, never per frame.
 	peak    *dsp.WindowKernel
 	peakWin gpufft.Window
 }
@@ -53,9 +53,7 @@ func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.geo, p.gain2 = geo, gain2
-	if p.peak != nil && p.peak.N() != geo.FFT {
-		p.peak = nil
-	}
+	p.peak = nil
 	p.spectra = make([]Spectrum, outCh)
 	for c := range p.spectra {
 		s := &p.spectra[c]
@@ -115,11 +113,11 @@ func (p *published) publish(post *postState, frames int) {
 	p.frames += uint64(frames)
 }
 
-// setPeakWindow (re)builds the peak readout's kernel when the window or
-// the FFT size changed: O(N) once per change, on the engine goroutine,
-// never per frame. A window the kernel refuses leaves the readout empty.
+// setPeakWindow builds the peak readout's kernel at the first publish of
+// new settings: O(N) once, on the engine goroutine. A window the kernel
+// refuses leaves the readout empty.
 func (p *published) setPeakWindow(w gpufft.Window) {
-	if p.peak != nil && p.peakWin == w && p.peak.N() == p.geo.FFT {
+	if p.peak != nil && p.peakWin == w {
 		return
 	}
 	p.peak, _ = dsp.NewWindowKernel(w.Values(p.geo.FFT))
