@@ -238,23 +238,27 @@ func TestTech3341Programmes(t *testing.T) {
 		secs []progSection
 	}{
 		{"3341-7/3342-5", 5, []progSection{
-			{"music", 15, -20}, {"speech", 25, -25}, {"music", 10, -22}, {"speech", 20, -24},
-			{"action", 15, -20}, {"music", 5, -23},
+			{"music", 8, -20}, {"speech", 12, -25}, {"music", 5, -22}, {"speech", 10, -24},
+			{"action", 8, -20}, {"music", 3, -23},
 		}},
 		{"3341-8/3342-6", 15, []progSection{
-			{"action", 15, -20}, {"speech", 20, -28}, {"ambience", 25, -35}, {"silence", 5, math.Inf(-1)},
-			{"speech", 10, -50}, {"music", 15, -24}, {"action", 10, -20},
+			{"action", 8, -20}, {"speech", 10, -28}, {"ambience", 13, -35}, {"silence", 3, math.Inf(-1)},
+			{"speech", 5, -50}, {"music", 8, -24}, {"action", 5, -20},
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x := renderProgramme(uint64(len(c.secs)), c.secs)
-			g := float32(math.Pow(10, (-23-refLoudness(x).integrated)/20))
+			// scaled to −23 LUFS: every reading but LRA moves by the gain
+			ref := refLoudness(x)
+			gainDB := -23 - ref.integrated
+			ref.integrated, ref.ungated = -23, ref.ungated+gainDB
+			ref.momentaryMax, ref.shortTermMax = ref.momentaryMax+gainDB, ref.shortTermMax+gainDB
+			g := float32(math.Pow(10, gainDB/20))
 			for ch := range x {
 				for i := range x[ch] {
 					x[ch][i] *= g
 				}
 			}
-			ref := refLoudness(x)
 			l, err := NewLoudness(48000, 2, nil)
 			if err != nil {
 				t.Fatal(err)
