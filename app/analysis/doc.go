@@ -2,7 +2,9 @@
 // opening the engines (OpenEngines) with the one GPU→CPU fallback every
 // pipeline uses (WithFallback), the FFT-size rule (CheckFFT), and the file
 // pipelines — AnalyzeFile to NPY, CSV or PNG, AnalyzeView for the window's
-// file view, AnalyzeBands, AnalyzeSpectrum (Welch), FilterFile —
+// file view (and its columns' peak readout), AnalyzeBands (with a
+// multirate bank for the lowest bands at high rates), AnalyzeSpectrum
+// (Welch), FilterFile —
 // streaming a file in bounded memory through an engine; and the
 // measurements that need no engine, MeasureLevels (peaks, RMS, loudness),
 // MeasureDistortion and MeasureCalibrator.
