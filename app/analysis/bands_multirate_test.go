@@ -75,13 +75,13 @@ func TestBandsMultirate96k(t *testing.T) {
 }
 
 // TestBandsMultirateBurst: through the decimated pass, a 30 Hz burst
-// (0.5 s, Hann envelope) in a 3 s 96 kHz file reads the file's exact mean
+// (0.5 s, Hann envelope) in a 2 s 96 kHz file reads the file's exact mean
 // square, summed over the bands that hold it (20…60 Hz), within 0.05 dB
 // wherever it falls, at the very start and end too: the decimation
 // filter's whole convolution is kept and every sample weighs the same.
 func TestBandsMultirateBurst(t *testing.T) {
-	const rate, n, burst = 96000, 3 * 96000, 48000
-	for _, at := range []int{0, 12345, 100000, n - burst} {
+	const rate, n, burst = 96000, 2 * 96000, 48000
+	for _, at := range []int{0, 70001, n - burst} {
 		x := make([]float32, n)
 		ms := 0.0
 		for i := range burst {
