@@ -51,7 +51,7 @@ func newFakeEngine() *fakeEngine {
 func fakeLevel(f float64) float32 {
 	floor := -70 - 10*math.Log10(math.Max(f, 1)/100)
 	d := (f - 1000) / (48000.0 / 4096)
-	tone := -6 - 6*d*d // a parabola in dB: interpolation finds 1000 Hz, −6 dBFS exactly
+	tone := -6 - 6*d*d // a parabola in dB around the peak Latest reports
 	return float32(math.Max(floor, math.Max(tone, -140)))
 }
 
@@ -74,7 +74,8 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	dst.PeakHold = fill(dst.PeakHold, 3)
 	dst.MinHold = fill(dst.MinHold, -10)
 	dst.BinHz = binHz
-	dst.Peak = dsp.FindPeak(dst.Current, binHz)
+	note, cents := dsp.NoteName(1000) // the tone fakeLevel draws, read exactly
+	dst.Peak = dsp.Peak{Freq: 1000, LevelDB: -6, Note: note, Cents: cents}
 	dst.Bands = dst.Bands[:0]
 	for _, b := range e.bands {
 		dst.Bands = append(dst.Bands, analysis.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})

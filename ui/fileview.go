@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/prismaudio/prism/app/analysis"
-	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -254,7 +253,7 @@ func (v *FileView) updateCursor() {
 	col := src.Columns[ci]
 	v.cur.Current = append(v.cur.Current[:0], col...)
 	v.cur.BinHz = src.BinHz()
-	v.cur.Peak = dsp.FindPeak(v.cur.Current, v.cur.BinHz)
+	v.cur.Peak = src.Peak(v.cur.Current)
 	b := append(v.readout, formatTime(t, 0.001, v.fs.Duration)...)
 	b = append(b, "   "...)
 	b = appendHz(b, f)

@@ -12,7 +12,7 @@ import (
 
 // BandsOptions configure a fractional-octave analysis.
 type BandsOptions struct {
-	Fraction  int // 1, 3, 6, 12, 24
+	Fraction  int // 1, 2, 3, 6, 12, 24 or 48
 	Weighting dsp.Weighting
 	Channel   int // −1: the mix
 	FFT       int // 0: chosen from the lowest band
@@ -29,9 +29,13 @@ type BandLevel struct {
 
 // BandsResult is a file's band levels.
 type BandsResult struct {
-	Levels   []BandLevel
-	FFT      int
-	Warnings []string // engine fallbacks
+	Levels []BandLevel
+	FFT    int // the transform at the file's rate (0 if every band was decimated)
+	// Decimation is 1, or the factor by which the signal of the lowest
+	// bands was decimated (see bandsDecimation), DecimatedFFT their
+	// transform at that rate.
+	Decimation, DecimatedFFT int
+	Warnings                 []string // engine fallbacks
 }
 
 // bandsMaxFFT is the longest transform AnalyzeBands chooses by itself:
@@ -41,9 +45,9 @@ const bandsMaxFFT = MaxFFT
 // AnalyzeBands measures the exact average power of a whole file in
 // fractional-octave bands on the engines, weighted A, C or Z: Hann frames
 // at hop N/4, whose squares sum to the same weight at every sample, over
-// the file padded with N−N/4 zeros at each end, so every sample counts
-// once — no fade-in, no unanalysed tail, a burst reads the same wherever
-// it falls.
+// the file padded with N−N/4 zeros at each end (and at the end up to a
+// whole hop more), so every sample counts once — no fade-in, no
+// unanalysed tail, a burst reads the same wherever it falls.
 func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engines) (BandsResult, error) {
 	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
 		return analyzeBands(ctx, in, o, eng)
@@ -54,20 +58,34 @@ func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engine
 	return res, err
 }
 
-// bandsFFT is o.FFT, or one fine enough for the lowest band but at most an
-// eighth of the file: the frames that see the file start or stop (and
-// spread a steady tone's energy into neighbouring bands) then weigh
-// little, and the lowest bands are marked under-resolved instead of the
-// file being refused.
+// bandsFFT is o.FFT, or one fine enough for the lowest band but no longer
+// than the file: a longer transform would resolve nothing more (the
+// file's own length sets the resolution of its spectrum), and the lowest
+// bands are marked under-resolved instead of the file being refused. The
+// frames that see the file start or stop need no margin: summed over
+// every frame (hop N/4, zeros around the file), the Hann power spectra
+// are the file's own spectrum smoothed by the window's kernel, however
+// long N is, so a tone that stops with the file spreads only as its own
+// truncation does.
 func bandsFFT(o BandsOptions, lowest dsp.Band, rate int, samples int64) int {
 	if o.FFT != 0 {
 		return o.FFT
 	}
 	n := dsp.BandFFTSize(lowest, rate, bandsMaxFFT)
-	for n > MinFFT && int64(n)*8 > samples {
+	for n > MinFFT && int64(n) > samples {
 		n /= 2
 	}
 	return n
+}
+
+// bandsWindow is the band analysis' window: Hann, whose squares at hop
+// N/4 sum to the same weight at every sample.
+var bandsWindow = gpufft.Window{Kind: gpufft.Hann}
+
+// bandsAccumulator folds the n-point bandsWindow power spectra of a signal
+// at rate Hz into bands, weighted by w.
+func bandsAccumulator(bands []dsp.Band, n, rate int, w dsp.Weighting) *dsp.BandAccumulator {
+	return dsp.NewBandAccumulator(bands, n, rate, dsp.SumsOf(bandsWindow.Values(n)), w)
 }
 
 func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Engine) (BandsResult, error) {
@@ -90,17 +108,48 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 	if err != nil {
 		return res, err
 	}
-	n := bandsFFT(o, bands[0], f.SampleRate, samples)
-	res.FFT = n
-	win := gpufft.Window{Kind: gpufft.Hann}
-	acc := dsp.NewBandAccumulator(bands, n, f.SampleRate, dsp.SumsOf(win.Values(n)), o.Weighting)
+	res.Decimation = 1
+	if o.FFT == 0 {
+		res.Decimation = bandsDecimation(bands[0], f.SampleRate)
+	}
+	split := 0 // bands[:split] are measured decimated
+	for split < len(bands) && res.Decimation > 1 && bands[split].Upper <= decimPass*float64(f.SampleRate/res.Decimation) {
+		split++
+	}
+	if split > 0 {
+		if res.Levels, res.DecimatedFFT, err = bandsDecimated(ctx, in, bands[:split], res.Decimation, samples, o, eng); err != nil {
+			return res, err
+		}
+	}
+	if split == len(bands) {
+		return res, nil
+	}
+	res.FFT = bandsFFT(o, bands[split], f.SampleRate, samples)
+	levels, err := bandsPass(ctx, dec, bands[split:], res.FFT, f.SampleRate, o.Channel, 1, o, eng)
+	if errors.Is(err, errNoSamples) {
+		return res, inputErrorf("%s: no samples", in)
+	}
+	res.Levels = append(res.Levels, levels...)
+	return res, err
+}
+
+// errNoSamples is a file that held no samples.
+var errNoSamples = errors.New("no samples")
+
+// bandsPass measures bands on dec's stream (channel, at rate Hz) with
+// n-point transforms and returns their levels: the stream padded (see
+// padDecoder), framed and transformed on eng, folded into the bands and
+// averaged over the file's samples (per stream sample: d for a stream
+// decimated by d).
+func bandsPass(ctx context.Context, dec audio.Decoder, bands []dsp.Band, n, rate, channel, d int, o BandsOptions, eng gpufft.Engine) ([]BandLevel, error) {
+	acc := bandsAccumulator(bands, n, rate, o.Weighting)
 	hop := n / 4
-	pad := int64(n - hop)
-	st := newStreamer(&padDecoder{Decoder: dec, before: pad, after: pad}, n, hop, o.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: win, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
+	pd := &padDecoder{Decoder: dec, before: int64(n - hop), tail: int64(n - hop), hop: int64(hop)}
+	st := newStreamer(pd, n, hop, channel)
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
-		return res, &EngineError{err}
+		return nil, &EngineError{err}
 	}
 	defer plan.Close()
 	power := make([]float32, cfg.DstLen(st.maxLen))
@@ -116,23 +165,34 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 		return nil
 	})
 	if err := streamError(ctx, err); err != nil {
-		return res, err
+		return nil, err
 	}
-	if st.frames == 2*pad {
-		return res, inputErrorf("%s: no samples", in)
+	samples := pd.read
+	if m, ok := dec.(*decimator); ok {
+		samples = (m.read + int64(d)/2) / int64(d)
 	}
-	binHz := float64(f.SampleRate) / float64(n)
-	for i, lv := range acc.LevelsOver(st.frames-2*pad, hop) {
-		res.Levels = append(res.Levels, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
+	if samples == 0 {
+		return nil, errNoSamples
 	}
-	return res, nil
+	binHz := float64(rate) / float64(n)
+	var out []BandLevel
+	for i, lv := range acc.LevelsOver(samples, hop) {
+		out = append(out, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
+	}
+	return out, nil
 }
 
 // padDecoder is a decoder's stream with before zero samples (per channel)
-// in front and after ones at the end.
+// in front and, once it ends, tail zeros and as many more as bring the
+// file's samples to a whole number of hops: the last frame then ends with
+// the padding, so the file's last samples lie in as many frames as every
+// other sample (and weigh the same).
 type padDecoder struct {
 	audio.Decoder
-	before, after int64
+	before, tail, hop int64
+	read              int64 // the file's samples per channel so far
+	after             int64 // zeros still to come, once the file ended
+	ended             bool
 }
 
 func (d *padDecoder) Read(dst []float32) (int, error) {
@@ -143,14 +203,22 @@ func (d *padDecoder) Read(dst []float32) (int, error) {
 		d.before -= int64(n)
 		return n, nil
 	}
-	n, err := d.Decoder.Read(dst)
-	if n > 0 || !errors.Is(err, io.EOF) {
-		return n, err
+	if !d.ended {
+		n, err := d.Decoder.Read(dst)
+		d.read += int64(n)
+		if !errors.Is(err, io.EOF) {
+			return n, err
+		}
+		d.ended = true
+		d.after = d.tail + (d.hop-d.read%d.hop)%d.hop
+		if n > 0 { // the padding follows at the next read
+			return n, nil
+		}
 	}
 	if d.after == 0 {
 		return 0, io.EOF
 	}
-	n = int(min(d.after, int64(len(dst)/ch)))
+	n := int(min(d.after, int64(len(dst)/ch)))
 	clear(dst[:n*ch])
 	d.after -= int64(n)
 	return n, nil

@@ -4,7 +4,9 @@
 // pipelines — AnalyzeFile to NPY, CSV or PNG (AnalyzeFileSet spreading a
 // WAV's PNG over several GPUs; a PlanPool keeping plans between the files
 // of a batch; each file's Stages timed), AnalyzeView for the window's
-// file view, AnalyzeBands, AnalyzeSpectrum (Welch), FilterFile —
+// file view (and its columns' peak readout), AnalyzeBands (with a
+// multirate bank for the lowest bands at high rates), AnalyzeSpectrum
+// (Welch), FilterFile —
 // streaming a file in bounded memory through an engine; and the
 // measurements that need no engine, MeasureLevels (peaks, RMS, loudness),
 // MeasureDistortion and MeasureCalibrator.

@@ -12,9 +12,9 @@ import (
 )
 
 func runBands(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|3|6|12|24] [--weighting A|C|Z] [flags]\n", stderr)
+	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|2|3|6|12|24|48] [--weighting A|C|Z] [flags]\n", stderr)
 	out := fs.String("o", "", "output CSV: nominal_hz,exact_hz,lower_hz,upper_hz,level_db,under_resolved")
-	fraction := fs.Int("fraction", 3, "bands per octave: 1, 3, 6, 12 or 24")
+	fraction := fs.Int("fraction", 3, "bands per octave: 1, 2, 3, 6, 12, 24 or 48")
 	weighting := fs.String("weighting", "Z", "frequency weighting (IEC 61672-1): A, C or Z")
 	channel := fs.String("channel", "mix", "channel: mix or a 0-based index")
 	fft := fs.Int("fft", 0, fmt.Sprintf("FFT size (default: fine enough for the lowest band, up to %d)", analysis.MaxFFT))
@@ -74,9 +74,26 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	if under > 0 {
-		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %d-point FFT (marked under_resolved); use a higher --min-freq\n", under, res.FFT)
+		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %s (marked under_resolved); %s\n", under, bandsTransform(res), bandsAdvice(o))
 	}
 	return ExitOK
+}
+
+// bandsTransform names the transform of the lowest bands.
+func bandsTransform(res analysis.BandsResult) string {
+	if res.Decimation > 1 {
+		return fmt.Sprintf("%d-point FFT of the signal decimated by %d", res.DecimatedFFT, res.Decimation)
+	}
+	return fmt.Sprintf("%d-point FFT", res.FFT)
+}
+
+// bandsAdvice says what would resolve more bands: the transform is as
+// fine as the file allows unless --fft chose it.
+func bandsAdvice(o analysis.BandsOptions) string {
+	if o.FFT != 0 {
+		return "use a larger --fft or a higher --min-freq"
+	}
+	return "the transform is already as long as the file allows: use a longer recording or a higher --min-freq"
 }
 
 // writeBands writes the bands CSV of input in and returns how many bands

@@ -26,9 +26,20 @@ func TestBandsCLI(t *testing.T) {
 		t.Errorf("no −20.00 dB row for 1 kHz:\n%s", b)
 	}
 	// a 24th-octave analysis down to 20 Hz cannot resolve the low bands
+	// of a 2 s file: the file is the limit, not the transform
 	code, msg = runCLI("bands", in, "-o", filepath.Join(dir, "c.csv"), "--fraction", "24", "--engine", "cpu")
-	if code != 0 || !strings.Contains(msg, "under_resolved") {
+	if code != 0 || !strings.Contains(msg, "under_resolved") || !strings.Contains(msg, "65536-point FFT") || !strings.Contains(msg, "longer recording") {
 		t.Errorf("fraction 24: exit %d, %q", code, msg)
+	}
+	// at 96 kHz, 1/48 octave from 20 Hz is measured decimated by 2
+	in96 := apptest.GenWAV(t, "sine:1000:-20", 96000, 2)
+	code, msg = runCLI("bands", in96, "-o", filepath.Join(dir, "d.csv"), "--fraction", "48", "--max-freq", "2000", "--engine", "cpu")
+	if code != 0 || !strings.Contains(msg, "of the signal decimated by 2") {
+		t.Errorf("fraction 48 at 96 kHz: exit %d, %q", code, msg)
+	}
+	// 1 kHz is the upper edge of the band at 993 Hz: half the sine's power
+	if b, _ := os.ReadFile(filepath.Join(dir, "d.csv")); !strings.Contains(string(b), "\n993,992.8302,985.7119,1000.0000,-22.8") {
+		t.Errorf("fraction 48 at 96 kHz: no −23 dB band at 993 Hz:\n%s", b)
 	}
 	for _, c := range []struct {
 		args []string

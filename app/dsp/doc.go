@@ -2,10 +2,11 @@
 // the conversion of power to dB, window sums (coherent gain, ENBW), band
 // filter specs and their linear-phase FIR design, IEC 61260-1
 // fractional-octave bands with IEC 61672-1 A/C/Z weighting, and the
-// dominant peak of a spectrum with its note name; and the measuring
-// instrument's mathematics: Welch power averaging read as sine level or
-// noise density (Welch, Unit), tone estimation between bins (WindowKernel,
-// RefineFrame), BS.1770-4 / EBU R128 loudness (Loudness), sample and true
+// dominant peak of a spectrum with its note name (WindowKernel.PeakDB,
+// the one peak readout); and the measuring instrument's mathematics: Welch
+// power averaging read as sine level or noise density (Welch, Unit), tone
+// estimation between bins (WindowKernel: RefineBin by a per-window table,
+// O(1) per call; RefineFrame), BS.1770-4 / EBU R128 loudness (Loudness), sample and true
 // peak and AES17 RMS (PeakMeter), THD, THD+N, SNR and SINAD (Distortion,
 // DistortionMeter), calibration to dB SPL (LevelCal, MicResponse) and
 // reference traces (Trace).

@@ -23,20 +23,33 @@ func newTone(bin, amp2, binHz float64) Tone {
 
 // WindowKernel evaluates a window's power response K(ν) = |W(ν)|²/(Σw)²
 // at fractional bin offsets ν, where W is the DTFT of the window samples
-// (K(0) = 1). It keeps its own copy of the window.
+// (K(0) = 1), and holds the table that turns a peak's neighbour ratio into
+// its offset and level (see RefineBin). It keeps its own copy of the
+// window. Its methods only read it, so after NewWindowKernel returns it
+// may be shared.
 type WindowKernel struct {
-	w   []float64
-	sum float64
+	w     []float64
+	sum   float64
+	table peakTable
 }
 
-// NewWindowKernel copies window (N samples, Σw > 0).
+// NewWindowKernel copies window (N samples, Σw > 0) and builds its peak
+// table (O(N), once). It fails if the window's main lobe is too narrow for
+// the neighbour ratio to rise over the half bin.
 func NewWindowKernel(window []float64) (*WindowKernel, error) {
 	s := SumsOf(window)
 	if !(s.Sum > 0) {
 		return nil, fmt.Errorf("dsp: window kernel: Σw = %v (want > 0)", s.Sum)
 	}
-	return &WindowKernel{w: append([]float64(nil), window...), sum: s.Sum}, nil
+	k := &WindowKernel{w: append([]float64(nil), window...), sum: s.Sum}
+	if err := k.table.build(window); err != nil {
+		return nil, err
+	}
+	return k, nil
 }
+
+// N is the window's length.
+func (k *WindowKernel) N() int { return len(k.w) }
 
 // Power is K(ν), O(N), exact (the DTFT summed directly). It does not allocate.
 func (k *WindowKernel) Power(nu float64) float64 {
@@ -65,15 +78,18 @@ func dtft(w, x []float64, nu float64) (re, im float64) {
 // amplitude A at a bin centre reads A²), taken with this kernel's window.
 //
 // Method: for one complex exponential at bin b+δ every bin reads
-// A²·K(k−b−δ), so the ratio of the larger neighbour b+s to b is
-// ρ = K(1−|δ|)/K(|δ|), increasing in |δ| on [0, ½] for every window whose
-// main lobe reaches ±1 bin; it is solved for |δ| by bisection on the exact
-// kernel, and A² = P_b/K(δ). The only error left is what other components
-// add to the three bins: the sine's own mirror image at −f (whose
-// side lobes matter only for the rectangular window within a few tens of
-// bins of DC or Nyquist), noise and neighbouring tones. Tests bound it at
-// ≤ 0.02 bin and ≤ 0.02 dB for every window between 20 bins and Nyquist
-// − 20 bins; use RefineFrame where the frame's samples are at hand.
+// A²·K(k−b−δ), so the amplitude ratio of the larger neighbour b+s to b,
+// α = √(K(1−|δ|)/K(|δ|)), rises with |δ| on [0, ½] for every window whose
+// main lobe reaches ±1 bin. NewWindowKernel tabulates its inverse |δ|(α)
+// and the level correction 1/K(δ) on a uniform grid of α, solved on the
+// exact kernel (peakTable); RefineBin reads them by linear interpolation,
+// O(1), and A² = P_b/K(δ). The table adds under 1e-6 bin and 1e-6 dB; the
+// only error left is what other components add to the three bins: the
+// sine's own mirror image at −f (whose side lobes matter only for the
+// rectangular window within a few tens of bins of DC or Nyquist), noise
+// and neighbouring tones. Tests bound it at ≤ 0.02 bin and ≤ 0.02 dB for
+// every window between 20 bins and Nyquist − 20 bins; use RefineFrame
+// where the frame's samples are at hand. It does not allocate.
 // It panics if b is not an interior bin.
 func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Tone {
 	if b < 1 || b >= len(power)-1 {
@@ -82,31 +98,18 @@ func (k *WindowKernel) RefineBin(power []float64, b int, binHz float64) Tone {
 	return k.refine(power[b-1], power[b], power[b+1], b, binHz)
 }
 
-// refine is RefineBin on the powers of bins b−1, b and b+1.
+// refine is RefineBin on the powers of bins b−1, b and b+1: the one rule
+// every peak readout uses.
 func (k *WindowKernel) refine(below, p0, above float64, b int, binHz float64) Tone {
-	s, side := 1, above
+	s, side := 1.0, above
 	if below > above {
 		s, side = -1, below
 	}
-	rho := side / p0
-	lo, hi := 0.0, 0.5
-	switch {
-	case !(p0 > 0) || !(rho > k.Power(1)):
-		hi = 0
-	case rho >= 1:
-		lo = 0.5
-	default:
-		for range 60 {
-			u := (lo + hi) / 2
-			if k.Power(1-u)/k.Power(u) < rho {
-				lo = u
-			} else {
-				hi = u
-			}
-		}
+	if !(p0 > 0) {
+		return newTone(float64(b), p0, binHz)
 	}
-	d := float64(s) * (lo + hi) / 2
-	return newTone(float64(b)+d, p0/k.Power(d), binHz)
+	d, gain := k.table.lookup(math.Sqrt(side / p0))
+	return newTone(float64(b)+s*d, p0*gain, binHz)
 }
 
 // FindToneDB is FindTone on a dBFS spectrum (bins 0…N/2, as the engines'

@@ -82,7 +82,8 @@ func TestKWeightingCoefficients(t *testing.T) {
 // TestTech3341 builds EBU Tech 3341's test signals 1–6 and 9 from their
 // definitions (stereo 1 kHz sines) and checks the readings it requires
 // (±0.1 LU), at several sample rates for case 1 (the K-weighting is
-// derived per rate).
+// derived per rate). Cases 7 and 8 (authentic programme) have synthetic
+// stand-ins in TestTech3341Programmes.
 func TestTech3341(t *testing.T) {
 	for _, fs := range []float64{32000, 44100, 48000, 96000} {
 		if testing.Short() && fs != 44100 {
@@ -155,7 +156,8 @@ func TestLoudnessMaxima(t *testing.T) {
 }
 
 // TestTech3342 builds EBU Tech 3342's loudness-range signals 1–4 (stereo
-// 1 kHz sines) and checks LRA ± 1 LU as it requires.
+// 1 kHz sines) and checks LRA ± 1 LU as it requires; cases 5 and 6
+// (authentic programme) are in TestTech3341Programmes.
 func TestTech3342(t *testing.T) {
 	const fs = 48000
 	for _, c := range []struct {

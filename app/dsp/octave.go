@@ -22,7 +22,8 @@ type Band struct {
 	Upper   float64 // upper edge f2 = fm·G^(1/2b)
 }
 
-// Bands returns the 1/fraction-octave bands (fraction 1, 3, 6, 12 or 24)
+// Bands returns the 1/fraction-octave bands (fraction 1, 2, 3, 6, 12, 24
+// or 48)
 // whose nominal mid-band frequencies lie in [lo, hi] (so 20 selects the
 // band named 20 Hz, exactly 19.95 Hz) and whose upper edges stay below
 // maxUpper (Nyquist).
@@ -49,12 +50,12 @@ func Bands(fraction int, lo, hi, maxUpper float64) ([]Band, error) {
 }
 
 // Fractions are the band widths Bands makes, in bands per octave.
-var Fractions = []int{1, 3, 6, 12, 24, 48}
+var Fractions = []int{1, 2, 3, 6, 12, 24, 48}
 
 // CheckFraction says whether Bands makes 1/fraction-octave bands.
 func CheckFraction(fraction int) error {
 	if !slices.Contains(Fractions, fraction) {
-		return fmt.Errorf("fraction %d: want 1, 3, 6, 12, 24 or 48", fraction)
+		return fmt.Errorf("fraction %d: want 1, 2, 3, 6, 12, 24 or 48", fraction)
 	}
 	return nil
 }

@@ -90,6 +90,14 @@ func TestNoteName(t *testing.T) {
 			t.Errorf("NoteName(%g) = %s %+.1f, want %s", f, n, c, want)
 		}
 	}
+	for f, want := range map[float64]string{8.18: "C-1", 7.72: "B-2", 1.03: "C-4", 126400: "B12", 133000: "C13", 0.5: "C-5"} {
+		if n, _ := NoteName(f); n != want {
+			t.Errorf("NoteName(%g) = %s, want %s", f, n, want)
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { NoteName(1.1); NoteName(20000); NoteName(96000) }); a != 0 {
+		t.Errorf("NoteName: %v allocs, want 0", a)
+	}
 	if _, c := NoteName(440 * math.Pow(2, 0.3/12)); math.Abs(c-30) > 1e-6 {
 		t.Errorf("cents %g, want 30", c)
 	}

@@ -28,6 +28,11 @@ type published struct {
 	hist     [][][]float32 // [output channel][column % History][bin], |X|²
 	histNext uint64        // columns (frames) ever pushed
 	frames   uint64
+	// peak is the window kernel of the spectra published since the
+	// settings last changed (nil from a reset to the next publish): the
+	// peak readout's table, built once per settings, never per frame.
+	peak    *dsp.WindowKernel
+	peakWin gpufft.Window
 }
 
 // historyBytes caps the spectrogram history's memory: at large FFT sizes
@@ -48,6 +53,7 @@ func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.geo, p.gain2 = geo, gain2
+	p.peak = nil
 	p.spectra = make([]Spectrum, outCh)
 	for c := range p.spectra {
 		s := &p.spectra[c]
@@ -86,6 +92,7 @@ func (p *published) pushColumns(out []float32, n int) {
 func (p *published) publish(post *postState, frames int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.setPeakWindow(post.set.Window)
 	for c := range post.chans {
 		st, s := &post.chans[c], &p.spectra[c]
 		copy(s.Current, st.pow)
@@ -106,6 +113,17 @@ func (p *published) publish(post *postState, frames int) {
 	p.frames += uint64(frames)
 }
 
+// setPeakWindow builds the peak readout's kernel at the first publish of
+// new settings: O(N) once, on the engine goroutine. A window the kernel
+// refuses leaves the readout empty.
+func (p *published) setPeakWindow(w gpufft.Window) {
+	if p.peak != nil && p.peakWin == w {
+		return
+	}
+	p.peak, _ = dsp.NewWindowKernel(w.Values(p.geo.FFT))
+	p.peakWin = w
+}
+
 func (p *published) frameCount() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -114,7 +132,9 @@ func (p *published) frameCount() uint64 {
 
 // Latest copies output channel c's spectra (c < Channels for a channel,
 // c = Channels for the mix) into dst as dBFS, reusing its slices, and
-// finds the dominant peak. Any goroutine may call it; it allocates only
+// finds the dominant peak of the current spectrum (dsp's PeakDB on the
+// window's exact response; the zero Peak until the first batch of new
+// settings is published). Any goroutine may call it; it allocates only
 // when dst's slices are short.
 func (l *Live) Latest(c int, dst *Spectrum) {
 	p := &l.pub
@@ -127,7 +147,10 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	dst.PeakHold = gpufft.AppendPowerDB(dst.PeakHold[:0], s.PeakHold, nil)
 	dst.MinHold = gpufft.AppendPowerDB(dst.MinHold[:0], s.MinHold, nil)
 	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
-	dst.Peak = dsp.FindPeak(dst.Current, s.BinHz)
+	dst.Peak = dsp.Peak{}
+	if p.peak != nil && p.peak.N() == s.Geometry.FFT {
+		dst.Peak = p.peak.PeakDB(dst.Current, s.BinHz)
+	}
 	dst.Bands = append(dst.Bands[:0], s.Bands...)
 }
 
