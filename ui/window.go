@@ -82,6 +82,15 @@ type Window struct {
 	detailCancel context.CancelFunc
 	detailTimer  *time.Timer
 	fileGen      int
+
+	// reference traces, their differences, harmonics and A/B
+	// (reference.go, refpanel.go, harmonics.go, abview.go)
+	refs                refSet
+	diff, fdiff         *LinePlot // the difference to a reference, live and file
+	diffGrid, fdiffGrid refGrid
+	rp                  refPanel
+	harm, fharm         harmonicMeter // live and file
+	ab                  *ABView
 }
 
 // New builds the main window's content into win and starts pulling data
@@ -175,9 +184,10 @@ func (w *Window) build() {
 	w.fspec.SetTitle("the spectrum under the cursor")
 	w.fview.OnCursor = w.fileCursor
 	w.fview.OnView = w.fileViewChanged
+	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
-	live := container.NewGridWithRows(2, w.spec, lower)
+	live := container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower)
 	w.fileInfo = widget.NewLabel("No file open.")
 	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
 	w.progress = widget.NewProgressBar()
@@ -193,9 +203,10 @@ func (w *Window) build() {
 			widget.NewButton("Open…", w.openDialog),
 			widget.NewButton("Whole file", func() { w.zoomReset() }),
 			widget.NewButton("Export spectrogram…", w.exportSpectrogramDialog),
+			widget.NewButton("Compare B…", w.compareDialog),
 		),
 		container.NewHBox(w.progress, w.cancel), w.fileInfo)
-	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, w.fspec))
+	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, container.NewStack(w.fspec, w.fdiff, w.ab)))
 	file.Objects[0].(*container.Split).Offset = 0.65
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
@@ -241,6 +252,8 @@ func (w *Window) Pull() {
 	}
 	w.lastFrames = f
 	w.spec.Pull(w.eng, w.chans)
+	w.measureLive(w.now())
+	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
 		w.rta.Pull(w.eng, w.stats.Channels)
 	} else {

@@ -1,0 +1,227 @@
+// Harmonic markers and the distortion readout: the fundamental and its
+// harmonics 2…10 marked on the spectrum, and fundamental, THD, THD+N, SNR
+// and SINAD measured by dsp.AnalyzeDistortion — the rule `prism
+// distortion` uses — on the power of the spectrum shown.
+
+package ui
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
+)
+
+// harmonicEvery is how often the live readout is recomputed: a few times
+// a second, never per frame.
+const harmonicEvery = 250 * time.Millisecond
+
+// harmonicMeter measures a spectrum's distortion and keeps the result
+// for the markers and the readout. Its buffers (power, readout) are
+// reused; dsp.AnalyzeDistortion allocates its result once per
+// measurement. Only the Fyne goroutine uses it.
+type harmonicMeter struct {
+	on     bool
+	due    time.Time // the next live measurement
+	window string    // the kernel's window and size
+	fft    int
+	kernel *dsp.WindowKernel
+	power  []float64
+	res    dsp.Distortion
+	err    error
+	valid  bool   // res holds a measurement
+	line   []byte // the readout
+}
+
+// harmonicLabels label the markers: the fundamental, then harmonics 2…10.
+var harmonicLabels = [...][]byte{[]byte("F"), nil, []byte("2"), []byte("3"), []byte("4"), []byte("5"),
+	[]byte("6"), []byte("7"), []byte("8"), []byte("9"), []byte("10")}
+
+// measure analyses db (dB per bin, sine-level dBFS, bins 0…N/2 binHz
+// apart) taken with window (a name live.ParseWindow reads): each bin back
+// to power, then dsp.AnalyzeDistortion with the window's kernel, the
+// fundamental found as the strongest component.
+func (h *harmonicMeter) measure(db []float32, binHz float64, window string) {
+	h.valid, h.err = false, nil
+	fft := 2 * (len(db) - 1)
+	if err := h.ensureKernel(window, fft); err != nil {
+		h.err = err
+		h.formatLine()
+		return
+	}
+	if cap(h.power) < len(db) {
+		h.power = make([]float64, len(db))
+	}
+	h.power = h.power[:len(db)]
+	for k, d := range db {
+		h.power[k] = math.Pow(10, float64(d)/10) // −Inf dB: 0
+	}
+	h.res, h.err = dsp.AnalyzeDistortion(h.power, h.kernel, binHz, 0)
+	h.valid = h.err == nil
+	h.formatLine()
+}
+
+// ensureKernel makes the window kernel of window at size fft, unless it
+// has it.
+func (h *harmonicMeter) ensureKernel(window string, fft int) error {
+	if h.kernel != nil && h.window == window && h.fft == fft {
+		return nil
+	}
+	h.kernel = nil
+	if fft < 2 {
+		return errNoSpectrum
+	}
+	w, err := live.ParseWindow(window)
+	if err != nil {
+		return err
+	}
+	k, err := dsp.NewWindowKernel(w.Values(fft))
+	if err != nil {
+		return err
+	}
+	h.kernel, h.window, h.fft = k, window, fft
+	return nil
+}
+
+// errNoSpectrum is the readout's error before a spectrum arrives.
+var errNoSpectrum = errors.New("prism: distortion: no spectrum yet")
+
+// formatLine writes the readout: fundamental frequency and level, THD in
+// % and dB, THD+N, SNR and SINAD (or why there is none).
+func (h *harmonicMeter) formatLine() {
+	b := h.line[:0]
+	if !h.valid {
+		b = append(b, "distortion: "...)
+		if h.err != nil {
+			b = append(b, h.err.Error()...)
+		}
+		h.line = b
+		return
+	}
+	r := &h.res
+	b = append(b, "F "...)
+	b = appendHz(b, r.FundamentalHz)
+	b = append(b, "  "...)
+	b = appendDB(b, r.FundamentalDBFS)
+	b = append(b, "   THD "...)
+	b = strconv.AppendFloat(b, r.THDPercent, 'g', 4, 64)
+	b = append(b, " % ("...)
+	b = appendRatio(b, r.THDDB)
+	b = append(b, ")   THD+N "...)
+	b = appendRatio(b, r.THDNDB)
+	b = append(b, "   SNR "...)
+	b = appendRatio(b, r.SNRDB)
+	b = append(b, "   SINAD "...)
+	b = appendRatio(b, r.SINADDB)
+	h.line = b
+}
+
+// appendRatio formats a ratio in dB with two decimals: −60.00 dB.
+func appendRatio(b []byte, db float64) []byte {
+	if math.IsInf(db, 0) || math.IsNaN(db) {
+		return append(b, "— dB"...)
+	}
+	if db < 0 {
+		b = append(b, "−"...)
+		db = -db
+	}
+	b = strconv.AppendFloat(b, db, 'f', 2, 64)
+	return append(b, " dB"...)
+}
+
+// SetHarmonics marks harmonics and draws the readout of h (nil: none).
+func (v *SpectrumView) SetHarmonics(h *harmonicMeter) { v.harm = h }
+
+// drawHarmonics marks the fundamental (F) and harmonics 2…10 below
+// Nyquist at the first spectrum's level, and writes the readout at the
+// top left of the plot area.
+func (v *SpectrumView) drawHarmonics(pal *palette) {
+	h := v.harm
+	if h == nil || !h.on || v.n == 0 {
+		return
+	}
+	a := v.area
+	p := &v.p
+	p.textBytes(h.line, a.Min.X+p.px(4), a.Min.Y+p.px(4), 0, 0, pal.peak)
+	if !h.valid {
+		return
+	}
+	sp := &v.spectra[0]
+	v.harmonicMarker(h.res.FundamentalHz, 0, sp, pal)
+	for _, hm := range h.res.Harmonics {
+		v.harmonicMarker(hm.FreqHz, hm.N, sp, pal)
+	}
+}
+
+// harmonicMarker draws a tick above the spectrum at f and its label (n
+// 0: the fundamental).
+func (v *SpectrumView) harmonicMarker(f float64, n int, sp *live.Spectrum, pal *palette) {
+	pos := v.axis.Pos(f)
+	if pos < 0 || pos > 1 || n >= len(harmonicLabels) {
+		return
+	}
+	a := v.area
+	p := &v.p
+	x := a.Min.X + int(pos*float64(a.Dx()))
+	y := dbToY(float32(levelAt(sp.Current, sp.BinHz, f)), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
+	top := max(a.Min.Y+p.textHeight()+p.px(6), y-p.px(22))
+	p.vline(x, top, max(top, y-p.px(4)), pal.band)
+	p.textBytes(harmonicLabels[n], x, top-p.px(1), 0.5, 1, pal.band)
+}
+
+// Harmonics turns the harmonic markers and the distortion readout on or
+// off (live and file spectra).
+func (w *Window) Harmonics(on bool) {
+	w.harm.on, w.fharm.on = on, on
+	w.harm.due = time.Time{}
+	if on {
+		w.measureFile()
+	}
+	if w.c.harmonics != nil && w.c.harmonics.Checked != on {
+		w.c.harmonics.SetChecked(on)
+	}
+	w.spec.Refresh()
+	w.fspec.Refresh()
+}
+
+// Distortion is the last measurement of the spectrum shown (live, or the
+// file's spectrum under the cursor) and its readout.
+func (w *Window) Distortion() (dsp.Distortion, string, error) {
+	h := &w.harm
+	if w.tabs.Selected() == w.fileTab {
+		h = &w.fharm
+	}
+	if !h.valid && h.err == nil {
+		return dsp.Distortion{}, "", errNoSpectrum
+	}
+	return h.res, string(h.line), h.err
+}
+
+// measureLive measures the live spectrum shown (the average if one is on)
+// when harmonicEvery has passed since the last measurement.
+func (w *Window) measureLive(now time.Time) {
+	h := &w.harm
+	if !h.on || w.spec.n == 0 || now.Before(h.due) {
+		return
+	}
+	h.due = now.Add(harmonicEvery)
+	sp := &w.spec.spectra[0]
+	if lv := shownLevels(sp, w.set.Averaging); len(lv) > 1 {
+		h.measure(lv, sp.BinHz, w.set.Window)
+	}
+}
+
+// measureFile measures the file's spectrum under the cursor.
+func (w *Window) measureFile() {
+	fs := w.fview.File()
+	if !w.fharm.on || w.fspec.n == 0 || fs == nil {
+		return
+	}
+	sp := &w.fspec.spectra[0]
+	if len(sp.Current) > 1 {
+		w.fharm.measure(sp.Current, sp.BinHz, fs.Window.String())
+	}
+}
