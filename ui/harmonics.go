@@ -29,6 +29,7 @@ type harmonicMeter struct {
 	window string    // the kernel's window and size
 	fft    int
 	kernel *dsp.WindowKernel
+	leakDB float64 // the kernel's highest side lobe beyond leakFromBins (dB)
 	power  []float64
 	res    dsp.Distortion
 	err    error
@@ -83,7 +84,30 @@ func (h *harmonicMeter) ensureKernel(window string, fft int) error {
 		return err
 	}
 	h.kernel, h.window, h.fft = k, window, fft
+	h.leakDB = leakageDB(k)
 	return nil
+}
+
+// The noise AnalyzeDistortion subtracts is the mean of every bin outside
+// the lobes; a window whose side lobes stay above leakLimitDB beyond
+// leakFromBins spreads the fundamental into it and under the harmonics'
+// lobes (with a −6 dBFS sine at 1 kHz, N=8192 and harmonics at 0.11 %,
+// Hann reads THD 0.051 % and SNR 31 dB, Blackman 0.113 %, Blackman-Harris,
+// flat-top and Kaiser β=20 0.1136 %: measured in TestHarmonicWindows).
+// The readout says so.
+const (
+	leakLimitDB  = -85
+	leakFromBins = 7
+)
+
+// leakageDB is the highest of the window kernel's side lobes from
+// leakFromBins to leakFromBins+10 bins off the centre, in dB.
+func leakageDB(k *dsp.WindowKernel) float64 {
+	m := 0.0
+	for nu := float64(leakFromBins); nu < leakFromBins+10; nu += 0.05 {
+		m = max(m, k.Power(nu))
+	}
+	return 10 * math.Log10(m)
 }
 
 // errNoSpectrum is the readout's error before a spectrum arrives.
@@ -116,6 +140,11 @@ func (h *harmonicMeter) formatLine() {
 	b = appendRatio(b, r.SNRDB)
 	b = append(b, "   SINAD "...)
 	b = appendRatio(b, r.SINADDB)
+	if h.leakDB > leakLimitDB {
+		b = append(b, "   ("...)
+		b = append(b, h.window...)
+		b = append(b, " leaks: use blackman-harris or flattop for THD)"...)
+	}
 	h.line = b
 }
 

@@ -22,7 +22,8 @@ type LinePlot struct {
 	maps         binMaps
 	dbMin, dbMax float64
 	unit, title  string
-	zero         bool // mark 0 dB
+	titleKey     string // unit and title, for the background cache
+	zero         bool   // mark 0 dB
 	lines        []plotLine
 	legend       []legendItem
 }
@@ -37,7 +38,8 @@ type plotLine struct {
 
 // NewLinePlot makes an empty plot whose dB axis is labelled unit.
 func NewLinePlot(unit string, dbMin, dbMax float64) *LinePlot {
-	v := &LinePlot{unit: unit, dbMin: dbMin, dbMax: dbMax}
+	v := &LinePlot{dbMin: dbMin, dbMax: dbMax}
+	v.SetUnit(unit)
 	v.dark = true
 	v.SetConfig(48000, 4096, "log")
 	v.raster = canvas.NewRaster(v.draw)
@@ -67,11 +69,17 @@ func (v *LinePlot) SetRange(dbMin, dbMax float64) {
 // Range is the dB axis.
 func (v *LinePlot) Range() (dbMin, dbMax float64) { return v.dbMin, v.dbMax }
 
-// SetTitle sets the label in the top-left corner; SetUnit the dB axis's.
-func (v *LinePlot) SetTitle(s string) { v.title = s }
+// SetTitle sets the label in the top-left corner.
+func (v *LinePlot) SetTitle(s string) {
+	v.title = s
+	v.titleKey = v.unit + "\x00" + v.title
+}
 
 // SetUnit labels the dB axis.
-func (v *LinePlot) SetUnit(s string) { v.unit = s }
+func (v *LinePlot) SetUnit(s string) {
+	v.unit = s
+	v.titleKey = v.unit + "\x00" + v.title
+}
 
 // SetZeroLine marks 0 dB with a brighter grid line.
 func (v *LinePlot) SetZeroLine(on bool) { v.zero = on }
@@ -113,7 +121,7 @@ func (v *LinePlot) legendKey() int {
 }
 
 func (v *LinePlot) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title + "\x00" + v.unit, extraI: v.legendKey()}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.titleKey, extraI: v.legendKey()}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}

@@ -174,11 +174,7 @@ func (v *RTAView) draw(w, h int) image.Image {
 		a := v.area
 		v.clear()
 		v.drawDBGrid(v.dbMin, v.dbMax)
-		title := "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, dBFS"
-		if v.fraction == 1 {
-			title = "octave bands, " + v.weighting + "-weighted, dBFS"
-		}
-		p.text(title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
+		p.text(v.Title(), a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 		// the legend of the hatched bars
 		lx := a.Max.X - p.textWidth(underResolvedNote)
 		sw := p.textHeight() - p.px(2)
@@ -218,6 +214,14 @@ func (v *RTAView) draw(w, h int) image.Image {
 	}
 	v.drawReadout(pal)
 	return v.img
+}
+
+// Title names the bands and the weighting in use (drawn over the bars).
+func (v *RTAView) Title() string {
+	if v.fraction == 1 {
+		return "octave bands, " + v.weighting + "-weighted, dBFS"
+	}
+	return "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, dBFS"
 }
 
 // underResolvedNote explains the hatched bars.
