@@ -7,6 +7,7 @@ package ui
 
 import (
 	"errors"
+	"image"
 	"math"
 	"strconv"
 	"time"
@@ -35,6 +36,7 @@ type harmonicMeter struct {
 	err    error
 	valid  bool   // res holds a measurement
 	line   []byte // the readout
+	note   []byte // why the readout is not to be trusted, if it is not
 }
 
 // harmonicLabels label the markers: the fundamental, then harmonics 2…10.
@@ -117,6 +119,7 @@ var errNoSpectrum = errors.New("prism: distortion: no spectrum yet")
 // % and dB, THD+N, SNR and SINAD (or why there is none).
 func (h *harmonicMeter) formatLine() {
 	b := h.line[:0]
+	h.note = h.note[:0]
 	if !h.valid {
 		b = append(b, "distortion: "...)
 		if h.err != nil {
@@ -140,12 +143,13 @@ func (h *harmonicMeter) formatLine() {
 	b = appendRatio(b, r.SNRDB)
 	b = append(b, "   SINAD "...)
 	b = appendRatio(b, r.SINADDB)
-	if h.leakDB > leakLimitDB {
-		b = append(b, "   ("...)
-		b = append(b, h.window...)
-		b = append(b, " leaks: use blackman-harris or flattop for THD)"...)
-	}
 	h.line = b
+	h.note = h.note[:0]
+	if h.leakDB > leakLimitDB {
+		h.note = append(h.note, "the "...)
+		h.note = append(h.note, h.window...)
+		h.note = append(h.note, " window leaks into the harmonics and noise: use blackman-harris or flattop for THD"...)
+	}
 }
 
 // appendRatio formats a ratio in dB with two decimals: −60.00 dB.
@@ -165,8 +169,8 @@ func appendRatio(b []byte, db float64) []byte {
 func (v *SpectrumView) SetHarmonics(h *harmonicMeter) { v.harm = h }
 
 // drawHarmonics marks the fundamental (F) and harmonics 2…10 below
-// Nyquist at the first spectrum's level, and writes the readout at the
-// top left of the plot area.
+// Nyquist at the first spectrum's level, and writes the readout (and the
+// note on the window) at the bottom left of the plot area.
 func (v *SpectrumView) drawHarmonics(pal *palette) {
 	h := v.harm
 	if h == nil || !h.on || v.n == 0 {
@@ -174,7 +178,19 @@ func (v *SpectrumView) drawHarmonics(pal *palette) {
 	}
 	a := v.area
 	p := &v.p
-	p.textBytes(h.line, a.Min.X+p.px(4), a.Min.Y+p.px(4), 0, 0, pal.peak)
+	th := p.textHeight()
+	y := a.Max.Y - p.px(4) - th
+	// a veil under the text, so the traces do not run through it
+	box := image.Rect(a.Min.X+p.px(2), y-p.px(2), a.Min.X+p.px(6)+max(p.textWidthBytes(h.line), p.textWidthBytes(h.note)), a.Max.Y-p.px(2))
+	if len(h.note) > 0 {
+		box.Min.Y -= th + p.px(2)
+	}
+	p.blendFill(box, paletteFor(v.dark).plotBg, 200)
+	if len(h.note) > 0 {
+		p.textBytes(h.note, a.Min.X+p.px(4), y, 0, 0, pal.peak)
+		y -= th + p.px(2)
+	}
+	p.textBytes(h.line, a.Min.X+p.px(4), y, 0, 0, pal.peak)
 	if !h.valid {
 		return
 	}
@@ -217,7 +233,8 @@ func (w *Window) Harmonics(on bool) {
 }
 
 // Distortion is the last measurement of the spectrum shown (live, or the
-// file's spectrum under the cursor) and its readout.
+// file's spectrum under the cursor) and its readout (with the note on
+// the window, if any).
 func (w *Window) Distortion() (dsp.Distortion, string, error) {
 	h := &w.harm
 	if w.tabs.Selected() == w.fileTab {
@@ -226,7 +243,11 @@ func (w *Window) Distortion() (dsp.Distortion, string, error) {
 	if !h.valid && h.err == nil {
 		return dsp.Distortion{}, "", errNoSpectrum
 	}
-	return h.res, string(h.line), h.err
+	line := string(h.line)
+	if len(h.note) > 0 {
+		line += "\n" + string(h.note)
+	}
+	return h.res, line, h.err
 }
 
 // measureLive measures the live spectrum shown (the average if one is on)

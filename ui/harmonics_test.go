@@ -196,8 +196,8 @@ func TestHarmonicWindows(t *testing.T) {
 		{"blackman-harris", true}, {"flattop", true}, {"kaiser:20", true}} {
 		var h harmonicMeter
 		h.measure(distortedSpectrum(t, c.window, n, rate, a1, f0, amps, 1e-5, 8), rate/float64(n), c.window)
-		warned := strings.Contains(string(h.line), "leaks")
-		t.Logf("%-16s THD %.5f %% (truth %.5f)  %s", c.window, h.res.THDPercent, truth, h.line)
+		warned := strings.Contains(string(h.note), "leaks")
+		t.Logf("%-16s THD %.5f %% (truth %.5f)  %s  %s", c.window, h.res.THDPercent, truth, h.line, h.note)
 		if warned == c.clean {
 			t.Errorf("%s: leak warning %v, want %v (side lobes %.1f dB)", c.window, warned, !c.clean, h.leakDB)
 		}

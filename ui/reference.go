@@ -153,8 +153,8 @@ func (v *SpectrumView) drawRefs() {
 	}
 }
 
-// drawRefLegend lists the shown references at the bottom left of the
-// plot area, onto the background.
+// drawRefLegend lists the shown references in the top margin, after the
+// title, onto the background.
 func (v *SpectrumView) drawRefLegend(pal *palette) {
 	o := &v.refs
 	o.legend = o.legend[:0]
@@ -170,12 +170,14 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 		return
 	}
 	p := &v.p
-	y := v.area.Max.Y - p.textHeight() - p.px(4)
 	right := v.area.Min.X + p.px(4)
+	if v.title != "" {
+		right += p.textWidth(v.title) + p.px(12)
+	}
 	for _, it := range o.legend {
 		right += p.px(16) + p.px(4) + p.textWidth(it.Label) + p.px(12)
 	}
-	drawLegendItems(p, o.legend, right, y, pal)
+	drawLegendItems(p, o.legend, right, p.px(2), pal)
 }
 
 // RefLegend is the references' legend last drawn.
