@@ -206,3 +206,51 @@ func TestHarmonicWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestFileViewMeasures: in the file tab the spectrum under the cursor is
+// what a reference stores, what the difference is taken of and what the
+// harmonics are measured on (with the file analysis's window).
+func TestFileViewMeasures(t *testing.T) {
+	const rate, n, a1, f0 = 48000, 8192, 0.25, 1500.0
+	amps := map[int]float64{2: 0.002 * a1, 4: 0.001 * a1}
+	truth := 100 * math.Sqrt(0.002*0.002+0.001*0.001)
+	db := distortedSpectrum(t, "flattop", n, rate, a1, f0, amps, 1e-5, 4)
+	e := newFakeEngine()
+	e.file = syntheticFile()
+	e.file.Window, _ = live.ParseWindow("flattop")
+	w, _ := newTestWindow(t, e)
+	w.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	if err := w.StoreReference("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
+		t.Errorf("storing before the cursor was over the file: %v", err)
+	}
+	w.Harmonics(true)
+	w.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
+	d, line, err := w.Distortion()
+	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
+		t.Errorf("file: THD %.5f %% at %.3f Hz (%v), want %.5f %% at %g Hz", d.THDPercent, d.FundamentalHz, err, truth, f0)
+	}
+	if strings.Contains(line, "leaks") {
+		t.Errorf("flat-top readout warns: %q", line)
+	}
+	if err := w.StoreReference("file"); err != nil {
+		t.Fatal(err)
+	}
+	if lv := w.References()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
+		t.Fatalf("the file's reference is not the spectrum under the cursor")
+	}
+	w.SetDifference(0)
+	louder := make([]float32, len(db))
+	for k, v := range db {
+		louder[k] = v + 2
+	}
+	w.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
+	if w.Difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
+		t.Fatal("the file tab does not show the difference")
+	}
+	for k, v := range w.fdiff.Lines()[0].DB {
+		if want := float64(louder[k]) - float64(db[k]); math.Abs(float64(v)-want) > 1e-4 {
+			t.Fatalf("bin %d: difference %g, want %g", k, v, want)
+		}
+	}
+}
