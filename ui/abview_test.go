@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 )
@@ -103,5 +106,17 @@ func TestCompareAB(t *testing.T) {
 	w.ab.OnClose()
 	if w.ab.Visible() || !w.fspec.Visible() {
 		t.Error("Close A/B did not bring the spectrum back")
+	}
+	// Cancel stops a comparison: nothing is shown, the line says so
+	e.mu.Lock()
+	e.holdAnalyze = true
+	e.mu.Unlock()
+	var res error
+	finished := false
+	w.CompareFile(pathB, func(err error) { res, finished = err, true })
+	test.Tap(w.cancel)
+	waitFor(t, func() bool { return finished })
+	if !errors.Is(res, context.Canceled) || w.fileInfo.Text != "Comparison cancelled." || w.ab.Visible() || w.progress.Visible() {
+		t.Errorf("cancelled: %v, %q, A/B shown %v", res, w.fileInfo.Text, w.ab.Visible())
 	}
 }

@@ -40,6 +40,7 @@ type fakeEngine struct {
 	latestN     int       // Latest calls
 	spectrum    []float32 // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
 	offset      float32   // added to every level of Latest
+	holdAnalyze bool      // AnalyzeSpectrum waits for its context to end
 	settle      func()    // waits until the window has applied what it posted
 }
 
@@ -216,6 +217,13 @@ func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o analysis.View
 
 // AnalyzeSpectrum is the real long-term spectrum, on the CPU engine.
 func (e *fakeEngine) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
+	e.mu.Lock()
+	hold := e.holdAnalyze
+	e.mu.Unlock()
+	if hold {
+		<-ctx.Done()
+		return analysis.SpectrumResult{}, ctx.Err()
+	}
 	eng, _, err := analysis.OpenEngines(analysis.EngineCPU, "")
 	if err != nil {
 		return analysis.SpectrumResult{}, err

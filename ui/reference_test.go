@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prismaudio/prism/app/dsp"
 )
@@ -216,4 +217,38 @@ func logInterp(pts [][2]float64, f float64) float64 {
 		}
 	}
 	return pts[len(pts)-1][1]
+}
+
+// TestStoreKey: S takes the spectrum shown at the key press and asks for
+// a name (the time by default); Store keeps it under the name typed,
+// whatever the spectrum did while the dialog was open. The key is in the
+// help.
+func TestStoreKey(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.now = func() time.Time { return time.Date(2026, 1, 1, 17, 23, 5, 0, time.UTC) }
+	w.Pull()
+	w.TypedRune('s')
+	if w.rp.storeDlg == nil || w.rp.name.Text != "ref 17:23:05" {
+		t.Fatalf("no Store dialog with the time as the name")
+	}
+	e.mu.Lock()
+	e.offset = 20
+	e.mu.Unlock()
+	w.Pull()
+	w.rp.name.SetText("  quiet room ")
+	w.rp.storeDlg.Submit()
+	refs := w.References()
+	if len(refs) != 1 || refs[0].Trace.Name != "quiet room" {
+		t.Fatalf("stored %d references", len(refs))
+	}
+	if got, want := refs[0].Trace.Level[100], float64(fakeLevel(100*48000.0/4096)-3); got != want {
+		t.Errorf("bin 100: stored %g dB, want %g (the spectrum at the key press)", got, want)
+	}
+	if !strings.Contains(Keys, "S\tstore") || !strings.Contains(Keys, "D\tharmonic") {
+		t.Error("S and D are not in the keys' help")
+	}
+	if got := w.rp.diff.Options; len(got) != 2 || got[1] != "quiet room" {
+		t.Errorf("difference picker offers %q", got)
+	}
 }

@@ -16,9 +16,11 @@ import (
 // and Load, one row per reference (shown, colour, name, save, delete),
 // the reference the difference is taken to, and the harmonics switch.
 type refPanel struct {
-	list    *fyne.Container
-	diff    *widget.Select
-	syncing bool
+	list     *fyne.Container
+	diff     *widget.Select
+	syncing  bool
+	storeDlg *dialog.FormDialog // the Store dialog last shown (tests)
+	name     *widget.Entry      // its name entry
 }
 
 // diffNone is the difference picker's "no difference" entry.
@@ -122,8 +124,8 @@ func (w *Window) syncRefControls() {
 	rp.diff.SetSelected(sel)
 }
 
-// storeReferenceDialog takes the spectrum shown now and asks for its
-// name (the time by default) before storing it.
+// storeReferenceDialog takes the spectrum shown now (the press of S or
+// Store) and asks for its name (the time by default) before storing it.
 func (w *Window) storeReferenceDialog() {
 	sp, avg, err := w.shownSpectrum()
 	if err != nil {
@@ -137,7 +139,7 @@ func (w *Window) storeReferenceDialog() {
 	}
 	name := widget.NewEntry()
 	name.SetText("ref " + w.now().Format("15:04:05"))
-	dialog.ShowForm("Store the spectrum shown as a reference", "Store", "Cancel",
+	d := dialog.NewForm("Store the spectrum shown as a reference", "Store", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
 			if !ok {
 				return
@@ -149,6 +151,8 @@ func (w *Window) storeReferenceDialog() {
 			}
 			w.referencesChanged()
 		}, w.win)
+	w.rp.storeDlg, w.rp.name = d, name
+	d.Show()
 }
 
 // loadReferenceDialog asks for a reference CSV and loads it; a bad file
