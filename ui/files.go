@@ -107,7 +107,8 @@ func (w *Window) fileCursor(sp *live.Spectrum, t float64, ok bool) {
 	}
 	w.fspec.SetTitle("at " + formatTime(t, 0.001, w.fview.File().Duration))
 	w.fspec.ShowSpectrum(sp)
-	w.measureFile()
+	w.fharm.stale = true
+	w.measureFileDue(w.now())
 	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, AvgOff)
 }
 

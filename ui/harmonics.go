@@ -26,7 +26,8 @@ const harmonicEvery = 250 * time.Millisecond
 // measurement. Only the Fyne goroutine uses it.
 type harmonicMeter struct {
 	on     bool
-	due    time.Time // the next live measurement
+	due    time.Time // the next measurement
+	stale  bool      // the spectrum changed since the last measurement (file view)
 	window string    // the kernel's window and size
 	fft    int
 	kernel *dsp.WindowKernel
@@ -221,10 +222,8 @@ func (v *SpectrumView) harmonicMarker(f float64, n int, sp *live.Spectrum, pal *
 // off (live and file spectra).
 func (w *Window) Harmonics(on bool) {
 	w.harm.on, w.fharm.on = on, on
-	w.harm.due = time.Time{}
-	if on {
-		w.measureFile()
-	}
+	w.harm.due, w.fharm.due, w.fharm.stale = time.Time{}, time.Time{}, true
+	w.measureFileDue(w.now())
 	if w.c.harmonics != nil && w.c.harmonics.Checked != on {
 		w.c.harmonics.SetChecked(on)
 	}
@@ -262,6 +261,21 @@ func (w *Window) measureLive(now time.Time) {
 	if lv := shownLevels(sp, w.set.Averaging); len(lv) > 1 {
 		h.measure(lv, sp.BinHz, w.set.Window)
 	}
+}
+
+// measureFileDue measures the file's spectrum under the cursor if it
+// changed and harmonicEvery has passed since the last measurement (the
+// cursor moves far more often than a measurement is worth; the per-frame
+// pull calls it so that the last position is measured too).
+func (w *Window) measureFileDue(now time.Time) {
+	h := &w.fharm
+	if !h.on || !h.stale || now.Before(h.due) || w.fspec.n == 0 || w.fview.File() == nil {
+		return
+	}
+	h.stale = false
+	h.due = now.Add(harmonicEvery)
+	w.measureFile()
+	w.fspec.Refresh()
 }
 
 // measureFile measures the file's spectrum under the cursor.

@@ -219,6 +219,8 @@ func TestFileViewMeasures(t *testing.T) {
 	e.file = syntheticFile()
 	e.file.Window, _ = live.ParseWindow("flattop")
 	w, _ := newTestWindow(t, e)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w.now = func() time.Time { return clock }
 	w.OpenFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
 	if err := w.StoreReference("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
@@ -252,5 +254,15 @@ func TestFileViewMeasures(t *testing.T) {
 		if want := float64(louder[k]) - float64(db[k]); math.Abs(float64(v)-want) > 1e-4 {
 			t.Fatalf("bin %d: difference %g, want %g", k, v, want)
 		}
+	}
+	// the cursor moved within harmonicEvery: measured at the next frame
+	// after it, not at once
+	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
+		t.Errorf("measured again within %v of the last", harmonicEvery)
+	}
+	clock = clock.Add(harmonicEvery)
+	w.Pull()
+	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-2) > 0.01 {
+		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", harmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+2)
 	}
 }

@@ -235,6 +235,7 @@ func (w *Window) build() {
 func (w *Window) Pull() {
 	now := time.Now()
 	w.countFrame(now)
+	w.measureFileDue(w.now())
 	if now.After(w.statusDue) {
 		w.statusDue = now.Add(250 * time.Millisecond)
 		w.eng.ReadStats(&w.stats)
