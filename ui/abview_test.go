@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
@@ -100,6 +102,14 @@ func TestCompareAB(t *testing.T) {
 		t.Errorf("info %q", w.fileInfo.Text)
 	}
 	capture(w.win)
+	// the readout under the cursor at 1 kHz: both files and B − A
+	dp := w.ab.DiffPlot()
+	cx := float32(float64(dp.area.Min.X)+dp.axis.Pos(1000)*float64(dp.area.Dx())) / dp.p.scale
+	dp.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(cx, 40)}})
+	capture(w.win)
+	if r := dp.Readout(); !strings.HasPrefix(r, "100") && !strings.HasPrefix(r, "99") || !strings.Contains(r, "B − A −6.02 dB") {
+		t.Errorf("difference readout at 1 kHz: %q", r)
+	}
 	if err := compare(pathC); err == nil || !strings.Contains(err.Error(), "one sample rate") {
 		t.Errorf("A at 48 kHz with B at 44.1 kHz: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -26,6 +27,9 @@ type LinePlot struct {
 	zero         bool   // mark 0 dB
 	lines        []plotLine
 	legend       []legendItem
+	hover        bool
+	cursorX      float32 // widget units
+	readout      []byte
 }
 
 // plotLine is one trace of a LinePlot: its legend label, its levels (dB,
@@ -129,7 +133,57 @@ func (v *LinePlot) draw(w, h int) image.Image {
 	for _, l := range v.lines {
 		drawTrace(&v.p, v.area, v.maps.get(v.axis, v.area.Dx(), v.rate, len(l.DB)), l.DB, v.dbMin, v.dbMax, l.Color, false)
 	}
+	v.drawCursor()
 	return v.img
+}
+
+// MouseIn, MouseMoved and MouseOut implement desktop.Hoverable: the
+// readout of every trace at the cursor's frequency.
+func (v *LinePlot) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
+
+// MouseMoved implements desktop.Hoverable.
+func (v *LinePlot) MouseMoved(e *desktop.MouseEvent) {
+	v.hover, v.cursorX = true, e.Position.X
+	v.raster.Refresh()
+}
+
+// MouseOut implements desktop.Hoverable.
+func (v *LinePlot) MouseOut() {
+	v.hover = false
+	v.raster.Refresh()
+}
+
+// Readout is the cursor readout (empty when the cursor is not over the
+// plot): the frequency, then each trace's name and level there.
+func (v *LinePlot) Readout() string { return string(v.readout) }
+
+// drawCursor draws the cursor line and the readout on the plot's second
+// line, on the side of the cursor with more room.
+func (v *LinePlot) drawCursor() {
+	v.readout = v.readout[:0]
+	px := v.pixelX(v.cursorX)
+	if !v.hover || px < 0 {
+		return
+	}
+	pal := paletteFor(v.dark)
+	a := v.area
+	p := &v.p
+	f := v.axis.Freq((float64(px) + 0.5) / float64(a.Dx()))
+	p.dashedV(a.Min.X+px, a.Min.Y, a.Max.Y, pal.cursor)
+	b := appendHz(v.readout, f)
+	binHz := float64(v.rate) / float64(v.fft)
+	for _, l := range v.lines {
+		b = append(b, "   "...)
+		b = append(b, l.Name...)
+		b = append(b, ' ')
+		b = appendRatio(b, levelAt(l.DB, binHz, f))
+	}
+	v.readout = b
+	x, ax := a.Min.X+px+p.px(6), 0.0
+	if px > a.Dx()/2 {
+		x, ax = a.Min.X+px-p.px(6), 1
+	}
+	p.textBytes(b, x, a.Min.Y+p.px(4)+p.textHeight()+p.px(2), ax, 0, pal.cursor)
 }
 
 func (v *LinePlot) drawBackground() {
