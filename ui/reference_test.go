@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"github.com/prismaudio/prism/app/dsp"
 )
 
@@ -236,8 +237,11 @@ func TestStoreKey(t *testing.T) {
 	e.offset = 20
 	e.mu.Unlock()
 	w.Pull()
+	if w.win.Canvas().Focused() != w.rp.name {
+		t.Error("the name is not focused")
+	}
 	w.rp.name.SetText("  quiet room ")
-	w.rp.storeDlg.Submit()
+	w.rp.name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter stores
 	refs := w.References()
 	if len(refs) != 1 || refs[0].Trace.Name != "quiet room" {
 		t.Fatalf("stored %d references", len(refs))

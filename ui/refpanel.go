@@ -151,8 +151,10 @@ func (w *Window) storeReferenceDialog() {
 			}
 			w.referencesChanged()
 		}, w.win)
+	name.OnSubmitted = func(string) { d.Submit() } // Enter stores
 	w.rp.storeDlg, w.rp.name = d, name
 	d.Show()
+	w.win.Canvas().Focus(name)
 }
 
 // loadReferenceDialog asks for a reference CSV and loads it; a bad file
