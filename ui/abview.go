@@ -23,6 +23,13 @@ import (
 // spectrum`'s default.
 const abOverlapPct = 50
 
+// Where the file tab splits: the spectrogram's share of the height over
+// the spectrum, and over the A/B comparison.
+const (
+	fileSplitOffset = 0.65
+	abSplitOffset   = 0.3
+)
+
 // ABView shows two files' long-term spectra (A and B, labelled with the
 // files' names) and their difference B − A. Only the Fyne goroutine uses
 // it.
@@ -224,6 +231,11 @@ func (w *Window) showFileLower() {
 		}
 	}
 	ab, diff := w.ab.active, w.refs.diffTo >= 0
+	if ab != w.ab.Visible() && w.fileSplit != nil {
+		// the comparison's two plots get most of the height, the
+		// spectrogram it back when it ends
+		w.fileSplit.SetOffset(map[bool]float64{true: abSplitOffset, false: fileSplitOffset}[ab])
+	}
 	show(w.ab, ab)
 	show(w.fdiff, diff && !ab)
 	show(w.fspec, !diff && !ab)

@@ -91,6 +91,7 @@ type Window struct {
 	rp                  refPanel
 	harm, fharm         harmonicMeter // live and file
 	ab                  *ABView
+	fileSplit           *container.Split // spectrogram over spectrum (or A/B)
 }
 
 // New builds the main window's content into win and starts pulling data
@@ -207,7 +208,8 @@ func (w *Window) build() {
 		),
 		container.NewHBox(w.progress, w.cancel), w.fileInfo)
 	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, container.NewStack(w.fspec, w.fdiff, w.ab)))
-	file.Objects[0].(*container.Split).Offset = 0.65
+	w.fileSplit = file.Objects[0].(*container.Split)
+	w.fileSplit.Offset = fileSplitOffset
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
