@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"time"
 
@@ -101,6 +102,11 @@ func (v *ABView) SetResults(nameA, nameB string, a, b analysis.SpectrumResult, s
 	}
 	d := make([]float64, len(b.FreqHz))
 	ref.Difference(d, b.FreqHz, b.Levels[0])
+	for k := range d {
+		if math.IsNaN(d[k]) { // silent in both (−Inf − −Inf): no difference, as differenceDB
+			d[k] = 0
+		}
+	}
 	pal := paletteFor(true)
 	lines := v.spectra.SetLines(2)
 	lines[0] = plotLine{Name: "A: " + nameA, DB: toFloat32(a.Levels[0]), Color: pal.traces[0]}
@@ -119,7 +125,7 @@ func (v *ABView) SetResults(nameA, nameB string, a, b analysis.SpectrumResult, s
 	return nil
 }
 
-// toFloat32 converts levels for the plot; NaN (none expected) reads −Inf.
+// toFloat32 converts levels for the plot.
 func toFloat32(x []float64) []float32 {
 	out := make([]float32, len(x))
 	for i, v := range x {

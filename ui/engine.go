@@ -13,8 +13,8 @@ import (
 // Engine is what the window calls on the analysis: live.Monitor in the
 // program, a fake in tests. Latest, Columns and ReadStats are called on
 // the Fyne goroutine every frame and must not block for long; SetSource,
-// AnalyzeView, AnalyzeSpectrum and ExportSpectrogram block and are called from goroutines
-// of their own.
+// AnalyzeView, AnalyzeSpectrum and ExportSpectrogram block and are called
+// from goroutines of their own.
 type Engine interface {
 	SpectrumSource
 	ColumnSource

@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
@@ -148,9 +149,18 @@ func (v *SpectrumView) drawRefs() {
 	bins, binHz := v.geometry()
 	for i, r := range s.refs {
 		if r.Shown {
-			v.trace(v.refs.grid.levels(s, i, bins, binHz), r.Color, false)
+			v.trace(v.refs.grid.levels(s, i, bins, binHz), refColor(r.Color, v.dark), false)
 		}
 	}
+}
+
+// refColor is a reference's colour on the dark or light palette (darker
+// on white, where the bright ones fade).
+func refColor(c color.RGBA, dark bool) color.RGBA {
+	if dark {
+		return c
+	}
+	return blend(c, color.RGBA{0, 0, 0, 255}, 90)
 }
 
 // drawRefLegend lists the shown references in the top margin, after the
@@ -163,7 +173,7 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 	}
 	for _, r := range o.set.refs {
 		if r.Shown {
-			o.legend = append(o.legend, legendItem{Label: r.Trace.Name, Color: r.Color})
+			o.legend = append(o.legend, legendItem{Label: r.Trace.Name, Color: refColor(r.Color, v.dark)})
 		}
 	}
 	if len(o.legend) == 0 {
@@ -265,11 +275,18 @@ func (w *Window) StoreReference(name string) error {
 }
 
 // LoadReference reads a reference CSV (freq_hz,level, as `prism
-// spectrum` writes it), named after the file.
+// spectrum` writes it), named after the file ("NAME (2)" if a reference
+// has that name).
 func (w *Window) LoadReference(path string) error {
 	t, err := dsp.ReadTraceFile(path)
 	if err != nil {
 		return fmt.Errorf("prism: load reference: %w", err)
+	}
+	// a file loaded again, or one named like a stored reference: the
+	// name with a number
+	base := t.Name
+	for n := 2; w.refIndex(t.Name) >= 0; n++ {
+		t.Name = base + " (" + strconv.Itoa(n) + ")"
 	}
 	if err := w.refs.add(t); err != nil {
 		return err
@@ -343,7 +360,7 @@ func (w *Window) Difference() *LinePlot {
 // date after any change of the set.
 func (w *Window) referencesChanged() {
 	if i := w.refs.diffTo; i >= 0 {
-		name, c := w.refs.refs[i].Trace.Name, w.refs.refs[i].Color
+		name, c := w.refs.refs[i].Trace.Name, refColor(w.refs.refs[i].Color, w.set.Theme != "light")
 		for _, d := range []*LinePlot{w.diff, w.fdiff} {
 			d.SetTitle("difference to " + name)
 			l := &d.SetLines(1)[0]

@@ -60,6 +60,10 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	if got := w.References()[1].Trace.Name; got != "bench" {
 		t.Errorf("loaded reference named %q, want the file's name", got)
 	}
+	if err := w.LoadReference(path); err != nil || w.References()[2].Trace.Name != "bench (2)" {
+		t.Errorf("loaded again: %v, named %q", err, w.References()[2].Trace.Name)
+	}
+	w.DeleteReference(2)
 	// the CSV `prism spectrum -o X.csv` writes: freq as %g-free decimal, level to 4 places
 	cli := filepath.Join(dir, "cli.csv")
 	var b strings.Builder

@@ -50,6 +50,9 @@ func (w *Window) applyMeasureDisplay(scale string, dark bool) {
 	for _, d := range []*LinePlot{w.diff, w.fdiff} {
 		d.SetConfig(d.rate, d.fft, scale)
 		d.SetDark(dark)
+		if i := w.refs.diffTo; i >= 0 && len(d.lines) > 0 {
+			d.lines[0].Color = refColor(w.refs.refs[i].Color, dark)
+		}
 		d.Refresh()
 	}
 	w.ab.spectra.SetRange(w.set.DBMin, w.set.DBMax)
