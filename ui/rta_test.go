@@ -54,6 +54,30 @@ func TestRTAFineFractions(t *testing.T) {
 				}
 			}
 			t.Logf("1/%d octave, N=%d: %d of %d bands under-resolved", frac, fft, marked, len(bands))
+			// the note names the FFT size that resolves every band, or
+			// the lowest band the largest size resolves (independently:
+			// the narrowest band is the first)
+			note := v.ResolutionNote()
+			wantNote := "under-resolved (< 4 FFT bins)"
+			if marked > 0 {
+				w0 := bands[0].Upper - bands[0].Lower
+				n := fft
+				for n < MaxFFT && w0 < 4*48000/float64(n) {
+					n *= 2
+				}
+				if w0 >= 4*48000/float64(n) {
+					wantNote += ": N=" + strconv.Itoa(n) + " resolves every band"
+				} else {
+					i := 0
+					for bands[i].Upper-bands[i].Lower < 4*48000/float64(MaxFFT) {
+						i++
+					}
+					wantNote += ": N=65536 resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
+				}
+			}
+			if note != wantNote {
+				t.Errorf("1/%d, N=%d: note %q, want %q", frac, fft, note, wantNote)
+			}
 			want := "1/" + strconv.Itoa(frac) + " octave, A-weighted"
 			if !strings.HasPrefix(v.Title(), want) {
 				t.Errorf("title %q, want %q…", v.Title(), want)
