@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 )
 
@@ -258,5 +259,36 @@ func TestStoreKey(t *testing.T) {
 	}
 	if got := w.rp.diff.Options; len(got) != 2 || got[1] != "quiet room" {
 		t.Errorf("difference picker offers %q", got)
+	}
+}
+
+// TestReferencePanel: the panel's rows drive the references: the check
+// hides and shows one, the bin deletes it, and the rows follow.
+func TestReferencePanel(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.Pull()
+	for _, n := range []string{"one", "two"} {
+		if err := w.StoreReference(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := w.rp.rows
+	if len(rows) != 2 || rows[0].shown.Text != "one" || !rows[0].shown.Checked {
+		t.Fatalf("panel rows %d", len(rows))
+	}
+	test.Tap(rows[0].shown)
+	if w.References()[0].Shown {
+		t.Error("unchecking did not hide the reference")
+	}
+	test.Tap(w.rp.rows[0].shown)
+	if !w.References()[0].Shown {
+		t.Error("checking did not show the reference")
+	}
+	w.rp.diff.SetSelected("two")
+	test.Tap(w.rp.rows[1].del)
+	if n := len(w.References()); n != 1 || len(w.rp.rows) != 1 || w.Difference() != nil || w.rp.diff.Selected != diffNone {
+		t.Errorf("after deleting the reference the difference was to: %d references, %d rows, difference %v, picker %q",
+			n, len(w.rp.rows), w.Difference() != nil, w.rp.diff.Selected)
 	}
 }

@@ -21,6 +21,13 @@ type refPanel struct {
 	syncing  bool
 	storeDlg *dialog.FormDialog // the Store dialog last shown (tests)
 	name     *widget.Entry      // its name entry
+	rows     []refRow           // one per reference, in order
+}
+
+// refRow is one reference's row: shown, save, delete.
+type refRow struct {
+	shown     *widget.Check
+	save, del *widget.Button
 }
 
 // diffNone is the difference picker's "no difference" entry.
@@ -104,6 +111,7 @@ func (w *Window) syncRefControls() {
 	rp.syncing = true
 	defer func() { rp.syncing = false }()
 	rp.list.RemoveAll()
+	rp.rows = rp.rows[:0]
 	opts := []string{diffNone}
 	for i, r := range w.refs.refs {
 		sw := canvas.NewRectangle(r.Color)
@@ -117,6 +125,7 @@ func (w *Window) syncRefControls() {
 		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { w.saveReferenceDialog(i) })
 		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { w.DeleteReference(i) })
 		rp.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(save, del), shown))
+		rp.rows = append(rp.rows, refRow{shown, save, del})
 		opts = append(opts, r.Trace.Name)
 	}
 	rp.diff.SetOptions(opts)
