@@ -131,9 +131,10 @@ func (h *harmonicMeter) formatLine() {
 	}
 	r := &h.res
 	b = append(b, "F "...)
-	b = appendHz(b, r.FundamentalHz)
-	b = append(b, "  "...)
-	b = appendDB(b, r.FundamentalDBFS)
+	b = strconv.AppendFloat(b, r.FundamentalHz, 'f', 2, 64)
+	b = append(b, " Hz  "...)
+	b = appendRatio(b, r.FundamentalDBFS)
+	b = append(b, "FS"...) // dBFS
 	b = append(b, "   THD "...)
 	b = strconv.AppendFloat(b, r.THDPercent, 'g', 4, 64)
 	b = append(b, " % ("...)

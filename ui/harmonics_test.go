@@ -95,7 +95,7 @@ func TestHarmonicReadout(t *testing.T) {
 			t.Errorf("harmonic %d: %.3f dBFS, want %.3f", h.N, h.LevelDB, 20*math.Log10(a))
 		}
 	}
-	for _, s := range []string{"F 1000.0 Hz", "THD 0.11", "THD+N", "SNR", "SINAD"} {
+	for _, s := range []string{"F 1000.00 Hz  −6.02 dBFS", "THD 0.1136 % (−58.89 dB)", "THD+N", "SNR", "SINAD"} {
 		if !strings.Contains(line, s) {
 			t.Errorf("readout %q lacks %q", line, s)
 		}
