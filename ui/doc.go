@@ -31,7 +31,8 @@
 // the spectra: reference.go (stored reference traces, dsp.Trace, and the
 // difference to one), refpanel.go (their part of the panel), harmonics.go
 // (harmonic markers and the distortion readout, dsp.AnalyzeDistortion
-// on the spectrum shown, a few times a second), abview.go (two files'
+// on the spectrum shown, a few times a second on a goroutine of its own),
+// abview.go (two files'
 // long-term spectra and B − A), lineplot.go (the plot those differences
 // and spectra are drawn in). Every type here
 // belongs to the Fyne goroutine; work on other goroutines (opening a

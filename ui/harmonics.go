@@ -9,6 +9,7 @@ import (
 	"errors"
 	"image"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -21,23 +22,39 @@ import (
 const harmonicEvery = 250 * time.Millisecond
 
 // harmonicMeter measures a spectrum's distortion and keeps the result
-// for the markers and the readout. Its buffers (power, readout) are
-// reused; dsp.AnalyzeDistortion allocates its result once per
-// measurement. Only the Fyne goroutine uses it.
+// for the markers and the readout. A measurement takes milliseconds to
+// tenths of a second (N=65536), so the window runs it on a goroutine of
+// its own (start) and publishes the result on the Fyne goroutine; one
+// runs at a time. Its buffers are reused; dsp.AnalyzeDistortion allocates
+// its result once per measurement. Apart from work, only the Fyne
+// goroutine uses it.
 type harmonicMeter struct {
-	on     bool
-	due    time.Time // the next measurement
-	stale  bool      // the spectrum changed since the last measurement (file view)
-	window string    // the kernel's window and size
+	on    bool
+	due   time.Time // the next measurement
+	stale bool      // the spectrum changed since the last measurement (file view)
+	busy  bool      // a measurement is running: work is its goroutine's
+	work  harmonicWork
+	res   dsp.Distortion
+	err   error
+	valid bool   // res holds a measurement
+	leaky string // the window measured with, if it leaks (leakLimitDB)
+	line  []byte // the readout
+	note  []byte // why the readout is not to be trusted, if it is not
+}
+
+// harmonicWork is one measurement: its input (a copy of the spectrum),
+// the window kernel it keeps from one to the next, and its outcome.
+type harmonicWork struct {
+	in     []float32
+	binHz  float64
+	window string // a name live.ParseWindow reads
+	kwin   string // the kernel's window and size
 	fft    int
 	kernel *dsp.WindowKernel
 	leakDB float64 // the kernel's highest side lobe beyond leakFromBins (dB)
 	power  []float64
 	res    dsp.Distortion
 	err    error
-	valid  bool   // res holds a measurement
-	line   []byte // the readout
-	note   []byte // why the readout is not to be trusted, if it is not
 }
 
 // harmonicLabels label the markers: the fundamental, then harmonics 2…10.
@@ -45,36 +62,71 @@ var harmonicLabels = [...][]byte{[]byte("F"), nil, []byte("2"), []byte("3"), []b
 	[]byte("6"), []byte("7"), []byte("8"), []byte("9"), []byte("10")}
 
 // measure analyses db (dB per bin, sine-level dBFS, bins 0…N/2 binHz
-// apart) taken with window (a name live.ParseWindow reads): each bin back
-// to power, then dsp.AnalyzeDistortion with the window's kernel, the
-// fundamental found as the strongest component.
+// apart) taken with window at once, on the calling goroutine.
 func (h *harmonicMeter) measure(db []float32, binHz float64, window string) {
-	h.valid, h.err = false, nil
-	fft := 2 * (len(db) - 1)
-	if err := h.ensureKernel(window, fft); err != nil {
-		h.err = err
-		h.formatLine()
+	h.load(db, binHz, window)
+	h.work.run()
+	h.publish()
+}
+
+// start measures db in the background unless a measurement is running,
+// then, through do (onto the Fyne goroutine), publishes the result and
+// calls done.
+func (h *harmonicMeter) start(db []float32, binHz float64, window string, do func(func()), done func()) {
+	if h.busy {
 		return
 	}
-	if cap(h.power) < len(db) {
-		h.power = make([]float64, len(db))
-	}
-	h.power = h.power[:len(db)]
-	for k, d := range db {
-		h.power[k] = math.Pow(10, float64(d)/10) // −Inf dB: 0
-	}
-	h.res, h.err = dsp.AnalyzeDistortion(h.power, h.kernel, binHz, 0)
+	h.busy = true
+	h.load(db, binHz, window)
+	go func() {
+		h.work.run()
+		do(func() {
+			h.busy = false
+			h.publish()
+			done()
+		})
+	}()
+}
+
+// load copies the job into work (not while busy).
+func (h *harmonicMeter) load(db []float32, binHz float64, window string) {
+	h.work.in = append(h.work.in[:0], db...)
+	h.work.binHz, h.work.window = binHz, window
+}
+
+// publish takes work's outcome for the markers and the readout.
+func (h *harmonicMeter) publish() {
+	h.res, h.err = h.work.res, h.work.err
 	h.valid = h.err == nil
+	h.leaky = ""
+	if h.work.kernel != nil && h.work.leakDB > leakLimitDB {
+		h.leaky = h.work.kwin
+	}
 	h.formatLine()
+}
+
+// run measures: each bin back to power, then dsp.AnalyzeDistortion with
+// the window's kernel, the fundamental found as the strongest component.
+func (m *harmonicWork) run() {
+	m.res, m.err = dsp.Distortion{}, nil
+	if err := m.ensureKernel(m.window, 2*(len(m.in)-1)); err != nil {
+		m.err = err
+		return
+	}
+	m.power = slices.Grow(m.power[:0], len(m.in))[:len(m.in)]
+	for k, d := range m.in {
+		m.power[k] = math.Pow(10, float64(d)/10) // −Inf dB: 0
+	}
+	m.res, m.err = dsp.AnalyzeDistortion(m.power, m.kernel, m.binHz, 0)
 }
 
 // ensureKernel makes the window kernel of window at size fft, unless it
 // has it.
-func (h *harmonicMeter) ensureKernel(window string, fft int) error {
-	if h.kernel != nil && h.window == window && h.fft == fft {
+func (m *harmonicWork) ensureKernel(window string, fft int) error {
+	if m.kernel != nil && m.kwin == window && m.fft == fft {
 		return nil
 	}
-	h.kernel = nil
+	m.kernel = nil
 	if fft < 2 {
 		return errNoSpectrum
 	}
@@ -86,8 +138,8 @@ func (h *harmonicMeter) ensureKernel(window string, fft int) error {
 	if err != nil {
 		return err
 	}
-	h.kernel, h.window, h.fft = k, window, fft
-	h.leakDB = leakageDB(k)
+	m.kernel, m.kwin, m.fft = k, window, fft
+	m.leakDB = leakageDB(k)
 	return nil
 }
 
@@ -147,9 +199,9 @@ func (h *harmonicMeter) formatLine() {
 	b = appendRatio(b, r.SINADDB)
 	h.line = b
 	h.note = h.note[:0]
-	if h.leakDB > leakLimitDB {
+	if h.leaky != "" {
 		h.note = append(h.note, "the "...)
-		h.note = append(h.note, h.window...)
+		h.note = append(h.note, h.leaky...)
 		h.note = append(h.note, " window leaks into the harmonics and noise: use blackman-harris or flattop for THD"...)
 	}
 }
@@ -250,43 +302,34 @@ func (w *Window) Distortion() (dsp.Distortion, string, error) {
 	return h.res, line, h.err
 }
 
-// measureLive measures the live spectrum shown (the average if one is on)
-// when harmonicEvery has passed since the last measurement.
+// measureLive starts a measurement of the live spectrum shown (the
+// average if one is on) when harmonicEvery has passed since the last.
 func (w *Window) measureLive(now time.Time) {
 	h := &w.harm
-	if !h.on || w.spec.n == 0 || now.Before(h.due) {
+	if !h.on || h.busy || w.spec.n == 0 || now.Before(h.due) {
 		return
 	}
-	h.due = now.Add(harmonicEvery)
 	sp := &w.spec.spectra[0]
 	if lv := shownLevels(sp, w.set.Averaging); len(lv) > 1 {
-		h.measure(lv, sp.BinHz, w.set.Window)
+		h.due = now.Add(harmonicEvery)
+		h.start(lv, sp.BinHz, w.set.Window, w.do, w.spec.Refresh)
 	}
 }
 
-// measureFileDue measures the file's spectrum under the cursor if it
-// changed and harmonicEvery has passed since the last measurement (the
+// measureFileDue starts a measurement of the file's spectrum under the
+// cursor if it changed and harmonicEvery has passed since the last (the
 // cursor moves far more often than a measurement is worth; the per-frame
 // pull calls it so that the last position is measured too).
 func (w *Window) measureFileDue(now time.Time) {
 	h := &w.fharm
-	if !h.on || !h.stale || now.Before(h.due) || w.fspec.n == 0 || w.fview.File() == nil {
-		return
-	}
-	h.stale = false
-	h.due = now.Add(harmonicEvery)
-	w.measureFile()
-	w.fspec.Refresh()
-}
-
-// measureFile measures the file's spectrum under the cursor.
-func (w *Window) measureFile() {
 	fs := w.fview.File()
-	if !w.fharm.on || w.fspec.n == 0 || fs == nil {
+	if !h.on || !h.stale || h.busy || now.Before(h.due) || w.fspec.n == 0 || fs == nil {
 		return
 	}
 	sp := &w.fspec.spectra[0]
 	if len(sp.Current) > 1 {
-		w.fharm.measure(sp.Current, sp.BinHz, fs.Window.String())
+		h.stale = false
+		h.due = now.Add(harmonicEvery)
+		h.start(sp.Current, sp.BinHz, fs.Window.String(), w.do, w.fspec.Refresh)
 	}
 }

@@ -80,6 +80,7 @@ func TestHarmonicReadout(t *testing.T) {
 		t.Fatal("the check box did not turn the harmonics on")
 	}
 	w.Pull()
+	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
 	d, line, err := w.Distortion()
 	if err != nil {
 		t.Fatal(err)
@@ -122,11 +123,15 @@ func TestHarmonicReadout(t *testing.T) {
 	e.mu.Unlock()
 	clock = clock.Add(harmonicEvery / 2)
 	w.Pull()
+	if w.harm.busy {
+		t.Error("measuring again within harmonicEvery")
+	}
 	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
 		t.Errorf("measured again within %v", harmonicEvery)
 	}
 	clock = clock.Add(harmonicEvery)
 	w.Pull()
+	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
 	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-10) > 0.01 {
 		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", harmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+10)
 	}
@@ -156,6 +161,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	w.now = func() time.Time { return clock }
 	w.statusDue = clock.Add(time.Hour)
 	w.Pull() // measures once; the clock stands still from here
+	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
 	if _, _, err := w.Distortion(); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +205,7 @@ func TestHarmonicWindows(t *testing.T) {
 		warned := strings.Contains(string(h.note), "leaks")
 		t.Logf("%-16s THD %.5f %% (truth %.5f)  %s  %s", c.window, h.res.THDPercent, truth, h.line, h.note)
 		if warned == c.clean {
-			t.Errorf("%s: leak warning %v, want %v (side lobes %.1f dB)", c.window, warned, !c.clean, h.leakDB)
+			t.Errorf("%s: leak warning %v, want %v (side lobes %.1f dB)", c.window, warned, !c.clean, h.work.leakDB)
 		}
 		if c.clean && (h.err != nil || math.Abs(h.res.THDPercent-truth) > 0.002) {
 			t.Errorf("%s: THD %.5f %% (%v), want %.5f ± 0.002", c.window, h.res.THDPercent, h.err, truth)
@@ -228,6 +234,7 @@ func TestFileViewMeasures(t *testing.T) {
 	}
 	w.Harmonics(true)
 	w.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
+	waitFor(t, func() bool { return !w.fharm.busy })
 	d, line, err := w.Distortion()
 	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
 		t.Errorf("file: THD %.5f %% at %.3f Hz (%v), want %.5f %% at %g Hz", d.THDPercent, d.FundamentalHz, err, truth, f0)
@@ -257,11 +264,15 @@ func TestFileViewMeasures(t *testing.T) {
 	}
 	// the cursor moved within harmonicEvery: measured at the next frame
 	// after it, not at once
+	if w.fharm.busy {
+		t.Errorf("measuring again within %v of the last", harmonicEvery)
+	}
 	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
 		t.Errorf("measured again within %v of the last", harmonicEvery)
 	}
 	clock = clock.Add(harmonicEvery)
 	w.Pull()
+	waitFor(t, func() bool { return !w.fharm.busy })
 	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-2) > 0.01 {
 		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", harmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+2)
 	}
