@@ -160,7 +160,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	clock := time.Now()
 	w.now = func() time.Time { return clock }
 	w.statusDue = clock.Add(time.Hour)
-	w.Pull() // measures once; the clock stands still from here
+	w.Pull()                                        // measures once; the clock stands still from here
 	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
 	if _, _, err := w.Distortion(); err != nil {
 		t.Fatal(err)
