@@ -97,6 +97,7 @@ func (w *Window) applyDisplay() {
 		w.wf.Show()
 	}
 	w.markBand()
+	w.applyMeasureDisplay(s.FreqScale, dark)
 	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.fview, w.fspec} {
 		o.Refresh()
 	}

@@ -30,6 +30,7 @@ type controls struct {
 	engine, theme                               *widget.RadioGroup
 	pause                                       *widget.Button
 	monitor                                     *widget.Check
+	harmonics                                   *widget.Check // harmonics.go
 }
 
 // option lists (label ↔ value)
@@ -44,7 +45,7 @@ var (
 	dbFloors    = []string{"-40", "-60", "-80", "-100", "-120", "-140", "-160"}
 	spans       = []string{"5 s", "10 s", "30 s", "60 s"}
 	spanVals    = []float64{5, 10, 30, 60}
-	fractions   = []string{"1/1", "1/3", "1/6", "1/12", "1/24"}
+	fractions   = []string{"1/1", "1/3", "1/6", "1/12", "1/24", "1/48"}
 	bandPresets = []string{"None", "speech", "lowpass:1000", "highpass:100", "bandpass:500-2000", "bandstop:1000-4000", "octave:1000", "third:1000", "Custom…"}
 	rates       = []string{"Device default", "44100", "48000", "96000"}
 	chanOpts    = []string{"Device default", "1", "2"}
@@ -266,6 +267,8 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		row("Waterfall", c.span),
 		row("RTA", container.NewGridWithColumns(2, c.fraction, c.weighting)),
 		row("Theme", c.theme),
+		section("References and distortion"),
+		w.buildRefControls(),
 		container.NewGridWithColumns(2,
 			widget.NewButton("Export PNG", w.exportPNGDialog),
 			widget.NewButton("Export spectrum", w.exportSpectrumDialog)),

@@ -13,8 +13,8 @@ import (
 // Engine is what the window calls on the analysis: live.Monitor in the
 // program, a fake in tests. Latest, Columns and ReadStats are called on
 // the Fyne goroutine every frame and must not block for long; SetSource,
-// AnalyzeView and ExportSpectrogram block and are called from goroutines
-// of their own.
+// AnalyzeView, AnalyzeSpectrum and ExportSpectrogram block and are called
+// from goroutines of their own.
 type Engine interface {
 	SpectrumSource
 	ColumnSource
@@ -35,5 +35,6 @@ type Engine interface {
 	SetMonitorOutput(on bool, band dsp.BandSpec) error
 	MonitorOutput() string
 	AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error)
+	AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error)
 	ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error
 }

@@ -36,9 +36,12 @@ type fakeEngine struct {
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
-	frozen      bool   // Frames stops counting
-	latestN     int    // Latest calls
-	settle      func() // waits until the window has applied what it posted
+	frozen      bool      // Frames stops counting
+	latestN     int       // Latest calls
+	spectrum    []float32 // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
+	offset      float32   // added to every level of Latest
+	holdAnalyze bool      // AnalyzeSpectrum waits for its context to end
+	settle      func()    // waits until the window has applied what it posted
 }
 
 func newFakeEngine() *fakeEngine {
@@ -60,11 +63,18 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	defer e.mu.Unlock()
 	e.latestN++
 	bins := e.fft/2 + 1
-	binHz := float64(e.rate) / float64(e.fft)
+	if e.spectrum != nil {
+		bins = len(e.spectrum)
+	}
+	binHz := float64(e.rate) / float64(2*(bins-1))
 	fill := func(s []float32, off float32) []float32 {
 		s = s[:0]
 		for k := range bins {
-			s = append(s, fakeLevel(float64(k)*binHz)+off)
+			v := fakeLevel(float64(k) * binHz)
+			if e.spectrum != nil {
+				v = e.spectrum[k]
+			}
+			s = append(s, v+off+e.offset)
 		}
 		return s
 	}
@@ -204,6 +214,23 @@ func (e *fakeEngine) AnalyzeView(_ context.Context, path string, o analysis.View
 		return nil, e.fileErr
 	}
 	return e.file, nil
+}
+
+// AnalyzeSpectrum is the real long-term spectrum, on the CPU engine.
+func (e *fakeEngine) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
+	e.mu.Lock()
+	hold := e.holdAnalyze
+	e.mu.Unlock()
+	if hold {
+		<-ctx.Done()
+		return analysis.SpectrumResult{}, ctx.Err()
+	}
+	eng, _, err := analysis.OpenEngines(analysis.EngineCPU, "")
+	if err != nil {
+		return analysis.SpectrumResult{}, err
+	}
+	defer eng.Close()
+	return analysis.AnalyzeSpectrum(ctx, path, o, eng)
 }
 
 func (e *fakeEngine) ExportSpectrogram(_ context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, _ analysis.Progress) error {

@@ -81,6 +81,7 @@ func (w *Window) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 		return
 	}
 	w.fview.SetFile(fs)
+	w.closeAB() // a comparison of the file shown before
 	w.fspec.SetConfig(fs.Rate, fs.FFT, w.set.FreqScale)
 	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %s on %s",
 		filepath.Base(fs.Path), fs.Rate, fs.Channels, formatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
@@ -106,6 +107,9 @@ func (w *Window) fileCursor(sp *live.Spectrum, t float64, ok bool) {
 	}
 	w.fspec.SetTitle("at " + formatTime(t, 0.001, w.fview.File().Duration))
 	w.fspec.ShowSpectrum(sp)
+	w.fharm.stale = true
+	w.measureFileDue(w.now())
+	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, AvgOff)
 }
 
 // fileViewChanged schedules a finer analysis of the visible region once

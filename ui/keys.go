@@ -15,6 +15,8 @@ A	averaging: off → exponential → linear
 H	peak hold on / off
 R	reset averages and holds
 V	waterfall ↔ RTA bars
+S	store the spectrum shown as a reference
+D	harmonic markers and distortion readout on / off
 T	dark ↔ light theme
 [ ]	FFT size down / up
 ↑ ↓	dB range up / down by 10 dB
@@ -78,6 +80,10 @@ func (w *Window) TypedRune(r rune) {
 		w.applyAnalysis()
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
+	case 's', 'S':
+		w.storeReferenceDialog()
+	case 'd', 'D':
+		w.Harmonics(!w.harm.on)
 	case 't', 'T':
 		w.change(func(s *Settings) { s.Theme = next([]string{"dark", "light"}, s.Theme) })
 	case '[':

@@ -36,6 +36,8 @@ type RTAView struct {
 	hover        bool
 	cursorX      float32
 	readout      []byte
+	note         string     // ResolutionNote, for noteKey
+	noteKey      [3]float64 // bin width, band count, rate
 }
 
 // Peak caps: a band's cap holds its highest level for capHold, then
@@ -47,7 +49,7 @@ const (
 
 // NewRTAView makes a bar view for a sample rate and dB range.
 func NewRTAView(rate int, dbMin, dbMax float64) *RTAView {
-	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: "Z", now: time.Now}
+	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: dsp.DefaultWeighting.String(), now: time.Now}
 	v.dark = true
 	v.SetRate(rate)
 	v.raster = canvas.NewRaster(v.draw)
@@ -167,23 +169,24 @@ func (v *RTAView) Levels() []analysis.BandLevel { return v.sp.Bands }
 func (v *RTAView) Image() *image.RGBA { return v.img }
 
 func (v *RTAView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extra: float64(v.fraction), extraS: v.weighting}
+	note := v.ResolutionNote()
+	wk := 0 // the weighting's letter, for the title
+	if v.weighting != "" {
+		wk = int(v.weighting[0])
+	}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extra: float64(v.fraction), extraS: note, extraI: wk}
 	if v.begin(w, h, key) {
 		pal := paletteFor(v.dark)
 		p := &v.p
 		a := v.area
 		v.clear()
 		v.drawDBGrid(v.dbMin, v.dbMax)
-		title := "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, dBFS"
-		if v.fraction == 1 {
-			title = "octave bands, " + v.weighting + "-weighted, dBFS"
-		}
-		p.text(title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
+		p.text(v.Title(), a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 		// the legend of the hatched bars
-		lx := a.Max.X - p.textWidth(underResolvedNote)
+		lx := a.Max.X - p.textWidth(note)
 		sw := p.textHeight() - p.px(2)
 		v.hatch(image.Rect(lx-sw-p.px(4), p.px(3), lx-p.px(4), p.px(3)+sw), blend(pal.traces[0], pal.plotBg, 120), pal.plotBg)
-		p.text(underResolvedNote, lx, p.px(2), 0, 0, pal.text)
+		p.text(note, lx, p.px(2), 0, 0, pal.text)
 	}
 	v.fromBackground()
 	pal := paletteFor(v.dark)
@@ -220,8 +223,56 @@ func (v *RTAView) draw(w, h int) image.Image {
 	return v.img
 }
 
+// Title names the bands and the weighting in use (drawn over the bars).
+func (v *RTAView) Title() string {
+	if v.fraction == 1 {
+		return "octave bands, " + v.weighting + "-weighted, dBFS"
+	}
+	return "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, dBFS"
+}
+
 // underResolvedNote explains the hatched bars.
-const underResolvedNote = "under-resolved (< 4 FFT bins): raise the FFT size"
+const underResolvedNote = "under-resolved (< 4 FFT bins)"
+
+// ResolutionNote is the legend of the hatched bars and, when some are
+// hatched, the FFT size (up to MaxFFT) that resolves every band shown —
+// or, if none does, the lowest band MaxFFT resolves. It is remade only
+// when the bands or the bin width change.
+func (v *RTAView) ResolutionNote() string {
+	key := [3]float64{v.sp.BinHz, float64(len(v.sp.Bands)), float64(v.rate)}
+	if key == v.noteKey && v.note != "" {
+		return v.note
+	}
+	v.noteKey, v.note = key, underResolvedNote
+	bands := v.sp.Bands
+	if len(bands) == 0 || !(v.sp.BinHz > 0) || !v.underResolvedAt(0, v.sp.BinHz) {
+		return v.note
+	}
+	fft := int(math.Round(float64(v.rate) / v.sp.BinHz))
+	for n := fft; n <= MaxFFT; n *= 2 {
+		binHz := float64(v.rate) / float64(n)
+		if !v.underResolvedAt(0, binHz) {
+			v.note += ": N=" + strconv.Itoa(n) + " resolves every band"
+			return v.note
+		}
+		if n == MaxFFT {
+			for i := range bands {
+				if !v.underResolvedAt(i, binHz) {
+					v.note += ": N=" + strconv.Itoa(n) + " resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
+					return v.note
+				}
+			}
+		}
+	}
+	return v.note
+}
+
+// underResolvedAt says whether band i is under-resolved at binHz
+// (dsp.UnderResolved). Bands widen with frequency: when the first is
+// resolved, all are.
+func (v *RTAView) underResolvedAt(i int, binHz float64) bool {
+	return dsp.UnderResolved(v.sp.Bands[i].Band, binHz)
+}
 
 // hatch fills r with diagonal stripes of c on bg.
 func (v *RTAView) hatch(r image.Rectangle, c, bg color.RGBA) {

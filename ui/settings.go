@@ -44,7 +44,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
 		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
-		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: "Z",
+		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting.String(),
 		Channels: "mix", Engine: "gpu", Theme: "dark",
 	}
 }
@@ -149,7 +149,7 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(s.Lower, "waterfall", "rta") {
 		s.Lower = d.Lower
 	}
-	if !oneOf(fmt.Sprint(s.Fraction), "1", "3", "6", "12", "24") {
+	if !oneOf(fmt.Sprint(s.Fraction), "1", "3", "6", "12", "24", "48") {
 		s.Fraction = d.Fraction
 	}
 	if !oneOf(s.Weighting, "A", "C", "Z") {

@@ -52,6 +52,8 @@ type SpectrumView struct {
 	names       []string                 // the channels' names, one per spectrum: the legend
 	legend      []legendItem             // where the legend was drawn
 	OnHoverFreq func(f float64, ok bool) // optional: the frequency under the cursor
+	refs        refOverlay               // reference traces drawn over the spectra (reference.go)
+	harm        *harmonicMeter           // harmonic markers and readout, if on (harmonics.go)
 }
 
 // NewSpectrumView makes a spectrum plot for rate and FFT size on a
@@ -200,7 +202,7 @@ func (v *SpectrumView) PeakLabel() string { return string(v.peakLabel) }
 func (v *SpectrumView) Image() *image.RGBA { return v.img }
 
 func (v *SpectrumView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.legendKey()}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.legendKey()*31 + v.refs.key()}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}
@@ -228,6 +230,8 @@ func (v *SpectrumView) draw(w, h int) image.Image {
 			v.trace(sp.LinAvg, avgColor(c, pal), false)
 		}
 	}
+	v.drawRefs()
+	v.drawHarmonics(pal)
 	v.drawPeak(pal)
 	v.drawCursor(pal)
 	return v.img
@@ -246,6 +250,7 @@ func (v *SpectrumView) drawBackground() {
 		p.text(v.title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 	}
 	v.drawLegend(pal)
+	v.drawRefLegend(pal)
 }
 
 // legendItem is one entry of a legend: its label, the colour of its
@@ -305,26 +310,7 @@ func (v *SpectrumView) drawLegend(pal *palette) {
 	if v.peakHold {
 		v.legend = append(v.legend, legendItem{Label: "peak hold", Color: holdColor(c0, pal), Dashed: true})
 	}
-	p := &v.p
-	sw, gap, pad := p.px(16), p.px(4), p.px(12)
-	total := 0
-	for _, it := range v.legend {
-		total += sw + gap + p.textWidth(it.Label) + pad
-	}
-	x := v.area.Max.X - total + pad
-	y := p.px(2)
-	mid := y + p.textHeight()/2
-	for i := range v.legend {
-		it := &v.legend[i]
-		it.Swatch = image.Rect(x, mid-1, x+sw, mid+1)
-		for sx := x; sx < x+sw; sx++ {
-			if !it.Dashed || (sx-x)%9 < 6 {
-				p.vline(sx, mid-1, mid, it.Color)
-			}
-		}
-		x += sw + gap
-		x += p.text(it.Label, x, y, 0, 0, pal.text) + pad
-	}
+	drawLegendItems(&v.p, v.legend, v.area.Max.X, v.p.px(2), pal)
 }
 
 // holdColor and avgColor are the peak-hold and average traces' colours
@@ -335,28 +321,7 @@ func avgColor(c color.RGBA, pal *palette) color.RGBA  { return blend(c, pal.avg,
 // trace draws a spectrum as a line across the plot, mapping it by its own
 // length (dashed: 6 columns drawn, 3 left out).
 func (v *SpectrumView) trace(db []float32, c color.RGBA, dashed bool) {
-	a := v.area
-	m := v.maps.get(v.axis, a.Dx(), v.rate, len(db))
-	if m == nil {
-		return
-	}
-	prev := -1
-	for x := range m.width() {
-		y := dbToY(m.value(x, db), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
-		switch {
-		case dashed && x%9 >= 6:
-			prev = -1
-			continue
-		case prev < 0:
-			v.p.set(a.Min.X+x, y, c)
-		default:
-			// join to the previous column: half the step here, half there
-			mid := (prev + y) / 2
-			v.p.vline(a.Min.X+x-1, prev, mid, c)
-			v.p.vline(a.Min.X+x, mid, y, c)
-		}
-		prev = y
-	}
+	drawTrace(&v.p, v.area, v.maps.get(v.axis, v.area.Dx(), v.rate, len(db)), db, v.dbMin, v.dbMax, c, dashed)
 }
 
 // drawPeak marks the first trace's dominant peak and labels it.

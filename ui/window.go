@@ -82,6 +82,16 @@ type Window struct {
 	detailCancel context.CancelFunc
 	detailTimer  *time.Timer
 	fileGen      int
+
+	// reference traces, their differences, harmonics and A/B
+	// (reference.go, refpanel.go, harmonics.go, abview.go)
+	refs                refSet
+	diff, fdiff         *LinePlot // the difference to a reference, live and file
+	diffGrid, fdiffGrid refGrid
+	rp                  refPanel
+	harm, fharm         harmonicMeter // live and file
+	ab                  *ABView
+	fileSplit           *container.Split // spectrogram over spectrum (or A/B)
 }
 
 // New builds the main window's content into win and starts pulling data
@@ -175,9 +185,10 @@ func (w *Window) build() {
 	w.fspec.SetTitle("the spectrum under the cursor")
 	w.fview.OnCursor = w.fileCursor
 	w.fview.OnView = w.fileViewChanged
+	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
-	live := container.NewGridWithRows(2, w.spec, lower)
+	live := container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower)
 	w.fileInfo = widget.NewLabel("No file open.")
 	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
 	w.progress = widget.NewProgressBar()
@@ -193,10 +204,12 @@ func (w *Window) build() {
 			widget.NewButton("Open…", w.openDialog),
 			widget.NewButton("Whole file", func() { w.zoomReset() }),
 			widget.NewButton("Export spectrogram…", w.exportSpectrogramDialog),
+			widget.NewButton("Compare B…", w.compareDialog),
 		),
 		container.NewHBox(w.progress, w.cancel), w.fileInfo)
-	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, w.fspec))
-	file.Objects[0].(*container.Split).Offset = 0.65
+	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, container.NewStack(w.fspec, w.fdiff, w.ab)))
+	w.fileSplit = file.Objects[0].(*container.Split)
+	w.fileSplit.Offset = fileSplitOffset
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
@@ -224,6 +237,7 @@ func (w *Window) build() {
 func (w *Window) Pull() {
 	now := time.Now()
 	w.countFrame(now)
+	w.measureFileDue(w.now())
 	if now.After(w.statusDue) {
 		w.statusDue = now.Add(250 * time.Millisecond)
 		w.eng.ReadStats(&w.stats)
@@ -241,6 +255,8 @@ func (w *Window) Pull() {
 	}
 	w.lastFrames = f
 	w.spec.Pull(w.eng, w.chans)
+	w.measureLive(w.now())
+	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
 		w.rta.Pull(w.eng, w.stats.Channels)
 	} else {

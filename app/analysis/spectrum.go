@@ -22,6 +22,9 @@ type SpectrumOptions struct {
 	Cal        dsp.LevelCal     // added for dsp.DBSPL
 	Mic        *dsp.MicResponse // subtracted from every level if set
 	Ref        *dsp.Trace       // if set, levels become level − reference
+	// Progress, if set, gets the frames averaged so far of the column
+	// being analysed and their total (−1 when the file does not say).
+	Progress Progress
 }
 
 // Hop is the hop the overlap gives.
@@ -148,6 +151,10 @@ func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions
 		return nil, 0, nil, &InputError{err}
 	}
 	hop := o.Hop()
+	total := -1
+	if n := dec.Format().Frames; n >= 0 {
+		total = FrameCount(n, o.FFT, hop)
+	}
 	st := newStreamer(dec, o.FFT, hop, channel)
 	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
@@ -167,6 +174,9 @@ func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions
 		}
 		for f := range frames {
 			w.Add(power[f*bins : (f+1)*bins])
+		}
+		if o.Progress != nil {
+			o.Progress(w.Frames(), total)
 		}
 		return nil
 	})

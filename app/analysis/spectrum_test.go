@@ -66,3 +66,35 @@ func TestAnalyzeSpectrumEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestAnalyzeSpectrumProgress: the progress callback counts the frames
+// averaged up to the total the file's length gives, in order.
+func TestAnalyzeSpectrumProgress(t *testing.T) {
+	const fs, n = 48000, 2048
+	defer func(b int) { batchSamples = b }(batchSamples)
+	batchSamples = 5000 // many batches
+	x := make([]float32, 2*fs+123)
+	for i := range x {
+		x[i] = float32(0.5 * math.Sin(2*math.Pi*1000*float64(i)/fs))
+	}
+	in := filepath.Join(t.TempDir(), "p.wav")
+	apptest.WriteWAV(t, in, fs, [][]float32{x})
+	var calls, last, total int
+	o := SpectrumOptions{FFT: n, OverlapPct: 50, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1, Unit: dsp.DBFS,
+		Progress: func(done, tot int) {
+			if done < last {
+				t.Errorf("progress went back from %d to %d", last, done)
+			}
+			calls, last, total = calls+1, done, tot
+		}}
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	res, err := analyzeSpectrum(context.Background(), in, o, cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := FrameCount(int64(len(x)), n, n/2)
+	if calls < 2 || last != res.Frames || total != want || res.Frames != want {
+		t.Errorf("%d calls, last %d of %d; %d frames analysed, %d expected", calls, last, total, res.Frames, want)
+	}
+}

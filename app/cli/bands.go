@@ -15,7 +15,7 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|2|3|6|12|24|48] [--weighting A|C|Z] [flags]\n", stderr)
 	out := fs.String("o", "", "output CSV: nominal_hz,exact_hz,lower_hz,upper_hz,level_db,under_resolved")
 	fraction := fs.Int("fraction", 3, "bands per octave: 1, 2, 3, 6, 12, 24 or 48")
-	weighting := fs.String("weighting", "Z", "frequency weighting (IEC 61672-1): A, C or Z")
+	weighting := fs.String("weighting", dsp.DefaultWeighting.String(), "frequency weighting (IEC 61672-1): A, C or Z")
 	channel := fs.String("channel", "mix", "channel: mix or a 0-based index")
 	fft := fs.Int("fft", 0, fmt.Sprintf("FFT size (default: fine enough for the lowest band, up to %d)", analysis.MaxFFT))
 	minF := fs.Float64("min-freq", 20, "lowest mid-band frequency, Hz")

@@ -170,13 +170,8 @@ func (f *spectrumFlags) files() (*dsp.MicResponse, *dsp.Trace, error) {
 		}
 	}
 	if f.refFile != "" {
-		r, err := os.Open(f.refFile)
-		if err != nil {
-			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--ref: %w", err)}
-		}
-		defer r.Close()
-		name := strings.TrimSuffix(filepath.Base(f.refFile), filepath.Ext(f.refFile))
-		if ref, err = dsp.ReadTrace(r, name); err != nil {
+		var err error
+		if ref, err = dsp.ReadTraceFile(f.refFile); err != nil {
 			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--ref: %w", err)}
 		}
 	}

@@ -9,7 +9,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Trace is a named spectrum: Level[i] (dB, any unit) at FreqHz[i] (≥ 0,
@@ -85,6 +88,17 @@ func ReadTrace(r io.Reader, name string) (*Trace, error) {
 		return nil, fmt.Errorf("dsp: trace %s: no points", name)
 	}
 	return t, nil
+}
+
+// ReadTraceFile reads the trace CSV at path (ReadTrace), named after the
+// file: its base name without the extension.
+func ReadTraceFile(path string) (*Trace, error) {
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dsp: trace: %w", err)
+	}
+	defer r.Close()
+	return ReadTrace(r, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 }
 
 // WriteCSV writes the trace in the form ReadTrace reads, every value with

@@ -2,6 +2,8 @@ package dsp
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -95,5 +97,34 @@ func TestReadTraceErrors(t *testing.T) {
 	}
 	if _, err := NewTrace("x", []float64{1, 2}, []float64{1}); err == nil {
 		t.Error("NewTrace with unequal lengths: no error")
+	}
+}
+
+// TestReadTraceFile: a trace file is named after the file, without its
+// extension (the window's loaded references and `prism spectrum --ref`
+// share the rule); its errors name the file's line; a missing file is an
+// error.
+func TestReadTraceFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bench.A.csv")
+	if err := os.WriteFile(path, []byte("freq_hz,level\n0,-10\n100,-20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := ReadTraceFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Name != "bench.A" || len(tr.Level) != 2 || tr.Level[1] != -20 || tr.FreqHz[1] != 100 {
+		t.Errorf("read %q %v %v", tr.Name, tr.FreqHz, tr.Level)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("freq_hz,level\n0,-10\n100,loud\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTraceFile(bad); err == nil || !strings.Contains(err.Error(), "trace bad line 3") {
+		t.Errorf("bad file: %v", err)
+	}
+	if _, err := ReadTraceFile(filepath.Join(dir, "none.csv")); err == nil || !strings.HasPrefix(err.Error(), "dsp: trace: ") {
+		t.Errorf("missing file: %v", err)
 	}
 }

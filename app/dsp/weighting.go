@@ -16,6 +16,10 @@ const (
 	WeightC
 )
 
+// DefaultWeighting is the weighting of band levels unless one is asked
+// for: `prism bands` and the window's RTA both start from it.
+const DefaultWeighting = WeightZ
+
 // Weightings lists the weightings, in the order a picker shows them.
 var Weightings = []Weighting{WeightZ, WeightA, WeightC}
 

@@ -287,6 +287,12 @@ func (m *Monitor) AnalyzeView(ctx context.Context, path string, o analysis.ViewO
 	return analysis.AnalyzeView(ctx, path, o, m.engines, progress)
 }
 
+// AnalyzeSpectrum is a file's long-term (Welch) spectrum exactly as
+// `prism spectrum` computes it, on the monitor's engines.
+func (m *Monitor) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
+	return analysis.AnalyzeSpectrum(ctx, path, o, m.engines)
+}
+
 // ExportSpectrogram writes a file's spectrogram to out (npy, csv or png,
 // by format) exactly as `prism analyze` does, on the monitor's engines.
 func (m *Monitor) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error {

@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// refPanel is the side panel's part for references and distortion: Store
+// and Load, one row per reference (shown, colour, name, save, delete),
+// the reference the difference is taken to, and the harmonics switch.
+type refPanel struct {
+	list     *fyne.Container
+	diff     *widget.Select
+	syncing  bool
+	storeDlg *dialog.FormDialog // the Store dialog last shown (tests)
+	name     *widget.Entry      // its name entry
+	rows     []refRow           // one per reference, in order
+}
+
+// refRow is one reference's row: shown, save, delete.
+type refRow struct {
+	shown     *widget.Check
+	save, del *widget.Button
+}
+
+// diffNone is the difference picker's "no difference" entry.
+const diffNone = "None"
+
+// buildMeasureViews makes the difference plots (live and file) and the
+// A/B view, hidden, and connects the references to the spectra.
+func (w *Window) buildMeasureViews() {
+	w.refs.diffTo = -1
+	w.diff = NewLinePlot("dB", -diffRangeDB, diffRangeDB)
+	w.fdiff = NewLinePlot("dB", -diffRangeDB, diffRangeDB)
+	for _, d := range []*LinePlot{w.diff, w.fdiff} {
+		d.SetZeroLine(true)
+		d.Hide()
+	}
+	w.spec.SetReferences(&w.refs)
+	w.fspec.SetReferences(&w.refs)
+	w.spec.SetHarmonics(&w.harm)
+	w.fspec.SetHarmonics(&w.fharm)
+	w.ab = NewABView()
+	w.ab.OnClose = w.closeAB
+	w.ab.Hide()
+}
+
+// applyMeasureDisplay follows the frequency scale and theme.
+func (w *Window) applyMeasureDisplay(scale string, dark bool) {
+	for _, d := range []*LinePlot{w.diff, w.fdiff} {
+		d.SetConfig(d.rate, d.fft, scale)
+		d.SetDark(dark)
+		if i := w.refs.diffTo; i >= 0 && len(d.lines) > 0 {
+			d.lines[0].Color = refColor(w.refs.refs[i].Color, dark)
+		}
+		d.Refresh()
+	}
+	w.ab.spectra.SetRange(w.set.DBMin, w.set.DBMax)
+	w.ab.SetDisplay(scale, dark)
+}
+
+// buildRefControls is the panel's references and distortion section.
+func (w *Window) buildRefControls() fyne.CanvasObject {
+	rp := &w.rp
+	rp.list = container.NewVBox()
+	rp.diff = widget.NewSelect([]string{diffNone}, func(v string) {
+		if !rp.syncing {
+			w.SetDifference(w.refIndex(v))
+		}
+	})
+	w.c.harmonics = widget.NewCheck("Harmonics, THD (D)", func(on bool) {
+		if on != w.harm.on {
+			w.Harmonics(on)
+		}
+	})
+	w.syncRefControls()
+	return container.NewVBox(
+		container.NewGridWithColumns(2,
+			widget.NewButton("Store (S)", w.storeReferenceDialog),
+			widget.NewButton("Load…", w.loadReferenceDialog)),
+		rp.list,
+		container.NewBorder(nil, nil, widget.NewLabel("Difference to"), nil, rp.diff),
+		w.c.harmonics,
+	)
+}
+
+// refIndex is the index of the reference named name, or −1.
+func (w *Window) refIndex(name string) int {
+	for i, r := range w.refs.refs {
+		if r.Trace.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// syncRefControls rebuilds the panel's reference rows and the difference
+// picker from the set.
+func (w *Window) syncRefControls() {
+	rp := &w.rp
+	if rp.list == nil {
+		return
+	}
+	rp.syncing = true
+	defer func() { rp.syncing = false }()
+	rp.list.RemoveAll()
+	rp.rows = rp.rows[:0]
+	opts := []string{diffNone}
+	for i, r := range w.refs.refs {
+		sw := canvas.NewRectangle(r.Color)
+		sw.SetMinSize(fyne.NewSize(12, 12))
+		shown := widget.NewCheck(r.Trace.Name, func(on bool) {
+			if !rp.syncing {
+				w.ShowReference(i, on)
+			}
+		})
+		shown.SetChecked(r.Shown)
+		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { w.saveReferenceDialog(i) })
+		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { w.DeleteReference(i) })
+		rp.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(save, del), shown))
+		rp.rows = append(rp.rows, refRow{shown, save, del})
+		opts = append(opts, r.Trace.Name)
+	}
+	rp.diff.SetOptions(opts)
+	sel := diffNone
+	if w.refs.diffTo >= 0 {
+		sel = w.refs.refs[w.refs.diffTo].Trace.Name
+	}
+	rp.diff.SetSelected(sel)
+}
+
+// storeReferenceDialog takes the spectrum shown now (the press of S or
+// Store) and asks for its name (the time by default) before storing it.
+func (w *Window) storeReferenceDialog() {
+	sp, avg, err := w.shownSpectrum()
+	if err != nil {
+		dialog.ShowError(err, w.win)
+		return
+	}
+	t, err := traceOf("ref", shownLevels(sp, avg), sp.BinHz)
+	if err != nil {
+		dialog.ShowError(err, w.win)
+		return
+	}
+	name := widget.NewEntry()
+	name.SetText("ref " + w.now().Format("15:04:05"))
+	d := dialog.NewForm("Store the spectrum shown as a reference", "Store", "Cancel",
+		[]*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
+			if !ok {
+				return
+			}
+			t.Name = strings.TrimSpace(name.Text)
+			if err := w.refs.add(t); err != nil {
+				dialog.ShowError(err, w.win)
+				return
+			}
+			w.referencesChanged()
+		}, w.win)
+	name.OnSubmitted = func(string) { d.Submit() } // Enter stores
+	w.rp.storeDlg, w.rp.name = d, name
+	d.Show()
+	w.win.Canvas().Focus(name)
+}
+
+// loadReferenceDialog asks for a reference CSV and loads it; a bad file
+// is an error dialog naming the line.
+func (w *Window) loadReferenceDialog() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			dialog.ShowError(err, w.win)
+			return
+		}
+		if r == nil {
+			return
+		}
+		p := r.URI().Path()
+		r.Close()
+		if err := w.LoadReference(p); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	}, w.win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".csv", ".CSV"}))
+	if f := w.startFolder(); f != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(f)); err == nil {
+			d.SetLocation(l)
+		}
+	}
+	s := w.win.Canvas().Size()
+	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
+	d.Show()
+}
+
+// saveReferenceDialog asks where to save reference i as CSV.
+func (w *Window) saveReferenceDialog(i int) {
+	if i < 0 || i >= len(w.refs.refs) {
+		return
+	}
+	w.saveDialog(w.refs.refs[i].Trace.Name+".csv", func(path string) {
+		if err := w.SaveReference(i, path); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	})
+}
