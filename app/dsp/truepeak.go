@@ -61,16 +61,35 @@ func sinc(x float64) float64 {
 }
 
 // PeakMeter measures per channel the sample peak, the true peak and the
-// RMS of everything written. Samples are floats with full scale ±1.
+// RMS of everything written, and of each interval of the stream a live
+// meter takes (TakeInterval). Samples are floats with full scale ±1.
 // Writes do not allocate. One goroutine at a time may use a PeakMeter.
 type PeakMeter struct {
 	channels int
 	hist     [][2 * tpTaps]float64 // per channel: the last tpTaps samples, stored twice
 	pos      int                   // next write index in hist, 0 … tpTaps−1
-	sample   []float64             // max |x|
-	truePk   []float64             // max |interpolated x|
-	sumSq    []float64
-	n        int64
+	// the current interval (since the last TakeInterval or Reset)
+	sample []float64 // max |x|
+	truePk []float64 // max |interpolated x|
+	sumSq  []float64
+	n      int64
+	// the intervals taken before it, since Reset
+	done peakTotals
+}
+
+// peakTotals are a PeakMeter's linear measures of its closed intervals.
+type peakTotals struct {
+	sample, truePk, sumSq []float64
+	n                     int64
+}
+
+// PeakInterval is what a PeakMeter measured of one channel over one
+// interval of its stream, linear: full scale is 1.
+type PeakInterval struct {
+	SamplePeak float64 // max |x|
+	TruePeak   float64 // max |x interpolated 4×|, never below SamplePeak
+	MeanSquare float64 // mean of x² over the interval (0 if it had no samples)
+	Samples    int64   // samples per channel in the interval
 }
 
 // NewPeakMeter makes a meter for channels channels.
@@ -78,22 +97,57 @@ func NewPeakMeter(channels int) (*PeakMeter, error) {
 	if channels < 1 {
 		return nil, fmt.Errorf("dsp: peak meter: %d channels", channels)
 	}
+	f := func() []float64 { return make([]float64, channels) }
 	return &PeakMeter{
 		channels: channels,
 		hist:     make([][2 * tpTaps]float64, channels),
-		sample:   make([]float64, channels),
-		truePk:   make([]float64, channels),
-		sumSq:    make([]float64, channels),
+		sample:   f(), truePk: f(), sumSq: f(),
+		done: peakTotals{sample: f(), truePk: f(), sumSq: f()},
 	}, nil
 }
 
 // Reset forgets everything measured.
 func (m *PeakMeter) Reset() {
 	clear(m.hist)
+	m.pos = 0
+	m.clearInterval()
+	clear(m.done.sample)
+	clear(m.done.truePk)
+	clear(m.done.sumSq)
+	m.done.n = 0
+}
+
+func (m *PeakMeter) clearInterval() {
 	clear(m.sample)
 	clear(m.truePk)
 	clear(m.sumSq)
-	m.pos, m.n = 0, 0
+	m.n = 0
+}
+
+// TakeInterval writes into dst (one per channel) what was measured since
+// the last TakeInterval (or Reset) and starts a new interval; the totals
+// since Reset (SamplePeak, TruePeak, RMS) go on. The interpolator keeps
+// its history across intervals, so an interval's true peak is the largest
+// of the interpolated points its samples complete, and the largest of the
+// intervals' peaks is the whole stream's. It does not allocate; it panics
+// if len(dst) is not the channel count.
+func (m *PeakMeter) TakeInterval(dst []PeakInterval) {
+	if len(dst) != m.channels {
+		panic(fmt.Sprintf("dsp: PeakMeter.TakeInterval: %d channels, want %d", len(dst), m.channels))
+	}
+	d := &m.done
+	for c := range dst {
+		iv := PeakInterval{SamplePeak: m.sample[c], TruePeak: max(m.truePk[c], m.sample[c]), Samples: m.n}
+		if m.n > 0 {
+			iv.MeanSquare = m.sumSq[c] / float64(m.n)
+		}
+		dst[c] = iv
+		d.sample[c] = max(d.sample[c], m.sample[c])
+		d.truePk[c] = max(d.truePk[c], m.truePk[c])
+		d.sumSq[c] += m.sumSq[c]
+	}
+	d.n += m.n
+	m.clearInterval()
 }
 
 // WriteInterleaved measures frames of interleaved samples. It panics if
@@ -157,21 +211,32 @@ func (m *PeakMeter) advance() {
 	m.pos = (m.pos + 1) % tpTaps
 }
 
-// SamplePeak is channel c's largest |sample| in dBFS (−Inf for silence).
-func (m *PeakMeter) SamplePeak(c int) float64 { return 20 * math.Log10(m.sample[c]) }
+// SamplePeak is channel c's largest |sample| since Reset in dBFS (−Inf for
+// silence).
+func (m *PeakMeter) SamplePeak(c int) float64 {
+	return 20 * math.Log10(max(m.sample[c], m.done.sample[c]))
+}
 
 // TruePeak is channel c's true peak in dBTP: the largest |value| of the
 // signal interpolated 4× (BS.1770-4 Annex 2), never below SamplePeak.
 // The interpolator's delay of 12 samples means the last 12 samples of a
 // stream are seen at sample points only; the stream starts from silence,
 // so an abrupt start reads the overshoot a DAC would make of it.
-func (m *PeakMeter) TruePeak(c int) float64 { return 20 * math.Log10(max(m.truePk[c], m.sample[c])) }
+func (m *PeakMeter) TruePeak(c int) float64 {
+	return 20 * math.Log10(max(m.truePk[c], m.sample[c], m.done.truePk[c], m.done.sample[c]))
+}
 
 // RMS is channel c's RMS level per AES17 in dBFS: 20·log10(rms) + 3.01, so
 // a full-scale sine reads 0.00 dBFS. −Inf before any sample.
 func (m *PeakMeter) RMS(c int) float64 {
-	if m.n == 0 {
+	n := m.n + m.done.n
+	if n == 0 {
 		return math.Inf(-1)
 	}
-	return 10*math.Log10(m.sumSq[c]/float64(m.n)) + 10*math.Log10(2)
+	return RMSDBFS((m.sumSq[c] + m.done.sumSq[c]) / float64(n))
 }
+
+// RMSDBFS is the AES17 RMS level in dBFS of a signal of mean square ms:
+// 10·log10(ms) + 3.01, so a full-scale sine reads 0.00 dBFS (−Inf for 0).
+// It is MeanSquareDBFS without the floor.
+func RMSDBFS(ms float64) float64 { return 10 * math.Log10(ms/fullScaleMeanSquare) }
