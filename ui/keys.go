@@ -13,7 +13,7 @@ F	frequency scale: log → lin → mel
 M	colormap
 A	averaging: off → exponential → linear
 H	peak hold on / off
-R	reset averages and holds
+R	reset averages, holds and the meters (maxima, loudness)
 V	waterfall ↔ RTA bars
 T	dark ↔ light theme
 [ ]	FFT size down / up
@@ -75,7 +75,7 @@ func (w *Window) TypedRune(r rune) {
 			}
 		})
 	case 'r', 'R':
-		w.applyAnalysis()
+		w.resetHolds()
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
 	case 't', 'T':

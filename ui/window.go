@@ -41,6 +41,7 @@ type Window struct {
 	spec  *SpectrumView
 	wf    *Waterfall
 	rta   *RTAView
+	lvl   *MetersView
 	fview *FileView
 	fspec *SpectrumView
 
@@ -152,6 +153,9 @@ func (w *Window) Waterfall() *Waterfall { return w.wf }
 // RTA is the live band-level view.
 func (w *Window) RTA() *RTAView { return w.rta }
 
+// Meters is the live level meters' view.
+func (w *Window) Meters() *MetersView { return w.lvl }
+
 // FileView is the file tab's spectrogram.
 func (w *Window) FileView() *FileView { return w.fview }
 
@@ -177,7 +181,8 @@ func (w *Window) build() {
 	w.fview.OnView = w.fileViewChanged
 
 	lower := container.NewStack(w.wf, w.rta)
-	live := container.NewGridWithRows(2, w.spec, lower)
+	w.lvl = NewMetersView()
+	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, w.spec, lower))
 	w.fileInfo = widget.NewLabel("No file open.")
 	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
 	w.progress = widget.NewProgressBar()
@@ -233,6 +238,7 @@ func (w *Window) Pull() {
 	if w.paused || w.tabs.Selected() != w.liveTab || len(w.chans) == 0 {
 		return
 	}
+	w.lvl.Pull(w.eng) // every tick: the meters move between frames
 	// nothing analyzed since the last frame: nothing to redraw (Fyne then
 	// skips the repaint, which is most of the window's CPU)
 	f := w.eng.Frames()
