@@ -93,6 +93,7 @@ func (w *Window) applyDisplay() {
 	w.rta.SetBands(s.Fraction, s.Weighting)
 	w.rta.SetDark(dark)
 	w.lvl.SetDark(dark)
+	w.applyCal()
 	w.fview.SetRange(s.DBMin, s.DBMax)
 	w.fview.SetColormap(s.Colormap)
 	w.fview.SetScale(s.FreqScale)

@@ -256,6 +256,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		c.band,
 		c.bandEntry,
 		c.monitor,
+		w.buildCalControls(),
 		section("Display"),
 		row("Frequency", c.scale),
 		row("dB top", c.dbTop),
@@ -387,6 +388,7 @@ func (w *Window) syncControls() {
 	} else {
 		c.theme.SetSelected("Dark")
 	}
+	w.syncCalControls()
 }
 
 // selectOr selects v if it is an option, else def (if not empty), else

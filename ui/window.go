@@ -42,6 +42,7 @@ type Window struct {
 	wf    *Waterfall
 	rta   *RTAView
 	lvl   *MetersView
+	cal   calState // the unit and calibration the live spectrum and RTA show
 	fview *FileView
 	fspec *SpectrumView
 
@@ -246,9 +247,9 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lastFrames = f
-	w.spec.Pull(w.eng, w.chans)
+	w.spec.Pull(&w.cal.src, w.chans)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(w.eng, w.stats.Channels)
+		w.rta.Pull(&w.cal.src, w.stats.Channels)
 	} else {
 		w.wf.Pull(w.eng, w.stats.Channels)
 	}
