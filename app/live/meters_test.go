@@ -228,7 +228,8 @@ func TestMeasureCalibrator(t *testing.T) {
 
 // TestLiveMeters: the engine feeds the meters every block it reads: a
 // generator's stereo 1 kHz sine at −23 dBFS reads −23.0 ± 0.1 LUFS
-// momentary and short-term after 3 s of live analysis.
+// momentary and short-term after 3 s of live analysis, and taken as a
+// 94 dB SPL calibrator it calibrates to 94 + 23 = 117 dB.
 func TestLiveMeters(t *testing.T) {
 	rec := startGenerator(t, "sine:1000:-23", 48000, 2)
 	cpu := gpufft.NewCPU(0)
@@ -249,4 +250,9 @@ func TestLiveMeters(t *testing.T) {
 	for c := range 2 {
 		nearDB(t, "rms", got.Ch[c].RMS, -23, 0.05)
 	}
+	cal, err := l.MeasureCalibrator(1, 1000, 94)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nearDB(t, "calibration offset", cal.OffsetDB, 117, 0.02)
 }
