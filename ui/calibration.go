@@ -161,6 +161,8 @@ func (s *calSource) Latest(c int, dst *live.Spectrum) {
 type calState struct {
 	disp    displayCal
 	src     calSource
+	file    displayCal    // the file tab's spectrum under the cursor
+	fileRaw live.Spectrum // that spectrum as the file view gave it (dBFS)
 	mic     *dsp.MicResponse
 	micPath string
 	unit    *widget.Select
@@ -207,11 +209,30 @@ func (w *Window) applyCal() {
 	if w.cal.mic != nil {
 		rtaUnit += " (" + w.cal.mic.Name + ")"
 	}
-	w.spec.SetRange(s.DBMin+shift, s.DBMax+shift)
+	w.cal.file.set(u, s.CalOffset, w.cal.mic, s.Window)
+	for _, v := range []*SpectrumView{w.spec, w.fspec} {
+		v.SetRange(s.DBMin+shift, s.DBMax+shift)
+		v.SetUnit(w.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
+	}
+	if len(w.cal.fileRaw.Current) > 0 {
+		w.showFileSpectrum(&w.cal.fileRaw)
+	}
 	w.rta.SetRange(s.DBMin+shift, s.DBMax+shift)
-	w.spec.SetUnit(w.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
 	w.rta.SetUnit(rtaUnit)
 	w.lvl.SetCalibration(u == dsp.DBSPL, s.CalOffset)
+}
+
+// showFileSpectrum shows a file's spectrum (dBFS, as the file view gives
+// it) in the unit shown, keeping a copy to convert again when the unit or
+// calibration changes.
+func (w *Window) showFileSpectrum(sp *live.Spectrum) {
+	raw := &w.cal.fileRaw
+	if sp != raw {
+		raw.Current = append(raw.Current[:0], sp.Current...)
+		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
+	}
+	w.fspec.ShowSpectrum(raw)
+	w.cal.file.apply(&w.fspec.spectra[0])
 }
 
 // readMicFile reads a microphone response file (REW/miniDSP text).

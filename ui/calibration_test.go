@@ -207,3 +207,40 @@ func TestCalSourceNoAllocs(t *testing.T) {
 		t.Errorf("%v allocs per converted spectrum", n)
 	}
 }
+
+// TestFileSpectrumUnit: the file tab's spectrum under the cursor shows
+// the unit too, and follows a change of unit without a cursor move.
+func TestFileSpectrumUnit(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	fs := syntheticFile()
+	e.file = fs
+	w.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	col := fs.Columns[100]
+	sp := &live.Spectrum{Current: col, BinHz: fs.BinHz(), Peak: dsp.FindPeak(col, fs.BinHz())}
+	w.fileCursor(sp, 1, true)
+	if err := w.CalibrateFullScale(100); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, off float64) {
+		t.Helper()
+		got := w.fspec.spectra[0].Current
+		for k := range col {
+			if math.Abs(float64(got[k]-col[k])-off) > 1e-3 {
+				t.Fatalf("%s: bin %d reads %v, the file %v", what, k, got[k], col[k])
+			}
+		}
+		if d := w.fspec.spectra[0].Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
+			t.Errorf("%s: peak %+.3f dB from the file's", what, d)
+		}
+	}
+	check("dB SPL", 100)
+	if w.fspec.unit != "dB SPL" {
+		t.Errorf("file spectrum unit %q", w.fspec.unit)
+	}
+	if err := w.SetUnit("dbfs"); err != nil {
+		t.Fatal(err)
+	}
+	check("dBFS", 0)
+}

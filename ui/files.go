@@ -105,7 +105,7 @@ func (w *Window) fileCursor(sp *live.Spectrum, t float64, ok bool) {
 		return
 	}
 	w.fspec.SetTitle("at " + formatTime(t, 0.001, w.fview.File().Duration))
-	w.fspec.ShowSpectrum(sp)
+	w.showFileSpectrum(sp) // in the unit shown
 }
 
 // fileViewChanged schedules a finer analysis of the visible region once
