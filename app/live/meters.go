@@ -82,6 +82,10 @@ type meterState struct {
 	sub           []float32 // the metered channels of a block with more than MaxMeterChannels
 	fall, hFall   float64   // per step, linear factors
 	holdSteps     int
+	// Integrated and Range, which scan the loudness histograms: they
+	// change only with a new 100 ms loudness step, so they are read then
+	integ, lra float64
+	loudSecs   float64 // the programme time they were read at
 
 	resetReq atomic.Bool
 
@@ -242,7 +246,10 @@ func (m *meterState) publishLocked() {
 	p.Momentary, p.ShortTerm, p.MomentaryMax, p.ShortTermMax, p.Integrated = inf, inf, inf, inf, inf
 	if l := m.loud; l != nil {
 		p.Momentary, p.ShortTerm, p.MomentaryMax, p.ShortTermMax = l.Momentary(), l.ShortTerm(), l.MomentaryMax(), l.ShortTermMax()
-		p.Integrated, p.Range = l.Integrated(), l.Range()
+		if s := math.Floor(p.Seconds * 10); s != m.loudSecs || m.steps == 0 {
+			m.integ, m.lra, m.loudSecs = l.Integrated(), l.Range(), s
+		}
+		p.Integrated, p.Range = m.integ, m.lra
 	}
 }
 
