@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 )
@@ -243,4 +245,70 @@ func TestFileSpectrumUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("dBFS", 0)
+}
+
+// TestCalibrationRestored: a window started on preferences holding a
+// calibration and a microphone file shows dB SPL with both at once; a
+// microphone file gone since is dropped with a notice, the level
+// calibration kept.
+func TestCalibrationRestored(t *testing.T) {
+	mic := writeMic(t, goodMic+"2000 2 0\n")
+	for _, c := range []struct {
+		name, mic string
+		wantMic   bool
+	}{{"mic there", mic, true}, {"mic gone", mic + ".gone", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			a := test.NewTempApp(t)
+			p := a.Preferences()
+			p.SetString(prefPrefix+"unit", "dbspl")
+			p.SetString(prefPrefix+"cal.note", "full-scale sine = 100 dB SPL")
+			p.SetFloat(prefPrefix+"cal.offset", 100)
+			p.SetString(prefPrefix+"cal.mic", c.mic)
+			win := test.NewTempWindow(t, nil)
+			win.Resize(fyne.NewSize(1280, 800))
+			w := New(a, win, newFakeEngine(), Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+			t.Cleanup(w.Close)
+			w.Pull()
+			resp := func(f float64) float64 { return 2 * math.Min(1, math.Max(0, math.Log10(f/200))) }
+			if !c.wantMic {
+				resp = func(float64) float64 { return 0 }
+			}
+			checkLevels(t, w, c.name, func(f float64) float64 { return 100 - resp(f) })
+			if (w.cal.mic != nil) != c.wantMic || (!c.wantMic && (w.set.MicFile != "" || !strings.Contains(w.notice, "microphone file"))) {
+				t.Errorf("mic %v, setting %q, notice %q", w.cal.mic, w.set.MicFile, w.notice)
+			}
+			w.calibrateDialog()
+			if w.cal.dlg == nil {
+				t.Error("no calibration dialog")
+			}
+		})
+	}
+}
+
+// TestWindowPullNoAllocs: the window's per-frame pull in dB SPL with a
+// microphone file (spectra and band levels converted) and the meters
+// allocates nothing in steady state.
+func TestWindowPullNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	if err := w.CalibrateFullScale(110); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
+		t.Fatal(err)
+	}
+	w.change(func(s *Settings) { s.Lower = "rta" })
+	for range 3 {
+		w.Pull()
+	}
+	w.statusDue = time.Now().Add(time.Hour) // the status text is rebuilt 4× a second: not this frame
+	if n := testing.AllocsPerRun(50, w.Pull); n != 0 {
+		t.Errorf("Window.Pull: %v allocs per frame", n)
+	}
+	if w.spec.unit != "dB SPL (mic.txt)" || w.lastFrames == 0 {
+		t.Errorf("unit %q, frames %d", w.spec.unit, w.lastFrames)
+	}
 }
