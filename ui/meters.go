@@ -122,7 +122,7 @@ func (v *MetersView) draw(w, h int) image.Image {
 	// the scale takes the top; the readouts the lines under it
 	p := &v.p
 	lh := p.textHeight() + p.px(2)
-	v.area = image.Rect(p.px(30), p.px(8), w-p.px(6), h-p.px(18)-meterLines(n)*lh)
+	v.area = image.Rect(p.px(30), p.px(10)+lh, w-p.px(6), h-p.px(18)-meterLines(n)*lh)
 	if v.area.Dy() < p.px(40) { // too short for bars: readouts only
 		v.area.Max.Y = v.area.Min.Y
 	}
@@ -148,6 +148,7 @@ func (v *MetersView) drawScale(n int) {
 	if a.Dy() <= 0 || n == 0 {
 		return
 	}
+	p.text("peak dBFS · dBTP, RMS", p.px(4), p.px(2), 0, 0, pal.text)
 	colW := a.Dx() / n
 	pw, rw, gap := max(2, colW*5/10), max(1, colW*2/10), max(1, colW/20)
 	for c := range n {
