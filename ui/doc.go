@@ -27,11 +27,11 @@
 // Files by role: window.go (the window, its layout and the per-frame
 // pull), apply.go (settings → engine and views), keys.go, status.go,
 // controls.go (the controls panel), calibration.go (the spectrum's unit,
-// the level calibration and the microphone response: the controls, and
-// the conversion of the engine's dBFS spectra that the live spectrum and
-// RTA pull through), files.go and opendialog.go (the file tab, exports,
-// dialogs), and one file per view (meters.go: the level meters, pulled
-// every tick). Every type here
+// the level calibration and the microphone response: their controls,
+// dialogs and settings), units.go (the conversion of the engine's dBFS
+// spectra into the unit shown, which the live spectrum and RTA pull
+// through), files.go and opendialog.go (the file tab, exports, dialogs),
+// and one file per view (meters.go: the level meters, pulled every tick). Every type here
 // belongs to the Fyne goroutine; work on other goroutines (opening a
 // source, analyzing a file) reports back through fyne.Do.
 package ui
