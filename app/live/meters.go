@@ -89,11 +89,12 @@ type meterState struct {
 
 	resetReq atomic.Bool
 
-	mu     sync.Mutex
-	pub    Meters
-	recent []float32 // the last calibratorSecs of input, interleaved ring
-	recPos int       // next write index in recent
-	recN   int       // valid samples (all channels) in recent
+	mu             sync.Mutex
+	pub            Meters
+	recent         []float32 // the last calibratorSecs of input, interleaved ring
+	recPos         int       // next write index in recent
+	recN           int       // valid samples (all channels) in recent
+	recCh, recRate int       // recent's channels and rate
 }
 
 // setup (re)makes the meters for rate and ch channels: on the first block
@@ -119,17 +120,18 @@ func (m *meterState) setup(rate, ch int) {
 	m.pos, m.steps = 0, 0
 	m.mu.Lock()
 	m.recent = make([]float32, rate*calibratorSecs*ch)
-	m.recPos, m.recN = 0, 0
+	m.recPos, m.recN, m.recCh, m.recRate = 0, 0, ch, rate
 	m.publishLocked()
 	m.mu.Unlock()
 }
 
 // reset forgets the levels, holds, maxima and loudness (not the
-// calibrator's recent input).
+// calibrator's recent input, nor the filters' state: the stream goes on,
+// and must not read as starting abruptly).
 func (m *meterState) reset() {
-	m.peak.Reset()
+	m.peak.Restart()
 	if m.loud != nil {
-		m.loud.Reset()
+		m.loud.Restart()
 	}
 	clear(m.bal)
 	m.pos, m.steps = 0, 0
@@ -280,7 +282,7 @@ var ErrNoCalibratorInput = errors.New("live: calibrator: less than a second of i
 func (l *Live) MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error) {
 	m := &l.meters
 	m.mu.Lock()
-	ch, rate, n := m.ch, m.rate, m.recN
+	ch, rate, n := m.recCh, m.recRate, m.recN
 	if ch == 0 || n < len(m.recent) {
 		m.mu.Unlock()
 		return dsp.LevelCal{}, ErrNoCalibratorInput

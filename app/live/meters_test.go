@@ -240,12 +240,37 @@ func TestLiveMeters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	runLive(l, 3300*time.Millisecond)
+	// another goroutine reads the meters, measures and resets meanwhile
+	// (what the window does): the race detector checks the hand-over
+	stop, read := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(read)
+		var m Meters
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			l.ReadMeters(&m)
+			l.MeasureCalibrator(0, 1000, 94)
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	runLive(l, 300*time.Millisecond)
+	l.ResetMeters()
 	var got Meters
-	l.ReadMeters(&got)
-	if got.Channels != 2 || got.Seconds < 3 {
+	for deadline := time.Now().Add(30 * time.Second); got.Seconds < 3.1 && time.Now().Before(deadline); {
+		runLive(l, 100*time.Millisecond)
+		l.ReadMeters(&got)
+	}
+	close(stop)
+	<-read
+	if got.Channels != 2 || got.Seconds < 3.1 {
 		t.Fatalf("meters %+v", got)
 	}
+	// the reset came mid-stream: no start-up overshoot in the true peak
+	nearDB(t, "true peak max", got.Ch[0].TruePeakMax, -23, 0.05)
 	nearDB(t, "momentary", got.Momentary, -23, 0.1)
 	nearDB(t, "short-term", got.ShortTerm, -23, 0.1)
 	for c := range 2 {
