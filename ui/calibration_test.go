@@ -312,3 +312,27 @@ func TestWindowPullNoAllocs(t *testing.T) {
 		t.Errorf("unit %q, frames %d", w.spec.unit, w.lastFrames)
 	}
 }
+
+// TestUnitControl: the unit selector drives the setting; dB SPL without
+// a calibration is refused and the selector goes back.
+func TestUnitControl(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.cal.unit.SetSelected("dBFS/Hz")
+	if w.set.Unit != "dbfs-hz" || w.spec.unit != "dBFS/Hz" {
+		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit, w.spec.unit)
+	}
+	w.cal.unit.SetSelected("dB SPL")
+	if w.set.Unit != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {
+		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit, w.cal.unit.Selected)
+	}
+	if !strings.Contains(w.cal.label.Text, "Not calibrated") {
+		t.Errorf("label %q", w.cal.label.Text)
+	}
+	if err := w.CalibrateFullScale(100); err != nil {
+		t.Fatal(err)
+	}
+	if w.cal.unit.Selected != "dB SPL" || !strings.Contains(w.cal.label.Text, "dB SPL = dBFS +100.0 dB (full-scale sine = 100 dB SPL)") {
+		t.Errorf("calibrated: selector %q, label %q", w.cal.unit.Selected, w.cal.label.Text)
+	}
+}
