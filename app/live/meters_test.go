@@ -95,6 +95,7 @@ func TestMetersTruePeak(t *testing.T) {
 	nearDB(t, "true peak hold", c.TruePeakHold, a, 0.1)
 	nearDB(t, "true peak max", c.TruePeakMax, a, 0.1)
 	nearDB(t, "true − sample peak", c.TruePeak-c.SamplePeak, 10*math.Log10(2), 0.1)
+	t.Logf("fs/4 at 45°, −6 dBFS: sample peak %.3f dBFS, true peak %.3f dBTP", c.SamplePeak, c.TruePeak)
 }
 
 // TestMetersBallistics: after a burst, silence: the bars fall at
@@ -281,6 +282,8 @@ func TestLiveMeters(t *testing.T) {
 		t.Fatal(err)
 	}
 	nearDB(t, "calibration offset", cal.OffsetDB, 117, 0.02)
+	t.Logf("live, generator sine 1 kHz −23 dBFS stereo, %.1f s: M %.3f S %.3f I %.3f LUFS, RMS %.3f dBFS, TP max %.3f dBTP, calibrator offset %.3f dB",
+		got.Seconds, got.Momentary, got.ShortTerm, got.Integrated, got.Ch[0].RMS, got.Ch[0].TruePeakMax, cal.OffsetDB)
 }
 
 // BenchmarkMeters is the meters' cost on the engine goroutine per 100 ms
