@@ -35,12 +35,14 @@ const (
 // calibrated). Only the Fyne goroutine uses it.
 type MetersView struct {
 	plotBase
-	m      live.Meters
-	pulled bool
-	calOn  bool    // RMS readouts in dB SPL
-	calDB  float64 // dB SPL = dBFS + calDB
-	lines  [][]byte
-	bars   [MaxShownMeters]meterBars // where each channel's bars were drawn (pixels)
+	m       live.Meters
+	pulled  bool
+	drawnAt float64 // the input time (Meters.Seconds) of the meters last refreshed
+	drawnCh int
+	calOn   bool    // RMS readouts in dB SPL
+	calDB   float64 // dB SPL = dBFS + calDB
+	lines   [][]byte
+	bars    [MaxShownMeters]meterBars // where each channel's bars were drawn (pixels)
 }
 
 // MaxShownMeters is how many channels' bars the view draws.
@@ -74,15 +76,21 @@ func (v *MetersView) SetCalibration(on bool, offsetDB float64) {
 	v.raster.Refresh()
 }
 
-// Pull copies the latest meters from src and redraws if they changed.
-// It does not allocate.
+// meterRefreshSeconds is how often the meters redraw, in input time:
+// 25 times a second (the bars move in MeterStepSeconds), so that a window
+// with nothing else new to show repaints no more often than that.
+const meterRefreshSeconds = 0.04
+
+// Pull copies the latest meters from src and redraws when
+// meterRefreshSeconds of input have passed since the meters drawn (or the
+// channels changed, or the meters were reset). It does not allocate.
 func (v *MetersView) Pull(src MeterSource) {
 	prev := v.m
 	src.ReadMeters(&v.m)
-	if v.pulled && v.m == prev {
+	if v.pulled && (v.m == prev || v.m.Channels == v.drawnCh && v.m.Seconds >= v.drawnAt && v.m.Seconds < v.drawnAt+meterRefreshSeconds-1e-9) {
 		return
 	}
-	v.pulled = true
+	v.pulled, v.drawnAt, v.drawnCh = true, v.m.Seconds, v.m.Channels
 	v.raster.Refresh()
 }
 

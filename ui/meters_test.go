@@ -132,3 +132,38 @@ func TestMetersNoAllocs(t *testing.T) {
 		t.Errorf("pull and draw: %v allocs", n)
 	}
 }
+
+// TestMetersRefreshRate: the meters redraw every meterRefreshSeconds of
+// input (not every 20 ms step), at once when the channels change or the
+// meters are reset, and not at all when nothing changed.
+func TestMetersRefreshRate(t *testing.T) {
+	test.NewTempApp(t)
+	v := NewMetersView()
+	var m live.Meters
+	src := meterFunc(func(dst *live.Meters) { *dst = m })
+	var drawn []float64
+	pull := func(sec float64, ch int) {
+		m.Seconds, m.Channels = sec, ch
+		m.Ch[0].RMS = -sec // something changes every step
+		before := v.drawnAt
+		v.Pull(src)
+		if v.drawnAt != before || len(drawn) == 0 {
+			drawn = append(drawn, v.drawnAt)
+		}
+	}
+	for i := 1; i <= 10; i++ {
+		pull(0.02*float64(i), 1)
+	}
+	pull(0.20, 2) // a new source: at once
+	pull(0.02, 2) // a reset: at once
+	pull(0.02, 2) // nothing new
+	want := []float64{0.02, 0.06, 0.10, 0.14, 0.18, 0.20, 0.02}
+	if len(drawn) != len(want) {
+		t.Fatalf("redrawn at %v, want %v", drawn, want)
+	}
+	for i := range want {
+		if math.Abs(drawn[i]-want[i]) > 1e-9 {
+			t.Fatalf("redrawn at %v, want %v", drawn, want)
+		}
+	}
+}
