@@ -168,3 +168,44 @@ func TestRestart(t *testing.T) {
 		t.Errorf("momentary %v vs %v, integrated %v vs %v", l.Momentary(), ref.Momentary(), l.Integrated(), ref.Integrated())
 	}
 }
+
+// TestPeakMeterGap: after a Gap, the samples that follow are measured as
+// a stream of their own, but without the interpolated points whose
+// window reaches back across the jump: the true peak is the largest of
+// the samples and of the points from the 24th sample on (computed here by
+// the definition), not the over a jump would read; without Gap the jump
+// does read as one.
+func TestPeakMeterGap(t *testing.T) {
+	a := sineBlock(4800, 0.23, 0, 0.5)
+	b := sineBlock(4800, 0.23, math.Pi, 0.5) // the phase jumps by half a turn
+	for _, gap := range []bool{true, false} {
+		m, _ := NewPeakMeter(1)
+		m.WritePlanar([][]float32{a})
+		got := make([]PeakInterval, 1)
+		m.TakeInterval(got)
+		if gap {
+			m.Gap()
+		}
+		m.WritePlanar([][]float32{b[:7]}) // the window refills across writes
+		m.WritePlanar([][]float32{b[7:]})
+		m.TakeInterval(got)
+		want := 0.0
+		for n := range b {
+			want = max(want, math.Abs(float64(b[n])))
+			for p := 1; p < tpPhases && n >= tpTaps-1; p++ {
+				y := 0.0
+				for j := range tpTaps {
+					y += truePeakFilter[p][j] * float64(b[n-j])
+				}
+				want = max(want, math.Abs(y))
+			}
+		}
+		switch {
+		case gap && math.Abs(got[0].TruePeak-want) > 1e-12:
+			t.Errorf("after Gap: true peak %v, want %v", got[0].TruePeak, want)
+		case !gap && !(got[0].TruePeak > want*1.05):
+			t.Errorf("without Gap: true peak %v, want the jump's over (> %v)", got[0].TruePeak, want*1.05)
+		}
+		t.Logf("gap %v: true peak %.3f dBTP (the sine's %.3f)", gap, 20*math.Log10(got[0].TruePeak), 20*math.Log10(want))
+	}
+}

@@ -68,6 +68,7 @@ type PeakMeter struct {
 	channels int
 	hist     [][2 * tpTaps]float64 // per channel: the last tpTaps samples, stored twice
 	pos      int                   // next write index in hist, 0 … tpTaps−1
+	fill     int                   // samples of hist that continue the stream (tpTaps: all; less after a Gap)
 	// the current interval (since the last TakeInterval or Reset)
 	sample []float64 // max |x|
 	truePk []float64 // max |interpolated x|
@@ -100,6 +101,7 @@ func NewPeakMeter(channels int) (*PeakMeter, error) {
 	f := func() []float64 { return make([]float64, channels) }
 	return &PeakMeter{
 		channels: channels,
+		fill:     tpTaps, // the stream starts from silence
 		hist:     make([][2 * tpTaps]float64, channels),
 		sample:   f(), truePk: f(), sumSq: f(),
 		done: peakTotals{sample: f(), truePk: f(), sumSq: f()},
@@ -109,7 +111,7 @@ func NewPeakMeter(channels int) (*PeakMeter, error) {
 // Reset forgets everything measured.
 func (m *PeakMeter) Reset() {
 	clear(m.hist)
-	m.pos = 0
+	m.pos, m.fill = 0, tpTaps
 	m.clearInterval()
 	clear(m.done.sample)
 	clear(m.done.truePk)
@@ -192,13 +194,21 @@ func (m *PeakMeter) run(c int, x []float32, stride, frames int) {
 	_ = x[(frames-1)*stride]
 	h := m.hist[c]
 	f := truePeakRev
-	pos := m.pos
+	pos, fill := m.pos, m.fill
 	sp, tp, ss := m.sample[c], m.truePk[c], m.sumSq[c]
 	for i := range frames {
 		v := float64(x[i*stride])
 		sp = max(sp, math.Abs(v))
 		ss += v * v
 		h[pos], h[pos+tpTaps] = v, v
+		if fill < tpTaps { // after a gap: not yet a whole window of the stream
+			if fill++; fill < tpTaps {
+				if pos++; pos == tpTaps {
+					pos = 0
+				}
+				continue
+			}
+		}
 		// win[i] is x[n−tpTaps+1+i]: the last tpTaps samples, oldest first.
 		win := (*[tpTaps]float64)(h[pos+1 : pos+tpTaps+1])
 		for p := range f {
@@ -224,7 +234,15 @@ func (m *PeakMeter) run(c int, x []float32, stride, frames int) {
 func (m *PeakMeter) advance(frames int) {
 	m.n += int64(frames)
 	m.pos = (m.pos + frames) % tpTaps
+	m.fill = min(tpTaps, m.fill+frames)
 }
+
+// Gap says that the stream jumped (input was lost): the samples before
+// are no longer the past of those that follow. The interpolated points
+// whose window would span the jump are not measured (a jump is no signal
+// and would read as an over), so the next tpTaps−1 samples count at their
+// sample points only; the measurements so far stay.
+func (m *PeakMeter) Gap() { m.fill = 0 }
 
 // SamplePeak is channel c's largest |sample| since Reset in dBFS (−Inf for
 // silence).

@@ -299,7 +299,7 @@ func (l *Live) Step() (int, error) {
 		return 0, nil
 	}
 	got := r.take(&l.tee)
-	l.meters.write(r.tmp[:got*r.ch], r.ch, r.rate)
+	l.meters.write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
 	if r.have < r.set.FFT {
 		return 0, nil
 	}

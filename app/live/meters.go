@@ -71,9 +71,10 @@ type chanBallistics struct {
 // never waits for the engine.
 type meterState struct {
 	// the engine goroutine's own
-	rate, ch, mch int // input rate and channels, metered channels
-	step          int // samples per channel in a step
-	pos           int // samples of the current step so far
+	rate, ch, mch int    // input rate and channels, metered channels
+	step          int    // samples per channel in a step
+	pos           int    // samples of the current step so far
+	next          uint64 // the stream position the next block should start at
 	steps         int64
 	peak          *dsp.PeakMeter
 	loud          *dsp.Loudness
@@ -118,6 +119,9 @@ func (m *meterState) setup(rate, ch int) {
 	m.hFall = math.Pow(10, -MeterHoldFallDB*dt/20)
 	m.holdSteps = int(math.Round(MeterHoldSeconds / dt))
 	m.pos, m.steps = 0, 0
+	// a live stream joined mid-way, not one starting from silence: no
+	// interpolated points across its start
+	m.peak.Gap()
 	m.mu.Lock()
 	m.recent = make([]float32, rate*calibratorSecs*ch)
 	m.recPos, m.recN, m.recCh, m.recRate = 0, 0, ch, rate
@@ -140,9 +144,12 @@ func (m *meterState) reset() {
 	m.mu.Unlock()
 }
 
-// write measures a block of interleaved input (ch channels at rate Hz).
-// Engine goroutine only; in steady state it does not allocate.
-func (m *meterState) write(x []float32, ch, rate int) {
+// write measures a block of interleaved input (ch channels at rate Hz)
+// whose first frame is at stream position pos: a block that does not
+// continue the last (input lost, a new source) is a gap, across which the
+// true peak is not interpolated. Engine goroutine only; in steady state
+// it does not allocate.
+func (m *meterState) write(x []float32, ch, rate int, pos uint64) {
 	if ch != m.ch || rate != m.rate || m.peak == nil {
 		m.setup(rate, ch)
 	}
@@ -152,6 +159,10 @@ func (m *meterState) write(x []float32, ch, rate int) {
 	if len(x) == 0 {
 		return
 	}
+	if pos != m.next {
+		m.peak.Gap()
+	}
+	m.next = pos + uint64(len(x)/ch)
 	m.keepRecent(x)
 	for len(x) > 0 {
 		n := min(len(x)/ch, m.step-m.pos) // frames to the end of the step
