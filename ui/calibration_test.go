@@ -336,3 +336,31 @@ func TestUnitControl(t *testing.T) {
 		t.Errorf("calibrated: selector %q, label %q", w.cal.unit.Selected, w.cal.label.Text)
 	}
 }
+
+// TestCalibrationSettingsSane: preferences that make no sense fall back:
+// an unknown unit to dBFS, dB SPL without a calibration to dBFS, an
+// offset beyond any microphone to none.
+func TestCalibrationSettingsSane(t *testing.T) {
+	for _, c := range []struct {
+		unit, note string
+		offset     float64
+		wantUnit   string
+		wantOffset float64
+	}{
+		{"watts", "", 0, "dbfs", 0},
+		{"dbspl", "", 94, "dbfs", 0},
+		{"dbspl", "full-scale sine = 1e9 dB SPL", 1e9, "dbfs", 0},
+		{"dbfs-hz", "full-scale sine = 120 dB SPL", 120, "dbfs-hz", 120},
+		{"dbspl", "full-scale sine = 120 dB SPL", 120, "dbspl", 120},
+	} {
+		a := test.NewTempApp(t)
+		p := a.Preferences()
+		p.SetString(prefPrefix+"unit", c.unit)
+		p.SetString(prefPrefix+"cal.note", c.note)
+		p.SetFloat(prefPrefix+"cal.offset", c.offset)
+		s := LoadSettings(p)
+		if s.Unit != c.wantUnit || s.CalOffset != c.wantOffset {
+			t.Errorf("%+v: unit %q offset %v", c, s.Unit, s.CalOffset)
+		}
+	}
+}

@@ -47,7 +47,7 @@ type Settings struct {
 // frames at 75 % overlap, 1 s exponential average, 2 s peak hold, log
 // frequency axis, −120…0 dBFS, viridis, 10 s waterfall, Z-weighted
 // third-octave RTA (as `prism bands`), GPU if there is
-// one, dark theme.
+// one, dark theme, the spectrum in dBFS and no calibration.
 func DefaultSettings() Settings {
 	return Settings{
 		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
