@@ -52,6 +52,13 @@ func (w *Window) applyAnalysis() {
 	w.ap.apply(l)
 }
 
+// resetHolds restarts the averages and holds (the analysis settings sent
+// again) and the level meters' holds, maxima and loudness.
+func (w *Window) resetHolds() {
+	w.applyAnalysis()
+	w.eng.ResetMeters()
+}
+
 // applyDisplay pushes the display settings into the views.
 func (w *Window) applyDisplay() {
 	s := w.set
@@ -85,6 +92,8 @@ func (w *Window) applyDisplay() {
 	w.rta.SetRange(s.DBMin, s.DBMax)
 	w.rta.SetBands(s.Fraction, s.Weighting)
 	w.rta.SetDark(dark)
+	w.lvl.SetDark(dark)
+	w.applyCal()
 	w.fview.SetRange(s.DBMin, s.DBMax)
 	w.fview.SetColormap(s.Colormap)
 	w.fview.SetScale(s.FreqScale)
@@ -98,7 +107,7 @@ func (w *Window) applyDisplay() {
 	}
 	w.markBand()
 	w.applyMeasureDisplay(s.FreqScale, dark)
-	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.fview, w.fspec} {
+	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.lvl, w.fview, w.fspec} {
 		o.Refresh()
 	}
 }

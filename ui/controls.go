@@ -136,7 +136,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.hold = widget.NewSelect(holds, func(v string) {
 		set(func(s *Settings) { s.PeakHold = holdVals[indexOf(holds, v)] })
 	})
-	reset := widget.NewButton("Reset averages and holds (R)", w.applyAnalysis)
+	reset := widget.NewButton("Reset averages, holds, meters (R)", w.resetHolds)
 	c.scale = widget.NewSelect([]string{"log", "lin", "mel"}, func(v string) { set(func(s *Settings) { s.FreqScale = v }) })
 	c.dbTop = widget.NewSelect(dbTops, func(v string) {
 		f, _ := strconv.ParseFloat(v, 64)
@@ -257,6 +257,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		c.band,
 		c.bandEntry,
 		c.monitor,
+		w.buildCalControls(),
 		section("Display"),
 		row("Frequency", c.scale),
 		row("dB top", c.dbTop),
@@ -390,6 +391,7 @@ func (w *Window) syncControls() {
 	} else {
 		c.theme.SetSelected("Dark")
 	}
+	w.syncCalControls()
 }
 
 // selectOr selects v if it is an option, else def (if not empty), else

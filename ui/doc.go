@@ -26,13 +26,17 @@
 //
 // Files by role: window.go (the window, its layout and the per-frame
 // pull), apply.go (settings → engine and views), keys.go, status.go,
-// controls.go (the controls panel), files.go and opendialog.go (the file
-// tab, exports, dialogs), and one file per view. The measurements over
-// the spectra: reference.go (stored reference traces, dsp.Trace, and the
-// difference to one), refpanel.go (their part of the panel), harmonics.go
-// (harmonic markers and the distortion readout, dsp.AnalyzeDistortion
-// on the spectrum shown, a few times a second on a goroutine of its own),
-// abview.go (two files'
+// controls.go (the controls panel), calibration.go (the spectrum's unit,
+// the level calibration and the microphone response: their controls,
+// dialogs and settings), units.go (the conversion of the engine's dBFS
+// spectra into the unit shown, which the live spectrum and RTA pull
+// through), files.go and opendialog.go (the file tab, exports, dialogs),
+// and one file per view (meters.go: the level meters, pulled every
+// tick). The measurements over the spectra: reference.go (stored
+// reference traces, dsp.Trace, and the difference to one), refpanel.go
+// (their part of the panel), harmonics.go (harmonic markers and the
+// distortion readout, dsp.AnalyzeDistortion on the spectrum shown, a few
+// times a second on a goroutine of its own), abview.go (two files'
 // long-term spectra and B − A), lineplot.go (the plot those differences
 // and spectra are drawn in). Every type here
 // belongs to the Fyne goroutine; work on other goroutines (opening a

@@ -18,6 +18,13 @@ import (
 type Engine interface {
 	SpectrumSource
 	ColumnSource
+	MeterSource
+	// ResetMeters restarts the meters' holds, maxima and loudness
+	// integration; it never blocks.
+	ResetMeters()
+	// MeasureCalibrator reads the last second of input channel c as a
+	// calibrator's tone of toneHz at referenceDBSPL (live.Live's).
+	MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error)
 	ReadStats(dst *live.LiveStats)
 	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
 	// SetPaused stops or resumes the live analysis (the source stays

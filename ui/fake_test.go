@@ -41,6 +41,8 @@ type fakeEngine struct {
 	spectrum    []float32 // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
 	offset      float32   // added to every level of Latest
 	holdAnalyze bool      // AnalyzeSpectrum waits for its context to end
+	meterResets int       // ResetMeters calls
+	calErr      error     // what MeasureCalibrator returns
 	settle      func()    // waits until the window has applied what it posted
 }
 
@@ -90,6 +92,42 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	for _, b := range e.bands {
 		dst.Bands = append(dst.Bands, analysis.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
 	}
+}
+
+// fakeMeters are the fake's level meters: fixed values, different per
+// channel, so a view that mixes them up shows it.
+func fakeMeters(ch int) live.Meters {
+	m := live.Meters{Channels: ch, Rate: 48000, Momentary: -18.24, ShortTerm: -19.43, MomentaryMax: -16.02,
+		ShortTermMax: -18.31, Integrated: -20.07, Range: 4.52, Seconds: 65.4}
+	for c := range ch {
+		d := -3 * float64(c)
+		m.Ch[c] = live.ChannelMeter{SamplePeak: -12.5 + d, TruePeak: -11.9 + d, SamplePeakHold: -6.0 + d,
+			TruePeakHold: -0.5 + d, TruePeakMax: -0.44 + d, RMS: -24.26 + d}
+	}
+	return m
+}
+
+func (e *fakeEngine) ReadMeters(dst *live.Meters) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	*dst = fakeMeters(e.ch)
+}
+
+func (e *fakeEngine) ResetMeters() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.meterResets++
+}
+
+// MeasureCalibrator finds the calibrator 26 dB below full scale: a 94 dB
+// SPL calibrator makes the offset 120 dB.
+func (e *fakeEngine) MeasureCalibrator(c int, toneHz, ref float64) (dsp.LevelCal, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.calErr != nil {
+		return dsp.LevelCal{}, e.calErr
+	}
+	return dsp.CalFromRecording(-26, ref)
 }
 
 func (e *fakeEngine) Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry) {

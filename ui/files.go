@@ -106,7 +106,7 @@ func (w *Window) fileCursor(sp *live.Spectrum, t float64, ok bool) {
 		return
 	}
 	w.fspec.SetTitle("at " + formatTime(t, 0.001, w.fview.File().Duration))
-	w.fspec.ShowSpectrum(sp)
+	w.showFileSpectrum(sp) // in the unit shown
 	w.fharm.stale = true
 	w.measureFileDue(w.now())
 	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, AvgOff)
@@ -232,28 +232,27 @@ func (w *Window) ExportSpectrum(path string) error {
 	if !ok || format == encode.FormatPNG {
 		return fmt.Errorf("%s: export the spectrum as .csv or .npy", filepath.Base(path))
 	}
-	var sp *live.Spectrum
+	v := w.spec
 	if w.tabs.Selected() == w.fileTab {
 		if w.fspec.n == 0 {
 			return fmt.Errorf("no spectrum: move the cursor over the file first")
 		}
-		sp = &w.fspec.spectra[0]
-	} else {
-		if w.spec.n == 0 {
-			return fmt.Errorf("no spectrum yet")
-		}
-		sp = &w.spec.spectra[0]
+		v = w.fspec
+	} else if w.spec.n == 0 {
+		return fmt.Errorf("no spectrum yet")
 	}
-	traces := []encode.Trace{{Name: "current_dbfs", DB: sp.Current}}
+	sp := &v.spectra[0]
+	_, unit := v.Unit() // the columns say the unit: current_dbspl, …
+	traces := []encode.Trace{{Name: "current_" + unit, DB: sp.Current}}
 	avg := sp.ExpAvg
 	if w.set.Averaging == AvgLin {
 		avg = sp.LinAvg
 	}
 	if len(avg) == len(sp.Current) {
-		traces = append(traces, encode.Trace{Name: "average_dbfs", DB: avg})
+		traces = append(traces, encode.Trace{Name: "average_" + unit, DB: avg})
 	}
 	if len(sp.PeakHold) == len(sp.Current) {
-		traces = append(traces, encode.Trace{Name: "peak_hold_dbfs", DB: sp.PeakHold})
+		traces = append(traces, encode.Trace{Name: "peak_hold_" + unit, DB: sp.PeakHold})
 	}
 	return encode.WriteTraces(path, format, sp.BinHz, traces)
 }

@@ -13,7 +13,7 @@ F	frequency scale: log → lin → mel
 M	colormap
 A	averaging: off → exponential → linear
 H	peak hold on / off
-R	reset averages and holds
+R	reset averages, holds and the meters (maxima, loudness)
 V	waterfall ↔ RTA bars
 S	store the spectrum shown as a reference
 D	harmonic markers and distortion readout on / off
@@ -77,7 +77,7 @@ func (w *Window) TypedRune(r rune) {
 			}
 		})
 	case 'r', 'R':
-		w.applyAnalysis()
+		w.resetHolds()
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
 	case 's', 'S':

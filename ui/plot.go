@@ -38,6 +38,7 @@ type bgKey struct {
 	extra        float64 // per widget: the waterfall's time span, …
 	extraS       string
 	extraI       int
+	unit         string // the level axis's unit label
 }
 
 // plotRenderer lays the raster over the whole widget.
@@ -192,16 +193,21 @@ func appendHz(b []byte, f float64) []byte {
 }
 
 // appendDB formats a level: −6.0 dBFS.
-func appendDB(b []byte, db float64) []byte {
+func appendDB(b []byte, db float64) []byte { return appendDBIn(b, db, "dBFS") }
+
+// appendDBIn formats a level in a unit: −6.0 dBFS/Hz, 94.0 dB SPL.
+func appendDBIn(b []byte, db float64, unit string) []byte {
 	if db < -300 || math.IsInf(db, 0) || math.IsNaN(db) {
-		return append(b, "−∞ dBFS"...)
+		b = append(b, "−∞ "...)
+		return append(b, unit...)
 	}
 	if db < 0 {
 		b = append(b, "−"...)
 		db = -db
 	}
 	b = strconv.AppendFloat(b, db, 'f', 1, 64)
-	return append(b, " dBFS"...)
+	b = append(b, ' ')
+	return append(b, unit...)
 }
 
 // appendNote formats a note and its cents: A4 +3¢.

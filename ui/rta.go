@@ -28,6 +28,7 @@ type RTAView struct {
 	dbMin, dbMax float64
 	fraction     int
 	weighting    string
+	unit         string   // the levels' unit label (SetUnit)
 	labels       [][]byte // nominal labels, per band (remade when the bands change)
 	labelFor     []float64
 	caps         []float64   // per band: the peak cap's level (dB)
@@ -49,7 +50,7 @@ const (
 
 // NewRTAView makes a bar view for a sample rate and dB range.
 func NewRTAView(rate int, dbMin, dbMax float64) *RTAView {
-	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: dsp.DefaultWeighting.String(), now: time.Now}
+	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: dsp.DefaultWeighting.String(), unit: "dBFS", now: time.Now}
 	v.dark = true
 	v.SetRate(rate)
 	v.raster = canvas.NewRaster(v.draw)
@@ -83,6 +84,9 @@ func (v *RTAView) SetRange(dbMin, dbMax float64) {
 
 // SetDark chooses the palette.
 func (v *RTAView) SetDark(dark bool) { v.dark = dark }
+
+// SetUnit names the unit of the band levels pulled ("dBFS", "dB SPL").
+func (v *RTAView) SetUnit(label string) { v.unit = label }
 
 // Pull copies output channel c's band levels from src, moves the peak
 // caps and redraws.
@@ -174,7 +178,7 @@ func (v *RTAView) draw(w, h int) image.Image {
 	if v.weighting != "" {
 		wk = int(v.weighting[0])
 	}
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extra: float64(v.fraction), extraS: note, extraI: wk}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extra: float64(v.fraction), extraS: note, extraI: wk, unit: v.unit}
 	if v.begin(w, h, key) {
 		pal := paletteFor(v.dark)
 		p := &v.p
@@ -226,9 +230,9 @@ func (v *RTAView) draw(w, h int) image.Image {
 // Title names the bands and the weighting in use (drawn over the bars).
 func (v *RTAView) Title() string {
 	if v.fraction == 1 {
-		return "octave bands, " + v.weighting + "-weighted, dBFS"
+		return "octave bands, " + v.weighting + "-weighted, " + v.unit
 	}
-	return "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, dBFS"
+	return "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, " + v.unit
 }
 
 // underResolvedNote explains the hatched bars.
@@ -307,10 +311,10 @@ func (v *RTAView) drawReadout(pal *palette) {
 	r = append(r, "–"...)
 	r = strconv.AppendFloat(r, b.Upper, 'f', 0, 64)
 	r = append(r, " Hz)   "...)
-	r = appendDB(r, b.LevelDB)
+	r = appendDBIn(r, b.LevelDB, v.unit)
 	if i < len(v.caps) {
 		r = append(r, "   cap "...)
-		r = appendDB(r, v.caps[i])
+		r = appendDBIn(r, v.caps[i], v.unit)
 	}
 	if b.UnderResolved || dsp.UnderResolved(b.Band, v.sp.BinHz) {
 		r = append(r, "   under-resolved"...)

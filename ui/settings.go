@@ -33,19 +33,27 @@ type Settings struct {
 	Channels   string  // "mix" or "all"
 	Engine     string  // "gpu" or "cpu"
 	Theme      string  // "dark" or "light"
+	// Unit is the spectrum's level unit: dbfs (sine level), dbfs-hz (noise
+	// density) or dbspl (with the level calibration), dsp.ParseUnit's names.
+	Unit string
+	// CalNote says how the level calibration was made ("" none); with
+	// one, dB SPL = dBFS (sine level) + CalOffset.
+	CalNote   string
+	CalOffset float64
+	MicFile   string // a microphone response file (REW/miniDSP text), "" none
 }
 
 // DefaultSettings: the default input (or the generator), 4096-point Hann
 // frames at 75 % overlap, 1 s exponential average, 2 s peak hold, log
 // frequency axis, −120…0 dBFS, viridis, 10 s waterfall, Z-weighted
 // third-octave RTA (as `prism bands`), GPU if there is
-// one, dark theme.
+// one, dark theme, the spectrum in dBFS and no calibration.
 func DefaultSettings() Settings {
 	return Settings{
 		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
 		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
 		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting.String(),
-		Channels: "mix", Engine: "gpu", Theme: "dark",
+		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: "dbfs",
 	}
 }
 
@@ -123,6 +131,10 @@ func LoadSettings(p fyne.Preferences) Settings {
 	s.Channels = str("channels", d.Channels)
 	s.Engine = str("engine", d.Engine)
 	s.Theme = str("theme", d.Theme)
+	s.Unit = str("unit", d.Unit)
+	s.CalNote = str("cal.note", "")
+	s.CalOffset = p.FloatWithFallback(prefPrefix+"cal.offset", 0)
+	s.MicFile = str("cal.mic", "")
 	return s.sane(d)
 }
 
@@ -178,7 +190,7 @@ func (s Settings) sane(d Settings) Settings {
 			s.Band = ""
 		}
 	}
-	return s
+	return s.saneCal(d)
 }
 
 func oneOf(s string, opts ...string) bool {
@@ -217,4 +229,8 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetString(prefPrefix+"channels", s.Channels)
 	p.SetString(prefPrefix+"engine", s.Engine)
 	p.SetString(prefPrefix+"theme", s.Theme)
+	p.SetString(prefPrefix+"unit", s.Unit)
+	p.SetString(prefPrefix+"cal.note", s.CalNote)
+	p.SetFloat(prefPrefix+"cal.offset", s.CalOffset)
+	p.SetString(prefPrefix+"cal.mic", s.MicFile)
 }

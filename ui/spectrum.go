@@ -49,6 +49,8 @@ type SpectrumView struct {
 	peakLabel   []byte
 	peakRects   [2]image.Rectangle // the peak's marker and label (pixels)
 	title       string
+	unit        string                   // the level unit's label: "dBFS", "dBFS/Hz", "dB SPL (mic.txt)"
+	unitID      string                   // its name in exports: dbfs, dbfs_hz, dbspl
 	names       []string                 // the channels' names, one per spectrum: the legend
 	legend      []legendItem             // where the legend was drawn
 	OnHoverFreq func(f float64, ok bool) // optional: the frequency under the cursor
@@ -59,7 +61,7 @@ type SpectrumView struct {
 // NewSpectrumView makes a spectrum plot for rate and FFT size on a
 // frequency scale ("log", "lin", "mel") and dB range.
 func NewSpectrumView(rate, fft int, scale string, dbMin, dbMax float64) *SpectrumView {
-	v := &SpectrumView{dbMin: dbMin, dbMax: dbMax, avg: AvgExp, peakHold: true}
+	v := &SpectrumView{dbMin: dbMin, dbMax: dbMax, avg: AvgExp, peakHold: true, unit: "dBFS", unitID: "dbfs"}
 	v.dark = true
 	v.SetConfig(rate, fft, scale)
 	v.raster = canvas.NewRaster(v.draw)
@@ -109,6 +111,13 @@ func (v *SpectrumView) SetDark(dark bool) { v.dark = dark }
 func (v *SpectrumView) SetChannels(names ...string) {
 	v.names = append(v.names[:0], names...)
 }
+
+// SetUnit names the unit of the levels pulled: label on the axis and in
+// the readouts ("dB SPL (mic.txt)"), id in exported column names (dbspl).
+func (v *SpectrumView) SetUnit(label, id string) { v.unit, v.unitID = label, id }
+
+// Unit is the level unit's label and export id.
+func (v *SpectrumView) Unit() (label, id string) { return v.unit, v.unitID }
 
 // SetTitle sets the label drawn in the top-left corner.
 func (v *SpectrumView) SetTitle(s string) { v.title = s }
@@ -202,7 +211,7 @@ func (v *SpectrumView) PeakLabel() string { return string(v.peakLabel) }
 func (v *SpectrumView) Image() *image.RGBA { return v.img }
 
 func (v *SpectrumView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.legendKey()*31 + v.refs.key()}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.legendKey()*31 + v.refs.key(), unit: v.unit}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}
@@ -245,7 +254,7 @@ func (v *SpectrumView) drawBackground() {
 	v.clear()
 	v.drawDBGrid(v.dbMin, v.dbMax)
 	v.drawFreqGrid(v.axis, true)
-	p.text("dBFS", p.px(4), p.px(2), 0, 0, pal.text)
+	p.text(v.unit, p.px(4), p.px(2), 0, 0, pal.text)
 	if v.title != "" {
 		p.text(v.title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 	}
@@ -350,7 +359,7 @@ func (v *SpectrumView) drawPeak(pal *palette) {
 	b := append(v.peakLabel, "peak "...)
 	b = appendHz(b, pk.Freq)
 	b = append(b, "  "...)
-	b = appendDB(b, pk.LevelDB)
+	b = appendDBIn(b, pk.LevelDB, v.unit)
 	b = append(b, "  "...)
 	b = appendNote(b, pk.Freq)
 	v.peakLabel = b
@@ -375,7 +384,7 @@ func (v *SpectrumView) drawCursor(pal *palette) {
 	b := appendHz(v.readout, f)
 	if v.n > 0 {
 		b = append(b, "   "...)
-		b = appendDB(b, levelAt(v.spectra[0].Current, v.spectra[0].BinHz, f))
+		b = appendDBIn(b, levelAt(v.spectra[0].Current, v.spectra[0].BinHz, f), v.unit)
 	}
 	b = append(b, "   "...)
 	b = appendNote(b, f)

@@ -41,6 +41,8 @@ type Window struct {
 	spec  *SpectrumView
 	wf    *Waterfall
 	rta   *RTAView
+	lvl   *MetersView
+	cal   calState // the unit and calibration the live spectrum and RTA show
 	fview *FileView
 	fspec *SpectrumView
 
@@ -162,6 +164,9 @@ func (w *Window) Waterfall() *Waterfall { return w.wf }
 // RTA is the live band-level view.
 func (w *Window) RTA() *RTAView { return w.rta }
 
+// Meters is the live level meters' view.
+func (w *Window) Meters() *MetersView { return w.lvl }
+
 // FileView is the file tab's spectrogram.
 func (w *Window) FileView() *FileView { return w.fview }
 
@@ -188,7 +193,8 @@ func (w *Window) build() {
 	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
-	live := container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower)
+	w.lvl = NewMetersView()
+	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
 	w.fileInfo = widget.NewLabel("No file open.")
 	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
 	w.progress = widget.NewProgressBar()
@@ -247,6 +253,7 @@ func (w *Window) Pull() {
 	if w.paused || w.tabs.Selected() != w.liveTab || len(w.chans) == 0 {
 		return
 	}
+	w.lvl.Pull(w.eng) // every tick: the meters move between frames
 	// nothing analyzed since the last frame: nothing to redraw (Fyne then
 	// skips the repaint, which is most of the window's CPU)
 	f := w.eng.Frames()
@@ -254,11 +261,11 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lastFrames = f
-	w.spec.Pull(w.eng, w.chans)
+	w.spec.Pull(&w.cal.src, w.chans)
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(w.eng, w.stats.Channels)
+		w.rta.Pull(&w.cal.src, w.stats.Channels)
 	} else {
 		w.wf.Pull(w.eng, w.stats.Channels)
 	}

@@ -61,16 +61,36 @@ func sinc(x float64) float64 {
 }
 
 // PeakMeter measures per channel the sample peak, the true peak and the
-// RMS of everything written. Samples are floats with full scale ±1.
+// RMS of everything written, and of each interval of the stream a live
+// meter takes (TakeInterval). Samples are floats with full scale ±1.
 // Writes do not allocate. One goroutine at a time may use a PeakMeter.
 type PeakMeter struct {
 	channels int
 	hist     [][2 * tpTaps]float64 // per channel: the last tpTaps samples, stored twice
 	pos      int                   // next write index in hist, 0 … tpTaps−1
-	sample   []float64             // max |x|
-	truePk   []float64             // max |interpolated x|
-	sumSq    []float64
-	n        int64
+	fill     int                   // samples of hist that continue the stream (tpTaps: all; less after a Gap)
+	// the current interval (since the last TakeInterval or Reset)
+	sample []float64 // max |x|
+	truePk []float64 // max |interpolated x|
+	sumSq  []float64
+	n      int64
+	// the intervals taken before it, since Reset
+	done peakTotals
+}
+
+// peakTotals are a PeakMeter's linear measures of its closed intervals.
+type peakTotals struct {
+	sample, truePk, sumSq []float64
+	n                     int64
+}
+
+// PeakInterval is what a PeakMeter measured of one channel over one
+// interval of its stream, linear: full scale is 1.
+type PeakInterval struct {
+	SamplePeak float64 // max |x|
+	TruePeak   float64 // max |x interpolated 4×|, never below SamplePeak
+	MeanSquare float64 // mean of x² over the interval (0 if it had no samples)
+	Samples    int64   // samples per channel in the interval
 }
 
 // NewPeakMeter makes a meter for channels channels.
@@ -78,22 +98,58 @@ func NewPeakMeter(channels int) (*PeakMeter, error) {
 	if channels < 1 {
 		return nil, fmt.Errorf("dsp: peak meter: %d channels", channels)
 	}
+	f := func() []float64 { return make([]float64, channels) }
 	return &PeakMeter{
 		channels: channels,
+		fill:     tpTaps, // the stream starts from silence
 		hist:     make([][2 * tpTaps]float64, channels),
-		sample:   make([]float64, channels),
-		truePk:   make([]float64, channels),
-		sumSq:    make([]float64, channels),
+		sample:   f(), truePk: f(), sumSq: f(),
+		done: peakTotals{sample: f(), truePk: f(), sumSq: f()},
 	}, nil
 }
 
 // Reset forgets everything measured.
 func (m *PeakMeter) Reset() {
 	clear(m.hist)
+	m.pos, m.fill = 0, tpTaps
+	m.clearInterval()
+	clear(m.done.sample)
+	clear(m.done.truePk)
+	clear(m.done.sumSq)
+	m.done.n = 0
+}
+
+func (m *PeakMeter) clearInterval() {
 	clear(m.sample)
 	clear(m.truePk)
 	clear(m.sumSq)
-	m.pos, m.n = 0, 0
+	m.n = 0
+}
+
+// TakeInterval writes into dst (one per channel) what was measured since
+// the last TakeInterval (or Reset) and starts a new interval; the totals
+// since Reset (SamplePeak, TruePeak, RMS) go on. The interpolator keeps
+// its history across intervals, so an interval's true peak is the largest
+// of the interpolated points its samples complete, and the largest of the
+// intervals' peaks is the whole stream's. It does not allocate; it panics
+// if len(dst) is not the channel count.
+func (m *PeakMeter) TakeInterval(dst []PeakInterval) {
+	if len(dst) != m.channels {
+		panic(fmt.Sprintf("dsp: PeakMeter.TakeInterval: %d channels, want %d", len(dst), m.channels))
+	}
+	d := &m.done
+	for c := range dst {
+		iv := PeakInterval{SamplePeak: m.sample[c], TruePeak: max(m.truePk[c], m.sample[c]), Samples: m.n}
+		if m.n > 0 {
+			iv.MeanSquare = m.sumSq[c] / float64(m.n)
+		}
+		dst[c] = iv
+		d.sample[c] = max(d.sample[c], m.sample[c])
+		d.truePk[c] = max(d.truePk[c], m.truePk[c])
+		d.sumSq[c] += m.sumSq[c]
+	}
+	d.n += m.n
+	m.clearInterval()
 }
 
 // WriteInterleaved measures frames of interleaved samples. It panics if
@@ -102,12 +158,11 @@ func (m *PeakMeter) WriteInterleaved(samples []float32) {
 	if len(samples)%m.channels != 0 {
 		panic(fmt.Sprintf("dsp: PeakMeter.WriteInterleaved: %d samples for %d channels", len(samples), m.channels))
 	}
-	for i := 0; i < len(samples); i += m.channels {
-		for c, x := range samples[i : i+m.channels] {
-			m.put(c, float64(x))
-		}
-		m.advance()
+	frames := len(samples) / m.channels
+	for c := range m.channels {
+		m.run(c, samples[c:], m.channels, frames)
 	}
+	m.advance(frames)
 }
 
 // WritePlanar measures one block per channel, all of the same length. It
@@ -121,57 +176,100 @@ func (m *PeakMeter) WritePlanar(block [][]float32) {
 			panic("dsp: PeakMeter.WritePlanar: channel blocks differ in length")
 		}
 	}
-	for i := range block[0] {
-		for c, b := range block {
-			m.put(c, float64(b[i]))
-		}
-		m.advance()
+	for c, b := range block {
+		m.run(c, b, 1, len(b))
 	}
+	m.advance(len(block[0]))
 }
 
-// put takes channel c's next sample and runs the four interpolator phases.
-func (m *PeakMeter) put(c int, x float64) {
-	m.sample[c] = max(m.sample[c], math.Abs(x))
-	m.sumSq[c] += x * x
-	h := &m.hist[c]
-	h[m.pos], h[m.pos+tpTaps] = x, x
-	// win[i] is x[n−tpTaps+1+i]: the last tpTaps samples, oldest first.
-	win := (*[tpTaps]float64)(h[m.pos+1 : m.pos+tpTaps+1])
-	pk := m.truePk[c]
-	for p := range truePeakRev {
-		f := &truePeakRev[p]
-		var y0, y1, y2, y3 float64
-		for j := 0; j < tpTaps; j += 4 {
-			y0 += f[j] * win[j]
-			y1 += f[j+1] * win[j+1]
-			y2 += f[j+2] * win[j+2]
-			y3 += f[j+3] * win[j+3]
-		}
-		pk = max(pk, math.Abs((y0+y1)+(y2+y3)))
+// run measures channel c's next `frames` samples x[0], x[stride], …: the
+// sample peak, the sum of squares and the three interpolated phases
+// between samples. The channel's history, the filter and the running
+// values are local copies for the loop (fewer memory operations, and none
+// the race detector instruments), stored back at the end.
+func (m *PeakMeter) run(c int, x []float32, stride, frames int) {
+	if frames == 0 {
+		return
 	}
-	m.truePk[c] = pk
+	_ = x[(frames-1)*stride]
+	h := m.hist[c]
+	f := truePeakRev
+	pos, fill := m.pos, m.fill
+	sp, tp, ss := m.sample[c], m.truePk[c], m.sumSq[c]
+	for i := range frames {
+		v := float64(x[i*stride])
+		sp = max(sp, math.Abs(v))
+		ss += v * v
+		h[pos], h[pos+tpTaps] = v, v
+		if fill < tpTaps { // after a gap: not yet a whole window of the stream
+			if fill++; fill < tpTaps {
+				if pos++; pos == tpTaps {
+					pos = 0
+				}
+				continue
+			}
+		}
+		// win[i] is x[n−tpTaps+1+i]: the last tpTaps samples, oldest first.
+		win := (*[tpTaps]float64)(h[pos+1 : pos+tpTaps+1])
+		for p := range f {
+			fp := &f[p]
+			var y0, y1, y2, y3 float64
+			for j := 0; j < tpTaps; j += 4 {
+				y0 += fp[j] * win[j]
+				y1 += fp[j+1] * win[j+1]
+				y2 += fp[j+2] * win[j+2]
+				y3 += fp[j+3] * win[j+3]
+			}
+			tp = max(tp, math.Abs((y0+y1)+(y2+y3)))
+		}
+		if pos++; pos == tpTaps {
+			pos = 0
+		}
+	}
+	m.hist[c] = h
+	m.sample[c], m.truePk[c], m.sumSq[c] = sp, tp, ss
 }
 
-func (m *PeakMeter) advance() {
-	m.n++
-	m.pos = (m.pos + 1) % tpTaps
+// advance moves the stream position on by frames samples per channel.
+func (m *PeakMeter) advance(frames int) {
+	m.n += int64(frames)
+	m.pos = (m.pos + frames) % tpTaps
+	m.fill = min(tpTaps, m.fill+frames)
 }
 
-// SamplePeak is channel c's largest |sample| in dBFS (−Inf for silence).
-func (m *PeakMeter) SamplePeak(c int) float64 { return 20 * math.Log10(m.sample[c]) }
+// Gap says that the stream jumped (input was lost): the samples before
+// are no longer the past of those that follow. The interpolated points
+// whose window would span the jump are not measured (a jump is no signal
+// and would read as an over), so the next tpTaps−1 samples count at their
+// sample points only; the measurements so far stay.
+func (m *PeakMeter) Gap() { m.fill = 0 }
+
+// SamplePeak is channel c's largest |sample| since Reset in dBFS (−Inf for
+// silence).
+func (m *PeakMeter) SamplePeak(c int) float64 {
+	return 20 * math.Log10(max(m.sample[c], m.done.sample[c]))
+}
 
 // TruePeak is channel c's true peak in dBTP: the largest |value| of the
 // signal interpolated 4× (BS.1770-4 Annex 2), never below SamplePeak.
 // The interpolator's delay of 12 samples means the last 12 samples of a
 // stream are seen at sample points only; the stream starts from silence,
 // so an abrupt start reads the overshoot a DAC would make of it.
-func (m *PeakMeter) TruePeak(c int) float64 { return 20 * math.Log10(max(m.truePk[c], m.sample[c])) }
+func (m *PeakMeter) TruePeak(c int) float64 {
+	return 20 * math.Log10(max(m.truePk[c], m.sample[c], m.done.truePk[c], m.done.sample[c]))
+}
 
 // RMS is channel c's RMS level per AES17 in dBFS: 20·log10(rms) + 3.01, so
 // a full-scale sine reads 0.00 dBFS. −Inf before any sample.
 func (m *PeakMeter) RMS(c int) float64 {
-	if m.n == 0 {
+	n := m.n + m.done.n
+	if n == 0 {
 		return math.Inf(-1)
 	}
-	return 10*math.Log10(m.sumSq[c]/float64(m.n)) + 10*math.Log10(2)
+	return RMSDBFS((m.sumSq[c] + m.done.sumSq[c]) / float64(n))
 }
+
+// RMSDBFS is the AES17 RMS level in dBFS of a signal of mean square ms:
+// 10·log10(ms) + 3.01, so a full-scale sine reads 0.00 dBFS (−Inf for 0).
+// It is MeanSquareDBFS without the floor.
+func RMSDBFS(ms float64) float64 { return 10 * math.Log10(ms/fullScaleMeanSquare) }

@@ -150,16 +150,33 @@ func (w *Welch) Levels(dst []float64, u Unit) {
 }
 
 // scale turns |X_k|² of an interior bin into the unit's linear power.
-func (w *Welch) scale(u Unit) float64 {
+func (w *Welch) scale(u Unit) float64 { return w.sums.UnitScale(u, w.sampleRate) }
+
+// UnitScale is the factor that turns |X_k|² of an interior bin (the
+// unscaled DFT of a frame windowed by s, sampled at sampleRate Hz) into
+// unit u's linear power: amplitude² of a sine centred on the bin for DBFS
+// and DBSPL (DBSPL's offset is LevelCal's), one-sided power per Hz for
+// DBFSPerHz. DC and Nyquist take half of it (they have no mirror image).
+// It panics on an invalid unit.
+func (s WindowSums) UnitScale(u Unit, sampleRate float64) float64 {
 	switch u {
 	case DBFSPerHz:
 		// E|X|² = σ²Σw² per bin for white noise of variance σ²; one-sided
 		// (×2) over fs Hz.
-		return 2 / (w.sampleRate * w.sums.SumSq)
+		return 2 / (sampleRate * s.SumSq)
 	case DBFS, DBSPL:
 		// |X| = A·Σw/2 for a bin-centred sine of amplitude A.
-		return 4 / (w.sums.Sum * w.sums.Sum)
+		return 4 / (s.Sum * s.Sum)
 	default:
 		panic(fmt.Sprintf("dsp: invalid unit %d", int(u)))
 	}
+}
+
+// UnitOffsetDB is what to add to a bin's sine level (dBFS, the engines'
+// spectra) to read it in unit u, the same at every bin: 0 for DBFS and
+// DBSPL (whose calibration offset is LevelCal's), and for DBFSPerHz
+// −10·log10(2·ENBW·fs/N), ENBW in bins: the ratio of UnitScale's two rules, so a
+// display that converts dBFS spectra reads what Welch.Levels does.
+func (s WindowSums) UnitOffsetDB(u Unit, sampleRate float64) float64 {
+	return 10 * math.Log10(s.UnitScale(u, sampleRate)/s.UnitScale(DBFS, sampleRate))
 }

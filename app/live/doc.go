@@ -5,11 +5,14 @@
 // other engine timed in the background on copies of the same batches;
 // Monitor is the desktop session around it (source switching, the
 // band-filtered MonitorOut playback, file analysis on the same engines);
-// Capture records a live spectrogram to a file.
+// Capture records a live spectrogram to a file. Live also feeds every
+// block of input it reads to the level meters (meters.go: sample and true
+// peak, RMS, EBU R128 loudness, with their ballistics), read with
+// ReadMeters.
 //
 // Live's engine goroutine is the one that calls Step or Run; it owns the
 // plan, the buffers and the post-processing state. Other goroutines copy
-// results out (Latest, Columns, ReadStats: each result carries the
+// results out (ReadMeters; Latest, Columns, ReadStats: each result carries the
 // Geometry it was computed with) and change settings with Apply,
 // UseEngine and SwitchSource, which take effect between batches. It knows
 // nothing of Fyne or flags; file pipelines, engines and the fallback rule

@@ -97,6 +97,7 @@ type Live struct {
 	shadow shadowState
 	tee    teeRing
 	paused atomic.Bool
+	meters meterState // the level meters, fed every block of input read
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the
@@ -297,7 +298,8 @@ func (l *Live) Step() (int, error) {
 		r.skip(&l.tee)
 		return 0, nil
 	}
-	r.take(&l.tee)
+	got := r.take(&l.tee)
+	l.meters.write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
 	if r.have < r.set.FFT {
 		return 0, nil
 	}

@@ -237,6 +237,17 @@ func (m *Monitor) Frames() uint64 { return m.live.Frames() }
 // ReadStats is Live.ReadStats.
 func (m *Monitor) ReadStats(dst *LiveStats) { m.live.ReadStats(dst) }
 
+// ReadMeters is Live.ReadMeters.
+func (m *Monitor) ReadMeters(dst *Meters) { m.live.ReadMeters(dst) }
+
+// ResetMeters is Live.ResetMeters.
+func (m *Monitor) ResetMeters() { m.live.ResetMeters() }
+
+// MeasureCalibrator is Live.MeasureCalibrator.
+func (m *Monitor) MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error) {
+	return m.live.MeasureCalibrator(c, toneHz, referenceDBSPL)
+}
+
 // Apply is Live.Apply.
 func (m *Monitor) Apply(s LiveSettings) { m.live.Apply(s) }
 

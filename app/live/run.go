@@ -44,10 +44,11 @@ func (r *runState) reset(pos uint64) {
 }
 
 // take reads what the ring holds (up to the room left) into the planar
-// blocks, copying it to tee. When input was
+// blocks, copying it to tee, and returns the frames read (they stay in
+// tmp until the next read). When input was
 // overwritten before it was read, the stream jumped: the samples held no
 // longer continue it and are dropped.
-func (r *runState) take(tee *teeRing) {
+func (r *runState) take(tee *teeRing) int {
 	ring := r.rec.Ring()
 	room := r.cfg.MaxSamples - r.have
 	lostBefore := ring.Lost()
@@ -66,6 +67,7 @@ func (r *runState) take(tee *teeRing) {
 	}
 	r.deinterleave(got)
 	r.have += got
+	return got
 }
 
 // skip reads what the ring holds and passes it to tee only: nothing is

@@ -1,0 +1,335 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/storage"
+	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
+)
+
+// maxCalOffset bounds a saved calibration offset (dB SPL − dBFS): a
+// calibrator at 200 dB SPL recorded at −200 dBFS.
+const maxCalOffset = 400
+
+// calToneHz is the calibrator's frequency.
+const calToneHz = 1000
+
+// ErrNotCalibrated is SetUnit's error for dB SPL before a calibration.
+var ErrNotCalibrated = errors.New("prism: dB SPL needs a level calibration first (Calibrate…)")
+
+// saneCal drops a unit or calibration the preferences hold that no longer
+// makes sense.
+func (s Settings) saneCal(d Settings) Settings {
+	if _, err := dsp.ParseUnit(s.Unit); err != nil {
+		s.Unit = d.Unit
+	}
+	if s.CalNote == "" || !(math.Abs(s.CalOffset) <= maxCalOffset) {
+		s.CalNote, s.CalOffset = "", 0
+	}
+	if s.Unit == dsp.DBSPL.String() && s.CalNote == "" {
+		s.Unit = d.Unit
+	}
+	return s
+}
+
+// calState is the window's unit and calibration: the conversion, the
+// microphone response read and from where, and the controls showing them.
+type calState struct {
+	disp    displayCal
+	src     calSource
+	file    displayCal    // the file tab's spectrum under the cursor
+	fileRaw live.Spectrum // that spectrum as the file view gave it (dBFS)
+	mic     *dsp.MicResponse
+	micPath string
+	unit    *widget.Select
+	label   *widget.Label
+	dlg     *dialog.FormDialog // the calibration dialog last shown (tests)
+}
+
+// unitLabel is the spectrum's unit as shown: "dB SPL (umik.txt)".
+func (w *Window) unitLabel() string {
+	l := unitLabels[w.set.unit()]
+	if w.cal.mic != nil {
+		l += " (" + w.cal.mic.Name + ")"
+	}
+	return l
+}
+
+// applyCal brings the views to the settings' unit and calibration: it
+// reads the microphone file when it changed (a file no longer readable is
+// dropped, with a notice), shifts the dB SPL axes by the calibration and
+// names the unit.
+func (w *Window) applyCal() {
+	s := &w.set
+	if s.MicFile != w.cal.micPath {
+		w.cal.mic, w.cal.micPath = nil, ""
+		if s.MicFile != "" {
+			mic, err := readMicFile(s.MicFile)
+			if err != nil {
+				w.notice = err.Error()
+				s.MicFile = ""
+			} else {
+				w.cal.mic, w.cal.micPath = mic, s.MicFile
+			}
+		}
+	}
+	u := s.unit()
+	w.cal.disp.set(u, s.CalOffset, w.cal.mic, s.Window)
+	w.cal.src = calSource{src: w.eng, d: &w.cal.disp}
+	shift := 0.0
+	rtaUnit := "dBFS"
+	if u == dsp.DBSPL { // the axes follow: −120…0 dBFS shows as −6…114 dB SPL at 114 dB
+		shift = 10 * math.Round(s.CalOffset/10)
+		rtaUnit = "dB SPL"
+	}
+	if w.cal.mic != nil {
+		rtaUnit += " (" + w.cal.mic.Name + ")"
+	}
+	w.cal.file.set(u, s.CalOffset, w.cal.mic, s.Window)
+	for _, v := range []*SpectrumView{w.spec, w.fspec} {
+		v.SetRange(s.DBMin+shift, s.DBMax+shift)
+		v.SetUnit(w.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
+	}
+	if len(w.cal.fileRaw.Current) > 0 {
+		w.showFileSpectrum(&w.cal.fileRaw)
+	}
+	w.rta.SetRange(s.DBMin+shift, s.DBMax+shift)
+	w.rta.SetUnit(rtaUnit)
+	w.lvl.SetCalibration(u == dsp.DBSPL, s.CalOffset)
+}
+
+// showFileSpectrum shows a file's spectrum (dBFS, as the file view gives
+// it) in the unit shown, keeping a copy to convert again when the unit or
+// calibration changes.
+func (w *Window) showFileSpectrum(sp *live.Spectrum) {
+	raw := &w.cal.fileRaw
+	if sp != raw {
+		raw.Current = append(raw.Current[:0], sp.Current...)
+		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
+	}
+	w.fspec.ShowSpectrum(raw)
+	w.cal.file.apply(&w.fspec.spectra[0])
+}
+
+// readMicFile reads a microphone response file (REW/miniDSP text).
+func readMicFile(path string) (*dsp.MicResponse, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("prism: microphone file: %w", err)
+	}
+	defer f.Close()
+	return dsp.ParseMicResponse(f, filepath.Base(path))
+}
+
+// SetUnit shows the spectrum in unit name ("dbfs", "dbfs-hz", "dbspl");
+// dB SPL needs a level calibration (ErrNotCalibrated).
+func (w *Window) SetUnit(name string) error {
+	u, err := dsp.ParseUnit(name)
+	if err != nil {
+		return fmt.Errorf("prism: %w", err)
+	}
+	if u == dsp.DBSPL && w.set.CalNote == "" {
+		w.syncCalControls()
+		return ErrNotCalibrated
+	}
+	w.change(func(s *Settings) { s.Unit = u.String() })
+	return nil
+}
+
+// CalibrateFullScale calibrates the level so that a full-scale sine reads
+// level dB SPL, and shows dB SPL.
+func (w *Window) CalibrateFullScale(level float64) error {
+	cal, err := dsp.CalFromDBSPL(level)
+	if err != nil {
+		return err
+	}
+	w.setCalibration(cal, "full-scale sine = "+strconv.FormatFloat(level, 'f', -1, 64)+" dB SPL")
+	return nil
+}
+
+// CalibrateFromInput measures the last second of input channel c (from 0)
+// as a 1 kHz calibrator of level dB SPL, on a goroutine; on the Fyne
+// goroutine it then sets the calibration (showing dB SPL) or shows the
+// error, and calls done (if not nil) with the outcome.
+func (w *Window) CalibrateFromInput(c int, level float64, done func(error)) {
+	go func() {
+		cal, err := w.eng.MeasureCalibrator(c, calToneHz, level)
+		w.do(func() {
+			if err != nil {
+				err = fmt.Errorf("prism: calibration from the input: %w", err)
+				dialog.ShowError(err, w.win)
+			} else {
+				w.setCalibration(cal, fmt.Sprintf("input ch %d = %g dB SPL at 1 kHz", c+1, level))
+			}
+			if done != nil {
+				done(err)
+			}
+		})
+	}()
+}
+
+func (w *Window) setCalibration(cal dsp.LevelCal, note string) {
+	w.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL.String() })
+}
+
+// LoadMicFile reads a microphone response file and applies it to the
+// spectrum and the RTA; a bad file is an error naming its line.
+func (w *Window) LoadMicFile(path string) error {
+	mic, err := readMicFile(path)
+	if err != nil {
+		return err
+	}
+	w.cal.mic, w.cal.micPath = mic, path
+	w.change(func(s *Settings) { s.MicFile = path })
+	return nil
+}
+
+// ClearCalibration forgets the level calibration and the microphone
+// response (dB SPL turns back to dBFS).
+func (w *Window) ClearCalibration() {
+	w.change(func(s *Settings) {
+		s.CalNote, s.CalOffset, s.MicFile = "", 0, ""
+		if s.Unit == dsp.DBSPL.String() {
+			s.Unit = dsp.DBFS.String()
+		}
+	})
+}
+
+// buildCalControls is the controls' unit and calibration section.
+func (w *Window) buildCalControls() fyne.CanvasObject {
+	c := &w.cal
+	c.unit = widget.NewSelect(unitLabels, func(v string) {
+		if w.c.syncing {
+			return
+		}
+		if err := w.SetUnit(dsp.Unit(indexOf(unitLabels, v)).String()); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	})
+	c.label = widget.NewLabel("")
+	c.label.Wrapping = fyne.TextWrapWord
+	w.syncCalControls()
+	return container.NewVBox(
+		widget.NewLabelWithStyle("Units and calibration", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		container.NewBorder(nil, nil, widget.NewLabel("Unit"), nil, c.unit),
+		c.label,
+		container.NewGridWithColumns(3,
+			widget.NewButton("Calibrate…", w.calibrateDialog),
+			widget.NewButton("Mic file…", w.micDialog),
+			widget.NewButton("Clear", w.ClearCalibration)),
+	)
+}
+
+// syncCalControls shows the unit and calibration in the controls.
+func (w *Window) syncCalControls() {
+	c := &w.cal
+	if c.unit == nil {
+		return
+	}
+	prev := w.c.syncing
+	w.c.syncing = true
+	defer func() { w.c.syncing = prev }()
+	s := w.set
+	c.unit.SetSelected(unitLabels[s.unit()])
+	text := "Not calibrated: dB SPL needs a calibration."
+	if s.CalNote != "" {
+		text = fmt.Sprintf("dB SPL = dBFS %+.1f dB (%s).", s.CalOffset, s.CalNote)
+	}
+	if c.mic != nil {
+		text += " Microphone: " + c.mic.Name + "."
+	}
+	c.label.SetText(text)
+}
+
+// calibrateDialog asks how to calibrate: a full-scale sine's level, or
+// the input now being a 1 kHz calibrator (its level and channel).
+func (w *Window) calibrateDialog() {
+	mode := widget.NewRadioGroup([]string{calModeFullScale, calModeInput}, nil)
+	mode.Required = true
+	mode.SetSelected(calModeInput)
+	level := widget.NewEntry()
+	level.SetText("94")
+	var chans []string
+	for c := range max(1, w.stats.Channels) {
+		chans = append(chans, strconv.Itoa(c+1))
+	}
+	ch := widget.NewSelect(chans, nil)
+	ch.SetSelected(chans[0])
+	items := []*widget.FormItem{
+		widget.NewFormItem("", mode),
+		widget.NewFormItem("Level (dB SPL)", level),
+		widget.NewFormItem("Input channel", ch),
+	}
+	d := dialog.NewForm("Level calibration", "Calibrate", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		if err := w.calibrateAs(mode.Selected, level.Text, indexOf(chans, ch.Selected)); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	}, w.win)
+	d.Resize(fyne.NewSize(460, 0))
+	d.Show()
+	w.cal.dlg = d
+}
+
+// The calibration dialog's modes.
+const (
+	calModeFullScale = "A full-scale sine reads this level"
+	calModeInput     = "The input now is a 1 kHz calibrator at this level"
+)
+
+// calibrateAs calibrates as the dialog says.
+func (w *Window) calibrateAs(mode, levelText string, channel int) error {
+	level, err := strconv.ParseFloat(strings.TrimSpace(levelText), 64)
+	if err != nil || math.IsNaN(level) || math.IsInf(level, 0) {
+		return fmt.Errorf("prism: calibration level %q is not a number of dB SPL", levelText)
+	}
+	if mode == calModeFullScale {
+		return w.CalibrateFullScale(level)
+	}
+	if _, err := dsp.CalFromRecording(-20, level); err != nil { // the level's range, before measuring
+		return err
+	}
+	w.CalibrateFromInput(max(0, channel), level, nil)
+	return nil
+}
+
+// micDialog asks for a microphone response file; a bad one shows an
+// error naming its line.
+func (w *Window) micDialog() {
+	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
+		if err != nil {
+			dialog.ShowError(err, w.win)
+			return
+		}
+		if r == nil {
+			return
+		}
+		p := r.URI().Path()
+		r.Close()
+		if err := w.LoadMicFile(p); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	}, w.win)
+	d.SetFilter(storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}))
+	if dir := w.startFolder(); dir != "" {
+		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
+			d.SetLocation(l)
+		}
+	}
+	s := w.win.Canvas().Size()
+	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
+	d.Show()
+}
