@@ -90,13 +90,6 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	if total < 1 {
 		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
-	s := DefaultLiveSettings()
-	s.FFT, s.Hop, s.Window, s.History = opts.FFT, opts.Hop, opts.Window, -1
-	live, err := NewLive(rec, engines, s)
-	if err != nil {
-		return LiveStats{}, err
-	}
-	defer live.Close()
 	o, err := encode.Create(opts.Out)
 	if err != nil {
 		return LiveStats{}, err
@@ -107,6 +100,13 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 		return LiveStats{}, err
 	}
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
+	live, err := NewLive(rec, engines, s)
+	if err != nil {
+		return LiveStats{}, err
+	}
+	defer live.Close()
 	live.onBatch = sink.batch
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	grace := opts.Grace
@@ -165,12 +165,14 @@ func capturePeak(l *Live, ch int, opts CaptureOptions, st *LiveStats) error {
 }
 
 // captureSink writes one output channel's frames as dB rows, and gap rows
-// for frames lost from the timeline.
+// for frames lost from the timeline; or, for an image, the columns the
+// engine folded, into their pixel columns.
 type captureSink struct {
 	rw            encode.RowWriter
-	ch, total     int
+	img           *imageRows // the image's writer, nil for rows
+	ch, outCh     int
+	bins, total   int
 	written, gaps int
-	db            []float32 // one batch's dB rows
 	gap           []float32 // one row of NaN
 	err           error
 }
@@ -181,32 +183,61 @@ func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total in
 		ch = opts.Channel
 	}
 	bins := opts.FFT/2 + 1
-	s := &captureSink{rw: rw, ch: ch, total: total, gap: make([]float32, bins)}
+	s := &captureSink{rw: rw, ch: ch, outCh: channels + 1, bins: bins, total: total, gap: make([]float32, bins)}
+	s.img, _ = rw.(*imageRows)
 	for k := range s.gap {
 		s.gap[k] = float32(math.NaN())
 	}
 	return s
 }
 
-// batch is Live's onBatch: it converts only its channel.
-func (s *captureSink) batch(first uint64, n int, out, gain2 []float32) {
-	bins := len(gain2)
-	for s.err == nil && s.written < s.total && uint64(s.written) < first {
-		s.err = s.rw.Rows(s.written, s.gap)
-		s.written++
-		s.gaps++
+// grid is the columns the engine folds for the sink: the image's pixel
+// columns (plot.ColumnFrames over the whole capture), else every frame.
+func (s *captureSink) grid() gpufft.ColumnGrid {
+	if s.img != nil {
+		return plotGrid{columns: s.img.layout.Columns(), frames: s.total}
 	}
-	base := s.ch * n * bins // out is channels×n×bins
-	n = min(n, s.total-s.written)
-	if s.err != nil || n <= 0 {
-		return
+	return gpufft.FixedColumns{Frames: 1}
+}
+
+// batch is Live's onBatch: it takes only its channel of the columns.
+func (s *captureSink) batch(out *gpufft.LiveOutput) {
+	for j := range out.NumColumns {
+		if s.err != nil || s.written >= s.total {
+			return
+		}
+		id := int(out.ColumnIDs[j])
+		col := out.Columns[(j*s.outCh+s.ch)*s.bins : (j*s.outCh+s.ch+1)*s.bins]
+		if s.img != nil {
+			lo, hi := plot.ColumnFrames(id, s.img.layout.Columns(), s.total)
+			s.gaps += max(0, lo-s.written)
+			s.img.column(id, col)
+			s.written = max(s.written, hi)
+			continue
+		}
+		for s.err == nil && s.written < s.total && s.written < id {
+			s.err = s.rw.Rows(s.written, s.gap)
+			s.written++
+			s.gaps++
+		}
+		if s.err == nil && s.written == id && id < s.total {
+			s.err = s.rw.Rows(s.written, col)
+			s.written++
+		}
 	}
-	s.db = s.db[:0]
-	for f := range n {
-		s.db = gpufft.AppendPowerDB(s.db, out[base+f*bins:base+(f+1)*bins], gain2)
-	}
-	s.err = s.rw.Rows(s.written, s.db)
-	s.written += n
+}
+
+// plotGrid is plot's column rule as the engine's column grid.
+type plotGrid struct{ columns, frames int }
+
+func (g plotGrid) ColumnFrames(col int64) (int64, int64) {
+	lo, hi := plot.ColumnFrames(int(col), g.columns, g.frames)
+	return int64(lo), int64(hi)
+}
+
+func (g plotGrid) FrameColumns(f int64) (int64, int64) {
+	first, last := plot.FrameColumns(int(min(f, int64(g.frames-1))), g.columns, g.frames)
+	return int64(first), int64(last)
 }
 
 func logf(w io.Writer, format string, a ...any) {
@@ -271,6 +302,18 @@ func (p *imageRows) Rows(first int, db []float32) error {
 		}
 	}
 	return nil
+}
+
+// column folds pixel column col's spectrum (dB, folded on the engine over
+// the column's frames) into its rows by maximum.
+func (p *imageRows) column(col int, db []float32) {
+	rows := p.layout.Rows()
+	pix := p.pix[col*rows : (col+1)*rows]
+	for r := range pix {
+		for _, v := range db[p.lo[r]:p.hi[r]] {
+			pix[r] = max(pix[r], v)
+		}
+	}
 }
 
 // Finish encodes the image.

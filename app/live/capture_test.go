@@ -110,10 +110,10 @@ func (r *rowRecorder) Finish(int) error { return nil }
 func TestCaptureGaps(t *testing.T) {
 	rw := &rowRecorder{bins: 2}
 	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 2, Channel: 1}}, 2, 100)
-	gain := []float32{1, 0.5}
-	// 3 output channels × 2 frames × 2 bins, then 3 × 1 × 2 after frames 2…4 were lost
-	s.batch(0, 2, []float32{9, 9, 9, 9, 1, 1, 0.1, 0.1, 9, 9, 9, 9}, gain)
-	s.batch(5, 1, []float32{9, 9, 0.01, 0.01, 9, 9}, gain)
+	// columns of 3 output channels × 2 bins (dB, as the engine folds
+	// them): frames 0 and 1, then 5 after frames 2…4 were lost
+	s.batch(&gpufft.LiveOutput{Columns: []float32{9, 9, 0, -3.0103, 9, 9, 9, 9, -10, -13.0103, 9, 9}, ColumnIDs: []int64{0, 1}, NumColumns: 2})
+	s.batch(&gpufft.LiveOutput{Columns: []float32{9, 9, -20, -23.0103, 9, 9}, ColumnIDs: []int64{5}, NumColumns: 1})
 	want := [][]float32{{0, -3.0103}, {-10, -13.0103}, nil, nil, nil, {-20, -23.0103}}
 	if len(rw.rows) != len(want) || s.written != 6 || s.gaps != 3 {
 		t.Fatalf("%d rows %v, written %d, gaps %d", len(rw.rows), rw.rows, s.written, s.gaps)

@@ -9,24 +9,27 @@ import (
 )
 
 // Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
+// LongAvg is the long-term average: the power mean of every frame since
+// the settings were last applied (Apply, which the window's reset does).
 type Spectrum struct {
-	Current, ExpAvg, LinAvg, PeakHold, MinHold []float32
-	Peak                                       dsp.Peak
-	BinHz                                      float64
-	Geometry                                   Geometry
-	Bands                                      []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
+	Current, ExpAvg, LinAvg, LongAvg, PeakHold, MinHold []float32
+	Peak                                                dsp.Peak
+	BinHz                                               float64
+	Geometry                                            Geometry
+	Bands                                               []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 }
 
 // published holds the copies of Live's results that other goroutines
-// read: the latest spectra and the spectrogram history, as power (readers
-// convert to dB on their own goroutine, at their own rate).
+// read: the latest spectra as power (readers convert to dB on their own
+// goroutine, at their own rate) and the spectrogram history's columns in
+// dBFS, as the engine folded them.
 type published struct {
 	mu       sync.Mutex
 	geo      Geometry
-	gain2    []float32     // the history's |X|² → power (postState.gain2)
+	colGeo   Geometry      // the columns': Hop is the time between columns
 	spectra  []Spectrum    // as power
-	hist     [][][]float32 // [output channel][column % History][bin], |X|²
-	histNext uint64        // columns (frames) ever pushed
+	hist     [][][]float32 // [output channel][column % History][bin], dBFS
+	histNext uint64        // columns ever pushed
 	frames   uint64
 }
 
@@ -42,16 +45,23 @@ func historyColumns(history, bins, outCh int) int {
 	return max(1, min(history, historyBytes/(4*bins*outCh)))
 }
 
-func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
+// reset starts the results of geometry geo afresh; columns hold
+// colFrames frames each (ownGrid: the history's grid is Live's own, so its
+// columns are colFrames·Hop samples apart).
+func (p *published) reset(geo Geometry, outCh, history, colFrames int, ownGrid bool) {
 	bins := geo.Bins()
 	history = historyColumns(history, bins, outCh)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.geo, p.gain2 = geo, gain2
+	p.geo, p.colGeo = geo, geo
+	if ownGrid {
+		p.colGeo.Hop *= colFrames
+	}
 	p.spectra = make([]Spectrum, outCh)
 	for c := range p.spectra {
 		s := &p.spectra[c]
-		s.Current, s.ExpAvg, s.LinAvg, s.PeakHold, s.MinHold = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
+		s.Current, s.ExpAvg, s.LinAvg, s.LongAvg = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
+		s.PeakHold, s.MinHold = make([]float32, bins), make([]float32, bins)
 		s.BinHz, s.Geometry = geo.BinHz(), geo
 	}
 	p.hist = make([][][]float32, outCh)
@@ -64,42 +74,50 @@ func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
 	p.histNext = 0
 }
 
-// pushColumns appends a batch's frames (out: |X|², channels×n×bins) to
-// the history. Every analyzed frame gets a column, so a display that folds
-// several into one pixel (taking the maximum) never skips a short event.
-func (p *published) pushColumns(out []float32, n int) {
+// pushColumns appends the columns a batch completed (dBFS, folded on the
+// engine) to the history. Every analyzed frame is in a column, so a
+// display that folds several into one pixel (taking the maximum) never
+// skips a short event.
+func (p *published) pushColumns(out *gpufft.LiveOutput) {
+	if out.NumColumns == 0 {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.hist) == 0 || len(p.hist[0]) == 0 {
 		return
 	}
-	bins := p.geo.Bins()
-	for f := range n {
+	bins, outCh := p.geo.Bins(), len(p.hist)
+	for j := range out.NumColumns {
 		for c := range p.hist {
-			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out[(c*n+f)*bins:(c*n+f+1)*bins])
+			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out.Columns[(j*outCh+c)*bins:(j*outCh+c+1)*bins])
 		}
 		p.histNext++
 	}
 }
 
-// publish copies the post-processed state after a batch of frames.
-func (p *published) publish(post *postState, frames int) {
+// publish copies a batch's results: the band levels, and the traces when
+// they crossed back.
+func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, frames int, traces bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for c := range post.chans {
-		st, s := &post.chans[c], &p.spectra[c]
-		copy(s.Current, st.pow)
-		copy(s.ExpAvg, st.exp)
-		copy(s.LinAvg, st.lin)
-		copy(s.PeakHold, st.peak)
-		copy(s.MinHold, st.min)
+	bins := p.geo.Bins()
+	for c := range p.spectra {
+		s := &p.spectra[c]
+		if traces {
+			tr := out.Traces[c*gpufft.NumTraces*bins:]
+			for i, dst := range [gpufft.NumTraces][]float32{s.Current, s.ExpAvg, s.LinAvg, s.LongAvg, s.PeakHold, s.MinHold} {
+				copy(dst, tr[i*bins:(i+1)*bins])
+			}
+		}
 		s.Bands = s.Bands[:0]
-		if post.rta == nil {
+		if rta == nil {
 			continue
 		}
 		binHz := p.geo.BinHz()
-		for i, b := range post.rta.Bands {
-			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(st.bandPow[i]),
+		nb := len(rta.Bands)
+		for i, b := range rta.Bands {
+			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(out.Bands[c*nb+i]),
 				UnderResolved: dsp.UnderResolved(b, binHz)})
 		}
 	}
@@ -124,6 +142,7 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	dst.Current = gpufft.AppendPowerDB(dst.Current[:0], s.Current, nil)
 	dst.ExpAvg = gpufft.AppendPowerDB(dst.ExpAvg[:0], s.ExpAvg, nil)
 	dst.LinAvg = gpufft.AppendPowerDB(dst.LinAvg[:0], s.LinAvg, nil)
+	dst.LongAvg = gpufft.AppendPowerDB(dst.LongAvg[:0], s.LongAvg, nil)
 	dst.PeakHold = gpufft.AppendPowerDB(dst.PeakHold[:0], s.PeakHold, nil)
 	dst.MinHold = gpufft.AppendPowerDB(dst.MinHold[:0], s.MinHold, nil)
 	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
@@ -134,19 +153,20 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 // Columns copies output channel c's spectrogram columns (c = Channels for
 // the mix) after column number `after` (oldest first, at most len(dst))
 // into dst's rows as dBFS, reusing them, and returns how many it copied,
-// the number to pass as `after` next time, and the geometry the columns
-// were computed with. Every analyzed frame is a column: columns are Hop
-// samples apart. Only the newest History columns are kept (fewer at large
-// FFT sizes: at most 256 MiB of them), none with a negative History: a
-// reader that falls behind further skips to the oldest kept. New settings start the
-// count again from 0 (an `after` beyond the newest column reads from the
-// start).
+// the number to pass as `after` next time, and the geometry of the
+// columns: they are its Hop samples apart. Every analyzed frame is in a
+// column: one per frame up to 2000 frames/s, above that each column is
+// the maximum of the frames it covers (folded on the engine). Only the
+// newest History columns are kept (fewer at large FFT sizes: at most 256
+// MiB of them), none with a negative History: a reader that falls behind
+// further skips to the oldest kept. New settings start the count again
+// from 0 (an `after` beyond the newest column reads from the start).
 func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geometry) {
 	p := &l.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c >= len(p.hist) || len(p.hist[c]) == 0 {
-		return 0, p.histNext, p.geo
+		return 0, p.histNext, p.colGeo
 	}
 	h := p.hist[c]
 	if after > p.histNext {
@@ -155,8 +175,8 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 	first := max(after, p.histNext-min(p.histNext, uint64(len(h))))
 	n := 0
 	for col := first; col < p.histNext && n < len(dst); col++ {
-		dst[n] = gpufft.AppendPowerDB(dst[n][:0], h[col%uint64(len(h))], p.gain2)
+		dst[n] = append(dst[n][:0], h[col%uint64(len(h))]...)
 		n++
 	}
-	return n, first + uint64(n), p.geo
+	return n, first + uint64(n), p.colGeo
 }
