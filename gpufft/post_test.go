@@ -382,3 +382,37 @@ func TestLiveInvalid(t *testing.T) {
 }
 
 func isInvalid(err error) bool { return errors.Is(err, ErrInvalid) }
+
+// BenchmarkLive times one live batch as the 192 kHz × 8 stress setting
+// runs it: 9 output channels (8 and the mix), N=65536, hop 16, 120 frames
+// (10 ms of input), with traces and a column; frames/s is per channel.
+func BenchmarkLive(b *testing.B) {
+	const size, hop, outC, frames = 65536, 16, 9, 120
+	for _, e := range benchEngines(b) {
+		b.Run(fmt.Sprintf("%s/size=%d/hop=%d/channels=%d/frames=%d", e.Name(), size, hop, outC, frames), func(b *testing.B) {
+			scfg := SpectrogramConfig{Size: size, Hop: hop, Window: Window{Kind: Hann}, Channels: outC,
+				MaxSamples: size + (frames-1)*hop, Output: Power}
+			cfg := LiveConfig{Spectrogram: scfg, Gain2: make([]float32, scfg.Bins()), ExpAlpha: 0.01, LinFrames: 8,
+				HoldFrames: 1000, Decay: 0.999, Grid: FixedColumns{Frames: 6}}
+			plan, err := e.NewLive(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer plan.Close()
+			out := cfg.NewOutput()
+			src := make([]float32, outC*scfg.MaxSamples)
+			for i := range src {
+				src[i] = float32(math.Sin(float64(i) * 0.01))
+			}
+			f := int64(0)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := plan.Execute(out, src, f, true); err != nil {
+					b.Fatal(err)
+				}
+				f += frames
+			}
+			b.ReportMetric(float64(b.N*frames)/b.Elapsed().Seconds(), "frames/s")
+		})
+	}
+}

@@ -11,8 +11,8 @@
 //
 // live_update: one work-item per (output channel c, bin k), global size
 // outC·bins rounded up to the work-group (any size). For the batch's n
-// frames in order, with v = pow[(c·n + f)·bins + k]·gain2[k]:
-// In:   pow    float[outC][n][bins]   the spectrogram's output (Power)
+// frames in order, with v = pw[(c·n + f)·bins + k]·gain2[k]:
+// In:   pw     float[outC][n][bins]   the spectrogram's output (Power)
 //       gain2  float[bins]
 //       ents   int4[nEnts]  columns the batch touches (a, b, carryIn, carry):
 //                            frames [a, b) of the batch; carryIn: start
@@ -27,7 +27,7 @@
 // live_bands: one work-group of 64 per (output channel c, band b),
 // global size outC·nb·64. ms_f = norm·Σ w·pow (w, norm as float2 pairs),
 // then the exponential average over the frames in order (item 0).
-// In:   pow, bandStart int[nb+1], bandBin int[], bandW float2[]
+// In:   pw (pow), bandStart int[nb+1], bandBin int[], bandW float2[]
 // State: bandPow real_t[outC][nb]; scratch ms real_t[outC][nb][maxF]
 // Out:  bandOut float2[outC][nb]
 // No defines beyond the common ones.
@@ -50,7 +50,7 @@ inline float2 split_real(real_t x) {
     return (float2)(hi, (float)(x - (real_t)hi));
 }
 
-__kernel void live_update(__global const float *restrict pow, __global const float *restrict gain2,
+__kernel void live_update(__global const float *restrict pw, __global const float *restrict gain2,
                           __global const int4 *restrict ents, int nEnts,
                           __global float *restrict tr, __global int *restrict age,
                           __global float *restrict ring, __global real_t *restrict linSum,
@@ -64,7 +64,7 @@ __kernel void live_update(__global const float *restrict pow, __global const flo
     const size_t base = (size_t)c * bins + k;
     __global float *t = tr + (size_t)c * TRACES * bins + k;
     const float g = gain2[k];
-    __global const float *p = pow + (size_t)c * n * bins + k;
+    __global const float *p = pw + (size_t)c * n * bins + k;
     float e = t[bins], pk = t[4 * bins], mn = t[5 * bins];
     int ag = age[base];
     real_t sum = linSum[base], lsum = longSum[base];
@@ -114,7 +114,7 @@ __kernel void live_update(__global const float *restrict pow, __global const flo
     longSum[base] = lsum;
 }
 
-__kernel void live_bands(__global const float *restrict pow, __global const int *restrict bandStart,
+__kernel void live_bands(__global const float *restrict pw, __global const int *restrict bandStart,
                          __global const int *restrict bandBin, __global const float2 *restrict bandW,
                          __global real_t *restrict bandPow, __global real_t *restrict ms,
                          __global float2 *restrict bandOut, int n, int bins, int nb, int maxF,
@@ -125,7 +125,7 @@ __kernel void live_bands(__global const float *restrict pow, __global const int 
     const real_t norm = (real_t)normHi + (real_t)normLo;
     __global real_t *msb = ms + (size_t)grp * maxF;
     for (int f = lid; f < n; f += get_local_size(0)) {
-        __global const float *row = pow + ((size_t)c * n + f) * bins;
+        __global const float *row = pw + ((size_t)c * n + f) * bins;
         real_t s = 0;
         for (int j = j0; j < j1; j++) {
             const float2 w = bandW[j];
