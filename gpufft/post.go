@@ -70,6 +70,9 @@ type LiveConfig struct {
 	Bands       []BandWeights
 	BandNorm    float64    // factor of every band sum (|X|² → mean square)
 	Grid        ColumnGrid // nil: no columns
+	// ColumnChannel limits the columns to output channel ColumnChannel−1
+	// (a recorder of one channel); 0: every output channel's.
+	ColumnChannel int
 	// MaxColumns is the most columns one Execute may complete (0: the
 	// most frames of a batch, plus one).
 	MaxColumns int
@@ -104,6 +107,8 @@ func (c LiveConfig) check() error {
 		return fmt.Errorf("%w: live HoldFrames %d", ErrInvalid, c.HoldFrames)
 	case !(c.Decay > 0 && c.Decay <= 1):
 		return fmt.Errorf("%w: live Decay %v (want 0 < d ≤ 1)", ErrInvalid, c.Decay)
+	case c.ColumnChannel < 0 || c.ColumnChannel > outCh:
+		return fmt.Errorf("%w: live ColumnChannel %d (want 0…%d)", ErrInvalid, c.ColumnChannel, outCh)
 	case c.MaxColumns < 0 || c.maxColumns() > 1<<16:
 		return fmt.Errorf("%w: live MaxColumns %d (want 0…65536)", ErrInvalid, c.MaxColumns)
 	case !(c.BandNorm >= 0) || math.IsInf(c.BandNorm, 0):
@@ -155,20 +160,42 @@ type LiveOutput struct {
 	Bands []float64
 	// Columns: the NumColumns columns the batch completed, in order;
 	// the j-th is column ColumnIDs[j] of the grid, and its output channel
-	// c is Columns[(j·outCh+c)·Bins:][:Bins], dBFS. After a gap the
-	// numbers skip the columns whose frames were all lost; a column left
-	// open by the gap is output with the frames it had.
+	// c is Column(j, c), dBFS. After a gap the numbers skip the columns
+	// whose frames were all lost; a column left open by the gap is output
+	// with the frames it had.
 	Columns    []float32
 	ColumnIDs  []int64
 	NumColumns int
+	bins       int
+	col0, colN int // the output channels with columns: col0…col0+colN−1
+}
+
+// Column is output channel c's spectrum in the j-th column completed
+// (Bins values, dBFS). It panics unless j < NumColumns and c has columns
+// (every channel, or ColumnChannel's).
+func (o *LiveOutput) Column(j, c int) []float32 {
+	if j < 0 || j >= o.NumColumns || c < o.col0 || c >= o.col0+o.colN {
+		panic(fmt.Sprintf("gpufft: live: column %d of channel %d is not in the output", j, c))
+	}
+	i := j*o.colN + c - o.col0
+	return o.Columns[i*o.bins : (i+1)*o.bins]
+}
+
+// columnChannels is the first output channel with columns and their count.
+func (c LiveConfig) columnChannels() (first, n int) {
+	if c.ColumnChannel > 0 {
+		return c.ColumnChannel - 1, 1
+	}
+	return 0, c.Spectrogram.OutChannels()
 }
 
 // NewOutput allocates the buffers of a LiveOutput for plans of c.
 func (c LiveConfig) NewOutput() *LiveOutput {
 	bins, outCh := c.Spectrogram.Bins(), c.Spectrogram.OutChannels()
-	o := &LiveOutput{Traces: make([]float32, outCh*NumTraces*bins), Bands: make([]float64, outCh*len(c.Bands))}
+	o := &LiveOutput{Traces: make([]float32, outCh*NumTraces*bins), Bands: make([]float64, outCh*len(c.Bands)), bins: bins}
+	o.col0, o.colN = c.columnChannels()
 	if c.Grid != nil {
-		o.Columns = make([]float32, c.maxColumns()*outCh*bins)
+		o.Columns = make([]float32, c.maxColumns()*o.colN*bins)
 		o.ColumnIDs = make([]int64, c.maxColumns())
 	}
 	return o

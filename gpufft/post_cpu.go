@@ -62,9 +62,10 @@ func (h *liveHost) end(n int) {
 
 // update runs bins [lo, hi) of output channel c through the traces and
 // the column fold: pow holds the channel's n frames of |X|² (n×bins), the
-// columns go to cols (nil: none), laid out as LiveOutput.Columns. Each
-// bin's state stays in registers through the frames.
-func (h *liveHost) update(c int, pow []float32, n, lo, hi int, ents []colEntry, cols []float32) {
+// columns (ents nil: none for this channel) go to cols at column slot
+// (j·colN + slot)·bins, LiveOutput.Columns' layout. Each bin's state stays
+// in registers through the frames.
+func (h *liveHost) update(c int, pow []float32, n, lo, hi int, ents []colEntry, cols []float32, slot, colN int) {
 	bins, L, cfg := h.bins, h.cfg.LinFrames, &h.cfg
 	alpha, hold, decay := cfg.ExpAlpha, int32(cfg.HoldFrames), cfg.Decay
 	cur, exp, lin, long := h.trace(c, TraceCurrent), h.trace(c, TraceExp), h.trace(c, TraceLin), h.trace(c, TraceLong)
@@ -97,13 +98,13 @@ func (h *liveHost) update(c int, pow []float32, n, lo, hi int, ents []colEntry, 
 			}
 			mn = min(mn, v)
 			for j < len(ents) && int(ents[j].b) <= f {
-				m = h.emit(ents, j, m, c, k, cols)
+				m = h.emit(ents, j, m, c, k, cols, (j*colN+slot)*bins)
 				j++
 			}
 			m = max(m, v)
 		}
 		for ; j < len(ents); j++ {
-			m = h.emit(ents, j, m, c, k, cols)
+			m = h.emit(ents, j, m, c, k, cols, (j*colN+slot)*bins)
 		}
 		cur[k], exp[k], peak[k], h.peakAge[base+k], mins[k] = v, e, pk, age, mn
 		h.linSum[base+k], h.longSum[base+k] = sum, lsum
@@ -112,15 +113,16 @@ func (h *liveHost) update(c int, pow []float32, n, lo, hi int, ents []colEntry, 
 	}
 }
 
-// emit writes column entry j's maximum m of bin k of channel c (to the
-// output in dB, or to the carry when the column stays open), and returns
+// emit writes column entry j's maximum m of bin k of channel c (to its
+// output column at cols[off:] in dB, or to the carry when the column stays
+// open), and returns
 // the next entry's starting value: the same maximum when it shows the same
 // frame (grids with more columns than frames), else 0.
-func (h *liveHost) emit(ents []colEntry, j int, m float32, c, k int, cols []float32) float32 {
+func (h *liveHost) emit(ents []colEntry, j int, m float32, c, k int, cols []float32, off int) float32 {
 	if ents[j].carry != 0 {
 		h.carry[c*h.bins+k] = m
 	} else {
-		cols[(j*h.outC+c)*h.bins+k] = PowerDB(m)
+		cols[off+k] = PowerDB(m)
 	}
 	if j+1 < len(ents) && ents[j+1].a == ents[j].a && ents[j+1].b == ents[j].b && ents[j].b > ents[j].a {
 		return m
@@ -245,7 +247,11 @@ func (p *cpuLive) run(_, lo, hi int) {
 			continue
 		}
 		c, r := i/p.splits, i%p.splits
-		p.h.update(c, p.pow[c*n*bins:(c+1)*n*bins], n, r*bins/p.splits, (r+1)*bins/p.splits, p.ents, p.out.Columns)
+		ents, col0, colN := p.ents, p.out.col0, p.out.colN
+		if c < col0 || c >= col0+colN {
+			ents = nil
+		}
+		p.h.update(c, p.pow[c*n*bins:(c+1)*n*bins], n, r*bins/p.splits, (r+1)*bins/p.splits, ents, p.out.Columns, c-col0, colN)
 	}
 }
 
@@ -255,7 +261,7 @@ func (p *cpuLive) Close() error { return p.sp.Close() }
 func checkLiveOutput(cfg *LiveConfig, out *LiveOutput) {
 	bins, outC := cfg.Spectrogram.Bins(), cfg.Spectrogram.OutChannels()
 	if out == nil || len(out.Traces) != outC*NumTraces*bins || len(out.Bands) != outC*len(cfg.Bands) ||
-		(cfg.Grid != nil && (len(out.Columns) != cfg.maxColumns()*outC*bins || len(out.ColumnIDs) != cfg.maxColumns())) {
+		(cfg.Grid != nil && (len(out.Columns) != cfg.maxColumns()*out.colN*bins || len(out.ColumnIDs) != cfg.maxColumns())) {
 		panic("gpufft: live: the output is not this configuration's (NewOutput)")
 	}
 }

@@ -95,7 +95,8 @@ func (p *gpuLive) init() error {
 		return err
 	}
 	maxCols := cfg.maxColumns()
-	if p.colBuf, err = b.buffer(4 * maxCols * outC * bins); err != nil {
+	col0, colN := cfg.columnChannels()
+	if p.colBuf, err = b.buffer(4 * maxCols * colN * bins); err != nil {
 		return err
 	}
 	if p.entBuf, err = b.buffer(16 * (maxCols + 1)); err != nil {
@@ -104,7 +105,7 @@ func (p *gpuLive) init() error {
 	defs := geom{len: 64, radix: 2, s: 1}.defines()
 	k, err := b.kernel(kernels.Post, defs, "live_update", p.sp.out, gain2, p.entBuf, int32(0), p.tr, age, ring, linSum, longSum,
 		carry, p.colBuf, int32(0), int32(bins), int32(outC), int32(L), int32(0), int32(0), int64(0), int32(0),
-		cfg.ExpAlpha, int32(min(cfg.HoldFrames, math.MaxInt32)), cfg.Decay)
+		cfg.ExpAlpha, int32(min(cfg.HoldFrames, math.MaxInt32)), cfg.Decay, int32(col0), int32(colN))
 	if err != nil {
 		return err
 	}
@@ -260,7 +261,7 @@ func (p *gpuLive) post(frames, nEnts int) error {
 func (p *gpuLive) readBack(out *LiveOutput, frames int, traces bool) error {
 	sp := p.sp
 	lib, q := sp.e.lib, sp.e.queue
-	bins, outC := p.cfg.Spectrogram.Bins(), p.cfg.Spectrogram.OutChannels()
+	bins := p.cfg.Spectrogram.Bins()
 	read := false
 	if n := len(p.bandHi); n > 0 {
 		if err := lib.Read(&sp.args, q, p.bandOut, 0, 4*n, unsafe.Pointer(&p.bandHi[0])); err != nil {
@@ -272,7 +273,7 @@ func (p *gpuLive) readBack(out *LiveOutput, frames int, traces bool) error {
 		read = true
 	}
 	if p.cols != nil && p.cols.complete > 0 {
-		if err := lib.Read(&sp.args, q, p.colBuf, 0, 4*p.cols.complete*outC*bins, unsafe.Pointer(&out.Columns[0])); err != nil {
+		if err := lib.Read(&sp.args, q, p.colBuf, 0, 4*p.cols.complete*out.colN*bins, unsafe.Pointer(&out.Columns[0])); err != nil {
 			return errGPU("download", err)
 		}
 		read = true

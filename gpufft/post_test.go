@@ -141,6 +141,7 @@ type liveCase struct {
 	grid               func(total int) ColumnGrid
 	maxCols            int
 	gaps               bool
+	colChannel         int
 }
 
 func liveCases() []liveCase {
@@ -151,6 +152,8 @@ func liveCases() []liveCase {
 		{name: "nearest", size: 256, hop: 256, batches: 40, maxCols: 64,
 			grid: func(total int) ColumnGrid { return plotGrid{3 * total, total} }},
 		{name: "nogrid", size: 2048, hop: 1024, batches: 20},
+		{name: "onechannel", size: 512, hop: 64, batches: 40, gaps: true, colChannel: 2,
+			grid: func(total int) ColumnGrid { return plotGrid{50, total} }},
 	}
 }
 
@@ -200,7 +203,7 @@ func testLive(t *testing.T, e Engine, lc liveCase) {
 	}
 	total := int(f)
 	cfg := LiveConfig{Spectrogram: scfg, Gain2: make([]float32, bins), ExpAlpha: 0.05, LinFrames: 7, HoldFrames: 5,
-		Decay: 0.8, BandNorm: 1.0 / 3, MaxColumns: lc.maxCols}
+		Decay: 0.8, BandNorm: 1.0 / 3, MaxColumns: lc.maxCols, ColumnChannel: lc.colChannel}
 	for k := range cfg.Gain2 {
 		cfg.Gain2[k] = float32(1 + 0.5*math.Sin(float64(k)))
 	}
@@ -309,13 +312,19 @@ func checkLiveBatch(t *testing.T, ref *liveRef, out *LiveOutput, traces bool, em
 		if m == nil {
 			t.Fatalf("batch %d: column %d has no frames", bi, id)
 		}
-		for i := range outC * bins {
-			want := -200.0
-			if m[i] > 1e-20 {
-				want = 10 * math.Log10(m[i])
+		for c := range outC {
+			if ch := ref.cfg.ColumnChannel; ch > 0 && c != ch-1 {
+				continue
 			}
-			if got := float64(out.Columns[j*outC*bins+i]); math.Abs(got-want) > 1e-4 {
-				t.Fatalf("batch %d: column %d ch %d bin %d = %.6f dB, want %.6f", bi, id, i/bins, i%bins, got, want)
+			col := out.Column(j, c)
+			for k := range bins {
+				want := -200.0
+				if v := m[c*bins+k]; v > 1e-20 {
+					want = 10 * math.Log10(v)
+				}
+				if got := float64(col[k]); math.Abs(got-want) > 1e-4 {
+					t.Fatalf("batch %d: column %d ch %d bin %d = %.6f dB, want %.6f", bi, id, c, k, got, want)
+				}
 			}
 		}
 	}
@@ -370,6 +379,7 @@ func TestLiveInvalid(t *testing.T) {
 		"band bin":  func(c *LiveConfig) { c.Bands = []BandWeights{{Bins: []int32{129}, Weights: []float64{1}}} },
 		"band len":  func(c *LiveConfig) { c.Bands = []BandWeights{{Bins: []int32{1}}} },
 		"nan gain2": func(c *LiveConfig) { c.Gain2 = append(make([]float32, 128), float32(math.NaN())) },
+		"column ch": func(c *LiveConfig) { c.ColumnChannel = 2 },
 	} {
 		cfg := good
 		mod(&cfg)

@@ -22,7 +22,8 @@
 //        ring  float[L][outC][bins]  the last L frames' v
 //        linSum, longSum real_t[outC][bins]
 //        carry float[outC][bins]     the open column's maximum
-// Out:   cols  float[nEnts][outC][bins]  complete columns, dBFS (PowerDB)
+// Out:   cols  float[nEnts][colN][bins]  complete columns of output
+//              channels col0…col0+colN−1, dBFS (PowerDB)
 //
 // live_bands: one work-group of 64 per (output channel c, band b),
 // global size outC·nb·64. ms_f = norm·Σ w·pow (w, norm as float2 pairs),
@@ -57,7 +58,7 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
                           __global real_t *restrict longSum, __global float *restrict carry,
                           __global float *restrict cols, int n, int bins, int outC, int L,
                           int linNext, int linCount, long longCount, int first, float alpha,
-                          int hold, float decay) {
+                          int hold, float decay, int col0, int colN) {
     const int gid = get_global_id(0);
     if (gid >= outC * bins) return;
     const int c = gid / bins, k = gid - c * bins;
@@ -71,6 +72,9 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
     if (first) e = p[0] * g;
     float v = 0.0f;
     int j = 0;
+    if (c < col0 || c >= col0 + colN) nEnts = 0; // no columns of this channel
+    __global float *col = cols + (size_t)(c - col0) * bins + k;
+    const size_t colStride = (size_t)colN * bins;
     float m = (nEnts > 0 && ents[0].z) ? carry[base] : 0.0f;
     int slot = linNext;
     for (int f = 0; f < n; f++) {
@@ -90,7 +94,7 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
         mn = fmin(mn, v);
         while (j < nEnts && ents[j].y <= f) {
             const int4 en = ents[j];
-            if (en.w) carry[base] = m; else cols[((size_t)j * outC + c) * bins + k] = power_db(m);
+            if (en.w) carry[base] = m; else col[j * colStride] = power_db(m);
             const int same = j + 1 < nEnts && ents[j + 1].x == en.x && ents[j + 1].y == en.y && en.y > en.x;
             if (!same) m = 0.0f;
             j++;
@@ -99,7 +103,7 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
     }
     for (; j < nEnts; j++) {
         const int4 en = ents[j];
-        if (en.w) carry[base] = m; else cols[((size_t)j * outC + c) * bins + k] = power_db(m);
+        if (en.w) carry[base] = m; else col[j * colStride] = power_db(m);
         const int same = j + 1 < nEnts && ents[j + 1].x == en.x && ents[j + 1].y == en.y && en.y > en.x;
         if (!same) m = 0.0f;
     }

@@ -102,6 +102,7 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
 	s := DefaultLiveSettings()
 	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
+	s.ColumnChannel = sink.ch + 1
 	live, err := NewLive(rec, engines, s)
 	if err != nil {
 		return LiveStats{}, err
@@ -170,8 +171,7 @@ func capturePeak(l *Live, ch int, opts CaptureOptions, st *LiveStats) error {
 type captureSink struct {
 	rw            encode.RowWriter
 	img           *imageRows // the image's writer, nil for rows
-	ch, outCh     int
-	bins, total   int
+	ch, total     int
 	written, gaps int
 	gap           []float32 // one row of NaN
 	err           error
@@ -183,7 +183,7 @@ func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total in
 		ch = opts.Channel
 	}
 	bins := opts.FFT/2 + 1
-	s := &captureSink{rw: rw, ch: ch, outCh: channels + 1, bins: bins, total: total, gap: make([]float32, bins)}
+	s := &captureSink{rw: rw, ch: ch, total: total, gap: make([]float32, bins)}
 	s.img, _ = rw.(*imageRows)
 	for k := range s.gap {
 		s.gap[k] = float32(math.NaN())
@@ -207,7 +207,7 @@ func (s *captureSink) batch(out *gpufft.LiveOutput) {
 			return
 		}
 		id := int(out.ColumnIDs[j])
-		col := out.Columns[(j*s.outCh+s.ch)*s.bins : (j*s.outCh+s.ch+1)*s.bins]
+		col := out.Column(j, s.ch)
 		if s.img != nil {
 			lo, hi := plot.ColumnFrames(id, s.img.layout.Columns(), s.total)
 			s.gaps += max(0, lo-s.written)

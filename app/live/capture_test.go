@@ -110,10 +110,18 @@ func (r *rowRecorder) Finish(int) error { return nil }
 func TestCaptureGaps(t *testing.T) {
 	rw := &rowRecorder{bins: 2}
 	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 2, Channel: 1}}, 2, 100)
-	// columns of 3 output channels × 2 bins (dB, as the engine folds
-	// them): frames 0 and 1, then 5 after frames 2…4 were lost
-	s.batch(&gpufft.LiveOutput{Columns: []float32{9, 9, 0, -3.0103, 9, 9, 9, 9, -10, -13.0103, 9, 9}, ColumnIDs: []int64{0, 1}, NumColumns: 2})
-	s.batch(&gpufft.LiveOutput{Columns: []float32{9, 9, -20, -23.0103, 9, 9}, ColumnIDs: []int64{5}, NumColumns: 1})
+	// columns of output channel 1 of 3 (the captured one), 2 bins, dB as
+	// the engine folds them: frames 0 and 1, then 5 after frames 2…4 were
+	// lost
+	cfg := gpufft.LiveConfig{Spectrogram: gpufft.SpectrogramConfig{Size: 2, Channels: 3}, Grid: gpufft.FixedColumns{Frames: 1},
+		ColumnChannel: 2, MaxColumns: 2}
+	out := cfg.NewOutput()
+	copy(out.Columns, []float32{0, -3.0103, -10, -13.0103})
+	out.ColumnIDs[0], out.ColumnIDs[1], out.NumColumns = 0, 1, 2
+	s.batch(out)
+	copy(out.Columns, []float32{-20, -23.0103})
+	out.ColumnIDs[0], out.NumColumns = 5, 1
+	s.batch(out)
 	want := [][]float32{{0, -3.0103}, {-10, -13.0103}, nil, nil, nil, {-20, -23.0103}}
 	if len(rw.rows) != len(want) || s.written != 6 || s.gaps != 3 {
 		t.Fatalf("%d rows %v, written %d, gaps %d", len(rw.rows), rw.rows, s.written, s.gaps)

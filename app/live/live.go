@@ -34,9 +34,11 @@ type LiveSettings struct {
 	Weighting dsp.Weighting
 	// Columns is the spectrogram history's column grid over the stream's
 	// frames (folded by maximum on the engine); nil: one column per frame,
-	// or per several frames above 2000 frames/s (the columns' Geometry
-	// says how far apart they are).
-	Columns gpufft.ColumnGrid
+	// or per several frames above 500 frames/s (the columns' Geometry
+	// says how far apart they are). ColumnChannel c+1 keeps the columns
+	// of output channel c only (0: every channel's).
+	Columns       gpufft.ColumnGrid
+	ColumnChannel int
 }
 
 // DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s

@@ -41,8 +41,10 @@ func (p *postState) reset(s LiveSettings, geo Geometry, rta *dsp.BandAccumulator
 
 // maxColumnRate is the most waterfall columns per second the live
 // analysis keeps: above it, each column is the maximum of several frames
-// (folded on the engine), so every frame is still shown.
-const maxColumnRate = 2000
+// (folded on the engine), so every frame is still shown. A waterfall
+// shows far fewer rows per second (a 10-s span on 1000 pixels: 100), and
+// each column costs a dB conversion of every bin.
+const maxColumnRate = 500
 
 // columnFrames is the frames per waterfall column at geometry geo.
 func columnFrames(geo Geometry) int {
@@ -61,7 +63,7 @@ func (p *postState) liveConfig(spec gpufft.SpectrogramConfig) gpufft.LiveConfig 
 	}
 	cfg := gpufft.LiveConfig{Spectrogram: spec, Gain2: p.gain2, ExpAlpha: max(alpha, math.SmallestNonzeroFloat32),
 		LinFrames: s.AvgFrames, HoldFrames: int(min(s.PeakHold.Seconds()/frameSec, math.MaxInt32)),
-		Decay: float32(math.Pow(10, -s.PeakDecay*frameSec/10)), Grid: s.Columns}
+		Decay: float32(math.Pow(10, -s.PeakDecay*frameSec/10)), Grid: s.Columns, ColumnChannel: s.ColumnChannel}
 	if cfg.Grid == nil {
 		cfg.Grid = gpufft.FixedColumns{Frames: int64(columnFrames(p.geo))}
 	}

@@ -87,10 +87,9 @@ func (p *published) pushColumns(out *gpufft.LiveOutput) {
 	if len(p.hist) == 0 || len(p.hist[0]) == 0 {
 		return
 	}
-	bins, outCh := p.geo.Bins(), len(p.hist)
 	for j := range out.NumColumns {
 		for c := range p.hist {
-			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out.Columns[(j*outCh+c)*bins:(j*outCh+c+1)*bins])
+			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out.Column(j, c))
 		}
 		p.histNext++
 	}
@@ -155,7 +154,7 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 // into dst's rows as dBFS, reusing them, and returns how many it copied,
 // the number to pass as `after` next time, and the geometry of the
 // columns: they are its Hop samples apart. Every analyzed frame is in a
-// column: one per frame up to 2000 frames/s, above that each column is
+// column: one per frame up to 500 frames/s, above that each column is
 // the maximum of the frames it covers (folded on the engine). Only the
 // newest History columns are kept (fewer at large FFT sizes: at most 256
 // MiB of them), none with a negative History: a reader that falls behind
