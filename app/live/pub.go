@@ -11,6 +11,9 @@ import (
 // Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
 // LongAvg is the long-term average: the power mean of every frame since
 // the settings were last applied (Apply, which the window's reset does).
+// The traces are the engine's state as it last sent them back: every
+// 15 ms (a display's frame rate), so at most that much older than the
+// newest batch; every frame in between is in them.
 type Spectrum struct {
 	Current, ExpAvg, LinAvg, LongAvg, PeakHold, MinHold []float32
 	Peak                                                dsp.Peak
