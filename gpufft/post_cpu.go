@@ -111,10 +111,19 @@ func (h *liveHost) update(c int, pow []float32, n, lo, hi int, ents []colEntry, 
 		lin[k] = float32(sum / linCount)
 		long[k] = float32(lsum / longCount)
 	}
+	// the complete columns' maxima to dB, a row at a time
+	for j, en := range ents {
+		if en.carry == 0 {
+			col := cols[(j*colN+slot)*bins:]
+			for k := lo; k < hi; k++ {
+				col[k] = PowerDB(col[k])
+			}
+		}
+	}
 }
 
 // emit writes column entry j's maximum m of bin k of channel c (to its
-// output column at cols[off:] in dB, or to the carry when the column stays
+// output column at cols[off:], or to the carry when the column stays
 // open), and returns
 // the next entry's starting value: the same maximum when it shows the same
 // frame (grids with more columns than frames), else 0.
@@ -122,7 +131,7 @@ func (h *liveHost) emit(ents []colEntry, j int, m float32, c, k int, cols []floa
 	if ents[j].carry != 0 {
 		h.carry[c*h.bins+k] = m
 	} else {
-		cols[off+k] = PowerDB(m)
+		cols[off+k] = m // to dB once the bin range is done (update)
 	}
 	if j+1 < len(ents) && ents[j+1].a == ents[j].a && ents[j+1].b == ents[j].b && ents[j].b > ents[j].a {
 		return m
