@@ -36,6 +36,7 @@ type liveRef struct {
 	bands                               [][]float64
 	frames                              int
 	colMax                              map[int64][]float64 // column → outC×bins maximum of v
+	decays                              int                 // times a held peak decayed
 }
 
 func newLiveRef(cfg LiveConfig) *liveRef {
@@ -78,6 +79,7 @@ func (r *liveRef) frame(f int64, rows [][]float32) {
 				r.peak[c][k], r.age[c][k] = v[k], 0
 			} else if r.age[c][k]++; r.age[c][k] > cfg.HoldFrames {
 				r.peak[c][k] = max(v[k], r.peak[c][k]*decay)
+				r.decays++
 			}
 			r.min[c][k] = min(r.min[c][k], v[k])
 			r.sum[c][k] += v[k]
@@ -266,6 +268,9 @@ func testLive(t *testing.T, e Engine, lc liveCase) {
 		if t.Failed() {
 			return
 		}
+	}
+	if ref.decays < bins {
+		t.Errorf("held peaks decayed only %d times: the test does not exercise the decay", ref.decays)
 	}
 	// every column with a frame in it was output once, but the one still open
 	if cfg.Grid != nil {
