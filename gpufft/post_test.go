@@ -181,29 +181,29 @@ func TestLiveMatchesReference(t *testing.T) {
 	}
 }
 
-func testLive(t *testing.T, e Engine, lc liveCase) {
-	const outC = 3
-	rng := rand.New(rand.NewPCG(7, uint64(lc.size)))
-	maxF := 9
-	scfg := SpectrogramConfig{Size: lc.size, Hop: lc.hop, Window: Window{Kind: Hann}, Channels: outC,
-		MaxSamples: lc.size + (maxF-1)*lc.hop, Output: Power}
-	bins := scfg.Bins()
-	// batch sizes and gaps first: the grid needs the total
-	type batch struct {
-		f0 int64
-		n  int
-	}
-	var bs []batch
-	f := int64(0)
-	for range lc.batches {
-		if lc.gaps && rng.IntN(6) == 0 {
-			f += int64(1 + rng.IntN(5))
+// liveSignal is a signal per channel: a tone and noise of a level that
+// changes (so peaks are held, then decay).
+func liveSignal(channels, samples int, rng *rand.Rand) [][]float32 {
+	sig := make([][]float32, channels)
+	for c := range sig {
+		sig[c] = make([]float32, samples)
+		for i := range sig[c] {
+			lvl := math.Pow(10, -3*math.Abs(math.Sin(float64(i)/3000)))
+			sig[c][i] = float32(lvl * (0.5*math.Sin(float64(i)*0.05*float64(c+1)) + 0.1*rng.NormFloat64()))
 		}
-		n := 1 + rng.IntN(maxF)
-		bs = append(bs, batch{f, n})
-		f += int64(n)
 	}
-	total := int(f)
+	return sig
+}
+
+type liveBatch struct {
+	f0 int64
+	n  int
+}
+
+// liveTestConfig is a live plan's configuration for the test: gains that
+// vary by bin, bands of growing width with random weights.
+func liveTestConfig(scfg SpectrogramConfig, lc liveCase, rng *rand.Rand) LiveConfig {
+	bins := scfg.Bins()
 	cfg := LiveConfig{Spectrogram: scfg, Gain2: make([]float32, bins), ExpAlpha: 0.05, LinFrames: 7, HoldFrames: 5,
 		Decay: 0.8, BandNorm: 1.0 / 3, MaxColumns: lc.maxCols, ColumnChannel: lc.colChannel}
 	for k := range cfg.Gain2 {
@@ -217,6 +217,29 @@ func testLive(t *testing.T, e Engine, lc liveCase) {
 		}
 		cfg.Bands = append(cfg.Bands, b)
 	}
+	return cfg
+}
+
+func testLive(t *testing.T, e Engine, lc liveCase) {
+	const outC = 3
+	rng := rand.New(rand.NewPCG(7, uint64(lc.size)))
+	maxF := 9
+	scfg := SpectrogramConfig{Size: lc.size, Hop: lc.hop, Window: Window{Kind: Hann}, Channels: outC,
+		MaxSamples: lc.size + (maxF-1)*lc.hop, Output: Power}
+	bins := scfg.Bins()
+	// batch sizes and gaps first: the grid needs the total
+	var bs []liveBatch
+	f := int64(0)
+	for range lc.batches {
+		if lc.gaps && rng.IntN(6) == 0 {
+			f += int64(1 + rng.IntN(5))
+		}
+		n := 1 + rng.IntN(maxF)
+		bs = append(bs, liveBatch{f, n})
+		f += int64(n)
+	}
+	total := int(f)
+	cfg := liveTestConfig(scfg, lc, rng)
 	if lc.grid != nil {
 		cfg.Grid = lc.grid(total)
 	}
@@ -230,15 +253,7 @@ func testLive(t *testing.T, e Engine, lc liveCase) {
 		t.Fatal(err)
 	}
 	defer spec.Close()
-	// a signal per channel: tones and noise of a level that changes
-	sig := make([][]float32, outC)
-	for c := range sig {
-		sig[c] = make([]float32, total*lc.hop+lc.size)
-		for i := range sig[c] {
-			lvl := math.Pow(10, -3*math.Abs(math.Sin(float64(i)/3000)))
-			sig[c][i] = float32(lvl * (0.5*math.Sin(float64(i)*0.05*float64(c+1)) + 0.1*rng.NormFloat64()))
-		}
-	}
+	sig := liveSignal(outC, total*lc.hop+lc.size, rng)
 	out := cfg.NewOutput()
 	ref := newLiveRef(cfg)
 	pow := make([]float32, scfg.DstLen(scfg.MaxSamples))
