@@ -1,0 +1,51 @@
+package live
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// TestCaptureRowsFromEngine: a capture's NPY rows are the engine's
+// columns of its one channel, one per frame (the plan's ColumnChannel and
+// a one-frame grid), on every engine: as many rows as frames, each with
+// the generator's tone at its bin and level (a tone at a bin centre reads
+// its level, −6 dBFS, with any window; rows lost to dropped input are NaN).
+func TestCaptureRowsFromEngine(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		t.Run(engs.Preferred.Name(), func(t *testing.T) {
+			rec := startGenerator(t, "sine:3000:-6", 48000, 2)
+			out := filepath.Join(t.TempDir(), "cap.npy")
+			opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: 1},
+				Seconds: 0.5, Out: out, Format: encode.FormatNPY}
+			if _, err := Capture(context.Background(), rec, engs, opts); err != nil {
+				t.Fatal(err)
+			}
+			rows, cols, vals := apptest.ReadNPY(t, out)
+			if want := analysis.FrameCount(24000, 1024, 256); rows != want || cols != 513 {
+				t.Fatalf("shape (%d, %d), want (%d, 513)", rows, cols, want)
+			}
+			good := 0
+			for f := range rows {
+				row := vals[f*cols : (f+1)*cols]
+				if math.IsNaN(float64(row[0])) {
+					continue
+				}
+				pk, lv := apptest.PeakIn(row, 1, cols)
+				if pk != 64 || math.Abs(float64(lv)+6) > 0.01 {
+					t.Fatalf("row %d: peak bin %d at %.3f dBFS, want bin 64 at −6.00", f, pk, lv)
+				}
+				good++
+			}
+			if good < rows/2 {
+				t.Errorf("only %d of %d rows analyzed", good, rows)
+			}
+		})
+	}
+}
