@@ -230,6 +230,13 @@ func (s *captureSink) batch(out *gpufft.LiveOutput) {
 // plotGrid is plot's column rule as the engine's column grid.
 type plotGrid struct{ columns, frames int }
 
+// maxColumns is the most columns a batch of n frames completes: each
+// frame is in at most ⌈columns/frames⌉ + 1 of them (nearest-frame
+// columns), and there are no more than all of them.
+func (g plotGrid) maxColumns(n int) int {
+	return min(g.columns, n*((g.columns+g.frames-1)/g.frames+1)) + 1
+}
+
 func (g plotGrid) ColumnFrames(col int64) (int64, int64) {
 	lo, hi := plot.ColumnFrames(int(col), g.columns, g.frames)
 	return int64(lo), int64(hi)

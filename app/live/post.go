@@ -67,6 +67,9 @@ func (p *postState) liveConfig(spec gpufft.SpectrogramConfig) gpufft.LiveConfig 
 	if cfg.Grid == nil {
 		cfg.Grid = gpufft.FixedColumns{Frames: int64(columnFrames(p.geo))}
 	}
+	if g, ok := cfg.Grid.(plotGrid); ok {
+		cfg.MaxColumns = g.maxColumns(cfg.MaxFrames())
+	}
 	if p.rta != nil {
 		cfg.BandNorm = p.rta.Norm()
 		for i := range p.rta.Bands {
