@@ -125,12 +125,12 @@
 //
 // H200, `prism capture --generator pink:-20 --rate 192000 --channels 8
 // --fft 65536 --hop 16 --seconds 60` (12,000 frames/s per channel, 9
-// output channels with the mix, PNG output): the GPU engine analyzed
-// 11,997 frames/s with 0 input dropped, latency p50 1.91 ms, p99 4.42 ms,
-// max 5.66 ms, 60 frames and 0.77 ms per batch; the CPU engine (16 cores)
-// 1,110 frames/s, 153,936 input frames dropped. BenchmarkLive (120 frames
-// of that setting a batch, traces read back): 2.95 ms, 40,600 frames/s
-// per channel, 3.4× real time.
+// output channels with the mix, PNG output): the GPU engine analyzed all
+// 715,905 frames, 0 input dropped, latency p50 1.95 ms, p99 4.38 ms, max
+// 6.07 ms, 60 frames and 0.77 ms per batch; the CPU engine (16 cores)
+// 69,461 of them (9.7 %, 1,141 frames/s). BenchmarkLive (120 frames of
+// that setting a batch, traces read back): 2.96 ms, 40,600 frames/s per
+// channel, 3.4× real time.
 //
 // # Raw PCM
 //
