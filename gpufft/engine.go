@@ -93,6 +93,9 @@ type Engine interface {
 	// NewConvolver makes an FFT-convolution plan for a fixed FIR (see
 	// ConvolvePlan) with FFT size size and up to batch blocks per call.
 	NewConvolver(taps []float32, size, batch int) (ConvolvePlan, error)
+	// NewLive makes a live analyzer plan: the spectrogram with averages,
+	// holds, band sums and columns kept on the engine (see LivePlan).
+	NewLive(cfg LiveConfig) (LivePlan, error)
 	// Close releases the engine. Calling it twice is harmless.
 	Close() error
 }

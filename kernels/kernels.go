@@ -34,6 +34,12 @@ var (
 	//go:embed reduce.cl
 	Reduce string
 
+	// Post is post.cl: the live analyzer's averages, holds, band sums and
+	// column fold, chained after the spectrogram.
+	//
+	//go:embed post.cl
+	Post string
+
 	// PCM is pcm.cl: raw interleaved PCM (int16, int24, int32, float32)
 	// to planar float32 samples, one channel, every channel or the mix.
 	//

@@ -38,6 +38,7 @@ const maxStoredBins = 8193
 type Waterfall struct {
 	plotBase
 	rate, fft, hop int
+	colHop         int // samples between the source's columns (0: hop)
 	scale          string
 	axis           plot.FreqAxis
 	maps           binMaps
@@ -129,7 +130,8 @@ func (w *Waterfall) Rows() int { return w.rows }
 // rows and redraws. It does not allocate in steady state.
 func (w *Waterfall) Pull(src ColumnSource, c int) {
 	for {
-		n, next, _ := src.Columns(c, w.cols, w.after) // each column is read by its own length
+		n, next, g := src.Columns(c, w.cols, w.after) // each column is read by its own length
+		w.colHop = g.Hop                              // a column may fold several frames
 		for i := range n {
 			w.addFrame(w.cols[i])
 		}
@@ -202,7 +204,11 @@ func (w *Waterfall) rowsPerFrame() float64 {
 	if len(w.hist) == 0 || w.span <= 0 || w.rate <= 0 {
 		return 1
 	}
-	frameSec := float64(w.hop) / float64(w.rate)
+	hop := w.hop
+	if w.colHop > 0 {
+		hop = w.colHop
+	}
+	frameSec := float64(hop) / float64(w.rate)
 	return float64(len(w.hist)) * frameSec / w.span
 }
 

@@ -126,6 +126,19 @@ func NewBandAccumulator(bands []Band, n, rate int, win WindowSums, w Weighting) 
 	return acc
 }
 
+// Shares returns band i's bins and the weights Frame multiplies their
+// |X|² by (before the common factor Norm), for an engine that sums the
+// bands itself with the same arithmetic.
+func (a *BandAccumulator) Shares(i int) (bins []int32, weights []float64) {
+	for _, w := range a.weights[i] {
+		bins, weights = append(bins, int32(w.k)), append(weights, w.frac)
+	}
+	return bins, weights
+}
+
+// Norm is the factor of every band sum: 1/(N·Σw²), |X|² → mean square.
+func (a *BandAccumulator) Norm() float64 { return a.norm }
+
 // Add folds frames of one-sided |X|² spectra (frames×bins) in.
 func (a *BandAccumulator) Add(power []float32, bins int) {
 	for f := range len(power) / bins {

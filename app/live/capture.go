@@ -91,13 +91,6 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	if total < 1 {
 		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
-	s := DefaultLiveSettings()
-	s.FFT, s.Hop, s.Window, s.History = opts.FFT, opts.Hop, opts.Window, -1
-	live, err := NewLive(rec, engines, s)
-	if err != nil {
-		return LiveStats{}, err
-	}
-	defer live.Close()
 	o, err := encode.Create(opts.Out)
 	if err != nil {
 		return LiveStats{}, err
@@ -108,6 +101,14 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 		return LiveStats{}, err
 	}
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
+	s.ColumnChannel = sink.ch + 1
+	live, err := NewLive(rec, engines, s)
+	if err != nil {
+		return LiveStats{}, err
+	}
+	defer live.Close()
 	live.onBatch = sink.batch
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	start, began := rec.Ring().Position(), time.Now()

@@ -154,10 +154,14 @@ func checkRows(t *testing.T, rows, want [][]float32) {
 func TestCaptureGaps(t *testing.T) {
 	rw := &rowRecorder{bins: 2}
 	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 2, Channel: 1}}, 2, 100)
-	gain := []float32{1, 0.5}
-	// 3 output channels × 2 frames × 2 bins, then 3 × 1 × 2 after frames 2…4 were lost
-	s.batch(0, 2, []float32{9, 9, 9, 9, 1, 1, 0.1, 0.1, 9, 9, 9, 9}, gain)
-	s.batch(5, 1, []float32{9, 9, 0.01, 0.01, 9, 9}, gain)
+	// columns of output channel 1 of 3 (the captured one), 2 bins, dB as
+	// the engine folds them: frames 0 and 1, then 5 after frames 2…4 were
+	// lost
+	out := sinkOutput(2, 3, 2, 2)
+	setColumns(out, []int64{0, 1}, []float32{0, -3.0103, -10, -13.0103})
+	s.batch(out)
+	setColumns(out, []int64{5}, []float32{-20, -23.0103})
+	s.batch(out)
 	s.close(s.next)
 	checkRows(t, rw.rows, [][]float32{{0, -3.0103}, {-10, -13.0103}, nil, nil, nil, {-20, -23.0103}})
 	if s.written != 6 || s.gaps != 3 || s.dropped != 0 || s.next != 6 {
@@ -174,17 +178,19 @@ func TestCaptureSinkBehind(t *testing.T) {
 	rw := &rowRecorder{bins: 2, hold: make(chan struct{})}
 	total := 100000
 	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: fft, Channel: 0}}, 1, total)
-	gain := []float32{1, 1}
 	chunks := cap(s.queue)
 	// the writer is stuck in its first Rows: every chunk fills, then the
 	// batches after that are dropped
-	out := make([]float32, 2*chunkRows*2) // 2 output channels × chunkRows frames × 2 bins
-	for i := range out {
-		out[i] = 1
-	}
+	out := sinkOutput(fft, 2, 0, chunkRows)
+	ids := make([]int64, chunkRows)
+	zeros := make([]float32, chunkRows*2)
 	batches := chunks + 3
 	for b := range batches {
-		s.batch(uint64(b*chunkRows), chunkRows, out, gain)
+		for i := range ids {
+			ids[i] = int64(b*chunkRows + i)
+		}
+		setColumns(out, ids, zeros)
+		s.batch(out)
 	}
 	if s.dropped < 2*chunkRows || s.dropped > 3*chunkRows {
 		t.Fatalf("%d frames dropped with the writer stuck: want the last 2 or 3 batches' (%d per batch)", s.dropped, chunkRows)
@@ -193,7 +199,8 @@ func TestCaptureSinkBehind(t *testing.T) {
 	for len(s.free) == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	s.batch(uint64(batches*chunkRows), 1, out[:2*1*2], gain)
+	setColumns(out, []int64{int64(batches * chunkRows)}, zeros[:2])
+	s.batch(out)
 	s.close(s.next)
 	if s.written != batches*chunkRows+1 || s.gaps != s.dropped {
 		t.Fatalf("written %d, gaps %d, dropped %d", s.written, s.gaps, s.dropped)
@@ -209,21 +216,13 @@ func TestCaptureSinkBehind(t *testing.T) {
 
 // TestCaptureSinkAllocs: in the steady state the capture sink allocates
 // nothing per frame, on the engine goroutine or in its writer (NPY to a
-// file, PNG folding).
+// file; PNG folding of the engine's columns).
 func TestCaptureSinkAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
 	const fft, batch = 1024, 8
 	bins := fft/2 + 1
-	out := make([]float32, 3*batch*bins)
-	for i := range out {
-		out[i] = float32(i%7) + 1
-	}
-	gain := make([]float32, bins)
-	for i := range gain {
-		gain[i] = 0.5
-	}
 	for _, format := range []encode.Format{encode.FormatNPY, encode.FormatPNG} {
 		o, err := encode.Create(apptest.TempPath(t, "cap."+string(format)))
 		if err != nil {
@@ -243,8 +242,23 @@ func TestCaptureSinkAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := newCaptureSink(rw, opts, 2, total)
+		out := sinkOutput(fft, 3, 2, batch)
+		for i := range out.Columns {
+			out.Columns[i] = -float32(i % 7)
+		}
+		ids := make([]int64, batch)
+		next := 0
 		step := func() {
-			s.batch(uint64(s.next), batch, out, gain)
+			for i := range ids {
+				ids[i] = int64(next + i)
+				if format == encode.FormatPNG { // the image's pixel columns
+					ids[i] %= int64(opts.Image.Width)
+				}
+			}
+			copy(out.ColumnIDs, ids)
+			out.NumColumns = batch
+			next += batch
+			s.batch(out)
 			for len(s.free) < s.chunks { // the writer has written it
 				runtime.Gosched()
 			}

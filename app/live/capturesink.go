@@ -12,21 +12,25 @@ import (
 )
 
 // captureSink writes one output channel's frames as dB rows, and gap rows
-// for frames lost from the timeline. The engine goroutine only copies its
-// channel's powers into a chunk and queues it (batch); a writer goroutine
-// converts them to dB and writes them, so the writer's work (a CSV line
-// is 1.6 ms at N=16384 here) runs beside the analysis, not in its way. The
-// queue is bounded (sinkQueueBytes): when the writer falls that far
-// behind, the frames that find no free chunk are dropped (counted in
-// dropped) and written as gap rows, so the file keeps real time and says
-// what it lost, and the analysis itself never falls behind for it.
+// for frames lost from the timeline; or, for an image, folds the columns
+// the engine folded into their pixel columns (cheap: one spectrum per
+// pixel column, on the engine goroutine). For rows, the engine goroutine
+// only copies its channel's dB columns (one per frame) into a chunk and
+// queues it (batch); a writer goroutine writes them, so the writer's work
+// (a CSV line is 1.6 ms at N=16384 here) runs beside the analysis, not in
+// its way. The queue is bounded (sinkQueueBytes): when the writer falls
+// that far behind, the frames that find no free chunk are dropped
+// (counted in dropped) and written as gap rows, so the file keeps real
+// time and says what it lost, and the analysis itself never falls behind
+// for it.
 type captureSink struct {
 	ch, total, bins int
-	gain            []float32 // the plan's gains, copied at the first batch
+	img             *imageRows // the image's writer, nil for rows
 
 	// the engine goroutine's
 	next      int // timeline frame after the last one queued or dropped
 	dropped   int // frames dropped because the writer was behind
+	cur       *rowChunk
 	free      chan *rowChunk
 	queue     chan *rowChunk
 	chunks    int // allocated so far, at most cap(queue)
@@ -34,19 +38,19 @@ type captureSink struct {
 	closeOnce sync.Once
 	done      chan struct{}
 
-	// the writer goroutine's (the caller's after close)
+	// the writer goroutine's (the caller's after close; the engine
+	// goroutine's for an image)
 	rw            encode.RowWriter
 	written, gaps int
-	db            []float32 // one chunk's dB rows
 	gap           []float32 // one row of NaN
 	err           error
 }
 
-// rowChunk is up to chunkRows frames of one channel's powers, from
-// timeline frame first.
+// rowChunk is up to chunkRows consecutive frames of one channel's dB
+// rows, from timeline frame first.
 type rowChunk struct {
 	first, n int
-	pow      []float32
+	db       []float32
 }
 
 const (
@@ -63,6 +67,7 @@ func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total in
 	chunks := min(max(sinkQueueBytes/(4*chunkRows*bins), 4), 1024)
 	s := &captureSink{rw: rw, ch: ch, total: total, bins: bins, gap: make([]float32, bins),
 		free: make(chan *rowChunk, chunks), queue: make(chan *rowChunk, chunks), done: make(chan struct{})}
+	s.img, _ = rw.(*imageRows)
 	for k := range s.gap {
 		s.gap[k] = float32(math.NaN())
 	}
@@ -70,29 +75,67 @@ func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total in
 	return s
 }
 
-// batch is Live's onBatch: it queues its channel's frames first…first+n
-// for the writer (or drops them if the writer is too far behind). It does
-// not block, and allocates only while the queue grows.
-func (s *captureSink) batch(first uint64, n int, out, gain2 []float32) {
-	if s.gain == nil {
-		s.gain = append([]float32(nil), gain2...)
+// grid is the columns the engine folds for the sink: the image's pixel
+// columns (plot.ColumnFrames over the whole capture), else every frame.
+func (s *captureSink) grid() gpufft.ColumnGrid {
+	if s.img != nil {
+		return plotGrid{columns: s.img.layout.Columns(), frames: s.total}
 	}
-	bins := s.bins
-	base := s.ch * n * bins // out is channels×n×bins
-	n = min(n, s.total-int(min(first, uint64(s.total))))
-	for f := 0; f < n; {
-		k := min(chunkRows, n-f)
-		c := s.chunk()
-		if c == nil {
-			s.dropped += k
-		} else {
-			c.first, c.n = int(first)+f, k
-			copy(c.pow, out[base+f*bins:base+(f+k)*bins])
-			s.queue <- c // never blocks: the queue holds every chunk
+	return gpufft.FixedColumns{Frames: 1}
+}
+
+// batch is Live's onBatch: it takes only its channel of the completed
+// columns. Rows are queued for the writer (or dropped if the writer is too
+// far behind); image columns are folded at once. It does not block, and
+// allocates only while the queue grows.
+func (s *captureSink) batch(out *gpufft.LiveOutput) {
+	for j := range out.NumColumns {
+		id := int(out.ColumnIDs[j])
+		if id >= s.total {
+			break
 		}
-		f += k
+		col := out.Column(j, s.ch)
+		if s.img != nil {
+			if s.err == nil {
+				lo, hi := plot.ColumnFrames(id, s.img.layout.Columns(), s.total)
+				s.gaps += max(0, lo-s.written)
+				s.img.column(id, col)
+				s.written = max(s.written, hi)
+				s.next = s.written
+			}
+			continue
+		}
+		s.row(id, col)
 	}
-	s.next = max(s.next, int(min(first+uint64(n), uint64(s.total))))
+	s.flush()
+}
+
+// row adds frame id's dB row to the chunk being filled, starting another
+// (and queueing the full one) at a jump in the timeline.
+func (s *captureSink) row(id int, db []float32) {
+	if c := s.cur; c != nil && (c.first+c.n != id || c.n == chunkRows) {
+		s.flush()
+	}
+	if s.cur == nil {
+		if s.cur = s.chunk(); s.cur == nil {
+			s.dropped++
+			s.next = max(s.next, id+1)
+			return
+		}
+		s.cur.first, s.cur.n = id, 0
+	}
+	c := s.cur
+	copy(c.db[c.n*s.bins:(c.n+1)*s.bins], db)
+	c.n++
+	s.next = max(s.next, id+1)
+}
+
+// flush queues the chunk being filled.
+func (s *captureSink) flush() {
+	if s.cur != nil {
+		s.queue <- s.cur // never blocks: the queue holds every chunk
+		s.cur = nil
+	}
 }
 
 // chunk is a free chunk, a new one while fewer than the queue holds
@@ -105,7 +148,7 @@ func (s *captureSink) chunk() *rowChunk {
 	}
 	if s.chunks < cap(s.queue) {
 		s.chunks++
-		return &rowChunk{pow: make([]float32, chunkRows*s.bins)}
+		return &rowChunk{db: make([]float32, chunkRows*s.bins)}
 	}
 	return nil
 }
@@ -117,12 +160,8 @@ func (s *captureSink) write() {
 	for c := range s.queue {
 		if s.err == nil {
 			s.padTo(c.first)
-			s.db = s.db[:0]
-			for f := range c.n {
-				s.db = gpufft.AppendPowerDB(s.db, c.pow[f*s.bins:(f+1)*s.bins], s.gain)
-			}
 			if s.err == nil {
-				s.err = s.rw.Rows(s.written, s.db)
+				s.err = s.rw.Rows(s.written, c.db[:c.n*s.bins])
 				s.written += c.n
 			}
 			if s.err != nil {
@@ -147,9 +186,32 @@ func (s *captureSink) padTo(n int) {
 // source stopped for good). After it, the caller owns written, gaps and
 // err. The engine goroutine calls it; twice is harmless.
 func (s *captureSink) close(to int) {
-	s.closeOnce.Do(func() { close(s.queue) })
+	s.closeOnce.Do(func() {
+		s.flush()
+		close(s.queue)
+	})
 	<-s.done
 	s.padTo(to)
+}
+
+// plotGrid is plot's column rule as the engine's column grid.
+type plotGrid struct{ columns, frames int }
+
+// maxColumns is the most columns a batch of n frames completes: each
+// frame is in at most ⌈columns/frames⌉ + 1 of them (nearest-frame
+// columns), and there are no more than all of them.
+func (g plotGrid) maxColumns(n int) int {
+	return min(g.columns, n*((g.columns+g.frames-1)/g.frames+1)) + 1
+}
+
+func (g plotGrid) ColumnFrames(col int64) (int64, int64) {
+	lo, hi := plot.ColumnFrames(int(col), g.columns, g.frames)
+	return int64(lo), int64(hi)
+}
+
+func (g plotGrid) FrameColumns(f int64) (int64, int64) {
+	first, last := plot.FrameColumns(int(min(f, int64(g.frames-1))), g.columns, g.frames)
+	return int64(first), int64(last)
 }
 
 // imageRows folds dB rows into a spectrogram image on the host, by the
@@ -194,6 +256,18 @@ func (p *imageRows) Rows(first int, db []float32) error {
 		}
 	}
 	return nil
+}
+
+// column folds pixel column col's spectrum (dB, folded on the engine over
+// the column's frames) into its rows by maximum.
+func (p *imageRows) column(col int, db []float32) {
+	rows := p.layout.Rows()
+	pix := p.pix[col*rows : (col+1)*rows]
+	for r := range pix {
+		for _, v := range db[p.lo[r]:p.hi[r]] {
+			pix[r] = max(pix[r], v)
+		}
+	}
 }
 
 // Finish encodes the image.

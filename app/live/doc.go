@@ -1,7 +1,10 @@
 // Package live is Prism's real-time analysis: Live turns a Recorder's
-// stream into spectra, exponential and linear averages, peak and min holds,
-// the dominant peak, RTA band levels and a spectrogram history, batch by
-// batch on one engine (falling back to the CPU if the GPU fails), with the
+// stream into spectra, exponential, linear and long-term averages, peak
+// and min holds, the dominant peak, RTA band levels and a spectrogram
+// history, batch by batch on one engine (falling back to the CPU if the
+// GPU fails) — the averages, holds, band sums and the history's columns
+// are computed on the engine itself (gpufft.LivePlan), and only what is
+// shown or recorded comes back —, with the
 // other engine timed in the background on copies of the same batches;
 // Monitor is the desktop session around it (source switching, the
 // band-filtered MonitorOut playback, file analysis on the same engines);

@@ -32,6 +32,13 @@ type LiveSettings struct {
 	// fractional-octave band levels (the RTA), averaged like ExpAvg.
 	Fraction  int
 	Weighting dsp.Weighting
+	// Columns is the spectrogram history's column grid over the stream's
+	// frames (folded by maximum on the engine); nil: one column per frame,
+	// or per several frames above 500 frames/s (the columns' Geometry
+	// says how far apart they are). ColumnChannel c+1 keeps the columns
+	// of output channel c only (0: every channel's).
+	Columns       gpufft.ColumnGrid
+	ColumnChannel int
 }
 
 // DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
@@ -85,12 +92,13 @@ type Live struct {
 	run  runState
 	post postState
 	// onBatch is a sink's hook, called on the engine goroutine after each
-	// batch: frames first…first+n of every output channel as |X|²
-	// (channels×n×bins), and the gains that make them powers relative to
-	// a full-scale sine. first counts the frames lost to overwritten input
-	// too (the timeline's frame number). The slices are valid during the
-	// call.
-	onBatch func(first uint64, n int, out, gain2 []float32)
+	// batch with the plan's output: the columns the batch completed (in
+	// dBFS, numbered in the settings' Columns grid over the timeline,
+	// whose frames count the frames lost to overwritten input too). The
+	// output is valid during the call.
+	onBatch func(out *gpufft.LiveOutput)
+	// traceAt is when the traces last crossed back from the engine
+	traceAt time.Time
 
 	pub    published // copies for other goroutines, under their own lock
 	stats  liveStats
@@ -138,44 +146,65 @@ func (l *Live) configure(s LiveSettings) error {
 	if err != nil {
 		return err
 	}
-	plan, cfg, err := newLivePlan(r.eng, s, r.rate, r.outCh, gains)
+	var post postState
+	post.reset(s, geo, rta)
+	plan, cfg, err := newLivePlan(r.eng, &post, s, r.rate, r.outCh, gains)
 	if err != nil {
 		return err
 	}
 	if r.plan != nil {
 		r.plan.Close()
 	}
-	r.plan, r.cfg, r.set = plan, cfg, s
+	r.plan, r.cfg, r.set = plan, cfg.Spectrogram, s
+	r.out = cfg.NewOutput()
 	r.reset(l.run.rec.Ring().Position())
 	r.lostFrames, r.lostSamples = 0, 0
 	l.shadow.gen++
-	l.post.reset(s, geo, r.outCh, rta)
-	l.pub.reset(geo, r.outCh, s.History, l.post.gain2)
+	l.shadow.cfg = cfg
+	l.post = post
+	l.traceAt = time.Time{}
+	l.pub.reset(geo, r.outCh, s.History, columnFrames(geo), s.Columns == nil)
 	l.stats.setGeometry(geo)
 	return nil
 }
 
-// newLivePlan makes the engine's spectrogram plan for settings s on outCh
-// channels (each input channel and the mix), |X|² out with the band's
-// gains; and runs it once on silence, so kernel compilation (PoCL compiles
-// at the first launch) does not land on a live batch. A batch is whatever
-// frames are complete when Step runs (one or two in steady state); after a
-// hiccup it may take up to 100 ms of frames at once, so catching up costs
-// fewer, larger engine calls (at most 8 MiB of output, so the
-// post-processing's working set stays in cache).
-func newLivePlan(eng gpufft.Engine, s LiveSettings, rate, outCh int, gains []float32) (gpufft.SpectrogramPlan, gpufft.SpectrogramConfig, error) {
-	maxFrames := max(1, min(rate/10/s.Hop+2, (8<<20)/(4*outCh*(s.FFT/2+1))))
-	cfg := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: outCh,
+// liveBytes caps one batch's |X|² on the engine: 8 MiB on the CPU, so
+// the post-processing's working set stays in cache; 256 MiB on a GPU,
+// where it stays in device memory.
+func liveBytes(eng gpufft.Engine) int {
+	if eng.Name() == "cpu" {
+		return 8 << 20
+	}
+	return 256 << 20
+}
+
+// newLivePlan makes the engine's live plan for settings s on outCh
+// channels (each input channel and the mix), |X|² with the band's gains,
+// post-processed on the engine (post.liveConfig); and runs it once on
+// silence, so kernel compilation (PoCL compiles at the first launch) does
+// not land on a live batch (the plan it returns is a fresh one, its state
+// untouched). A batch is whatever frames are complete when Step runs (a
+// few in steady state); after a hiccup it may take up to 100 ms of frames
+// at once (within liveBytes), so catching up costs fewer, larger engine
+// calls.
+func newLivePlan(eng gpufft.Engine, post *postState, s LiveSettings, rate, outCh int, gains []float32) (gpufft.LivePlan, gpufft.LiveConfig, error) {
+	maxFrames := max(1, min(rate/10/s.Hop+2, liveBytes(eng)/(4*outCh*(s.FFT/2+1))))
+	spec := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: outCh,
 		MaxSamples: s.FFT + (maxFrames-1)*s.Hop, Output: gpufft.Power, BinGain: gains}
-	plan, err := eng.NewSpectrogram(cfg)
+	cfg := post.liveConfig(spec)
+	warm := cfg
+	warm.Grid = gpufft.FixedColumns{Frames: 1}
+	wp, err := eng.NewLive(warm)
 	if err != nil {
 		return nil, cfg, err
 	}
-	if _, err := plan.Execute(make([]float32, cfg.DstLen(s.FFT)), make([]float32, outCh*s.FFT)); err != nil {
-		plan.Close()
+	_, err = wp.Execute(warm.NewOutput(), make([]float32, outCh*s.FFT), 0, true)
+	wp.Close()
+	if err != nil {
 		return nil, cfg, err
 	}
-	return plan, cfg, nil
+	plan, err := eng.NewLive(cfg)
+	return plan, cfg, err
 }
 
 // Apply queues a settings change; it takes effect between batches,
@@ -307,18 +336,22 @@ func (l *Live) Step() (int, error) {
 	samples := r.set.FFT + (frames-1)*r.set.Hop
 	start := time.Now()
 	src := r.packed(samples)
-	if _, err := r.plan.Execute(r.out[:r.outCh*frames*r.cfg.Bins()], src); err != nil {
+	traces := start.Sub(l.traceAt) >= traceInterval
+	first := r.lostFrames + l.post.frames
+	if _, err := r.plan.Execute(r.out, src, int64(first), traces); err != nil {
 		return 0, l.engineFailed(err)
 	}
 	took := time.Since(start)
-	l.offerShadow(src, samples, start)
-	out := r.out[:r.outCh*frames*r.cfg.Bins()]
-	l.post.batch(out, frames)
-	l.pub.pushColumns(out, frames)
-	if l.onBatch != nil {
-		l.onBatch(r.lostFrames+l.post.frames-uint64(frames), frames, out, l.post.gain2)
+	if traces {
+		l.traceAt = start
 	}
-	l.pub.publish(&l.post, frames)
+	l.offerShadow(src, samples, start)
+	l.post.frames += uint64(frames)
+	l.pub.pushColumns(r.out)
+	if l.onBatch != nil {
+		l.onBatch(r.out)
+	}
+	l.pub.publish(r.out, l.post.rta, r.set.Window, frames, traces)
 	// the newest sample of the last frame: its arrival to now is the latency
 	arrived, ok := r.rec.Ring().ArrivalOf(r.pos + uint64(samples-1))
 	l.stats.batchDone(r.eng.Name(), frames, took, time.Now(), arrived, ok)
@@ -343,12 +376,16 @@ func (l *Live) engineFailed(err error) error {
 // it; it does not allocate.
 func (l *Live) Frames() uint64 { return l.pub.frameCount() }
 
+// traceInterval is how often the traces (latest spectrum, averages,
+// holds) cross back from the engine: a display's frame rate. The state
+// they show is updated on the engine with every frame in between.
+const traceInterval = 15 * time.Millisecond
+
 // Close stops the background timing and releases the plan (not the
 // recorder or the engines). The engine goroutine calls it, after Run has
 // returned.
 func (l *Live) Close() {
 	l.stopShadow()
-	l.post.close()
 	if l.run.plan != nil {
 		l.run.plan.Close()
 		l.run.plan = nil

@@ -3,105 +3,104 @@ package live
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// TestPostMatchesReference: the batch-ordered, multi-worker averages and
-// holds equal a float64 reference that takes the same frames one at a
-// time, whatever the batch sizes (exponential and linear averages, peak
-// hold with its hold time and decay, min hold, the latest spectrum).
-func TestPostMatchesReference(t *testing.T) {
-	const fft, outCh, frames = 8192, 3, 300
-	s := LiveSettings{FFT: fft, Hop: 512, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: 50 * time.Millisecond,
-		AvgFrames: 7, PeakHold: 40 * time.Millisecond, PeakDecay: 30}.withDefaults()
-	geo := Geometry{Rate: 48000, FFT: fft, Hop: s.Hop}
-	var p postState
-	p.reset(s, geo, outCh, nil)
-	defer p.close()
-	bins := geo.Bins()
-	rng := rand.New(rand.NewPCG(1, 2))
-	rows := make([][]float32, frames*outCh) // [f*outCh+c]
-	for i := range rows {
-		rows[i] = make([]float32, bins)
-		for k := range rows[i] {
-			rows[i][k] = float32(rng.ExpFloat64() * math.Pow(10, rng.Float64()*6-3))
-		}
-	}
-	// float64 reference, frame by frame
-	type ref struct{ exp, peak, min, lin []float64 }
-	refs := make([]ref, outCh)
-	ring := make([][][]float64, outCh)
-	ages := make([][]int, outCh)
-	g2 := p.gain2
-	for c := range refs {
-		refs[c] = ref{make([]float64, bins), make([]float64, bins), make([]float64, bins), make([]float64, bins)}
-		ages[c] = make([]int, bins)
-		for k := range refs[c].min {
-			refs[c].min[k] = math.Inf(1)
-		}
-	}
-	alpha, decay := float64(p.alpha), float64(p.decay)
-	for f := range frames {
-		for c := range outCh {
-			r := &refs[c]
-			v := make([]float64, bins)
-			for k := range v {
-				v[k] = float64(rows[f*outCh+c][k]) * float64(g2[k])
-				if f == 0 {
-					r.exp[k] = v[k]
+// TestLiveConfigMatchesSettings: the engine's live plan, as Live
+// configures it from settings, gives (on both engines) the RTA levels
+// dsp.BandAccumulator.Frame gives on the same |X|² frames averaged with
+// the settings' exponential weight in float64, the exponential average of
+// the settings' time constant and the long-term average, for a tone with
+// noise. Tolerances: bands 1e-9 relative (float64 on both sides, summation
+// order; float32 pairs for the GPU's weights); traces as in gpufft's
+// TestLiveMatchesReference (4e-5 for the float32 exponential average).
+func TestLiveConfigMatchesSettings(t *testing.T) {
+	type pair struct{ eng gpufft.Engine }
+	for _, pr := range apptest.Engines(t, func(e, _ gpufft.Engine) pair { return pair{e} }) {
+		t.Run(pr.eng.Name(), func(t *testing.T) {
+			const rate, outCh = 48000, 2
+			s := LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: 100 * time.Millisecond,
+				AvgFrames: 4, PeakHold: time.Second, PeakDecay: 20, Fraction: 3, Weighting: dsp.WeightA}.withDefaults()
+			geo := Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
+			rta, err := newRTA(s, rate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var post postState
+			post.reset(s, geo, rta)
+			plan, cfg, err := newLivePlan(pr.eng, &post, s, rate, outCh, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plan.Close()
+			if want := float32(1 - math.Exp(-float64(s.Hop)/rate/0.1)); cfg.ExpAlpha != want {
+				t.Fatalf("ExpAlpha %v, want %v", cfg.ExpAlpha, want)
+			}
+			spec, err := pr.eng.NewSpectrogram(cfg.Spectrogram)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer spec.Close()
+			sig := apptest.GenSamples(t, "tones:1000,5000:-12", rate, 40*s.Hop+s.FFT)
+			out := cfg.NewOutput()
+			bins := geo.Bins()
+			alpha := float64(cfg.ExpAlpha)
+			refBands := make([]float64, len(rta.Bands))
+			ms := make([]float64, len(rta.Bands))
+			refExp, refSum := make([]float64, bins), make([]float64, bins)
+			frames := 0
+			for f0 := 0; f0 < 40; f0 += 5 {
+				samples := s.FFT + 4*s.Hop
+				src := make([]float32, outCh*samples)
+				for c := range outCh {
+					copy(src[c*samples:], sig[f0*s.Hop:f0*s.Hop+samples])
 				}
-				r.exp[k] += alpha * (v[k] - r.exp[k])
-				if v[k] >= r.peak[k] {
-					r.peak[k], ages[c][k] = v[k], 0
-				} else if ages[c][k]++; ages[c][k] > int(p.holdFrames) {
-					r.peak[k] = max(v[k], r.peak[k]*decay)
+				pow := make([]float32, cfg.Spectrogram.DstLen(samples))
+				if _, err := spec.Execute(pow, src); err != nil {
+					t.Fatal(err)
 				}
-				r.min[k] = min(r.min[k], v[k])
-			}
-			ring[c] = append(ring[c], v)
-			if len(ring[c]) > s.AvgFrames {
-				ring[c] = ring[c][1:]
-			}
-		}
-	}
-	// the same frames in batches of varying size
-	for f := 0; f < frames; {
-		n := min(frames-f, 1+rng.IntN(37))
-		out := make([]float32, outCh*n*bins)
-		for c := range outCh {
-			for i := range n {
-				copy(out[(c*n+i)*bins:], rows[(f+i)*outCh+c])
-			}
-		}
-		p.batch(out, n)
-		f += n
-	}
-	for c := range outCh {
-		st := &p.chans[c]
-		for k := 0; k < bins; k += 7 {
-			lin := 0.0
-			for _, v := range ring[c] {
-				lin += v[k]
-			}
-			lin /= float64(len(ring[c]))
-			last := float64(rows[(frames-1)*outCh+c][k]) * float64(g2[k])
-			for _, q := range []struct {
-				name      string
-				got, want float64
-			}{{"exp", float64(st.exp[k]), refs[c].exp[k]}, {"peak", float64(st.peak[k]), refs[c].peak[k]},
-				{"min", float64(st.min[k]), refs[c].min[k]}, {"lin", float64(st.lin[k]), lin}, {"current", float64(st.pow[k]), last}} {
-				// float32 state over 300 frames: relative 1e-4 (the linear
-				// sum is float64, its ring float32)
-				if math.Abs(q.got-q.want) > 1e-4*math.Abs(q.want)+1e-30 {
-					t.Fatalf("channel %d bin %d %s: %g, want %g", c, k, q.name, q.got, q.want)
+				for f := range 5 { // channel 0's frames
+					row := pow[f*bins : (f+1)*bins]
+					rta.Frame(row, ms)
+					for i := range ms {
+						if frames == 0 {
+							refBands[i] = ms[i]
+						} else {
+							refBands[i] += alpha * (ms[i] - refBands[i])
+						}
+					}
+					for k, p := range row {
+						v := float64(p) * float64(post.gain2[k])
+						if frames == 0 {
+							refExp[k] = v
+						}
+						refExp[k] += alpha * (v - refExp[k])
+						refSum[k] += v
+					}
+					frames++
+				}
+				if _, err := plan.Execute(out, src, int64(f0), true); err != nil {
+					t.Fatal(err)
 				}
 			}
-		}
+			for i := range refBands {
+				if got := out.Bands[i]; math.Abs(got-refBands[i]) > 1e-9*refBands[i] {
+					t.Errorf("band %v: %g, want %g", rta.Bands[i], got, refBands[i])
+				}
+			}
+			for k := range bins {
+				e := float64(out.Traces[gpufft.TraceExp*bins+k])
+				l := float64(out.Traces[gpufft.TraceLong*bins+k])
+				if math.Abs(e-refExp[k]) > 4e-5*refExp[k] || math.Abs(l-refSum[k]/float64(frames)) > 1e-6*refSum[k]/float64(frames) {
+					t.Fatalf("bin %d: exp %g long %g, want %g and %g", k, e, l, refExp[k], refSum[k]/float64(frames))
+				}
+			}
+		})
 	}
 }
 
@@ -113,26 +112,37 @@ func TestFloorsAgree(t *testing.T) {
 	}
 }
 
+// BenchmarkPost times the CPU engine's live plan (spectrogram and
+// post-processing) on 16 frames of 3 channels at hop 64.
 func BenchmarkPost(b *testing.B) {
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
 	for _, fft := range []int{4096, 65536} {
 		s := DefaultLiveSettings()
 		s.FFT, s.Hop = fft, 64
 		s = s.withDefaults()
 		geo := Geometry{Rate: 48000, FFT: fft, Hop: 64}
-		var p postState
-		p.reset(s, geo, 3, nil)
-		const n = 16
-		out := make([]float32, 3*n*geo.Bins())
-		for i := range out {
-			out[i] = float32(i%97) * 1e-3
+		var post postState
+		post.reset(s, geo, nil)
+		plan, cfg, err := newLivePlan(cpu, &post, s, 48000, 3, nil)
+		if err != nil {
+			b.Fatal(err)
 		}
+		const n = 16
+		samples := fft + (n-1)*64
+		src := make([]float32, 3*samples)
+		for i := range src {
+			src[i] = float32(i%97) * 1e-3
+		}
+		out := cfg.NewOutput()
 		b.Run(fmt.Sprintf("fft=%d", fft), func(b *testing.B) {
 			b.ReportAllocs()
-			b.SetBytes(int64(4 * len(out)))
+			f := int64(0)
 			for b.Loop() {
-				p.batch(out, n)
+				plan.Execute(out, src, f, true)
+				f += n
 			}
 		})
-		p.close()
+		plan.Close()
 	}
 }

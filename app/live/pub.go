@@ -9,24 +9,30 @@ import (
 )
 
 // Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
+// LongAvg is the long-term average: the power mean of every frame since
+// the settings were last applied (Apply, which the window's reset does).
+// The traces are the engine's state as it last sent them back: every
+// 15 ms (a display's frame rate), so at most that much older than the
+// newest batch; every frame in between is in them.
 type Spectrum struct {
-	Current, ExpAvg, LinAvg, PeakHold, MinHold []float32
-	Peak                                       dsp.Peak
-	BinHz                                      float64
-	Geometry                                   Geometry
-	Bands                                      []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
+	Current, ExpAvg, LinAvg, LongAvg, PeakHold, MinHold []float32
+	Peak                                                dsp.Peak
+	BinHz                                               float64
+	Geometry                                            Geometry
+	Bands                                               []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 }
 
 // published holds the copies of Live's results that other goroutines
-// read: the latest spectra and the spectrogram history, as power (readers
-// convert to dB on their own goroutine, at their own rate).
+// read: the latest spectra as power (readers convert to dB on their own
+// goroutine, at their own rate) and the spectrogram history's columns in
+// dBFS, as the engine folded them.
 type published struct {
 	mu       sync.Mutex
 	geo      Geometry
-	gain2    []float32     // the history's |X|² → power (postState.gain2)
+	colGeo   Geometry      // the columns': Hop is the time between columns
 	spectra  []Spectrum    // as power
-	hist     [][][]float32 // [output channel][column % History][bin], |X|²
-	histNext uint64        // columns (frames) ever pushed
+	hist     [][][]float32 // [output channel][column % History][bin], dBFS
+	histNext uint64        // columns ever pushed
 	frames   uint64
 	// peak is the window kernel of the spectra published since the
 	// settings last changed (nil from a reset to the next publish): the
@@ -47,17 +53,24 @@ func historyColumns(history, bins, outCh int) int {
 	return max(1, min(history, historyBytes/(4*bins*outCh)))
 }
 
-func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
+// reset starts the results of geometry geo afresh; columns hold
+// colFrames frames each (ownGrid: the history's grid is Live's own, so its
+// columns are colFrames·Hop samples apart).
+func (p *published) reset(geo Geometry, outCh, history, colFrames int, ownGrid bool) {
 	bins := geo.Bins()
 	history = historyColumns(history, bins, outCh)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.geo, p.gain2 = geo, gain2
+	p.geo, p.colGeo = geo, geo
+	if ownGrid {
+		p.colGeo.Hop *= colFrames
+	}
 	p.peak = nil
 	p.spectra = make([]Spectrum, outCh)
 	for c := range p.spectra {
 		s := &p.spectra[c]
-		s.Current, s.ExpAvg, s.LinAvg, s.PeakHold, s.MinHold = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
+		s.Current, s.ExpAvg, s.LinAvg, s.LongAvg = make([]float32, bins), make([]float32, bins), make([]float32, bins), make([]float32, bins)
+		s.PeakHold, s.MinHold = make([]float32, bins), make([]float32, bins)
 		s.BinHz, s.Geometry = geo.BinHz(), geo
 	}
 	p.hist = make([][][]float32, outCh)
@@ -70,43 +83,50 @@ func (p *published) reset(geo Geometry, outCh, history int, gain2 []float32) {
 	p.histNext = 0
 }
 
-// pushColumns appends a batch's frames (out: |X|², channels×n×bins) to
-// the history. Every analyzed frame gets a column, so a display that folds
-// several into one pixel (taking the maximum) never skips a short event.
-func (p *published) pushColumns(out []float32, n int) {
+// pushColumns appends the columns a batch completed (dBFS, folded on the
+// engine) to the history. Every analyzed frame is in a column, so a
+// display that folds several into one pixel (taking the maximum) never
+// skips a short event.
+func (p *published) pushColumns(out *gpufft.LiveOutput) {
+	if out.NumColumns == 0 {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.hist) == 0 || len(p.hist[0]) == 0 {
 		return
 	}
-	bins := p.geo.Bins()
-	for f := range n {
+	for j := range out.NumColumns {
 		for c := range p.hist {
-			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out[(c*n+f)*bins:(c*n+f+1)*bins])
+			copy(p.hist[c][p.histNext%uint64(len(p.hist[c]))], out.Column(j, c))
 		}
 		p.histNext++
 	}
 }
 
-// publish copies the post-processed state after a batch of frames.
-func (p *published) publish(post *postState, frames int) {
+// publish copies a batch's results: the band levels, and the traces when
+// they crossed back.
+func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, window gpufft.Window, frames int, traces bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.setPeakWindow(post.set.Window)
-	for c := range post.chans {
-		st, s := &post.chans[c], &p.spectra[c]
-		copy(s.Current, st.pow)
-		copy(s.ExpAvg, st.exp)
-		copy(s.LinAvg, st.lin)
-		copy(s.PeakHold, st.peak)
-		copy(s.MinHold, st.min)
+	p.setPeakWindow(window)
+	bins := p.geo.Bins()
+	for c := range p.spectra {
+		s := &p.spectra[c]
+		if traces {
+			tr := out.Traces[c*gpufft.NumTraces*bins:]
+			for i, dst := range [gpufft.NumTraces][]float32{s.Current, s.ExpAvg, s.LinAvg, s.LongAvg, s.PeakHold, s.MinHold} {
+				copy(dst, tr[i*bins:(i+1)*bins])
+			}
+		}
 		s.Bands = s.Bands[:0]
-		if post.rta == nil {
+		if rta == nil {
 			continue
 		}
 		binHz := p.geo.BinHz()
-		for i, b := range post.rta.Bands {
-			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(st.bandPow[i]),
+		nb := len(rta.Bands)
+		for i, b := range rta.Bands {
+			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(out.Bands[c*nb+i]),
 				UnderResolved: dsp.UnderResolved(b, binHz)})
 		}
 	}
@@ -144,6 +164,7 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	dst.Current = gpufft.AppendPowerDB(dst.Current[:0], s.Current, nil)
 	dst.ExpAvg = gpufft.AppendPowerDB(dst.ExpAvg[:0], s.ExpAvg, nil)
 	dst.LinAvg = gpufft.AppendPowerDB(dst.LinAvg[:0], s.LinAvg, nil)
+	dst.LongAvg = gpufft.AppendPowerDB(dst.LongAvg[:0], s.LongAvg, nil)
 	dst.PeakHold = gpufft.AppendPowerDB(dst.PeakHold[:0], s.PeakHold, nil)
 	dst.MinHold = gpufft.AppendPowerDB(dst.MinHold[:0], s.MinHold, nil)
 	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
@@ -157,19 +178,20 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 // Columns copies output channel c's spectrogram columns (c = Channels for
 // the mix) after column number `after` (oldest first, at most len(dst))
 // into dst's rows as dBFS, reusing them, and returns how many it copied,
-// the number to pass as `after` next time, and the geometry the columns
-// were computed with. Every analyzed frame is a column: columns are Hop
-// samples apart. Only the newest History columns are kept (fewer at large
-// FFT sizes: at most 256 MiB of them), none with a negative History: a
-// reader that falls behind further skips to the oldest kept. New settings start the
-// count again from 0 (an `after` beyond the newest column reads from the
-// start).
+// the number to pass as `after` next time, and the geometry of the
+// columns: they are its Hop samples apart. Every analyzed frame is in a
+// column: one per frame up to 500 frames/s, above that each column is
+// the maximum of the frames it covers (folded on the engine). Only the
+// newest History columns are kept (fewer at large FFT sizes: at most 256
+// MiB of them), none with a negative History: a reader that falls behind
+// further skips to the oldest kept. New settings start the count again
+// from 0 (an `after` beyond the newest column reads from the start).
 func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geometry) {
 	p := &l.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c >= len(p.hist) || len(p.hist[c]) == 0 {
-		return 0, p.histNext, p.geo
+		return 0, p.histNext, p.colGeo
 	}
 	h := p.hist[c]
 	if after > p.histNext {
@@ -178,8 +200,8 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 	first := max(after, p.histNext-min(p.histNext, uint64(len(h))))
 	n := 0
 	for col := first; col < p.histNext && n < len(dst); col++ {
-		dst[n] = gpufft.AppendPowerDB(dst[n][:0], h[col%uint64(len(h))], p.gain2)
+		dst[n] = append(dst[n][:0], h[col%uint64(len(h))]...)
 		n++
 	}
-	return n, first + uint64(n), p.geo
+	return n, first + uint64(n), p.colGeo
 }

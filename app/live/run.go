@@ -14,19 +14,19 @@ type runState struct {
 	rec         *audio.Recorder
 	eng         gpufft.Engine
 	set         LiveSettings
-	cfg         gpufft.SpectrogramConfig
-	plan        gpufft.SpectrogramPlan
+	cfg         gpufft.SpectrogramConfig // the live plan's spectrogram
+	plan        gpufft.LivePlan
 	rate, ch    int
-	outCh       int       // ch + 1: every channel and the mix
-	tmp         []float32 // interleaved frames from the ring
-	planar      []float32 // outCh blocks of cfg.MaxSamples
-	pack        []float32 // the engine's contiguous copy of planar
-	have        int       // samples per channel in planar
-	pos         uint64    // stream position of planar's first sample
-	out         []float32 // the plan's output: |X|², outCh×frames×bins
-	settingsErr bool      // the status holds an Apply error
-	lostFrames  uint64    // whole frames of input the ring overwrote (gaps in the timeline)
-	lostSamples uint64    // samples lost not yet counted in lostFrames
+	outCh       int                // ch + 1: every channel and the mix
+	tmp         []float32          // interleaved frames from the ring
+	planar      []float32          // outCh blocks of cfg.MaxSamples
+	pack        []float32          // the engine's contiguous copy of planar
+	have        int                // samples per channel in planar
+	pos         uint64             // stream position of planar's first sample
+	out         *gpufft.LiveOutput // the plan's output
+	settingsErr bool               // the status holds an Apply error
+	lostFrames  uint64             // whole frames of input the ring overwrote (gaps in the timeline)
+	lostSamples uint64             // samples lost not yet counted in lostFrames
 }
 
 // teeRing is where Live copies its input for a monitor output (nil: none).
@@ -39,7 +39,6 @@ func (r *runState) reset(pos uint64) {
 	r.tmp = make([]float32, maxLen*r.ch)
 	r.planar = make([]float32, r.outCh*maxLen)
 	r.pack = make([]float32, r.outCh*maxLen)
-	r.out = make([]float32, r.cfg.DstLen(maxLen))
 	r.have, r.pos = 0, pos
 }
 

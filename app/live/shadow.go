@@ -22,13 +22,14 @@ type shadowState struct {
 	done chan struct{}
 	busy atomic.Bool
 	buf  []float32
-	gen  uint64 // configuration generation: a new plan when it changes
+	gen  uint64            // configuration generation: a new plan when it changes
+	cfg  gpufft.LiveConfig // the live plan's configuration
 	last time.Time
 }
 
 type shadowJob struct {
 	eng gpufft.Engine
-	cfg gpufft.SpectrogramConfig
+	cfg gpufft.LiveConfig
 	gen uint64
 	src []float32 // shadowState.buf: Channels blocks of n samples
 	n   int       // samples per channel
@@ -80,17 +81,18 @@ func (l *Live) offerShadow(src []float32, samples int, now time.Time) {
 	copy(sh.buf, src)
 	sh.last = now
 	sh.busy.Store(true)
-	sh.jobs <- shadowJob{eng: eng, cfg: l.run.cfg, gen: sh.gen, src: sh.buf, n: samples}
+	sh.jobs <- shadowJob{eng: eng, cfg: sh.cfg, gen: sh.gen, src: sh.buf, n: samples}
 }
 
 // shadowLoop runs the timing jobs; it owns its plan.
 func (l *Live) shadowLoop(jobs <-chan shadowJob, done chan<- struct{}) {
 	defer close(done)
 	var (
-		plan    gpufft.SpectrogramPlan
+		plan    gpufft.LivePlan
 		planEng gpufft.Engine
 		planGen uint64
-		dst     []float32
+		out     *gpufft.LiveOutput
+		frame   int64
 	)
 	defer func() {
 		if plan != nil {
@@ -103,21 +105,22 @@ func (l *Live) shadowLoop(jobs <-chan shadowJob, done chan<- struct{}) {
 				plan.Close()
 				plan = nil
 			}
-			p, err := j.eng.NewSpectrogram(j.cfg)
+			p, err := j.eng.NewLive(j.cfg)
 			if err != nil {
 				l.stats.setStatus(fmt.Sprintf("timing %s in the background: %v", j.eng.Name(), err))
 				l.shadow.busy.Store(false)
 				continue
 			}
-			plan, planEng, planGen = p, j.eng, j.gen
-			dst = make([]float32, j.cfg.DstLen(j.cfg.MaxSamples))
+			plan, planEng, planGen, out = p, j.eng, j.gen, j.cfg.NewOutput()
 			// the first call compiles kernels on some OpenCL platforms:
 			// do not time it
-			_, _ = plan.Execute(dst[:j.cfg.DstLen(j.n)], j.src)
+			n, _ := plan.Execute(out, j.src, frame, false)
+			frame += int64(n)
 		}
 		start := time.Now()
-		_, err := plan.Execute(dst[:j.cfg.DstLen(j.n)], j.src)
+		n, err := plan.Execute(out, j.src, frame, false)
 		took := time.Since(start)
+		frame += int64(n)
 		l.shadow.busy.Store(false)
 		if err != nil {
 			l.stats.setStatus(fmt.Sprintf("timing %s in the background: %v", j.eng.Name(), err))

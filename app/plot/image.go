@@ -69,6 +69,13 @@ func ColumnFrames(col, columns, frames int) (lo, hi int) {
 // (ColumnFrames) hold frame f.
 func FrameColumns(f, columns, frames int) (first, last int) {
 	first = min(columns-1, int(int64(f)*int64(columns)/int64(frames)))
+	// the estimate can be one short (lo of the next column rounds down to f)
+	for first+1 < columns {
+		if _, hi := ColumnFrames(first, columns, frames); hi > f {
+			break
+		}
+		first++
+	}
 	for first > 0 {
 		if _, hi := ColumnFrames(first-1, columns, frames); hi <= f {
 			break

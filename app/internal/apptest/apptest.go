@@ -313,6 +313,24 @@ func (p *failingPlan) Execute(dst, src []float32) (int, error) {
 	return p.SpectrogramPlan.Execute(dst, src)
 }
 
+func (f *FailingEngine) NewLive(cfg gpufft.LiveConfig) (gpufft.LivePlan, error) {
+	p, err := f.Engine.NewLive(cfg)
+	return &failingLive{LivePlan: p, left: f.After}, err
+}
+
+type failingLive struct {
+	gpufft.LivePlan
+	left int
+}
+
+func (p *failingLive) Execute(out *gpufft.LiveOutput, src []float32, first int64, traces bool) (int, error) {
+	if p.left == 0 {
+		return 0, errors.New("clEnqueueNDRangeKernel: CL_OUT_OF_RESOURCES")
+	}
+	p.left--
+	return p.LivePlan.Execute(out, src, first, traces)
+}
+
 // Band parses a band spec or fails the test.
 func Band(t *testing.T, spec string) dsp.BandSpec {
 	t.Helper()

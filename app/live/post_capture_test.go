@@ -1,0 +1,94 @@
+package live
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// TestCaptureRowsFromEngine: a capture's NPY rows are the engine's
+// columns of its one channel, one per frame (the plan's ColumnChannel and
+// a one-frame grid), on every engine: as many rows as frames, each with
+// the generator's tone at its bin and level (a tone at a bin centre reads
+// its level, −6 dBFS, with any window; rows lost to dropped input are NaN).
+func TestCaptureRowsFromEngine(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		t.Run(engs.Preferred.Name(), func(t *testing.T) {
+			rec := startGenerator(t, "sine:3000:-6", 48000, 2)
+			out := filepath.Join(t.TempDir(), "cap.npy")
+			opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: 1},
+				Seconds: 0.5, Out: out, Format: encode.FormatNPY}
+			if _, err := Capture(context.Background(), rec, engs, opts); err != nil {
+				t.Fatal(err)
+			}
+			rows, cols, vals := apptest.ReadNPY(t, out)
+			if want := analysis.FrameCount(24000, 1024, 256); rows != want || cols != 513 {
+				t.Fatalf("shape (%d, %d), want (%d, 513)", rows, cols, want)
+			}
+			good := 0
+			for f := range rows {
+				row := vals[f*cols : (f+1)*cols]
+				if math.IsNaN(float64(row[0])) {
+					continue
+				}
+				pk, lv := apptest.PeakIn(row, 1, cols)
+				if pk != 64 || math.Abs(float64(lv)+6) > 0.01 {
+					t.Fatalf("row %d: peak bin %d at %.3f dBFS, want bin 64 at −6.00", f, pk, lv)
+				}
+				good++
+			}
+			if good < rows/2 {
+				t.Errorf("only %d of %d rows analyzed", good, rows)
+			}
+		})
+	}
+}
+
+// TestCaptureImageFromEngine: a capture's PNG, folded into its pixel
+// columns on the engine, is written on every engine, with more pixel
+// columns than frames (each frame shown in several) and fewer.
+func TestCaptureImageFromEngine(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		for _, width := range []int{64, 1000} {
+			t.Run(fmt.Sprintf("%s/width=%d", engs.Preferred.Name(), width), func(t *testing.T) {
+				rec := startGenerator(t, "sweep:100:10000:-12:1", 48000, 2)
+				out := filepath.Join(t.TempDir(), "cap.png")
+				opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+					Image: plot.ImageOptions{Width: width, Height: 100, DBMin: -120, DBMax: 0}},
+					Seconds: 0.5, Out: out, Format: encode.FormatPNG}
+				if _, err := Capture(context.Background(), rec, engs, opts); err != nil {
+					t.Fatal(err)
+				}
+				if fi, err := os.Stat(out); err != nil || fi.Size() < 1000 {
+					t.Fatalf("%v, %v", fi, err)
+				}
+			})
+		}
+	}
+}
+
+// TestPlotGridMaxColumns: no batch of n frames touches more columns of a
+// capture image's grid than the live plan is sized for (one more is kept
+// for a column a gap left open), with more columns than frames or fewer.
+func TestPlotGridMaxColumns(t *testing.T) {
+	for _, g := range []plotGrid{{1000, 90}, {1920, 43}, {64, 90}, {1920, 720000}, {7, 7}} {
+		for _, n := range []int{1, 2, 6, 20} {
+			for f0 := 0; f0+n <= g.frames; f0 += max(1, g.frames/500) {
+				first, _ := g.FrameColumns(int64(f0))
+				_, last := g.FrameColumns(int64(f0 + n - 1))
+				if touched := int(last - first + 1); touched > g.maxColumns(n)-1 {
+					t.Fatalf("grid %+v: frames %d…%d touch %d columns, sized for %d", g, f0, f0+n-1, touched, g.maxColumns(n)-1)
+				}
+			}
+		}
+	}
+}
