@@ -55,6 +55,14 @@ type aborter interface{ Abort() }
 
 type overflowCounter interface{ Overflows() uint64 }
 
+// selfPaced is a source whose data this process makes (the signal
+// generator). It cannot stall for real: it is late only when the capture
+// goroutine is starved of CPU, and then it catches up by itself with every
+// sample in its place, whereas reopening it would turn a busy machine into
+// false outages (gaps in a signal that never stopped). The watchdog gives
+// it firstDataLimit, enough for any starvation but a hang.
+type selfPaced interface{ selfPaced() }
+
 // Recorder runs a Source into a Ring on a capture goroutine, the ring's
 // only writer. A watchdog marks the source stalled when no data comes for
 // max(200 ms, 4 block periods) (firstDataLimit from a freshly opened
@@ -115,6 +123,9 @@ func StartRecorder(open func() (Source, error), ringSeconds float64) (*Recorder,
 	r := &Recorder{open: open, rate: rate, channels: ch, name: src.Name(), cur: src, stop: make(chan struct{}),
 		ring: NewRing(int(max(2, ringSeconds)*float64(rate)), ch)}
 	r.limit = max(200*time.Millisecond, 4*time.Duration(float64(time.Second)*4096/float64(rate)))
+	if _, ok := src.(selfPaced); ok {
+		r.limit = max(r.limit, firstDataLimit)
+	}
 	r.lastData.Store(time.Now().UnixNano())
 	r.fresh.Store(true)
 	r.running.Add(2)

@@ -239,3 +239,80 @@ func TestRecorderPause(t *testing.T) {
 		t.Errorf("%d outages of %d frames, %d reopens, %d overflow frames: want 1 of 12000 (−960, +2400), none", st.Outages, st.OutageFrames, st.Reopens, st.OverflowFrames)
 	}
 }
+
+// starvedGenerator is a paced generator whose reader is held up once, for
+// stall, before its third block: a capture goroutine starved of CPU on a
+// busy machine.
+type starvedGenerator struct {
+	*Generator
+	reads int
+	stall time.Duration
+}
+
+func (g *starvedGenerator) Read(dst []float32) (int, time.Time, error) {
+	if g.reads++; g.reads == 3 {
+		time.Sleep(g.stall)
+	}
+	return g.Generator.Read(dst)
+}
+
+// plainSource hides what its source is (a device that can stall for real).
+type plainSource struct{ s Source }
+
+func (p plainSource) Name() string                               { return p.s.Name() }
+func (p plainSource) SampleRate() int                            { return p.s.SampleRate() }
+func (p plainSource) Channels() int                              { return p.s.Channels() }
+func (p plainSource) Close() error                               { return p.s.Close() }
+func (p plainSource) Read(dst []float32) (int, time.Time, error) { return p.s.Read(dst) }
+
+// TestRecorderStarvedGenerator: a generator held up for 0.8 s (more than
+// the watchdog's device limit) is not reopened — it catches up by itself,
+// the stream keeps every sample and real time, and nothing is counted as
+// an outage — while a device source held up as long is reopened.
+func TestRecorderStarvedGenerator(t *testing.T) {
+	const rate, stall = 48000, 800 * time.Millisecond
+	spec, err := ParseGenerator("sine:1000:-20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, device := range []bool{false, true} {
+		opened := 0
+		open := func() (Source, error) {
+			g, err := NewGenerator(spec, rate, 1, true)
+			if err != nil {
+				return nil, err
+			}
+			opened++
+			var s Source = &starvedGenerator{Generator: g, stall: stall}
+			if device {
+				s = plainSource{s}
+			}
+			return s, nil
+		}
+		began := time.Now()
+		r, err := StartRecorder(open, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(stall + 700*time.Millisecond)
+		st := r.Stats()
+		written := float64(st.RingFrames) / rate
+		elapsed := time.Since(began).Seconds()
+		r.Stop()
+		if device {
+			if st.Stalls == 0 || st.Reopens == 0 {
+				t.Errorf("device held up %v: %d stalls, %d reopens; want it reopened", stall, st.Stalls, st.Reopens)
+			}
+			continue
+		}
+		if st.Stalls != 0 || st.Reopens != 0 || st.Outages != 0 || st.RingGaps != 0 || opened != 1 {
+			t.Errorf("generator held up %v: %d stalls, %d reopens, %d outages, %d gap frames, opened %d times; want none and once",
+				stall, st.Stalls, st.Reopens, st.Outages, st.RingGaps, opened)
+		}
+		// caught up: the stream is as long as the time it ran (less a block
+		// or two in flight and the reading of the clocks)
+		if written < elapsed-0.1 || written > elapsed+0.01 {
+			t.Errorf("generator wrote %.3f s of stream in %.3f s", written, elapsed)
+		}
+	}
+}
