@@ -157,7 +157,7 @@ func TestCaptureGaps(t *testing.T) {
 	// columns of output channel 1 of 3 (the captured one), 2 bins, dB as
 	// the engine folds them: frames 0 and 1, then 5 after frames 2…4 were
 	// lost
-	out := sinkOutput(2, 3, 2, 2)
+	out := sinkOutput(2, 3, 1, 2)
 	setColumns(out, []int64{0, 1}, []float32{0, -3.0103, -10, -13.0103})
 	s.batch(out)
 	setColumns(out, []int64{5}, []float32{-20, -23.0103})

@@ -90,10 +90,7 @@ func (s *captureSink) grid() gpufft.ColumnGrid {
 // allocates only while the queue grows.
 func (s *captureSink) batch(out *gpufft.LiveOutput) {
 	for j := range out.NumColumns {
-		id := int(out.ColumnIDs[j])
-		if id >= s.total {
-			break
-		}
+		id := int(out.ColumnIDs[j]) // a frame, or a pixel column of the image
 		col := out.Column(j, s.ch)
 		if s.img != nil {
 			if s.err == nil {
@@ -104,6 +101,9 @@ func (s *captureSink) batch(out *gpufft.LiveOutput) {
 				s.next = s.written
 			}
 			continue
+		}
+		if id >= s.total {
+			break
 		}
 		s.row(id, col)
 	}
