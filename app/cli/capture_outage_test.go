@@ -195,7 +195,7 @@ func TestCaptureServerGone(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("exit %d after %v; stderr:\n%s", code, took, stderr.String())
 	msg := stderr.String()
-	if code != 1 || !strings.Contains(msg, "prism: capture: the source stopped delivering") || !strings.Contains(msg, "outage: no input since") {
+	if code != 1 || !strings.Contains(msg, "prism: capture: incomplete") || !strings.Contains(msg, "the source stopped delivering") || !strings.Contains(msg, "outage: no input since") {
 		t.Fatalf("exit %d, want 1 with the outage stated", code)
 	}
 	if took > 5*time.Second+5*time.Second+4*time.Second { // start-up (PortAudio, first buffer) takes up to ~2 s here

@@ -70,9 +70,11 @@ type CaptureOptions struct {
 }
 
 // ErrIncomplete says a capture ended at its deadline with less than the
-// time asked for: the source stopped delivering. What was captured is
-// written, the rest of the timeline as gap rows.
-var ErrIncomplete = errors.New("the source stopped delivering")
+// time asked for: the source stopped delivering (an outage to the end), or
+// the analysis fell too far behind a source that kept delivering; the
+// error wrapping it says which. What was captured is written, the rest of
+// the timeline as gap rows.
+var ErrIncomplete = errors.New("incomplete")
 
 // Capture records opts.Seconds of the recorder's stream as a live
 // spectrogram of opts.Channel (or the mix) into opts.Out, written to a
@@ -120,15 +122,20 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	st := live.Stats()
 	sink.close(sink.next)
 	if short != nil {
-		// the outage goes on to the end of the timeline: gap rows to the
-		// end, and its input counted
-		if tail := int64(opts.Seconds*float64(rate)) - int64(rec.Ring().Position()-start); tail > 0 {
-			st.DroppedFrames += uint64(tail)
-			st.DroppedOutageFrames += uint64(tail)
+		// the rest of the timeline is gap rows and its input is counted:
+		// an outage that lasts to the end, or input the analysis did not
+		// reach (the source kept delivering; the engine fell behind)
+		tail := uint64(max(0, int64(opts.Seconds*float64(rate))-int64(rec.Ring().Position()-start)))
+		st.DroppedFrames += tail
+		if rs := rec.Stats(); rs.Stalled || !rs.Since.IsZero() {
+			st.DroppedOutageFrames += tail
+			st.Outages++
+			short = fmt.Errorf("%w: the source stopped delivering: %s", short, outageSince(rec, began))
+		} else {
+			st.DroppedOverflowFrames += tail
+			short = fmt.Errorf("%w: the input kept coming but the analysis fell behind (%d input frames dropped): a faster engine, a smaller FFT or a longer hop keeps up", short, st.DroppedFrames)
 		}
-		st.Outages++
 		sink.padTo(total)
-		short = fmt.Errorf("%w: %s", short, outageSince(rec, began))
 	}
 	if sink.err != nil {
 		return st, sink.err
