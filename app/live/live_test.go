@@ -150,6 +150,16 @@ func TestLiveNoAllocs(t *testing.T) {
 	if allocs != 0 || frames == 0 {
 		t.Errorf("%v allocs per Step (%d frames analyzed)", allocs, frames)
 	}
+	// the window's read of the spectra, with the peak readout (its table
+	// built once at the first publish)
+	var sp Spectrum
+	l.Latest(0, &sp)
+	if sp.Peak.Freq == 0 {
+		t.Errorf("no peak read out: %+v", sp.Peak)
+	}
+	if a := testing.AllocsPerRun(50, func() { l.Latest(0, &sp) }); a != 0 {
+		t.Errorf("Latest: %v allocs, want 0", a)
+	}
 }
 
 // stallingSource delivers `blocks` blocks, then blocks until closed.
