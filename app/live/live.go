@@ -28,7 +28,7 @@ type LiveSettings struct {
 	// Band, if set, filters what is shown: the band filter's response
 	// |H(f)|² multiplies every bin's power on the engine, after the FFT.
 	Band dsp.BandSpec
-	// Fraction (1, 3, 6, 12, 24; 0 = off) and Weighting give
+	// Fraction (1, 2, 3, 6, 12, 24 or 48; 0 = off) and Weighting give
 	// fractional-octave band levels (the RTA), averaged like ExpAvg.
 	Fraction  int
 	Weighting dsp.Weighting
