@@ -133,9 +133,13 @@ func TestMonitorOutput(t *testing.T) {
 				return (v[3] + v[4]) / 2
 			}
 			for deadline := time.Now().Add(15 * time.Second); ; {
-				x = recordSink(t, sink, 1.2)
-				if len(x) < 48000 {
-					t.Fatalf("%s: recorded %d samples", tc.band, len(x))
+				// parec starts late on a loaded machine: a short recording is
+				// taken again, not failed, until the deadline
+				if x = recordSink(t, sink, 1.2); len(x) < 48000 {
+					if time.Now().After(deadline) {
+						t.Fatalf("%s: recorded %d samples", tc.band, len(x))
+					}
+					continue
 				}
 				x = x[len(x)-48000:]
 				if piece(tc.pass) > -100 || time.Now().After(deadline) {
