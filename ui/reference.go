@@ -185,7 +185,7 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 		right += p.textWidth(v.title) + p.px(12)
 	}
 	for _, it := range o.legend {
-		right += p.px(16) + p.px(4) + p.textWidth(it.Label) + p.px(12)
+		right += p.px(16) + p.px(4) + it.width(p) + p.px(12)
 	}
 	drawLegendItems(p, o.legend, right, p.px(2), pal)
 }
@@ -194,14 +194,11 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 func (v *SpectrumView) RefLegend() []legendItem { return v.refs.legend }
 
 // shownLevels is the trace of sp that is on screen and that a reference
-// stores: the average when one is on (avg AvgExp or AvgLin), else the
-// latest spectrum.
+// stores: the average when one is on (avg AvgExp, AvgLin or AvgLong:
+// averageTrace), else the latest spectrum.
 func shownLevels(sp *live.Spectrum, avg string) []float32 {
-	switch {
-	case avg == AvgExp && len(sp.ExpAvg) == len(sp.Current):
-		return sp.ExpAvg
-	case avg == AvgLin && len(sp.LinAvg) == len(sp.Current):
-		return sp.LinAvg
+	if t := averageTrace(sp, avg); t != nil {
+		return t
 	}
 	return sp.Current
 }
