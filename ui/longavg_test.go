@@ -256,3 +256,28 @@ func TestPullDoesNotAllocateLongTerm(t *testing.T) {
 		t.Errorf("the legend read %q, then %q: it did not follow the frames", before, after)
 	}
 }
+
+// TestHarmonicReadoutOnLongTerm: in the long-term mode the distortion
+// readout measures LongAvg (the fake's spectrum moved fakeLongOffset dB):
+// the fundamental reads that much lower, the THD (a ratio) the same.
+func TestHarmonicReadoutOnLongTerm(t *testing.T) {
+	const rate, n, a1, f0 = 48000, 8192, 0.5, 1000.0
+	amps := map[int]float64{2: 0.001 * a1, 3: 0.0005 * a1}
+	truth := 100 * math.Sqrt(0.001*0.001+0.0005*0.0005) // %
+	e := newFakeEngine()
+	e.fft = n
+	e.spectrum = distortedSpectrum(t, "blackman-harris", n, rate, a1, f0, amps, 1e-6, 8)
+	w, _ := newTestWindow(t, e)
+	w.c.window.SetSelected("blackman-harris")
+	w.c.avg.SetSelected("Long-term (since reset)")
+	w.c.harmonics.SetChecked(true)
+	w.Pull()
+	waitFor(t, func() bool { return !w.harm.busy })
+	d, line, err := w.Distortion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 20*math.Log10(a1) + fakeLongOffset; math.Abs(d.FundamentalDBFS-want) > 0.01 || math.Abs(d.THDPercent-truth) > 0.002 {
+		t.Errorf("fundamental %.3f dBFS, THD %.5f %%; want %.3f dBFS (the long-term average's) and %.5f %% (%s)", d.FundamentalDBFS, d.THDPercent, want, truth, line)
+	}
+}

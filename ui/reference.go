@@ -14,7 +14,6 @@ import (
 	"strconv"
 
 	"github.com/prismaudio/prism/app/dsp"
-	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 )
 
@@ -36,6 +35,7 @@ type Reference struct {
 	Trace *dsp.Trace
 	Shown bool
 	Color color.RGBA
+	file  string // where it is kept between sessions ("" nowhere: refstore.go)
 }
 
 // refSet holds the window's references, shared by the live and file
@@ -264,11 +264,7 @@ func (w *Window) StoreReference(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.refs.add(t); err != nil {
-		return err
-	}
-	w.referencesChanged()
-	return nil
+	return w.addReference(t)
 }
 
 // LoadReference reads a reference CSV (freq_hz,level, as `prism
@@ -285,11 +281,7 @@ func (w *Window) LoadReference(path string) error {
 	for n := 2; w.refIndex(t.Name) >= 0; n++ {
 		t.Name = base + " (" + strconv.Itoa(n) + ")"
 	}
-	if err := w.refs.add(t); err != nil {
-		return err
-	}
-	w.referencesChanged()
-	return nil
+	return w.addReference(t)
 }
 
 // SaveReference writes reference i to path as CSV (freq_hz,level, every
@@ -298,24 +290,22 @@ func (w *Window) SaveReference(i int, path string) error {
 	if i < 0 || i >= len(w.refs.refs) {
 		return fmt.Errorf("prism: no reference %d", i)
 	}
-	o, err := encode.Create(path)
-	if err != nil {
-		return fmt.Errorf("prism: save reference: %w", err)
-	}
-	defer o.Discard()
-	if err := w.refs.refs[i].Trace.WriteCSV(o.W); err != nil {
-		return fmt.Errorf("prism: save reference: %w", err)
-	}
-	if err := o.Commit(); err != nil {
+	if err := writeTrace(w.refs.refs[i].Trace, path); err != nil {
 		return fmt.Errorf("prism: save reference: %w", err)
 	}
 	return nil
 }
 
-// DeleteReference forgets reference i.
-func (w *Window) DeleteReference(i int) {
+// DeleteReference forgets reference i, and removes its file from the
+// reference directory (the error says if that failed).
+func (w *Window) DeleteReference(i int) error {
+	if i < 0 || i >= len(w.refs.refs) {
+		return fmt.Errorf("prism: no reference %d", i)
+	}
+	r := w.refs.refs[i]
 	w.refs.remove(i)
 	w.referencesChanged()
+	return w.forgetKept(r)
 }
 
 // ShowReference draws reference i over the spectra or hides it.
