@@ -3,6 +3,7 @@ package live
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -61,5 +62,45 @@ func TestLongFramesFollowsTheTraces(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(20, func() { l.Latest(0, &sp) }); n != 0 && !raceEnabled {
 		t.Errorf("Latest allocates %v times", n)
+	}
+}
+
+// TestLiveLongAverage: on every engine, a steady tone's long-term average
+// reads what the current spectrum reads at the tone, over no more frames
+// than were analyzed; Apply (the window's reset) starts it again, with
+// no more frames than analyzed since.
+func TestLiveLongAverage(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		rec := startGenerator(t, "sine:1000:-6", 48000, 1)
+		l, err := NewLive(rec, engs, DefaultLiveSettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runLive(l, 600*time.Millisecond)
+		var sp Spectrum
+		l.Latest(0, &sp)
+		k := int(math.Round(1000 / sp.BinHz))
+		before := sp.LongFrames
+		if before == 0 || before > l.Frames() || math.Abs(float64(sp.LongAvg[k]-sp.Current[k])) > 0.2 {
+			t.Errorf("%s: %d frames averaged of %d; at 1 kHz long-term %.2f dBFS, current %.2f", engs.Preferred.Name(),
+				before, l.Frames(), sp.LongAvg[k], sp.Current[k])
+		}
+		l.Apply(DefaultLiveSettings())
+		since := 0
+		for since < 8 { // Apply takes effect at the next Step
+			n, err := l.Step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			since += n
+		}
+		l.Latest(0, &sp)
+		if sp.LongFrames > uint64(since) {
+			t.Errorf("%s: after Apply the long-term average holds %d frames, %d analyzed since", engs.Preferred.Name(), sp.LongFrames, since)
+		}
+		l.Close()
 	}
 }
