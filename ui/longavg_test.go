@@ -281,3 +281,22 @@ func TestHarmonicReadoutOnLongTerm(t *testing.T) {
 		t.Errorf("fundamental %.3f dBFS, THD %.5f %%; want %.3f dBFS (the long-term average's) and %.5f %% (%s)", d.FundamentalDBFS, d.THDPercent, want, truth, line)
 	}
 }
+
+// BenchmarkFrameLegend is BenchmarkFrame with the channels' legend, in
+// the exponential and the long-term mode (its seconds changing every
+// frame): the legend is drawn over every frame.
+func BenchmarkFrameLegend(b *testing.B) {
+	for _, avg := range []string{AvgExp, AvgLong} {
+		b.Run(avg, func(b *testing.B) {
+			b.ReportAllocs()
+			step := liveFrameWith(b, func(v *SpectrumView, e *fakeEngine) {
+				v.SetTraces(avg, true)
+				v.SetChannels("L", "R", "mix")
+				e.longStep = 47
+			})
+			for b.Loop() {
+				step()
+			}
+		})
+	}
+}
