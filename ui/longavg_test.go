@@ -158,14 +158,22 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 }
 
 // TestLongTermAverageStoredExportedConverted: in the long-term mode a
-// stored reference holds LongAvg, ExportSpectrum writes it in a column
-// named long_term_average_<unit>, and the unit conversion shifts it as
-// it shifts the current spectrum.
+// stored reference holds LongAvg (none while it holds no frame),
+// ExportSpectrum writes it in a column named long_term_average_<unit>,
+// and the unit conversion shifts it as it shifts the current spectrum.
 func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.TypedRune('a')
 	w.TypedRune('a') // exp → lin → long
+	e.settle()
+	w.Pull()
+	if err := w.StoreReference("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
+		t.Errorf("storing a long-term average of no frame: %v", err)
+	}
+	e.mu.Lock()
+	e.longFrames = 100
+	e.mu.Unlock()
 	w.Pull()
 	if err := w.StoreReference("long"); err != nil {
 		t.Fatal(err)

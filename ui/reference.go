@@ -249,6 +249,9 @@ func (w *Window) shownSpectrum() (*live.Spectrum, string, error) {
 	if w.spec.n == 0 || len(w.spec.spectra[0].Current) < 2 {
 		return nil, "", errors.New("prism: no spectrum to store yet")
 	}
+	if w.set.Averaging == AvgLong && w.spec.spectra[0].LongFrames == 0 {
+		return nil, "", errors.New("prism: the long-term average holds no frame yet (it was just reset)")
+	}
 	return &w.spec.spectra[0], w.set.Averaging, nil
 }
 
