@@ -38,7 +38,7 @@ var (
 	fftSizes    = []string{"64", "128", "256", "512", "1024", "2048", "4096", "8192", "16384", "32768", "65536"}
 	overlaps    = []string{"0 %", "50 %", "75 %", "87.5 %", "93.75 %"}
 	overlapVals = []float64{0, 0.5, 0.75, 0.875, 0.9375}
-	averagings  = []string{"Off", "Exponential 0.25 s", "Exponential 1 s", "Exponential 4 s", "Linear 8 frames", "Linear 32 frames"}
+	averagings  = []string{"Off", "Exponential 0.25 s", "Exponential 1 s", "Exponential 4 s", "Linear 8 frames", "Linear 32 frames", "Long-term (since reset)"}
 	holds       = []string{"Off", "2 s", "10 s", "Infinite"}
 	holdVals    = []float64{0, 2, 10, -1}
 	dbTops      = []string{"+10", "0", "-10", "-20", "-40"}
@@ -130,6 +130,8 @@ func (w *Window) buildControls() fyne.CanvasObject {
 				s.Averaging, s.AvgSeconds = AvgExp, []float64{0.25, 1, 4}[indexOf(averagings, v)-1]
 			case 4, 5:
 				s.Averaging, s.AvgFrames = AvgLin, []int{8, 32}[indexOf(averagings, v)-4]
+			case 6:
+				s.Averaging = AvgLong
 			}
 		})
 	})
@@ -346,6 +348,8 @@ func (w *Window) syncControls() {
 		c.avg.SetSelected(averagings[1+nearest([]float64{0.25, 1, 4}, s.AvgSeconds)])
 	case AvgLin:
 		c.avg.SetSelected(averagings[4+nearest([]float64{8, 32}, float64(s.AvgFrames))])
+	case AvgLong:
+		c.avg.SetSelected(averagings[6])
 	}
 	c.hold.SetSelected(holds[nearest(holdVals, s.PeakHold)])
 	c.scale.SetSelected(s.FreqScale)

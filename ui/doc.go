@@ -10,7 +10,8 @@
 // The plots draw into images they own through canvas.Raster: an image is
 // remade only when the widget's pixel size changes, grids and labels are
 // drawn once into a cached background, and each frame copies the
-// background and draws the traces, waterfall rows or bars over it. The
+// background and draws the traces, waterfall rows or bars over it (and
+// the spectrum's legend, whose long-term average label counts seconds). The
 // display pulls: an endless fyne.Animation calls Window.Pull before every
 // paint, which copies the newest spectra and spectrogram columns out of
 // the engine (Latest, Columns) into buffers the views keep; none of that
@@ -33,8 +34,9 @@
 // through), files.go and opendialog.go (the file tab, exports, dialogs),
 // and one file per view (meters.go: the level meters, pulled every
 // tick). The measurements over the spectra: reference.go (stored
-// reference traces, dsp.Trace, and the difference to one), refpanel.go
-// (their part of the panel), harmonics.go (harmonic markers and the
+// reference traces, dsp.Trace, and the difference to one), refstore.go
+// (the references kept between sessions in Options.ReferenceDir),
+// refpanel.go (their part of the panel), harmonics.go (harmonic markers and the
 // distortion readout, dsp.AnalyzeDistortion on the spectrum shown, a few
 // times a second on a goroutine of its own), abview.go (two files'
 // long-term spectra and B − A), lineplot.go (the plot those differences

@@ -44,6 +44,8 @@ type fakeEngine struct {
 	meterResets int       // ResetMeters calls
 	calErr      error     // what MeasureCalibrator returns
 	settle      func()    // waits until the window has applied what it posted
+	longFrames  uint64    // the frames the long-term average holds: Apply restarts it
+	longStep    uint64    // added to longFrames by every Latest
 }
 
 func newFakeEngine() *fakeEngine {
@@ -51,6 +53,10 @@ func newFakeEngine() *fakeEngine {
 	return &fakeEngine{rate: 48000, ch: 2, fft: 4096, hop: 1024, engine: "opencl", hasGPU: true,
 		source: live.SourceSpec{Kind: live.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
 }
+
+// fakeLongOffset is the fake's long-term average less its current
+// spectrum (dB): far from the other traces, so a plot shows which is drawn.
+const fakeLongOffset = -20
 
 // level is the fake spectrum's level at f.
 func fakeLevel(f float64) float32 {
@@ -85,7 +91,11 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	dst.LinAvg = fill(dst.LinAvg, -4)
 	dst.PeakHold = fill(dst.PeakHold, 3)
 	dst.MinHold = fill(dst.MinHold, -10)
+	dst.LongAvg = fill(dst.LongAvg, fakeLongOffset)
+	e.longFrames += e.longStep
+	dst.LongFrames = e.longFrames
 	dst.BinHz = binHz
+	dst.Geometry = live.Geometry{Rate: e.rate, FFT: 2 * (bins - 1), Hop: e.hop}
 	note, cents := dsp.NoteName(1000) // the tone fakeLevel draws, read exactly
 	dst.Peak = dsp.Peak{Freq: 1000, LevelDB: -6, Note: note, Cents: cents}
 	dst.Bands = dst.Bands[:0]
@@ -191,6 +201,7 @@ func (e *fakeEngine) Apply(s live.LiveSettings) {
 	defer e.mu.Unlock()
 	e.applied = append(e.applied, s)
 	e.fft, e.hop = s.FFT, s.Hop
+	e.longFrames = 0
 }
 
 func (e *fakeEngine) lastApplied() live.LiveSettings {

@@ -244,17 +244,28 @@ func (w *Window) ExportSpectrum(path string) error {
 	sp := &v.spectra[0]
 	_, unit := v.Unit() // the columns say the unit: current_dbspl, …
 	traces := []encode.Trace{{Name: "current_" + unit, DB: sp.Current}}
-	avg := sp.ExpAvg
-	if w.set.Averaging == AvgLin {
-		avg = sp.LinAvg
-	}
-	if len(avg) == len(sp.Current) {
-		traces = append(traces, encode.Trace{Name: "average_" + unit, DB: avg})
+	if avg, name := exportedAverage(sp, w.set.Averaging); len(avg) == len(sp.Current) {
+		traces = append(traces, encode.Trace{Name: name + unit, DB: avg})
 	}
 	if len(sp.PeakHold) == len(sp.Current) {
 		traces = append(traces, encode.Trace{Name: "peak_hold_" + unit, DB: sp.PeakHold})
 	}
 	return encode.WriteTraces(path, format, sp.BinHz, traces)
+}
+
+// exportedAverage is the average ExportSpectrum writes for averaging
+// mode avg and its column's name before the unit: the one shown
+// (averageTrace; "long_term_average_" for the long-term average), else
+// the exponential average.
+func exportedAverage(sp *live.Spectrum, avg string) ([]float32, string) {
+	t := averageTrace(sp, avg)
+	switch {
+	case t == nil:
+		return sp.ExpAvg, "average_"
+	case avg == AvgLong:
+		return t, "long_term_average_"
+	}
+	return t, "average_"
 }
 
 func (w *Window) exportPNGDialog() {

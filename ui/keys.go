@@ -11,7 +11,7 @@ const Keys = `Space	pause / resume the display
 G	GPU ↔ CPU engine
 F	frequency scale: log → lin → mel
 M	colormap
-A	averaging: off → exponential → linear
+A	averaging: off → exponential → linear → long-term
 H	peak hold on / off
 R	reset averages, holds and the meters (maxima, loudness)
 V	waterfall ↔ RTA bars
@@ -67,7 +67,7 @@ func (w *Window) TypedRune(r rune) {
 	case 'm', 'M':
 		w.change(func(s *Settings) { s.Colormap = next(plot.ColormapNames(), s.Colormap) })
 	case 'a', 'A':
-		w.change(func(s *Settings) { s.Averaging = next([]string{AvgOff, AvgExp, AvgLin}, s.Averaging) })
+		w.change(func(s *Settings) { s.Averaging = next(avgModes, s.Averaging) })
 	case 'h', 'H':
 		w.change(func(s *Settings) {
 			if s.PeakHold != 0 {

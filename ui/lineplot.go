@@ -214,7 +214,7 @@ func drawLegendItems(p *painter, items []legendItem, right, y int, pal *palette)
 	sw, gap, pad := p.px(16), p.px(4), p.px(12)
 	total := 0
 	for _, it := range items {
-		total += sw + gap + p.textWidth(it.Label) + pad
+		total += sw + gap + it.width(p) + pad
 	}
 	x := right - total + pad
 	mid := y + p.textHeight()/2
@@ -227,7 +227,11 @@ func drawLegendItems(p *painter, items []legendItem, right, y int, pal *palette)
 			}
 		}
 		x += sw + gap
-		x += p.text(it.Label, x, y, 0, 0, pal.text) + pad
+		if len(it.buf) > 0 {
+			x += p.textBytes(it.buf, x, y, 0, 0, pal.text) + pad
+		} else {
+			x += p.text(it.Label, x, y, 0, 0, pal.text) + pad
+		}
 	}
 }
 

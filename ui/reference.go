@@ -14,7 +14,6 @@ import (
 	"strconv"
 
 	"github.com/prismaudio/prism/app/dsp"
-	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 )
 
@@ -36,6 +35,7 @@ type Reference struct {
 	Trace *dsp.Trace
 	Shown bool
 	Color color.RGBA
+	file  string // where it is kept between sessions ("" nowhere: refstore.go)
 }
 
 // refSet holds the window's references, shared by the live and file
@@ -185,7 +185,7 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 		right += p.textWidth(v.title) + p.px(12)
 	}
 	for _, it := range o.legend {
-		right += p.px(16) + p.px(4) + p.textWidth(it.Label) + p.px(12)
+		right += p.px(16) + p.px(4) + it.width(p) + p.px(12)
 	}
 	drawLegendItems(p, o.legend, right, p.px(2), pal)
 }
@@ -194,14 +194,11 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 func (v *SpectrumView) RefLegend() []legendItem { return v.refs.legend }
 
 // shownLevels is the trace of sp that is on screen and that a reference
-// stores: the average when one is on (avg AvgExp or AvgLin), else the
-// latest spectrum.
+// stores: the average when one is on (avg AvgExp, AvgLin or AvgLong:
+// averageTrace), else the latest spectrum.
 func shownLevels(sp *live.Spectrum, avg string) []float32 {
-	switch {
-	case avg == AvgExp && len(sp.ExpAvg) == len(sp.Current):
-		return sp.ExpAvg
-	case avg == AvgLin && len(sp.LinAvg) == len(sp.Current):
-		return sp.LinAvg
+	if t := averageTrace(sp, avg); t != nil {
+		return t
 	}
 	return sp.Current
 }
@@ -252,6 +249,9 @@ func (w *Window) shownSpectrum() (*live.Spectrum, string, error) {
 	if w.spec.n == 0 || len(w.spec.spectra[0].Current) < 2 {
 		return nil, "", errors.New("prism: no spectrum to store yet")
 	}
+	if w.set.Averaging == AvgLong && w.spec.spectra[0].LongFrames == 0 {
+		return nil, "", errors.New("prism: the long-term average holds no frame yet (it was just reset)")
+	}
 	return &w.spec.spectra[0], w.set.Averaging, nil
 }
 
@@ -267,11 +267,7 @@ func (w *Window) StoreReference(name string) error {
 	if err != nil {
 		return err
 	}
-	if err := w.refs.add(t); err != nil {
-		return err
-	}
-	w.referencesChanged()
-	return nil
+	return w.addReference(t)
 }
 
 // LoadReference reads a reference CSV (freq_hz,level, as `prism
@@ -288,11 +284,7 @@ func (w *Window) LoadReference(path string) error {
 	for n := 2; w.refIndex(t.Name) >= 0; n++ {
 		t.Name = base + " (" + strconv.Itoa(n) + ")"
 	}
-	if err := w.refs.add(t); err != nil {
-		return err
-	}
-	w.referencesChanged()
-	return nil
+	return w.addReference(t)
 }
 
 // SaveReference writes reference i to path as CSV (freq_hz,level, every
@@ -301,24 +293,22 @@ func (w *Window) SaveReference(i int, path string) error {
 	if i < 0 || i >= len(w.refs.refs) {
 		return fmt.Errorf("prism: no reference %d", i)
 	}
-	o, err := encode.Create(path)
-	if err != nil {
-		return fmt.Errorf("prism: save reference: %w", err)
-	}
-	defer o.Discard()
-	if err := w.refs.refs[i].Trace.WriteCSV(o.W); err != nil {
-		return fmt.Errorf("prism: save reference: %w", err)
-	}
-	if err := o.Commit(); err != nil {
+	if err := writeTrace(w.refs.refs[i].Trace, path); err != nil {
 		return fmt.Errorf("prism: save reference: %w", err)
 	}
 	return nil
 }
 
-// DeleteReference forgets reference i.
-func (w *Window) DeleteReference(i int) {
+// DeleteReference forgets reference i, and removes its file from the
+// reference directory (the error says if that failed).
+func (w *Window) DeleteReference(i int) error {
+	if i < 0 || i >= len(w.refs.refs) {
+		return fmt.Errorf("prism: no reference %d", i)
+	}
+	r := w.refs.refs[i]
 	w.refs.remove(i)
 	w.referencesChanged()
+	return w.forgetKept(r)
 }
 
 // ShowReference draws reference i over the spectra or hides it.

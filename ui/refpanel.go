@@ -123,7 +123,11 @@ func (w *Window) syncRefControls() {
 		})
 		shown.SetChecked(r.Shown)
 		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { w.saveReferenceDialog(i) })
-		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { w.DeleteReference(i) })
+		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
+			if err := w.DeleteReference(i); err != nil {
+				dialog.ShowError(err, w.win)
+			}
+		})
 		rp.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(save, del), shown))
 		rp.rows = append(rp.rows, refRow{shown, save, del})
 		opts = append(opts, r.Trace.Name)
@@ -157,11 +161,9 @@ func (w *Window) storeReferenceDialog() {
 				return
 			}
 			t.Name = strings.TrimSpace(name.Text)
-			if err := w.refs.add(t); err != nil {
+			if err := w.addReference(t); err != nil {
 				dialog.ShowError(err, w.win)
-				return
 			}
-			w.referencesChanged()
 		}, w.win)
 	name.OnSubmitted = func(string) { d.Submit() } // Enter stores
 	w.rp.storeDlg, w.rp.name = d, name

@@ -17,7 +17,7 @@ type Settings struct {
 	FFT        int
 	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
 	Window     string
-	Averaging  string  // AvgOff, AvgExp, AvgLin
+	Averaging  string  // AvgOff, AvgExp, AvgLin, AvgLong
 	AvgSeconds float64 // AvgExp time constant
 	AvgFrames  int     // AvgLin frames
 	PeakHold   float64 // seconds; 0: off; < 0: hold forever
@@ -167,7 +167,7 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(s.Weighting, "A", "C", "Z") {
 		s.Weighting = d.Weighting
 	}
-	if !oneOf(s.Averaging, AvgOff, AvgExp, AvgLin) {
+	if !oneOf(s.Averaging, avgModes...) {
 		s.Averaging = d.Averaging
 	}
 	if s.AvgSeconds <= 0 || s.AvgFrames < 1 {

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -13,11 +14,56 @@ import (
 )
 
 // Averaging modes: which average the spectrum's average trace shows.
+// AvgLong is the engine's long-term average: the power mean of every
+// frame since the analysis settings were last applied (R restarts it).
 const (
-	AvgOff = "off"
-	AvgExp = "exp"
-	AvgLin = "lin"
+	AvgOff  = "off"
+	AvgExp  = "exp"
+	AvgLin  = "lin"
+	AvgLong = "long"
 )
+
+// avgModes are the averaging modes in the order the A key cycles them.
+var avgModes = []string{AvgOff, AvgExp, AvgLin, AvgLong}
+
+// averageTrace is the average of sp that mode avg shows: nil with
+// AvgOff, or while sp has no such trace of its current spectrum's length.
+func averageTrace(sp *live.Spectrum, avg string) []float32 {
+	var t []float32
+	switch avg {
+	case AvgExp:
+		t = sp.ExpAvg
+	case AvgLin:
+		t = sp.LinAvg
+	case AvgLong:
+		t = sp.LongAvg
+	}
+	if len(t) < 2 || len(t) != len(sp.Current) {
+		return nil
+	}
+	return t
+}
+
+// longSeconds is the time sp's long-term average covers: its frames ×
+// hop / rate (0 while the geometry is unknown).
+func longSeconds(sp *live.Spectrum) float64 {
+	if sp.Geometry.Rate <= 0 {
+		return 0
+	}
+	return float64(sp.LongFrames) * sp.Geometry.HopSeconds()
+}
+
+// appendLongLabel appends the long-term average's legend label for secs
+// seconds averaged: tenths below 10 s, whole seconds above.
+func appendLongLabel(b []byte, secs float64) []byte {
+	prec := 1
+	if secs >= 9.95 {
+		prec = 0
+	}
+	b = append(b, "long-term average ("...)
+	b = strconv.AppendFloat(b, secs, 'f', prec, 64)
+	return append(b, " s)"...)
+}
 
 // SpectrumSource is where a SpectrumView pulls spectra from (live.Monitor).
 type SpectrumSource interface {
@@ -38,7 +84,8 @@ type SpectrumView struct {
 	maps        binMaps // per spectrum geometry: each trace is mapped by its own length
 	dbMin       float64
 	dbMax       float64
-	avg         string // AvgOff, AvgExp, AvgLin
+	avg         string // AvgOff, AvgExp, AvgLin, AvgLong
+	longLabel   []byte // the long-term average's legend label, remade each frame
 	peakHold    bool
 	bandLo      float64 // Hz; bandHi 0: no band marked
 	bandHi      float64
@@ -96,7 +143,7 @@ func (v *SpectrumView) SetRange(dbMin, dbMax float64) {
 	}
 }
 
-// SetTraces chooses the average trace (AvgOff, AvgExp, AvgLin) and
+// SetTraces chooses the average trace (AvgOff, AvgExp, AvgLin, AvgLong) and
 // whether the peak-hold trace shows.
 func (v *SpectrumView) SetTraces(avg string, peakHold bool) { v.avg, v.peakHold = avg, peakHold }
 
@@ -140,6 +187,7 @@ func (v *SpectrumView) ShowSpectrum(sp *live.Spectrum) {
 	d := &v.spectra[0]
 	d.Current = append(d.Current[:0], sp.Current...)
 	d.ExpAvg, d.LinAvg, d.PeakHold, d.MinHold = d.ExpAvg[:0], d.LinAvg[:0], d.PeakHold[:0], d.MinHold[:0]
+	d.LongAvg, d.LongFrames = d.LongAvg[:0], 0
 	d.BinHz, d.Peak = sp.BinHz, sp.Peak
 	v.n = 1
 	v.raster.Refresh()
@@ -211,13 +259,18 @@ func (v *SpectrumView) PeakLabel() string { return string(v.peakLabel) }
 func (v *SpectrumView) Image() *image.RGBA { return v.img }
 
 func (v *SpectrumView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.legendKey()*31 + v.refs.key(), unit: v.unit}
+	v.longLabel = v.longLabel[:0]
+	if v.avg == AvgLong && v.n > 0 {
+		v.longLabel = appendLongLabel(v.longLabel, longSeconds(&v.spectra[0]))
+	}
+	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extraS: v.title, extraI: v.refs.key(), unit: v.unit}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}
 	v.fromBackground()
 	a := v.area
 	pal := paletteFor(v.dark)
+	v.drawLegend(pal)
 	if v.bandHi > 0 {
 		x0 := a.Min.X + int(math.Max(0, v.axis.Pos(v.bandLo))*float64(a.Dx()))
 		x1 := a.Min.X + int(math.Min(1, v.axis.Pos(v.bandHi))*float64(a.Dx()))
@@ -232,11 +285,8 @@ func (v *SpectrumView) draw(w, h int) image.Image {
 			v.trace(sp.PeakHold, holdColor(c, pal), true)
 		}
 		v.trace(sp.Current, c, false)
-		switch {
-		case v.avg == AvgExp && len(sp.ExpAvg) > 1:
-			v.trace(sp.ExpAvg, avgColor(c, pal), false)
-		case v.avg == AvgLin && len(sp.LinAvg) > 1:
-			v.trace(sp.LinAvg, avgColor(c, pal), false)
+		if avg := averageTrace(sp, v.avg); avg != nil {
+			v.trace(avg, avgColor(c, pal), false)
 		}
 	}
 	v.drawRefs()
@@ -258,7 +308,6 @@ func (v *SpectrumView) drawBackground() {
 	if v.title != "" {
 		p.text(v.title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 	}
-	v.drawLegend(pal)
 	v.drawRefLegend(pal)
 }
 
@@ -266,37 +315,36 @@ func (v *SpectrumView) drawBackground() {
 // swatch and where the swatch was drawn (pixels).
 type legendItem struct {
 	Label  string
+	buf    []byte // the label instead, when it changes while shown (drawn without allocating)
 	Color  color.RGBA
 	Dashed bool
 	Swatch image.Rectangle
 }
 
+// Text is the item's label.
+func (it legendItem) Text() string {
+	if len(it.buf) > 0 {
+		return string(it.buf)
+	}
+	return it.Label
+}
+
+// width is the label's width in pixels.
+func (it *legendItem) width(p *painter) int {
+	if len(it.buf) > 0 {
+		return p.textWidthBytes(it.buf)
+	}
+	return p.textWidth(it.Label)
+}
+
 // Legend is the legend last drawn.
 func (v *SpectrumView) Legend() []legendItem { return v.legend }
 
-// legendKey says what the legend shows (for the background cache).
-func (v *SpectrumView) legendKey() int {
-	k := len(v.names)
-	if v.peakHold {
-		k |= 1 << 8
-	}
-	switch v.avg {
-	case AvgExp:
-		k |= 1 << 9
-	case AvgLin:
-		k |= 2 << 9
-	}
-	for i, n := range v.names {
-		for _, r := range n {
-			k = k*31 + int(r) + i
-		}
-	}
-	return k
-}
-
 // drawLegend draws, right-aligned in the top margin, a swatch per channel
 // (in its colour) and per trace kind shown (live, average, peak hold, in
-// the first channel's colours).
+// the first channel's colours). It is drawn over each frame, not into
+// the cached background: the long-term average's label changes as it
+// averages.
 func (v *SpectrumView) drawLegend(pal *palette) {
 	v.legend = v.legend[:0]
 	if len(v.names) == 0 {
@@ -309,12 +357,13 @@ func (v *SpectrumView) drawLegend(pal *palette) {
 		}
 	}
 	v.legend = append(v.legend, legendItem{Label: "live", Color: c0})
-	if v.avg == AvgExp || v.avg == AvgLin {
-		label := "average"
-		if v.avg == AvgLin {
-			label = "linear average"
-		}
-		v.legend = append(v.legend, legendItem{Label: label, Color: avgColor(c0, pal)})
+	switch v.avg {
+	case AvgExp:
+		v.legend = append(v.legend, legendItem{Label: "average", Color: avgColor(c0, pal)})
+	case AvgLin:
+		v.legend = append(v.legend, legendItem{Label: "linear average", Color: avgColor(c0, pal)})
+	case AvgLong:
+		v.legend = append(v.legend, legendItem{Label: "long-term average", buf: v.longLabel, Color: avgColor(c0, pal)})
 	}
 	if v.peakHold {
 		v.legend = append(v.legend, legendItem{Label: "peak hold", Color: holdColor(c0, pal), Dashed: true})

@@ -78,7 +78,7 @@ func (d *displayCal) apply(sp *live.Spectrum) {
 		return
 	}
 	off := d.offsets(sp.BinHz, len(sp.Current))
-	for _, s := range [...][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.PeakHold, sp.MinHold} {
+	for _, s := range [...][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.LongAvg, sp.PeakHold, sp.MinHold} {
 		if len(s) == len(off) {
 			for k := range s {
 				s[k] += off[k]

@@ -323,10 +323,17 @@ func TestFileView(t *testing.T) {
 // liveFrame sets up the three live views at 800×600 on a fake engine and
 // returns one display frame: four new columns, three spectra pulled, the
 // band levels, and each view drawn.
-func liveFrame(tb testing.TB) func() {
+func liveFrame(tb testing.TB) func() { return liveFrameWith(tb, nil) }
+
+// liveFrameWith is liveFrame with setup run on the spectrum view and the
+// fake before the first frame (nil: none).
+func liveFrameWith(tb testing.TB, setup func(v *SpectrumView, e *fakeEngine)) func() {
 	test.NewTempApp(tb)
 	e := newFakeEngine()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	if setup != nil {
+		setup(v, e)
+	}
 	wf := NewWaterfall(48000, 4096, 1024, "log", "viridis", -120, 0, 10)
 	rta := NewRTAView(48000, -120, 0)
 	win := test.NewTempWindow(tb, container.NewGridWithRows(3, v, wf, rta))

@@ -20,6 +20,11 @@ type Options struct {
 	// Manual leaves the per-frame pull to the caller (tests call Pull);
 	// otherwise an endless animation calls it before every paint.
 	Manual bool
+	// ReferenceDir, if set, keeps the references between sessions: each
+	// one stored or loaded is written there as CSV, and those there are
+	// loaded at start (refstore.go). Package desktop passes
+	// os.UserConfigDir()/prism/references.
+	ReferenceDir string
 	// Do runs a function on the Fyne goroutine; nil means fyne.Do. Tests
 	// queue the functions and run them on the test goroutine (the test
 	// driver's fyne.Do runs them on the caller's goroutine at once).
@@ -88,6 +93,7 @@ type Window struct {
 	// reference traces, their differences, harmonics and A/B
 	// (reference.go, refpanel.go, harmonics.go, abview.go)
 	refs                refSet
+	refSeq              int       // the order number of the last reference kept in ReferenceDir
 	diff, fdiff         *LinePlot // the difference to a reference, live and file
 	diffGrid, fdiffGrid refGrid
 	rp                  refPanel
@@ -117,6 +123,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 		w.ap.useEngine("cpu")
 	}
 	w.installKeys()
+	w.loadKeptReferences()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
 			w.OpenFile(uris[0].Path())

@@ -24,10 +24,17 @@ var uiQueue = make(chan func(), 64)
 
 func newTestWindow(t *testing.T, e *fakeEngine) (*Window, fyne.App) {
 	t.Helper()
+	return newTestWindowWith(t, e, Options{})
+}
+
+// newTestWindowWith is newTestWindow with opts (Manual and Do set here).
+func newTestWindowWith(t *testing.T, e *fakeEngine, opts Options) (*Window, fyne.App) {
+	t.Helper()
 	a := test.NewTempApp(t)
 	win := test.NewTempWindow(t, nil)
 	win.Resize(fyne.NewSize(1280, 800))
-	w := New(a, win, e, Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+	opts.Manual, opts.Do = true, func(f func()) { uiQueue <- f }
+	w := New(a, win, e, opts)
 	e.settle = func() { settle(t, w) }
 	t.Cleanup(func() {
 		w.Close()

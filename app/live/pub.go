@@ -13,9 +13,11 @@ import (
 // the settings were last applied (Apply, which the window's reset does).
 // The traces are the engine's state as it last sent them back: every
 // 15 ms (a display's frame rate), so at most that much older than the
-// newest batch; every frame in between is in them.
+// newest batch; every frame in between is in them. LongFrames is the
+// number of frames LongAvg holds (it covers LongFrames·Hop/Rate seconds).
 type Spectrum struct {
 	Current, ExpAvg, LinAvg, LongAvg, PeakHold, MinHold []float32
+	LongFrames                                          uint64
 	Peak                                                dsp.Peak
 	BinHz                                               float64
 	Geometry                                            Geometry
@@ -34,6 +36,9 @@ type published struct {
 	hist     [][][]float32 // [output channel][column % History][bin], dBFS
 	histNext uint64        // columns ever pushed
 	frames   uint64
+	// longFrames counts the frames since the last reset: the long-term
+	// average's, copied into the spectra with the traces.
+	longFrames uint64
 	// peak is the window kernel of the spectra published since the
 	// settings last changed (nil from a reset to the next publish): the
 	// peak readout's table, built once per settings, never per frame.
@@ -65,7 +70,7 @@ func (p *published) reset(geo Geometry, outCh, history, colFrames int, ownGrid b
 	if ownGrid {
 		p.colGeo.Hop *= colFrames
 	}
-	p.peak = nil
+	p.peak, p.longFrames = nil, 0
 	p.spectra = make([]Spectrum, outCh)
 	for c := range p.spectra {
 		s := &p.spectra[c]
@@ -110,10 +115,12 @@ func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, wi
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.setPeakWindow(window)
+	p.longFrames += uint64(frames)
 	bins := p.geo.Bins()
 	for c := range p.spectra {
 		s := &p.spectra[c]
 		if traces {
+			s.LongFrames = p.longFrames
 			tr := out.Traces[c*gpufft.NumTraces*bins:]
 			for i, dst := range [gpufft.NumTraces][]float32{s.Current, s.ExpAvg, s.LinAvg, s.LongAvg, s.PeakHold, s.MinHold} {
 				copy(dst, tr[i*bins:(i+1)*bins])
@@ -168,6 +175,7 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	dst.PeakHold = gpufft.AppendPowerDB(dst.PeakHold[:0], s.PeakHold, nil)
 	dst.MinHold = gpufft.AppendPowerDB(dst.MinHold[:0], s.MinHold, nil)
 	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
+	dst.LongFrames = s.LongFrames
 	dst.Peak = dsp.Peak{}
 	if p.peak != nil && p.peak.N() == s.Geometry.FFT {
 		dst.Peak = p.peak.PeakDB(dst.Current, s.BinHz)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -174,7 +175,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		notice = joinNotices(notice, srcNotice)
 	}
 
-	opts := ui.Options{File: f.File, Notice: notice}
+	opts := ui.Options{File: f.File, Notice: notice, ReferenceDir: ReferenceDir()}
 	switch path := os.Getenv(EnvTrace); path {
 	case "":
 	case "-":
@@ -193,6 +194,18 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	ui.New(a, win, m, opts)
 	win.ShowAndRun()
 	return cli.ExitOK
+}
+
+// ReferenceDir is where the window keeps its references between
+// sessions: prism/references in the user's configuration directory
+// (os.UserConfigDir), made when the first is kept; "" where there is no
+// such directory (the references then last one session).
+func ReferenceDir() string {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "prism", "references")
 }
 
 func joinNotices(a, b string) string {

@@ -1,0 +1,106 @@
+package live
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// TestLongFramesFollowsTheTraces: Latest's LongFrames is the number of
+// frames published since the reset as of the last batch whose traces
+// crossed back (the frames the LongAvg it copies holds), and a reset
+// starts it from 0; LongAvg is that trace's power in dB.
+func TestLongFramesFollowsTheTraces(t *testing.T) {
+	const outCh = 2
+	geo := Geometry{Rate: 48000, FFT: 64, Hop: 16}
+	bins := geo.Bins()
+	var l Live
+	l.pub.reset(geo, outCh, 0, 1, true)
+	out := &gpufft.LiveOutput{Traces: make([]float32, outCh*gpufft.NumTraces*bins)}
+	setLong := func(p float32) {
+		for c := range outCh {
+			tr := out.Traces[(c*gpufft.NumTraces+gpufft.TraceLong)*bins:][:bins]
+			for k := range tr {
+				tr[k] = p
+			}
+		}
+	}
+	win := gpufft.Window{Kind: gpufft.Hann}
+	var sp Spectrum
+	for i, st := range []struct {
+		frames int
+		traces bool
+		power  float32
+		want   uint64
+		wantDB float64 // the LongAvg Latest reads
+	}{
+		{3, true, 0.01, 3, -20},
+		{2, false, 0.5, 3, -20}, // no traces: LongAvg and its count stay as they were
+		{4, true, 0.001, 9, -30},
+		{1, false, 1, 9, -30},
+		{5, true, 1, 15, 0},
+	} {
+		setLong(st.power)
+		l.pub.publish(out, nil, win, st.frames, st.traces)
+		for c := range outCh {
+			l.Latest(c, &sp)
+			if sp.LongFrames != st.want || math.Abs(float64(sp.LongAvg[7])-st.wantDB) > 1e-4 {
+				t.Errorf("step %d channel %d: LongFrames %d LongAvg %.4f dB, want %d and %.1f", i, c, sp.LongFrames, sp.LongAvg[7], st.want, st.wantDB)
+			}
+		}
+	}
+	l.pub.reset(geo, outCh, 0, 1, true)
+	if l.Latest(0, &sp); sp.LongFrames != 0 {
+		t.Errorf("after a reset: LongFrames %d, want 0", sp.LongFrames)
+	}
+	setLong(0.1)
+	l.pub.publish(out, nil, win, 6, true)
+	if l.Latest(1, &sp); sp.LongFrames != 6 {
+		t.Errorf("6 frames after a reset: LongFrames %d", sp.LongFrames)
+	}
+	if n := testing.AllocsPerRun(20, func() { l.Latest(0, &sp) }); n != 0 && !raceEnabled {
+		t.Errorf("Latest allocates %v times", n)
+	}
+}
+
+// TestLiveLongAverage: on every engine, a steady tone's long-term average
+// reads what the current spectrum reads at the tone, over no more frames
+// than were analyzed; Apply (the window's reset) starts it again, with
+// no more frames than analyzed since.
+func TestLiveLongAverage(t *testing.T) {
+	for _, engs := range testEngines(t) {
+		rec := startGenerator(t, "sine:1000:-6", 48000, 1)
+		l, err := NewLive(rec, engs, DefaultLiveSettings())
+		if err != nil {
+			t.Fatal(err)
+		}
+		runLive(l, 600*time.Millisecond)
+		var sp Spectrum
+		l.Latest(0, &sp)
+		k := int(math.Round(1000 / sp.BinHz))
+		before := sp.LongFrames
+		if before == 0 || before > l.Frames() || math.Abs(float64(sp.LongAvg[k]-sp.Current[k])) > 0.2 {
+			t.Errorf("%s: %d frames averaged of %d; at 1 kHz long-term %.2f dBFS, current %.2f", engs.Preferred.Name(),
+				before, l.Frames(), sp.LongAvg[k], sp.Current[k])
+		}
+		l.Apply(DefaultLiveSettings())
+		since := 0
+		for since < 8 { // Apply takes effect at the next Step
+			n, err := l.Step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			since += n
+		}
+		l.Latest(0, &sp)
+		if sp.LongFrames > uint64(since) {
+			t.Errorf("%s: after Apply the long-term average holds %d frames, %d analyzed since", engs.Preferred.Name(), sp.LongFrames, since)
+		}
+		l.Close()
+	}
+}
