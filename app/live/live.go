@@ -100,7 +100,9 @@ type Live struct {
 	// traceAt is when the traces last crossed back from the engine
 	traceAt time.Time
 
-	pub    published // copies for other goroutines, under their own lock
+	pub    published  // copies for other goroutines, under their own lock
+	recd   *recording // the full-resolution recording (record.go), nil: none
+	recPub recordPub
 	stats  liveStats
 	shadow shadowState
 	tee    teeRing
@@ -165,6 +167,7 @@ func (l *Live) configure(s LiveSettings) error {
 	l.traceAt = time.Time{}
 	l.pub.reset(geo, r.outCh, s.History, columnFrames(geo), s.Columns == nil)
 	l.stats.setGeometry(geo)
+	l.reconfigureRecording()
 	return nil
 }
 
@@ -324,7 +327,13 @@ func (l *Live) Step() (int, error) {
 	l.applyCommands()
 	r := &l.run
 	if l.paused.Load() {
+		from := r.pos
 		r.skip(&l.tee)
+		if l.recd != nil { // a recording keeps real time: the pause is a gap
+			r.lostSamples += r.pos - from
+			r.lostFrames += r.lostSamples / uint64(r.set.Hop)
+			r.lostSamples %= uint64(r.set.Hop)
+		}
 		return 0, nil
 	}
 	got := r.take(&l.tee)
@@ -348,6 +357,7 @@ func (l *Live) Step() (int, error) {
 	l.offerShadow(src, samples, start)
 	l.post.frames += uint64(frames)
 	l.pub.pushColumns(r.out)
+	l.recordBatch(src, samples, first)
 	if l.onBatch != nil {
 		l.onBatch(r.out)
 	}
@@ -386,6 +396,11 @@ const traceInterval = 15 * time.Millisecond
 // returned.
 func (l *Live) Close() {
 	l.stopShadow()
+	if l.recd != nil { // finish the recording's file before returning
+		finished := make(chan struct{})
+		l.endRecording(errors.New("live: record: stopped: the analysis closed"), func(RecordStatus, error) { close(finished) })
+		<-finished
+	}
 	if l.run.plan != nil {
 		l.run.plan.Close()
 		l.run.plan = nil
