@@ -15,17 +15,20 @@ import (
 
 // Recording at full resolution: while the waterfall's history may fold
 // several frames into a column (above 500 frames/s), a recording writes
-// every analyzed frame of one output channel, every bin, in dBFS. It is a
+// every analyzed frame of one output channel, every bin, in dBFS, to the
+// same outage-aware sink as `prism capture` (captureSink: a bounded queue
+// and a writer goroutine). Up to 500 frames/s the live plan's own columns
+// are one per frame of every channel, and the recording takes its
+// channel's from them: nothing more runs on the engine. Above, it is a
 // second column stream on the engine: a live plan of that one channel
-// (its block of the batch the live plan analyzes, the same spectrogram,
+// (its block of the batch the live plan analyzed, the same spectrogram,
 // gains and dB rule) on a one-frame grid, executed on the engine
 // goroutine right after the live plan, with the frame numbers the live
-// plan got; its columns go to the same outage-aware sink as `prism
-// capture` (captureSink: a bounded queue and a writer goroutine). So the
-// live plan, its grid and the view are left as they are (recording costs
-// one more channel's transform per batch, not a finer waterfall), and a
-// frame lost from the timeline (overwritten input, an outage) is a jump
-// in the frame numbers, written as a NaN row at its place.
+// plan got. Either way the live plan, its grid and the view are left as
+// they are (a recording costs at most one more channel's transform per
+// batch, never a finer waterfall for everyone), and a frame lost from
+// the timeline (overwritten input, an outage, a pause) is a jump in the
+// frame numbers, written as a NaN row at its place.
 
 // RecordStatus says what the recorder is doing. Frames counts the rows
 // so far (gap rows included), Gaps the rows of frames lost from the
@@ -54,9 +57,10 @@ type recording struct {
 	o      *encode.Output
 	rw     encode.RowWriter
 	sink   *captureSink
-	plan   gpufft.LivePlan
-	out    *gpufft.LiveOutput
-	expect int64 // the timeline frame expected next (a jump is a gap)
+	plan   gpufft.LivePlan    // nil: the live plan's columns are every frame's, used as they are
+	out    *gpufft.LiveOutput // plan's output
+	col    int                // the channel's columns in the output read (plan's: 0; the live plan's: ch)
+	expect int64              // the timeline frame expected next (a jump is a gap)
 	gaps   int
 }
 
@@ -129,7 +133,7 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 	if err := l.recordPlan(d); err != nil {
 		return err
 	}
-	opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: geo.FFT, Hop: geo.Hop, Channel: 0}}
+	opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: geo.FFT, Hop: geo.Hop, Channel: d.col}}
 	d.sink = newCaptureSink(rw, opts, 1, math.MaxInt32)
 	d.expect = int64(r.lostFrames + l.post.frames)
 	d.sink.origin = int(d.expect)
@@ -143,9 +147,19 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 // recordPlan makes d's plan on the current engine: the live plan's
 // spectrogram of one channel, on a one-frame grid, no traces kept. Like
 // the live plan it is run once on silence first (a throwaway plan), so
-// kernel compilation does not land on a live batch.
+// kernel compilation does not land on a live batch. Where the live plan's
+// own columns are one per frame of every channel (up to 500 frames/s),
+// the recording reads them instead and costs the engine nothing.
 func (l *Live) recordPlan(d *recording) error {
 	r := &l.run
+	if d.plan != nil {
+		d.plan.Close()
+	}
+	d.spec, d.outCh = r.cfg, r.outCh
+	if r.set.Columns == nil && r.set.ColumnChannel == 0 && columnFrames(Geometry{Rate: r.rate, FFT: r.set.FFT, Hop: r.set.Hop}) == 1 {
+		d.plan, d.out, d.col = nil, nil, d.ch
+		return nil
+	}
 	spec := r.cfg
 	spec.Channels = 1
 	cfg := gpufft.LiveConfig{Spectrogram: spec, Gain2: l.post.gain2, ExpAlpha: 1, LinFrames: 1, Decay: 1,
@@ -162,10 +176,7 @@ func (l *Live) recordPlan(d *recording) error {
 	if err != nil {
 		return fmt.Errorf("live: record: %w", err)
 	}
-	if d.plan != nil {
-		d.plan.Close()
-	}
-	d.plan, d.out, d.spec, d.outCh = plan, cfg.NewOutput(), r.cfg, r.outCh
+	d.plan, d.out, d.col = plan, cfg.NewOutput(), 0
 	return nil
 }
 
@@ -178,16 +189,20 @@ func (l *Live) recordBatch(src []float32, samples int, first uint64) {
 	if d == nil {
 		return
 	}
-	in := src[d.ch*samples : (d.ch+1)*samples]
-	if _, err := d.plan.Execute(d.out, in, int64(first), false); err != nil {
-		l.endRecording(fmt.Errorf("live: record: %w", err), nil)
-		return
+	out := l.run.out
+	if d.plan != nil {
+		in := src[d.ch*samples : (d.ch+1)*samples]
+		if _, err := d.plan.Execute(d.out, in, int64(first), false); err != nil {
+			l.endRecording(fmt.Errorf("live: record: %w", err), nil)
+			return
+		}
+		out = d.out
 	}
-	if n := d.out.NumColumns; n > 0 {
-		d.gaps += int(max(0, d.out.ColumnIDs[0]-d.expect))
-		d.expect = d.out.ColumnIDs[n-1] + 1
+	if n := out.NumColumns; n > 0 {
+		d.gaps += int(max(0, out.ColumnIDs[0]-d.expect))
+		d.expect = out.ColumnIDs[n-1] + 1
 	}
-	d.sink.batch(d.out)
+	d.sink.batch(out)
 	if d.sink.failed.Load() {
 		l.endRecording(errors.New("live: record: the writer failed"), nil)
 		return
@@ -222,7 +237,9 @@ func (l *Live) StopRecording(done func(RecordStatus, error)) {
 func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 	d := l.recd
 	l.recd = nil
-	d.plan.Close()
+	if d.plan != nil {
+		d.plan.Close()
+	}
 	l.recPub.mu.Lock()
 	st := l.recPub.st
 	st.Frames, st.Gaps, st.Dropped = d.sink.next, d.gaps, d.sink.dropped
@@ -273,6 +290,7 @@ func (l *Live) reconfigureRecording() {
 		l.endRecording(err, nil)
 		return
 	}
+	d.sink.ch = d.col
 	d.sink.origin = -d.sink.next
 	d.expect = 0
 }

@@ -2,6 +2,7 @@ package live
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,55 +81,66 @@ func stepFor(l *Live, d time.Duration) int {
 // counts them. Even at 750 frames/s, where the waterfall folds frames.
 func TestRecordToneAndGap(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		t.Run(engs.Preferred.Name(), func(t *testing.T) {
-			rec := startGenerator(t, "sine:3000:-6", 48000, 2)
-			l, err := NewLive(rec, engs, foldSettings())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			stepFor(l, 100*time.Millisecond)
-			out := filepath.Join(t.TempDir(), "rec.npy")
-			lost0 := l.run.lostFrames
-			frames := startRec(t, l, out, 2) // the mix
-			frames += stepFor(l, 300*time.Millisecond)
-			before := l.RecordStatus()
-			const jump = 7
-			l.run.lostFrames += jump // what take does when input was overwritten
-			frames += stepFor(l, 300*time.Millisecond)
-			l.SetPaused(true) // the file tab: 0.1 s not analyzed, a gap in the recording
-			stepFor(l, 100*time.Millisecond)
-			l.SetPaused(false)
-			frames += stepFor(l, 200*time.Millisecond)
-			lost := int(l.run.lostFrames - lost0)
-			if lost < jump+60 {
-				t.Errorf("%d frames lost, want the jump of %d and the pause's 75 or so", lost, jump)
-			}
-			st := stopRec(t, l)
-			rows, cols, vals := apptest.ReadNPY(t, out)
-			if cols != 513 || rows != frames+lost || st.Frames != rows || st.Gaps != lost || st.Active || !st.Saved || st.Err != "" {
-				t.Fatalf("shape (%d, %d), status %+v; want %d frames + %d lost rows of 513", rows, cols, st, frames, lost)
-			}
-			for f := before.Frames; f < before.Frames+jump; f++ {
-				if !math.IsNaN(float64(vals[f*cols])) {
-					t.Fatalf("row %d (in the forced gap after row %d) is not NaN", f, before.Frames)
-				}
-			}
-			nan := 0
-			for f := range rows {
-				row := vals[f*cols : (f+1)*cols]
-				if math.IsNaN(float64(row[0])) {
-					nan++
-					continue
-				}
-				if pk, lv := apptest.PeakIn(row, 1, cols); pk != 64 || math.Abs(float64(lv)+6) > 0.01 {
-					t.Fatalf("row %d: peak bin %d at %.3f dBFS, want bin 64 at −6.00", f, pk, lv)
-				}
-			}
-			if nan != lost || frames < 100 {
-				t.Errorf("%d NaN rows, want %d; %d frames", nan, lost, frames)
-			}
-		})
+		for _, hop := range []int{64, 256} { // a plan of its own; the live plan's columns
+			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) {
+				recordToneAndGap(t, engs, hop)
+			})
+		}
+	}
+}
+
+func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
+	rec := startGenerator(t, "sine:3000:-6", 48000, 2)
+	s := foldSettings()
+	s.Hop = hop
+	l, err := NewLive(rec, engs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	stepFor(l, 100*time.Millisecond)
+	out := filepath.Join(t.TempDir(), "rec.npy")
+	lost0 := l.run.lostFrames
+	frames := startRec(t, l, out, 2) // the mix
+	if own := l.recd.plan != nil; own != (hop == 64) {
+		t.Fatalf("hop %d: a plan of its own %v, want it only above 500 frames/s", hop, own)
+	}
+	frames += stepFor(l, 300*time.Millisecond)
+	before := l.RecordStatus()
+	const jump = 7
+	l.run.lostFrames += jump // what take does when input was overwritten
+	frames += stepFor(l, 300*time.Millisecond)
+	l.SetPaused(true) // the file tab: 0.1 s not analyzed, a gap in the recording
+	stepFor(l, 100*time.Millisecond)
+	l.SetPaused(false)
+	frames += stepFor(l, 200*time.Millisecond)
+	lost := int(l.run.lostFrames - lost0)
+	if lost < jump+4000/hop {
+		t.Errorf("%d frames lost, want the jump of %d and the pause's %d or so", lost, jump, 4800/hop)
+	}
+	st := stopRec(t, l)
+	rows, cols, vals := apptest.ReadNPY(t, out)
+	if cols != 513 || rows != frames+lost || st.Frames != rows || st.Gaps != lost || st.Active || !st.Saved || st.Err != "" {
+		t.Fatalf("shape (%d, %d), status %+v; want %d frames + %d lost rows of 513", rows, cols, st, frames, lost)
+	}
+	for f := before.Frames; f < before.Frames+jump; f++ {
+		if !math.IsNaN(float64(vals[f*cols])) {
+			t.Fatalf("row %d (in the forced gap after row %d) is not NaN", f, before.Frames)
+		}
+	}
+	nan := 0
+	for f := range rows {
+		row := vals[f*cols : (f+1)*cols]
+		if math.IsNaN(float64(row[0])) {
+			nan++
+			continue
+		}
+		if pk, lv := apptest.PeakIn(row, 1, cols); pk != 64 || math.Abs(float64(lv)+6) > 0.01 {
+			t.Fatalf("row %d: peak bin %d at %.3f dBFS, want bin 64 at −6.00", f, pk, lv)
+		}
+	}
+	if nan != lost || frames < 40 {
+		t.Errorf("%d NaN rows, want %d; %d frames", nan, lost, frames)
 	}
 }
 
@@ -232,30 +244,38 @@ func TestRecordNoAllocs(t *testing.T) {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
 	for _, engs := range testEngines(t) {
-		t.Run(engs.Preferred.Name(), func(t *testing.T) {
-			rec := startGenerator(t, "pink:-20", 48000, 2)
-			l, err := NewLive(rec, engs, foldSettings())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer l.Close()
-			startRec(t, l, filepath.Join(t.TempDir(), "rec.npy"), 0)
-			stepFor(l, 300*time.Millisecond)
-			frames := 0
-			allocs := testing.AllocsPerRun(200, func() {
-				n, _ := l.Step()
-				frames += n
-				for s := l.recd.sink; len(s.free) < s.chunks-1; { // the writer has caught up
-					runtime.Gosched()
-				}
-				time.Sleep(time.Millisecond)
+		for _, hop := range []int{64, 256} {
+			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) {
+				recordNoAllocs(t, engs, hop)
 			})
-			if st := l.RecordStatus(); allocs != 0 || frames == 0 || !st.Active {
-				t.Errorf("%v allocs per Step (%d frames analyzed), status %+v", allocs, frames, st)
-			}
-			stopRec(t, l)
-		})
+		}
 	}
+}
+
+func recordNoAllocs(t *testing.T, engs analysis.Engines, hop int) {
+	rec := startGenerator(t, "pink:-20", 48000, 2)
+	s := foldSettings()
+	s.Hop = hop
+	l, err := NewLive(rec, engs, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	startRec(t, l, filepath.Join(t.TempDir(), "rec.npy"), 0)
+	stepFor(l, 300*time.Millisecond)
+	frames := 0
+	allocs := testing.AllocsPerRun(200, func() {
+		n, _ := l.Step()
+		frames += n
+		for s := l.recd.sink; len(s.free) < s.chunks-1; { // the writer has caught up
+			runtime.Gosched()
+		}
+		time.Sleep(time.Millisecond)
+	})
+	if st := l.RecordStatus(); allocs != 0 || frames == 0 || !st.Active {
+		t.Errorf("%v allocs per Step (%d frames analyzed), status %+v", allocs, frames, st)
+	}
+	stopRec(t, l)
 }
 
 // failingRows is a writer whose disk is full.
