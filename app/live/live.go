@@ -159,6 +159,7 @@ func (l *Live) configure(s LiveSettings) error {
 	}
 	r.plan, r.cfg, r.set = plan, cfg.Spectrogram, s
 	r.out = cfg.NewOutput()
+	prev := l.timeline() // a recording goes on from here
 	r.reset(l.run.rec.Ring().Position())
 	r.lostFrames, r.lostSamples = 0, 0
 	l.shadow.gen++
@@ -167,7 +168,7 @@ func (l *Live) configure(s LiveSettings) error {
 	l.traceAt = time.Time{}
 	l.pub.reset(geo, r.outCh, s.History, columnFrames(geo), s.Columns == nil)
 	l.stats.setGeometry(geo)
-	l.reconfigureRecording()
+	l.reconfigureRecording(prev)
 	return nil
 }
 

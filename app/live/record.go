@@ -10,6 +10,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -51,6 +52,7 @@ type RecordStatus struct {
 type recording struct {
 	path   string
 	ch     int
+	src    *audio.Recorder // the source recorded
 	geo    Geometry
 	spec   gpufft.SpectrogramConfig // the live plan's, for reconfigure's check
 	outCh  int
@@ -129,7 +131,7 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 	if err != nil {
 		return fmt.Errorf("live: record: %w", err)
 	}
-	d := &recording{path: path, ch: c, geo: geo, o: o, rw: rw}
+	d := &recording{path: path, ch: c, src: r.rec, geo: geo, o: o, rw: rw}
 	if err := l.recordPlan(d); err != nil {
 		return err
 	}
@@ -270,16 +272,32 @@ func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 	}()
 }
 
+// timelinePos is where the analysis stands in the stream: the position of
+// the first sample held, the next frame's number and the samples lost
+// not yet counted in frames.
+type timelinePos struct{ pos, next, lostSamples uint64 }
+
+func (l *Live) timeline() timelinePos {
+	r := &l.run
+	return timelinePos{pos: r.pos, next: r.lostFrames + l.post.frames, lostSamples: r.lostSamples}
+}
+
 // reconfigureRecording follows new settings: a recording whose frames
 // they leave as they were goes on (on a new plan, on the engine now
 // used, its rows continuing where they were: the frames' numbers start
-// again from 0); otherwise it ends, its file kept.
-func (l *Live) reconfigureRecording() {
+// again from 0, after a gap of the frames lost and not yet recorded
+// before the change and of the input the change dropped since prev);
+// otherwise, or on another source, it ends, its file kept.
+func (l *Live) reconfigureRecording(prev timelinePos) {
 	d := l.recd
 	if d == nil {
 		return
 	}
 	r := &l.run
+	if r.rec != d.src {
+		l.endRecording(errors.New("live: record: stopped: the source changed"), nil)
+		return
+	}
 	old, now := d.spec, r.cfg
 	if r.rate != d.geo.Rate || r.outCh != d.outCh || old.Size != now.Size || old.Hop != now.Hop ||
 		old.Window != now.Window || !slices.Equal(old.BinGain, now.BinGain) {
@@ -292,5 +310,8 @@ func (l *Live) reconfigureRecording() {
 	}
 	d.sink.ch = d.col
 	d.sink.origin = -d.sink.next
+	pending := uint64(max(0, int64(prev.next)-d.expect)) // frames lost, no batch saw them
 	d.expect = 0
+	lost := prev.lostSamples + (r.pos - prev.pos)
+	r.lostFrames, r.lostSamples = pending+lost/uint64(r.set.Hop), lost%uint64(r.set.Hop)
 }

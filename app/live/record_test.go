@@ -115,6 +115,13 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 	l.SetPaused(false)
 	frames += stepFor(l, 200*time.Millisecond)
 	lost := int(l.run.lostFrames - lost0)
+	// new settings that keep the frames, then the CPU engine: the
+	// recording goes on after the input the changes dropped (a gap)
+	s.AvgTau = 3 * time.Second
+	l.Apply(s)
+	l.UseEngine(analysis.EngineCPU)
+	frames += stepFor(l, 200*time.Millisecond)
+	lost += int(l.run.lostFrames)
 	if lost < jump+4000/hop {
 		t.Errorf("%d frames lost, want the jump of %d and the pause's %d or so", lost, jump, 4800/hop)
 	}
