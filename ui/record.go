@@ -189,10 +189,10 @@ func (w *Window) syncRecord() {
 }
 
 // recordText is the status strip's part for a recording running ("" when
-// none).
+// none); the file is named in the line under it.
 func recordText(st live.RecordStatus) string {
 	if !st.Active {
 		return ""
 	}
-	return fmt.Sprintf("● REC %s · %d frames · gaps %d · dropped %d", filepath.Base(st.Path), st.Frames, st.Gaps, st.Dropped)
+	return fmt.Sprintf("● REC %d frames · gaps %d · dropped %d", st.Frames, st.Gaps, st.Dropped)
 }

@@ -6,6 +6,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
 	"github.com/prismaudio/prism/app/live"
 )
@@ -57,9 +61,22 @@ func TestRecordToggle(t *testing.T) {
 	waitFor(t, func() bool { return started })
 	w.updateStatus()
 	if st := e.RecordStatus(); startErr != nil || !st.Active || st.Channel != 2 || w.rec.btn.Text != "■ Stop recording" ||
-		!strings.Contains(w.StatusStrip(), "● REC rec.npy · 42 frames · gaps 2 · dropped 0") {
+		!strings.Contains(w.StatusStrip(), "● REC 42 frames · gaps 2 · dropped 0") || !strings.Contains(w.speed.Text, "recording to "+filepath.Join(dir, "rec.npy")) {
 		t.Fatalf("recording: %v, status %+v, button %q, strip %q", startErr, st, w.rec.btn.Text, w.StatusStrip())
 	}
+	// paused, with a warning and recording, the strip still fits at 1280×800
+	e.mu.Lock()
+	e.status = "no data for 371.519272ms"
+	e.mu.Unlock()
+	w.TypedKey(fyne.KeySpace)
+	w.statusDue = time.Time{}
+	w.Pull()
+	strip := w.StatusStrip()
+	text := fyne.MeasureText(strip, theme.TextSize(), w.status.TextStyle)
+	if room := w.status.Size().Width - 2*theme.InnerPadding(); text.Width > room || !strings.Contains(strip, "● REC") {
+		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
+	}
+	w.TypedKey(fyne.KeySpace)
 	var final live.RecordStatus
 	stopped := false
 	w.StopRecording(func(st live.RecordStatus, err error) { final, stopped = st, err == nil })

@@ -96,6 +96,9 @@ func (w *Window) updateStatus() {
 		fmt.Fprintf(&b, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
 			st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
 			formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
+		if rs.Active {
+			b.WriteString(" · recording to " + rs.Path)
+		}
 		if mo := w.eng.MonitorOutput(); mo != "" {
 			b.WriteString(" · " + mo)
 		}

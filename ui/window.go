@@ -231,8 +231,8 @@ func (w *Window) build() {
 	w.detailText = widget.NewLabel("")
 	w.detailsBtn = widget.NewButton("Details", w.showDetails)
 	recBtn, histBtn := w.buildRecordButtons()
-	statusBar := container.NewVBox(widget.NewSeparator(),
-		container.NewBorder(nil, nil, nil, container.NewHBox(recBtn, histBtn, w.detailsBtn), container.NewVBox(w.status, w.speed)))
+	statusBar := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, w.detailsBtn,
+		container.NewVBox(w.status, container.NewBorder(nil, nil, nil, container.NewHBox(recBtn, histBtn), w.speed))))
 	side := container.NewVScroll(w.buildControls())
 	side.SetMinSize(fyne.NewSize(250, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))

@@ -74,7 +74,8 @@ func stepFor(l *Live, d time.Duration) int {
 
 // TestRecordToneAndGap: a recording of the generator's tone has one row
 // per frame analyzed between start and stop, every bin, with the tone at
-// its bin and level (3 kHz at 48 kHz, N=1024: bin 64, −6.00 ± 0.01 dBFS),
+// its bin and level (3 kHz at 48 kHz, N=1024: bin 64, −6.00 ± 0.01 dBFS;
+// the Hann window's neighbours 6.02 dB below, nothing else above −100),
 // and the frames lost from the timeline (a forced jump of 7 frames, a
 // 0.1-s pause, and any the loaded machine lost) as NaN rows at their
 // place; the status
@@ -136,6 +137,7 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 		}
 	}
 	nan := 0
+	neighbour := -6 + 20*math.Log10(0.5)
 	for f := range rows {
 		row := vals[f*cols : (f+1)*cols]
 		if math.IsNaN(float64(row[0])) {
@@ -144,6 +146,11 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 		}
 		if pk, lv := apptest.PeakIn(row, 1, cols); pk != 64 || math.Abs(float64(lv)+6) > 0.01 {
 			t.Fatalf("row %d: peak bin %d at %.3f dBFS, want bin 64 at −6.00", f, pk, lv)
+		}
+		// the periodic Hann window's transform of a bin-centred tone: the
+		// neighbours at half the amplitude (−6.02 dB), nothing beyond
+		if math.Abs(float64(row[63])-neighbour) > 0.01 || math.Abs(float64(row[65])-neighbour) > 0.01 || max(row[62], row[66], row[10], row[500]) > -100 {
+			t.Fatalf("row %d: bins 62…66 %v, bins 10, 500 %v, %v; want %.3f beside the peak, nothing beyond", f, row[62:67], row[10], row[500], neighbour)
 		}
 	}
 	if nan != lost || frames < 40 {
