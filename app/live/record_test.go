@@ -384,3 +384,48 @@ func TestRecordErrors(t *testing.T) {
 		t.Errorf("after an FFT change: status %+v, file %d lines, %v", st, strings.Count(string(b), "\n"), err)
 	}
 }
+
+// TestHistoryExportErrors: a format that is not NPY, CSV or PNG, a
+// channel that does not exist, paths that do not match the channels, a
+// directory that does not exist and a history with nothing kept are
+// errors that say so, and write nothing.
+func TestHistoryExportErrors(t *testing.T) {
+	rec := startGenerator(t, "sine:1000:-6", 48000, 2)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	dir := t.TempDir()
+	img := plot.ImageOptions{Width: 100, Height: 50, DBMin: -120, DBMax: 0}
+	if _, err := l.ExportHistory([]string{filepath.Join(dir, "h.npy")}, []int{2}, img); err == nil || !strings.Contains(err.Error(), "no columns kept yet") {
+		t.Errorf("before any column: %v", err)
+	}
+	stepFor(l, 200*time.Millisecond)
+	for _, c := range []struct {
+		paths []string
+		chans []int
+		want  string
+	}{
+		{[]string{filepath.Join(dir, "h.wav")}, []int{0}, "export as .npy, .csv or .png"},
+		{[]string{filepath.Join(dir, "h.npy")}, []int{3}, "no output channel 3 (there are 3)"},
+		{[]string{filepath.Join(dir, "h.npy")}, []int{0, 1}, "1 paths for 2 channels"},
+		{[]string{filepath.Join(dir, "no", "h.npy")}, []int{0}, "no such file or directory"},
+	} {
+		if _, err := l.ExportHistory(c.paths, c.chans, img); err == nil || !strings.HasPrefix(err.Error(), "live: history: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %v: %v, want %q", c.paths, c.chans, err, c.want)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("files left: %v", entries)
+	}
+	s := DefaultLiveSettings()
+	s.History = -1
+	l.Apply(s)
+	stepFor(l, 200*time.Millisecond)
+	if _, err := l.ExportHistory([]string{filepath.Join(dir, "h.npy")}, []int{2}, img); err == nil {
+		t.Error("a history of none kept exported")
+	}
+}
