@@ -397,11 +397,10 @@ const traceInterval = 15 * time.Millisecond
 // returned.
 func (l *Live) Close() {
 	l.stopShadow()
-	if l.recd != nil { // finish the recording's file before returning
-		finished := make(chan struct{})
-		l.endRecording(errors.New("live: record: stopped: the analysis closed"), func(RecordStatus, error) { close(finished) })
-		<-finished
+	if l.recd != nil {
+		l.endRecording(errors.New("live: record: stopped: the analysis closed"), nil)
 	}
+	l.recPub.finishing.Wait() // every recording's file is complete before Close returns
 	if l.run.plan != nil {
 		l.run.plan.Close()
 		l.run.plan = nil

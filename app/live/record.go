@@ -68,8 +68,9 @@ type recording struct {
 
 // recordPub is the recorder's status for other goroutines.
 type recordPub struct {
-	mu sync.Mutex
-	st RecordStatus
+	mu        sync.Mutex
+	st        RecordStatus
+	finishing sync.WaitGroup // files being completed (Close waits for them)
 }
 
 // RecordStatus copies the recorder's status. Any goroutine may call it;
@@ -246,7 +247,9 @@ func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 	st := l.recPub.st
 	st.Frames, st.Gaps, st.Dropped = d.sink.next, d.gaps, d.sink.dropped
 	l.recPub.mu.Unlock()
+	l.recPub.finishing.Add(1)
 	go func() {
+		defer l.recPub.finishing.Done()
 		d.sink.close(d.sink.next)
 		// the writer's error (a full disk) discards the file; a stop for new
 		// settings keeps what was recorded

@@ -429,3 +429,24 @@ func TestHistoryExportErrors(t *testing.T) {
 		t.Error("a history of none kept exported")
 	}
 }
+
+// TestRecordClose: closing the analysis while recording completes the
+// file before Close returns, every row in it.
+func TestRecordClose(t *testing.T) {
+	rec := startGenerator(t, "sine:3000:-6", 48000, 2)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, foldSettings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "rec.npy")
+	startRec(t, l, out, 0)
+	stepFor(l, 200*time.Millisecond)
+	l.Close()
+	st := l.RecordStatus()
+	rows, cols, _ := apptest.ReadNPY(t, out)
+	if st.Active || !st.Saved || !strings.Contains(st.Err, "the analysis closed") || rows != st.Frames || rows < 20 || cols != 513 {
+		t.Errorf("status %+v, file shape (%d, %d)", st, rows, cols)
+	}
+}
