@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/prismaudio/prism/app/live"
@@ -48,7 +49,7 @@ func TestExportHistory(t *testing.T) {
 
 // TestRecordToggle: Record starts a recording of the waterfall's channel
 // (the button and the status strip say so, with the file, frames, gaps
-// and drops), stopping says what the file holds; a bad format is refused
+// and drops), Ctrl+Shift+R stops it and the file is saved; a bad format is refused
 // at once and an engine's error reaches the caller, both leaving the
 // window not recording.
 func TestRecordToggle(t *testing.T) {
@@ -77,10 +78,14 @@ func TestRecordToggle(t *testing.T) {
 		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
 	}
 	w.TypedKey(fyne.KeySpace)
-	var final live.RecordStatus
-	stopped := false
-	w.StopRecording(func(st live.RecordStatus, err error) { final, stopped = st, err == nil })
-	waitFor(t, func() bool { return stopped })
+	// Ctrl+Shift+R stops it
+	sh, ok := w.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) })
+	if !ok {
+		t.Fatal("the test canvas takes no shortcuts")
+	}
+	sh.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift})
+	waitFor(t, func() bool { return !e.RecordStatus().Active && !w.rec.pending })
+	final := e.RecordStatus()
 	w.updateStatus()
 	if final.Active || !final.Saved || w.rec.btn.Text != "● Record" || strings.Contains(w.StatusStrip(), "REC") {
 		t.Errorf("after stop: %+v, button %q, strip %q", final, w.rec.btn.Text, w.StatusStrip())
