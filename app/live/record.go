@@ -87,7 +87,8 @@ func (l *Live) RecordStatus() RecordStatus {
 // the recording's start), through a temporary file renamed when it stops.
 // The path is checked and its temporary file created at once (its error
 // returned); the recording itself starts between batches, and done (if
-// not nil) is called on the engine goroutine with its outcome. New
+// not nil) is called on the engine goroutine with its outcome (without
+// done, an error goes to the statistics' Status). New
 // settings that change the frames (rate, FFT, hop, window, band, channel
 // count) end a recording (its file kept, the reason in Err); others leave
 // it going.
@@ -107,6 +108,7 @@ func (l *Live) StartRecording(path string, c int, done func(error)) error {
 		}
 		if done != nil {
 			done(err)
+			return nil // said to the caller, not in the status
 		}
 		return err
 	}
