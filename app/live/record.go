@@ -157,12 +157,10 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 // the recording reads them instead and costs the engine nothing.
 func (l *Live) recordPlan(d *recording) error {
 	r := &l.run
-	if d.plan != nil {
-		d.plan.Close()
-	}
 	d.spec, d.outCh = r.cfg, r.outCh
 	if r.set.Columns == nil && r.set.ColumnChannel == 0 && columnFrames(Geometry{Rate: r.rate, FFT: r.set.FFT, Hop: r.set.Hop}) == 1 {
-		d.plan, d.out, d.col = nil, nil, d.ch
+		d.closePlan()
+		d.col = d.ch
 		return nil
 	}
 	spec := r.cfg
@@ -181,8 +179,17 @@ func (l *Live) recordPlan(d *recording) error {
 	if err != nil {
 		return fmt.Errorf("live: record: %w", err)
 	}
+	d.closePlan()
 	d.plan, d.out, d.col = plan, cfg.NewOutput(), 0
 	return nil
+}
+
+// closePlan releases d's plan, if it has one.
+func (d *recording) closePlan() {
+	if d.plan != nil {
+		d.plan.Close()
+	}
+	d.plan, d.out = nil, nil
 }
 
 // recordBatch runs the recording's plan on its channel's block of the
@@ -242,9 +249,7 @@ func (l *Live) StopRecording(done func(RecordStatus, error)) {
 func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 	d := l.recd
 	l.recd = nil
-	if d.plan != nil {
-		d.plan.Close()
-	}
+	d.closePlan()
 	l.recPub.mu.Lock()
 	st := l.recPub.st
 	st.Frames, st.Gaps, st.Dropped = d.sink.next, d.gaps, d.sink.dropped
