@@ -32,6 +32,8 @@
 // dialogs and settings), units.go (the conversion of the engine's dBFS
 // spectra into the unit shown, which the live spectrum and RTA pull
 // through), files.go and opendialog.go (the file tab, exports, dialogs),
+// record.go (the live history's export and the full-resolution Record
+// toggle, with their status),
 // and one file per view (meters.go: the level meters, pulled every
 // tick). The measurements over the spectra: reference.go (stored
 // reference traces, dsp.Trace, and the difference to one), refstore.go

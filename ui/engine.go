@@ -44,4 +44,11 @@ type Engine interface {
 	AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error)
 	AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error)
 	ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error
+	// ExportHistory writes the live spectrogram history (blocks: called
+	// from a goroutine); StartRecording, StopRecording and RecordStatus
+	// (live.Live's) never block, their outcome comes to the callbacks.
+	ExportHistory(paths []string, chans []int, img plot.ImageOptions) (live.HistoryInfo, error)
+	StartRecording(path string, c int, done func(error)) error
+	StopRecording(done func(live.RecordStatus, error))
+	RecordStatus() live.RecordStatus
 }

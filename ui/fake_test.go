@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"math"
+	"path/filepath"
 	"sync"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -36,16 +38,19 @@ type fakeEngine struct {
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
-	frozen      bool      // Frames stops counting
-	latestN     int       // Latest calls
-	spectrum    []float32 // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
-	offset      float32   // added to every level of Latest
-	holdAnalyze bool      // AnalyzeSpectrum waits for its context to end
-	meterResets int       // ResetMeters calls
-	calErr      error     // what MeasureCalibrator returns
-	settle      func()    // waits until the window has applied what it posted
-	longFrames  uint64    // the frames the long-term average holds: Apply restarts it
-	longStep    uint64    // added to longFrames by every Latest
+	frozen      bool              // Frames stops counting
+	latestN     int               // Latest calls
+	spectrum    []float32         // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
+	offset      float32           // added to every level of Latest
+	holdAnalyze bool              // AnalyzeSpectrum waits for its context to end
+	meterResets int               // ResetMeters calls
+	calErr      error             // what MeasureCalibrator returns
+	settle      func()            // waits until the window has applied what it posted
+	longFrames  uint64            // the frames the long-term average holds: Apply restarts it
+	longStep    uint64            // added to longFrames by every Latest
+	history     []historyCall     // ExportHistory calls
+	record      live.RecordStatus // what RecordStatus says
+	recordErr   error             // what StartRecording's done gets
 }
 
 func newFakeEngine() *fakeEngine {
@@ -314,4 +319,57 @@ func syntheticFile() *analysis.FileSpectrogram {
 		fs.Columns = append(fs.Columns, col)
 	}
 	return fs
+}
+
+// historyCall is one ExportHistory call of the fake.
+type historyCall struct {
+	paths []string
+	chans []int
+}
+
+// ExportHistory records the call and says the columns fold 3 frames.
+func (e *fakeEngine) ExportHistory(paths []string, chans []int, _ plot.ImageOptions) (live.HistoryInfo, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.history = append(e.history, historyCall{paths, chans})
+	geo := live.Geometry{Rate: e.rate, FFT: e.fft, Hop: e.hop}
+	cg := geo
+	cg.Hop *= 3
+	return live.HistoryInfo{Geometry: geo, ColumnGeometry: cg, FramesPerColumn: 3, Columns: 10}, nil
+}
+
+// StartRecording refuses a .png at once, else starts (or fails with
+// recordErr) in the background, as live.Live's engine goroutine does.
+func (e *fakeEngine) StartRecording(path string, c int, done func(error)) error {
+	if filepath.Ext(path) == ".png" {
+		return errors.New("live: record: record as .npy or .csv")
+	}
+	go func() {
+		e.mu.Lock()
+		err := e.recordErr
+		if err == nil {
+			e.record = live.RecordStatus{Active: true, Path: path, Channel: c,
+				Geometry: live.Geometry{Rate: e.rate, FFT: e.fft, Hop: e.hop}, Frames: 42, Gaps: 2}
+		}
+		e.mu.Unlock()
+		done(err)
+	}()
+	return nil
+}
+
+// StopRecording ends the fake's recording, its file saved.
+func (e *fakeEngine) StopRecording(done func(live.RecordStatus, error)) {
+	go func() {
+		e.mu.Lock()
+		e.record.Active, e.record.Saved = false, true
+		st := e.record
+		e.mu.Unlock()
+		done(st, nil)
+	}()
+}
+
+func (e *fakeEngine) RecordStatus() live.RecordStatus {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.record
 }

@@ -25,7 +25,9 @@ T	dark ↔ light theme
 0	whole file
 Ctrl+O	open a file
 Ctrl+S	export the view as PNG
-Ctrl+E	export the spectrum (CSV/NPY)`
+Ctrl+E	export the spectrum (CSV/NPY)
+Ctrl+Shift+S	export the live history (NPY/CSV/PNG)
+Ctrl+Shift+R	record every frame at full resolution / stop`
 
 func (w *Window) installKeys() {
 	c := w.win.Canvas()
@@ -35,6 +37,9 @@ func (w *Window) installKeys() {
 		fyne.KeyO: w.openDialog, fyne.KeyS: w.exportPNGDialog, fyne.KeyE: w.exportSpectrumDialog,
 	} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { fn() })
+	}
+	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.exportHistoryDialog, fyne.KeyR: w.ToggleRecord} {
+		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func(fyne.Shortcut) { fn() })
 	}
 }
 

@@ -70,6 +70,11 @@ func (w *Window) updateStatus() {
 	if w.paused {
 		b.WriteString("⏸ PAUSED · ")
 	}
+	rs := w.eng.RecordStatus()
+	if r := recordText(rs); r != "" {
+		b.WriteString(r + " · ")
+	}
+	w.syncRecord()
 	fmt.Fprintf(&b, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
 		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, w.fps, w.cpuPct)
 	if st.Outages > 0 { // source outages, kept as gaps in the timeline
@@ -91,6 +96,9 @@ func (w *Window) updateStatus() {
 		fmt.Fprintf(&b, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
 			st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
 			formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
+		if rs.Active {
+			b.WriteString(" · recording to " + rs.Path)
+		}
 		if mo := w.eng.MonitorOutput(); mo != "" {
 			b.WriteString(" · " + mo)
 		}
@@ -137,6 +145,9 @@ func (w *Window) updateStatus() {
 	}
 	if w.paused {
 		b.WriteString("Display PAUSED (Space resumes)\n")
+	}
+	if rs.Active {
+		fmt.Fprintf(&b, "Recording %s: %d frames, %d gap rows, %d dropped (Ctrl+Shift+R stops)\n", rs.Path, rs.Frames, rs.Gaps, rs.Dropped)
 	}
 	if w.warn != "" {
 		fmt.Fprintf(&b, "Last warning (%s ago): %s\n", formatDuration(now.Sub(w.warnAt).Round(time.Second)), w.warn)

@@ -62,6 +62,7 @@ type Window struct {
 	progress   *widget.ProgressBar
 	cancel     *widget.Button
 	c          controls
+	rec        recordState
 
 	paused     bool
 	lastFrames uint64 // Engine.Frames at the last pull
@@ -236,8 +237,9 @@ func (w *Window) build() {
 	w.speed.Truncation = fyne.TextTruncateEllipsis
 	w.detailText = widget.NewLabel("")
 	w.detailsBtn = widget.NewButton("Details", w.showDetails)
-	statusBar := container.NewVBox(widget.NewSeparator(),
-		container.NewBorder(nil, nil, nil, w.detailsBtn, container.NewVBox(w.status, w.speed)))
+	recBtn, histBtn := w.buildRecordButtons()
+	statusBar := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, w.detailsBtn,
+		container.NewVBox(w.status, container.NewBorder(nil, nil, nil, container.NewHBox(recBtn, histBtn), w.speed))))
 	side := container.NewVScroll(w.buildControls())
 	side.SetMinSize(fyne.NewSize(250, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))

@@ -26,6 +26,7 @@ import (
 type captureSink struct {
 	ch, total, bins int
 	img             *imageRows // the image's writer, nil for rows
+	origin          int        // the timeline frame of row 0 (a recording's start)
 
 	// the engine goroutine's
 	next      int // timeline frame after the last one queued or dropped
@@ -90,7 +91,10 @@ func (s *captureSink) grid() gpufft.ColumnGrid {
 // allocates only while the queue grows.
 func (s *captureSink) batch(out *gpufft.LiveOutput) {
 	for j := range out.NumColumns {
-		id := int(out.ColumnIDs[j]) // a frame, or a pixel column of the image
+		id := int(out.ColumnIDs[j]) - s.origin // a frame, or a pixel column of the image
+		if id < 0 {
+			continue
+		}
 		col := out.Column(j, s.ch)
 		if s.img != nil {
 			if s.err == nil {

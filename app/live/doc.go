@@ -8,7 +8,15 @@
 // other engine timed in the background on copies of the same batches;
 // Monitor is the desktop session around it (source switching, the
 // band-filtered MonitorOut playback, file analysis on the same engines);
-// Capture records a live spectrogram to a file. Live also feeds every
+// Capture records a live spectrogram to a file. On demand Live exports
+// its spectrogram history as kept (history.go: NPY, CSV or PNG with a
+// JSON sidecar saying the columns' spacing and how many frames each
+// folds) and records every analyzed frame of one output channel at full
+// resolution while asked (record.go: the live plan's own columns up to
+// 500 frames/s, above that a second, one-channel live plan on a one-frame
+// grid run beside it on the same batch; the rows go through Capture's
+// sink, so the view's folded waterfall is unchanged and gaps are NaN rows
+// at their place). Live also feeds every
 // block of input it reads to the level meters (meters.go: sample and true
 // peak, RMS, EBU R128 loudness, with their ballistics), read with
 // ReadMeters.

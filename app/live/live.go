@@ -100,7 +100,9 @@ type Live struct {
 	// traceAt is when the traces last crossed back from the engine
 	traceAt time.Time
 
-	pub    published // copies for other goroutines, under their own lock
+	pub    published  // copies for other goroutines, under their own lock
+	recd   *recording // the full-resolution recording (record.go), nil: none
+	recPub recordPub
 	stats  liveStats
 	shadow shadowState
 	tee    teeRing
@@ -157,6 +159,7 @@ func (l *Live) configure(s LiveSettings) error {
 	}
 	r.plan, r.cfg, r.set = plan, cfg.Spectrogram, s
 	r.out = cfg.NewOutput()
+	prev := l.timeline() // a recording goes on from here
 	r.reset(l.run.rec.Ring().Position())
 	r.lostFrames, r.lostSamples = 0, 0
 	l.shadow.gen++
@@ -165,6 +168,7 @@ func (l *Live) configure(s LiveSettings) error {
 	l.traceAt = time.Time{}
 	l.pub.reset(geo, r.outCh, s.History, columnFrames(geo), s.Columns == nil)
 	l.stats.setGeometry(geo)
+	l.reconfigureRecording(prev)
 	return nil
 }
 
@@ -324,7 +328,13 @@ func (l *Live) Step() (int, error) {
 	l.applyCommands()
 	r := &l.run
 	if l.paused.Load() {
+		from := r.pos
 		r.skip(&l.tee)
+		if l.recd != nil { // a recording keeps real time: the pause is a gap
+			r.lostSamples += r.pos - from
+			r.lostFrames += r.lostSamples / uint64(r.set.Hop)
+			r.lostSamples %= uint64(r.set.Hop)
+		}
 		return 0, nil
 	}
 	got := r.take(&l.tee)
@@ -348,6 +358,7 @@ func (l *Live) Step() (int, error) {
 	l.offerShadow(src, samples, start)
 	l.post.frames += uint64(frames)
 	l.pub.pushColumns(r.out)
+	l.recordBatch(src, samples, first)
 	if l.onBatch != nil {
 		l.onBatch(r.out)
 	}
@@ -386,6 +397,10 @@ const traceInterval = 15 * time.Millisecond
 // returned.
 func (l *Live) Close() {
 	l.stopShadow()
+	if l.recd != nil {
+		l.endRecording(errors.New("live: record: stopped: the analysis closed"), nil)
+	}
+	l.recPub.finishing.Wait() // every recording's file is complete before Close returns
 	if l.run.plan != nil {
 		l.run.plan.Close()
 		l.run.plan = nil

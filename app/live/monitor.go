@@ -227,6 +227,22 @@ func (m *Monitor) Columns(c int, dst [][]float32, after uint64) (int, uint64, Ge
 	return m.live.Columns(c, dst, after)
 }
 
+// ExportHistory is Live.ExportHistory.
+func (m *Monitor) ExportHistory(paths []string, chans []int, img plot.ImageOptions) (HistoryInfo, error) {
+	return m.live.ExportHistory(paths, chans, img)
+}
+
+// StartRecording is Live.StartRecording.
+func (m *Monitor) StartRecording(path string, c int, done func(error)) error {
+	return m.live.StartRecording(path, c, done)
+}
+
+// StopRecording is Live.StopRecording.
+func (m *Monitor) StopRecording(done func(RecordStatus, error)) { m.live.StopRecording(done) }
+
+// RecordStatus is Live.RecordStatus.
+func (m *Monitor) RecordStatus() RecordStatus { return m.live.RecordStatus() }
+
 // SetPaused is Live.SetPaused: the window pauses the analysis while it
 // shows a file.
 func (m *Monitor) SetPaused(paused bool) { m.live.SetPaused(paused) }

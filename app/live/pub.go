@@ -1,6 +1,9 @@
 package live
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -32,6 +35,7 @@ type published struct {
 	mu       sync.Mutex
 	geo      Geometry
 	colGeo   Geometry      // the columns': Hop is the time between columns
+	colFrame int           // frames folded into each column (1: a column per frame)
 	spectra  []Spectrum    // as power
 	hist     [][][]float32 // [output channel][column % History][bin], dBFS
 	histNext uint64        // columns ever pushed
@@ -66,9 +70,10 @@ func (p *published) reset(geo Geometry, outCh, history, colFrames int, ownGrid b
 	history = historyColumns(history, bins, outCh)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.geo, p.colGeo = geo, geo
+	p.geo, p.colGeo, p.colFrame = geo, geo, 1
 	if ownGrid {
 		p.colGeo.Hop *= colFrames
+		p.colFrame = colFrames
 	}
 	p.peak, p.longFrames = nil, 0
 	p.spectra = make([]Spectrum, outCh)
@@ -212,4 +217,36 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 		n++
 	}
 	return n, first + uint64(n), p.colGeo
+}
+
+// snapshotHistory copies the kept columns of output channels chans
+// (oldest first; the same columns for every channel, read under one
+// lock) into new rows, [channel][column][bin] in dBFS, and says what
+// they are. It allocates: an export's copy, off the engine goroutine.
+func (p *published) snapshotHistory(chans []int) ([][][]float32, HistoryInfo, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	info := HistoryInfo{Geometry: p.geo, ColumnGeometry: p.colGeo, FramesPerColumn: p.colFrame}
+	for _, c := range chans {
+		if c < 0 || c >= len(p.hist) {
+			return nil, info, fmt.Errorf("live: history: no output channel %d (there are %d)", c, len(p.hist))
+		}
+	}
+	kept := uint64(0)
+	if len(p.hist) > 0 {
+		kept = min(p.histNext, uint64(len(p.hist[0])))
+	}
+	if kept == 0 {
+		return nil, info, errors.New("live: history: no columns kept yet")
+	}
+	info.FirstColumn, info.Columns = p.histNext-kept, int(kept)
+	out := make([][][]float32, len(chans))
+	for i, c := range chans {
+		h := p.hist[c]
+		out[i] = make([][]float32, kept)
+		for j := range out[i] {
+			out[i][j] = slices.Clone(h[(info.FirstColumn+uint64(j))%uint64(len(h))])
+		}
+	}
+	return out, info, nil
 }

@@ -201,3 +201,10 @@ func (t *liveStats) read(dst *LiveStats) {
 		t.sortBuf = b
 	}
 }
+
+// source names the recorder's source (for exports' metadata).
+func (t *liveStats) source() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.rec.Stats().Source
+}
