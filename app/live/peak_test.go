@@ -34,7 +34,10 @@ func TestLivePeakEveryWindow(t *testing.T) {
 		for ok := false; !ok && time.Now().Before(deadline); {
 			runLive(l, 150*time.Millisecond)
 			l.Latest(0, &sp)
-			ok = sp.Geometry.FFT == s.FFT && l.Frames() > 4
+			// frames of the new settings published (LongFrames restarts
+			// when they are applied, at the first Step), and the readout
+			// made from them
+			ok = sp.Geometry.FFT == s.FFT && sp.LongFrames > 4 && sp.Peak.Freq != 0
 		}
 		binHz := sp.BinHz
 		p := sp.Peak
