@@ -309,27 +309,5 @@ func (w *Window) calibrateAs(mode, levelText string, channel int) error {
 // micDialog asks for a microphone response file; a bad one shows an
 // error naming its line.
 func (w *Window) micDialog() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			dialog.ShowError(err, w.win)
-			return
-		}
-		if r == nil {
-			return
-		}
-		p := r.URI().Path()
-		r.Close()
-		if err := w.LoadMicFile(p); err != nil {
-			dialog.ShowError(err, w.win)
-		}
-	}, w.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}))
-	if dir := w.startFolder(); dir != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
-			d.SetLocation(l)
-		}
-	}
-	s := w.win.Canvas().Size()
-	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
-	d.Show()
+	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), w.LoadMicFile)
 }

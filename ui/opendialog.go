@@ -161,6 +161,15 @@ func (w *Window) showOpenDialog(title string, open func(path string)) {
 // browse shows Fyne's file dialog at dir, filtered to audio files and
 // sized to most of the window.
 func (w *Window) browse(dir string, open func(path string)) {
+	w.pickFile(dir, audioFilter(), func(p string) error { open(p); return nil })
+}
+
+// pickFile shows Fyne's file-open dialog at dir ("" Fyne's default),
+// filtered and sized to most of the window, and hands the chosen path to
+// use; an error from the dialog or from use is shown as an error dialog.
+// Every file the window reads (audio, references, microphone responses)
+// is chosen through it.
+func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path string) error) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
 			dialog.ShowError(err, w.win)
@@ -171,9 +180,11 @@ func (w *Window) browse(dir string, open func(path string)) {
 		}
 		p := r.URI().Path()
 		r.Close()
-		open(p)
+		if err := use(p); err != nil {
+			dialog.ShowError(err, w.win)
+		}
 	}, w.win)
-	d.SetFilter(audioFilter())
+	d.SetFilter(filter)
 	if dir != "" {
 		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 			d.SetLocation(l)

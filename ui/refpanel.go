@@ -174,29 +174,7 @@ func (w *Window) storeReferenceDialog() {
 // loadReferenceDialog asks for a reference CSV and loads it; a bad file
 // is an error dialog naming the line.
 func (w *Window) loadReferenceDialog() {
-	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
-		if err != nil {
-			dialog.ShowError(err, w.win)
-			return
-		}
-		if r == nil {
-			return
-		}
-		p := r.URI().Path()
-		r.Close()
-		if err := w.LoadReference(p); err != nil {
-			dialog.ShowError(err, w.win)
-		}
-	}, w.win)
-	d.SetFilter(storage.NewExtensionFileFilter([]string{".csv", ".CSV"}))
-	if f := w.startFolder(); f != "" {
-		if l, err := storage.ListerForURI(storage.NewFileURI(f)); err == nil {
-			d.SetLocation(l)
-		}
-	}
-	s := w.win.Canvas().Size()
-	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
-	d.Show()
+	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".csv", ".CSV"}), w.LoadReference)
 }
 
 // saveReferenceDialog asks where to save reference i as CSV.
