@@ -208,6 +208,7 @@ func (p *cpuLive) Config() LiveConfig { return p.cfg }
 
 func (p *cpuLive) Execute(out *LiveOutput, src []float32, firstFrame int64, traces bool) (int, error) {
 	checkLiveOutput(&p.cfg, out)
+	out.NumColumns = 0 // a batch without frames (or an error) completes none
 	_, frames := p.cfg.Spectrogram.spectrogramCall(p.pow, src)
 	if frames == 0 {
 		return 0, nil

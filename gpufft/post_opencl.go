@@ -169,6 +169,7 @@ func (p *gpuLive) Config() LiveConfig { return p.cfg }
 
 func (p *gpuLive) Execute(out *LiveOutput, src []float32, firstFrame int64, traces bool) (int, error) {
 	checkLiveOutput(&p.cfg, out)
+	out.NumColumns = 0 // a batch without frames (or an error) completes none
 	sp := p.sp
 	scfg := &sp.cfg
 	samples := len(src) / scfg.Channels

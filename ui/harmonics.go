@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prismaudio/prism/app/dsp"
@@ -40,6 +41,7 @@ type harmonicMeter struct {
 	leaky string // the window measured with, if it leaks (leakLimitDB)
 	line  []byte // the readout
 	note  []byte // why the readout is not to be trusted, if it is not
+	unit  string // the unit of the spectrum measured ("dBFS" if empty): the fundamental's level is in it
 }
 
 // harmonicWork is one measurement: its input (a copy of the spectrum),
@@ -186,7 +188,11 @@ func (h *harmonicMeter) formatLine() {
 	b = strconv.AppendFloat(b, r.FundamentalHz, 'f', 2, 64)
 	b = append(b, " Hz  "...)
 	b = appendRatio(b, r.FundamentalDBFS)
-	b = append(b, "FS"...) // dBFS
+	unit := h.unit
+	if unit == "" {
+		unit = unitLabels[dsp.DBFS]
+	}
+	b = append(b, strings.TrimPrefix(unit, "dB")...) // appendRatio wrote "dB"
 	b = append(b, "   THD "...)
 	b = strconv.AppendFloat(b, r.THDPercent, 'g', 4, 64)
 	b = append(b, " % ("...)
@@ -312,6 +318,7 @@ func (w *Window) measureLive(now time.Time) {
 	sp := &w.spec.spectra[0]
 	if lv := shownLevels(sp, w.set.Averaging); len(lv) > 1 {
 		h.due = now.Add(harmonicEvery)
+		h.unit = unitLabels[w.set.unit()] // the spectrum shown is in it
 		h.start(lv, sp.BinHz, w.set.Window, w.do, w.spec.Refresh)
 	}
 }
@@ -330,6 +337,7 @@ func (w *Window) measureFileDue(now time.Time) {
 	if len(sp.Current) > 1 {
 		h.stale = false
 		h.due = now.Add(harmonicEvery)
+		h.unit = unitLabels[w.set.unit()]
 		h.start(sp.Current, sp.BinHz, fs.Window.String(), w.do, w.fspec.Refresh)
 	}
 }

@@ -135,6 +135,18 @@ func TestHarmonicReadout(t *testing.T) {
 	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-10) > 0.01 {
 		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", harmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+10)
 	}
+	// calibrated, the readout measures the spectrum shown in dB SPL and
+	// says so
+	if err := w.CalibrateFullScale(100); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(harmonicEvery)
+	w.Pull()
+	waitFor(t, func() bool { return !w.harm.busy })
+	d3, line3, _ := w.Distortion()
+	if math.Abs(d3.FundamentalDBFS-d.FundamentalDBFS-110) > 0.01 || !strings.Contains(line3, " dB SPL") || strings.Contains(line3, "dBFS") {
+		t.Errorf("in dB SPL: fundamental %.3f, readout %q; want %.3f dB SPL", d3.FundamentalDBFS, line3, d.FundamentalDBFS+110)
+	}
 	w.TypedRune('d')
 	if w.harm.on || w.c.harmonics.Checked {
 		t.Error("D did not turn the harmonics off")

@@ -103,6 +103,7 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 		return LiveStats{}, err
 	}
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
+	defer sink.close(0) // the writer goroutine ends on every return (twice is harmless)
 	s := DefaultLiveSettings()
 	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
 	s.ColumnChannel = sink.ch + 1
@@ -115,7 +116,6 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines,
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	start, began := rec.Ring().Position(), time.Now()
 	short, err := captureRun(ctx, live, sink, opts, rate)
-	defer sink.close(0)
 	if err != nil {
 		return live.Stats(), err
 	}

@@ -243,7 +243,7 @@ func newImageRows(o *encode.Output, layout *plot.Spectrogram, total int) *imageR
 // Rows folds frames into the columns that show them, by maximum; gap
 // rows (NaN) leave their columns at the floor.
 func (p *imageRows) Rows(first int, db []float32) error {
-	rows, bins := p.layout.Rows(), p.bins
+	bins := p.bins
 	for f := range len(db) / bins {
 		row := db[f*bins : (f+1)*bins]
 		if math.IsNaN(float64(row[0])) {
@@ -251,12 +251,7 @@ func (p *imageRows) Rows(first int, db []float32) error {
 		}
 		c0, c1 := plot.FrameColumns(first+f, p.layout.Columns(), p.total)
 		for c := c0; c <= c1; c++ {
-			col := p.pix[c*rows : (c+1)*rows]
-			for r := range col {
-				for _, v := range row[p.lo[r]:p.hi[r]] {
-					col[r] = max(col[r], v)
-				}
-			}
+			p.column(c, row)
 		}
 	}
 	return nil

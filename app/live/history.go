@@ -78,14 +78,15 @@ func (l *Live) ExportHistory(paths []string, chans []int, img plot.ImageOptions)
 	return info, nil
 }
 
-// channelName names output channel c of the current source.
+// channelName names output channel c of the current source, counting
+// from 1 as the files' names (NAME.ch1 …) and the window do.
 func (l *Live) channelName(c int) string {
 	l.pub.mu.Lock()
 	defer l.pub.mu.Unlock()
 	if c == len(l.pub.hist)-1 {
 		return "mix"
 	}
-	return fmt.Sprintf("channel %d", c)
+	return fmt.Sprintf("channel %d", c+1)
 }
 
 // writeHistory writes one channel's columns and their sidecar.

@@ -70,6 +70,7 @@ type recording struct {
 type recordPub struct {
 	mu        sync.Mutex
 	st        RecordStatus
+	seq       uint64         // recordings started: a finished one's status replaces st only if no other began since
 	finishing sync.WaitGroup // files being completed (Close waits for them)
 }
 
@@ -145,6 +146,7 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 	l.recd = d
 	l.recPub.mu.Lock()
 	l.recPub.st = RecordStatus{Active: true, Path: path, Channel: c, Geometry: geo}
+	l.recPub.seq++
 	l.recPub.mu.Unlock()
 	return nil
 }
@@ -250,9 +252,12 @@ func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 	d := l.recd
 	l.recd = nil
 	d.closePlan()
+	// no longer recording from now on (a new recording may start while
+	// this file is completed)
 	l.recPub.mu.Lock()
-	st := l.recPub.st
-	st.Frames, st.Gaps, st.Dropped = d.sink.next, d.gaps, d.sink.dropped
+	l.recPub.st.Frames, l.recPub.st.Gaps, l.recPub.st.Dropped = d.sink.next, d.gaps, d.sink.dropped
+	l.recPub.st.Active = false
+	st, seq := l.recPub.st, l.recPub.seq
 	l.recPub.mu.Unlock()
 	l.recPub.finishing.Add(1)
 	go func() {
@@ -274,7 +279,9 @@ func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 			st.Err = err.Error()
 		}
 		l.recPub.mu.Lock()
-		l.recPub.st = st
+		if l.recPub.seq == seq {
+			l.recPub.st = st
+		}
 		l.recPub.mu.Unlock()
 		if done != nil {
 			done(st, err)
