@@ -375,7 +375,11 @@ func TestRecordErrors(t *testing.T) {
 	s.FFT = 2048
 	l.Apply(s)
 	l.Step()
-	for deadline := time.Now().Add(5 * time.Second); l.RecordStatus().Active && time.Now().Before(deadline); {
+	// inactive at once; its file completed (Saved, or an error) soon after
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		if st := l.RecordStatus(); !st.Active && (st.Saved || st.Err != "") {
+			break
+		}
 		time.Sleep(time.Millisecond)
 	}
 	st := l.RecordStatus()
