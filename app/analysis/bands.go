@@ -18,6 +18,11 @@ type BandsOptions struct {
 	FFT       int // 0: chosen from the lowest band
 	MinFreq   float64
 	MaxFreq   float64
+	// Cal (a level calibration: levels in dB SPL) and Mic (a microphone
+	// response, subtracted at each band's exact centre frequency, as the
+	// window's RTA does) calibrate the levels; zero and nil: dBFS.
+	Cal dsp.LevelCal
+	Mic *dsp.MicResponse
 }
 
 // BandLevel is one row of `prism bands`.
@@ -54,6 +59,13 @@ func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engine
 	})
 	if notice != "" {
 		res.Warnings = append(res.Warnings, notice)
+	}
+	for i := range res.Levels {
+		l := &res.Levels[i]
+		l.LevelDB = o.Cal.DBSPL(l.LevelDB)
+		if o.Mic != nil {
+			l.LevelDB -= o.Mic.ResponseDB(l.Exact)
+		}
 	}
 	return res, err
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func runBands(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|2|3|6|12|24|48] [--weighting A|C|Z] [flags]\n", stderr)
+	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|2|3|6|12|24|48] [--weighting A|C|Z] [--cal FILE] [--cal-dbspl LEVEL | --calibrator REC.wav] [flags]\n", stderr)
 	out := fs.String("o", "", "output CSV: nominal_hz,exact_hz,lower_hz,upper_hz,level_db,under_resolved")
 	fraction := fs.Int("fraction", 3, "bands per octave: 1, 2, 3, 6, 12, 24 or 48")
 	weighting := fs.String("weighting", dsp.DefaultWeighting.String(), "frequency weighting (IEC 61672-1): A, C or Z")
@@ -20,6 +20,8 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	fft := fs.Int("fft", 0, fmt.Sprintf("FFT size (default: fine enough for the lowest band, up to %d)", analysis.MaxFFT))
 	minF := fs.Float64("min-freq", 20, "lowest mid-band frequency, Hz")
 	maxF := fs.Float64("max-freq", 20000, "highest mid-band frequency, Hz")
+	var cal calFlags
+	cal.register(fs, "channel as --channel or 0")
 	var engine, device string
 	registerEngine(fs, &engine, &device, "device")
 	pos, code, ok := parseCommand(fs, args, stderr)
@@ -52,6 +54,15 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if !(*minF > 0 && *minF <= *maxF) {
 		return usage("--min-freq/--max-freq: want 0 < min ≤ max")
 	}
+	if _, err := cal.checkLevel(); err != nil {
+		return usage("%v", err)
+	}
+	if o.Cal, err = cal.level(o.Channel); err != nil {
+		return failure(stderr, err)
+	}
+	if o.Mic, err = cal.mic(); err != nil {
+		return failure(stderr, err)
+	}
 	if err := analysis.CheckEngine(engine); err != nil {
 		return usage("--engine: %v", err)
 	}
@@ -72,6 +83,13 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: bands: %v\n", err)
 		return ExitFailure
+	}
+	if cal.hasLevel() || o.Mic != nil {
+		unit := "dB SPL"
+		if !cal.hasLevel() {
+			unit = "dBFS"
+		}
+		fmt.Fprintf(stderr, "prism: bands: level_db in %s: %s\n", unit, cal.describe(o.Cal, o.Mic))
 	}
 	if under > 0 {
 		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %s (marked under_resolved); %s\n", under, bandsTransform(res), bandsAdvice(o))

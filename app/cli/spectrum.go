@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,12 +28,13 @@ const spectrumUsage = `  prism spectrum IN -o OUT.csv|.npy|.png [--fft N] [--ove
 
 // spectrumFlags are `prism spectrum`'s flags.
 type spectrumFlags struct {
-	out, window, channel, unit     string
-	micFile, calibrator, refFile   string
-	dbRange, engine, device        string
-	fft                            int
-	overlap, calDBSPL, calibratorL float64
-	quiet                          bool
+	calFlags
+	out, window, channel, unit string
+	refFile                    string
+	dbRange, engine, device    string
+	fft                        int
+	overlap                    float64
+	quiet                      bool
 }
 
 func runSpectrum(args []string, stdout, stderr io.Writer) int {
@@ -46,10 +46,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&f.channel, "channel", "mix", "channel: mix (mean of channels), all (one column each) or a 0-based index")
 	fs.StringVar(&f.unit, "unit", "dbfs", "unit: dbfs (sine level), dbfs-hz (noise density), dbspl (calibrated sine level)")
-	fs.StringVar(&f.micFile, "cal", "", "microphone response file (REW/miniDSP text: freq dB [phase]) to correct for")
-	fs.Float64Var(&f.calDBSPL, "cal-dbspl", math.NaN(), "level calibration: a full-scale sine reads LEVEL dB SPL")
-	fs.StringVar(&f.calibrator, "calibrator", "", "level calibration from a calibrator recording (a 1 kHz tone, channel as --channel or 0)")
-	fs.Float64Var(&f.calibratorL, "calibrator-dbspl", 94, "the calibrator's level, dB SPL")
+	f.calFlags.register(fs, "channel as --channel or 0")
 	fs.StringVar(&f.refFile, "ref", "", "reference trace CSV (freq_hz,level): write level − reference")
 	fs.StringVar(&f.dbRange, "db-range", "", "PNG vertical range MIN:MAX in dB (default: the top 120 dB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
@@ -71,7 +68,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 		return usage("%v", err)
 	}
 	if f.calibrator != "" {
-		if o.Cal, err = calibrate(f.calibrator, f.calibratorL, o.Channel); err != nil {
+		if o.Cal, err = f.level(o.Channel); err != nil {
 			return failure(stderr, err)
 		}
 	}
@@ -137,55 +134,28 @@ func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
 // levelCal checks the level calibration flags against the unit and reads
 // --cal-dbspl (a --calibrator recording is measured later).
 func (f *spectrumFlags) levelCal(u dsp.Unit) (dsp.LevelCal, error) {
-	hasLevel := !math.IsNaN(f.calDBSPL)
 	switch {
-	case hasLevel && f.calibrator != "":
-		return dsp.LevelCal{}, fmt.Errorf("--cal-dbspl and --calibrator: give one level calibration")
-	case u == dsp.DBSPL && !hasLevel && f.calibrator == "":
+	case u == dsp.DBSPL && !f.hasLevel():
 		return dsp.LevelCal{}, fmt.Errorf("--unit dbspl needs --cal-dbspl LEVEL or --calibrator REC.wav")
-	case u != dsp.DBSPL && (hasLevel || f.calibrator != ""):
+	case u != dsp.DBSPL && f.hasLevel():
 		return dsp.LevelCal{}, fmt.Errorf("a level calibration needs --unit dbspl")
-	case !hasLevel:
-		return dsp.LevelCal{}, nil
 	}
-	c, err := dsp.CalFromDBSPL(f.calDBSPL)
-	if err != nil {
-		return c, fmt.Errorf("--cal-dbspl: %v", strings.TrimPrefix(err.Error(), "dsp: "))
-	}
-	return c, nil
+	return f.checkLevel()
 }
 
 // files reads the microphone response and reference trace, if named.
 func (f *spectrumFlags) files() (*dsp.MicResponse, *dsp.Trace, error) {
-	var mic *dsp.MicResponse
-	var ref *dsp.Trace
-	if f.micFile != "" {
-		r, err := os.Open(f.micFile)
-		if err != nil {
-			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--cal: %w", err)}
-		}
-		defer r.Close()
-		if mic, err = dsp.ParseMicResponse(r, filepath.Base(f.micFile)); err != nil {
-			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--cal: %w", err)}
-		}
+	mic, err := f.mic()
+	if err != nil {
+		return nil, nil, err
 	}
+	var ref *dsp.Trace
 	if f.refFile != "" {
-		var err error
 		if ref, err = dsp.ReadTraceFile(f.refFile); err != nil {
 			return nil, nil, &analysis.InputError{Err: fmt.Errorf("--ref: %w", err)}
 		}
 	}
 	return mic, ref, nil
-}
-
-// calibrate measures a calibrator recording's 1 kHz tone.
-func calibrate(path string, dbspl float64, channel int) (dsp.LevelCal, error) {
-	ch := max(channel, 0)
-	res, err := analysis.MeasureCalibrator(path, ch, dbspl)
-	if err != nil {
-		return dsp.LevelCal{}, fmt.Errorf("--calibrator: %w", err)
-	}
-	return res, nil
 }
 
 func parseRange(s string) (lo, hi float64, err error) {
