@@ -58,39 +58,13 @@ func TestFourStepTransforms(t *testing.T) {
 			}
 			for _, batch := range []int{1, 3} {
 				t.Run(fmt.Sprintf("local=%d/passradix=%d/size=%d/batch=%d", c.local, c.passRadix, n, batch), func(t *testing.T) {
+					checkRealPlan(t, e, n, batch, rng)
 					p, err := e.NewReal(n, batch)
 					if err != nil {
 						t.Fatal(err)
 					}
 					defer p.Close()
 					bins := n/2 + 1
-					x := randReal(rng, n*batch)
-					y := make([]complex64, bins*batch)
-					if err := p.Forward(y, x); err != nil {
-						t.Fatal(err)
-					}
-					fwd, back := make([]float64, batch), make([]float64, batch)
-					for b := range batch {
-						xc := make([]complex128, n)
-						for i := range n {
-							xc[i] = complex(float64(x[b*n+i]), 0)
-						}
-						fwd[b] = relErr(y[b*bins:(b+1)*bins], ref64(xc)[:bins])
-					}
-					checkBatch(t, n, fwd)
-					z := make([]float32, len(x))
-					if err := p.Inverse(z, y); err != nil {
-						t.Fatal(err)
-					}
-					for b := range batch {
-						got, want := make([]complex64, n), make([]complex128, n)
-						for i := range n {
-							got[i] = complex(z[b*n+i], 0)
-							want[i] = complex(float64(x[b*n+i]), 0)
-						}
-						back[b] = relErr(got, want)
-					}
-					checkBatch(t, n, halve(back))
 					// the inverse alone: bins with odd symmetry parts and
 					// nonzero imaginary parts at 0 and n/2 (taken as zero)
 					spec := randComplex(rng, bins)
@@ -121,20 +95,7 @@ func TestFourStepTransforms(t *testing.T) {
 					if c.local > 0 {
 						return // the complex transform of n points does not fit the capped local memory
 					}
-					cp, err := e.NewComplex(n, batch)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer cp.Close()
-					xc := randComplex(rng, n*batch)
-					yc := make([]complex64, len(xc))
-					if err := cp.Forward(yc, xc); err != nil {
-						t.Fatal(err)
-					}
-					for b := range batch {
-						fwd[b] = relErr(yc[b*n:(b+1)*n], ref64(to128(xc[b*n:(b+1)*n])))
-					}
-					checkBatch(t, n, fwd)
+					checkComplexPlan(t, e, n, batch, rng)
 				})
 			}
 		}
