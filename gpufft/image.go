@@ -183,11 +183,7 @@ func (e *CPU) NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error
 
 func (p *cpuImage) Add(src []float32, firstFrame int) (int, error) {
 	sp := p.sp
-	samples := len(src) / sp.cfg.Channels
-	if samples*sp.cfg.Channels != len(src) || samples > sp.cfg.MaxSamples {
-		panic(fmt.Sprintf("gpufft: image: len(src) %d is not %d channels of at most %d samples", len(src), sp.cfg.Channels, sp.cfg.MaxSamples))
-	}
-	n := sp.cfg.Frames(samples)
+	samples, n := sp.cfg.imageFrames(src)
 	if n == 0 {
 		return 0, nil
 	}
@@ -307,11 +303,7 @@ func (p *gpuImage) init() error {
 
 func (p *gpuImage) Add(src []float32, firstFrame int) (int, error) {
 	sp := p.sp
-	samples := len(src) / sp.cfg.Channels
-	if samples*sp.cfg.Channels != len(src) || samples > sp.cfg.MaxSamples {
-		panic(fmt.Sprintf("gpufft: image: len(src) %d is not %d channels of at most %d samples", len(src), sp.cfg.Channels, sp.cfg.MaxSamples))
-	}
-	frames := sp.cfg.Frames(samples)
+	samples, frames := sp.cfg.imageFrames(src)
 	if frames == 0 {
 		return 0, nil
 	}
@@ -401,3 +393,14 @@ func (p *gpuImage) reset() error {
 }
 
 func (p *gpuImage) Close() error { return p.sp.Close() }
+
+// imageFrames is the samples per channel in src and the frames an image
+// plan's Add makes of them; it panics unless src is Channels blocks of at
+// most MaxSamples samples.
+func (c SpectrogramConfig) imageFrames(src []float32) (samples, frames int) {
+	samples = len(src) / c.Channels
+	if samples*c.Channels != len(src) || samples > c.MaxSamples {
+		panic(fmt.Sprintf("gpufft: image: len(src) %d is not %d channels of at most %d samples", len(src), c.Channels, c.MaxSamples))
+	}
+	return samples, c.Frames(samples)
+}
