@@ -244,12 +244,23 @@ func (r *Recorder) resume(h *resync, kind gapKind) {
 	}
 }
 
-// restart opens a new source (retrying with backoff until it works or the
-// recorder stops) and runs a new capture generation on it, if generation g
-// is still the current one.
+// abandon ends generation g if it is still the current one: from now on
+// its capture goroutine writes nothing (whatever its Read still returns,
+// a backlog of unknown capture time included, is dropped and becomes part
+// of the gap) and closes its source when that Read returns. It returns
+// the next generation, which restart runs, and whether g was current.
+func (r *Recorder) abandon(g uint64) (next uint64, ok bool) {
+	r.writeMu.Lock()
+	defer r.writeMu.Unlock()
+	return g + 1, r.gen.CompareAndSwap(g, g+1)
+}
+
+// restart opens a new source (retrying with backoff until it works, the
+// recorder stops or generation g is abandoned too) and runs generation g
+// on it.
 func (r *Recorder) restart(g uint64) {
 	wait := 100 * time.Millisecond
-	for !r.stopped() {
+	for !r.stopped() && r.gen.Load() == g {
 		s, err := r.open()
 		if err == nil && (s.SampleRate() != r.rate || s.Channels() != r.channels) {
 			s.Close()
@@ -257,7 +268,7 @@ func (r *Recorder) restart(g uint64) {
 		}
 		if err == nil {
 			r.writeMu.Lock()
-			if !r.gen.CompareAndSwap(g, g+1) || r.stopped() {
+			if r.gen.Load() != g || r.stopped() {
 				r.writeMu.Unlock()
 				s.Close()
 				return
@@ -272,7 +283,7 @@ func (r *Recorder) restart(g uint64) {
 			r.stalled.Store(false)
 			r.fresh.Store(true)
 			r.running.Add(1)
-			go r.capture(s, g+1)
+			go r.capture(s, g)
 			r.writeMu.Unlock()
 			return
 		}
@@ -305,18 +316,19 @@ func (r *Recorder) watchdog() {
 			r.stalls.Add(1)
 			r.dataStopped()
 			r.setErr(fmt.Errorf("audio: no data for %v: reopening", limit))
-			// abandon the stuck generation (its Read may never return) and
+			// abandon the stuck generation (its Read may never return, and
+			// what it returns after the stall came at an unknown time) and
 			// start another on a fresh source
-			g := r.gen.Load()
+			next, ok := r.abandon(r.gen.Load())
 			r.mu.Lock()
 			stuck := r.cur
 			r.mu.Unlock()
 			if a, ok := stuck.(aborter); ok {
 				a.Abort()
 			}
-			go func() {
-				r.restart(g)
-			}()
+			if ok {
+				go r.restart(next)
+			}
 		}
 	}
 }
@@ -395,7 +407,9 @@ func (r *Recorder) capture(src Source, g uint64) {
 			r.setErr(err)
 			r.dataStopped()
 			r.retire(src)
-			r.restart(g)
+			if next, ok := r.abandon(g); ok {
+				r.restart(next)
+			}
 			return
 		}
 		if n == 0 {

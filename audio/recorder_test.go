@@ -16,6 +16,7 @@ type worldSource struct {
 	w         *world
 	pos       int64
 	overflows atomic.Uint64
+	backlog   int // stale frames still to deliver at once, after a freeze
 }
 
 type world struct {
@@ -24,7 +25,14 @@ type world struct {
 	down  atomic.Bool
 	stall atomic.Int64 // the next read stalls this long (ns), as a late reader would
 	pause atomic.Int64 // the next read waits this long (ns), and the input meanwhile is lost: a stalled server
+	// freeze (UnixNano) stops the whole sound server until then, as
+	// SIGSTOP does: a read waits for it and then delivers frozenBacklog
+	// stale frames (from before the freeze) at once; an open waits for it
+	// and a reopening's handshake (30 ms)
+	freeze atomic.Int64
 }
+
+const frozenBacklog = 24000
 
 // stallBuffer is what a stalled worldSource keeps (the device's buffer,
 // 50 ms); the rest of the stall is lost, as an input overflow.
@@ -35,6 +43,9 @@ func (s *worldSource) Overflows() uint64 { return s.overflows.Load() }
 var errWorldDown = errors.New("the sound server is gone")
 
 func (w *world) open() (Source, error) {
+	if until := time.Unix(0, w.freeze.Load()); time.Now().Before(until) {
+		time.Sleep(time.Until(until) + 30*time.Millisecond)
+	}
 	if w.down.Load() {
 		return nil, errWorldDown
 	}
@@ -48,6 +59,21 @@ func (s *worldSource) Close() error    { return nil }
 
 func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 	n := min(len(dst), s.w.rate/200) // 5-ms blocks
+	if until := time.Unix(0, s.w.freeze.Load()); time.Now().Before(until) {
+		time.Sleep(time.Until(until))
+		s.backlog = frozenBacklog
+	}
+	if s.backlog > 0 {
+		n = min(n, s.backlog)
+		for i := range n {
+			dst[i] = float32(s.pos + int64(i))
+		}
+		s.pos += int64(n)
+		if s.backlog -= n; s.backlog == 0 {
+			s.pos = int64(time.Since(s.w.t0).Seconds() * float64(s.w.rate))
+		}
+		return n, time.Now(), nil
+	}
 	if d := s.w.pause.Swap(0); d > 0 {
 		time.Sleep(time.Duration(d))
 		s.pos = int64(time.Since(s.w.t0).Seconds() * float64(s.w.rate))
@@ -128,6 +154,54 @@ func TestRecorderOutage(t *testing.T) {
 	}
 	if !st.Since.IsZero() || st.Stalled {
 		t.Errorf("data flows again, but stats say stalled %v since %v", st.Stalled, st.Since)
+	}
+}
+
+// TestRecorderFrozenServer: the whole sound server stops for 800 ms (as
+// under SIGSTOP): the watchdog abandons the stream after its limit, the
+// reopening waits for the server, and the abandoned stream's read returns
+// first, with half a second of stale input back to back. That backlog,
+// of unknown capture time, is dropped with the abandoned stream: every
+// frame read sits at its real-time position (within 20 ms) and the
+// outage is the whole freeze and the reopening.
+func TestRecorderFrozenServer(t *testing.T) {
+	const rate = 48000
+	w := &world{t0: time.Now(), rate: rate}
+	rec, err := StartRecorder(w.open, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rec.Stop()
+	ring := rec.Ring()
+	dst := make([]float32, 4096)
+	offset, worst := math.NaN(), 0.0
+	start := time.Now()
+	frozen := false
+	for time.Since(start) < 1800*time.Millisecond {
+		if !frozen && time.Since(start) > 300*time.Millisecond {
+			w.freeze.Store(time.Now().Add(800 * time.Millisecond).UnixNano())
+			frozen = true
+		}
+		n := ring.Read(dst)
+		for i := range n {
+			if math.IsNaN(float64(dst[i])) {
+				continue
+			}
+			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
+			if math.IsNaN(offset) {
+				offset = off
+			}
+			worst = max(worst, math.Abs(off-offset))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := rec.Stats()
+	t.Logf("stats %+v; worst timeline error %.0f frames (%.2f ms)", st, worst, worst/rate*1e3)
+	if tol := 0.020 * rate; worst > tol {
+		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
+	}
+	if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 1 || of < 0.80*rate || of > 0.90*rate {
+		t.Errorf("%d outages of %d frames, %d reopens: want 1 of 0.80…0.90 s, 1", st.Outages, st.OutageFrames, st.Reopens)
 	}
 }
 
