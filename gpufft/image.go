@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/internal/pages"
 	"github.com/prismaudio/prism/kernels"
 )
 
@@ -169,7 +170,7 @@ func (e *CPU) NewImage(cfg SpectrogramConfig, img ImageConfig) (ImagePlan, error
 	if err != nil {
 		return nil, err
 	}
-	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, img: make([]float32, img.Columns*img.Rows())}
+	p := &cpuImage{sp: sp.(*cpuSpectrogram), ic: img, img: pages.Make[float32](img.Columns * img.Rows())}
 	for len(p.sp.work) < e.workers { // the columns are split over every worker
 		p.sp.work = append(p.sp.work, append(scratch(1, 2, scfg.Size/2)[0], make([]complex64, scfg.Bins())))
 	}

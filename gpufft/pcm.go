@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/internal/pages"
 	"github.com/prismaudio/prism/kernels"
 )
 
@@ -119,66 +120,99 @@ func ConvertPCM(dst []float32, raw []byte, f PCMFormat) int {
 	return n
 }
 
-// convertPCM converts sample frames [lo, hi) of n. The mix is built in
-// dst one channel at a time (dst = c0, dst += c1, …, dst *= 1/ch): the
-// same float32 operations in the same order as the host pipeline's
-// per-frame sum, with the encoding's loop chosen once per channel.
+// convertPCM converts sample frames [lo, hi) of n. The mix is summed frame
+// by frame (s = c0 + c1 + …, then s·(1/ch)): the same float32 operations
+// in the same order as the host pipeline's per-frame sum, in one pass over
+// the bytes, with the encoding's loop chosen once per block.
 func convertPCM(dst []float32, raw []byte, f PCMFormat, n, lo, hi int) {
-	ch := f.Channels
 	switch {
 	case f.Select >= 0:
-		decodeChannel(dst[lo:hi], raw, f, lo, f.Select, false)
+		decodeChannel(dst[lo:hi], raw, f, lo, f.Select)
 	case f.Select == PCMAll:
-		for c := range ch {
-			decodeChannel(dst[c*n+lo:c*n+hi], raw, f, lo, c, false)
+		for c := range f.Channels {
+			decodeChannel(dst[c*n+lo:c*n+hi], raw, f, lo, c)
 		}
 	default:
-		out := dst[lo:hi]
-		decodeChannel(out, raw, f, lo, 0, false)
-		for c := 1; c < ch; c++ {
-			decodeChannel(out, raw, f, lo, c, true)
-		}
-		if ch > 1 {
-			inv := 1 / float32(ch)
-			for i := range out {
-				out[i] *= inv
-			}
-		}
+		mixFrames(dst[lo:hi], raw, f, lo)
 	}
 }
 
-// decodeChannel writes (or, with add, adds) channel c of sample frames
-// first… of raw into dst, converted as audio/wav.go converts. Each
-// encoding's conversion is one small function, the loop around it written
-// out for both modes (a closure choosing the mode per sample cost a third
+// decodeChannel writes channel c of sample frames first… of raw into dst,
+// converted as audio/wav.go converts. Each encoding's conversion is one
+// small function inlined into the loop (a closure per sample cost a third
 // of the CPU engine's conversion).
-func decodeChannel(dst []float32, raw []byte, f PCMFormat, first, c int, add bool) {
+func decodeChannel(dst []float32, raw []byte, f PCMFormat, first, c int) {
 	bps := f.Encoding.Bytes()
 	stride := f.Channels * bps
 	raw = raw[first*stride+c*bps:]
 	switch f.Encoding {
 	case PCMInt16:
-		decodeLoop(dst, raw, stride, add, int16Sample)
+		decodeLoop(dst, raw, stride, int16Sample)
 	case PCMInt24:
-		decodeLoop(dst, raw, stride, add, int24Sample)
+		decodeLoop(dst, raw, stride, int24Sample)
 	case PCMInt32:
-		decodeLoop(dst, raw, stride, add, int32Sample)
+		decodeLoop(dst, raw, stride, int32Sample)
 	default:
-		decodeLoop(dst, raw, stride, add, float32Sample)
+		decodeLoop(dst, raw, stride, float32Sample)
 	}
 }
 
-// decodeLoop converts len(dst) samples stride bytes apart in raw with
-// conv, storing or adding them.
-func decodeLoop(dst []float32, raw []byte, stride int, add bool, conv func([]byte) float32) {
-	if add {
-		for i := range dst {
-			dst[i] += conv(raw[i*stride:])
-		}
-		return
-	}
+// decodeLoop converts len(dst) samples stride bytes apart in raw with conv.
+func decodeLoop(dst []float32, raw []byte, stride int, conv func([]byte) float32) {
 	for i := range dst {
 		dst[i] = conv(raw[i*stride:])
+	}
+}
+
+// mixFrames writes the mean of the channels of sample frames first… of raw
+// into dst (see convertPCM). Stereo int16, the commonest file, has a loop
+// of its own that reads each frame as one word.
+func mixFrames(dst []float32, raw []byte, f PCMFormat, first int) {
+	ch, bps := f.Channels, f.Encoding.Bytes()
+	raw = raw[first*ch*bps:]
+	switch f.Encoding {
+	case PCMInt16:
+		if ch == 2 {
+			mixInt16Stereo(dst, raw)
+			return
+		}
+		mixLoop(dst, raw, ch, bps, int16Sample)
+	case PCMInt24:
+		mixLoop(dst, raw, ch, bps, int24Sample)
+	case PCMInt32:
+		mixLoop(dst, raw, ch, bps, int32Sample)
+	default:
+		mixLoop(dst, raw, ch, bps, float32Sample)
+	}
+}
+
+// mixLoop sums the ch channels of each of len(dst) frames with conv and
+// scales the sum by 1/ch (not at all for one channel).
+func mixLoop(dst []float32, raw []byte, ch, bps int, conv func([]byte) float32) {
+	stride := ch * bps
+	raw = raw[:len(dst)*stride]
+	inv := 1 / float32(ch)
+	for i := range dst {
+		fr := raw[i*stride : (i+1)*stride]
+		s := conv(fr)
+		for c := 1; c < ch; c++ {
+			s += conv(fr[c*bps:])
+		}
+		if ch > 1 {
+			s *= inv
+		}
+		dst[i] = s
+	}
+}
+
+// mixInt16Stereo is mixLoop for two int16 channels.
+func mixInt16Stereo(dst []float32, raw []byte) {
+	raw = raw[:4*len(dst)]
+	for i := range dst {
+		w := binary.LittleEndian.Uint32(raw[4*i:])
+		l := float32(int16(w)) / (1 << 15)
+		r := float32(int16(w>>16)) / (1 << 15)
+		dst[i] = (l + r) * 0.5
 	}
 }
 
@@ -279,7 +313,7 @@ func NewPCMSpectrogram(e Engine, f PCMFormat, cfg SpectrogramConfig) (PCMSpectro
 	if err != nil {
 		return nil, err
 	}
-	return hostPCMSpectrogram{&hostPCM{f: f, cfg: cfg, sp: sp, cpu: cpuOf(e), buf: make([]float32, cfg.Channels*cfg.MaxSamples)}}, nil
+	return hostPCMSpectrogram{&hostPCM{f: f, cfg: cfg, sp: sp, cpu: cpuOf(e), buf: pages.Make[float32](cfg.Channels * cfg.MaxSamples)}}, nil
 }
 
 // NewPCMImage makes an image plan fed raw PCM of format f on engine e
@@ -308,7 +342,7 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 	if err != nil {
 		return nil, err
 	}
-	return hostPCMImage{&hostPCM{f: f, cfg: cfg, img: ip, cpu: cpuOf(e), buf: make([]float32, cfg.Channels*cfg.MaxSamples)}}, nil
+	return hostPCMImage{&hostPCM{f: f, cfg: cfg, img: ip, cpu: cpuOf(e), buf: pages.Make[float32](cfg.Channels * cfg.MaxSamples)}}, nil
 }
 
 func cpuOf(e Engine) *CPU {
@@ -340,7 +374,7 @@ func (p *hostPCM) Format() PCMFormat         { return p.f }
 // Execute returns.
 func (p *hostPCM) Staging() ([]byte, error) {
 	if p.stage == nil {
-		p.stage = make([]byte, p.cfg.MaxSamples*p.f.FrameBytes())
+		p.stage = pages.Make[byte](p.cfg.MaxSamples * p.f.FrameBytes())
 	}
 	return p.stage, nil
 }

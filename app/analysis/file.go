@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/internal/pages"
 )
 
 // FFT sizes the analyses accept: powers of two in MinFFT…MaxFFT, MaxFFT
@@ -416,7 +417,7 @@ func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.
 // the times of those steps to st.
 func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error, st *Stages) error {
 	t := time.Now()
-	pix := make([]float32, layout.Columns()*layout.Rows())
+	pix := pages.Make[float32](layout.Columns() * layout.Rows())
 	if err := image(pix); err != nil {
 		return &EngineError{err}
 	}

@@ -99,8 +99,9 @@ type pcmRun struct {
 // file that succeeded.
 func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	opts := r.opts
+	_, host := engines[0].(*gpufft.CPU)
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
-		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1), Output: gpufft.DBFS}
+		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1, host), Output: gpufft.DBFS}
 	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
 		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
 	}

@@ -11,6 +11,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/prismaudio/prism/internal/pages"
 )
 
 // PNG writes an opaque RGBA image as an 8-bit RGB PNG, filtering and
@@ -32,7 +34,7 @@ func PNG(w io.Writer, img *image.RGBA) error {
 	for s := range strips {
 		y0, y1 := s*height/strips, (s+1)*height/strips
 		wg.Go(func() {
-			buf := make([]byte, (y1-y0)*rowBytes)
+			buf := pages.Make[byte]((y1 - y0) * rowBytes)
 			for y := y0; y < y1; y++ {
 				row := buf[(y-y0)*rowBytes : (y-y0+1)*rowBytes]
 				row[0] = 1 // filter Sub: each byte minus the one 3 to its left
