@@ -293,8 +293,10 @@ type OpenCL struct {
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
-	// separated NAME=VALUE, added to every FFT kernel build): a tuning aid
-	// for trying kernel variants with `prism bench`.
+	// separated NAME=VALUE, added to every FFT kernel build and the live
+	// post-processing's): a tuning aid for trying kernel variants with
+	// `prism bench`, and how the tests run post.cl's float-sum path
+	// (PRISM_FLOAT_SUMS) on a device with fp64.
 	tune     []string
 	mu       sync.Mutex
 	progs    map[string]cl.Program

@@ -102,7 +102,7 @@ func (p *gpuLive) init() error {
 	if p.entBuf, err = b.buffer(16 * (maxCols + 1)); err != nil {
 		return err
 	}
-	defs := geom{len: 64, radix: 2, s: 1}.defines()
+	defs := append(geom{len: 64, radix: 2, s: 1}.defines(), b.e.tune...) // PRISM_FLOAT_SUMS: post.cl's float path
 	k, err := b.kernel(kernels.Post, defs, "live_update", p.sp.out, gain2, p.entBuf, int32(0), p.tr, age, ring, linSum, longSum,
 		carry, p.colBuf, int32(0), int32(bins), int32(outC), int32(L), int32(0), int32(0), int64(0), int32(0),
 		cfg.ExpAlpha, int32(min(cfg.HoldFrames, math.MaxInt32)), cfg.Decay, int32(col0), int32(colN))

@@ -7,7 +7,13 @@
 // Sums (linear and long-term averages, band sums) are in real_t: double
 // where the device has cl_khr_fp64 (as the host's float64), else float.
 // Float64 values cross as float2 (hi, lo) pairs, hi + lo, so the host
-// need not know which.
+// need not know which. Without fp64 (or with PRISM_FLOAT_SUMS, which tests
+// the path on a device that has it) the running sums of the linear and
+// long-term averages are compensated float pairs (sum_t: Neumaier's
+// summation), so their error stays a few float roundings of the current
+// sum however long they run, instead of growing with every frame (a plain
+// float long-term sum stops taking quiet frames after 2^24 loud ones, 23
+// minutes at 12,000 frames/s). Both kinds of state take 8 bytes.
 //
 // live_update: one work-item per (output channel c, bin k), global size
 // outC·bins rounded up to the work-group (any size). For the batch's n
@@ -20,7 +26,7 @@
 // State: tr    float[outC][6][bins]  current, exp, lin, long, peak, min
 //        age   int[outC][bins]       frames since the peak was set
 //        ring  float[L][outC][bins]  the last L frames' v
-//        linSum, longSum real_t[outC][bins]
+//        linSum, longSum sum_t[outC][bins]
 //        carry float[outC][bins]     the open column's maximum
 // Out:   cols  float[nEnts][colN][bins]  complete columns of output
 //              channels col0…col0+colN−1, dBFS (PowerDB)
@@ -33,11 +39,24 @@
 // Out:  bandOut float2[outC][nb]
 // No defines beyond the common ones.
 
-#ifdef cl_khr_fp64
+#if defined(cl_khr_fp64) && !defined(PRISM_FLOAT_SUMS)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 typedef double real_t;
+typedef double sum_t;
+inline sum_t sum_add(sum_t s, float x) { return s + (double)x; }
+inline sum_t sum_sub_add(sum_t s, float add, float sub) { return s + ((double)add - (double)sub); }
+inline float sum_mean(sum_t s, double n) { return (float)(s / n); }
 #else
 typedef float real_t;
+// (sum, compensation): Neumaier's summation in float
+typedef float2 sum_t;
+inline sum_t sum_add(sum_t s, float x) {
+    const float t = s.x + x;
+    const float c = fabs(s.x) >= fabs(x) ? (s.x - t) + x : (x - t) + s.x;
+    return (float2)(t, s.y + c);
+}
+inline sum_t sum_sub_add(sum_t s, float add, float sub) { return sum_add(sum_add(s, add), -sub); }
+inline float sum_mean(sum_t s, float n) { return (s.x + s.y) / n; }
 #endif
 
 #define TRACES 6
@@ -54,8 +73,8 @@ inline float2 split_real(real_t x) {
 __kernel void live_update(__global const float *restrict pw, __global const float *restrict gain2,
                           __global const int4 *restrict ents, int nEnts,
                           __global float *restrict tr, __global int *restrict age,
-                          __global float *restrict ring, __global real_t *restrict linSum,
-                          __global real_t *restrict longSum, __global float *restrict carry,
+                          __global float *restrict ring, __global sum_t *restrict linSum,
+                          __global sum_t *restrict longSum, __global float *restrict carry,
                           __global float *restrict cols, int n, int bins, int outC, int L,
                           int linNext, int linCount, long longCount, int first, float alpha,
                           int hold, float decay, int col0, int colN) {
@@ -68,7 +87,7 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
     __global const float *p = pw + (size_t)c * n * bins + k;
     float e = t[bins], pk = t[4 * bins], mn = t[5 * bins];
     int ag = age[base];
-    real_t sum = linSum[base], lsum = longSum[base];
+    sum_t sum = linSum[base], lsum = longSum[base];
     if (first) e = p[0] * g;
     float v = 0.0f;
     int j = 0;
@@ -81,10 +100,10 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
         v = p[(size_t)f * bins] * g;
         e += alpha * (v - e);
         __global float *r = ring + (size_t)slot * outC * bins + base;
-        sum += (real_t)v - (real_t)(*r);
+        sum = sum_sub_add(sum, v, *r);
         *r = v;
         if (++slot == L) slot = 0;
-        lsum += (real_t)v;
+        lsum = sum_add(lsum, v);
         if (v >= pk) {
             pk = v;
             ag = 0;
@@ -109,8 +128,8 @@ __kernel void live_update(__global const float *restrict pw, __global const floa
     }
     t[0] = v;
     t[bins] = e;
-    t[2 * bins] = (float)(sum / (real_t)linCount);
-    t[3 * bins] = (float)(lsum / (real_t)longCount);
+    t[2 * bins] = sum_mean(sum, (real_t)linCount);
+    t[3 * bins] = sum_mean(lsum, (real_t)longCount);
     t[4 * bins] = pk;
     t[5 * bins] = mn;
     age[base] = ag;
