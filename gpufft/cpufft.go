@@ -252,7 +252,12 @@ func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32, keepMax
 		p0, pm = max(dst[0], p0), max(dst[m], pm)
 	}
 	dst[0], dst[m] = p0, pm
-	for k := 1; k < len(wn); k++ {
+	k := 1
+	if nb := (m/2 - 1) / 4; haveAVX2 && nb > 0 { // blocks of 4 below the middle, the rest here
+		splitPowerAVX2(&z[1], &z[m-4], &wn[1], &dst[1], &dst[m-4], g2, nb, keepMax)
+		k += 4 * nb
+	}
+	for ; k < len(wn); k++ {
 		x, y := splitPair(z[k], z[m-k], wn[k])
 		pk := (real(x)*real(x) + imag(x)*imag(x)) * g2
 		pj := (real(y)*real(y) + imag(y)*imag(y)) * g2
