@@ -351,8 +351,7 @@ func (p *cpuSpectrogram) sequence(w, s int, out []float32, keepMax bool) {
 		applyGain(out, cfg.BinGain)
 	default:
 		if cfg.BinGain == nil {
-			p.r.split(z, x)
-			dbRow(out, x, 2*p.scale)
+			p.r.splitDB(z, out, 2*p.scale)
 			break
 		}
 		p.r.splitPower(z, out, 2*p.scale, p.scale, false)

@@ -315,22 +315,16 @@ var logTab, logInv = func() (t, inv [256]float64) {
 	return
 }()
 
-// dbRow writes the dBFS level of every bin of x to out (gain g = 2/Σw, and
-// g/2 at DC and Nyquist), as store_bin does on the GPU.
-func dbRow(out []float32, x []complex64, g float32) {
-	out = out[:len(x)]
-	g2 := g * g
-	for k, v := range x {
-		p := (real(v)*real(v) + imag(v)*imag(v)) * g2
-		if p > 1e-20 {
-			out[k] = 10 * log10f(p)
-		} else {
-			out[k] = FloorDB
-		}
-	}
-	last := len(x) - 1
-	out[0] = binDB(real(x[0])*real(x[0])+imag(x[0])*imag(x[0]), g/2)
-	out[last] = binDB(real(x[last])*real(x[last])+imag(x[last])*imag(x[last]), g/2)
+// splitDB is split followed by dBFS with gain g (g/2 at k = 0 and k = m),
+// as store_bin converts: the powers come from splitPower (AVX2 where the
+// CPU has it), then PowerDB's rule in place; the end bins from binDB, as
+// their own rule has it.
+func (r *rfft) splitDB(z []complex64, dst []float32, g float32) {
+	m := r.n / 2
+	r.splitPower(z, dst, g, g, false)
+	powerToDBRange(dst[1:m])
+	a, b := real(z[0])+imag(z[0]), real(z[0])-imag(z[0])
+	dst[0], dst[m] = binDB(a*a, g/2), binDB(b*b, g/2)
 }
 
 // binDB converts |X|² to dBFS with gain g = c_k/Σw, as store_bin does.

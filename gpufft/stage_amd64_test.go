@@ -48,3 +48,33 @@ func TestSplitPowerAVX2MatchesGo(t *testing.T) {
 }
 
 func isNaN32(x float32) bool { return x != x }
+
+// TestSplitDBMatchesSplit: the dB rows (splitDB: the AVX2 powers, then
+// PowerDB's rule in place) equal split's X converted bin by bin as
+// store_bin does (|X|²·g², g/2 at DC and Nyquist), bit for bit.
+func TestSplitDBMatchesSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 8; n <= 1<<14; n *= 2 {
+		r := newRFFT(n)
+		m := n / 2
+		z := make([]complex64, m)
+		for i := range z {
+			s := float32(math.Pow(10, rng.Float64()*14-12))
+			z[i] = complex(s*float32(rng.NormFloat64()), s*float32(rng.NormFloat64()))
+		}
+		x := make([]complex64, m+1)
+		r.split(z, x)
+		const g = 0.0123
+		got := make([]float32, m+1)
+		r.splitDB(z, got, g)
+		for k, v := range x {
+			gk := float32(g)
+			if k == 0 || k == m {
+				gk = g / 2
+			}
+			if want := binDB(real(v)*real(v)+imag(v)*imag(v), gk); math.Float32bits(got[k]) != math.Float32bits(want) {
+				t.Fatalf("n %d bin %d: %g dB, want %g", n, k, got[k], want)
+			}
+		}
+	}
+}
