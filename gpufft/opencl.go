@@ -292,6 +292,10 @@ type OpenCL struct {
 	// (several short transforms share a group up to it).
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
+	// halvesMax is the largest complex transform done in one work-group
+	// with half of one component in local memory at a time (HALVES);
+	// passSeqs the most sequences a four-step pass group holds.
+	halvesMax, passSeqs int
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every FFT kernel build): a tuning aid
 	// for trying kernel variants with `prism bench`.
@@ -368,6 +372,13 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	}
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
 		e.singleMax = m
+	}
+	e.halvesMax, e.passSeqs = 0, 16
+	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_HALVES_MAX")); err == nil && m >= 0 && m <= 2*maxSingle {
+		e.halvesMax = m
+	}
+	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PASS_SEQS")); err == nil && m >= 1 && m <= 32 {
+		e.passSeqs = m
 	}
 	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
@@ -553,7 +564,7 @@ func (e *OpenCL) untrack(p closer) {
 // geom is the work-group layout of a single-pass kernel over LEN points.
 type geom struct {
 	len, radix, s int
-	split         bool
+	split, halves bool
 }
 
 func (g geom) t() int  { return g.len / g.radix }
@@ -565,7 +576,7 @@ func (g geom) defines() []string {
 	lr := bitsLen(g.radix) - 1
 	nfull, last := g.stages()
 	return []string{"LEN=" + strconv.Itoa(g.len), "RADIX=" + strconv.Itoa(g.radix), "S=" + strconv.Itoa(g.s),
-		"SPLIT=" + b01(g.split), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
+		"SPLIT=" + b01(g.split), "HALVES=" + b01(g.halves), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
 }
 
 // paired says whether a real transform's last stage can pair mirror bins
@@ -694,6 +705,20 @@ func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
 	return g, true
 }
 
+// complexGeom is singleGeom for complex plans, which also take transforms
+// up to halvesMax points of which local memory holds half of one component
+// at a time (HALVES in fft_common.cl: four rounds per exchange).
+func (e *OpenCL) complexGeom(n int) (geom, bool) {
+	if g, ok := e.singleGeom(n); ok || n > e.halvesMax {
+		return g, ok
+	}
+	g := geom{len: n, radix: e.radixFor(n), s: 1, halves: true}
+	if g.t() > e.maxWG || (n+n/g.radix)/2*4 > e.local {
+		return g, false
+	}
+	return g, true
+}
+
 // passGeom returns the geometry of a four-step pass of len points: up to 16
 // sequences per group so that strided accesses fill whole transactions;
 // radix 8 below 1024 points, 16 from 1024 (H200, 2^20 points, both passes
@@ -710,7 +735,7 @@ func (e *OpenCL) passGeom(n int) geom {
 	} else if e.radix == 0 {
 		g.radix = min(16, n)
 	}
-	g.s = min(16, max(1, 4096/n))
+	g.s = min(e.passSeqs, max(1, 4096/n))
 	for g.s > 1 && (g.s*g.t() > e.maxWG || g.passLocal() > e.local) {
 		g.s /= 2
 	}

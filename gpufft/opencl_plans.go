@@ -293,7 +293,7 @@ func (p *gpuComplex) init() error {
 	if p.out, err = p.buffer(bytes); err != nil {
 		return err
 	}
-	if g, ok := e.singleGeom(n); ok {
+	if g, ok := e.complexGeom(n); ok {
 		tws, err := p.complexTable(g.stageTable())
 		if err != nil {
 			return err

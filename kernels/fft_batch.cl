@@ -5,7 +5,8 @@
 // KERNEL_SPECTROGRAM; INVERSE (0/1) for C2C.
 // Work-group: S*T work-items (see fft_common.cl); global size is
 // ceil(count/S)*S*T; sequences past count compute garbage they never store.
-// Local memory: S regions of PADLEN floats for re (and im unless SPLIT).
+// Local memory: S regions of PADLEN floats for re (and im unless SPLIT);
+// with HALVES (C2C only) PADLEN/2 floats.
 //
 // Layouts (frame = one sequence; all contiguous, row after row):
 //   C2C          in  float2[count][LEN]         out float2[count][LEN]
@@ -18,7 +19,11 @@
 // reads W_N^k (k = t + r*T) as twr[t] * W_(2*RADIX)^r (one load and a
 // constant). tws is the stage table.
 
-#if SPLIT
+#if HALVES
+#define LOCAL_DECL __local float lbuf[PADLEN / 2];
+#define LRE lbuf
+#define LIM lbuf
+#elif SPLIT
 #define LOCAL_DECL __local float lbuf[S * PADLEN];
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + s * PADLEN)
