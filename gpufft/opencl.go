@@ -586,7 +586,7 @@ func (g geom) defines() []string {
 // last stage and an even number of last-stage butterflies per thread.
 func (g geom) paired() bool {
 	nfull, last := g.stages()
-	return nfull >= 1 && g.radix/last >= 2
+	return nfull >= 1 && g.radix/last >= 2 && !g.halves
 }
 
 // pairedDefine is the PAIRED define where paired holds (real transforms
@@ -644,7 +644,7 @@ func b01(b bool) string {
 
 // maxSingle is the largest transform one work-group does for every plan:
 // 8192 points, or fewer where local memory cannot hold one component of it.
-// Complex plans go to twice that with HALVES (complexGeom). (An earlier
+// Plans go to twice that with HALVES (planGeom). (An earlier
 // 16384-point kernel for every plan, one component at a time in two halves
 // of NVIDIA's 48 KB of local memory, measured slower than the two
 // four-step passes on the H200: C2C 16384 0.360 ms against 0.330, R2C
@@ -690,10 +690,11 @@ func (e *OpenCL) radixFor(n int) int {
 // or ok = false if n needs the multi-pass path on this device.
 func (e *OpenCL) singleGeom(n int) (geom, bool) { return e.groupGeom(n, e.singleMax, false) }
 
-// complexGeom is singleGeom for complex plans, which also take transforms
-// up to halvesMax points of which local memory holds half of one component
-// at a time (HALVES in fft_common.cl: four rounds per exchange).
-func (e *OpenCL) complexGeom(n int) (geom, bool) {
+// planGeom is singleGeom for the plans' single-pass kernels, which also
+// take transforms up to halvesMax points of which local memory holds half
+// of one component at a time (HALVES in fft_common.cl: four rounds per
+// exchange, four more for a real transform's mirrors).
+func (e *OpenCL) planGeom(n int) (geom, bool) {
 	return e.groupGeom(n, max(e.singleMax, e.halvesMax), true)
 }
 

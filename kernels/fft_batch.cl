@@ -6,7 +6,7 @@
 // Work-group: S*T work-items (see fft_common.cl); global size is
 // ceil(count/S)*S*T; sequences past count compute garbage they never store.
 // Local memory: S regions of PADLEN floats for re (and im unless SPLIT);
-// with HALVES (C2C only) PADLEN/2 floats.
+// with HALVES (S = 1, never PAIRED) PADLEN/2 floats.
 //
 // Layouts (frame = one sequence; all contiguous, row after row):
 //   C2C          in  float2[count][LEN]         out float2[count][LEN]
@@ -69,7 +69,37 @@ void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
 // reads the partner of k = t + r*T. With SPLIT (one component at a time)
 // the partners are gathered into mirror[] in two rounds instead.
 #define MIRROR_INDEX(r) PAD((LEN - (t + (r) * T)) & (LEN - 1))
-#if SPLIT
+#if HALVES
+// Four rounds (re, im; each half of Z): every thread publishes its
+// registers in the half and gathers the mirrors found there. The mirror of
+// k = t + r*T lies in the other half but for k = 0 and LEN/2 (t = 0, r = 0
+// and RADIX/2), which are their own mirrors.
+#define MIRROR_DECL float2 mirror[RADIX];
+#define MIRROR(r) mirror[r]
+inline void publish(const float2 *v, float2 *mirror, __local float *l, int t) {
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+#pragma unroll
+            for (int r = h * (RADIX / 2); r < (h + 1) * (RADIX / 2); r++)
+                l[PAD(t + r * T - h * (LEN / 2))] = c ? v[r].y : v[r].x;
+            barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+            for (int r = (1 - h) * (RADIX / 2); r < (2 - h) * (RADIX / 2); r++) {
+                const float x = l[PAD((LEN - (t + r * T) - h * (LEN / 2)) & (LEN / 2 - 1))];
+                if (c) mirror[r].y = x; else mirror[r].x = x;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+    if (t == 0) {
+        mirror[0] = v[0];
+        mirror[RADIX / 2] = v[RADIX / 2];
+    }
+}
+#define PUBLISH(v) publish(v, mirror, LRE, t)
+#elif SPLIT
 #define MIRROR_DECL float2 mirror[RADIX];
 #define MIRROR(r) mirror[r]
 inline void publish(const float2 *v, float2 *mirror, __local float *lre, __local float *lim, int t) {

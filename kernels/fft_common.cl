@@ -14,8 +14,8 @@
 //   RADIX  butterfly radix in registers: 2, 4, 8, 16 or 32 (RADIX <= LEN)
 //   S      sequences (transforms) per work-group
 //   SPLIT  1 when local memory holds one float component at a time
-//   HALVES 1 when it holds half of one component at a time (complex
-//          transforms only, S = 1; see exchange)
+//   HALVES 1 when it holds half of one component at a time (S = 1, not
+//          PAIRED; see exchange)
 //   LOG2R, NFULL, LASTR  the stage plan (see fft_regs)
 // Work-group shape: S*T work-items, T = LEN/RADIX per sequence; item lt works
 // on sequence lt/T as thread t = lt%T.
