@@ -67,38 +67,34 @@ void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
 // The split needs Z[k] and Z[(LEN - k) mod LEN]; the second lives in another
 // thread. publish() makes every Z visible in local memory; MIRROR(r) then
 // reads the partner of k = t + r*T. With SPLIT (one component at a time)
-// the partners are gathered into mirror[] in two rounds instead.
+// the partners are gathered into mirror[] in two rounds instead; with
+// HALVES one half at a time by gather_half.
 #define MIRROR_INDEX(r) PAD((LEN - (t + (r) * T)) & (LEN - 1))
 #if HALVES
-// Four rounds (re, im; each half of Z): every thread publishes its
-// registers in the half and gathers the mirrors found there. The mirror of
-// k = t + r*T lies in the other half but for k = 0 and LEN/2 (t = 0, r = 0
-// and RADIX/2), which are their own mirrors.
-#define MIRROR_DECL float2 mirror[RADIX];
-#define MIRROR(r) mirror[r]
-inline void publish(const float2 *v, float2 *mirror, __local float *l, int t) {
+// gather_half: two rounds (re, im) with half h of Z in local memory: every
+// thread publishes its registers there and gathers the mirrors found there,
+// those of registers r = (1-h)*RADIX/2 + i into m[i]. The mirror of k = t +
+// r*T lies in the other half but for k = 0 and LEN/2 (t = 0), which are
+// their own. The kernels split each half's registers as soon as its
+// mirrors are in (all RADIX mirrors at once spilled: 128 registers).
+inline void gather_half(const float2 *v, float2 *m, __local float *l, int t, const int h) {
 #pragma unroll
     for (int c = 0; c < 2; c++) {
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
+        for (int r = h * (RADIX / 2); r < (h + 1) * (RADIX / 2); r++)
+            l[PAD(t + r * T - h * (LEN / 2))] = c ? v[r].y : v[r].x;
+        barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-            for (int r = h * (RADIX / 2); r < (h + 1) * (RADIX / 2); r++)
-                l[PAD(t + r * T - h * (LEN / 2))] = c ? v[r].y : v[r].x;
-            barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-            for (int r = (1 - h) * (RADIX / 2); r < (2 - h) * (RADIX / 2); r++) {
-                const float x = l[PAD((LEN - (t + r * T) - h * (LEN / 2)) & (LEN / 2 - 1))];
-                if (c) mirror[r].y = x; else mirror[r].x = x;
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
+        for (int i = 0; i < RADIX / 2; i++) {
+            const int r = (1 - h) * (RADIX / 2) + i;
+            const float x = l[PAD((LEN - (t + r * T) - h * (LEN / 2)) & (LEN / 2 - 1))];
+            if (c) m[i].y = x; else m[i].x = x;
         }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (t == 0) {
-        mirror[0] = v[0];
-        mirror[RADIX / 2] = v[RADIX / 2];
-    }
+    if (t == 0) m[0] = v[(1 - h) * (RADIX / 2)];
 }
-#define PUBLISH(v) publish(v, mirror, LRE, t)
+#define MIRROR_DECL
 #elif SPLIT
 #define MIRROR_DECL float2 mirror[RADIX];
 #define MIRROR(r) mirror[r]
@@ -162,6 +158,22 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
+#elif HALVES
+    __global float2 *out = dst + (size_t)seq * (LEN + 1);
+    const float2 wt = twr[t];
+    #pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float2 m[RADIX / 2];
+        gather_half(v, m, LRE, t, h);
+        if (valid) {
+            #pragma unroll
+            for (int i = 0; i < RADIX / 2; i++) {
+                const int r = (1 - h) * (RADIX / 2) + i;
+                out[t + r * T] = r2c_bin(v[r], m[i], cmul(wt, W2R(r)));
+            }
+        }
+    }
+    if (valid && t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
 #else
     PUBLISH(v);
     if (valid) {
@@ -345,6 +357,22 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
             }
             if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
         }
+#elif HALVES
+        const size_t row = (size_t)seq * (LEN + 1);
+        const float2 wt = twr[t];
+        #pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float2 m[RADIX / 2];
+            gather_half(v, m, LRE, t, h); // ends with a barrier: local memory free for the next frame
+            if (valid) {
+                #pragma unroll
+                for (int i = 0; i < RADIX / 2; i++) {
+                    const int k = t + ((1 - h) * (RADIX / 2) + i) * T;
+                    store_bin(dstv, row + k, k, r2c_bin(v[(1 - h) * (RADIX / 2) + i], m[i], cmul(wt, W2R((1 - h) * (RADIX / 2) + i))), scale, gain);
+                }
+            }
+        }
+        if (valid && t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
 #else
         PUBLISH(v);
         if (valid) {
