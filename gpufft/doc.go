@@ -22,8 +22,8 @@
 // work-item holds RADIX values in registers, stages are Stockham auto-sort
 // radix-8/16/32 butterflies (the radix chosen per length) exchanging
 // through local memory (padded structure-of-arrays; one float component at
-// a time where local memory is short; for complex transforms of 16384
-// points on a GPU, half of one component at a time, so they too take one
+// a time where local memory is short; for 16384 complex points (32768
+// real) on a GPU, half of one component at a time, so they too take one
 // pass), global loads and stores are
 // coalesced, and twiddles come from
 // per-stage tables laid out so a warp reads consecutive entries. Real

@@ -372,9 +372,10 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
 		e.singleMax = m
 	}
-	// C2C 16384 in one group (HALVES, 512 items of 32 values) took 0.206
-	// ms on the H200 against 0.326 as two four-step passes and 0.251 at
-	// radix 16 (1024 items of 16); cuFFT 0.202.
+	// In one group with HALVES (512 items of 32 values) against two
+	// four-step passes, H200: C2C 16384 0.202 ms against 0.320 (0.251 at
+	// radix 16, 1024 items of 16; cuFFT 0.200), R2C 32768 0.250 against
+	// 0.372 (cuFFT 0.248), spectrogram 32768/8192 0.949 against 1.504.
 	e.halvesMax = 2 * maxSingle
 	if info.Type == "CPU" {
 		e.halvesMax = 0
@@ -650,7 +651,8 @@ func b01(b bool) string {
 // four-step passes on the H200: C2C 16384 0.360 ms against 0.330, R2C
 // 32768 0.499 against 0.386; spectrogram 32768/8192 1.475 against 1.537.
 // HALVES, whose writers each write within one half so that a round costs
-// one barrier pair and no per-value test, takes C2C 16384 to 0.206.)
+// one barrier pair and no per-value test, takes C2C 16384 to 0.202 and R2C
+// 32768 to 0.250.)
 const maxSingle = 8192
 
 func (e *OpenCL) radixFor(n int) int {
