@@ -22,7 +22,9 @@
 // work-item holds RADIX values in registers, stages are Stockham auto-sort
 // radix-8/16/32 butterflies (the radix chosen per length) exchanging
 // through local memory (padded structure-of-arrays; one float component at
-// a time where local memory is short), global loads and stores are
+// a time where local memory is short; for 16384 complex points (32768
+// real) on a GPU, half of one component at a time, so they too take one
+// pass), global loads and stores are
 // coalesced, and twiddles come from
 // per-stage tables laid out so a warp reads consecutive entries. Real
 // transforms are half-length complex ones plus the split post-processing.
@@ -42,6 +44,7 @@
 // hardware): PRISM_OPENCL_RADIX (4, 8, 16, 32), PRISM_OPENCL_PASS_RADIX (8,
 // 16, 32: four-step passes below 1024 points), PRISM_OPENCL_GROUP (items a
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
+// PRISM_OPENCL_HALVES_MAX (largest complex one in halves; 0: none),
 // PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose), PRISM_OPENCL_BUILDLOG (print every build log) and

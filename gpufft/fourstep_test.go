@@ -20,7 +20,7 @@ func fourStepEngine(t *testing.T, local int) *OpenCL {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	e.singleMax = 16
+	e.singleMax, e.halvesMax = 16, 0
 	if local > 0 {
 		e.local = local
 	}

@@ -292,6 +292,9 @@ type OpenCL struct {
 	// (several short transforms share a group up to it).
 	groupThreads int
 	singleMax    int // largest single-pass transform (complex points)
+	// halvesMax is the largest complex transform done in one work-group
+	// with half of one component in local memory at a time (HALVES).
+	halvesMax int
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every FFT kernel build and the live
 	// post-processing's): a tuning aid for trying kernel variants with
@@ -370,6 +373,17 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	}
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
 		e.singleMax = m
+	}
+	// In one group with HALVES (512 items of 32 values) against two
+	// four-step passes, H200: C2C 16384 0.202 ms against 0.320 (0.251 at
+	// radix 16, 1024 items of 16; cuFFT 0.200), R2C 32768 0.250 against
+	// 0.372 (cuFFT 0.248), spectrogram 32768/8192 0.949 against 1.504.
+	e.halvesMax = 2 * maxSingle
+	if info.Type == "CPU" {
+		e.halvesMax = 0
+	}
+	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_HALVES_MAX")); err == nil && m >= 0 && m <= 2*maxSingle {
+		e.halvesMax = m
 	}
 	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
@@ -555,7 +569,7 @@ func (e *OpenCL) untrack(p closer) {
 // geom is the work-group layout of a single-pass kernel over LEN points.
 type geom struct {
 	len, radix, s int
-	split         bool
+	split, halves bool
 }
 
 func (g geom) t() int  { return g.len / g.radix }
@@ -567,7 +581,7 @@ func (g geom) defines() []string {
 	lr := bitsLen(g.radix) - 1
 	nfull, last := g.stages()
 	return []string{"LEN=" + strconv.Itoa(g.len), "RADIX=" + strconv.Itoa(g.radix), "S=" + strconv.Itoa(g.s),
-		"SPLIT=" + b01(g.split), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
+		"SPLIT=" + b01(g.split), "HALVES=" + b01(g.halves), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
 }
 
 // paired says whether a real transform's last stage can pair mirror bins
@@ -575,7 +589,7 @@ func (g geom) defines() []string {
 // last stage and an even number of last-stage butterflies per thread.
 func (g geom) paired() bool {
 	nfull, last := g.stages()
-	return nfull >= 1 && g.radix/last >= 2
+	return nfull >= 1 && g.radix/last >= 2 && !g.halves
 }
 
 // pairedDefine is the PAIRED define where paired holds (real transforms
@@ -631,12 +645,16 @@ func b01(b bool) string {
 	return "0"
 }
 
-// maxSingle is the largest transform one work-group does: 8192 points, or
-// fewer where local memory cannot hold one component of it. (16384 points
-// in one group, one component at a time in two halves of NVIDIA's 48 KB of
-// local memory, 512 items of 32 values, measured slower than the two
+// maxSingle is the largest transform one work-group does for every plan:
+// 8192 points, or fewer where local memory cannot hold one component of it.
+// Plans go to twice that with HALVES (planGeom). (An earlier
+// 16384-point kernel for every plan, one component at a time in two halves
+// of NVIDIA's 48 KB of local memory, measured slower than the two
 // four-step passes on the H200: C2C 16384 0.360 ms against 0.330, R2C
-// 32768 0.499 against 0.386; spectrogram 32768/8192 1.475 against 1.537.)
+// 32768 0.499 against 0.386; spectrogram 32768/8192 1.475 against 1.537.
+// HALVES, whose writers each write within one half so that a round costs
+// one barrier pair and no per-value test, takes C2C 16384 to 0.202 and R2C
+// 32768 to 0.250.)
 const maxSingle = 8192
 
 func (e *OpenCL) radixFor(n int) int {
@@ -674,8 +692,21 @@ func (e *OpenCL) radixFor(n int) int {
 
 // singleGeom returns the geometry for one-work-group transforms of n points,
 // or ok = false if n needs the multi-pass path on this device.
-func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
-	if n > e.singleMax {
+func (e *OpenCL) singleGeom(n int) (geom, bool) { return e.groupGeom(n, e.singleMax, false) }
+
+// planGeom is singleGeom for the plans' single-pass kernels, which also
+// take transforms up to halvesMax points of which local memory holds half
+// of one component at a time (HALVES in fft_common.cl: four rounds per
+// exchange, four more for a real transform's mirrors).
+func (e *OpenCL) planGeom(n int) (geom, bool) {
+	return e.groupGeom(n, max(e.singleMax, e.halvesMax), true)
+}
+
+// groupGeom lays out one-work-group transforms of n ≤ limit points:
+// several per group up to groupThreads items, one component in local
+// memory at a time where both do not fit, half of one with halves.
+func (e *OpenCL) groupGeom(n, limit int, halves bool) (g geom, ok bool) {
+	if n > limit {
 		return g, false
 	}
 	g = geom{len: n, radix: e.radixFor(n), s: 1}
@@ -687,11 +718,14 @@ func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
 	for g.s > 1 && (g.s*g.t() > e.maxWG || 2*g.s*padLen*4 > e.local) {
 		g.s /= 2
 	}
-	if 2*padLen*4 > e.local {
-		if padLen*4 > e.local {
-			return g, false
-		}
+	switch {
+	case 2*padLen*4 <= e.local:
+	case padLen*4 <= e.local:
 		g.split = true
+	case halves && padLen/2*4 <= e.local:
+		g.halves = true
+	default:
+		return g, false
 	}
 	return g, true
 }
@@ -704,7 +738,9 @@ func (e *OpenCL) singleGeom(n int) (g geom, ok bool) {
 // points) measured slower but for one row (H200, radix 8 / 16 / 32: C2C
 // 16384 0.321 / 0.361 / 0.343 ms, R2C 65536 0.388 / 0.395 / 0.452, C2C
 // 65536 0.340 / 0.330 / 0.398, R2C 2^18 0.413 / 0.461 / 0.445,
-// spectrogram 65536/16384 1.60 / 1.84 / 1.90).
+// spectrogram 65536/16384 1.60 / 1.84 / 1.90). 32 sequences per group at
+// 128 points (256-byte runs) measured slower (C2C 16384 0.352 ms against
+// 0.326), 8 too (R2C 65536 0.426 against 0.396).
 func (e *OpenCL) passGeom(n int) geom {
 	g := geom{len: n, radix: e.radixFor(n), s: 1}
 	if n < 1024 {

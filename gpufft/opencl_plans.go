@@ -293,7 +293,7 @@ func (p *gpuComplex) init() error {
 	if p.out, err = p.buffer(bytes); err != nil {
 		return err
 	}
-	if g, ok := e.singleGeom(n); ok {
+	if g, ok := e.planGeom(n); ok {
 		tws, err := p.complexTable(g.stageTable())
 		if err != nil {
 			return err
@@ -411,7 +411,7 @@ func (p *gpuReal) init() error {
 	if err != nil {
 		return err
 	}
-	if g, ok := e.singleGeom(m); ok {
+	if g, ok := e.planGeom(m); ok {
 		tws, err := p.complexTable(g.stageTable())
 		if err != nil {
 			return err
@@ -572,7 +572,7 @@ func (p *gpuSpectrogram) init() error {
 		return err
 	}
 	outCh := cfg.OutChannels()
-	if g, ok := e.singleGeom(m); ok {
+	if g, ok := e.planGeom(m); ok {
 		tws, err := p.complexTable(g.stageTable())
 		if err != nil {
 			return err

@@ -66,3 +66,29 @@ func TestRadixPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestHalvesPath: transforms of 16384 complex points in one work-group
+// with half of one component in local memory at a time (HALVES), at radix
+// 16 (1024 items) and 32 (512 items), with NVIDIA's local memory: complex
+// and real (32768 points) plans against the float64 reference (forward,
+// inverse and round trip), the spectrogram against the CPU engine.
+func TestHalvesPath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(32, 1))
+	for _, radix := range []int{16, 32} {
+		e := radixEngine(t, radix, nvidiaLocal)
+		e.halvesMax = 2 * maxSingle
+		n := 2 * maxSingle
+		g, ok := e.planGeom(n)
+		if !ok || !g.halves || g.radix != radix || g.paired() {
+			t.Skipf("radix %d, %d points: geometry %+v single-pass %v (device work-groups of %d items)", radix, n, g, ok, e.maxWG)
+		}
+		if _, ok := e.singleGeom(n); ok {
+			t.Fatalf("%d points single-pass without HALVES", n)
+		}
+		t.Run(fmt.Sprintf("radix=%d/len=%d", radix, n), func(t *testing.T) {
+			checkComplexPlan(t, e, n, 3, rng)
+			checkRealPlan(t, e, 2*n, 3, rng)
+			spectrogramMatchesCPU(t, e, 2*n, rng)
+		})
+	}
+}

@@ -5,7 +5,8 @@
 // KERNEL_SPECTROGRAM; INVERSE (0/1) for C2C.
 // Work-group: S*T work-items (see fft_common.cl); global size is
 // ceil(count/S)*S*T; sequences past count compute garbage they never store.
-// Local memory: S regions of PADLEN floats for re (and im unless SPLIT).
+// Local memory: S regions of PADLEN floats for re (and im unless SPLIT);
+// with HALVES (S = 1, never PAIRED) PADLEN/2 floats.
 //
 // Layouts (frame = one sequence; all contiguous, row after row):
 //   C2C          in  float2[count][LEN]         out float2[count][LEN]
@@ -18,7 +19,11 @@
 // reads W_N^k (k = t + r*T) as twr[t] * W_(2*RADIX)^r (one load and a
 // constant). tws is the stage table.
 
-#if SPLIT
+#if HALVES
+#define LOCAL_DECL __local float lbuf[PADLEN / 2];
+#define LRE lbuf
+#define LIM lbuf
+#elif SPLIT
 #define LOCAL_DECL __local float lbuf[S * PADLEN];
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + s * PADLEN)
@@ -62,9 +67,35 @@ void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
 // The split needs Z[k] and Z[(LEN - k) mod LEN]; the second lives in another
 // thread. publish() makes every Z visible in local memory; MIRROR(r) then
 // reads the partner of k = t + r*T. With SPLIT (one component at a time)
-// the partners are gathered into mirror[] in two rounds instead.
+// the partners are gathered into mirror[] in two rounds instead; with
+// HALVES one half at a time by gather_half.
 #define MIRROR_INDEX(r) PAD((LEN - (t + (r) * T)) & (LEN - 1))
-#if SPLIT
+#if HALVES
+// gather_half: two rounds (re, im) with half h of Z in local memory: every
+// thread publishes its registers there and gathers the mirrors found there,
+// those of registers r = (1-h)*RADIX/2 + i into m[i]. The mirror of k = t +
+// r*T lies in the other half but for k = 0 and LEN/2 (t = 0), which are
+// their own. The kernels split each half's registers as soon as its
+// mirrors are in (all RADIX mirrors at once spilled: 128 registers).
+inline void gather_half(const float2 *v, float2 *m, __local float *l, int t, const int h) {
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+#pragma unroll
+        for (int r = h * (RADIX / 2); r < (h + 1) * (RADIX / 2); r++)
+            l[PAD(t + r * T - h * (LEN / 2))] = c ? v[r].y : v[r].x;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int i = 0; i < RADIX / 2; i++) {
+            const int r = (1 - h) * (RADIX / 2) + i;
+            const float x = l[PAD((LEN - (t + r * T) - h * (LEN / 2)) & (LEN / 2 - 1))];
+            if (c) m[i].y = x; else m[i].x = x;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (t == 0) m[0] = v[(1 - h) * (RADIX / 2)];
+}
+#define MIRROR_DECL
+#elif SPLIT
 #define MIRROR_DECL float2 mirror[RADIX];
 #define MIRROR(r) mirror[r]
 inline void publish(const float2 *v, float2 *mirror, __local float *lre, __local float *lim, int t) {
@@ -127,6 +158,22 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
+#elif HALVES
+    __global float2 *out = dst + (size_t)seq * (LEN + 1);
+    const float2 wt = twr[t];
+    #pragma unroll
+    for (int h = 0; h < 2; h++) {
+        float2 m[RADIX / 2];
+        gather_half(v, m, LRE, t, h);
+        if (valid) {
+            #pragma unroll
+            for (int i = 0; i < RADIX / 2; i++) {
+                const int r = (1 - h) * (RADIX / 2) + i;
+                out[t + r * T] = r2c_bin(v[r], m[i], cmul(wt, W2R(r)));
+            }
+        }
+    }
+    if (valid && t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
 #else
     PUBLISH(v);
     if (valid) {
@@ -310,6 +357,22 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
             }
             if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
         }
+#elif HALVES
+        const size_t row = (size_t)seq * (LEN + 1);
+        const float2 wt = twr[t];
+        #pragma unroll
+        for (int h = 0; h < 2; h++) {
+            float2 m[RADIX / 2];
+            gather_half(v, m, LRE, t, h); // ends with a barrier: local memory free for the next frame
+            if (valid) {
+                #pragma unroll
+                for (int i = 0; i < RADIX / 2; i++) {
+                    const int k = t + ((1 - h) * (RADIX / 2) + i) * T;
+                    store_bin(dstv, row + k, k, r2c_bin(v[(1 - h) * (RADIX / 2) + i], m[i], cmul(wt, W2R((1 - h) * (RADIX / 2) + i))), scale, gain);
+                }
+            }
+        }
+        if (valid && t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
 #else
         PUBLISH(v);
         if (valid) {

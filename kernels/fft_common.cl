@@ -14,6 +14,8 @@
 //   RADIX  butterfly radix in registers: 2, 4, 8, 16 or 32 (RADIX <= LEN)
 //   S      sequences (transforms) per work-group
 //   SPLIT  1 when local memory holds one float component at a time
+//   HALVES 1 when it holds half of one component at a time (S = 1, not
+//          PAIRED; see exchange)
 //   LOG2R, NFULL, LASTR  the stage plan (see fft_regs)
 // Work-group shape: S*T work-items, T = LEN/RADIX per sequence; item lt works
 // on sequence lt/T as thread t = lt%T.
@@ -36,6 +38,12 @@
 // whose slot 0 is 0. Register v[q*PER + m] then holds Z[JOF(m) + q*NS].
 #ifndef PAIRED
 #define PAIRED 0
+#endif
+#ifndef HALVES
+#define HALVES 0
+#endif
+#if HALVES && (PAIRED || S != 1)
+#error "HALVES takes one unpaired sequence per work-group"
 #endif
 #define NS (1 << (NFULL * LOG2R))
 #define PER (RADIX / LASTR)
@@ -230,7 +238,37 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 #define READ_INDEX(r) (paired ? JOF((r) % PER, t) + ((r) / PER) * NS : t + (r) * T)
 inline void exchange(float2 *v, __local float *lre, __local float *lim,
                      int wbase, int wstride, int t, const bool paired) {
-#if SPLIT
+#if HALVES
+    // Four rounds (re, im; each in the halves [0, LEN/2) and [LEN/2, LEN)).
+    // A thread's writes span one block of wstride*RADIX <= LEN/2 positions,
+    // so they all fall in one half: in round h the threads of that half
+    // write all their values and every thread reads its registers r with
+    // t + r*T in it, r in [h*RADIX/2, (h+1)*RADIX/2).
+    // The values read go to nv until both halves of a component are
+    // through (round 1 still writes what round 0's reads replace).
+    const int wh = wbase / (LEN / 2);
+#pragma unroll
+    for (int c = 0; c < 2; c++) {
+        float nv[RADIX];
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            if (wh == h) {
+#pragma unroll
+                for (int r = 0; r < RADIX; r++)
+                    lre[PAD(wbase - h * (LEN / 2) + r * wstride)] = c ? v[r].y : v[r].x;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+            for (int r = h * (RADIX / 2); r < (h + 1) * (RADIX / 2); r++)
+                nv[r] = lre[PAD(t + r * T - h * (LEN / 2))];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+#pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            if (c) v[r].y = nv[r]; else v[r].x = nv[r];
+        }
+    }
+#elif SPLIT
 #pragma unroll
     for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].x;
     barrier(CLK_LOCAL_MEM_FENCE);
