@@ -332,14 +332,22 @@ type fileSink interface {
 }
 
 // newRowWriter is the NPY or CSV writer of cfg's rows at rate Hz on o.
-func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (encode.RowWriter, error) {
+func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (*encode.AsyncRows, error) {
+	var w encode.RowWriter
+	var err error
 	switch format {
 	case encode.FormatNPY:
-		return encode.NewNPYRows(o, cfg.Bins())
+		w, err = encode.NewNPYRows(o, cfg.Bins())
 	case encode.FormatCSV:
-		return encode.NewCSVRows(o, cfg.Size, cfg.Hop, rate)
+		w, err = encode.NewCSVRows(o, cfg.Size, cfg.Hop, rate)
+	default:
+		err = fmt.Errorf("unknown output format %q", format)
 	}
-	return nil, fmt.Errorf("unknown output format %q", format)
+	if err != nil {
+		return nil, err
+	}
+	// the rows are written while the engine analyzes the next batch
+	return encode.NewAsyncRows(w, cfg.Bins()), nil
 }
 
 func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
@@ -352,6 +360,7 @@ func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg 
 	}
 	p, err := eng.NewSpectrogram(cfg)
 	if err != nil {
+		rw.Close()
 		return nil, &EngineError{err}
 	}
 	return &rowSink{plan: p, out: rw, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}, nil
@@ -361,7 +370,7 @@ func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg 
 // RowWriter (NPY, CSV).
 type rowSink struct {
 	plan gpufft.SpectrogramPlan
-	out  encode.RowWriter
+	out  *encode.AsyncRows
 	dst  []float32
 	bins int
 }
@@ -376,7 +385,10 @@ func (s *rowSink) add(b batch) (int, error) {
 
 func (s *rowSink) finish(frames int) error { return s.out.Finish(frames) }
 
-func (s *rowSink) close() { s.plan.Close() }
+func (s *rowSink) close() {
+	s.out.Close()
+	s.plan.Close()
+}
 
 // imageSink folds frames into the pixel grid on the engine; the host
 // colours and decorates the image.

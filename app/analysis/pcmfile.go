@@ -194,6 +194,7 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 		*outErr = err
 		return err
 	}
+	defer rw.Close()
 	key := rowsKey(eng, r.pf, cfg)
 	pp, reused, err := pool.get(key, func() (pooledPlan, error) { return gpufft.NewPCMSpectrogram(eng, r.pf, cfg) })
 	if err != nil {
