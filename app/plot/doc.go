@@ -6,8 +6,9 @@
 // write.
 //
 // It is a leaf: it imports no other Prism package than internal/pages (the
-// raster's memory) and knows nothing of engines, files or Fyne; the window's rasters use its Shader and axes so
-// the screen and the PNG agree pixel for pixel. Values are immutable once
+// raster's memory) and knows nothing of engines, files or Fyne; the
+// window's rasters use its Shader and axes so the screen and the PNG agree
+// pixel for pixel. Values are immutable once
 // made and safe to share between goroutines; images are owned by the
 // caller.
 package plot
