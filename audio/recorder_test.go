@@ -95,31 +95,31 @@ func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 	return n, time.Now(), nil
 }
 
-// TestRecorderOutage: a source that fails for about half a second and
-// comes back leaves a gap in the ring as long as the outage, so every
-// frame read after it sits at the stream position real time gives it
-// (within 20 ms: the arrival jitter of a loaded test machine), and the
-// gap is counted as an outage, not as overwritten input.
-func TestRecorderOutage(t *testing.T) {
-	const rate = 48000
-	w := &world{t0: time.Now(), rate: rate}
-	rec, err := StartRecorder(w.open, 2)
+// startWorld starts a Recorder of a 48-kHz world with a ring of
+// ringSeconds, stopped when the test ends.
+func startWorld(t *testing.T, ringSeconds float64) (*world, *Recorder) {
+	t.Helper()
+	w := &world{t0: time.Now(), rate: 48000}
+	rec, err := StartRecorder(w.open, ringSeconds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rec.Stop()
+	t.Cleanup(rec.Stop)
+	return w, rec
+}
+
+// followTimeline reads rec's ring for dur, calling act with the time
+// elapsed before each read (to change the world), and returns how far the
+// frames read sit from their real-time position at worst (each one's
+// world sample number less its stream position, against the first frame's)
+// and how many frames it read.
+func followTimeline(rec *Recorder, dur time.Duration, act func(time.Duration)) (worst float64, read uint64) {
 	ring := rec.Ring()
 	dst := make([]float32, 4096)
-	offset, worst := math.NaN(), 0.0 // world sample − stream position
-	var read uint64
+	offset := math.NaN()
 	start := time.Now()
-	for time.Since(start) < 1500*time.Millisecond {
-		switch d := time.Since(start); {
-		case d > 400*time.Millisecond && d < 900*time.Millisecond:
-			w.down.Store(true)
-		default:
-			w.down.Store(false)
-		}
+	for d := time.Duration(0); d < dur; d = time.Since(start) {
+		act(d)
 		n := ring.Read(dst)
 		for i := range n {
 			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
@@ -131,12 +131,35 @@ func TestRecorderOutage(t *testing.T) {
 		read += uint64(n)
 		time.Sleep(time.Millisecond)
 	}
-	st := rec.Stats()
-	outages := rec.Outages()
-	t.Logf("stats %+v; outages %v; worst timeline error %.0f frames (%.2f ms)", st, outages, worst, worst/rate*1e3)
-	if tol := 0.020 * rate; worst > tol {
+	return worst, read
+}
+
+// checkTimeline fails t if a frame sat more than 20 ms (the arrival jitter
+// of a loaded test machine) from its real-time position.
+func checkTimeline(t *testing.T, worst float64, rate int) {
+	t.Helper()
+	t.Logf("worst timeline error %.0f frames (%.2f ms)", worst, worst/float64(rate)*1e3)
+	if tol := 0.020 * float64(rate); worst > tol {
 		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
 	}
+}
+
+// TestRecorderOutage: a source that fails for about half a second and
+// comes back leaves a gap in the ring as long as the outage, so every
+// frame read after it sits at the stream position real time gives it
+// (within 20 ms: the arrival jitter of a loaded test machine), and the
+// gap is counted as an outage, not as overwritten input.
+func TestRecorderOutage(t *testing.T) {
+	const rate = 48000
+	w, rec := startWorld(t, 2)
+	ring := rec.Ring()
+	worst, read := followTimeline(rec, 1500*time.Millisecond, func(d time.Duration) {
+		w.down.Store(d > 400*time.Millisecond && d < 900*time.Millisecond)
+	})
+	st := rec.Stats()
+	outages := rec.Outages()
+	t.Logf("stats %+v; outages %v", st, outages)
+	checkTimeline(t, worst, rate)
 	if st.Outages != 1 || len(outages) != 1 || st.Reopens != 1 {
 		t.Fatalf("%d outages (%v), %d reopens: want one of each", st.Outages, outages, st.Reopens)
 	}
@@ -166,40 +189,17 @@ func TestRecorderOutage(t *testing.T) {
 // outage is the whole freeze and the reopening.
 func TestRecorderFrozenServer(t *testing.T) {
 	const rate = 48000
-	w := &world{t0: time.Now(), rate: rate}
-	rec, err := StartRecorder(w.open, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Stop()
-	ring := rec.Ring()
-	dst := make([]float32, 4096)
-	offset, worst := math.NaN(), 0.0
-	start := time.Now()
+	w, rec := startWorld(t, 4)
 	frozen := false
-	for time.Since(start) < 1800*time.Millisecond {
-		if !frozen && time.Since(start) > 300*time.Millisecond {
+	worst, _ := followTimeline(rec, 1800*time.Millisecond, func(d time.Duration) {
+		if !frozen && d > 300*time.Millisecond {
 			w.freeze.Store(time.Now().Add(800 * time.Millisecond).UnixNano())
 			frozen = true
 		}
-		n := ring.Read(dst)
-		for i := range n {
-			if math.IsNaN(float64(dst[i])) {
-				continue
-			}
-			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
-			if math.IsNaN(offset) {
-				offset = off
-			}
-			worst = max(worst, math.Abs(off-offset))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	})
 	st := rec.Stats()
-	t.Logf("stats %+v; worst timeline error %.0f frames (%.2f ms)", st, worst, worst/rate*1e3)
-	if tol := 0.020 * rate; worst > tol {
-		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
-	}
+	t.Logf("stats %+v", st)
+	checkTimeline(t, worst, rate)
 	if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 1 || of < 0.80*rate || of > 0.90*rate {
 		t.Errorf("%d outages of %d frames, %d reopens: want 1 of 0.80…0.90 s, 1", st.Outages, st.OutageFrames, st.Reopens)
 	}
@@ -208,12 +208,7 @@ func TestRecorderFrozenServer(t *testing.T) {
 // TestRecorderOutageForGood: a source that never comes back leaves the
 // recorder retrying, marked stalled since the last data, with the error.
 func TestRecorderOutageForGood(t *testing.T) {
-	w := &world{t0: time.Now(), rate: 48000}
-	rec, err := StartRecorder(w.open, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Stop()
+	w, rec := startWorld(t, 2)
 	time.Sleep(200 * time.Millisecond)
 	down := time.Now()
 	w.down.Store(true)
@@ -232,37 +227,18 @@ func TestRecorderOutageForGood(t *testing.T) {
 // position (within 20 ms).
 func TestRecorderOverflow(t *testing.T) {
 	const rate = 48000
-	w := &world{t0: time.Now(), rate: rate}
-	rec, err := StartRecorder(w.open, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Stop()
+	w, rec := startWorld(t, 2)
 	ring := rec.Ring()
-	dst := make([]float32, 4096)
-	offset, worst := math.NaN(), 0.0
-	start := time.Now()
 	stalled := false
-	for time.Since(start) < time.Second {
-		if !stalled && time.Since(start) > 300*time.Millisecond {
+	worst, _ := followTimeline(rec, time.Second, func(d time.Duration) {
+		if !stalled && d > 300*time.Millisecond {
 			w.stall.Store(int64(300 * time.Millisecond))
 			stalled = true
 		}
-		n := ring.Read(dst)
-		for i := range n {
-			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
-			if math.IsNaN(offset) {
-				offset = off
-			}
-			worst = max(worst, math.Abs(off-offset))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	})
 	st := rec.Stats()
-	t.Logf("stats %+v; worst timeline error %.0f frames (%.2f ms)", st, worst, worst/rate*1e3)
-	if tol := 0.020 * rate; worst > tol {
-		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
-	}
+	t.Logf("stats %+v", st)
+	checkTimeline(t, worst, rate)
 	want := 0.3*rate - stallBuffer
 	// a loaded machine's sleep lasts longer than asked: more is lost (the
 	// timeline check above is the exact one)
@@ -278,37 +254,17 @@ func TestRecorderOverflow(t *testing.T) {
 // and every frame read sits at its real-time position (within 20 ms).
 func TestRecorderPause(t *testing.T) {
 	const rate = 48000
-	w := &world{t0: time.Now(), rate: rate}
-	rec, err := StartRecorder(w.open, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Stop()
-	ring := rec.Ring()
-	dst := make([]float32, 4096)
-	offset, worst := math.NaN(), 0.0
-	start := time.Now()
+	w, rec := startWorld(t, 2)
 	paused := false
-	for time.Since(start) < time.Second {
-		if !paused && time.Since(start) > 300*time.Millisecond {
+	worst, _ := followTimeline(rec, time.Second, func(d time.Duration) {
+		if !paused && d > 300*time.Millisecond {
 			w.pause.Store(int64(250 * time.Millisecond))
 			paused = true
 		}
-		n := ring.Read(dst)
-		for i := range n {
-			off := float64(dst[i]) - float64(ring.Position()-uint64(n)+uint64(i))
-			if math.IsNaN(offset) {
-				offset = off
-			}
-			worst = max(worst, math.Abs(off-offset))
-		}
-		time.Sleep(time.Millisecond)
-	}
+	})
 	st := rec.Stats()
-	t.Logf("stats %+v; worst timeline error %.0f frames (%.2f ms)", st, worst, worst/rate*1e3)
-	if tol := 0.020 * rate; worst > tol {
-		t.Errorf("a frame sits %.0f frames from its real-time position (tolerance %.0f)", worst, tol)
-	}
+	t.Logf("stats %+v", st)
+	checkTimeline(t, worst, rate)
 	if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 0 || of < 0.23*rate || of > 0.30*rate || st.OverflowFrames != 0 {
 		t.Errorf("%d outages of %d frames, %d reopens, %d overflow frames: want 1 of 12000 (−960, +2400), none", st.Outages, st.OutageFrames, st.Reopens, st.OverflowFrames)
 	}
