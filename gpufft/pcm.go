@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -264,11 +265,16 @@ func NewPCMSpectrogram(e Engine, f PCMFormat, cfg SpectrogramConfig) (PCMSpectro
 		return nil, err
 	}
 	if g, ok := e.(*OpenCL); ok {
-		sp, err := g.NewSpectrogram(cfg)
+		g, own, err := g.planQueue()
 		if err != nil {
 			return nil, err
 		}
-		p := &gpuPCM{f: f, cfg: cfg, sp: sp.(*gpuSpectrogram)}
+		sp, err := g.NewSpectrogram(cfg)
+		if err != nil {
+			own.close()
+			return nil, err
+		}
+		p := &gpuPCM{f: f, cfg: cfg, sp: sp.(*gpuSpectrogram), own: own}
 		if err := p.init(); err != nil {
 			p.Close()
 			return nil, err
@@ -292,12 +298,17 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 		return nil, err
 	}
 	if g, ok := e.(*OpenCL); ok {
-		ip, err := g.NewImage(cfg, ic)
+		g, own, err := g.planQueue()
 		if err != nil {
 			return nil, err
 		}
+		ip, err := g.NewImage(cfg, ic)
+		if err != nil {
+			own.close()
+			return nil, err
+		}
 		img := ip.(*gpuImage)
-		p := &gpuPCM{f: f, cfg: cfg, sp: img.sp, img: img}
+		p := &gpuPCM{f: f, cfg: cfg, sp: img.sp, img: img, own: own}
 		if err := p.init(); err != nil {
 			p.Close()
 			return nil, err
@@ -309,6 +320,31 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 		return nil, err
 	}
 	return hostPCMImage{&hostPCM{f: f, cfg: cfg, img: ip, cpu: cpuOf(e), buf: make([]float32, cfg.Channels*cfg.MaxSamples)}}, nil
+}
+
+// planQueues says whether each OpenCL PCM plan gets an in-order queue of
+// its own (withQueue); $PRISM_OPENCL_PLAN_QUEUE=0 puts them all on the
+// engine's queue, to measure.
+var planQueues = os.Getenv("PRISM_OPENCL_PLAN_QUEUE") != "0"
+
+// planQueue returns the engine a PCM plan is made on: e on a queue of its
+// own (own, which the plan closes after itself), or e itself (own nil).
+func (e *OpenCL) planQueue() (g *OpenCL, own *OpenCL, err error) {
+	if !planQueues {
+		return e, nil, nil
+	}
+	own, err = e.withQueue()
+	if err != nil {
+		return nil, nil, err
+	}
+	return own, own, nil
+}
+
+// close closes a plan's own queue (nil: none).
+func (e *OpenCL) close() {
+	if e != nil {
+		e.Close()
+	}
 }
 
 func cpuOf(e Engine) *CPU {
@@ -464,6 +500,7 @@ type gpuPCM struct {
 	f    PCMFormat
 	cfg  SpectrogramConfig // as the caller made the plan (an image's spectrogram outputs gained power)
 	sp   *gpuSpectrogram
+	own  *OpenCL   // the plan's own queue (sp.e), closed after the plan; nil: the engine's
 	img  *gpuImage // nil for a spectrogram plan
 	raw  cl.Mem    // device copy of one batch of raw PCM
 	conv launch
@@ -729,6 +766,7 @@ func (p *gpuPCM) Close() error {
 		e.lib.ReleaseMem(s.mem)
 		*s = staging{}
 	}
+	defer p.own.close()
 	if p.img != nil {
 		return p.img.Close()
 	}

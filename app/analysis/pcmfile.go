@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -61,10 +63,13 @@ type rawReader struct {
 	err      error // the decoder's last error other than io.EOF: bad input
 	samples  int64
 	progress func(samples int64)
+	stages   *Stages // gets the reads' spans
 }
 
 func (r *rawReader) Read(p []byte) (int, error) {
+	t := time.Now()
 	n, err := r.src.ReadRaw(p)
+	r.stages.span(SpanRead, t)
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.err = err
 	}
@@ -73,6 +78,25 @@ func (r *rawReader) Read(p []byte) (int, error) {
 		r.progress(r.samples)
 	}
 	return n * r.fb, err
+}
+
+// pcmBatchSamples, when not 0, is the samples per channel of one batch
+// of the raw PCM path instead of batchSamples ($PRISM_PCM_BATCH, 4096 to
+// 2^24: a measuring aid; smaller batches need less pinned staging and
+// device memory per file in flight).
+var pcmBatchSamples = func() int {
+	if n, err := strconv.Atoi(os.Getenv("PRISM_PCM_BATCH")); err == nil && n >= 4096 && n <= 1<<24 {
+		return n
+	}
+	return 0
+}()
+
+// pcmBatchLimit is the raw PCM path's MaxSamples for frames of n, hop apart.
+func pcmBatchLimit(n, hop int) int {
+	if pcmBatchSamples == 0 {
+		return batchLimits(n, hop, 1)
+	}
+	return n + max(0, pcmBatchSamples-n)/hop*hop
 }
 
 // pcmRun is analyzeWith's GPU-resident path for one file: gpufft's PCM
@@ -100,11 +124,11 @@ type pcmRun struct {
 func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	opts := r.opts
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
-		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1), Output: gpufft.DBFS}
+		MaxSamples: pcmBatchLimit(opts.FFT, opts.Hop), Output: gpufft.DBFS}
 	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
 		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
 	}
-	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes()}
+	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes(), stages: &r.res.Stages}
 	if r.progress != nil {
 		rr.progress = func(s int64) { r.progress(FrameCount(s, opts.FFT, opts.Hop), r.total) }
 	}
@@ -158,15 +182,15 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 		}
 		plans[i], st.Reused = p.(gpufft.PCMImagePlan), st.Reused && reused
 	}
-	since(&st.Setup, &r.t)
+	st.mark(&st.Setup, SpanSetup, &r.t)
 	var err error
 	if len(plans) == 1 {
-		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImage(r.ctx, plans[0], rr)
+		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImage(r.ctx, timedImagePlan{plans[0], st}, rr)
 	} else {
 		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImages(r.ctx, plans, rr)
 		r.res.Devices = len(plans)
 	}
-	since(&st.Analyze, &r.t)
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
 	if err != nil || r.res.Frames == 0 {
 		return err
 	}
@@ -200,7 +224,7 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 	}
 	p := pp.(gpufft.PCMSpectrogramPlan)
 	st.Reused = reused
-	since(&st.Setup, &r.t)
+	st.mark(&st.Setup, SpanSetup, &r.t)
 	r.res.Frames, r.res.Samples, err = gpufft.ReadPCMRows(r.ctx, p, rr, func(rows []float32, first, n int) error {
 		*outErr = rw.Rows(first, rows[:n*cfg.Bins()])
 		return *outErr
@@ -210,11 +234,28 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 			*outErr = err
 		}
 	}
-	since(&st.Analyze, &r.t)
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
 	if err != nil {
 		p.Close()
 		return err
 	}
 	pool.put(key, p)
 	return nil
+}
+
+// timedImagePlan keeps the spans of a plan's Staging (waiting for the
+// engine to be done with a buffer) and Add (queueing a batch).
+type timedImagePlan struct {
+	gpufft.PCMImagePlan
+	st *Stages
+}
+
+func (p timedImagePlan) Staging() ([]byte, error) {
+	defer p.st.span(SpanStaging, time.Now())
+	return p.PCMImagePlan.Staging()
+}
+
+func (p timedImagePlan) Add(raw []byte, firstFrame int) (int, error) {
+	defer p.st.span(SpanSubmit, time.Now())
+	return p.PCMImagePlan.Add(raw, firstFrame)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +127,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
+	traceOut := fs.String("trace", "", "write a Go execution trace of the run to this file (go tool trace)")
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
 	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -167,6 +169,14 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	if *traceOut != "" {
+		stop, err := startTrace(*traceOut)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return ExitFailure
+		}
+		defer stop()
+	}
 	// Several GPUs only with --device all: a batch of 20 10-minute files
 	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
 	// (the GPUs idle over 95% of the time; a second context costs start-up
@@ -188,7 +198,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 			sess.set[i].Plans = pool
 		}
 	}
-	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr}
+	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0}
 	return b.all(inputs, dsts)
 }
 
@@ -202,6 +212,18 @@ func startProfile(path string) (func(), error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+func startTrace(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { trace.Stop(); f.Close() }, nil
 }
 
 // filesInFlight is how many files a batch on the GPU keeps in flight, over
@@ -225,6 +247,7 @@ type batchRun struct {
 	quiet   bool
 	timings bool
 	stderr  io.Writer
+	start   time.Time // the command's start (--timings)
 }
 
 // all analyzes each input; a bad file is reported and skipped. Some file
@@ -266,8 +289,13 @@ func (b batchRun) all(inputs, dsts []string) int {
 		}
 	}()
 	failed, badInput := false, false
+	results := make([]fileResult, 0, len(inputs))
+	if b.timings {
+		defer func() { printBatchTimings(b.stderr, results, b.start) }()
+	}
 	for i, in := range inputs {
 		r := <-done[i]
+		results = append(results, r)
 		warn(b.stderr, r.res.Warnings)
 		if b.timings {
 			printTimings(b.stderr, in, r)
@@ -317,7 +345,6 @@ const timingsPrefix = "prism: timings "
 
 // printTimings writes r's stages as "prism: timings {JSON}".
 func printTimings(w io.Writer, in string, r fileResult) {
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	st := r.res.Stages
 	line, _ := json.Marshal(fileTimings{File: in, OK: r.err == nil, Devices: r.res.Devices, Reused: st.Reused,
 		Total: ms(r.res.Elapsed), Setup: ms(st.Setup), Analyze: ms(st.Analyze), Fetch: ms(st.Fetch),
