@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -399,7 +400,9 @@ func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.
 // the times of those steps to st.
 func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error, st *Stages) error {
 	t := time.Now()
-	pix := make([]float32, layout.Columns()*layout.Rows())
+	pp := levelsOf(layout.Columns() * layout.Rows())
+	defer levelPool.Put(pp)
+	pix := *pp
 	if err := image(pix); err != nil {
 		return &EngineError{err}
 	}
@@ -414,6 +417,20 @@ func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32
 }
 
 func (s *imageSink) close() { s.plan.Close() }
+
+// levelPool keeps images' levels (8 MiB at 1920×1080) between the files
+// of a batch.
+var levelPool sync.Pool
+
+// levelsOf returns a slice of n levels from the pool (contents undefined).
+func levelsOf(n int) *[]float32 {
+	if p, ok := levelPool.Get().(*[]float32); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	p := make([]float32, n)
+	return &p
+}
 
 // ChannelName is "mix" for −1, else "channel N".
 func ChannelName(c int) string {

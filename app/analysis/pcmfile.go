@@ -80,23 +80,27 @@ func (r *rawReader) Read(p []byte) (int, error) {
 	return n * r.fb, err
 }
 
-// pcmBatchSamples, when not 0, is the samples per channel of one batch
-// of the raw PCM path instead of batchSamples ($PRISM_PCM_BATCH, 4096 to
-// 2^24: a measuring aid; smaller batches need less pinned staging and
-// device memory per file in flight).
-var pcmBatchSamples = func() int {
+// gpuPCMBatch is the samples per channel of one batch of the raw PCM path
+// on a GPU: smaller than batchSamples, as each file in flight holds two
+// pinned staging buffers of a batch and making one cost 13 ms per 16 MiB
+// on the H200 (a batch of 20 10-minute files, 8 in flight: 1.19 s with
+// batches of 2^22 samples, 0.98 s with 2^21, 0.91 s with 2^20, 0.90 s
+// with 2^19; the device's share of a batch stays far under the host's).
+// $PRISM_PCM_BATCH (4096 to 2^24) changes it, to measure.
+var gpuPCMBatch = func() int {
 	if n, err := strconv.Atoi(os.Getenv("PRISM_PCM_BATCH")); err == nil && n >= 4096 && n <= 1<<24 {
 		return n
 	}
-	return 0
+	return 1 << 20
 }()
 
-// pcmBatchLimit is the raw PCM path's MaxSamples for frames of n, hop apart.
-func pcmBatchLimit(n, hop int) int {
-	if pcmBatchSamples == 0 {
+// pcmBatchLimit is the raw PCM path's MaxSamples on eng for frames of n,
+// hop apart.
+func pcmBatchLimit(eng gpufft.Engine, n, hop int) int {
+	if _, gpu := eng.(*gpufft.OpenCL); !gpu {
 		return batchLimits(n, hop, 1)
 	}
-	return n + max(0, pcmBatchSamples-n)/hop*hop
+	return min(batchLimits(n, hop, 1), n+max(0, gpuPCMBatch-n)/hop*hop)
 }
 
 // pcmRun is analyzeWith's GPU-resident path for one file: gpufft's PCM
@@ -124,7 +128,7 @@ type pcmRun struct {
 func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	opts := r.opts
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
-		MaxSamples: pcmBatchLimit(opts.FFT, opts.Hop), Output: gpufft.DBFS}
+		MaxSamples: pcmBatchLimit(engines[0], opts.FFT, opts.Hop), Output: gpufft.DBFS}
 	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
 		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
 	}
