@@ -181,6 +181,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
 	// (the GPUs idle over 95% of the time; a second context costs start-up
 	// and the host work is shared), so a batch no longer spreads by default.
+	// Later, with a queue per file: 1.02–1.04 s on both, of which opening
+	// the two GPUs took 0.71 s and the 20 files 0.23 s (0.26–0.29 s on one
+	// H200 of the one-GPU machine, opened in 0.22–0.25 s).
 	// the first files' reads start while the engine opens
 	go prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
@@ -231,7 +234,10 @@ func startTrace(path string) (func(), error) {
 // colours and encodes the images of others on its other cores, while the
 // device works on the batches queued. Measured on one H200 (16 cores), a
 // batch of 20 10-minute files: 1.33 s with 2, 1.13 s with 4, 1.12 s with
-// 8, 1.31 s with 16. $PRISM_FILES_IN_FLIGHT (1…64) changes it, to measure.
+// 8, 1.31 s with 16; with each file on a queue of its own and batches of
+// 2^20 samples, 0.98 s with 4, 0.91 with 8, 1.04 with 16 in one call,
+// 0.69 s with 8 and 0.73 with 12 in another. $PRISM_FILES_IN_FLIGHT (1…64)
+// changes it, to measure.
 var filesInFlight = func() int {
 	if n, err := strconv.Atoi(os.Getenv("PRISM_FILES_IN_FLIGHT")); err == nil && n >= 1 && n <= 64 {
 		return n
