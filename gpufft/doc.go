@@ -161,8 +161,9 @@
 // frame (tested on two PoCL contexts; a 60-minute file's PNG on two H200s
 // equals one's byte for byte). A PCM image plan's Reset empties it for
 // another file of its shape, so a batch of files reuses plans, device
-// buffers and pinned staging. Each OpenCL PCM plan enqueues on an in-order
-// queue of its own (sharing the engine's context and programs): files in
+// buffers and pinned staging. On a GPU each PCM plan enqueues on an
+// in-order queue of its own (sharing the engine's context and programs;
+// on a CPU device they share the engine's, see planQueues): files in
 // flight neither wait behind one another's uploads nor for one another in
 // Image's finish (a batch of 20 10-minute files on the H200: 0.91 s
 // against 1.04 s on the engine's one queue in one call, 0.69 s against

@@ -462,8 +462,15 @@ func (e *OpenCL) Close() error {
 	plans := e.plans
 	e.plans = nil
 	e.mu.Unlock()
+	for p := range plans { // plans' own queues first: each waits for its work
+		if f, ok := p.(*OpenCL); ok {
+			f.Close()
+		}
+	}
 	for p := range plans {
-		p.Close()
+		if _, ok := p.(*OpenCL); !ok {
+			p.Close()
+		}
 	}
 	for _, p := range e.progs {
 		e.lib.ReleaseProgram(p)

@@ -322,15 +322,28 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 	return hostPCMImage{&hostPCM{f: f, cfg: cfg, img: ip, cpu: cpuOf(e), buf: make([]float32, cfg.Channels*cfg.MaxSamples)}}, nil
 }
 
-// planQueues says whether each OpenCL PCM plan gets an in-order queue of
-// its own (withQueue); $PRISM_OPENCL_PLAN_QUEUE=0 puts them all on the
-// engine's queue, to measure.
-var planQueues = os.Getenv("PRISM_OPENCL_PLAN_QUEUE") != "0"
+// planQueues says whether each PCM plan on e gets an in-order queue of its
+// own (withQueue): on a GPU. A CPU device (PoCL) runs every queue on the
+// host's cores anyway, and one PoCL (its "cpu" driver, 32 cores) aborted
+// at exit in 2 of about 10 batches of 20 files with a queue per file (an
+// assertion in pocl_release_dlhandle_cache; one queue was not tried
+// there), so there the plans share the engine's queue, as before.
+// $PRISM_OPENCL_PLAN_QUEUE=0 shares it on every device, =1 gives each
+// plan its own on every device (to measure, and to test on PoCL).
+func (e *OpenCL) planQueues() bool {
+	switch os.Getenv("PRISM_OPENCL_PLAN_QUEUE") {
+	case "0":
+		return false
+	case "1":
+		return true
+	}
+	return e.info.Type != "CPU"
+}
 
 // planQueue returns the engine a PCM plan is made on: e on a queue of its
 // own (own, which the plan closes after itself), or e itself (own nil).
 func (e *OpenCL) planQueue() (g *OpenCL, own *OpenCL, err error) {
-	if !planQueues {
+	if !e.planQueues() {
 		return e, nil, nil
 	}
 	own, err = e.withQueue()
@@ -757,6 +770,9 @@ func (p *gpuPCM) Close() error {
 	e := p.sp.e
 	if e.alive() != nil { // the engine released everything with its context: nothing is left to unmap
 		return nil
+	}
+	if p.own != nil { // nothing queued may outlive what it uses
+		e.lib.Finish(&p.args, e.queue)
 	}
 	for _, s := range []*staging{&p.stage[0], &p.stage[1], &p.outStage[0], &p.outStage[1]} {
 		e.lib.Wait(&p.args, &s.ev) // a transfer error no longer matters

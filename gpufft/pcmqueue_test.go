@@ -9,7 +9,7 @@ import (
 )
 
 // TestPCMPlanQueues: OpenCL PCM image plans each enqueue on a queue of
-// their own; four fed at once from four goroutines make, bit for bit, the
+// their own (forced on a CPU device, which by default shares one); four fed at once from four goroutines make, bit for bit, the
 // images one plan makes of the same inputs one after another (Reset
 // between), so no file's work lands in another's buffers or waits on the
 // wrong queue; and the CPU engine's within 0.01 dB. Closing a plan
@@ -17,9 +17,7 @@ import (
 // with a plan open leaves that plan's Close harmless.
 func TestPCMPlanQueues(t *testing.T) {
 	g := requireGPU(t)
-	if !planQueues {
-		t.Skip("PRISM_OPENCL_PLAN_QUEUE=0: plans share the engine's queue")
-	}
+	t.Setenv("PRISM_OPENCL_PLAN_QUEUE", "1") // on PoCL too
 	r := rand.New(rand.NewPCG(9, 10))
 	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
 	const total = 30011
