@@ -36,6 +36,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(startupReportEnv) == "transfer" {
+		if err := transferReport(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(startupReportEnv) == "1" {
 		if err := startupReport(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -275,7 +275,8 @@ func SelectDevice(list []DeviceInfo, selector string) (DeviceInfo, error) {
 }
 
 // OpenCL is the GPU engine: plans run as OpenCL kernels from package kernels
-// on one device, through one in-order queue.
+// on one device, through one in-order queue (a PCM plan may have a queue
+// of its own: see withQueue).
 type OpenCL struct {
 	args  cl.Args // for the engine's own calls (bench); guarded by single use
 	lib   *cl.Lib
@@ -300,7 +301,15 @@ type OpenCL struct {
 	// post-processing's): a tuning aid for trying kernel variants with
 	// `prism bench`, and how the tests run post.cl's float-sum path
 	// (PRISM_FLOAT_SUMS) on a device with fp64.
-	tune     []string
+	tune []string
+	*openclShared
+	// fork is set on an engine withQueue made: it owns only its queue
+	fork *forkState
+}
+
+// openclShared is what an engine shares with the engines withQueue makes
+// of it: programs, plans, the program cache and the statistics.
+type openclShared struct {
 	mu       sync.Mutex
 	progs    map[string]cl.Program
 	plans    map[closer]struct{}
@@ -308,6 +317,32 @@ type OpenCL struct {
 	cache    progCache
 	buildLog io.Writer
 	stats    OpenCLStats
+}
+
+type forkState struct{ once sync.Once }
+
+// withQueue returns the engine on a new in-order queue of its own, sharing
+// e's context, programs and plan tracking: the plans made on it enqueue
+// their work there, so a file's uploads, kernels and downloads neither
+// wait behind other files' nor make them wait (Finish on one file's queue
+// waits for that file alone), and the driver may run one file's upload
+// beside another's kernels. Closing it releases the queue only (after the
+// work queued on it); closing e closes it too.
+func (e *OpenCL) withQueue() (*OpenCL, error) {
+	if err := e.alive(); err != nil {
+		return nil, err
+	}
+	q, err := e.lib.CreateQueue(e.ctx, e.info.device, 0)
+	if err != nil {
+		return nil, errGPU("queue", err)
+	}
+	f := *e
+	f.args, f.queue, f.fork = cl.Args{}, q, &forkState{}
+	if err := e.track(&f); err != nil {
+		e.lib.ReleaseQueue(q)
+		return nil, err
+	}
+	return &f, nil
 }
 
 // OpenCLStats says where an engine's start-up time went and how its
@@ -347,7 +382,7 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 		return nil, err
 	}
 	t2 := time.Now()
-	e := &OpenCL{lib: lib, info: info, progs: map[string]cl.Program{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}
+	e := &OpenCL{lib: lib, info: info, openclShared: &openclShared{progs: map[string]cl.Program{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
 	e.stats.Load, e.stats.Query = t1.Sub(t0), t2.Sub(t1)
 	e.buildLog = opts.BuildLog
 	if e.buildLog == nil && os.Getenv("PRISM_OPENCL_BUILDLOG") != "" {
@@ -426,6 +461,14 @@ func (e *OpenCL) Info() DeviceInfo { return e.info }
 // Close releases every plan still open, the programs, the queue and the
 // context, in that order. Calling it twice is harmless.
 func (e *OpenCL) Close() error {
+	if e.fork != nil {
+		e.fork.once.Do(func() {
+			e.lib.Finish(&e.args, e.queue) // an error no longer matters: the queue goes
+			e.lib.ReleaseQueue(e.queue)
+			e.untrack(e)
+		})
+		return nil
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -435,8 +478,15 @@ func (e *OpenCL) Close() error {
 	plans := e.plans
 	e.plans = nil
 	e.mu.Unlock()
+	for p := range plans { // plans' own queues first: each waits for its work
+		if f, ok := p.(*OpenCL); ok {
+			f.Close()
+		}
+	}
 	for p := range plans {
-		p.Close()
+		if _, ok := p.(*OpenCL); !ok {
+			p.Close()
+		}
 	}
 	for _, p := range e.progs {
 		e.lib.ReleaseProgram(p)

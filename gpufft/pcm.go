@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -298,11 +299,16 @@ func NewPCMSpectrogram(e Engine, f PCMFormat, cfg SpectrogramConfig) (PCMSpectro
 		return nil, err
 	}
 	if g, ok := e.(*OpenCL); ok {
-		sp, err := g.NewSpectrogram(cfg)
+		g, own, err := g.planQueue()
 		if err != nil {
 			return nil, err
 		}
-		p := &gpuPCM{f: f, cfg: cfg, sp: sp.(*gpuSpectrogram)}
+		sp, err := g.NewSpectrogram(cfg)
+		if err != nil {
+			own.close()
+			return nil, err
+		}
+		p := &gpuPCM{f: f, cfg: cfg, sp: sp.(*gpuSpectrogram), own: own}
 		if err := p.init(); err != nil {
 			p.Close()
 			return nil, err
@@ -326,12 +332,17 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 		return nil, err
 	}
 	if g, ok := e.(*OpenCL); ok {
-		ip, err := g.NewImage(cfg, ic)
+		g, own, err := g.planQueue()
 		if err != nil {
 			return nil, err
 		}
+		ip, err := g.NewImage(cfg, ic)
+		if err != nil {
+			own.close()
+			return nil, err
+		}
 		img := ip.(*gpuImage)
-		p := &gpuPCM{f: f, cfg: cfg, sp: img.sp, img: img}
+		p := &gpuPCM{f: f, cfg: cfg, sp: img.sp, img: img, own: own}
 		if err := p.init(); err != nil {
 			p.Close()
 			return nil, err
@@ -343,6 +354,44 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 		return nil, err
 	}
 	return hostPCMImage{&hostPCM{f: f, cfg: cfg, img: ip, cpu: cpuOf(e), buf: pages.Make[float32](cfg.Channels * cfg.MaxSamples)}}, nil
+}
+
+// planQueues says whether each PCM plan on e gets an in-order queue of its
+// own (withQueue): on a GPU. A CPU device (PoCL) runs every queue on the
+// host's cores anyway, and one PoCL (its "cpu" driver, 32 cores) aborted
+// at exit in 2 of about 10 batches of 20 files with a queue per file (an
+// assertion in pocl_release_dlhandle_cache; one queue was not tried
+// there), so there the plans share the engine's queue, as before.
+// $PRISM_OPENCL_PLAN_QUEUE=0 shares it on every device, =1 gives each
+// plan its own on every device (to measure, and to test on PoCL).
+func (e *OpenCL) planQueues() bool {
+	switch os.Getenv("PRISM_OPENCL_PLAN_QUEUE") {
+	case "0":
+		return false
+	case "1":
+		return true
+	}
+	return e.info.Type != "CPU"
+}
+
+// planQueue returns the engine a PCM plan is made on: e on a queue of its
+// own (own, which the plan closes after itself), or e itself (own nil).
+func (e *OpenCL) planQueue() (g *OpenCL, own *OpenCL, err error) {
+	if !e.planQueues() {
+		return e, nil, nil
+	}
+	own, err = e.withQueue()
+	if err != nil {
+		return nil, nil, err
+	}
+	return own, own, nil
+}
+
+// close closes a plan's own queue (nil: none).
+func (e *OpenCL) close() {
+	if e != nil {
+		e.Close()
+	}
 }
 
 func cpuOf(e Engine) *CPU {
@@ -498,6 +547,7 @@ type gpuPCM struct {
 	f    PCMFormat
 	cfg  SpectrogramConfig // as the caller made the plan (an image's spectrogram outputs gained power)
 	sp   *gpuSpectrogram
+	own  *OpenCL   // the plan's own queue (sp.e), closed after the plan; nil: the engine's
 	img  *gpuImage // nil for a spectrogram plan
 	raw  cl.Mem    // device copy of one batch of raw PCM
 	conv launch
@@ -755,6 +805,9 @@ func (p *gpuPCM) Close() error {
 	if e.alive() != nil { // the engine released everything with its context: nothing is left to unmap
 		return nil
 	}
+	if p.own != nil { // nothing queued may outlive what it uses
+		e.lib.Finish(&p.args, e.queue)
+	}
 	for _, s := range []*staging{&p.stage[0], &p.stage[1], &p.outStage[0], &p.outStage[1]} {
 		e.lib.Wait(&p.args, &s.ev) // a transfer error no longer matters
 		if s.host != nil {
@@ -763,6 +816,7 @@ func (p *gpuPCM) Close() error {
 		e.lib.ReleaseMem(s.mem)
 		*s = staging{}
 	}
+	defer p.own.close()
 	if p.img != nil {
 		return p.img.Close()
 	}

@@ -223,7 +223,7 @@ func TestPCMDeviceConversion(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := make([]float32, f.Planes()*frames)
-			if err := g.lib.Read(nil, g.queue, p.sp.in, 0, 4*len(got), unsafe.Pointer(&got[0])); err != nil {
+			if err := g.lib.Read(nil, p.sp.e.queue, p.sp.in, 0, 4*len(got), unsafe.Pointer(&got[0])); err != nil { // the plan's queue
 				t.Fatal(err)
 			}
 			sameBits(t, c.enc.String(), got, expectPlanes(dec, c.channels, c.sel), c.sel == PCMMix)

@@ -3,7 +3,8 @@
 // pipeline uses (WithFallback), the FFT-size rule (CheckFFT), and the file
 // pipelines — AnalyzeFile to NPY, CSV or PNG (AnalyzeFileSet spreading a
 // WAV's PNG over several GPUs; a PlanPool keeping plans between the files
-// of a batch; each file's Stages timed), AnalyzeView for the window's
+// of a batch; each file's Stages timed, and a batch's Busy summed from
+// their spans), AnalyzeView for the window's
 // file view (and its columns' peak readout), AnalyzeBands (with a
 // multirate bank for the lowest bands at high rates), AnalyzeSpectrum
 // (Welch), FilterFile —

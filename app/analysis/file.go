@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -69,26 +70,6 @@ type AnalyzeResult struct {
 	RawPCM   bool     // the file's bytes went to the device undecoded
 	Devices  int      // engines that shared the file (several GPUs), else 1
 	Stages   Stages
-}
-
-// Stages is where one file's time went (`prism analyze --timings`). The
-// stages follow each other on the file's goroutine; other files in flight
-// overlap them.
-type Stages struct {
-	Setup   time.Duration // opening the input and the output, making the plan (or taking one from the pool)
-	Analyze time.Duration // reading the file with the engine's work overlapped; NPY/CSV rows are written here too
-	Fetch   time.Duration // waiting for the engine and copying its image back (PNG)
-	Render  time.Duration // colouring and decorating the image (PNG)
-	Encode  time.Duration // encoding and writing the PNG
-	Commit  time.Duration // closing the output and renaming it into place
-	Reused  bool          // the plan came from the batch's pool
-}
-
-// since adds the time since *t to d and moves *t to now.
-func since(d *time.Duration, t *time.Time) {
-	now := time.Now()
-	*d += now.Sub(*t)
-	*t = now
 }
 
 // Progress receives the number of frames analyzed so far (and the total,
@@ -227,7 +208,10 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		run := pcmRun{ctx: ctx, src: src, pf: pf, o: o, format: format, opts: opts, total: total, rate: res.Rate,
 			progress: progress, res: &res, t: t}
 		err := run.analyze(engines, pool)
-		return res, finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
+		t = time.Now()
+		err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
+		res.Stages.mark(&res.Stages.Commit, SpanCommit, &t)
+		return res, err
 	}
 	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1,
@@ -237,7 +221,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return res, err
 	}
 	defer sk.close()
-	since(&res.Stages.Setup, &t)
+	res.Stages.mark(&res.Stages.Setup, SpanSetup, &t)
 	err = st.run(func(b batch) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -250,13 +234,13 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return err
 	})
 	res.Samples = st.frames
-	since(&res.Stages.Analyze, &t)
+	res.Stages.mark(&res.Stages.Analyze, SpanAnalyze, &t)
 	if err == nil && res.Frames > 0 {
 		err = sk.finish(res.Frames)
 	}
 	t = time.Now()
 	err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
-	since(&res.Stages.Commit, &t)
+	res.Stages.mark(&res.Stages.Commit, SpanCommit, &t)
 	return res, err
 }
 
@@ -429,21 +413,37 @@ func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.
 // the times of those steps to st.
 func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error, st *Stages) error {
 	t := time.Now()
-	pix := pages.Make[float32](layout.Columns() * layout.Rows())
+	pp := levelsOf(layout.Columns() * layout.Rows())
+	defer levelPool.Put(pp)
+	pix := *pp
 	if err := image(pix); err != nil {
 		return &EngineError{err}
 	}
-	since(&st.Fetch, &t)
+	st.mark(&st.Fetch, SpanFetch, &t)
 	img := layout.Render(pix)
-	since(&st.Render, &t)
+	st.mark(&st.Render, SpanRender, &t)
 	if err := encode.PNG(o.W, img); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	since(&st.Encode, &t)
+	st.mark(&st.Encode, SpanEncode, &t)
 	return nil
 }
 
 func (s *imageSink) close() { s.plan.Close() }
+
+// levelPool keeps images' levels (8 MiB at 1920×1080) between the files
+// of a batch.
+var levelPool sync.Pool
+
+// levelsOf returns a slice of n levels from the pool (contents undefined).
+func levelsOf(n int) *[]float32 {
+	if p, ok := levelPool.Get().(*[]float32); ok && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	p := pages.Make[float32](n)
+	return &p
+}
 
 // ChannelName is "mix" for −1, else "channel N".
 func ChannelName(c int) string {

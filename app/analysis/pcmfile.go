@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -61,10 +63,13 @@ type rawReader struct {
 	err      error // the decoder's last error other than io.EOF: bad input
 	samples  int64
 	progress func(samples int64)
+	stages   *Stages // gets the reads' spans
 }
 
 func (r *rawReader) Read(p []byte) (int, error) {
+	t := time.Now()
 	n, err := r.src.ReadRaw(p)
+	r.stages.span(SpanRead, t)
 	if err != nil && !errors.Is(err, io.EOF) {
 		r.err = err
 	}
@@ -73,6 +78,30 @@ func (r *rawReader) Read(p []byte) (int, error) {
 		r.progress(r.samples)
 	}
 	return n * r.fb, err
+}
+
+// gpuPCMBatch is the samples per channel of one batch of the raw PCM path
+// on a GPU: smaller than batchSamples, as each file in flight holds two
+// pinned staging buffers of a batch and making one cost 13 ms per 16 MiB
+// on the H200 (a batch of 20 10-minute files, 8 in flight: 1.19 s with
+// batches of 2^22 samples, 0.98 s with 2^21, 0.91 s with 2^20, 0.90 s
+// with 2^19; the device's share of a batch stays far under the host's).
+// $PRISM_PCM_BATCH (4096 to 2^24) changes it, to measure.
+var gpuPCMBatch = func() int {
+	if n, err := strconv.Atoi(os.Getenv("PRISM_PCM_BATCH")); err == nil && n >= 4096 && n <= 1<<24 {
+		return n
+	}
+	return 1 << 20
+}()
+
+// pcmBatchLimit is the raw PCM path's MaxSamples on eng for frames of n,
+// hop apart.
+func pcmBatchLimit(eng gpufft.Engine, n, hop int) int {
+	if _, gpu := eng.(*gpufft.OpenCL); !gpu {
+		_, host := eng.(*gpufft.CPU)
+		return batchLimits(n, hop, 1, host)
+	}
+	return min(batchLimits(n, hop, 1, false), n+max(0, gpuPCMBatch-n)/hop*hop)
 }
 
 // pcmRun is analyzeWith's GPU-resident path for one file: gpufft's PCM
@@ -99,13 +128,12 @@ type pcmRun struct {
 // file that succeeded.
 func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	opts := r.opts
-	_, host := engines[0].(*gpufft.CPU)
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
-		MaxSamples: batchLimits(opts.FFT, opts.Hop, 1, host), Output: gpufft.DBFS}
+		MaxSamples: pcmBatchLimit(engines[0], opts.FFT, opts.Hop), Output: gpufft.DBFS}
 	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
 		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
 	}
-	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes()}
+	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes(), stages: &r.res.Stages}
 	if r.progress != nil {
 		rr.progress = func(s int64) { r.progress(FrameCount(s, opts.FFT, opts.Hop), r.total) }
 	}
@@ -159,15 +187,15 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 		}
 		plans[i], st.Reused = p.(gpufft.PCMImagePlan), st.Reused && reused
 	}
-	since(&st.Setup, &r.t)
+	st.mark(&st.Setup, SpanSetup, &r.t)
 	var err error
 	if len(plans) == 1 {
-		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImage(r.ctx, plans[0], rr)
+		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImage(r.ctx, timedImagePlan{plans[0], st}, rr)
 	} else {
 		r.res.Frames, r.res.Samples, err = gpufft.ReadPCMImages(r.ctx, plans, rr)
 		r.res.Devices = len(plans)
 	}
-	since(&st.Analyze, &r.t)
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
 	if err != nil || r.res.Frames == 0 {
 		return err
 	}
@@ -202,7 +230,7 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 	}
 	p := pp.(gpufft.PCMSpectrogramPlan)
 	st.Reused = reused
-	since(&st.Setup, &r.t)
+	st.mark(&st.Setup, SpanSetup, &r.t)
 	r.res.Frames, r.res.Samples, err = gpufft.ReadPCMRows(r.ctx, p, rr, func(rows []float32, first, n int) error {
 		*outErr = rw.Rows(first, rows[:n*cfg.Bins()])
 		return *outErr
@@ -212,11 +240,28 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 			*outErr = err
 		}
 	}
-	since(&st.Analyze, &r.t)
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
 	if err != nil {
 		p.Close()
 		return err
 	}
 	pool.put(key, p)
 	return nil
+}
+
+// timedImagePlan keeps the spans of a plan's Staging (waiting for the
+// engine to be done with a buffer) and Add (queueing a batch).
+type timedImagePlan struct {
+	gpufft.PCMImagePlan
+	st *Stages
+}
+
+func (p timedImagePlan) Staging() ([]byte, error) {
+	defer p.st.span(SpanStaging, time.Now())
+	return p.PCMImagePlan.Staging()
+}
+
+func (p timedImagePlan) Add(raw []byte, firstFrame int) (int, error) {
+	defer p.st.span(SpanSubmit, time.Now())
+	return p.PCMImagePlan.Add(raw, firstFrame)
 }

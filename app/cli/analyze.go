@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +127,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
+	traceOut := fs.String("trace", "", "write a Go execution trace of the run to this file (go tool trace)")
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
 	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -167,10 +169,21 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 		defer stop()
 	}
+	if *traceOut != "" {
+		stop, err := startTrace(*traceOut)
+		if err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return ExitFailure
+		}
+		defer stop()
+	}
 	// Several GPUs only with --device all: a batch of 20 10-minute files
 	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
 	// (the GPUs idle over 95% of the time; a second context costs start-up
 	// and the host work is shared), so a batch no longer spreads by default.
+	// Later, with a queue per file: 1.02–1.04 s on both, of which opening
+	// the two GPUs took 0.71 s and the 20 files 0.23 s (0.26–0.29 s on one
+	// H200 of the one-GPU machine, opened in 0.22–0.25 s).
 	// the first files' reads start while the engine opens
 	go prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
@@ -188,7 +201,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 			sess.set[i].Plans = pool
 		}
 	}
-	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr}
+	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0}
 	return b.all(inputs, dsts)
 }
 
@@ -204,12 +217,27 @@ func startProfile(path string) (func(), error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
+func startTrace(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { trace.Stop(); f.Close() }, nil
+}
+
 // filesInFlight is how many files a batch on the GPU keeps in flight, over
 // all its GPUs: the host reads some into pinned staging and fetches,
 // colours and encodes the images of others on its other cores, while the
 // device works on the batches queued. Measured on one H200 (16 cores), a
 // batch of 20 10-minute files: 1.33 s with 2, 1.13 s with 4, 1.12 s with
-// 8, 1.31 s with 16. $PRISM_FILES_IN_FLIGHT (1…64) changes it, to measure.
+// 8, 1.31 s with 16; with each file on a queue of its own and batches of
+// 2^20 samples, 0.98 s with 4, 0.91 with 8, 1.04 with 16 in one call,
+// 0.69 s with 8 and 0.73 with 12 in another. $PRISM_FILES_IN_FLIGHT (1…64)
+// changes it, to measure.
 var filesInFlight = func() int {
 	if n, err := strconv.Atoi(os.Getenv("PRISM_FILES_IN_FLIGHT")); err == nil && n >= 1 && n <= 64 {
 		return n
@@ -225,6 +253,7 @@ type batchRun struct {
 	quiet   bool
 	timings bool
 	stderr  io.Writer
+	start   time.Time // the command's start (--timings)
 }
 
 // all analyzes each input; a bad file is reported and skipped. Some file
@@ -266,8 +295,13 @@ func (b batchRun) all(inputs, dsts []string) int {
 		}
 	}()
 	failed, badInput := false, false
+	results := make([]fileResult, 0, len(inputs))
+	if b.timings {
+		defer func() { printBatchTimings(b.stderr, results, b.start) }()
+	}
 	for i, in := range inputs {
 		r := <-done[i]
+		results = append(results, r)
 		warn(b.stderr, r.res.Warnings)
 		if b.timings {
 			printTimings(b.stderr, in, r)
@@ -317,7 +351,6 @@ const timingsPrefix = "prism: timings "
 
 // printTimings writes r's stages as "prism: timings {JSON}".
 func printTimings(w io.Writer, in string, r fileResult) {
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	st := r.res.Stages
 	line, _ := json.Marshal(fileTimings{File: in, OK: r.err == nil, Devices: r.res.Devices, Reused: st.Reused,
 		Total: ms(r.res.Elapsed), Setup: ms(st.Setup), Analyze: ms(st.Analyze), Fetch: ms(st.Fetch),

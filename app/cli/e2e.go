@@ -40,6 +40,8 @@ type e2eRow struct {
 	// Stages: the batch's per-file stage times (--timings) of its last
 	// run, averaged over the files (files in flight overlap them)
 	Stages *fileTimings `json:"stages,omitempty"`
+	// Busy: the batch's busy summary (--timings) of its last run
+	Busy *batchTimings `json:"busy,omitempty"`
 }
 
 // runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (the generator's
@@ -176,7 +178,7 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 	var last []byte
 	row := e2eRow{Case: fmt.Sprintf("batch of %d files → PNG, one process", len(batch)), Files: len(batch),
 		Seconds: r.median(func() (err error) { last, err = r.output(warm, args); return err })}
-	row.Stages = meanTimings(string(last))
+	row.Stages, row.Busy = meanTimings(string(last)), batchBusy(string(last))
 	rows = append(rows, row)
 	for i := range rows {
 		rows[i].Engine = eng
@@ -236,6 +238,20 @@ func meanTimings(out string) *fileTimings {
 	return &m
 }
 
+// batchBusy is the batch line of --timings output out (nil if none).
+func batchBusy(out string) *batchTimings {
+	for _, line := range strings.Split(out, "\n") {
+		js, ok := strings.CutPrefix(line, timingsPrefix)
+		var b struct {
+			Batch *batchTimings `json:"batch"`
+		}
+		if ok && json.Unmarshal([]byte(js), &b) == nil && b.Batch != nil {
+			return b.Batch
+		}
+	}
+	return nil
+}
+
 // median runs f repeat times and returns the median wall time in seconds.
 func (r *e2eRunner) median(f func() error) float64 {
 	var ts []float64
@@ -267,6 +283,13 @@ func printE2E(w io.Writer, rows []e2eRow, seconds float64) {
 		if st := r.Stages; st != nil {
 			fmt.Fprintf(w, "%s, %s, per file (mean; files in flight overlap): total %.1f ms = setup %.1f + analyze %.1f + fetch %.1f + render %.1f + encode %.1f + commit %.1f; plans reused: %v\n",
 				r.Case, r.Engine, st.Total, st.Setup, st.Analyze, st.Fetch, st.Render, st.Encode, st.Commit, st.Reused)
+		}
+		if b := r.Busy; b != nil {
+			fmt.Fprintf(w, "%s, %s, busy over the files' %.1f ms (%.1f ms since the command started), ms at least one file / all files together:", r.Case, r.Engine, b.Wall, b.Started)
+			for _, k := range b.Busy {
+				fmt.Fprintf(w, " %s %.1f/%.1f", k.Kind, k.Union, k.Sum)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	for _, r := range rows {

@@ -89,6 +89,7 @@ func TestSpreadOverEngines(t *testing.T) {
 				reused++
 			}
 		}
+		checkBatchBusy(t, errb.String(), len(inputs), format)
 		// 5 files, at most filesInFlight plans made: the pool hands back a
 		// plan as soon as one file of the shape is done, so at least one
 		// file finds one unless all started at once
@@ -123,6 +124,36 @@ func TestSpreadOverEngines(t *testing.T) {
 	}
 	if l := timingLines(t, errb.String()); len(l) != 1 || l[0].Devices != 2 {
 		t.Errorf("one file over two engines: timings %+v, want one line of 2 devices", l)
+	}
+}
+
+// checkBatchBusy checks the batch line of --timings output: the files
+// counted, the GPU-resident path's kinds of work all there (PNG: fetch,
+// render, encode too), and each kind's union no more than its sum or the
+// batch's wall time, which is no more than the time since the start.
+func checkBatchBusy(t *testing.T, stderr string, files int, format encode.Format) {
+	t.Helper()
+	b := batchBusy(stderr)
+	if b == nil {
+		t.Fatalf("%s: no batch line in\n%s", format, stderr)
+	}
+	if b.Files != files || b.Wall <= 0 || b.Started < b.Wall {
+		t.Errorf("%s: batch %d files, wall %.3f ms, %.3f ms since the start", format, b.Files, b.Wall, b.Started)
+	}
+	want := map[analysis.SpanKind]bool{analysis.SpanSetup: true, analysis.SpanAnalyze: true, analysis.SpanRead: true, analysis.SpanCommit: true}
+	if format == encode.FormatPNG {
+		for _, k := range []analysis.SpanKind{analysis.SpanStaging, analysis.SpanSubmit, analysis.SpanFetch, analysis.SpanRender, analysis.SpanEncode} {
+			want[k] = true
+		}
+	}
+	for _, k := range b.Busy {
+		delete(want, k.Kind)
+		if k.Union <= 0 || k.Union > k.Sum+0.002 || k.Union > b.Wall+0.002 {
+			t.Errorf("%s: %s busy %.3f ms of %.3f ms summed, wall %.3f ms", format, k.Kind, k.Union, k.Sum, b.Wall)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("%s: kinds missing from the batch line: %v", format, want)
 	}
 }
 
