@@ -103,9 +103,18 @@ func TestRenderPixels(t *testing.T) {
 }
 
 // TestLUTIndex: lutIndex gives what rounding with math.Round and clamping
-// gives, at every half step and around it, far out, and at ±Inf and NaN.
+// gives, at every half step and around it, far out (beyond 255.5: 255,
+// below 0: 0), and at ±Inf (255, 0) and NaN (0).
 func TestLUTIndex(t *testing.T) {
-	ref := func(x float64) int { return min(255, max(0, int(math.Round(x)))) }
+	ref := func(x float64) int {
+		switch {
+		case math.IsNaN(x) || x < 0:
+			return 0
+		case x >= 255.5:
+			return 255
+		}
+		return int(math.Round(x))
+	}
 	xs := []float64{math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -1e300, 1 << 53, -(1 << 53), 0, math.Copysign(0, -1)}
 	for k := -600; k <= 600; k++ {
 		h := float64(k) / 2
