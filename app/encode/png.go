@@ -3,7 +3,7 @@ package encode
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
+	"github.com/klauspost/compress/flate"
 	"encoding/binary"
 	"hash/adler32"
 	"hash/crc32"
@@ -21,7 +21,11 @@ import (
 // sync flush, the last with the final block, so their concatenation is one
 // valid deflate stream; the zlib checksum covers all the filtered bytes.
 // image/png encodes on one core, which was about a third of a whole
-// `prism analyze` to PNG (0.15 s of 0.24 s on the H200 machine).
+// `prism analyze` to PNG (0.15 s of 0.24 s on the H200 machine). The
+// deflate is klauspost/compress's (the well-kept fast Go compressor, the
+// standard library's API): at BestSpeed it took 51 ms against the
+// standard library's 73 for a 2102×1172 spectrogram on one core here, and
+// a 10-minute file's PNG came out 12 % smaller (BenchmarkPNGSpectrogram).
 func PNG(w io.Writer, img *image.RGBA) error {
 	b := img.Bounds()
 	width, height := b.Dx(), b.Dy()
