@@ -3,8 +3,8 @@ package encode
 import (
 	"bufio"
 	"bytes"
-	"github.com/klauspost/compress/flate"
 	"encoding/binary"
+	"github.com/klauspost/compress/flate"
 	"hash/adler32"
 	"hash/crc32"
 	"image"
