@@ -4,13 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
-	"github.com/klauspost/compress/flate"
 	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/klauspost/compress/flate"
 
 	"github.com/prismaudio/prism/internal/pages"
 )
