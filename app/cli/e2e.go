@@ -77,6 +77,9 @@ func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	}
 	r := e2eRunner{self: self, dir: dir, device: o.device, repeat: o.repeat, stderr: stderr}
 	rows := []e2eRow{r.readFloor(in)}
+	if row, ok := r.soxRow(in); ok {
+		rows = append(rows, row)
+	}
 	for _, eng := range o.engines {
 		rows = append(rows, r.engineRows(eng, in, batch)...)
 	}
@@ -166,7 +169,7 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 	warm := []string{gpufft.EnvCacheDir + "=" + warmCache}
 	r.run(warm, append(slices.Clone(base), in, "-o", png)) // fills the warm cache
 	rows := []e2eRow{
-		{Case: "analyze → PNG, warm program cache", Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
+		{Case: pngWarmCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
 		{Case: "analyze → NPY, warm program cache", Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", npy)) })},
 	}
 	if eng == "gpu" {
@@ -300,7 +303,11 @@ func printE2E(w io.Writer, rows []e2eRow, seconds float64) {
 			fmt.Fprintf(w, "%s: GPU %.2f× the CPU engine's speed\n", r.Case, c/r.PerFile)
 		}
 	}
+	printSoxRatio(w, rows)
 }
+
+// pngWarmCase is the single-file PNG row, the one compared with sox.
+const pngWarmCase = "analyze → PNG, warm program cache"
 
 func fmtDuration(seconds float64) string {
 	if seconds >= 60 && math.Mod(seconds, 60) == 0 {
