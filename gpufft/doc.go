@@ -46,11 +46,8 @@
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
 // PRISM_OPENCL_HALVES_MAX (largest complex one in halves; 0: none),
 // PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
-// kernel defines), PRISM_OPENCL_MAXRREG (NVIDIA: the register cap of
-// single-pass kernels of up to 256 items; 0: none), PRISM_OPENCL_OPTIONS
-// (compiler options, e.g. -cl-nv-verbose; NVIDIA ignores
-// -cl-nv-maxrregcount=N, it takes "-cl-nv-maxrregcount N"),
-// PRISM_OPENCL_BUILDLOG (print every build log) and
+// kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
+// -cl-nv-verbose), PRISM_OPENCL_BUILDLOG (print every build log) and
 // PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).
 //
 // The OpenCL library is loaded at run time (internal/cl, purego), so the

@@ -68,7 +68,7 @@ func TestNoDevice(t *testing.T) {
 func TestBuildFailureCarriesLog(t *testing.T) {
 	g := requireGPU(t)
 	_, err := g.program(kernels.Batch+"\n__kernel void broken(__global float *x) { x[0] = undeclared_thing; }\n",
-		geom{len: 64, radix: 8, s: 1}.defines(), "")
+		geom{len: 64, radix: 8, s: 1}.defines())
 	var be *BuildError
 	if !errors.As(err, &be) {
 		t.Fatalf("err = %v, want *BuildError", err)

@@ -295,10 +295,6 @@ type OpenCL struct {
 	// halvesMax is the largest complex transform done in one work-group
 	// with half of one component in local memory at a time (HALVES).
 	halvesMax int
-	// maxRegs (NVIDIA only) caps the registers of single-pass kernels of
-	// up to 256 items (-cl-nv-maxrregcount, per program; see regOption);
-	// 0: no cap.
-	maxRegs int
 	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
 	// separated NAME=VALUE, added to every FFT kernel build and the live
 	// post-processing's): a tuning aid for trying kernel variants with
@@ -389,7 +385,6 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_HALVES_MAX")); err == nil && m >= 0 && m <= 2*maxSingle {
 		e.halvesMax = m
 	}
-	e.maxRegs = nvRegCap(info.Platform)
 	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
 		e.groupThreads = g
@@ -455,14 +450,8 @@ func (e *OpenCL) Close() error {
 // program returns the program for source and defines: from the engine's
 // map when this engine built it already, else from the on-disk program
 // cache, else compiled (and then stored in the cache).
-//
-// extra holds per-program compiler options (regOption's), part of the
-// program's key like the defines.
-func (e *OpenCL) program(source string, defines []string, extra string) (cl.Program, error) {
+func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	opts := "-cl-std=CL1.2 -D " + strings.Join(defines, " -D ")
-	if extra != "" {
-		opts += " " + extra
-	}
 	if extra := os.Getenv("PRISM_OPENCL_OPTIONS"); extra != "" { // tuning aid, e.g. -cl-nv-verbose
 		opts += " " + extra
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -53,12 +52,7 @@ func (b *gpuBase) complexTable(t []complex64) (cl.Mem, error) {
 // kernel builds source with defines and returns its kernel name, with args
 // set in order (cl.Mem, int32, int64 or float32 values).
 func (b *gpuBase) kernel(source string, defines []string, name string, args ...any) (cl.Kernel, error) {
-	return b.kernelOpts(source, defines, "", name, args...)
-}
-
-// kernelOpts is kernel with extra compiler options for this program.
-func (b *gpuBase) kernelOpts(source string, defines []string, opts, name string, args ...any) (cl.Kernel, error) {
-	prog, err := b.e.program(source, defines, opts)
+	prog, err := b.e.program(source, defines)
 	if err != nil {
 		return 0, err
 	}
@@ -143,38 +137,11 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.
 func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
-	k, err := b.kernelOpts(kernels.Batch, append(append(g.defines(), extra...), b.e.tune...), b.e.regOption(g), name, args...)
+	k, err := b.kernel(kernels.Batch, append(append(g.defines(), extra...), b.e.tune...), name, args...)
 	if err != nil {
 		return launch{}, err
 	}
 	return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), perUnit: 1, intArg: -1, intMul: 1, longArg: -1}, nil
-}
-
-// nvRegCap is the register cap of single-pass kernels on platform: 128 on
-// NVIDIA's, so that two groups of 256 items share an SM (65536 registers),
-// else 0; $PRISM_OPENCL_MAXRREG (0–255; 0: none) sets it on NVIDIA, a
-// tuning aid. Without it ptxas gave R2C 16384's kernel (8192 points, 256
-// items of 32 values) 179 registers and C2R's 199, R2C 1024's 141: one
-// group of 8 warps per SM.
-func nvRegCap(platform string) int {
-	if !strings.Contains(platform, "NVIDIA") {
-		return 0 // the option is NVIDIA's (cl_nv_compiler_options)
-	}
-	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_MAXRREG")); err == nil && m >= 0 && m <= 255 {
-		return m
-	}
-	return 128
-}
-
-// regOption is the compiler option that caps the registers of g's
-// single-pass kernel, or "" where none is set or g has more than 256 items
-// (512 items already get at most 128 registers). NVIDIA takes the count
-// after a space: "-cl-nv-maxrregcount=N" is ignored without a word.
-func (e *OpenCL) regOption(g geom) string {
-	if e.maxRegs == 0 || g.wg() > 256 {
-		return ""
-	}
-	return "-cl-nv-maxrregcount " + strconv.Itoa(e.maxRegs)
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.

@@ -3,7 +3,6 @@ package gpufft
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -91,53 +90,5 @@ func TestHalvesPath(t *testing.T) {
 			checkRealPlan(t, e, 2*n, 3, rng)
 			spectrogramMatchesCPU(t, e, 2*n, rng)
 		})
-	}
-}
-
-// The register cap is NVIDIA's option alone, 128 unless
-// $PRISM_OPENCL_MAXRREG (0–255) says otherwise, and goes to single-pass
-// kernels of at most 256 items.
-func TestRegisterCap(t *testing.T) {
-	for _, c := range []struct {
-		platform, env string
-		want          int
-	}{
-		{"NVIDIA CUDA", "", 128},
-		{"NVIDIA CUDA", "96", 96},
-		{"NVIDIA CUDA", "0", 0},
-		{"NVIDIA CUDA", "300", 128},
-		{"NVIDIA CUDA", "-1", 128},
-		{"NVIDIA CUDA", "many", 128},
-		{"Portable Computing Language", "", 0},
-		{"Portable Computing Language", "96", 0},
-		{"AMD Accelerated Parallel Processing", "64", 0},
-	} {
-		t.Setenv("PRISM_OPENCL_MAXRREG", c.env)
-		if got := nvRegCap(c.platform); got != c.want {
-			t.Errorf("nvRegCap(%q) with PRISM_OPENCL_MAXRREG=%q = %d, want %d", c.platform, c.env, got, c.want)
-		}
-	}
-	e := &OpenCL{maxRegs: 128}
-	for _, c := range []struct {
-		g    geom
-		want string
-	}{
-		{geom{len: 8192, radix: 32, s: 1, split: true}, "-cl-nv-maxrregcount 128"}, // 256 items
-		{geom{len: 512, radix: 32, s: 8}, "-cl-nv-maxrregcount 128"},               // 8 × 16 items
-		{geom{len: 2048, radix: 16, s: 1}, "-cl-nv-maxrregcount 128"},              // 128 items
-		{geom{len: 16384, radix: 32, s: 1, halves: true}, ""},                      // 512 items
-		{geom{len: 1024, radix: 32, s: 16}, ""},                                    // 16 × 32 items
-	} {
-		if got := e.regOption(c.g); got != c.want {
-			t.Errorf("regOption(%+v) = %q, want %q", c.g, got, c.want)
-		}
-	}
-	e.maxRegs = 0
-	if got := e.regOption(geom{len: 8192, radix: 32, s: 1}); got != "" {
-		t.Errorf("regOption without a cap = %q, want none", got)
-	}
-	// On this machine's device the engine's own cap follows its platform.
-	if g := testGPU; g != nil && !strings.Contains(g.info.Platform, "NVIDIA") && g.maxRegs != 0 {
-		t.Errorf("%s: maxRegs = %d, want 0 off NVIDIA", g.info, g.maxRegs)
 	}
 }
