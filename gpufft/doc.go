@@ -47,7 +47,10 @@
 // PRISM_OPENCL_HALVES_MAX (largest complex one in halves; 0: none),
 // PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
-// -cl-nv-verbose), PRISM_OPENCL_BUILDLOG (print every build log) and
+// -cl-nv-verbose; NVIDIA's compiler on the H200 takes
+// -cl-nv-maxrregcount=N but ignores it and refuses "-cl-nv-maxrregcount
+// N", so register use cannot be capped), PRISM_OPENCL_BUILDLOG (print
+// every build log) and
 // PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).
 //
 // The OpenCL library is loaded at run time (internal/cl, purego), so the
