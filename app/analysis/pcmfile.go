@@ -98,10 +98,13 @@ var gpuPCMBatch = func() int {
 // hop apart.
 func pcmBatchLimit(eng gpufft.Engine, n, hop int) int {
 	if _, gpu := eng.(*gpufft.OpenCL); !gpu {
-		_, host := eng.(*gpufft.CPU)
-		return batchLimits(n, hop, 1, host)
+		workers := 0
+		if c, ok := eng.(*gpufft.CPU); ok {
+			workers = c.Workers()
+		}
+		return batchLimits(n, hop, 1, workers)
 	}
-	return min(batchLimits(n, hop, 1, false), n+max(0, gpuPCMBatch-n)/hop*hop)
+	return min(batchLimits(n, hop, 1, 0), n+max(0, gpuPCMBatch-n)/hop*hop)
 }
 
 // pcmRun is analyzeWith's GPU-resident path for one file: gpufft's PCM

@@ -36,20 +36,23 @@ type streamer struct {
 // enough to fill a GPU. Tests lower it to cross many batch boundaries.
 var batchSamples = 1 << 22
 
-// hostBatchSamples caps batches on the CPU engine: its workers need no
-// more than a few hundred frames to share out, and a batch that stays in
-// the caches (1 MiB of stereo int16, 1 MiB converted) beat batchSamples'
-// 16 MiB ones: 0.37 s against 0.39 s for a 10-minute file to PNG on the
-// 2-core CI machine.
-const hostBatchSamples = 1 << 18
+// hostBatchPerWorker caps batches on the CPU engine at this many samples
+// per worker: each worker needs a few dozen image columns of a batch to
+// share out, and a batch that stays in the caches beats batchSamples' 16
+// MiB ones on a small machine (a 10-minute file to PNG on the 2-core CI
+// machine: 0.36–0.37 s with 2^18–2^20 samples, 0.39 s with 2^22), while
+// 2^18 in all starved 16 workers (a batch of 20 such files on the H200
+// host: 141 ms a file against 108 with 2^22).
+const hostBatchPerWorker = 1 << 18
 
-// batchLimits sizes batches: about batchSamples per channel
-// (hostBatchSamples on the CPU engine, host), but never more frames than
-// keep the dB output of one batch under 64 MiB.
-func batchLimits(n, hop, channels int, host bool) int {
+// batchLimits sizes batches: about batchSamples per channel (at most
+// hostBatchPerWorker per worker on a CPU engine of hostWorkers; 0 for
+// other engines), but never more frames than keep the dB output of one
+// batch under 64 MiB.
+func batchLimits(n, hop, channels, hostWorkers int) int {
 	per := batchSamples
-	if host {
-		per = min(per, hostBatchSamples)
+	if hostWorkers > 0 {
+		per = min(per, hostBatchPerWorker*hostWorkers)
 	}
 	bins := n/2 + 1
 	maxFrames := max(1, min(per/hop, (64<<20)/4/bins/max(1, channels)))
@@ -61,7 +64,7 @@ func newStreamer(dec audio.Decoder, n, hop, channel int) *streamer {
 	// Mixing here, once per sample, beats mixing per frame on the engine
 	// (frames overlap N/H times) and halves what crosses to a GPU.
 	s := &streamer{dec: dec, n: n, hop: hop, channel: channel}
-	s.maxLen = batchLimits(n, hop, 1, false)
+	s.maxLen = batchLimits(n, hop, 1, 0)
 	for i := range s.bufs {
 		s.bufs[i] = make([]float32, s.maxLen)
 	}
