@@ -161,16 +161,15 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 			return ExitFailure
 		}
 	}
-	if *cpuProfile != "" {
-		stop, err := startProfile(*cpuProfile)
-		if err != nil {
-			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
-			return ExitFailure
+	for _, rec := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{*cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile}, {*traceOut, trace.Start, trace.Stop}} {
+		if rec.path == "" {
+			continue
 		}
-		defer stop()
-	}
-	if *traceOut != "" {
-		stop, err := startTrace(*traceOut)
+		stop, err := startRecording(rec.path, rec.start, rec.stop)
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
 			return ExitFailure
@@ -205,28 +204,18 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	return b.all(inputs, dsts)
 }
 
-func startProfile(path string) (func(), error) {
+// startRecording starts a CPU profile or an execution trace (start, stop)
+// into a new file at path and returns what ends it.
+func startRecording(path string, start func(io.Writer) error, stop func()) (func(), error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
-}
-
-func startTrace(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := trace.Start(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { trace.Stop(); f.Close() }, nil
+	return func() { stop(); f.Close() }, nil
 }
 
 // filesInFlight is how many files a batch on the GPU keeps in flight, over
