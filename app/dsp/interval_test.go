@@ -209,3 +209,50 @@ func TestPeakMeterGap(t *testing.T) {
 		t.Logf("gap %v: true peak %.3f dBTP (the sine's %.3f)", gap, 20*math.Log10(got[0].TruePeak), 20*math.Log10(want))
 	}
 }
+
+// TestLoudnessGap: across a Gap no block or window mixes the two sides. A
+// −20 dBFS tone, a gap, a −32 dBFS tone: every momentary value after the
+// gap is a fresh meter's on the second tone alone (bit for bit), −Inf for
+// the first 400 ms; the gating blocks are those of the two sides measured
+// apart, so the integrated loudness is their union's; the maximum of the
+// loud side stays. Without the gap the blocks spanning the jump read
+// between the two.
+func TestLoudnessGap(t *testing.T) {
+	const rate = 48000
+	a := sineBlock(3*rate, 997.0/rate, 0, 0.1)          // −20 dBFS peak
+	b := sineBlock(2*rate+2345, 997.0/rate, 0.3, 0.025) // −32 dBFS peak, an odd length
+	gap, _ := NewLoudness(rate, 1, nil)
+	onlyA, _ := NewLoudness(rate, 1, nil)
+	onlyB, _ := NewLoudness(rate, 1, nil)
+	gap.WritePlanar([][]float32{a[:rate+777]}) // a partial 100-ms step before the gap
+	onlyA.WritePlanar([][]float32{a[:rate+777]})
+	maxA := gap.MomentaryMax()
+	gap.Gap()
+	if !math.IsInf(gap.Momentary(), -1) || gap.MomentaryMax() != maxA {
+		t.Fatalf("after Gap: momentary %v (want −Inf), max %v (want %v)", gap.Momentary(), gap.MomentaryMax(), maxA)
+	}
+	for i := 0; i < len(b); i += 4800 {
+		blk := b[i:min(len(b), i+4800)]
+		gap.WritePlanar([][]float32{blk})
+		onlyB.WritePlanar([][]float32{blk})
+		if gap.Momentary() != onlyB.Momentary() {
+			t.Fatalf("%d samples after the gap: momentary %v, a fresh meter's %v", i+len(blk), gap.Momentary(), onlyB.Momentary())
+		}
+	}
+	union := onlyA.blocks
+	for i := range union.count {
+		union.count[i] += onlyB.blocks.count[i]
+		union.sum[i] += onlyB.blocks.sum[i]
+	}
+	union.n += onlyB.blocks.n
+	union.total += onlyB.blocks.total
+	want := (&Loudness{blocks: union}).Integrated()
+	if got := gap.Integrated(); math.Abs(got-want) > 1e-12 || gap.MomentaryMax() != maxA {
+		t.Errorf("integrated %v, want %v (the two sides' blocks); max %v, want %v", got, want, gap.MomentaryMax(), maxA)
+	}
+	joined, _ := NewLoudness(rate, 1, nil)
+	joined.WritePlanar([][]float32{append(append([]float32(nil), a[:rate+777]...), b...)})
+	if math.Abs(joined.Integrated()-want) < 0.01 {
+		t.Errorf("without a gap the integrated loudness is also %v: the test does not tell", joined.Integrated())
+	}
+}

@@ -147,7 +147,7 @@ func (m *meterState) reset() {
 // write measures a block of interleaved input (ch channels at rate Hz)
 // whose first frame is at stream position pos: a block that does not
 // continue the last (input lost, a new source) is a gap, across which the
-// true peak is not interpolated. Engine goroutine only; in steady state
+// true peak is not interpolated and no loudness block or window reaches. Engine goroutine only; in steady state
 // it does not allocate.
 func (m *meterState) write(x []float32, ch, rate int, pos uint64) {
 	if ch != m.ch || rate != m.rate || m.peak == nil {
@@ -161,6 +161,9 @@ func (m *meterState) write(x []float32, ch, rate int, pos uint64) {
 	}
 	if pos != m.next {
 		m.peak.Gap()
+		if m.loud != nil {
+			m.loud.Gap()
+		}
 	}
 	m.next = pos + uint64(len(x)/ch)
 	m.keepRecent(x)

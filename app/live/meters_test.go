@@ -307,9 +307,11 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // TestMetersGap: input lost between two blocks (their stream positions
 // do not follow) is a gap: the jump it leaves in the signal reads no
-// inter-sample over; the same jump in contiguous input does.
+// inter-sample over, and no 400 ms loudness block spans it (the momentary
+// loudness is unmeasured for the 100 ms after it); the same jump in
+// contiguous input reads both.
 func TestMetersGap(t *testing.T) {
-	a := interleavedSine(48000, 1, 0.1, 11000, -6, 0)
+	a := interleavedSine(48000, 1, 0.5, 11000, -6, 0) // ends at phase 0, as b's jump needs
 	b := interleavedSine(48000, 1, 0.1, 11000, -6, math.Pi)
 	for i := range 100 { // undo the fade-in: b starts abruptly, as after a loss
 		b[i] = float32(0.5 * math.Sin(2*math.Pi*11000*float64(i)/48000+math.Pi))
@@ -323,6 +325,9 @@ func TestMetersGap(t *testing.T) {
 		over := got.Ch[0].TruePeakMax - (-6)
 		if lost > 0 && math.Abs(over) > 0.05 || lost == 0 && over < 0.3 {
 			t.Errorf("%d frames lost: true peak %.3f dB over the sine's", lost, over)
+		}
+		if measured := !math.IsInf(got.Momentary, -1); measured != (lost == 0) {
+			t.Errorf("%d frames lost: momentary loudness %v 100 ms after", lost, got.Momentary)
 		}
 	}
 }
