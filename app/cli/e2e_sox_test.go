@@ -15,6 +15,9 @@ import (
 // CPU engine's PNG time as a share of sox's.
 func TestE2ESox(t *testing.T) {
 	if _, err := exec.LookPath("sox"); err != nil {
+		if os.Getenv("PRISM_REQUIRE_AUDIO") == "1" { // the README's set-up installs sox with the audio stack
+			t.Fatal("sox required (PRISM_REQUIRE_AUDIO=1)")
+		}
 		t.Skip("no sox")
 	}
 	dir := t.TempDir()
