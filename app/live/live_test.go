@@ -15,6 +15,21 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
+// startCPULive starts a live analysis on the CPU engine of a 48 kHz
+// stereo generator (spec) with settings s; the caller closes it, the
+// engine and the recorder go when the test ends.
+func startCPULive(t *testing.T, spec string, s LiveSettings) *Live {
+	t.Helper()
+	rec := startGenerator(t, spec, 48000, 2)
+	cpu := gpufft.NewCPU(0)
+	t.Cleanup(func() { cpu.Close() })
+	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 func startGenerator(t *testing.T, spec string, rate, channels int) *audio.Recorder {
 	t.Helper()
 	gs, err := audio.ParseGenerator(spec)
@@ -315,13 +330,7 @@ func testEngines(t *testing.T) []analysis.Engines {
 // TestLivePause: a paused analysis analyzes nothing but keeps feeding a
 // monitor output, and resumes at the live input (no backlog).
 func TestLivePause(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-6", 48000, 2)
-	cpu := gpufft.NewCPU(0)
-	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
 	defer l.Close()
 	tee := audio.NewRing(48000, 2)
 	l.SetTee(tee)

@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/prismaudio/prism/app/analysis"
-	"github.com/prismaudio/prism/gpufft"
 )
 
 // interleavedSine is `seconds` of a sine of peak level dBFS at freq Hz on
@@ -233,13 +230,7 @@ func TestMeasureCalibrator(t *testing.T) {
 // momentary and short-term after 3 s of live analysis, and taken as a
 // 94 dB SPL calibrator it calibrates to 94 + 23 = 117 dB.
 func TestLiveMeters(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-23", 48000, 2)
-	cpu := gpufft.NewCPU(0)
-	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startCPULive(t, "sine:1000:-23", DefaultLiveSettings())
 	defer l.Close()
 	// another goroutine reads the meters, measures and resets meanwhile
 	// (what the window does): the race detector checks the hand-over

@@ -14,7 +14,6 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
-	"github.com/prismaudio/prism/gpufft"
 )
 
 // foldSettings analyze 1024-point Hann frames every 64 samples: at
@@ -81,23 +80,35 @@ func stepFor(l *Live, d time.Duration) int {
 // place; the status
 // counts them. Even at 750 frames/s, where the waterfall folds frames.
 func TestRecordToneAndGap(t *testing.T) {
+	eachRecordCase(t, recordToneAndGap)
+}
+
+// eachRecordCase runs f on every test engine at hop 64 (above 500 frames/s:
+// a record plan of its own) and 256 (the live plan's per-frame columns).
+func eachRecordCase(t *testing.T, f func(*testing.T, analysis.Engines, int)) {
 	for _, engs := range testEngines(t) {
-		for _, hop := range []int{64, 256} { // a plan of its own; the live plan's columns
-			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) {
-				recordToneAndGap(t, engs, hop)
-			})
+		for _, hop := range []int{64, 256} {
+			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) { f(t, engs, hop) })
 		}
 	}
 }
 
-func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
-	rec := startGenerator(t, "sine:3000:-6", 48000, 2)
+// startFoldLive starts a live analysis of generator spec on engs with
+// foldSettings at hop; the caller closes it.
+func startFoldLive(t *testing.T, spec string, engs analysis.Engines, hop int) *Live {
+	t.Helper()
+	rec := startGenerator(t, spec, 48000, 2)
 	s := foldSettings()
 	s.Hop = hop
 	l, err := NewLive(rec, engs, s)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return l
+}
+
+func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
+	l := startFoldLive(t, "sine:3000:-6", engs, hop)
 	defer l.Close()
 	stepFor(l, 100*time.Millisecond)
 	out := filepath.Join(t.TempDir(), "rec.npy")
@@ -118,7 +129,8 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 	lost := int(l.run.lostFrames - lost0)
 	// new settings that keep the frames, then the CPU engine: the
 	// recording goes on after the input the changes dropped (a gap)
-	s.AvgTau = 3 * time.Second
+	s := foldSettings()
+	s.Hop, s.AvgTau = hop, 3*time.Second
 	l.Apply(s)
 	l.UseEngine(analysis.EngineCPU)
 	frames += stepFor(l, 200*time.Millisecond)
@@ -257,23 +269,11 @@ func TestRecordNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
-	for _, engs := range testEngines(t) {
-		for _, hop := range []int{64, 256} {
-			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) {
-				recordNoAllocs(t, engs, hop)
-			})
-		}
-	}
+	eachRecordCase(t, recordNoAllocs)
 }
 
 func recordNoAllocs(t *testing.T, engs analysis.Engines, hop int) {
-	rec := startGenerator(t, "pink:-20", 48000, 2)
-	s := foldSettings()
-	s.Hop = hop
-	l, err := NewLive(rec, engs, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startFoldLive(t, "pink:-20", engs, hop)
 	defer l.Close()
 	startRec(t, l, filepath.Join(t.TempDir(), "rec.npy"), 0)
 	stepFor(l, 300*time.Millisecond)
@@ -306,13 +306,7 @@ func (failingRows) Finish(int) error { return nil }
 // file is discarded, the error said, the live view goes on) and new
 // settings that change the frames (the recording ends, its file kept).
 func TestRecordErrors(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-6", 48000, 2)
-	cpu := gpufft.NewCPU(0)
-	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
 	defer l.Close()
 	dir := t.TempDir()
 	for _, p := range []string{filepath.Join(dir, "a.png"), filepath.Join(dir, "a.txt"), filepath.Join(dir, "no", "a.npy")} {
@@ -394,13 +388,7 @@ func TestRecordErrors(t *testing.T) {
 // directory that does not exist and a history with nothing kept are
 // errors that say so, and write nothing.
 func TestHistoryExportErrors(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-6", 48000, 2)
-	cpu := gpufft.NewCPU(0)
-	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
 	defer l.Close()
 	dir := t.TempDir()
 	img := plot.ImageOptions{Width: 100, Height: 50, DBMin: -120, DBMax: 0}
@@ -437,13 +425,7 @@ func TestHistoryExportErrors(t *testing.T) {
 // TestRecordClose: closing the analysis while recording completes the
 // file before Close returns, every row in it.
 func TestRecordClose(t *testing.T) {
-	rec := startGenerator(t, "sine:3000:-6", 48000, 2)
-	cpu := gpufft.NewCPU(0)
-	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, foldSettings())
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := startCPULive(t, "sine:3000:-6", foldSettings())
 	out := filepath.Join(t.TempDir(), "rec.npy")
 	startRec(t, l, out, 0)
 	stepFor(l, 200*time.Millisecond)
