@@ -352,7 +352,9 @@ func startWindow(t *testing.T, args ...string) *window {
 	}
 	go func() { w.exited <- w.cmd.Wait() }()
 	t.Cleanup(func() {
-		if w.cmd.ProcessState == nil {
+		select { // Wait has returned (the stderr copy is complete) once exited has spoken
+		case <-w.exited:
+		default:
 			w.cmd.Process.Kill()
 			<-w.exited
 		}

@@ -310,7 +310,16 @@ type OpenCL struct {
 // openclShared is what an engine shares with the engines withQueue makes
 // of it: programs, plans, the program cache and the statistics.
 type openclShared struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// live serializes the live plans' calls (NewLive, Execute, Close):
+	// one host thread at a time enqueues a live plan's work. A window runs
+	// two live plans on one engine only for a moment (its background
+	// timing of the inactive engine, as the engines are switched); on a
+	// CPU device (PoCL) they would share its cores anyway, and PoCL 3.1's
+	// kernel-loading cache, which Debian 12 ships, has known races when
+	// several threads launch kernels of one program (fixed in PoCL 4 and
+	// 6: "dlhandle cache", pthread driver).
+	live     sync.Mutex
 	progs    map[string]cl.Program
 	plans    map[closer]struct{}
 	closed   bool
@@ -478,14 +487,14 @@ func (e *OpenCL) Close() error {
 	plans := e.plans
 	e.plans = nil
 	e.mu.Unlock()
-	for p := range plans { // plans' own queues first: each waits for its work
-		if f, ok := p.(*OpenCL); ok {
-			f.Close()
-		}
-	}
-	for p := range plans {
+	for p := range plans { // plans first: each waits for its queue's work
 		if _, ok := p.(*OpenCL); !ok {
 			p.Close()
+		}
+	}
+	for p := range plans { // then the plans' own queues
+		if f, ok := p.(*OpenCL); ok {
+			f.Close()
 		}
 	}
 	for _, p := range e.progs {

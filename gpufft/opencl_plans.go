@@ -82,11 +82,17 @@ func (b *gpuBase) kernel(source string, defines []string, name string, args ...a
 	return k, nil
 }
 
+// release waits for the plan's queue, then releases its kernels and
+// buffers. OpenCL lets a program release objects that queued commands
+// still use (the runtime keeps them until the commands finish), but not
+// every runtime honours it (TVM's OpenCL runtime finishes first for the
+// same reason), and a plan's Close is rare: waiting costs nothing.
 func (b *gpuBase) release() {
 	if b.closed {
 		return
 	}
 	b.closed = true
+	b.e.lib.Finish(&b.args, b.e.queue) // an error no longer matters: the objects go
 	for i := len(b.kernels) - 1; i >= 0; i-- {
 		b.e.lib.ReleaseKernel(b.kernels[i])
 	}

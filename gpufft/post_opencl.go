@@ -39,6 +39,8 @@ func (e *OpenCL) NewLive(cfg LiveConfig) (LivePlan, error) {
 		return nil, err
 	}
 	cfg = cfg.clone()
+	e.live.Lock()
+	defer e.live.Unlock()
 	sp, err := e.NewSpectrogram(cfg.Spectrogram)
 	if err != nil {
 		return nil, err
@@ -180,6 +182,8 @@ func (p *gpuLive) Execute(out *LiveOutput, src []float32, firstFrame int64, trac
 	if frames == 0 {
 		return 0, nil
 	}
+	sp.e.live.Lock()
+	defer sp.e.live.Unlock()
 	if sp.closed {
 		return 0, ErrClosed
 	}
@@ -293,4 +297,8 @@ func (p *gpuLive) readBack(out *LiveOutput, frames int, traces bool) error {
 	return nil
 }
 
-func (p *gpuLive) Close() error { return p.sp.Close() }
+func (p *gpuLive) Close() error {
+	p.sp.e.live.Lock()
+	defer p.sp.e.live.Unlock()
+	return p.sp.Close()
+}
