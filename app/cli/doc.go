@@ -6,9 +6,10 @@
 // function over packages analysis and live. Messages on stderr start with
 // "prism:". Run is called from main's goroutine; a command's interrupt
 // (SIGINT, SIGTERM) cancels its work through a context. In the prism
-// process (main calls EnableFastExit), `prism analyze` leaves its OpenCL
-// engines to the exit once every output is in place and hands the GPU
-// device files to a child that keeps them until the process has exited
-// (exit.go: the driver's teardown then runs after the caller has seen the
-// exit); tests, which call Run in their own process, close everything.
+// process (main calls EnableFastExit), `prism analyze` (and filter,
+// spectrum, bands) leaves its OpenCL engines to the exit once every
+// output is in place and hands the GPU device files to a child that keeps
+// them until the process has exited (exit.go: the driver's teardown then
+// runs after the caller has seen the exit); tests, which call Run in
+// their own process, close everything.
 package cli

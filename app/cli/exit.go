@@ -36,6 +36,11 @@ type exitTimings struct {
 	UnixNS         int64     `json:"unix_ns"`
 }
 
+// end is leave for a command that writes one output and ends its session
+// as it returns (deferred): by then that output is in place or
+// discarded.
+func (s *session) end() { s.leave(io.Discard, false) }
+
 // leave ends a session whose outputs are all written, flushed, closed
 // and in place: with fastExit the engines are left to the process's exit
 // (analysis.CloseSetForExit) and the GPU device files handed to a child
