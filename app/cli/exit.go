@@ -33,6 +33,7 @@ type exitTimings struct {
 	Release        []float64 `json:"release_ms"`
 	ReleaseContext []float64 `json:"context_release_ms"`
 	Held           int       `json:"held_files"`
+	Hold           float64   `json:"hold_ms"` // handing them off (starting the child)
 	UnixNS         int64     `json:"unix_ns"`
 }
 
@@ -69,7 +70,9 @@ func (s *session) leave(w io.Writer, timings bool) {
 	if fastExit {
 		took, stats = analysis.CloseSetForExit(s.set)
 		if os.Getenv("PRISM_EXIT_HOLD") != "0" {
+			t0 := time.Now()
 			t.Held = holdDevices()
+			t.Hold = ms(time.Since(t0))
 		}
 	} else {
 		t0 := time.Now()
