@@ -297,10 +297,9 @@ func CloseSetForExit(set []Engines) (time.Duration, []gpufft.OpenCLStats) {
 	var stats []gpufft.OpenCLStats
 	for i, e := range set {
 		if g, ok := e.Preferred.(*gpufft.OpenCL); ok {
-			if err := g.CloseForExit(); err != nil { // the queue failed: release as usual
-				e.Plans.Close()
-				g.Close()
-			}
+			// a queue that fails now has nothing left to give: the
+			// outputs came back before
+			_ = g.CloseForExit()
 			stats = append(stats, g.Stats())
 		} else if e.Preferred != e.CPU {
 			e.Plans.Close()
