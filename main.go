@@ -19,6 +19,7 @@ var icon []byte
 func main() {
 	args := os.Args[1:]
 	cli.EnableProbe()
+	cli.EnableFastExit()
 	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}

@@ -68,7 +68,12 @@
 // NewOpenCL asks the driver only what it needs: for the default device
 // (the first GPU) or an index it counts device handles per platform and
 // reads the properties of the chosen device alone. Nothing is compiled
-// until a plan needs it, and each plan builds only its own programs. A
+// until a plan needs it, and each plan builds only its own programs,
+// requesting them together (prebuild): programs of different keys build
+// at once, outside the engine's lock, and a second request for a program
+// being built waits for that build (an image plan's three programs from
+// source, H200, `prism analyze` with an empty program cache: 0.803–0.818
+// s for the whole process against 0.828–0.858 s one after another). A
 // built program is kept on disk (program cache, progcache.go) as the
 // device binary clGetProgramInfo returns, under
 // os.UserCacheDir()/prism/opencl ($PRISM_OPENCL_CACHE moves it; "off"
@@ -103,12 +108,21 @@
 // from source). ³ Loading PTX and finishing the build. ⁴ PoCL compiles
 // each kernel once more at its first launch with a new work-group size
 // (its own cache, ~/.cache/pocl, keeps that), and runs the FFTs on the
-// two shared cores. Closing the engine on NVIDIA takes 57–68 ms more, and
-// leaving it to the process's exit saves nothing (the driver's teardown
-// then happens in the exit); a process that only starts takes 3 ms. So
-// about 290 ms of a warm NVIDIA run is the driver's fixed cost (query,
-// context, teardown): a caller hides the first two by opening the engine
-// on its own goroutine while it opens and reads the input.
+// two shared cores. Closing the engine on NVIDIA takes 57–70 ms more,
+// nearly all of it clReleaseContext, and the process's exit after it
+// another 56–68 ms as its parent sees it (`prism analyze` of a 10-minute
+// file, H200, the --timings exit line against the parent's clock);
+// leaving everything to the exit (CloseForExit) saves 10–30 ms of that
+// (the exit then takes 113–148 ms: the same teardown, moved); it happens
+// when the process's last descriptor of the driver's device files closes,
+// so with $PRISM_EXIT_HOLD=1 `prism analyze` hands those to a child that
+// outlives it briefly and its caller sees the exit 0.8 ms after the last
+// output (package cli: holdDevices; not the default: runs back to back get
+// slower, 0.677 s against 0.627). A process that only starts takes 3 ms. So about 290 ms of
+// a warm NVIDIA run is the driver's fixed cost (query, context,
+// teardown): a caller hides the first two by opening the engine on its
+// own goroutine while it opens and reads the input, and the third as
+// `prism analyze` does.
 //
 // The driver's floor alone, nothing of Prism's (the test binary's
 // PRISM_STARTUP_REPORT=floor: clGetPlatformIDs, clGetDeviceIDs,

@@ -29,6 +29,13 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(exitChildEnv) == "1" { // the child of TestCloseForExit
+		if err := exitChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(startupReportEnv) == "floor" {
 		if err := floorReport(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -265,6 +265,7 @@ func (e *OpenCL) NewImage(cfg SpectrogramConfig, ic ImageConfig) (ImagePlan, err
 	if err != nil {
 		return nil, err
 	}
+	e.prebuild(reduceProgram) // beside the spectrogram's
 	sp, err := e.NewSpectrogram(scfg)
 	if err != nil {
 		return nil, err
@@ -276,6 +277,9 @@ func (e *OpenCL) NewImage(cfg SpectrogramConfig, ic ImageConfig) (ImagePlan, err
 	}
 	return p, nil
 }
+
+// reduceProgram is the program of reduce_max.
+var reduceProgram = progSpec{kernels.Reduce, geom{len: 64, radix: 2, s: 1}.defines()}
 
 func (p *gpuImage) init() error {
 	b := &p.sp.gpuBase
@@ -293,7 +297,7 @@ func (p *gpuImage) init() error {
 	if err != nil {
 		return err
 	}
-	k, err := b.kernel(kernels.Reduce, geom{len: 64, radix: 2, s: 1}.defines(), "reduce_max", p.sp.out, p.img, lo, hi,
+	k, err := b.kernel(reduceProgram.source, reduceProgram.defines, "reduce_max", p.sp.out, p.img, lo, hi,
 		int32(p.sp.cfg.Bins()), int32(rows), int32(p.rowsPad), int64(0), int32(0), int64(p.ic.TotalFrames), int32(p.ic.Columns), int32(0))
 	if err != nil {
 		return err

@@ -320,7 +320,7 @@ type openclShared struct {
 	// several threads launch kernels of one program (fixed in PoCL 4 and
 	// 6: "dlhandle cache", pthread driver).
 	live     sync.Mutex
-	progs    map[string]cl.Program
+	progs    map[string]*progBuild
 	plans    map[closer]struct{}
 	closed   bool
 	cache    progCache
@@ -368,6 +368,12 @@ type OpenCLStats struct {
 	CacheErrors   int           // entries that could not be written (the cache is then off)
 	BuildSource   time.Duration // time compiling from OpenCL C
 	BuildCached   time.Duration // time loading and building cached binaries
+
+	// Close's time (zero until it ran): all of it, and of it the
+	// context's release (clReleaseContext, after the plans, programs
+	// and queue)
+	Release        time.Duration
+	ReleaseContext time.Duration
 }
 
 type closer interface{ Close() error }
@@ -391,7 +397,7 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 		return nil, err
 	}
 	t2 := time.Now()
-	e := &OpenCL{lib: lib, info: info, openclShared: &openclShared{progs: map[string]cl.Program{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
+	e := &OpenCL{lib: lib, info: info, openclShared: &openclShared{progs: map[string]*progBuild{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
 	e.stats.Load, e.stats.Query = t1.Sub(t0), t2.Sub(t1)
 	e.buildLog = opts.BuildLog
 	if e.buildLog == nil && os.Getenv("PRISM_OPENCL_BUILDLOG") != "" {
@@ -487,6 +493,7 @@ func (e *OpenCL) Close() error {
 	plans := e.plans
 	e.plans = nil
 	e.mu.Unlock()
+	t0 := time.Now()
 	for p := range plans { // plans first: each waits for its queue's work
 		if _, ok := p.(*OpenCL); !ok {
 			p.Close()
@@ -497,18 +504,66 @@ func (e *OpenCL) Close() error {
 			f.Close()
 		}
 	}
-	for _, p := range e.progs {
-		e.lib.ReleaseProgram(p)
-	}
+	e.mu.Lock()
+	progs := e.progs
 	e.progs = nil
+	e.mu.Unlock()
+	for _, b := range progs { // a build still running finishes first
+		<-b.done
+		if b.err == nil {
+			e.lib.ReleaseProgram(b.prog)
+		}
+	}
 	e.lib.ReleaseQueue(e.queue)
+	t1 := time.Now()
 	e.lib.ReleaseContext(e.ctx)
+	e.count(func(s *OpenCLStats) { s.Release, s.ReleaseContext = time.Since(t0), time.Since(t1) })
+	return nil
+}
+
+// CloseForExit is Close for a process that exits next: it waits for the
+// work queued on the engine's queue and its plans' own queues, and marks
+// the engine closed (plans and requests fail with ErrClosed, Close does
+// nothing), but releases no OpenCL object: the process's exit reclaims
+// them all at once. Outputs a plan's Image, Rows or Execute returned are
+// complete before it returns. Only a caller that exits right after may use
+// it (`prism analyze` does, when every output is in place); tests and the
+// window call Close.
+func (e *OpenCL) CloseForExit() error {
+	if e.fork != nil {
+		return e.Close()
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	plans := make([]*OpenCL, 0, len(e.plans))
+	for p := range e.plans {
+		if f, ok := p.(*OpenCL); ok {
+			plans = append(plans, f)
+		}
+	}
+	e.mu.Unlock()
+	for _, f := range plans {
+		if err := f.lib.Finish(&f.args, f.queue); err != nil {
+			return errGPU("finish", err)
+		}
+	}
+	if err := e.lib.Finish(&e.args, e.queue); err != nil {
+		return errGPU("finish", err)
+	}
 	return nil
 }
 
 // program returns the program for source and defines: from the engine's
-// map when this engine built it already, else from the on-disk program
-// cache, else compiled (and then stored in the cache).
+// map when this engine built it already (or is building it: a second
+// caller waits for the first's build), else from the on-disk program
+// cache, else compiled (and then stored in the cache). Builds of different
+// programs run at once, outside e.mu (a plan's constructor requests its
+// programs together: see prebuild); only the map and the statistics are
+// updated under it.
 func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	opts := "-cl-std=CL1.2 -D " + strings.Join(defines, " -D ")
 	if extra := os.Getenv("PRISM_OPENCL_OPTIONS"); extra != "" { // tuning aid, e.g. -cl-nv-verbose
@@ -519,29 +574,57 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	}
 	key := e.cache.key(opts, kernelsCommon, source)
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if e.closed {
+		e.mu.Unlock()
 		return 0, ErrClosed
 	}
-	if p, ok := e.progs[key]; ok {
-		return p, nil
+	if b, ok := e.progs[key]; ok {
+		e.mu.Unlock()
+		<-b.done
+		return b.prog, b.err
 	}
+	b := &progBuild{done: make(chan struct{})}
+	e.progs[key] = b
+	e.mu.Unlock()
+	b.prog, b.err = e.build(key, opts, source)
+	e.mu.Lock()
+	if b.err != nil && e.progs != nil {
+		delete(e.progs, key) // a later request tries again
+	}
+	close(b.done)
+	e.mu.Unlock()
+	return b.prog, b.err
+}
+
+// progBuild is one program of an engine: done is closed once prog (or err)
+// is set.
+type progBuild struct {
+	done chan struct{}
+	prog cl.Program
+	err  error
+}
+
+// build obtains one program, from the program cache or from source, for
+// program; it runs outside e.mu, which it takes only for the statistics
+// and for storing a new cache entry.
+func (e *OpenCL) build(key, opts, source string) (cl.Program, error) {
 	t0 := time.Now()
 	bin, damaged := e.cache.load(key)
-	if damaged {
-		e.stats.CacheRejected++
-	}
 	if bin != nil {
 		p, err := e.lib.BuildBinary(e.ctx, e.info.device, opts, bin)
 		if err == nil {
 			e.cache.touch(key)
-			e.stats.Programs++
-			e.stats.CacheHits++
-			e.stats.BuildCached += time.Since(t0)
-			e.progs[key] = p
+			e.count(func(s *OpenCLStats) {
+				s.Programs++
+				s.CacheHits++
+				s.BuildCached += time.Since(t0)
+				if damaged {
+					s.CacheRejected++
+				}
+			})
 			return p, nil
 		}
-		e.stats.CacheRejected++ // stale or damaged in a way only the driver sees
+		damaged = true // stale or damaged in a way only the driver sees
 		e.cache.remove(key)
 		t0 = time.Now()
 	}
@@ -549,15 +632,22 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	if err != nil {
 		return 0, fmt.Errorf("gpufft: build on %s: %w", e.info, err)
 	}
-	e.stats.Programs++
-	e.stats.BuildSource += time.Since(t0)
+	took := time.Since(t0)
 	if e.buildLog != nil { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
 		log, _ := e.lib.BuildLog(p, e.info.device)
+		e.mu.Lock()
 		fmt.Fprintf(e.buildLog, "gpufft: built %s\n%s\n", opts, log)
+		e.mu.Unlock()
 	}
 	bin = nil
 	if e.cache.dir != "" || os.Getenv("PRISM_OPENCL_DUMP") != "" {
 		bin, _ = e.lib.Binary(p) // no binary: nothing to cache or dump
+	}
+	e.mu.Lock() // the cache's read-only flag and the statistics
+	e.stats.Programs++
+	e.stats.BuildSource += took
+	if damaged {
+		e.stats.CacheRejected++
 	}
 	if len(bin) > 0 && e.cache.dir != "" && !e.cache.readOnly {
 		if err := e.cache.store(key, bin); err != nil {
@@ -566,13 +656,38 @@ func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 			e.stats.CacheWrites++
 		}
 	}
+	e.mu.Unlock()
 	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" && len(bin) > 0 { // the device binary (NVIDIA: PTX), a tuning aid
 		if err := dumpBinary(dir, key[:16], append([]byte("// "+opts+"\n"), bin...)); err != nil {
 			fmt.Fprintf(os.Stderr, "gpufft: %v\n", err)
 		}
 	}
-	e.progs[key] = p
 	return p, nil
+}
+
+// count updates the statistics under e.mu.
+func (e *OpenCL) count(f func(*OpenCLStats)) {
+	e.mu.Lock()
+	f(&e.stats)
+	e.mu.Unlock()
+}
+
+// prebuild requests programs (source, defines pairs) at once, each on a
+// goroutine of its own, and returns without waiting: a plan's constructor
+// calls it with the programs it will ask for one after another, so that
+// their builds overlap (on an empty program cache the compiler is most
+// of a plan's start-up). A failure here is left for the constructor's own
+// request, which builds again and reports it.
+func (e *OpenCL) prebuild(progs ...progSpec) {
+	for _, p := range progs {
+		go e.program(p.source, p.defines)
+	}
+}
+
+// progSpec names one program: its source and its -D defines.
+type progSpec struct {
+	source  string
+	defines []string
 }
 
 // dumpBinary writes dir/name.bin through a new temporary file renamed into

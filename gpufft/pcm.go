@@ -303,6 +303,7 @@ func NewPCMSpectrogram(e Engine, f PCMFormat, cfg SpectrogramConfig) (PCMSpectro
 		if err != nil {
 			return nil, err
 		}
+		g.prebuild(pcmProgram(f)) // beside the spectrogram's
 		sp, err := g.NewSpectrogram(cfg)
 		if err != nil {
 			own.close()
@@ -336,6 +337,7 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 		if err != nil {
 			return nil, err
 		}
+		g.prebuild(pcmProgram(f)) // beside the spectrogram's and the image's
 		ip, err := g.NewImage(cfg, ic)
 		if err != nil {
 			own.close()
@@ -578,14 +580,19 @@ func (p *gpuPCM) init() error {
 		return err
 	}
 	inv := 1 / float32(p.f.Channels)
-	defs := append(geom{len: 64, radix: 2, s: 1}.defines(), "ENCODING="+strconv.Itoa(int(p.f.Encoding)),
-		"CHANNELS="+strconv.Itoa(p.f.Channels), "PICK="+strconv.Itoa(p.f.Select))
-	k, err := b.kernel(kernels.PCM, defs, "pcm_planar", p.raw, p.sp.in, int64(0), inv)
+	prog := pcmProgram(p.f)
+	k, err := b.kernel(prog.source, prog.defines, "pcm_planar", p.raw, p.sp.in, int64(0), inv)
 	if err != nil {
 		return err
 	}
 	p.conv = launch{k: k, wg: 256, perUnit: 1, intArg: -1, intMul: 1, longArg: 2}
 	return nil
+}
+
+// pcmProgram is the program of pcm_planar for format f.
+func pcmProgram(f PCMFormat) progSpec {
+	return progSpec{kernels.PCM, append(geom{len: 64, radix: 2, s: 1}.defines(), "ENCODING="+strconv.Itoa(int(f.Encoding)),
+		"CHANNELS="+strconv.Itoa(f.Channels), "PICK="+strconv.Itoa(f.Select))}
 }
 
 func (p *gpuPCM) Config() SpectrogramConfig { return p.cfg }

@@ -1,5 +1,9 @@
 // Package analysis is Prism's offline analysis and the engines it runs on:
-// opening the engines (OpenEngines) with the one GPU→CPU fallback every
+// opening the engines (OpenEngines; one per GPU with OpenEngineSet, or
+// StartEngineSet, which hands each over as soon as it is open: opening
+// an H200's context costs the driver 250–385 ms, two at once 605 ms on the
+// two-GPU host, so a batch starts on the first; CloseSetForExit leaves
+// them to a process's exit) with the one GPU→CPU fallback every
 // pipeline uses (WithFallback), the FFT-size rule (CheckFFT), and the file
 // pipelines — AnalyzeFile to NPY, CSV or PNG (AnalyzeFileSet spreading a
 // WAV's PNG over several GPUs; a PlanPool keeping plans between the files

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -111,18 +112,71 @@ const DeviceAll = "all"
 // (device DeviceAll, or "" when there are several GPUs, spread is set — a
 // batch of files — and $PRISM_OPENCL_DEVICE names none), one Engines
 // each, sharing one CPU engine to fall back on; for any other device it is
-// OpenEngines. Close them with CloseSet.
+// OpenEngines. It waits for every GPU (StartEngineSet does not); a GPU
+// that fails fails it. Close them with CloseSet.
 func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error) {
-	chosen := device != "" || os.Getenv(gpufft.EnvDevice) != ""
-	if choice == EngineCPU || (device != DeviceAll && (chosen || !spread)) {
-		e, notice, err := OpenEngines(choice, device)
-		if err != nil {
-			return nil, "", err
-		}
-		return []Engines{e}, notice, nil
+	o, notice, err := StartEngineSet(choice, device, spread)
+	if err != nil {
+		return nil, "", err
 	}
+	set, err := o.Wait()
+	if err != nil {
+		CloseSet(set)
+		return nil, "", err
+	}
+	return set, notice, nil
+}
+
+// EngineOpening is a set of engines being opened, one per GPU, all at
+// once (StartEngineSet): a caller starts work on each as soon as it is
+// open instead of waiting for the slowest (opening a context costs a
+// driver 100–250 ms, and several take longer together than one).
+type EngineOpening struct {
+	// Plans, set by the caller before it reads Ready, is given to every
+	// engine of the set (a batch's plan pool).
+	Plans *PlanPool
+	set   []Engines
+	ok    []bool
+	ready chan int
+	done  chan struct{}
+	err   error
+}
+
+// Len is how many engines are being opened.
+func (o *EngineOpening) Len() int { return len(o.set) }
+
+// Ready delivers the index of each engine as it opens; it is closed once
+// every one has opened or failed.
+func (o *EngineOpening) Ready() <-chan int { return o.ready }
+
+// Engine returns engine i, which Ready has delivered.
+func (o *EngineOpening) Engine(i int) Engines {
+	e := o.set[i]
+	e.Plans = o.Plans
+	return e
+}
+
+// Wait waits until every engine has opened or failed and returns those
+// that opened and the failures (joined), if any.
+func (o *EngineOpening) Wait() ([]Engines, error) {
+	<-o.done
+	var set []Engines
+	for i := range o.set {
+		if o.ok[i] {
+			set = append(set, o.Engine(i))
+		}
+	}
+	return set, o.err
+}
+
+// StartEngineSet starts opening the engines OpenEngineSet opens, each GPU
+// on a goroutine of its own, and returns at once; the engines come
+// through the opening's Ready. For anything but several GPUs it opens the
+// one set of engines before it returns (its errors are returned then).
+func StartEngineSet(choice, device string, spread bool) (*EngineOpening, string, error) {
+	chosen := device != "" || os.Getenv(gpufft.EnvDevice) != ""
 	var gpus []int
-	if err := probeOpenCL(""); err == nil {
+	if choice != EngineCPU && (device == DeviceAll || (!chosen && spread)) && probeOpenCL("") == nil {
 		devs, _ := gpufft.Devices()
 		for _, d := range devs {
 			if d.Type == "GPU" {
@@ -134,37 +188,88 @@ func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error
 		if device == DeviceAll {
 			device = ""
 		}
-		return OpenEngineSet(choice, device, false)
+		e, notice, err := OpenEngines(choice, device)
+		if err != nil {
+			return nil, "", err
+		}
+		o := newOpening(1)
+		o.set[0], o.ok[0] = e, true
+		o.ready <- 0
+		close(o.ready)
+		close(o.done)
+		return o, notice, nil
 	}
-	// each GPU's context at once: a driver spends most of its start-up
-	// per context
-	gs := make([]*gpufft.OpenCL, len(gpus))
-	errs := make([]error, len(gpus))
-	var wg sync.WaitGroup
+	opens := make([]func() (gpufft.Engine, error), len(gpus))
 	for k, i := range gpus {
-		wg.Go(func() {
+		opens[k] = func() (gpufft.Engine, error) {
 			g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: strconv.Itoa(i)})
 			if err != nil {
-				err = fmt.Errorf("GPU %d: %w", i, err)
+				return nil, fmt.Errorf("GPU %d: %w", i, err)
 			}
-			gs[k], errs[k] = g, err
+			return g, nil
+		}
+	}
+	if os.Getenv("PRISM_OPENCL_STAGGER") == "1" {
+		opens = oneAfterAnother(opens)
+	}
+	return StartEngines(opens, gpufft.NewCPU(0), choice == EngineGPU), "", nil
+}
+
+// oneAfterAnother makes each of opens start once the one before it has
+// returned. $PRISM_OPENCL_STAGGER=1 opens the GPUs so, to measure: on the
+// two-H200 host two contexts opened at once were both open after 605 ms
+// and one alone after 385 ms, so the first GPU might start on a batch
+// sooner when it opens alone (not measured yet).
+func oneAfterAnother(opens []func() (gpufft.Engine, error)) []func() (gpufft.Engine, error) {
+	out := make([]func() (gpufft.Engine, error), len(opens))
+	prev := make(chan struct{})
+	close(prev)
+	for k, open := range opens {
+		wait, mine := prev, make(chan struct{})
+		out[k] = func() (gpufft.Engine, error) {
+			<-wait
+			defer close(mine)
+			return open()
+		}
+		prev = mine
+	}
+	return out
+}
+
+// StartEngines opens engines with opens, each on a goroutine of its own
+// (a driver spends most of its start-up per context, so each GPU's at
+// once), and returns at once: Engines{Preferred: the opened engine, CPU:
+// cpu, Strict: strict} come through the opening's Ready as they open. cpu
+// is closed if none opens (else CloseSet closes it).
+func StartEngines(opens []func() (gpufft.Engine, error), cpu gpufft.Engine, strict bool) *EngineOpening {
+	o := newOpening(len(opens))
+	errs := make([]error, len(opens))
+	var wg sync.WaitGroup
+	for k, open := range opens {
+		wg.Go(func() {
+			g, err := open()
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			o.set[k], o.ok[k] = Engines{Preferred: g, CPU: cpu, Strict: strict}, true
+			o.ready <- k
 		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, g := range gs {
-			if g != nil {
-				g.Close()
-			}
+	go func() {
+		wg.Wait()
+		o.err = errors.Join(errs...)
+		if !slices.Contains(o.ok, true) {
+			cpu.Close()
 		}
-		return nil, "", err
-	}
-	cpu := gpufft.NewCPU(0)
-	set := make([]Engines, len(gs))
-	for k, g := range gs {
-		set[k] = Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU}
-	}
-	return set, "", nil
+		close(o.ready)
+		close(o.done)
+	}()
+	return o
+}
+
+func newOpening(n int) *EngineOpening {
+	return &EngineOpening{set: make([]Engines, n), ok: make([]bool, n), ready: make(chan int, n), done: make(chan struct{})}
 }
 
 // CloseSet closes every engine of a set (the shared CPU engine once).
@@ -178,6 +283,33 @@ func CloseSet(set []Engines) {
 			e.CPU.Close()
 		}
 	}
+}
+
+// CloseSetForExit ends a set in a process that exits next, with every
+// output already in place: each OpenCL engine waits for the work queued on
+// it and releases nothing (gpufft.OpenCL.CloseForExit), and the plans kept
+// for a batch are left to the exit too; the exit reclaims it all. An
+// engine that is not OpenCL is closed as CloseSet does. It returns how
+// long it took and, for each OpenCL engine, its statistics (Release zero:
+// nothing released).
+func CloseSetForExit(set []Engines) (time.Duration, []gpufft.OpenCLStats) {
+	t0 := time.Now()
+	var stats []gpufft.OpenCLStats
+	for i, e := range set {
+		if g, ok := e.Preferred.(*gpufft.OpenCL); ok {
+			// a queue that fails now has nothing left to give: the
+			// outputs came back before
+			_ = g.CloseForExit()
+			stats = append(stats, g.Stats())
+		} else if e.Preferred != e.CPU {
+			e.Plans.Close()
+			e.Preferred.Close()
+		}
+		if i == len(set)-1 && e.CPU != nil {
+			e.CPU.Close()
+		}
+	}
+	return time.Since(t0), stats
 }
 
 // Close closes the engines (the GPU one, then the CPU one). Calling it

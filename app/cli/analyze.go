@@ -186,22 +186,35 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	// the first files' reads start while the engine opens
 	go prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
-	sess, ok := openSessionSet("analyze", af.engine, af.device, false, *quiet, stderr)
+	// a batch starts on each GPU as it opens (engineTokens)
+	sess, ok := openSessionStart("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
 	if *timings {
 		fmt.Fprintf(stderr, "%s{\"engines_open_ms\":%.3f}\n", timingsPrefix, float64(time.Since(t0).Microseconds())/1000)
 	}
-	defer sess.close()
+	left := false
+	defer func() {
+		if !left { // a panic: close as usual
+			sess.close()
+		}
+	}()
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
 		pool := analysis.NewPlanPool()
 		for i := range sess.set {
 			sess.set[i].Plans = pool
 		}
+		if sess.opening != nil {
+			sess.opening.Plans = pool
+		}
 	}
 	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0}
-	return b.all(inputs, dsts)
+	status := b.all(inputs, dsts)
+	// every file's output is in place, or its temporary file removed
+	sess.leave(stderr, *timings)
+	left = true
+	return status
 }
 
 // startRecording starts a CPU profile or an execution trace (start, stop)
@@ -253,36 +266,11 @@ type batchRun struct {
 // file alone is spread over them batch by batch. Results are reported in
 // input order.
 func (b batchRun) all(inputs, dsts []string) int {
-	sess := b.sess
-	// engine tokens: filesInFlight shared by the GPU engines, one for the
-	// CPU's (it uses every core on one file)
-	perEngine := max(1, filesInFlight/len(sess.set))
-	slots := make(chan int, perEngine*len(sess.set))
-	for k := range perEngine {
-		for i, e := range sess.set {
-			if k == 0 || (e.HasGPU() && len(inputs) > 1) {
-				slots <- i
-			}
-		}
-	}
-	inFlight := len(slots)
 	done := make([]chan fileResult, len(inputs))
 	for i := range done {
 		done[i] = make(chan fileResult, 1)
 	}
-	go func() {
-		if len(inputs) == 1 && len(sess.set) > 1 {
-			done[0] <- b.one(sess.set, inputs[0], dsts[0], false)
-			return
-		}
-		for i, in := range inputs {
-			e := <-slots
-			go func() {
-				defer func() { slots <- e }()
-				done[i] <- b.one(sess.set[e:e+1], in, dsts[i], inFlight > 1)
-			}()
-		}
-	}()
+	go b.dispatch(inputs, dsts, done)
 	failed, badInput := false, false
 	results := make([]fileResult, 0, len(inputs))
 	if b.timings {
@@ -319,6 +307,87 @@ func (b batchRun) all(inputs, dsts []string) int {
 		return ExitUsage
 	}
 	return ExitOK
+}
+
+// dispatch starts each input's analysis on an engine as one is free
+// (engineTokens) and sends its result on done[i]; one input on several
+// GPUs is spread over them all.
+func (b batchRun) dispatch(inputs, dsts []string, done []chan fileResult) {
+	sess := b.sess
+	if len(inputs) == 1 && len(sess.set) > 1 {
+		done[0] <- b.one(sess.set, inputs[0], dsts[0], false)
+		return
+	}
+	t := b.engineTokens(len(inputs) > 1)
+	for i, in := range inputs {
+		var e int
+		select {
+		case e = <-t.slots:
+		case <-t.none:
+			done[i] <- fileResult{err: t.err}
+			continue
+		}
+		go func() {
+			defer func() { t.slots <- e }()
+			done[i] <- b.one([]analysis.Engines{t.engine(e)}, in, dsts[i], t.inFlight > 1)
+		}()
+	}
+}
+
+// tokens are the engines' turns: a file takes one from slots (an engine's
+// index) and gives it back when done.
+type tokens struct {
+	slots    chan int
+	inFlight int
+	engine   func(int) analysis.Engines
+	none     chan struct{} // closed, with err set, when no engine opened
+	err      error
+}
+
+// engineTokens makes the engines' turns: filesInFlight shared by the GPU
+// engines in a batch, one for the CPU's (it uses every core on one
+// file). A batch on several GPUs (the session's opening) gets each GPU's
+// turns as soon as that GPU is open, not once all are; a GPU that fails
+// to open leaves its files to the others, with a warning.
+func (b batchRun) engineTokens(batch bool) *tokens {
+	sess := b.sess
+	o := sess.opening
+	if o == nil {
+		perEngine := max(1, filesInFlight/len(sess.set))
+		t := &tokens{slots: make(chan int, perEngine*len(sess.set)), engine: func(i int) analysis.Engines { return sess.set[i] }}
+		for k := range perEngine {
+			for i, e := range sess.set {
+				if k == 0 || (e.HasGPU() && batch) {
+					t.slots <- i
+				}
+			}
+		}
+		t.inFlight = len(t.slots)
+		return t
+	}
+	perEngine := max(1, filesInFlight/o.Len())
+	t := &tokens{slots: make(chan int, perEngine*o.Len()), inFlight: perEngine * o.Len(), engine: o.Engine, none: make(chan struct{})}
+	go func() {
+		opened := 0
+		for i := range o.Ready() {
+			opened++
+			if b.timings {
+				fmt.Fprintf(b.stderr, "%s{\"engine\":%d,\"engine_open_ms\":%.3f}\n", timingsPrefix, i, ms(time.Since(b.start)))
+			}
+			for range perEngine {
+				t.slots <- i
+			}
+		}
+		_, err := o.Wait()
+		switch {
+		case opened == 0:
+			t.err = err
+			close(t.none)
+		case err != nil:
+			fmt.Fprintf(b.stderr, "prism: warning: %v: the other GPUs analyze its files\n", err)
+		}
+	}()
+	return t
 }
 
 // fileTimings is one --timings line: milliseconds per stage.

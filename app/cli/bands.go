@@ -70,7 +70,7 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.close()
+	defer sess.end() // the output is in place (or discarded) by then
 	res, err := analysis.AnalyzeBands(sess.ctx, pos[0], o, sess.engines)
 	warn(stderr, res.Warnings)
 	if err != nil {

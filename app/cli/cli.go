@@ -43,6 +43,10 @@ func withoutVerbose(args []string) []string {
 // (gpufft.WriteProbe), so a crashing driver costs a fallback, not Prism.
 const probeArg = "__probe-opencl"
 
+// holdArg is the hidden subcommand of the child holdDevices starts: it
+// reads its standard input to the end (its parent's exit) and exits.
+const holdArg = "__hold-devices"
+
 // EnableProbe makes opening the engines check the OpenCL installation in
 // a child process first (this executable, probeArg), once per
 // installation. main calls it before anything opens an engine.
@@ -101,6 +105,10 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		if err := gpufft.WriteProbe(stdout, gpufft.OpenCLOptions{Device: dev}); err != nil {
 			return ExitFailure
 		}
+		return ExitOK
+	}
+	if len(args) > 0 && args[0] == holdArg { // see holdDevices
+		io.Copy(io.Discard, os.Stdin) // until the parent has exited
 		return ExitOK
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -188,6 +196,9 @@ func usageError(name string, stderr io.Writer) func(format string, a ...any) int
 type session struct {
 	engines analysis.Engines   // the first of set
 	set     []analysis.Engines // one per GPU with --device all
+	// opening, when set (openSessionStart, several GPUs), is the set
+	// still opening: set and engines are empty until it is waited for
+	opening *analysis.EngineOpening
 	ctx     context.Context
 	stop    func()
 }
@@ -215,6 +226,43 @@ func openSessionSet(name, engine, device string, spread, quiet bool, stderr io.W
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
 	return &session{engines: set[0], set: set, ctx: ctx, stop: stop}, true
+}
+
+// openSessionStart is openSessionSet for `prism analyze`: with several
+// GPUs and several inputs (a batch) it returns while they open (the
+// session's opening: analysis.StartEngineSet), so each GPU starts on the
+// batch as soon as it is open.
+func openSessionStart(name, engine, device string, batch, quiet bool, stderr io.Writer) (*session, bool) {
+	if !batch {
+		return openSessionSet(name, engine, device, false, quiet, stderr)
+	}
+	ctx, stop := watchSignals(stderr)
+	o, notice, err := analysis.StartEngineSet(engine, device, false)
+	if err != nil {
+		stop()
+		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
+		return nil, false
+	}
+	if notice != "" && !quiet {
+		fmt.Fprintf(stderr, "prism: %s\n", notice)
+	}
+	s := &session{ctx: ctx, stop: stop}
+	if o.Len() == 1 { // one engine: opened already
+		s.set, _ = o.Wait()
+		s.engines = s.set[0]
+	} else {
+		s.opening = o
+	}
+	return s, true
+}
+
+// settle waits for engines still opening and makes them the session's set
+// (so that closing closes them).
+func (s *session) settle() {
+	if s.opening != nil {
+		s.set, _ = s.opening.Wait()
+		s.opening = nil
+	}
 }
 
 // watchSignals returns a context that SIGINT or SIGTERM cancels, and the
@@ -258,6 +306,7 @@ func watchSignals(stderr io.Writer) (context.Context, func()) {
 // without, a 10-minute file to PNG on the H200), as the NVIDIA driver's
 // teardown then runs in the exit, which the caller waits for.
 func (s *session) close() {
+	s.settle()
 	analysis.CloseSet(s.set)
 	s.stop()
 }

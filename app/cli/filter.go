@@ -43,7 +43,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.close()
+	defer sess.end() // the output is in place (or discarded) by then
 	o := analysis.FilterOptions{Band: spec, TransitionOct: *trans, KeepFormat: *format == "input"}
 	res, err := analysis.FilterFile(sess.ctx, pos[0], *out, o, sess.engines)
 	warn(stderr, res.Warnings)

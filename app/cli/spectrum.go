@@ -82,7 +82,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.close()
+	defer sess.end() // the output is in place (or discarded) by then
 	res, err := analysis.AnalyzeSpectrum(sess.ctx, pos[0], o, sess.engines)
 	warn(stderr, res.Warnings)
 	if err != nil {
