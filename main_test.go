@@ -440,7 +440,7 @@ func TestDesktopKeyStress(t *testing.T) {
 	end := time.Now().Add(time.Duration(seconds * float64(time.Second)))
 	nextCheck := time.Now().Add(5 * time.Second)
 	_, perfBefore := w.lastPerf()
-	sent := 0
+	sent, dbSteps := 0, 0 // Up and Down move the dB range 10 dB
 	for time.Now().Before(end) {
 		var keys []string
 		if rng.Intn(4) == 0 { // a burst of FFT-size changes, as in the crash report
@@ -449,6 +449,14 @@ func TestDesktopKeyStress(t *testing.T) {
 			}
 		} else {
 			keys = append(keys, stressKeys[rng.Intn(len(stressKeys))])
+		}
+		for _, k := range keys {
+			switch k {
+			case "Up":
+				dbSteps++
+			case "Down":
+				dbSteps--
+			}
 		}
 		w.key(keys...)
 		sent += len(keys)
@@ -469,9 +477,18 @@ func TestDesktopKeyStress(t *testing.T) {
 		w.key("space")
 		waitEvent(t, w.trace, 10*time.Second, func(e event) bool { return e.Event == "perf" && !e.Paused })
 	}
-	// R restarts the averages and holds: a long-term average of noise that
-	// ran for minutes, shown with the RTA below, no longer moves a pixel
-	w.key("r")
+	// the dB range back where it started: a random walk of Up and Down
+	// over minutes leaves the noise far above or below it, every trace
+	// clipped and the waterfall one colour (a 300-s run failed so, the
+	// window drawing at 42 fps); R restarts the averages and holds
+	back := []string{}
+	for ; dbSteps > 0; dbSteps-- {
+		back = append(back, "Down")
+	}
+	for ; dbSteps < 0; dbSteps++ {
+		back = append(back, "Up")
+	}
+	w.key(append(back, "r")...)
 	// the engine may still be working through the last size (a 65536-point
 	// FFT is a frame per 0.34 s, and PoCL compiles each new plan): give the
 	// display 30 s to show new frames
