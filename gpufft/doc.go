@@ -12,7 +12,10 @@
 // float32 samples and get spectra back. Plans own their device buffers,
 // twiddle tables and scratch, all sized when the plan is made; Execute,
 // Forward and Inverse write into buffers the caller owns and allocate
-// nothing. A plan is used by one goroutine at a time.
+// nothing. A plan is used by one goroutine at a time; plans may be used
+// from several goroutines at once (on OpenCL, the live plans of one engine
+// take turns: see openclShared.live), and a plan's Close waits for the
+// work it queued.
 //
 // # GPU (OpenCL)
 //
