@@ -33,8 +33,10 @@
 // transforms are half-length complex ones plus the split post-processing.
 // Larger sizes, up to MaxSize, run the four-step (hierarchical) path: two
 // passes over device memory of √N-point transforms, S sequences per group
-// staged through local memory so strided accesses fill whole transactions,
-// with the twiddle multiply folded into pass 1's stores. Real transforms
+// so strided accesses fill whole transactions: pass 1's work-items go
+// slot-fastest, reading and writing straight from registers, pass 2's
+// stores are staged through local memory; the twiddle multiply is folded
+// into pass 1's stores. Real transforms
 // and spectrograms cost the same two passes: pass 1 reads the real input
 // (or, for the spectrogram, the frames straight from the sample buffer,
 // windowed on load; for C2R, the half spectrum packed on load), and pass 2
@@ -48,7 +50,8 @@
 // 16, 32: four-step passes below 1024 points), PRISM_OPENCL_GROUP (items a
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
 // PRISM_OPENCL_HALVES_MAX (largest complex one in halves; 0: none),
-// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_TUNE (extra
+// PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_SLOTFAST
+// (0: four-step pass 1 staged through local memory), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose; NVIDIA's compiler on the H200 takes
 // -cl-nv-maxrregcount=N but ignores it and refuses "-cl-nv-maxrregcount

@@ -159,3 +159,46 @@ func TestFourStepSpectrogram(t *testing.T) {
 		}
 	}
 }
+
+// TestPassRadix pins which four-step passes below 1024 points go at radix
+// 16: on a GPU the 256-point ones that do no real split (one exchange
+// instead of two), nowhere on a CPU device, every one when
+// PRISM_OPENCL_PASS_RADIX sets it; and that the choice keeps the pass
+// within its work-group and local memory.
+func TestPassRadix(t *testing.T) {
+	for _, c := range []struct {
+		typ       string
+		passSmall int
+		n         int
+		split     bool
+		want      int
+	}{
+		{"GPU", 0, 256, false, 16}, {"GPU", 0, 256, true, 8}, {"GPU", 0, 128, false, 8},
+		{"GPU", 0, 512, false, 8}, {"GPU", 0, 1024, false, 16}, {"CPU", 0, 256, false, 8},
+		{"CPU", 16, 512, true, 16}, {"GPU", 32, 64, false, 32},
+	} {
+		e := &OpenCL{info: DeviceInfo{Type: c.typ}, maxWG: 1024, local: 48<<10 - 256, passSmall: c.passSmall}
+		g := e.passGeom(c.n, c.split)
+		if g.radix != c.want {
+			t.Errorf("%s passSmall=%d n=%d split=%v: radix %d, want %d", c.typ, c.passSmall, c.n, c.split, g.radix, c.want)
+		}
+		if g.s != min(16, 4096/c.n) || g.wg() > e.maxWG || g.passLocal() > e.local {
+			t.Errorf("%s n=%d split=%v: %d sequences of %d items, %d bytes of local memory", c.typ, c.n, c.split, g.s, g.t(), g.passLocal())
+		}
+	}
+}
+
+// TestFourStepStaged: pass 1 staged through local memory as before it went
+// slot-fast (PRISM_OPENCL_SLOTFAST=0, the tuning aid that compares them)
+// still computes the same transforms.
+func TestFourStepStaged(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_SLOTFAST", "0")
+	rng := rand.New(rand.NewPCG(24, 1))
+	e := fourStepEngine(t, 0)
+	for _, n := range []int{256, 16384} {
+		for _, batch := range []int{1, 3} {
+			checkRealPlan(t, e, n, batch, rng)
+			checkComplexPlan(t, e, n, batch, rng)
+		}
+	}
+}

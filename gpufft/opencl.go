@@ -287,7 +287,7 @@ type OpenCL struct {
 	maxWG int
 	radix int // 0: automatic
 	// passSmall is the radix of four-step passes below 1024 points
-	// (PRISM_OPENCL_PASS_RADIX: 8, 16 or 32).
+	// (PRISM_OPENCL_PASS_RADIX: 8, 16 or 32); 0: passGeom's choice.
 	passSmall int
 	// groupThreads is the work-group size single-pass kernels aim for
 	// (several short transforms share a group up to it).
@@ -410,7 +410,6 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_RADIX")); err == nil && (r == 4 || r == 8 || r == 16 || r == 32) {
 		e.radix = r
 	}
-	e.passSmall = 8
 	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PASS_RADIX")); err == nil && (r == 8 || r == 16 || r == 32) {
 		e.passSmall = r
 	}
@@ -920,10 +919,21 @@ func (e *OpenCL) groupGeom(n, limit int, halves bool) (g geom, ok bool) {
 // spectrogram 65536/16384 1.60 / 1.84 / 1.90). 32 sequences per group at
 // 128 points (256-byte runs) measured slower (C2C 16384 0.352 ms against
 // 0.326), 8 too (R2C 65536 0.426 against 0.396).
-func (e *OpenCL) passGeom(n int) geom {
+//
+// Since pass 1 went slot-fast (SLOT_FAST in fft_passes.cl), 256-point
+// passes go at radix 16 on GPUs (16·16, one exchange, against 8·8·4, two)
+// except those that do the real split (split: OUT_MODE in fft_passes.cl).
+// H200, medians of 2 alternating runs, radix 16 at 256 points only /
+// at 128 and 256 / at neither: C2C 65536 0.286 / 0.288 / 0.310 ms, R2C
+// 65536 0.347 / 0.357 / 0.364, spectrogram 65536/16384 1.295 / 1.319 /
+// 1.431, and with the split pass of R2C 2^18 at 256 points 0.419 against
+// 0.388 at radix 8. 512 points stay at 8·8·8 (every pass below 1024 points
+// at radix 16, in a run with since-dropped one-component local memory:
+// C2C 2^18 0.373 against 0.359, R2C 2^20 0.557 against 0.467).
+func (e *OpenCL) passGeom(n int, split bool) geom {
 	g := geom{len: n, radix: e.radixFor(n), s: 1}
 	if n < 1024 {
-		g.radix = min(e.passSmall, n)
+		g.radix = min(e.passSmallRadix(n, split), n)
 	} else if e.radix == 0 {
 		g.radix = min(16, n)
 	}
@@ -932,6 +942,17 @@ func (e *OpenCL) passGeom(n int) geom {
 		g.s /= 2
 	}
 	return g
+}
+
+// passSmallRadix is the radix of a four-step pass of n < 1024 points.
+func (e *OpenCL) passSmallRadix(n int, split bool) int {
+	switch {
+	case e.passSmall != 0:
+		return e.passSmall
+	case n == 256 && !split && e.info.Type != "CPU":
+		return 16
+	}
+	return 8
 }
 
 // passLocal is the local memory in bytes a four-step pass group uses.
@@ -955,6 +976,10 @@ func (g geom) passStride() int {
 // sequences for the split) B = A or 2A. Measured on the H200: R2C 2^18
 // 0.424 ms with the smaller A against 0.455, 2^20 0.539 against 0.624,
 // 65536 0.396 against 0.390; complex transforms equal or slower with it.
+// Again with pass 1 slot-fast (medians of 2): R2C 65536 0.357 against
+// 0.382, 2^18 0.419 against 0.397 (its split pass then at radix 16, since
+// 0.388 at 8), 2^20 0.452 against 0.720, spectrogram 65536/16384 1.32
+// against 1.57.
 func fourStepSplit(n int, smallA bool) (a, b int) {
 	b = 1 << ((bitsLen(n) - 1) / 2)
 	if smallA {
@@ -971,9 +996,10 @@ func (e *OpenCL) fourStepOK(n int) bool {
 	}
 	a, b := fourStepSplit(n, false) // either way round: the same two lengths
 	for _, l := range []int{a, b} {
-		g := e.passGeom(l)
-		if g.wg() > e.maxWG || g.passLocal() > e.local {
-			return false
+		for _, split := range []bool{false, true} {
+			if g := e.passGeom(l, split); g.wg() > e.maxWG || g.passLocal() > e.local {
+				return false
+			}
 		}
 	}
 	return true

@@ -207,7 +207,8 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 		return m
 	}
 	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, inMode, outMode int, in, out, aux cl.Mem) (launch, error) {
-		g := e.passGeom(length)
+		g := e.passGeom(length, outMode != 0)
+		slot := ssIn == 1 && ssOut == 1 && outMode == 0 && slotFast()
 		g.s = min(g.s, seqs) // a group's sequences belong to one item
 		if seqs%g.s != 0 || (outMode != 0 && g.s < 2) {
 			return launch{}, fmt.Errorf("%w: four-step pass of %d×%d", ErrInvalid, length, seqs)
@@ -220,7 +221,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"SS_IN="+strconv.Itoa(ssIn), "ES_IN="+strconv.Itoa(esIn), "SS_OUT="+strconv.Itoa(ssOut), "ES_OUT="+strconv.Itoa(esOut),
 			"LOAD_SEQ_FAST="+b01(loadSeq), "TWIDDLE4="+b01(twiddle4),
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
-			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()))
+			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()), "SLOT_FAST="+b01(slot))
 		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
 		defs = append(defs, e.tune...)
 		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
@@ -243,12 +244,22 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 	return []launch{p1, p2}, nil
 }
 
+// slotFast says whether pass 1 of the four-step transforms (sequences
+// consecutive on both sides) takes its work-items slot-fastest (SLOT_FAST
+// in fft_passes.cl) and so reads and writes global memory straight from
+// registers. PRISM_OPENCL_SLOTFAST=0 turns it off (a tuning aid). On PoCL
+// (this project's 2-core machine, under other work: best of 7 alternating
+// runs of 2^22 samples, staged / slot-fast) it is no slower: C2C 16384 116
+// / 82 ms, 65536 164 / 132, 2^18 198 / 162; R2C 16384 46 / 21, 65536 167
+// / 125, 2^18 181 / 161; spectrogram 16384/4096 275 / 275.
+func slotFast() bool { return os.Getenv("PRISM_OPENCL_SLOTFAST") != "0" }
+
 // fourStepPaired reports whether pass 2 of an n-point four-step transform
 // holds a sequence and its mirror in one group, so the real split folds
 // into it (two or more sequences per group).
 func (e *OpenCL) fourStepPaired(n int) bool {
 	a, b := fourStepSplit(n, true)
-	return min(e.passGeom(a).s, b) >= 2
+	return min(e.passGeom(a, true).s, b) >= 2
 }
 
 func runLaunches(e *OpenCL, ls []launch, items int) error {

@@ -12,7 +12,8 @@
 // for in and out). Global accesses are made coalesced by staging through
 // local memory with the sequence index fastest when its stride is 1
 // (LOAD_SEQ_FAST; stores always), so S consecutive sequences fill a whole
-// memory transaction.
+// memory transaction; pass 1, whose sequences have stride 1 on both sides,
+// instead takes its work-items slot-fastest and stages nothing (SLOT_FAST).
 //
 // The real transforms' pre- and post-processing is folded into the passes,
 // so a real transform or spectrogram costs two passes over global memory,
@@ -35,7 +36,7 @@
 // combines them from local memory.
 //
 // Extra defines: KERNEL_PASS; SEQS (sequences per item, a multiple of S);
-// NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST (0/1);
+// NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST (0/1); SLOT_FAST (0/1);
 // TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries
 // followed by two-level tables, see there; TWLOG);
 // tws is the stage table of fft_common.cl;
@@ -121,6 +122,32 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
 #define STAGE_RE(s2, e) lbuf[(s2) * SSTRIDE + PAD(e)]
 #define STAGE_IM(s2, e) lbuf[(S + (s2)) * SSTRIDE + PAD(e)]
 
+// SLOT_FAST (pass 1): work-item lt is thread t = lt / S of slot s = lt % S
+// (slots fastest) instead of t = lt % T of slot s = lt / T. With sequences
+// consecutive in memory on both sides, a warp's lanes then read and write
+// S neighbouring sequences' elements straight from and to registers (S*8
+// bytes per run, as the staging gave), and the two staging round trips
+// through local memory and their barriers go: H200, pass 1 so against
+// staged (pass radix 8, medians of 3 alternating runs): C2C 65536 0.311
+// ms against 0.340, 2^18 0.344 against 0.372, 2^20 0.384 against 0.432;
+// R2C 65536 0.361 against 0.390, 2^18 0.388 against 0.415, 2^20 0.454
+// against 0.502; spectrogram 65536/16384 1.43 against 1.59 ms. Measured
+// with it and dropped: the full table's W^(q*T*r) (below; a warp's lanes
+// now span S sequences, so they no longer share that load: 0.383 ms at
+// C2C 65536, 0.443 at R2C 65536); pass 2 slot-fast with its input staged
+// element-fastest (C2C 65536 0.339 against 0.308, 2^18 0.376 against
+// 0.359); local memory one component at a time for twice the sequences
+// per group (16 of 512 points, 8 of 1024: C2C 2^18 0.359 against 0.344,
+// 2^20 0.392 against 0.384). Two slot-fast passes still lose to one
+// work-group at 16384 points: R2C 16384 0.346 ms against 0.231, C2C 16384
+// 0.282 against 0.204.
+#ifndef SLOT_FAST
+#define SLOT_FAST 0
+#endif
+#if SLOT_FAST && (SS_IN != 1 || SS_OUT != 1 || OUT_MODE != 0)
+#error "SLOT_FAST takes sequences of stride 1 in and out, complex output"
+#endif
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict dstv,
               __global const float2 *restrict tws, __global const float2 *restrict tw4,
@@ -128,8 +155,13 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
               long chanStride, int hop, int frames) {
     __local float lbuf[2 * S * SSTRIDE];
     const int lt = get_local_id(0);
+#if SLOT_FAST
+    const int s = lt % S;
+    const int t = lt / S;
+#else
     const int s = lt / T;
     const int t = lt - s * T;
+#endif
     const size_t grp = get_group_id(0);
     const size_t item = grp / (SEQS / S);
     const int g = (int)(grp - item * (SEQS / S));
@@ -142,7 +174,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     __local float *lim = lbuf + (S + s) * SSTRIDE;
     float2 v[RADIX];
 
-#if LOAD_SEQ_FAST
+#if LOAD_SEQ_FAST && !SLOT_FAST
     {
         float2 st[RADIX];
         #pragma unroll
@@ -184,13 +216,17 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     // tables (2^TWLOG and NTOT/2^TWLOG entries after the first NTOT), which
     // stay in L1 where the full table of a large NTOT would not (H200: 1-2 %
     // faster from 65536 to 2^20 points than one load from the full table).
+    // With SLOT_FAST every W^(q*e) is such a product (of two entries,
+    // where wt times the full table's entry is a product of three).
+#define TW4_SMALL(x) cmul(tw4[NTOT + ((x) & ((1 << TWLOG) - 1))], tw4[NTOT + (1 << TWLOG) + ((x) >> TWLOG)])
     const int q = SEQ_OF(s);
-    const int qt = (q * t) & (NTOT - 1);
-    const float2 wt = cmul(tw4[NTOT + (qt & ((1 << TWLOG) - 1))], tw4[NTOT + (1 << TWLOG) + (qt >> TWLOG)]);
+    const float2 wt = TW4_SMALL((q * t) & (NTOT - 1));
 #endif
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-#if TWIDDLE4
+#if TWIDDLE4 && SLOT_FAST
+        v[r] = cmul(v[r], r > 0 ? TW4_SMALL((q * (t + r * T)) & (NTOT - 1)) : wt);
+#elif TWIDDLE4
         if (r > 0) v[r] = cmul(v[r], cmul(wt, tw4[(q * T * r) & (NTOT - 1)]));
         else v[r] = cmul(v[r], wt);
 #endif
@@ -199,6 +235,11 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #endif
     }
 
+#if SLOT_FAST
+    __global float2 *out = (__global float2 *)dstv + item * NTOT;
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) out[(size_t)SEQ_OF(s) + (size_t)(t + r * T) * ES_OUT] = v[r];
+#else
     // results to local memory
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
@@ -255,6 +296,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
         const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
         out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] = st[j];
     }
+#endif
 #endif
 }
 #endif
