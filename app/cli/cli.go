@@ -217,15 +217,24 @@ func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*se
 func openSessionSet(name, engine, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
 	ctx, stop := watchSignals(stderr)
 	set, notice, err := analysis.OpenEngineSet(engine, device, spread)
+	if !opened(name, notice, err, quiet, stop, stderr) {
+		return nil, false
+	}
+	return &session{engines: set[0], set: set, ctx: ctx, stop: stop}, true
+}
+
+// opened reports an engine set's opening: the error (then it stops the
+// signal watch and returns false), else the notice unless quiet.
+func opened(name, notice string, err error, quiet bool, stop func(), stderr io.Writer) bool {
 	if err != nil {
 		stop()
 		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
-		return nil, false
+		return false
 	}
 	if notice != "" && !quiet {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
-	return &session{engines: set[0], set: set, ctx: ctx, stop: stop}, true
+	return true
 }
 
 // openSessionStart is openSessionSet for `prism analyze`: with several
@@ -238,13 +247,8 @@ func openSessionStart(name, engine, device string, batch, quiet bool, stderr io.
 	}
 	ctx, stop := watchSignals(stderr)
 	o, notice, err := analysis.StartEngineSet(engine, device, false)
-	if err != nil {
-		stop()
-		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
+	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
-	}
-	if notice != "" && !quiet {
-		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
 	s := &session{ctx: ctx, stop: stop}
 	if o.Len() == 1 { // one engine: opened already

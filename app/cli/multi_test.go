@@ -24,18 +24,7 @@ import (
 // batch by batch and its PNG equals one engine's byte for byte; --timings
 // says so, one JSON line per file.
 func TestSpreadOverEngines(t *testing.T) {
-	var gs []*gpufft.OpenCL
-	for range 2 {
-		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
-		if err != nil {
-			if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
-				t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
-			}
-			t.Skip("no OpenCL:", err)
-		}
-		defer g.Close()
-		gs = append(gs, g)
-	}
+	gs := twoOpenCL(t)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	dir := t.TempDir()
@@ -176,4 +165,23 @@ func timingLines(t *testing.T, stderr string) []fileTimings {
 		out = append(out, ft)
 	}
 	return out
+}
+
+// twoOpenCL opens two OpenCL engines (two contexts on PoCL, standing in
+// for two GPUs), closed when the test ends.
+func twoOpenCL(t *testing.T) []*gpufft.OpenCL {
+	t.Helper()
+	var gs []*gpufft.OpenCL
+	for range 2 {
+		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
+		if err != nil {
+			if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+				t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
+			}
+			t.Skip("no OpenCL:", err)
+		}
+		t.Cleanup(func() { g.Close() })
+		gs = append(gs, g)
+	}
+	return gs
 }

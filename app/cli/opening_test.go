@@ -56,18 +56,7 @@ func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, d
 // engine that fails to open leaves its files to the others with a
 // warning; with none open every file fails with the engines' error.
 func TestBatchStartsAsEnginesOpen(t *testing.T) {
-	var gs []*gpufft.OpenCL
-	for range 2 {
-		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
-		if err != nil {
-			if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
-				t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
-			}
-			t.Skip("no OpenCL:", err)
-		}
-		defer g.Close()
-		gs = append(gs, g)
-	}
+	gs := twoOpenCL(t)
 	dir := t.TempDir()
 	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
 		Image: plot.ImageOptions{Width: 300, Height: 200, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Viridis}}
