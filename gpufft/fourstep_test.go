@@ -202,3 +202,21 @@ func TestFourStepStaged(t *testing.T) {
 		}
 	}
 }
+
+// TestFourStepSplitTwiddles: the split pass with its twiddles made from two
+// table entries and a constant per element (SPLIT_TW through
+// PRISM_OPENCL_TUNE, the tuning aid that compares it with the default)
+// still computes the same real transforms, forward and inverse.
+func TestFourStepSplitTwiddles(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_TUNE", "SPLIT_TW=1")
+	rng := rand.New(rand.NewPCG(25, 1))
+	e := fourStepEngine(t, 0)
+	for _, n := range []int{256, 2048, 16384} {
+		if !e.fourStepPaired(n / 2) {
+			t.Fatalf("n=%d: no paired split pass", n)
+		}
+		for _, batch := range []int{1, 3} {
+			checkRealPlan(t, e, n, batch, rng)
+		}
+	}
+}

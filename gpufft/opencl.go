@@ -929,7 +929,9 @@ func (e *OpenCL) groupGeom(n, limit int, halves bool) (g geom, ok bool) {
 // 1.431, and with the split pass of R2C 2^18 at 256 points 0.419 against
 // 0.388 at radix 8. 512 points stay at 8·8·8 (every pass below 1024 points
 // at radix 16, in a run with since-dropped one-component local memory:
-// C2C 2^18 0.373 against 0.359, R2C 2^20 0.557 against 0.467).
+// C2C 2^18 0.373 against 0.359, R2C 2^20 0.557 against 0.467). The split
+// passes at radix 16 or with 32 sequences per group measured no faster
+// again (H200, R2C 65536 to 2^20: numbers at SPLIT_TW in fft_passes.cl).
 func (e *OpenCL) passGeom(n int, split bool) geom {
 	g := geom{len: n, radix: e.radixFor(n), s: 1}
 	if n < 1024 {

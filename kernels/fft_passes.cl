@@ -37,6 +37,7 @@
 //
 // Extra defines: KERNEL_PASS; SEQS (sequences per item, a multiple of S);
 // NTOT; SS_IN, ES_IN, SS_OUT, ES_OUT; LOAD_SEQ_FAST (0/1); SLOT_FAST (0/1);
+// SPLIT_TW (0/1, the split's twiddles from two table entries, see there);
 // TWIDDLE4 (apply W_NTOT^(q*e) to outputs, table tw4 of NTOT entries
 // followed by two-level tables, see there; TWLOG);
 // tws is the stage table of fft_common.cl;
@@ -143,6 +144,9 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
 // 0.282 against 0.204.
 #ifndef SLOT_FAST
 #define SLOT_FAST 0
+#endif
+#ifndef SPLIT_TW
+#define SPLIT_TW 0
 #endif
 #if SLOT_FAST && (SS_IN != 1 || SS_OUT != 1 || OUT_MODE != 0)
 #error "SLOT_FAST takes sequences of stride 1 in and out, complex output"
@@ -267,11 +271,39 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
         zm[j].y = STAGE_IM(ms, md);
     }
     const size_t row = item * (NTOT + 1);
+#if SPLIT_TW
+    // SPLIT_TW (off by default; a PRISM_OPENCL_TUNE define): W_(2*NTOT)^k
+    // for k = q + SEQS*d, d = lt/S + j*T (the slot lt % S is the same for
+    // every j) as W^q * W^(SEQS*(lt/S)), two entries of aux per work-item,
+    // times the constant W^(SEQS*T*j) = W_(2*RADIX)^j, instead of RADIX
+    // loads of aux[k]. H200, default / SPLIT_TW, two runs of 3 alternating
+    // rounds: R2C 65536 0.345-0.349 / 0.342-0.345 and 0.351-0.352 /
+    // 0.348-0.353 ms, 2^18 0.388-0.394 / 0.394-0.399, 2^20 0.453-0.460 /
+    // 0.442-0.446, spectrogram 65536/16384 1.295-1.315 / 1.296-1.334: a
+    // win at 2^20 only, not adopted (NVIDIA accuracy passed with it).
+    // Measured on the split pass and dropped (same runs): its last stage
+    // fused into the split, each Z computed from the last stage's inputs
+    // in local memory (one round trip and two barriers fewer, more local
+    // reads and twiddle loads): R2C 65536 0.401-0.405 ms, 2^18 0.60,
+    // 2^20 0.98, spectrogram 65536/16384 1.50-1.53; 32 sequences per
+    // group (128-byte output runs at 128 points): R2C 65536 0.348-0.352,
+    // 2^18 0.388-0.390, 2^20 0.452-0.456; radix 16 (one exchange fewer):
+    // R2C 65536 0.350-0.354 with SPLIT_TW, 0.344-0.358 at 32 sequences,
+    // 2^18 0.42-0.49, 2^20 0.54-0.57 (but spectrogram 65536/16384 1.246-
+    // 1.253 with SPLIT_TW); the larger pass 2 (A = 256, B = 128) at radix
+    // 16: R2C 65536 0.432-0.436. cuFFT R2C 65536 in those runs: 0.328,
+    // 0.332 ms.
+    const float2 wq = cmul(aux[SEQ_OF(lt % S)], aux[(lt / S) * SEQS]);
+#endif
     #pragma unroll
     for (int j = 0; j < RADIX; j++) {
         const int idx = lt + j * S * T, s2 = idx % S, d = idx / S;
         const int k = SEQ_OF(s2) + SEQS * d;
+#if SPLIT_TW
+        float2 X = r2c_bin(zk[j], zm[j], j == 0 ? wq : cmul(wq, W2R(j)));
+#else
         float2 X = r2c_bin(zk[j], zm[j], aux[k]);
+#endif
 #if OUT_MODE == 1
         ((__global float2 *)dstv)[row + k] = X;
         if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f));
