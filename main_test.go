@@ -440,7 +440,7 @@ func TestDesktopKeyStress(t *testing.T) {
 	end := time.Now().Add(time.Duration(seconds * float64(time.Second)))
 	nextCheck := time.Now().Add(5 * time.Second)
 	_, perfBefore := w.lastPerf()
-	sent, dbSteps := 0, 0 // Up and Down move the dB range 10 dB
+	sent, dbSteps := 0, 0 // Up and Down move the dB range (−120…0 at first) 10 dB
 	for time.Now().Before(end) {
 		var keys []string
 		if rng.Intn(4) == 0 { // a burst of FFT-size changes, as in the crash report
@@ -450,11 +450,11 @@ func TestDesktopKeyStress(t *testing.T) {
 		} else {
 			keys = append(keys, stressKeys[rng.Intn(len(stressKeys))])
 		}
-		for _, k := range keys {
-			switch k {
-			case "Up":
+		for _, k := range keys { // the window keeps its range within −300…+100 dB
+			switch {
+			case k == "Up" && dbSteps < 10:
 				dbSteps++
-			case "Down":
+			case k == "Down" && dbSteps > -18:
 				dbSteps--
 			}
 		}

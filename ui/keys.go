@@ -52,9 +52,9 @@ func (w *Window) TypedKey(k fyne.KeyName) {
 	case fyne.KeySpace:
 		w.TogglePause()
 	case fyne.KeyUp:
-		w.change(func(s *Settings) { s.DBMin, s.DBMax = s.DBMin+10, s.DBMax+10 })
+		w.change(func(s *Settings) { s.shiftDB(10) })
 	case fyne.KeyDown:
-		w.change(func(s *Settings) { s.DBMin, s.DBMax = s.DBMin-10, s.DBMax-10 })
+		w.change(func(s *Settings) { s.shiftDB(-10) })
 	case fyne.KeyLeft:
 		w.fview.Pan(-0.1)
 	case fyne.KeyRight:

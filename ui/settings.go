@@ -138,6 +138,24 @@ func LoadSettings(p fyne.Preferences) Settings {
 	return s.sane(d)
 }
 
+// The dB range the plots may show: a bottom of at least dbFloor, a top
+// of at most dbCeiling.
+const (
+	dbFloor   = -300
+	dbCeiling = 100
+)
+
+// dbRangeOK says whether lo…hi is a dB range the plots may show.
+func dbRangeOK(lo, hi float64) bool { return lo < hi && lo >= dbFloor && hi <= dbCeiling }
+
+// shiftDB moves the dB range by step dB, as far as it stays one the plots
+// may show (the Up and Down keys).
+func (s *Settings) shiftDB(step float64) {
+	if dbRangeOK(s.DBMin+step, s.DBMax+step) {
+		s.DBMin, s.DBMax = s.DBMin+step, s.DBMax+step
+	}
+}
+
 // sane replaces values out of range by the defaults'.
 func (s Settings) sane(d Settings) Settings {
 	if _, err := s.Live(); err != nil {
@@ -149,7 +167,7 @@ func (s Settings) sane(d Settings) Settings {
 	if _, err := newFreqAxis(s.FreqScale, 48000, 4096); err != nil {
 		s.FreqScale = d.FreqScale
 	}
-	if !(s.DBMin < s.DBMax) || s.DBMin < -300 || s.DBMax > 100 {
+	if !dbRangeOK(s.DBMin, s.DBMax) {
 		s.DBMin, s.DBMax = d.DBMin, d.DBMax
 	}
 	if _, err := colormapLUT(s.Colormap); err != nil {

@@ -165,7 +165,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 // TestKeys: the keyboard shortcuts change what they say.
 func TestKeys(t *testing.T) {
 	e := newFakeEngine()
-	w, _ := newTestWindow(t, e)
+	w, a := newTestWindow(t, e)
 	w.TypedKey(fyne.KeySpace)
 	if !w.paused || !strings.Contains(w.StatusText(), "PAUSED") {
 		t.Errorf("Space: paused %v, status %q", w.paused, w.StatusText())
@@ -199,6 +199,24 @@ func TestKeys(t *testing.T) {
 	if w.set.DBMin != -130 || w.set.DBMax != -10 {
 		t.Errorf("Down: %g…%g", w.set.DBMin, w.set.DBMax)
 	}
+	// Up and Down stop where the range would leave what the settings
+	// accept (a range saved past it would come back as the default)
+	for range 30 {
+		w.TypedKey(fyne.KeyUp)
+	}
+	if w.set.DBMin != -20 || w.set.DBMax != 100 {
+		t.Errorf("Up ×30: %g…%g, want -20…100", w.set.DBMin, w.set.DBMax)
+	}
+	for range 40 {
+		w.TypedKey(fyne.KeyDown)
+	}
+	if w.set.DBMin != -300 || w.set.DBMax != -180 {
+		t.Errorf("Down ×40: %g…%g, want -300…-180", w.set.DBMin, w.set.DBMax)
+	}
+	if got := LoadSettings(a.Preferences()); got.DBMin != -300 || got.DBMax != -180 {
+		t.Errorf("saved range %g…%g comes back as %g…%g", w.set.DBMin, w.set.DBMax, got.DBMin, got.DBMax)
+	}
+	w.change(func(s *Settings) { s.DBMin, s.DBMax = -130, -10 })
 	w.TypedRune('v')
 	if w.set.Lower != "rta" {
 		t.Errorf("V: lower view %s", w.set.Lower)
