@@ -124,11 +124,11 @@
 // so with $PRISM_EXIT_HOLD=1 `prism analyze` hands those to a child that
 // outlives it briefly and its caller sees the exit 0.8 ms after the last
 // output (package cli: holdDevices; not the default: runs back to back get
-// slower, 0.677 s against 0.627). A process that only starts takes 3 ms. So about 290 ms of
-// a warm NVIDIA run is the driver's fixed cost (query, context,
-// teardown): a caller hides the first two by opening the engine on its
-// own goroutine while it opens and reads the input, and the third as
-// `prism analyze` does.
+// slower, 0.677 s against 0.627). A process that only starts takes 3 ms.
+// So about 290 ms of a warm NVIDIA run is the driver's fixed cost (query,
+// context, teardown): a caller hides the first two by opening the engine
+// on its own goroutine while it opens and reads the input; the third is
+// only moved, by the hand-off.
 //
 // The driver's floor alone, nothing of Prism's (the test binary's
 // PRISM_STARTUP_REPORT=floor: clGetPlatformIDs, clGetDeviceIDs,
