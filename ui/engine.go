@@ -33,6 +33,8 @@ type Engine interface {
 	Apply(s live.LiveSettings)
 	UseEngine(name string) // "gpu" or "cpu"
 	HasGPU() bool
+	// GPUOnCPU: the GPU engine's OpenCL device is a CPU (no GPU here).
+	GPUOnCPU() bool
 	SetSource(spec live.SourceSpec) (notice string, err error)
 	Source() live.SourceSpec
 	InputDevices() ([]string, error)

@@ -23,6 +23,7 @@ type fakeEngine struct {
 	fft, hop int
 	engine   string
 	hasGPU   bool
+	gpuOnCPU bool
 	applied  []live.LiveSettings
 	source   live.SourceSpec
 	frames   [][]float32 // queued columns (dB)
@@ -227,7 +228,8 @@ func (e *fakeEngine) UseEngine(name string) {
 	e.engine = name
 }
 
-func (e *fakeEngine) HasGPU() bool { return e.hasGPU }
+func (e *fakeEngine) HasGPU() bool   { return e.hasGPU }
+func (e *fakeEngine) GPUOnCPU() bool { return e.gpuOnCPU }
 
 func (e *fakeEngine) SetSource(spec live.SourceSpec) (string, error) {
 	e.mu.Lock()

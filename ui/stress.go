@@ -20,15 +20,19 @@ const (
 
 // Stress switches to the stress preset: the generator at 192 kHz × 8
 // channels, N=65536, hop 16. On a machine without a GPU engine it says
-// that the CPU engine is all there is.
+// that the CPU engine is all there is, and where the GPU engine's OpenCL
+// device is a CPU, that there is no GPU to show.
 func (w *Window) Stress() {
 	w.change(func(s *Settings) {
 		s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
 		s.FFT = stressFFT
 		s.Overlap = 1 - float64(stressHop)/float64(stressFFT)
 	})
-	if !w.eng.HasGPU() {
+	switch {
+	case !w.eng.HasGPU():
 		w.notice = "stress test: no GPU engine here (OpenCL is not usable), so only the CPU engine runs it"
+	case w.eng.GPUOnCPU():
+		w.notice = "stress test: no GPU here: the OpenCL device is a CPU, so both engines share the same cores"
 	}
 	w.syncControls()
 	w.updateStatus()

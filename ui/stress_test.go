@@ -9,11 +9,13 @@ import (
 
 // TestStressPreset: the stress button asks for the generator at 192 kHz ×
 // 8 channels with N=65536 and hop 16, and the status shows each engine's
-// share of real time; without a GPU engine the window says so.
+// share of real time; without a GPU engine, or with OpenCL on a CPU
+// device, the window says there is no GPU.
 func TestStressPreset(t *testing.T) {
-	for _, hasGPU := range []bool{true, false} {
+	for _, c := range []struct{ hasGPU, onCPU bool }{{true, false}, {false, false}, {true, true}} {
+		hasGPU := c.hasGPU
 		e := newFakeEngine()
-		e.hasGPU = hasGPU
+		e.hasGPU, e.gpuOnCPU = hasGPU, c.onCPU
 		w, _ := newTestWindow(t, e)
 		w.Stress()
 		settle(t, w)
@@ -32,6 +34,9 @@ func TestStressPreset(t *testing.T) {
 		}
 		if !hasGPU && !strings.Contains(s, "no GPU engine here") {
 			t.Errorf("no GPU: the window does not say so: %q", s)
+		}
+		if noGPU := strings.Contains(s, "no GPU here"); noGPU != c.onCPU {
+			t.Errorf("OpenCL on a CPU %v: the status says so %v: %q", c.onCPU, noGPU, s)
 		}
 	}
 }

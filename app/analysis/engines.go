@@ -47,6 +47,14 @@ type Engines struct {
 // HasGPU says whether the preferred engine is a GPU one.
 func (e Engines) HasGPU() bool { return e.Preferred != e.CPU }
 
+// GPUOnCPU says whether the GPU engine runs on an OpenCL device that is a
+// CPU (PoCL, say): a machine without a GPU, where both engines share the
+// same cores.
+func (e Engines) GPUOnCPU() bool {
+	g, ok := e.Preferred.(*gpufft.OpenCL)
+	return ok && g.Info().Type == "CPU"
+}
+
 // ProbeCommand, when set (main sets it; tests leave it nil), makes the
 // child process that checks the OpenCL installation before this process
 // loads its driver: the executable run with a hidden subcommand that calls

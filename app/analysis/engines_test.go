@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,5 +30,31 @@ func TestProbeCrashFallsBack(t *testing.T) {
 	}
 	if !gpufft.ProbeNeeded() {
 		t.Error("a failed probe was recorded")
+	}
+}
+
+// TestGPUOnCPU: engines whose GPU engine runs on an OpenCL CPU device (PoCL
+// here) say so, as the device's type says; CPU-only engines have no GPU
+// engine to run anywhere.
+func TestGPUOnCPU(t *testing.T) {
+	cpu := gpufft.NewCPU(1)
+	defer cpu.Close()
+	if (Engines{Preferred: cpu, CPU: cpu}).GPUOnCPU() {
+		t.Error("CPU-only engines: GPU on a CPU device")
+	}
+	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
+	if err != nil {
+		if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+			t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
+		}
+		t.Skip("no OpenCL:", err)
+	}
+	defer g.Close()
+	e := Engines{Preferred: g, CPU: cpu}
+	if got, want := e.GPUOnCPU(), g.Info().Type == "CPU"; got != want {
+		t.Errorf("%s (type %s): GPUOnCPU %v, want %v", g.Device(), g.Info().Type, got, want)
+	}
+	if !e.HasGPU() {
+		t.Error("an OpenCL engine is the GPU engine")
 	}
 }

@@ -273,6 +273,10 @@ func (m *Monitor) UseEngine(name string) { m.live.UseEngine(name) }
 // HasGPU says whether a GPU engine is there to switch to.
 func (m *Monitor) HasGPU() bool { return m.engines.HasGPU() }
 
+// GPUOnCPU says whether that GPU engine's OpenCL device is a CPU
+// (analysis.Engines.GPUOnCPU).
+func (m *Monitor) GPUOnCPU() bool { return m.engines.GPUOnCPU() }
+
 // analysis.Engines are the engines the monitor runs on (for file analysis in the
 // same window).
 func (m *Monitor) Engines() analysis.Engines { return m.engines }
