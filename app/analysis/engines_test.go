@@ -3,11 +3,11 @@ package analysis
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -42,14 +42,7 @@ func TestGPUOnCPU(t *testing.T) {
 	if (Engines{Preferred: cpu, CPU: cpu}).GPUOnCPU() {
 		t.Error("CPU-only engines: GPU on a CPU device")
 	}
-	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
-	if err != nil {
-		if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
-			t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
-		}
-		t.Skip("no OpenCL:", err)
-	}
-	defer g.Close()
+	g := apptest.OpenCL(t)
 	e := Engines{Preferred: g, CPU: cpu}
 	if got, want := e.GPUOnCPU(), g.Info().Type == "CPU"; got != want {
 		t.Errorf("%s (type %s): GPUOnCPU %v, want %v", g.Device(), g.Info().Type, got, want)

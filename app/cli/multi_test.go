@@ -171,17 +171,5 @@ func timingLines(t *testing.T, stderr string) []fileTimings {
 // for two GPUs), closed when the test ends.
 func twoOpenCL(t *testing.T) []*gpufft.OpenCL {
 	t.Helper()
-	var gs []*gpufft.OpenCL
-	for range 2 {
-		g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
-		if err != nil {
-			if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
-				t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
-			}
-			t.Skip("no OpenCL:", err)
-		}
-		t.Cleanup(func() { g.Close() })
-		gs = append(gs, g)
-	}
-	return gs
+	return []*gpufft.OpenCL{apptest.OpenCL(t), apptest.OpenCL(t)}
 }

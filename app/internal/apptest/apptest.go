@@ -111,6 +111,22 @@ func STFT64(x []float64, n, hop int, w gpufft.Window) [][]float64 {
 	return out
 }
 
+// OpenCL opens an OpenCL engine on the default device, closed when the
+// test ends; without OpenCL the test is skipped, or under
+// PRISM_REQUIRE_OPENCL=1 fails.
+func OpenCL(t *testing.T) *gpufft.OpenCL {
+	t.Helper()
+	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
+	if err != nil {
+		if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+			t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
+		}
+		t.Skip("no OpenCL:", err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
 // Engines returns the engines to test on, each made by pair from a
 // preferred engine and the CPU engine: the CPU engine alone and, where
 // OpenCL works, the GPU one with the CPU beside it; without OpenCL the GPU
