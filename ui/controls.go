@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -35,7 +36,7 @@ type controls struct {
 
 // option lists (label ↔ value)
 var (
-	fftSizes    = []string{"64", "128", "256", "512", "1024", "2048", "4096", "8192", "16384", "32768", "65536"}
+	fftSizes    = powersOfTwo(analysis.MinFFT, MaxFFT)
 	overlaps    = []string{"0 %", "50 %", "75 %", "87.5 %", "93.75 %"}
 	overlapVals = []float64{0, 0.5, 0.75, 0.875, 0.9375}
 	averagings  = []string{"Off", "Exponential 0.25 s", "Exponential 1 s", "Exponential 4 s", "Linear 8 frames", "Linear 32 frames", "Long-term (since reset)"}
@@ -412,6 +413,15 @@ func selectOr(s *widget.Select, v, def string) {
 		return
 	}
 	s.ClearSelected()
+}
+
+// powersOfTwo lists the powers of two from lo to hi as option labels.
+func powersOfTwo(lo, hi int) []string {
+	var s []string
+	for n := lo; n <= hi; n *= 2 {
+		s = append(s, strconv.Itoa(n))
+	}
+	return s
 }
 
 func indexOf(opts []string, v string) int {

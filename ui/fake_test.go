@@ -197,7 +197,7 @@ func (e *fakeEngine) ReadStats(dst *live.LiveStats) {
 		m = map[string]float64{}
 	}
 	*dst = live.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
-		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerBatch: 4, FramesPerSec: 187.5, LatencyP99Ms: 2, Status: e.status}
+		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerBatch: 4, FramesPerSec: 187.5, Frames: e.framesN, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
 }

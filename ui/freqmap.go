@@ -73,8 +73,8 @@ type binMaps struct {
 	maps  []binMap
 }
 
-// maxBinMaps bounds the geometries kept: every FFT size from 64 to 65536.
-const maxBinMaps = 12
+// maxBinMaps bounds the geometries kept: every FFT size the window offers.
+var maxBinMaps = len(fftSizes)
 
 // get is the map for spectra of `bins` values (bins = N/2+1 of an N-point
 // FFT) on axis, width columns and rate; nil when bins < 2 or width < 1.

@@ -72,7 +72,7 @@ func TestRTAFineFractions(t *testing.T) {
 					for bands[i].Upper-bands[i].Lower < 4*48000/float64(MaxFFT) {
 						i++
 					}
-					wantNote += ": N=65536 resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
+					wantNote += ": N=" + strconv.Itoa(MaxFFT) + " resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
 				}
 			}
 			if note != wantNote {

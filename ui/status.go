@@ -35,6 +35,23 @@ func (w *Window) countFrame(now time.Time) {
 	}
 }
 
+// fillText says, while the first frame of long FFTs fills, when it will
+// be analyzed: at N=2^20 and 48 kHz a frame spans 21.8 s of input, and an
+// empty display that long needs a reason. It is empty once a frame has
+// been analyzed since the settings changed (st.Frames past framesAt), and
+// for frames shorter than a second.
+func fillText(st *live.LiveStats, framesAt uint64, waited time.Duration) string {
+	if st.SampleRate <= 0 || st.Frames != framesAt {
+		return ""
+	}
+	span := time.Duration(float64(st.FFT) / float64(st.SampleRate) * float64(time.Second))
+	if span < time.Second {
+		return ""
+	}
+	left := max(span-waited, 0)
+	return fmt.Sprintf("first frame in %.0f s (N=%d spans %.1f s)", math.Ceil(left.Seconds()), st.FFT, span.Seconds())
+}
+
 // FPS is the frames drawn per second, measured over the last second.
 func (w *Window) FPS() float64 { return w.fps }
 
@@ -82,6 +99,9 @@ func (w *Window) updateStatus() {
 	}
 	if l := loadText(engineLoads(st)); l != "" {
 		b.WriteString(" · " + l)
+	}
+	if f := fillText(st, w.cfgFrames, now.Sub(w.cfgAt)); f != "" {
+		b.WriteString(" · " + f)
 	}
 	if w.warn != "" && now.Sub(w.warnAt) < warnFor {
 		b.WriteString(" · ⚠ " + w.warn)

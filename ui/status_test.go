@@ -118,3 +118,44 @@ func TestFileShownPausesLive(t *testing.T) {
 		t.Error("the live analysis stays paused back on the Live tab")
 	}
 }
+
+// TestFirstFrameNote: while the first frame of a long FFT fills (2^20
+// points at 48 kHz span 21.8 s), the strip says when it will be analyzed,
+// counting down on the window's clock; it goes once a frame has been
+// analyzed, and never shows for frames under a second.
+func TestFirstFrameNote(t *testing.T) {
+	e := newFakeEngine()
+	e.frozen = true
+	w, _ := newTestWindow(t, e)
+	clock := time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
+	w.now = func() time.Time { return clock }
+	w.change(func(s *Settings) { s.FFT = MaxFFT })
+	settle(t, w)
+	pull := func() string {
+		w.statusDue = time.Time{}
+		w.Pull()
+		return w.StatusStrip()
+	}
+	if s := pull(); !strings.Contains(s, "first frame in 22 s (N=1048576 spans 21.8 s)") {
+		t.Errorf("strip %q", s)
+	}
+	clock = clock.Add(10 * time.Second)
+	if s := pull(); !strings.Contains(s, "first frame in 12 s") {
+		t.Errorf("after 10 s: strip %q", s)
+	}
+	clock = clock.Add(30 * time.Second)
+	if s := pull(); !strings.Contains(s, "first frame in 0 s") {
+		t.Errorf("past the span: strip %q", s)
+	}
+	e.mu.Lock()
+	e.framesN++
+	e.mu.Unlock()
+	if s := pull(); strings.Contains(s, "first frame") {
+		t.Errorf("after a frame: strip %q", s)
+	}
+	w.change(func(s *Settings) { s.FFT = 32768 }) // 0.68 s
+	settle(t, w)
+	if s := pull(); strings.Contains(s, "first frame") {
+		t.Errorf("N=32768: strip %q", s)
+	}
+}

@@ -69,7 +69,9 @@ type Window struct {
 	monitorOn  bool   // the monitor output is on (not saved: it starts off)
 	stats      live.LiveStats
 	chans      []int
-	cfg        [4]int // rate, channels, FFT, hop the views are set up for
+	cfg        [4]int    // rate, channels, FFT, hop the views are set up for
+	cfgAt      time.Time // when cfg last changed (w.now)
+	cfgFrames  uint64    // LiveStats.Frames then
 	anim       *fyne.Animation
 	ticks      int
 	tickMark   time.Time
@@ -289,7 +291,7 @@ func (w *Window) syncConfig() {
 	}
 	cfg := [4]int{st.SampleRate, st.Channels, st.FFT, st.Hop}
 	if cfg != w.cfg {
-		w.cfg = cfg
+		w.cfg, w.cfgAt, w.cfgFrames = cfg, w.now(), st.Frames
 		w.spec.SetConfig(st.SampleRate, st.FFT, w.set.FreqScale)
 		w.wf.SetConfig(st.SampleRate, st.FFT, st.Hop, w.set.FreqScale)
 		w.rta.SetRate(st.SampleRate)
