@@ -48,7 +48,8 @@ type e2eRow struct {
 // logarithmic sweep) and times, for each engine, `prism analyze` to a
 // 1920×1080 PNG (N=4096, hop 1024, the mix) as separate processes: with an
 // empty and a warm OpenCL program cache, to NPY, and a batch of o.batch
-// such files in one process; and the time to read the file, the floor.
+// such files in one process; and the floors: the time to read the file,
+// and to write the NPY's bytes as analyze writes them.
 func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
@@ -82,6 +83,9 @@ func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	}
 	for _, eng := range o.engines {
 		rows = append(rows, r.engineRows(eng, in, batch)...)
+	}
+	if row, ok := r.npyFloorRow(filepath.Join(dir, "o.npy")); ok { // the last engine's NPY
+		rows = slices.Insert(rows, 1, row)
 	}
 	if r.failed {
 		fmt.Fprintf(stderr, "prism: bench: some runs failed (see above)\n")
@@ -170,7 +174,7 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 	r.run(warm, append(slices.Clone(base), in, "-o", png)) // fills the warm cache
 	rows := []e2eRow{
 		{Case: pngWarmCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
-		{Case: "analyze → NPY, warm program cache", Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", npy)) })},
+		{Case: npyCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", npy)) })},
 	}
 	if eng == "gpu" {
 		rows = append(rows, e2eRow{Case: "analyze → PNG, empty program cache", Files: 1,
@@ -304,10 +308,15 @@ func printE2E(w io.Writer, rows []e2eRow, seconds float64) {
 		}
 	}
 	printSoxRatio(w, rows)
+	printNPYFloor(w, rows)
 }
 
-// pngWarmCase is the single-file PNG row, the one compared with sox.
-const pngWarmCase = "analyze → PNG, warm program cache"
+// pngWarmCase is the single-file PNG row, the one compared with sox;
+// npyCase the single-file NPY row, compared with the write floor.
+const (
+	pngWarmCase = "analyze → PNG, warm program cache"
+	npyCase     = "analyze → NPY, warm program cache"
+)
 
 func fmtDuration(seconds float64) string {
 	if seconds >= 60 && math.Mod(seconds, 60) == 0 {
