@@ -57,8 +57,9 @@ type AnalyzeOptions struct {
 	Window  gpufft.Window
 	Channel int // −1: the mix (mean of channels); else a 0-based channel
 	Image   plot.ImageOptions
-	// EngineDone, if not nil, is called on the calling goroutine once the
-	// file's GPU-resident analysis no longer uses its engines: the rows or
+	// EngineDone, if not nil, is called on the calling goroutine once a
+	// file on the raw PCM path (a WAV whose bytes go to the engine; see
+	// pcmfile.go) no longer uses its engines: the rows or
 	// the image are on the host and its plans are closed or back in the
 	// pool, while the output is still being finished (the NPY header, the
 	// PNG's colouring and encoding, the fsync and the rename). A caller

