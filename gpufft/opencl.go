@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -328,10 +326,6 @@ type openclShared struct {
 	cache    progCache
 	buildLog io.Writer
 	stats    OpenCLStats
-	// stores are the new programs' cache entries (and dumps) being
-	// written, each closed when written; Close, CloseForExit and Stats
-	// wait for them
-	stores []chan struct{}
 }
 
 type forkState struct{ once sync.Once }
@@ -464,10 +458,8 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	return e, nil
 }
 
-// Stats reports the engine's start-up costs and program builds so far,
-// once the cache entries of the programs built are written.
+// Stats reports the engine's start-up costs and program builds so far.
 func (e *OpenCL) Stats() OpenCLStats {
-	e.waitStores() // the entries of the programs built so far are written
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.stats
@@ -515,8 +507,8 @@ func (e *OpenCL) Close() error {
 	progs := e.progs
 	e.progs = nil
 	e.mu.Unlock()
-	e.settleBuilds(progs)
-	for _, b := range progs {
+	for _, b := range progs { // a build still running finishes first
+		<-b.done
 		if b.err == nil {
 			e.lib.ReleaseProgram(b.prog)
 		}
@@ -561,31 +553,7 @@ func (e *OpenCL) CloseForExit() error {
 	if err := e.lib.Finish(&e.args, e.queue); err != nil {
 		return errGPU("finish", err)
 	}
-	e.mu.Lock()
-	progs := maps.Clone(e.progs)
-	e.mu.Unlock()
-	e.settleBuilds(progs) // the next process finds the new programs in the cache
 	return nil
-}
-
-// settleBuilds waits for the builds of progs still running, then for the
-// cache entries being written (a build starts its entry's write before it
-// is done).
-func (e *OpenCL) settleBuilds(progs map[string]*progBuild) {
-	for _, b := range progs {
-		<-b.done
-	}
-	e.waitStores()
-}
-
-// waitStores waits for the cache entries being written.
-func (e *OpenCL) waitStores() {
-	e.mu.Lock()
-	stores := slices.Clone(e.stores)
-	e.mu.Unlock()
-	for _, done := range stores {
-		<-done
-	}
 }
 
 // program returns the program for source and defines: from the engine's
@@ -670,39 +638,17 @@ func (e *OpenCL) build(key, opts, source string) (cl.Program, error) {
 		fmt.Fprintf(e.buildLog, "gpufft: built %s\n%s\n", opts, log)
 		e.mu.Unlock()
 	}
-	e.count(func(s *OpenCLStats) {
-		s.Programs++
-		s.BuildSource += took
-		if damaged {
-			s.CacheRejected++
-		}
-	})
+	bin = nil
 	if e.cache.dir != "" || os.Getenv("PRISM_OPENCL_DUMP") != "" {
-		// off the caller's path: the plan waiting for this program goes
-		// on while its binary is fetched and written
-		done := make(chan struct{})
-		e.mu.Lock()
-		e.stores = append(e.stores, done)
-		e.mu.Unlock()
-		store := func() { defer close(done); e.storeBinary(key, opts, p) }
-		if os.Getenv("PRISM_CACHE_STORE_SYNC") == "1" { // to measure
-			store()
-		} else {
-			go store()
-		}
-	}
-	return p, nil
-}
-
-// storeBinary writes program p's binary to the program cache under key
-// and, with $PRISM_OPENCL_DUMP, to that directory.
-func (e *OpenCL) storeBinary(key, opts string, p cl.Program) {
-	bin, _ := e.lib.Binary(p) // no binary: nothing to cache or dump
-	if len(bin) == 0 {
-		return
+		bin, _ = e.lib.Binary(p) // no binary: nothing to cache or dump
 	}
 	e.mu.Lock() // the cache's read-only flag and the statistics
-	if e.cache.dir != "" && !e.cache.readOnly {
+	e.stats.Programs++
+	e.stats.BuildSource += took
+	if damaged {
+		e.stats.CacheRejected++
+	}
+	if len(bin) > 0 && e.cache.dir != "" && !e.cache.readOnly {
 		if err := e.cache.store(key, bin); err != nil {
 			e.stats.CacheErrors++ // read-only or full: writing stops, silently
 		} else {
@@ -710,11 +656,12 @@ func (e *OpenCL) storeBinary(key, opts string, p cl.Program) {
 		}
 	}
 	e.mu.Unlock()
-	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" { // the device binary (NVIDIA: PTX), a tuning aid
+	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" && len(bin) > 0 { // the device binary (NVIDIA: PTX), a tuning aid
 		if err := dumpBinary(dir, key[:16], append([]byte("// "+opts+"\n"), bin...)); err != nil {
 			fmt.Fprintf(os.Stderr, "gpufft: %v\n", err)
 		}
 	}
+	return p, nil
 }
 
 // count updates the statistics under e.mu.
