@@ -79,7 +79,12 @@
 // at once, outside the engine's lock, and a second request for a program
 // being built waits for that build (an image plan's three programs from
 // source, H200, `prism analyze` with an empty program cache: 0.803–0.818
-// s for the whole process against 0.828–0.858 s one after another). A
+// s for the whole process against 0.828–0.858 s one after another;
+// later 0.737–0.785 s, where --timings showed the three programs compiled
+// in 25–30 ms, NVIDIA's compute cache holding them, while opening the
+// engine took 572–585 ms against 230–241 with a warm cache: a new cache
+// directory also lacks the probe's record, probememo.go, so most of such
+// a run is the child's second OpenCL start-up and its teardown). A
 // built program is kept on disk (program cache, progcache.go) as the
 // device binary clGetProgramInfo returns, under
 // os.UserCacheDir()/prism/opencl ($PRISM_OPENCL_CACHE moves it; "off"
