@@ -42,6 +42,8 @@ type e2eRow struct {
 	Stages *fileTimings `json:"stages,omitempty"`
 	// Busy: the batch's busy summary (--timings) of its last run
 	Busy *batchTimings `json:"busy,omitempty"`
+	// Open: the NPY row's engines_open_ms (--timings) of its last run
+	Open float64 `json:"engines_open_ms,omitempty"`
 }
 
 // runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (the generator's
@@ -172,9 +174,15 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 	os.MkdirAll(warmCache, 0o755)
 	warm := []string{gpufft.EnvCacheDir + "=" + warmCache}
 	r.run(warm, append(slices.Clone(base), in, "-o", png)) // fills the warm cache
+	var npyOut []byte
+	npyRow := e2eRow{Case: npyCase, Files: 1, Seconds: r.median(func() (err error) {
+		npyOut, err = r.output(warm, append(slices.Clone(base), in, "-o", npy, "--timings"))
+		return err
+	})}
+	npyRow.Stages, npyRow.Open = meanTimings(string(npyOut)), enginesOpen(string(npyOut))
 	rows := []e2eRow{
 		{Case: pngWarmCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
-		{Case: npyCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", npy)) })},
+		npyRow,
 	}
 	if eng == "gpu" {
 		rows = append(rows, e2eRow{Case: "analyze → PNG, empty program cache", Files: 1,
@@ -243,6 +251,20 @@ func meanTimings(out string) *fileTimings {
 	m.File = fmt.Sprintf("mean of %d files", n)
 	m.OK = true
 	return &m
+}
+
+// enginesOpen is the engines_open_ms of --timings output out (0 if none).
+func enginesOpen(out string) float64 {
+	for _, line := range strings.Split(out, "\n") {
+		js, ok := strings.CutPrefix(line, timingsPrefix)
+		var o struct {
+			Open *float64 `json:"engines_open_ms"`
+		}
+		if ok && json.Unmarshal([]byte(js), &o) == nil && o.Open != nil {
+			return *o.Open
+		}
+	}
+	return 0
 }
 
 // batchBusy is the batch line of --timings output out (nil if none).

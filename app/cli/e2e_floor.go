@@ -72,8 +72,14 @@ func printNPYFloor(w io.Writer, rows []e2eRow) {
 		}
 	}
 	for _, r := range rows {
-		if r.Case == npyCase && !math.IsNaN(floor) {
-			fmt.Fprintf(w, "%s, %s: %.3f s = the floor's %.3f s + %.3f s\n", r.Case, r.Engine, r.Seconds, floor, r.Seconds-floor)
+		if r.Case != npyCase || math.IsNaN(floor) {
+			continue
 		}
+		fmt.Fprintf(w, "%s, %s: %.3f s = the floor's %.3f s + %.3f s", r.Case, r.Engine, r.Seconds, floor, r.Seconds-floor)
+		if st := r.Stages; st != nil { // the last run's --timings
+			fmt.Fprintf(w, "; its last run: engines open %.1f ms, then the file %.1f ms (the floor's %.1f ms), the rest of the process %.1f ms",
+				r.Open, st.Total, 1000*floor, 1000*r.Seconds-r.Open-st.Total)
+		}
+		fmt.Fprintln(w)
 	}
 }

@@ -50,8 +50,16 @@ func TestNPYFloor(t *testing.T) {
 		t.Errorf("a missing NPY: ok %v, failed %v; want no row and a failure", ok, r.failed)
 	}
 	var sb strings.Builder
-	printNPYFloor(&sb, []e2eRow{{Case: npyFloorCase, Seconds: 0.25}, {Case: npyCase, Engine: "gpu", Seconds: 0.5}})
-	if s := sb.String(); !strings.Contains(s, "gpu: 0.500 s = the floor's 0.250 s + 0.250 s") {
-		t.Errorf("summary %q", s)
+	tl := timingsPrefix + `{"engines_open_ms":240.5}` + "\n" + timingsPrefix + `{"file":"in.wav","ok":true,"total_ms":160}` + "\n"
+	printNPYFloor(&sb, []e2eRow{{Case: npyFloorCase, Seconds: 0.25},
+		{Case: npyCase, Engine: "gpu", Seconds: 0.5, Open: enginesOpen(tl), Stages: meanTimings(tl)},
+		{Case: npyCase, Engine: "cpu", Seconds: 0.3}})
+	for _, want := range []string{
+		"gpu: 0.500 s = the floor's 0.250 s + 0.250 s; its last run: engines open 240.5 ms, then the file 160.0 ms (the floor's 250.0 ms), the rest of the process 99.5 ms\n",
+		"cpu: 0.300 s = the floor's 0.250 s + 0.050 s\n",
+	} {
+		if s := sb.String(); !strings.Contains(s, want) {
+			t.Errorf("summary %q, want %q", s, want)
+		}
 	}
 }
