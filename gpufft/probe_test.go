@@ -2,11 +2,13 @@ package gpufft
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -174,5 +176,35 @@ func TestProbeMemo(t *testing.T) {
 	t.Setenv(EnvCacheDir, "off")
 	if !ProbeNeeded() {
 		t.Error("cache off: ProbeNeeded = false")
+	}
+}
+
+// TestProbeNoWaitForExit: with PRISM_PROBE_NOWAIT=1 a result that reads
+// well is returned while the child is still running (its driver teardown
+// is not waited for) and the child is reaped later; by default the
+// child's exit is waited for and a failing exit fails the probe even after
+// a good line.
+func TestProbeNoWaitForExit(t *testing.T) {
+	t.Setenv("PRISM_PROBE_NOWAIT", "1")
+	b, err := json.Marshal(ProbeResult{Devices: []DeviceInfo{{Name: "Child GPU", Type: "GPU"}}, Selected: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", "echo '"+string(b)+"'; exec sleep 60")
+	res, err := ReadProbe(ctx, cmd)
+	if err != nil || res.Selected != 0 || res.Devices[0].Name != "Child GPU" {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the child had ended before ReadProbe returned (%v): it waited for the exit", err)
+	}
+	cancel() // kills the child; the reaping goroutine collects it
+
+	t.Setenv("PRISM_PROBE_NOWAIT", "")
+	cmd = exec.CommandContext(context.Background(), "sh", "-c", "echo '"+string(b)+"'; exit 3")
+	if _, err := ReadProbe(context.Background(), cmd); !errors.Is(err, ErrProbe) || !strings.Contains(err.Error(), "exit status 3") {
+		t.Errorf("by default, a child exiting 3 after its result: %v, want ErrProbe naming the exit", err)
 	}
 }

@@ -57,6 +57,16 @@ type AnalyzeOptions struct {
 	Window  gpufft.Window
 	Channel int // −1: the mix (mean of channels); else a 0-based channel
 	Image   plot.ImageOptions
+	// EngineDone, if not nil, is called on the calling goroutine once a
+	// file on the raw PCM path (a WAV whose bytes go to the engine; see
+	// pcmfile.go) no longer uses its engines: the rows or
+	// the image are on the host and its plans are closed or back in the
+	// pool, while the output is still being finished (the NPY header, the
+	// PNG's colouring and encoding, the fsync and the rename). A caller
+	// with no other file for the engines may start releasing them then:
+	// the release overlaps that work. It is called at most once, and not
+	// when the engine failed (a fallback to the CPU engine follows).
+	EngineDone func()
 }
 
 // AnalyzeResult says what an analysis did, for the summary line.
@@ -317,6 +327,16 @@ type fileSink interface {
 
 // newRowWriter is the NPY or CSV writer of cfg's rows at rate Hz on o.
 func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (*encode.AsyncRows, error) {
+	w, err := formatRowWriter(o, format, cfg, rate)
+	if err != nil {
+		return nil, err
+	}
+	// the rows are written while the engine analyzes the next batch
+	return encode.NewAsyncRows(w, cfg.Bins()), nil
+}
+
+// formatRowWriter is the NPY or CSV RowWriter of cfg's rows at rate Hz on o.
+func formatRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (encode.RowWriter, error) {
 	var w encode.RowWriter
 	var err error
 	switch format {
@@ -327,11 +347,7 @@ func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.Spectrogram
 	default:
 		err = fmt.Errorf("unknown output format %q", format)
 	}
-	if err != nil {
-		return nil, err
-	}
-	// the rows are written while the engine analyzes the next batch
-	return encode.NewAsyncRows(w, cfg.Bins()), nil
+	return w, err
 }
 
 func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
@@ -412,14 +428,31 @@ func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.
 // and writes it, coloured and decorated by layout, to o as PNG, adding
 // the times of those steps to st.
 func writeImage(o *encode.Output, layout *plot.Spectrogram, image func([]float32) error, st *Stages) error {
+	pp, err := fetchImage(layout, image, st)
+	if err != nil {
+		return err
+	}
+	defer levelPool.Put(pp)
+	return renderImage(o, layout, *pp, st)
+}
+
+// fetchImage waits for the engine's image of layout's size and copies it
+// into levels from levelPool (the caller puts them back).
+func fetchImage(layout *plot.Spectrogram, image func([]float32) error, st *Stages) (*[]float32, error) {
 	t := time.Now()
 	pp := levelsOf(layout.Columns() * layout.Rows())
-	defer levelPool.Put(pp)
-	pix := *pp
-	if err := image(pix); err != nil {
-		return &EngineError{err}
+	if err := image(*pp); err != nil {
+		levelPool.Put(pp)
+		return nil, &EngineError{err}
 	}
 	st.mark(&st.Fetch, SpanFetch, &t)
+	return pp, nil
+}
+
+// renderImage colours and decorates the levels pix of layout, then
+// encodes the PNG to o.
+func renderImage(o *encode.Output, layout *plot.Spectrogram, pix []float32, st *Stages) error {
+	t := time.Now()
 	img := layout.Render(pix)
 	st.mark(&st.Render, SpanRender, &t)
 	if err := encode.PNG(o.W, img); err != nil {

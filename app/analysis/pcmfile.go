@@ -170,7 +170,7 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 	plans := make([]gpufft.PCMImagePlan, len(engines))
 	keys := make([]string, len(engines))
 	ok := false
-	defer func() {
+	release := func() { // the plans back to the pool (after success) or closed
 		for i, p := range plans {
 			switch {
 			case p == nil:
@@ -179,8 +179,10 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 			default:
 				p.Close()
 			}
+			plans[i] = nil
 		}
-	}()
+	}
+	defer release()
 	st.Reused = true
 	for i, eng := range engines {
 		keys[i] = imageKey(eng, r.pf, cfg, ic)
@@ -206,14 +208,26 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 	if len(plans) > 1 {
 		image = func(dst []float32) error { return gpufft.MergeImages(dst, plans) }
 	}
-	if err := writeImage(r.o, layout, image, st); err != nil {
-		if !errors.As(err, new(*EngineError)) {
-			*outErr = err
-		}
+	pp, err := fetchImage(layout, image, st)
+	if err != nil {
 		return err
 	}
+	defer levelPool.Put(pp)
 	ok = true
+	release()
+	r.engineDone()
+	if err := renderImage(r.o, layout, *pp, st); err != nil {
+		*outErr = err
+		return err
+	}
 	return nil
+}
+
+// engineDone calls the options' EngineDone, if any.
+func (r *pcmRun) engineDone() {
+	if r.opts.EngineDone != nil {
+		r.opts.EngineDone()
+	}
 }
 
 // rows writes the NPY or CSV rows on eng; *outErr keeps the writer's own
@@ -234,22 +248,25 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 	p := pp.(gpufft.PCMSpectrogramPlan)
 	st.Reused = reused
 	st.mark(&st.Setup, SpanSetup, &r.t)
-	r.res.Frames, r.res.Samples, err = gpufft.ReadPCMRows(r.ctx, p, rr, func(rows []float32, first, n int) error {
+	r.res.Frames, r.res.Samples, err = gpufft.ReadPCMRows(r.ctx, timedRowsPlan{p, st}, rr, func(rows []float32, first, n int) error {
+		defer st.span(SpanWrite, time.Now())
 		*outErr = rw.Rows(first, rows[:n*cfg.Bins()])
 		return *outErr
 	})
-	if err == nil && r.res.Frames > 0 {
+	if err != nil {
+		p.Close()
+		st.mark(&st.Analyze, SpanAnalyze, &r.t)
+		return err
+	}
+	pool.put(key, p)
+	r.engineDone()
+	if r.res.Frames > 0 {
 		if err = rw.Finish(r.res.Frames); err != nil {
 			*outErr = err
 		}
 	}
 	st.mark(&st.Analyze, SpanAnalyze, &r.t)
-	if err != nil {
-		p.Close()
-		return err
-	}
-	pool.put(key, p)
-	return nil
+	return err
 }
 
 // timedImagePlan keeps the spans of a plan's Staging (waiting for the
@@ -267,4 +284,26 @@ func (p timedImagePlan) Staging() ([]byte, error) {
 func (p timedImagePlan) Add(raw []byte, firstFrame int) (int, error) {
 	defer p.st.span(SpanSubmit, time.Now())
 	return p.PCMImagePlan.Add(raw, firstFrame)
+}
+
+// timedRowsPlan keeps the spans of a rows plan's Staging, Submit and Rows
+// (waiting for a batch's rows to come back).
+type timedRowsPlan struct {
+	gpufft.PCMSpectrogramPlan
+	st *Stages
+}
+
+func (p timedRowsPlan) Staging() ([]byte, error) {
+	defer p.st.span(SpanStaging, time.Now())
+	return p.PCMSpectrogramPlan.Staging()
+}
+
+func (p timedRowsPlan) Submit(raw []byte) (int, error) {
+	defer p.st.span(SpanSubmit, time.Now())
+	return p.PCMSpectrogramPlan.Submit(raw)
+}
+
+func (p timedRowsPlan) Rows() ([]float32, int, error) {
+	defer p.st.span(SpanRows, time.Now())
+	return p.PCMSpectrogramPlan.Rows()
 }

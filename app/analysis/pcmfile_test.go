@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
@@ -78,10 +79,12 @@ func TestRawPCMPipeline(t *testing.T) {
 		writePCMWAV(t, in, rate, ch, f.bits, f.float, x)
 		for _, channel := range []int{-1, 2} {
 			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: channel}
-			want, got := filepath.Join(dir, "cpu.npy"), filepath.Join(dir, "gpu.npy")
+			want, got := filepath.Join(dir, "cpu.npy"), filepath.Join(dir, fmt.Sprintf("gpu-%s-%d.npy", f.name, channel))
 			if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, cpu, nil); err != nil {
 				t.Fatal(err)
 			}
+			var checkDone func()
+			opts.EngineDone, checkDone = engineDoneCheck(t, got)
 			res, err := AnalyzeFile(context.Background(), in, got, encode.FormatNPY, opts, gpu, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -89,6 +92,7 @@ func TestRawPCMPipeline(t *testing.T) {
 			if !res.RawPCM {
 				t.Fatalf("%s: the raw PCM path was not taken", f.name)
 			}
+			checkDone()
 			r1, c1, v1 := apptest.ReadNPY(t, want)
 			r2, c2, v2 := apptest.ReadNPY(t, got)
 			if r1 != r2 || c1 != c2 || r1 != (n-512)/160+1 {
@@ -108,13 +112,16 @@ func TestRawPCMPipeline(t *testing.T) {
 		// boundary (0.01 dB moves it one entry of 256)
 		opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
 			Image: plot.ImageOptions{Width: 200, Height: 120, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Gray}}
-		a, b := filepath.Join(dir, "cpu.png"), filepath.Join(dir, "gpu.png")
+		a, b := filepath.Join(dir, "cpu.png"), filepath.Join(dir, "gpu-"+f.name+".png")
 		if _, err := AnalyzeFile(context.Background(), in, a, encode.FormatPNG, opts, cpu, nil); err != nil {
 			t.Fatal(err)
 		}
+		var checkDone func()
+		opts.EngineDone, checkDone = engineDoneCheck(t, b)
 		if _, err := AnalyzeFile(context.Background(), in, b, encode.FormatPNG, opts, gpu, nil); err != nil {
 			t.Fatal(err)
 		}
+		checkDone()
 		ia, ib := readPNG(t, a), readPNG(t, b)
 		if ia.Bounds() != ib.Bounds() {
 			t.Fatalf("%s: images %v and %v", f.name, ia.Bounds(), ib.Bounds())
@@ -126,6 +133,25 @@ func TestRawPCMPipeline(t *testing.T) {
 			}
 		}
 	}
+}
+
+// engineDoneCheck returns an AnalyzeOptions.EngineDone that checks it is
+// called before the output out is in place, and a check, for after the
+// analysis, that it was called exactly once.
+func engineDoneCheck(t *testing.T, out string) (hook, check func()) {
+	calls := 0
+	hook = func() {
+		calls++
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("EngineDone: %s is in place already; want it called before the output is finished", out)
+		}
+	}
+	check = func() {
+		if calls != 1 {
+			t.Errorf("EngineDone called %d times for %s, want once", calls, out)
+		}
+	}
+	return hook, check
 }
 
 func readPNG(t *testing.T, path string) *image.NRGBA {

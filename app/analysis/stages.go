@@ -47,6 +47,10 @@ const (
 	SpanStaging SpanKind = "staging"
 	// SpanSubmit: queueing a batch's upload and kernels
 	SpanSubmit SpanKind = "submit"
+	// SpanRows: waiting for a batch's dB rows to come back (NPY, CSV)
+	SpanRows SpanKind = "rows"
+	// SpanWrite: handing a batch's rows to the output's writer (NPY, CSV)
+	SpanWrite SpanKind = "write"
 )
 
 // mark adds the time since *t to d, keeps it as a span of kind k, and

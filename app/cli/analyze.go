@@ -209,9 +209,13 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 			sess.opening.Plans = pool
 		}
 	}
-	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0}
+	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
+		release: newEarlyRelease(sess, len(inputs), target.format)}
 	status := b.all(inputs, dsts)
 	// every file's output is in place, or its temporary file removed
+	if took := b.release.wait(); *timings && took > 0 {
+		fmt.Fprintf(stderr, "%s{\"early_release_ms\":%.3f}\n", timingsPrefix, ms(took))
+	}
 	sess.leave(stderr, *timings)
 	left = true
 	return status
@@ -255,7 +259,8 @@ type batchRun struct {
 	quiet   bool
 	timings bool
 	stderr  io.Writer
-	start   time.Time // the command's start (--timings)
+	start   time.Time     // the command's start (--timings)
+	release *earlyRelease // nil: the engines are left to sess.leave
 }
 
 // all analyzes each input; a bad file is reported and skipped. Some file
@@ -429,6 +434,8 @@ func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileRe
 		return fileResult{err: err}
 	}
 	o := b.opts
+	o.EngineDone = b.release.fileDone()
+	defer o.EngineDone() // a file that failed or never used the GPU is done with it too
 	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
 	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))
 	res, err := analysis.AnalyzeFileSet(ctx, in, dst, b.format, o, set, bar.progress)

@@ -42,13 +42,16 @@ type e2eRow struct {
 	Stages *fileTimings `json:"stages,omitempty"`
 	// Busy: the batch's busy summary (--timings) of its last run
 	Busy *batchTimings `json:"busy,omitempty"`
+	// Open: the NPY row's engines_open_ms (--timings) of its last run
+	Open float64 `json:"engines_open_ms,omitempty"`
 }
 
 // runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (the generator's
 // logarithmic sweep) and times, for each engine, `prism analyze` to a
 // 1920×1080 PNG (N=4096, hop 1024, the mix) as separate processes: with an
 // empty and a warm OpenCL program cache, to NPY, and a batch of o.batch
-// such files in one process; and the time to read the file, the floor.
+// such files in one process; and the floors: the time to read the file,
+// and to write the NPY's bytes as analyze writes them.
 func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	self, err := os.Executable()
 	if err != nil {
@@ -82,6 +85,9 @@ func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	}
 	for _, eng := range o.engines {
 		rows = append(rows, r.engineRows(eng, in, batch)...)
+	}
+	if row, ok := r.npyFloorRow(filepath.Join(dir, "o.npy")); ok { // the last engine's NPY
+		rows = slices.Insert(rows, 1, row)
 	}
 	if r.failed {
 		fmt.Fprintf(stderr, "prism: bench: some runs failed (see above)\n")
@@ -168,9 +174,15 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 	os.MkdirAll(warmCache, 0o755)
 	warm := []string{gpufft.EnvCacheDir + "=" + warmCache}
 	r.run(warm, append(slices.Clone(base), in, "-o", png)) // fills the warm cache
+	var npyOut []byte
+	npyRow := e2eRow{Case: npyCase, Files: 1, Seconds: r.median(func() (err error) {
+		npyOut, err = r.output(warm, append(slices.Clone(base), in, "-o", npy, "--timings"))
+		return err
+	})}
+	npyRow.Stages, npyRow.Open = meanTimings(string(npyOut)), enginesOpen(string(npyOut))
 	rows := []e2eRow{
 		{Case: pngWarmCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
-		{Case: "analyze → NPY, warm program cache", Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", npy)) })},
+		npyRow,
 	}
 	if eng == "gpu" {
 		rows = append(rows, e2eRow{Case: "analyze → PNG, empty program cache", Files: 1,
@@ -241,6 +253,20 @@ func meanTimings(out string) *fileTimings {
 	return &m
 }
 
+// enginesOpen is the engines_open_ms of --timings output out (0 if none).
+func enginesOpen(out string) float64 {
+	for _, line := range strings.Split(out, "\n") {
+		js, ok := strings.CutPrefix(line, timingsPrefix)
+		var o struct {
+			Open *float64 `json:"engines_open_ms"`
+		}
+		if ok && json.Unmarshal([]byte(js), &o) == nil && o.Open != nil {
+			return *o.Open
+		}
+	}
+	return 0
+}
+
 // batchBusy is the batch line of --timings output out (nil if none).
 func batchBusy(out string) *batchTimings {
 	for _, line := range strings.Split(out, "\n") {
@@ -304,10 +330,15 @@ func printE2E(w io.Writer, rows []e2eRow, seconds float64) {
 		}
 	}
 	printSoxRatio(w, rows)
+	printNPYFloor(w, rows)
 }
 
-// pngWarmCase is the single-file PNG row, the one compared with sox.
-const pngWarmCase = "analyze → PNG, warm program cache"
+// pngWarmCase is the single-file PNG row, the one compared with sox;
+// npyCase the single-file NPY row, compared with the write floor.
+const (
+	pngWarmCase = "analyze → PNG, warm program cache"
+	npyCase     = "analyze → NPY, warm program cache"
+)
 
 func fmtDuration(seconds float64) string {
 	if seconds >= 60 && math.Mod(seconds, 60) == 0 {

@@ -35,6 +35,22 @@ type exitTimings struct {
 	Held           int       `json:"held_files"`
 	Hold           float64   `json:"hold_ms"` // handing them off (starting the child)
 	UnixNS         int64     `json:"unix_ns"`
+	// each OpenCL engine's start-up (gpufft.OpenCLStats): loading the
+	// library, the queries, the context and queue; programs obtained, of
+	// them from the program cache, entries written; compiling from source
+	// and building cached binaries (summed over builds that overlap)
+	Start []engineStart `json:"engines,omitempty"`
+}
+
+type engineStart struct {
+	Load        float64 `json:"load_ms"`
+	Query       float64 `json:"query_ms"`
+	Context     float64 `json:"context_ms"`
+	Programs    int     `json:"programs"`
+	CacheHits   int     `json:"cache_hits"`
+	CacheWrites int     `json:"cache_writes"`
+	BuildSource float64 `json:"build_source_ms"`
+	BuildCached float64 `json:"build_cached_ms"`
 }
 
 // end is leave for a command that writes one output and ends its session
@@ -98,6 +114,8 @@ func (s *session) leave(w io.Writer, timings bool) {
 	for _, st := range stats {
 		t.Release = append(t.Release, ms(st.Release))
 		t.ReleaseContext = append(t.ReleaseContext, ms(st.ReleaseContext))
+		t.Start = append(t.Start, engineStart{ms(st.Load), ms(st.Query), ms(st.Context), st.Programs, st.CacheHits,
+			st.CacheWrites, ms(st.BuildSource), ms(st.BuildCached)})
 	}
 	t.UnixNS = time.Now().UnixNano()
 	line, _ := json.Marshal(struct {

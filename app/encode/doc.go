@@ -4,7 +4,11 @@
 // 4 GiB), and PNG images encoded on every core. Every file is written
 // through an Output: a temporary file beside the destination, renamed into
 // place only when complete, so a failure, an interrupt or a full disk never
-// leaves a partial file.
+// leaves a partial file. A large output's writeback starts as it is
+// written (every 8 MiB, writeback.go), so the fsync at its end waits for
+// little: a 10-minute file's 230 MB of NPY rows cost 0.166 s to write
+// this way on the H200 host against 0.175 s, and `prism analyze` to NPY
+// 0.06 s less on either engine.
 //
 // It is a leaf: it imports no other Prism package than internal/pages (its
 // big buffers) and knows nothing of engines or plots. A writer belongs to one goroutine; its buffers are its

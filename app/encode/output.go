@@ -69,7 +69,7 @@ func Create(path string, inputs ...string) (*Output, error) {
 	open.Lock()
 	open.files[tmp.Name()] = true
 	open.Unlock()
-	return &Output{path: path, tmp: tmp, W: bufio.NewWriterSize(tmp, 1<<20)}, nil
+	return &Output{path: path, tmp: tmp, W: bufio.NewWriterSize(&writeback{f: tmp}, 1<<20)}, nil
 }
 
 // checkNotInput refuses out when it names the same file as an input (the
