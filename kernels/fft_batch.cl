@@ -33,33 +33,106 @@
 #define LIM (lbuf + (S + s) * PADLEN)
 #endif
 
+// PERSIST (C2C and R2C): the host launches no more groups than the device
+// holds at once and each group loops over group indices grp, grp + groups,
+// ... (a grid-stride loop), so there is no tail wave. PREFETCH (with
+// PERSIST) asks for the group's next sequences in L2 while this one's are
+// transformed: 1 through OpenCL's prefetch(), 2 through NVIDIA's PTX
+// prefetch.global.L2 (NVIDIA only).
+#ifndef PERSIST
+#define PERSIST 0
+#endif
+#ifndef PREFETCH
+#define PREFETCH 0
+#endif
+#if PERSIST
+#define GROUP_LOOP for (int grp = get_group_id(0); grp * S < count; grp += get_num_groups(0))
+#else
+#define GROUP_LOOP for (int grp = get_group_id(0), once_ = 1; once_; once_ = 0)
+#endif
+
 #define SEQ_SETUP                                   \
     const int lt = get_local_id(0);                 \
     const int s = lt / T;                           \
     const int t = lt - s * T;                       \
-    const int seq = get_group_id(0) * S + s;        \
+    const int seq = grp * S + s;                    \
     const bool valid = seq < count;
 
-#ifdef KERNEL_C2C
-__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
-void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
-             __global const float2 *restrict tws, int count) {
-    LOCAL_DECL
-    SEQ_SETUP
-    float2 v[RADIX];
+// prefetch_next asks for the input rows (LEN float2 each) of the group's
+// next iteration, one 128-byte line per request, spread over its items.
+inline void prefetch_next(__global const float2 *src, int grp, int count, int lt) {
+#if PERSIST && PREFETCH
+    const int nxt = grp + get_num_groups(0);
+    if (nxt * S >= count) return;
+    __global const float2 *p = src + (size_t)nxt * S * LEN;
+    const int lines = min(S, count - nxt * S) * LEN / 16;
+    for (int i = lt; i < lines; i += S * T) {
+#if PREFETCH == 2
+        asm volatile("prefetch.global.L2 [%0];" :: "l"(p + 16 * i));
+#else
+        prefetch(p + 16 * i, 16);
+#endif
+    }
+#endif
+}
+
+// load_seq reads thread t's RADIX values of sequence seq (zeros past
+// count), conjugated with conj.
+inline void load_seq(float2 *v, __global const float2 *restrict src, int seq, int count, int t,
+                     const bool conj) {
+    const bool valid = seq < count;
     __global const float2 *in = src + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
         float2 x = valid ? in[t + r * T] : (float2)(0.0f);
-        v[r] = INVERSE ? conjf2(x) : x;
+        v[r] = conj ? conjf2(x) : x;
     }
-    fft_regs(v, LRE, LIM, t, tws);
-    if (valid) {
-        __global float2 *out = dst + (size_t)seq * LEN;
+}
+
+// PIPE (with PERSIST; C2C and paired R2C): a group loads its next
+// sequences into registers after this one's transform and before its
+// stores, so the loads are in flight while it stores.
+#ifndef PIPE
+#define PIPE 0
+#endif
+
+#ifdef KERNEL_C2C
+inline void c2c_store(const float2 *v, __global float2 *restrict dst, int seq, int count, int t) {
+    if (seq >= count) return;
+    __global float2 *out = dst + (size_t)seq * LEN;
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++)
+        out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+}
+
+__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
+void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
+             __global const float2 *restrict tws, int count) {
+    LOCAL_DECL
+    const int lt = get_local_id(0);
+    const int s = lt / T;
+    const int t = lt - s * T;
+    float2 v[RADIX];
+#if PIPE
+    int grp = get_group_id(0);
+    load_seq(v, src, grp * S + s, count, t, INVERSE);
+    for (; grp * S < count; grp += get_num_groups(0)) {
+        prefetch_next(src, grp, count, lt);
+        fft_regs(v, LRE, LIM, t, tws);
+        float2 nx[RADIX];
+        load_seq(nx, src, (grp + (int)get_num_groups(0)) * S + s, count, t, INVERSE);
+        c2c_store(v, dst, grp * S + s, count, t);
         #pragma unroll
-        for (int r = 0; r < RADIX; r++)
-            out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+        for (int r = 0; r < RADIX; r++) v[r] = nx[r];
     }
+#else
+    GROUP_LOOP {
+        load_seq(v, src, grp * S + s, count, t, INVERSE);
+        prefetch_next(src, grp, count, lt);
+        fft_regs(v, LRE, LIM, t, tws); // ends past its last barrier: local memory free again
+        c2c_store(v, dst, grp * S + s, count, t);
+    }
+#endif
 }
 #endif
 
@@ -137,27 +210,51 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 #endif
 
 #ifdef KERNEL_R2C
+#if PAIRED
+// r2c_store_paired splits and stores thread t's bins of sequence seq.
+inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
+                             __global const float2 *restrict twr, int seq, int count, int t) {
+    if (seq >= count) return;
+    __global float2 *out = dst + (size_t)seq * (LEN + 1);
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++) {
+        int k = PK(r);
+        out[k] = r2c_bin(v[r], PMIRROR(r), twr[k]);
+    }
+    if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
              __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
     LOCAL_DECL
+#if PAIRED && PIPE
+    const int lt = get_local_id(0);
+    const int s = lt / T;
+    const int t = lt - s * T;
+    float2 v[RADIX];
+    int grp = get_group_id(0);
+    load_seq(v, src, grp * S + s, count, t, false);
+    for (; grp * S < count; grp += get_num_groups(0)) {
+        prefetch_next(src, grp, count, lt);
+        fft_regs(v, LRE, LIM, t, tws);
+        float2 nx[RADIX];
+        load_seq(nx, src, (grp + (int)get_num_groups(0)) * S + s, count, t, false);
+        r2c_store_paired(v, dst, twr, grp * S + s, count, t);
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) v[r] = nx[r];
+    }
+#else
+    GROUP_LOOP {
     SEQ_SETUP
     float2 v[RADIX];
     MIRROR_DECL
-    __global const float2 *in = src + (size_t)seq * LEN;
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r] = valid ? in[t + r * T] : (float2)(0.0f);
+    load_seq(v, src, seq, count, t, false);
+    prefetch_next(src, grp, count, lt);
     fft_regs(v, LRE, LIM, t, tws);
 #if PAIRED
-    if (valid) {
-        __global float2 *out = dst + (size_t)seq * (LEN + 1);
-        #pragma unroll
-        for (int r = 0; r < RADIX; r++) {
-            int k = PK(r);
-            out[k] = r2c_bin(v[r], PMIRROR(r), twr[k]);
-        }
-        if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
-    }
+    r2c_store_paired(v, dst, twr, seq, count, t);
 #elif HALVES
     __global float2 *out = dst + (size_t)seq * (LEN + 1);
     const float2 wt = twr[t];
@@ -186,6 +283,9 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
+    if (PERSIST) barrier(CLK_LOCAL_MEM_FENCE); // the mirrors were read from local memory
+#endif
+    }
 #endif
 }
 #endif
@@ -195,6 +295,7 @@ __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
              __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
     LOCAL_DECL
+    GROUP_LOOP {
     SEQ_SETUP
     float2 v[RADIX];
     __global const float2 *in = src + (size_t)seq * (LEN + 1);
@@ -215,6 +316,7 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
         __global float2 *out = dst + (size_t)seq * LEN;
         #pragma unroll
         for (int r = 0; r < RADIX; r++) out[t + r * T] = conjf2(v[r]) * (1.0f / LEN);
+    }
     }
 }
 #endif
