@@ -152,7 +152,7 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
 	defs := append(g.defines(), extra...)
 	maxGroups := 0
-	if k := persistGroups(); k > 0 && name != "spectrogram" {
+	if k := b.e.persistGroups(g, name); k > 0 {
 		defs = append(defs, "PERSIST=1")
 		maxGroups = k * max(1, b.e.info.ComputeUnits)
 	}
@@ -163,16 +163,24 @@ func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) 
 	return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), maxGroups: maxGroups, perUnit: 1, intArg: -1, intMul: 1, longArg: -1}, nil
 }
 
-// persistGroups is the number of work-groups per compute unit the C2C,
-// R2C and C2R kernels are launched with when they loop over their
-// sequences (PERSIST in fft_batch.cl), from PRISM_OPENCL_PERSIST; 0 (the
-// default): one group per S sequences.
-func persistGroups() int {
-	k, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PERSIST"))
-	if err != nil || k < 0 || k > 64 {
-		return 0
+// persistGroups is the number of work-groups per compute unit a C2C, R2C
+// or C2R kernel (name) of geometry g is launched with when it loops over
+// its sequences (PERSIST in fft_batch.cl, where the numbers are); 0: one
+// group per S sequences. On GPUs the R2C kernel of 8192 complex points
+// (16384 real: radix 32, one 256-item group per SM by its registers) loops
+// in one group per compute unit. PRISM_OPENCL_PERSIST=k sets k for every
+// C2C, R2C and C2R kernel (0: none), a tuning aid.
+func (e *OpenCL) persistGroups(g geom, name string) int {
+	if k, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PERSIST")); err == nil && k >= 0 && k <= 64 {
+		if name == "spectrogram" {
+			return 0
+		}
+		return k
 	}
-	return k
+	if name == "fft_r2c" && g.len == 8192 && e.info.Type == "GPU" {
+		return 1
+	}
+	return 0
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.

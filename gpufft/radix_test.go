@@ -134,3 +134,30 @@ func TestRadixPersistent(t *testing.T) {
 		})
 	}
 }
+
+// TestRadixPersistRule pins which kernels loop over their sequences by
+// default (PERSIST): the R2C kernel of 8192 complex points on GPUs only.
+func TestRadixPersistRule(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_PERSIST", "")
+	gpu, cpu := &OpenCL{info: DeviceInfo{Type: "GPU"}}, &OpenCL{info: DeviceInfo{Type: "CPU"}}
+	for _, c := range []struct {
+		e    *OpenCL
+		len  int
+		name string
+		want int
+	}{
+		{gpu, 8192, "fft_r2c", 1}, {gpu, 8192, "fft_c2c", 0}, {gpu, 8192, "fft_c2r", 0}, {gpu, 8192, "spectrogram", 0},
+		{gpu, 4096, "fft_r2c", 0}, {gpu, 512, "fft_r2c", 0}, {gpu, 16384, "fft_r2c", 0}, {cpu, 8192, "fft_r2c", 0},
+	} {
+		if got := c.e.persistGroups(geom{len: c.len, radix: 32, s: 1}, c.name); got != c.want {
+			t.Errorf("%s device, %s of %d points: %d groups per compute unit, want %d", c.e.info.Type, c.name, c.len, got, c.want)
+		}
+	}
+	t.Setenv("PRISM_OPENCL_PERSIST", "3")
+	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "fft_c2c"); got != 3 {
+		t.Errorf("PRISM_OPENCL_PERSIST=3: %d", got)
+	}
+	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "spectrogram"); got != 0 {
+		t.Errorf("PRISM_OPENCL_PERSIST=3, spectrogram: %d", got)
+	}
+}

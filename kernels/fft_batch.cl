@@ -212,14 +212,29 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 #ifdef KERNEL_R2C
 #if PAIRED
 // r2c_store_paired splits and stores thread t's bins of sequence seq.
+// TWR_CONST: the split's W_N^k for k = j + q*NS (N = 2*LEN = 2*LASTR*NS) is
+// twr[j] * W_(2*LASTR)^q, one load per slot and a constant, instead of one
+// load per bin.
+#ifndef TWR_CONST
+#define TWR_CONST 1
+#endif
 inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
                              __global const float2 *restrict twr, int seq, int count, int t) {
     if (seq >= count) return;
     __global float2 *out = dst + (size_t)seq * (LEN + 1);
+#if TWR_CONST
+    float2 wj[PER];
+    #pragma unroll
+    for (int m = 0; m < PER; m++) wj[m] = twr[JOF(m, t)];
+#endif
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
         int k = PK(r);
+#if TWR_CONST
+        out[k] = r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER));
+#else
         out[k] = r2c_bin(v[r], PMIRROR(r), twr[k]);
+#endif
     }
     if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
 }
