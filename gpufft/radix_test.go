@@ -100,27 +100,21 @@ func TestHalvesPath(t *testing.T) {
 // points, 8192 with one component in local memory as on NVIDIA), from
 // local memory (64 and 1024 points, one exchange fewer at radix 32) and
 // HALVES (16384), batches whose last group is partial, against the
-// float64 reference; with PREFETCH=1 and PIPE=1 on some; the spectrogram
-// (which does not loop) still against the CPU engine.
+// float64 reference; the spectrogram (which does not loop) still against
+// the CPU engine.
 func TestRadixPersistent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 1))
-	type persistCase struct {
-		len, groups int
-		tune        []string
-	}
-	cases := []persistCase{{64, 1, nil}, {512, 2, nil}, {1024, 2, nil}, {2048, 1, nil}, {8192, 2, nil}, {16384, 1, nil},
-		{512, 2, []string{"PREFETCH=1"}}, {512, 2, []string{"PIPE=1"}}, {1024, 2, []string{"PIPE=1"}},
-		{2048, 1, []string{"PIPE=1", "PREFETCH=1"}}, {8192, 2, []string{"PIPE=1"}}}
+	type persistCase struct{ len, groups int }
+	cases := []persistCase{{64, 1}, {512, 2}, {1024, 2}, {2048, 1}, {8192, 2}, {16384, 1}}
 	if testing.Short() {
-		cases = []persistCase{{512, 2, nil}, {1024, 1, []string{"PREFETCH=1"}}, {8192, 2, []string{"PIPE=1"}}}
+		cases = []persistCase{{512, 2}, {1024, 1}, {8192, 2}}
 	}
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("len=%d/groups=%d/%v", c.len, c.groups, c.tune), func(t *testing.T) {
+		t.Run(fmt.Sprintf("len=%d/groups=%d", c.len, c.groups), func(t *testing.T) {
 			t.Setenv("PRISM_OPENCL_PERSIST", fmt.Sprint(c.groups))
 			e := radixEngine(t, 0, nvidiaLocal)
 			e.halvesMax = 2 * maxSingle
 			e.info.ComputeUnits = 1
-			e.tune = append(e.tune, c.tune...)
 			g, ok := e.planGeom(c.len)
 			if !ok {
 				t.Skipf("%d points: geometry %+v not single-pass here", c.len, g)
