@@ -51,7 +51,10 @@
 // group aims for), PRISM_OPENCL_SINGLE_MAX (largest single-pass size),
 // PRISM_OPENCL_HALVES_MAX (largest complex one in halves; 0: none),
 // PRISM_OPENCL_FPG (spectrogram frames per group), PRISM_OPENCL_SLOTFAST
-// (0: four-step pass 1 staged through local memory), PRISM_OPENCL_TUNE (extra
+// (0: four-step pass 1 staged through local memory), PRISM_OPENCL_PERSIST
+// (C2C, R2C and C2R kernels in that many groups per compute unit, each
+// looping over transforms; 0: none; by default only R2C 16384 on a GPU
+// loops, in one), PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose; NVIDIA's compiler on the H200 takes
 // -cl-nv-maxrregcount=N but ignores it and refuses "-cl-nv-maxrregcount

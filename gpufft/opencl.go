@@ -847,7 +847,8 @@ func (e *OpenCL) radixFor(n int) int {
 	//   - 8192: radix 32 (R2C 16384 0.231 ms against 0.253 at 16, C2C 8192
 	//     0.199 against 0.240, spectrogram 16384/4096 0.769 against 1.00);
 	//     R2C's kernel then takes 179 registers and C2R's 199, so one group
-	//     of 256 items per SM (no working register cap: see doc.go).
+	//     of 256 items per SM (no working register cap: see doc.go); R2C's
+	//     loops over its transforms in one group per SM (persistGroups).
 	// (A radix-64 butterfly, one exchange for 4096 points, was measured and
 	// dropped: slower at every length.)
 	r := 8

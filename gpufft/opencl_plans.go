@@ -106,24 +106,31 @@ func (b *gpuBase) release() {
 // All fields are read in the hot path from the heap, so enqueueing does not
 // allocate.
 type launch struct {
-	k       cl.Kernel
-	groups  bool // global = ceil(units/s) groups of wg; else units rounded up to wg
-	s       int
-	wg      uintptr
-	global  uintptr
-	perUnit int // units per call item (sequences or elements)
-	intArg  int // index of an int32 argument set per call to items·intMul, or -1
-	intMul  int
-	intVal  int32
-	longArg int // index of an int64 argument set per call to longVal, or -1
-	longVal int64
-	args    cl.Args
+	k      cl.Kernel
+	groups bool // global = ceil(units/s) groups of wg; else units rounded up to wg
+	s      int
+	// maxGroups > 0 caps the groups (a kernel that loops over its
+	// sequences, PERSIST in fft_batch.cl)
+	maxGroups int
+	wg        uintptr
+	global    uintptr
+	perUnit   int // units per call item (sequences or elements)
+	intArg    int // index of an int32 argument set per call to items·intMul, or -1
+	intMul    int
+	intVal    int32
+	longArg   int // index of an int64 argument set per call to longVal, or -1
+	longVal   int64
+	args      cl.Args
 }
 
 func (l *launch) enqueue(e *OpenCL, items int) error {
 	units := items * l.perUnit
 	if l.groups {
-		l.global = uintptr((units+l.s-1)/l.s) * l.wg
+		groups := (units + l.s - 1) / l.s
+		if l.maxGroups > 0 {
+			groups = min(groups, l.maxGroups)
+		}
+		l.global = uintptr(groups) * l.wg
 	} else {
 		l.global = uintptr((units + int(l.wg) - 1) / int(l.wg) * int(l.wg))
 	}
@@ -143,11 +150,37 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.
 func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
-	k, err := b.kernel(kernels.Batch, append(append(g.defines(), extra...), b.e.tune...), name, args...)
+	defs := append(g.defines(), extra...)
+	maxGroups := 0
+	if k := b.e.persistGroups(g, name); k > 0 {
+		defs = append(defs, "PERSIST=1")
+		maxGroups = k * max(1, b.e.info.ComputeUnits)
+	}
+	k, err := b.kernel(kernels.Batch, append(defs, b.e.tune...), name, args...)
 	if err != nil {
 		return launch{}, err
 	}
-	return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), perUnit: 1, intArg: -1, intMul: 1, longArg: -1}, nil
+	return launch{k: k, groups: true, s: g.s, wg: uintptr(g.wg()), maxGroups: maxGroups, perUnit: 1, intArg: -1, intMul: 1, longArg: -1}, nil
+}
+
+// persistGroups is the number of work-groups per compute unit a C2C, R2C
+// or C2R kernel (name) of geometry g is launched with when it loops over
+// its sequences (PERSIST in fft_batch.cl, where the numbers are); 0: one
+// group per S sequences. On GPUs the R2C kernel of 8192 complex points
+// (16384 real: radix 32, one 256-item group per SM by its registers) loops
+// in one group per compute unit. PRISM_OPENCL_PERSIST=k sets k for every
+// C2C, R2C and C2R kernel (0: none), a tuning aid.
+func (e *OpenCL) persistGroups(g geom, name string) int {
+	if k, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PERSIST")); err == nil && k >= 0 && k <= 64 {
+		if name == "spectrogram" {
+			return 0
+		}
+		return k
+	}
+	if name == "fft_r2c" && g.len == 8192 && e.info.Type == "GPU" {
+		return 1
+	}
+	return 0
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.

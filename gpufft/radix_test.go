@@ -92,3 +92,66 @@ func TestHalvesPath(t *testing.T) {
 		})
 	}
 }
+
+// TestRadixPersistent: the C2C, R2C and C2R kernels with PERSIST (each
+// group loops over its sequences) on an engine that claims one compute
+// unit, so that one or two groups do every sequence of the batch: the
+// stage plans whose mirrors come from registers (PAIRED: 512 and 2048
+// points, 8192 with one component in local memory as on NVIDIA), from
+// local memory (64 and 1024 points, one exchange fewer at radix 32) and
+// HALVES (16384), batches whose last group is partial, against the
+// float64 reference; the spectrogram (which does not loop) still against
+// the CPU engine.
+func TestRadixPersistent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 1))
+	type persistCase struct{ len, groups int }
+	cases := []persistCase{{64, 1}, {512, 2}, {1024, 2}, {2048, 1}, {8192, 2}, {16384, 1}}
+	if testing.Short() {
+		cases = []persistCase{{512, 2}, {1024, 1}, {8192, 2}}
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("len=%d/groups=%d", c.len, c.groups), func(t *testing.T) {
+			t.Setenv("PRISM_OPENCL_PERSIST", fmt.Sprint(c.groups))
+			e := radixEngine(t, 0, nvidiaLocal)
+			e.halvesMax = 2 * maxSingle
+			e.info.ComputeUnits = 1
+			g, ok := e.planGeom(c.len)
+			if !ok {
+				t.Skipf("%d points: geometry %+v not single-pass here", c.len, g)
+			}
+			batch := 2*c.groups*g.s + 1 // every group loops twice, the last iteration partial
+			checkComplexPlan(t, e, c.len, batch, rng)
+			checkRealPlan(t, e, 2*c.len, batch, rng)
+			if c.len == 512 {
+				spectrogramMatchesCPU(t, e, 2*c.len, rng)
+			}
+		})
+	}
+}
+
+// TestRadixPersistRule pins which kernels loop over their sequences by
+// default (PERSIST): the R2C kernel of 8192 complex points on GPUs only.
+func TestRadixPersistRule(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_PERSIST", "")
+	gpu, cpu := &OpenCL{info: DeviceInfo{Type: "GPU"}}, &OpenCL{info: DeviceInfo{Type: "CPU"}}
+	for _, c := range []struct {
+		e    *OpenCL
+		len  int
+		name string
+		want int
+	}{
+		{gpu, 8192, "fft_r2c", 1}, {gpu, 8192, "fft_c2c", 0}, {gpu, 8192, "fft_c2r", 0}, {gpu, 8192, "spectrogram", 0},
+		{gpu, 4096, "fft_r2c", 0}, {gpu, 512, "fft_r2c", 0}, {gpu, 16384, "fft_r2c", 0}, {cpu, 8192, "fft_r2c", 0},
+	} {
+		if got := c.e.persistGroups(geom{len: c.len, radix: 32, s: 1}, c.name); got != c.want {
+			t.Errorf("%s device, %s of %d points: %d groups per compute unit, want %d", c.e.info.Type, c.name, c.len, got, c.want)
+		}
+	}
+	t.Setenv("PRISM_OPENCL_PERSIST", "3")
+	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "fft_c2c"); got != 3 {
+		t.Errorf("PRISM_OPENCL_PERSIST=3: %d", got)
+	}
+	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "spectrogram"); got != 0 {
+		t.Errorf("PRISM_OPENCL_PERSIST=3, spectrogram: %d", got)
+	}
+}

@@ -4,7 +4,8 @@
 // Extra defines: exactly one of KERNEL_C2C, KERNEL_R2C, KERNEL_C2R,
 // KERNEL_SPECTROGRAM; INVERSE (0/1) for C2C.
 // Work-group: S*T work-items (see fft_common.cl); global size is
-// ceil(count/S)*S*T; sequences past count compute garbage they never store.
+// ceil(count/S)*S*T, or fewer groups that loop with PERSIST (below);
+// sequences past count compute garbage they never store.
 // Local memory: S regions of PADLEN floats for re (and im unless SPLIT);
 // with HALVES (S = 1, never PAIRED) PADLEN/2 floats.
 //
@@ -33,32 +34,79 @@
 #define LIM (lbuf + (S + s) * PADLEN)
 #endif
 
+// PERSIST (C2C, R2C, C2R): the host launches no more groups than the
+// device holds at once (gpufft's persistGroups per compute unit) and each
+// group loops over group indices grp, grp + groups, ... (a grid-stride
+// loop). On by default for R2C at LEN 8192 only. Measured on the H200
+// (2^26 samples per call, medians of 3 alternating runs, cuFFT in the same
+// call): R2C 16384 0.213 ms against 0.228 (1 or 2 groups per SM alike);
+// with r2c_store_paired's constant twiddles 0.210 against 0.226 (cuFFT
+// 0.186). Everywhere else the loop lost, at the best of 1, 2, 4 and 6
+// groups per SM: R2C 1024 0.166 against 0.150, 4096 0.194 against 0.156,
+// 32768 (HALVES) 0.447 against 0.249; C2C 1024 0.150 against 0.143, 4096
+// 0.220 against 0.142, 16384 (HALVES) 0.296 against 0.204 (4 per SM). The
+// compiler keeps loop-invariant loads (twiddles) in registers across the
+// iterations and the occupancy goes (NVIDIA -cl-nv-verbose, looping with
+// the L2 prefetch below: R2C 1024 141 -> 255 registers, R2C 4096 72 ->
+// 246, C2C 1024 84 -> 223; R2C 16384 looping alone 187 -> 255, 120 bytes
+// spilled, and still faster: it held one group per SM before). Measured
+// with it and dropped (same runs): prefetching the group's next sequences
+// into L2 while this one is transformed (PTX prefetch.global.L2, one per
+// 128-byte line, or OpenCL's prefetch()): R2C 1024 0.157 at best (8
+// groups per SM), 4096 0.159, 16384 0.214, C2C 1024 0.151; and with it
+// loading the next sequences into registers between this one's transform
+// and its stores: R2C 4096 0.154 against 0.156 (within the noise; 242
+// registers), R2C 1024 0.169, 16384 0.231, C2C 1024 0.147.
+#ifndef PERSIST
+#define PERSIST 0
+#endif
+#if PERSIST
+#define GROUP_LOOP for (int grp = get_group_id(0); grp * S < count; grp += get_num_groups(0))
+#else
+#define GROUP_LOOP for (int grp = get_group_id(0), once_ = 1; once_; once_ = 0)
+#endif
+
 #define SEQ_SETUP                                   \
     const int lt = get_local_id(0);                 \
     const int s = lt / T;                           \
     const int t = lt - s * T;                       \
-    const int seq = get_group_id(0) * S + s;        \
+    const int seq = grp * S + s;                    \
     const bool valid = seq < count;
 
-#ifdef KERNEL_C2C
-__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
-void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
-             __global const float2 *restrict tws, int count) {
-    LOCAL_DECL
-    SEQ_SETUP
-    float2 v[RADIX];
+// load_seq reads thread t's RADIX values of sequence seq (zeros past
+// count), conjugated with conj.
+inline void load_seq(float2 *v, __global const float2 *restrict src, int seq, int count, int t,
+                     const bool conj) {
+    const bool valid = seq < count;
     __global const float2 *in = src + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
         float2 x = valid ? in[t + r * T] : (float2)(0.0f);
-        v[r] = INVERSE ? conjf2(x) : x;
+        v[r] = conj ? conjf2(x) : x;
     }
-    fft_regs(v, LRE, LIM, t, tws);
-    if (valid) {
-        __global float2 *out = dst + (size_t)seq * LEN;
-        #pragma unroll
-        for (int r = 0; r < RADIX; r++)
-            out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+}
+
+#ifdef KERNEL_C2C
+inline void c2c_store(const float2 *v, __global float2 *restrict dst, int seq, int count, int t) {
+    if (seq >= count) return;
+    __global float2 *out = dst + (size_t)seq * LEN;
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++)
+        out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+}
+
+__kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
+void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
+             __global const float2 *restrict tws, int count) {
+    LOCAL_DECL
+    const int lt = get_local_id(0);
+    const int s = lt / T;
+    const int t = lt - s * T;
+    float2 v[RADIX];
+    GROUP_LOOP {
+        load_seq(v, src, grp * S + s, count, t, INVERSE);
+        fft_regs(v, LRE, LIM, t, tws); // ends past its last barrier: local memory free again
+        c2c_store(v, dst, grp * S + s, count, t);
     }
 }
 #endif
@@ -137,27 +185,40 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 #endif
 
 #ifdef KERNEL_R2C
+#if PAIRED
+// r2c_store_paired splits and stores thread t's bins of sequence seq. The
+// split's W_N^k for k = j + q*NS (N = 2*LEN = 2*LASTR*NS) is twr[j] *
+// W_(2*LASTR)^q: one load per slot and a constant, not one load per bin.
+// H200, medians of 3 alternating runs, against a load per bin: R2C 1024
+// 0.143 ms against 0.151 (130 registers instead of 141), 4096 0.148
+// against 0.152, 16384 0.210 against 0.214 (persistent, above); cuFFT
+// 0.139, 0.142, 0.186 in the same call.
+inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
+                             __global const float2 *restrict twr, int seq, int count, int t) {
+    if (seq >= count) return;
+    __global float2 *out = dst + (size_t)seq * (LEN + 1);
+    float2 wj[PER];
+    #pragma unroll
+    for (int m = 0; m < PER; m++) wj[m] = twr[JOF(m, t)];
+    #pragma unroll
+    for (int r = 0; r < RADIX; r++)
+        out[PK(r)] = r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER));
+    if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
              __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
     LOCAL_DECL
+    GROUP_LOOP {
     SEQ_SETUP
     float2 v[RADIX];
     MIRROR_DECL
-    __global const float2 *in = src + (size_t)seq * LEN;
-    #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r] = valid ? in[t + r * T] : (float2)(0.0f);
+    load_seq(v, src, seq, count, t, false);
     fft_regs(v, LRE, LIM, t, tws);
 #if PAIRED
-    if (valid) {
-        __global float2 *out = dst + (size_t)seq * (LEN + 1);
-        #pragma unroll
-        for (int r = 0; r < RADIX; r++) {
-            int k = PK(r);
-            out[k] = r2c_bin(v[r], PMIRROR(r), twr[k]);
-        }
-        if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
-    }
+    r2c_store_paired(v, dst, twr, seq, count, t);
 #elif HALVES
     __global float2 *out = dst + (size_t)seq * (LEN + 1);
     const float2 wt = twr[t];
@@ -186,7 +247,9 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
+    if (PERSIST) barrier(CLK_LOCAL_MEM_FENCE); // the mirrors were read from local memory
 #endif
+    }
 }
 #endif
 
@@ -195,6 +258,7 @@ __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
              __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
     LOCAL_DECL
+    GROUP_LOOP {
     SEQ_SETUP
     float2 v[RADIX];
     __global const float2 *in = src + (size_t)seq * (LEN + 1);
@@ -215,6 +279,7 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
         __global float2 *out = dst + (size_t)seq * LEN;
         #pragma unroll
         for (int r = 0; r < RADIX; r++) out[t + r * T] = conjf2(v[r]) * (1.0f / LEN);
+    }
     }
 }
 #endif
