@@ -299,6 +299,11 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 #ifndef FPG
 #define FPG 1
 #endif
+// SPEC_TWC (PAIRED): the split's twiddles as r2c_store_paired takes them,
+// one load per slot times a constant, instead of one load per bin.
+#ifndef SPEC_TWC
+#define SPEC_TWC 0
+#endif
 // Measured on the H200 (4096/1024, 0.51 ms as it stands) and not kept:
 // loading the next frame into registers during this one's transform
 // (0.63), the window kept in registers across frames (0.56, spills),
@@ -396,7 +401,11 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
             #pragma unroll
             for (int m = 0; m < PER; m++) {
                 const int j = JOF(m, t);
+#if SPEC_TWC
+                const float2 wj = twr[j]; // bin j + q*NS's split twiddle is wj * W_(2*LASTR)^q (r2c_store_paired)
+#else
                 __global const float2 *tw = twr + j;
+#endif
 #if BINGAIN
                 __global const float *gn = gain + j;
 #endif
@@ -408,7 +417,11 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
                 #pragma unroll
                 for (int q = 0; q < LASTR; q++) {
                     const int r = q * PER + m;
+#if SPEC_TWC
+                    float2 X2 = r2c_bin2(v[r], PMIRROR(r), mul_wk(wj, 2 * LASTR, q));
+#else
                     float2 X2 = r2c_bin2(v[r], PMIRROR(r), tw[q * NS]);
+#endif
 #if OUTPUT == 2
                     o[q * NS] = X2 * 0.5f;
 #else
