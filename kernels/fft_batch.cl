@@ -300,7 +300,11 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 #define FPG 1
 #endif
 // SPEC_TWC (PAIRED): the split's twiddles as r2c_store_paired takes them,
-// one load per slot times a constant, instead of one load per bin.
+// one load per slot times a constant, instead of one load per bin. Off:
+// mixed on the H200 (2^26 samples per call, 3 alternating rounds, off /
+// on): 4096/1024 0.515-0.519 / 0.541-0.547 ms, 1024/256 0.418-0.422 /
+// 0.409-0.414, 16384/4096 0.756-0.765 / 0.720-0.723. The frame's loads
+// are not what bounds it (below); PRISM_OPENCL_TUNE=SPEC_TWC=1 to measure.
 #ifndef SPEC_TWC
 #define SPEC_TWC 0
 #endif
