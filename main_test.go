@@ -352,19 +352,40 @@ func startWindow(t *testing.T, args ...string) *window {
 	}
 	go func() { w.exited <- w.cmd.Wait() }()
 	t.Cleanup(func() {
+		var exit error
+		died := false
 		select { // Wait has returned (the stderr copy is complete) once exited has spoken
-		case <-w.exited:
+		case exit = <-w.exited:
+			died = true
 		default:
 			w.cmd.Process.Kill()
 			<-w.exited
 		}
 		if t.Failed() {
+			if died { // a signal from a thread the Go runtime does not own leaves stderr empty
+				t.Logf("prism had ended on its own: %v", exit)
+			}
+			t.Logf("the trace's last lines:\n%s", traceTail(w.trace, 4))
 			t.Logf("stderr:\n%s", w.stderr.String())
 		}
 	})
 	w.ready = waitEvent(t, w.trace, 90*time.Second, func(e event) bool { return e.Event == "ready" })
 	w.id = strings.Fields(xdo(t, display, "search", "--sync", "--name", "^Prism$"))[0]
 	return w
+}
+
+// traceTail is the last n lines of a trace file, each cut to 300 bytes.
+func traceTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	lines = lines[max(0, len(lines)-n):]
+	for i, l := range lines {
+		lines[i] = l[:min(len(l), 300)]
+	}
+	return strings.Join(lines, "\n")
 }
 
 // alive fails the test if the process has exited.
