@@ -119,29 +119,29 @@ func TestFileShownPausesLive(t *testing.T) {
 	}
 }
 
-// TestFirstFrameNote: while the first frame of a long FFT fills (2^20
-// points at 48 kHz span 21.8 s), the strip says when it will be analyzed,
-// counting down on the window's clock; it goes once a frame has been
-// analyzed, and never shows for frames under a second.
+// TestFirstFrameNote: while the first frame of a long FFT fills (65536
+// points at 8 kHz span 8.2 s; 2^20 at 48 kHz, 21.8 s), the strip says when
+// it will be analyzed, counting down on the window's clock; it goes once
+// a frame has been analyzed, and never shows for frames under a second.
 func TestFirstFrameNote(t *testing.T) {
 	e := newFakeEngine()
-	e.frozen = true
+	e.frozen, e.rate = true, 8000
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 11, 23, 2, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.change(func(s *Settings) { s.FFT = MaxFFT })
-	settle(t, w)
 	pull := func() string {
 		w.statusDue = time.Time{}
 		w.Pull()
 		return w.StatusStrip()
 	}
-	if s := pull(); !strings.Contains(s, "first frame in 22 s (N=1048576 spans 21.8 s)") {
+	w.change(func(s *Settings) { s.FFT = 65536 })
+	settle(t, w)
+	if s := pull(); !strings.Contains(s, "first frame in 9 s (N=65536 spans 8.2 s)") {
 		t.Errorf("strip %q", s)
 	}
-	clock = clock.Add(10 * time.Second)
-	if s := pull(); !strings.Contains(s, "first frame in 12 s") {
-		t.Errorf("after 10 s: strip %q", s)
+	clock = clock.Add(5 * time.Second)
+	if s := pull(); !strings.Contains(s, "first frame in 4 s") {
+		t.Errorf("after 5 s: strip %q", s)
 	}
 	clock = clock.Add(30 * time.Second)
 	if s := pull(); !strings.Contains(s, "first frame in 0 s") {
@@ -153,9 +153,9 @@ func TestFirstFrameNote(t *testing.T) {
 	if s := pull(); strings.Contains(s, "first frame") {
 		t.Errorf("after a frame: strip %q", s)
 	}
-	w.change(func(s *Settings) { s.FFT = 32768 }) // 0.68 s
+	w.change(func(s *Settings) { s.FFT = 4096 }) // 0.5 s
 	settle(t, w)
 	if s := pull(); strings.Contains(s, "first frame") {
-		t.Errorf("N=32768: strip %q", s)
+		t.Errorf("N=4096: strip %q", s)
 	}
 }

@@ -337,6 +337,9 @@ func (l *Live) Step() (int, error) {
 		}
 		return 0, nil
 	}
+	if n := r.keepUp(); n > 0 {
+		l.stats.skip(n)
+	}
 	got := r.take(&l.tee)
 	l.meters.write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
 	if r.have < r.set.FFT {

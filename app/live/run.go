@@ -69,6 +69,33 @@ func (r *runState) take(tee *teeRing) int {
 	return got
 }
 
+// keepUp skips the oldest whole hops held when the analysis has fallen
+// behind (the ring more than half full, with more unread input than the
+// held samples leave room for) and returns the input frames skipped.
+// Left to itself the ring would overwrite input, which breaks the stream:
+// take drops everything held, and where a frame is longer than the ring
+// (2 s) the next one waits for the rest of a whole frame of new input:
+// nearly 20 s at N = 2^20 and 48 kHz. Skipped hops keep the stream whole,
+// so the next frames follow at once. They
+// count as lost frames, so the timeline (and a sink's gap rows) keeps
+// real time, and the caller counts them as dropped input.
+func (r *runState) keepUp() uint64 {
+	ring := r.rec.Ring()
+	avail := ring.Available()
+	behind := avail - (r.cfg.MaxSamples - r.have)
+	if behind <= 0 || 2*avail <= ring.Capacity() {
+		return 0
+	}
+	hop := r.set.Hop
+	skip := min((behind+hop-1)/hop, r.have/hop) * hop
+	if skip == 0 {
+		return 0
+	}
+	r.consume(skip)
+	r.lostFrames += uint64(skip / hop)
+	return uint64(skip)
+}
+
 // skip reads what the ring holds and passes it to tee only: nothing is
 // analyzed, and the stream position follows the input (Live paused).
 func (r *runState) skip(tee *teeRing) {

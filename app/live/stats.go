@@ -70,6 +70,7 @@ type liveStats struct {
 	fpsMark  time.Time
 	fpsCount uint64
 	sortBuf  []float64 // read's scratch
+	skipped  uint64    // input frames the analysis skipped to keep up (runState.keepUp), this source's
 }
 
 // statsWindow is how many recent batches the percentiles cover.
@@ -96,6 +97,15 @@ func (t *liveStats) setEngine(e gpufft.Engine) {
 func (t *liveStats) setSource(rec *audio.Recorder) {
 	t.mu.Lock()
 	t.rec, t.s.SampleRate, t.s.Channels = rec, rec.SampleRate(), rec.Channels()
+	t.skipped = 0
+	t.mu.Unlock()
+}
+
+// skip counts input frames the analysis skipped to keep up: dropped
+// input, of the overflow kind (lost because the analysis fell behind).
+func (t *liveStats) skip(frames uint64) {
+	t.mu.Lock()
+	t.skipped += frames
 	t.mu.Unlock()
 }
 
@@ -176,6 +186,8 @@ func (t *liveStats) read(dst *LiveStats) {
 	// the ring's gaps are outages and device overflows; outages first
 	s.DroppedOutageFrames, s.Outages = min(rs.OutageFrames, rs.RingGaps), rs.Outages
 	s.DroppedOverflowFrames = rs.RingLost - s.DroppedOutageFrames
+	s.DroppedFrames += t.skipped
+	s.DroppedOverflowFrames += t.skipped
 	if rs.LastError != "" && s.Status == "" {
 		s.Status = rs.LastError
 	}

@@ -513,9 +513,13 @@ func (l *Lib) KernelMaxWorkGroupSize(k Kernel, d Device) (int, error) {
 // Write, Read, Finish). SyscallN's variadic slice escapes to the heap, so
 // building it per call would allocate; these calls fill a caller-owned Args
 // instead. One goroutine uses an Args at a time (a plan owns one). Every
-// pointer passed to those calls must point to heap memory the caller keeps
-// alive during the call (plan fields, caller slices): Go's heap does not
-// move, so a uintptr stored here stays valid. nil means "allocate one".
+// pointer passed to those calls must point to heap memory (Go's heap does
+// not move, so a uintptr stored here stays valid), and each call keeps
+// what its pointers point to alive until it returns (runtime.KeepAlive): a
+// uintptr is no reference, and memory nothing else references, such as a
+// table built only to be uploaded, would otherwise be collected while the
+// implementation still copies it (PoCL copies on a worker thread while
+// the caller waits). nil means "allocate one".
 type Args struct{ v [9]uintptr }
 
 // SetArg sets kernel argument i from size bytes at value. A nil value with a
@@ -525,7 +529,9 @@ func (l *Lib) SetArg(a *Args, k Kernel, i int, size uintptr, value unsafe.Pointe
 		a = new(Args)
 	}
 	a.v = [9]uintptr{uintptr(k), uintptr(i), size, uintptr(value)}
-	return check("clSetKernelArg", st(purego.SyscallN(l.setKernelArg, a.v[:4]...)))
+	err := check("clSetKernelArg", st(purego.SyscallN(l.setKernelArg, a.v[:4]...)))
+	runtime.KeepAlive(value)
+	return err
 }
 
 // Enqueue launches k over a 1-dimensional range of global work-items in
@@ -535,7 +541,11 @@ func (l *Lib) Enqueue(a *Args, q Queue, k Kernel, global, local *uintptr, ev *Ev
 		a = new(Args)
 	}
 	a.v = [9]uintptr{uintptr(q), uintptr(k), 1, 0, uintptr(unsafe.Pointer(global)), uintptr(unsafe.Pointer(local)), 0, 0, uintptr(unsafe.Pointer(ev))}
-	return check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, a.v[:9]...)))
+	err := check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, a.v[:9]...)))
+	runtime.KeepAlive(global)
+	runtime.KeepAlive(local)
+	runtime.KeepAlive(ev)
+	return err
 }
 
 // Write copies size bytes from host memory at src to m at offset. The
@@ -548,7 +558,9 @@ func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, sr
 		a = new(Args)
 	}
 	a.v = [9]uintptr{uintptr(q), uintptr(m), boolArg(blocking), uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0}
-	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
+	err := check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
+	runtime.KeepAlive(src) // what it points to is not collected while the copy runs
+	return err
 }
 
 // Read copies size bytes from m at offset to host memory at dst, blocking
@@ -558,7 +570,9 @@ func (l *Lib) Read(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer
 		a = new(Args)
 	}
 	a.v = [9]uintptr{uintptr(q), uintptr(m), 1, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, 0}
-	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
+	err := check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
+	runtime.KeepAlive(dst)
+	return err
 }
 
 // Map maps size bytes of m (made with MemAllocHostPtr for pinned staging)
@@ -605,7 +619,9 @@ func (l *Lib) WriteAsync(a *Args, q Queue, m Mem, offset, size int, src unsafe.P
 		a = new(Args)
 	}
 	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(src), 0, 0, uintptr(unsafe.Pointer(ev))}
-	return check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
+	err := check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
+	runtime.KeepAlive(ev)
+	return err
 }
 
 // ReadAsync enqueues a non-blocking copy of size bytes from m at offset to
@@ -617,7 +633,9 @@ func (l *Lib) ReadAsync(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Po
 		a = new(Args)
 	}
 	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, uintptr(unsafe.Pointer(ev))}
-	return check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
+	err := check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
+	runtime.KeepAlive(ev)
+	return err
 }
 
 // Wait blocks until the command behind *ev has completed, then releases
@@ -631,6 +649,7 @@ func (l *Lib) Wait(a *Args, ev *Event) error {
 	}
 	a.v[0], a.v[1] = 1, uintptr(unsafe.Pointer(ev))
 	err := check("clWaitForEvents", st(purego.SyscallN(l.waitForEvents, a.v[:2]...)))
+	runtime.KeepAlive(ev)
 	a.v[0] = uintptr(*ev)
 	purego.SyscallN(l.releaseEvent, a.v[:1]...) // a release error leaves nothing to do
 	*ev = 0
