@@ -33,15 +33,22 @@ func (b *gpuBase) buffer(bytes int) (cl.Mem, error) {
 	return m, nil
 }
 
-// table uploads a constant table (twiddles, window) once.
+// table makes a constant table (twiddles, window, band matrix) holding
+// bytes at data, copied when the buffer is made (cl.CreateBufferFrom).
 func (b *gpuBase) table(data unsafe.Pointer, bytes int) (cl.Mem, error) {
-	m, err := b.buffer(bytes)
+	if int64(bytes) > b.e.info.MaxAllocBytes && b.e.info.MaxAllocBytes > 0 {
+		return 0, fmt.Errorf("%w: table of %d bytes %v (%d)", ErrInvalid, bytes, errTooBig, b.e.info.MaxAllocBytes)
+	}
+	if bytes < 16 { // as buffer: never fewer than 16 bytes
+		pad := make([]byte, 16)
+		copy(pad, unsafe.Slice((*byte)(data), bytes))
+		data, bytes = unsafe.Pointer(&pad[0]), len(pad)
+	}
+	m, err := b.e.lib.CreateBufferFrom(b.e.ctx, cl.MemReadWrite, bytes, data) // the live traces' initial values are written later
 	if err != nil {
-		return 0, err
+		return 0, errGPU("upload table", fmt.Errorf("%d bytes on %s: %w", bytes, b.e.info, err))
 	}
-	if err := b.e.lib.Write(nil, b.e.queue, m, true, 0, bytes, data); err != nil {
-		return 0, errGPU("upload table", err)
-	}
+	b.mems = append(b.mems, m)
 	return m, nil
 }
 

@@ -352,6 +352,7 @@ const (
 	MemWriteOnly    = 1 << 1
 	MemReadOnly     = 1 << 2
 	MemAllocHostPtr = 1 << 4 // pinned host memory the device can DMA from
+	memCopyHostPtr  = 1 << 5 // CreateBufferFrom
 )
 
 // Map flags.
@@ -364,6 +365,18 @@ const (
 func (l *Lib) CreateBuffer(c Context, flags uint64, size int) (Mem, error) {
 	var code int32
 	m := Mem(h(purego.SyscallN(l.createBuffer, uintptr(c), uintptr(flags), uintptr(size), 0, uintptr(unsafe.Pointer(&code)))))
+	return m, check("clCreateBuffer", code)
+}
+
+// CreateBufferFrom allocates size bytes of device memory holding the size
+// bytes at src (CL_MEM_COPY_HOST_PTR): the contents are set within the
+// call, with no command on any queue. Constant tables are made so: a
+// table uploaded by a blocking write once reached a kernel on PoCL 3.1
+// as uninitialized memory (Write).
+func (l *Lib) CreateBufferFrom(c Context, flags uint64, size int, src unsafe.Pointer) (Mem, error) {
+	var code int32
+	m := Mem(h(purego.SyscallN(l.createBuffer, uintptr(c), uintptr(flags|memCopyHostPtr), uintptr(size), uintptr(src), uintptr(unsafe.Pointer(&code)))))
+	runtime.KeepAlive(src)
 	return m, check("clCreateBuffer", code)
 }
 
@@ -549,10 +562,11 @@ func (l *Lib) Enqueue(a *Args, q Queue, k Kernel, global, local *uintptr, ev *Ev
 }
 
 // Write copies size bytes from host memory at src to m at offset. The
-// plans write blocking: a non-blocking upload read by an in-order queue
-// should be equivalent, but it leaves the copy to the implementation's
-// worker threads while Go memory is lent, and a rare wrong result under
-// PoCL was seen that way; one more sync per call costs a few µs.
+// plans write blocking, and a blocking write waits for its queue too (see
+// below): a non-blocking upload read by an in-order queue should be
+// equivalent, but it leaves the copy to the implementation's worker
+// threads while Go memory is lent, and a rare wrong result under PoCL was
+// seen that way; one more sync per call costs a few µs.
 func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, src unsafe.Pointer) error {
 	if a == nil {
 		a = new(Args)
@@ -560,6 +574,15 @@ func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, sr
 	a.v = [9]uintptr{uintptr(q), uintptr(m), boolArg(blocking), uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0}
 	err := check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
 	runtime.KeepAlive(src) // what it points to is not collected while the copy runs
+	if err == nil && blocking {
+		// PoCL 3.1 can return from a blocking write before the commands
+		// after it see its data: a read right after it returned the old
+		// contents once in about 10^4 writes under load here
+		// (TestBlockingWriteIsSeen), and a band table once reached a kernel
+		// as uninitialized memory (the live_bands crash). Waiting for the
+		// queue makes the write complete, at a few µs per call.
+		err = l.Finish(a, q)
+	}
 	return err
 }
 
