@@ -11,28 +11,7 @@ func TestHotCallsDoNotAllocate(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
-	l, err := Load()
-	if err != nil {
-		requireOrSkip(t, err)
-	}
-	ps, err := l.Platforms()
-	if err != nil || len(ps) == 0 {
-		requireOrSkip(t, err)
-	}
-	ds, err := l.Devices(ps[0], DeviceTypeAll)
-	if err != nil || len(ds) == 0 {
-		requireOrSkip(t, err)
-	}
-	c, err := l.CreateContext(ds[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.ReleaseContext(c)
-	q, err := l.CreateQueue(c, ds[0], 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.ReleaseQueue(q)
+	l, _, c, q := openQueue(t)
 	m, err := l.CreateBuffer(c, MemReadWrite, 1024)
 	if err != nil {
 		t.Fatal(err)

@@ -577,7 +577,7 @@ func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, sr
 	if err == nil && blocking {
 		// PoCL 3.1 can return from a blocking write before the commands
 		// after it see its data: a read right after it returned the old
-		// contents once in about 10^4 writes under load here
+		// contents about once in 10^5 writes under load here
 		// (TestBlockingWriteIsSeen), and a band table once reached a kernel
 		// as uninitialized memory (the live_bands crash). Waiting for the
 		// queue makes the write complete, at a few µs per call.

@@ -15,6 +15,37 @@ func requireOrSkip(t *testing.T, err error) {
 	t.Skipf("no OpenCL: %v", err)
 }
 
+// openQueue loads the OpenCL library and opens a context and an in-order
+// queue on the first platform's first device, released when the test
+// ends; without OpenCL the test is skipped (or fails under
+// PRISM_REQUIRE_OPENCL=1).
+func openQueue(t *testing.T) (*Lib, Device, Context, Queue) {
+	t.Helper()
+	l, err := Load()
+	if err != nil {
+		requireOrSkip(t, err)
+	}
+	ps, err := l.Platforms()
+	if err != nil || len(ps) == 0 {
+		requireOrSkip(t, errors.Join(err, errors.New("no platforms")))
+	}
+	ds, err := l.Devices(ps[0], DeviceTypeAll)
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("devices: %v, %v", ds, err)
+	}
+	c, err := l.CreateContext(ds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.ReleaseContext(c) })
+	q, err := l.CreateQueue(c, ds[0], 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.ReleaseQueue(q) })
+	return l, ds[0], c, q
+}
+
 func TestCodeNames(t *testing.T) {
 	for code, want := range map[int32]string{0: "CL_SUCCESS", -5: "CL_OUT_OF_RESOURCES", -11: "CL_BUILD_PROGRAM_FAILURE",
 		-54: "CL_INVALID_WORK_GROUP_SIZE", -72: "CL_MAX_SIZE_RESTRICTION_EXCEEDED", -1001: "CL_PLATFORM_NOT_FOUND_KHR", -9999: "CL error -9999"} {
@@ -81,24 +112,8 @@ func TestDiscovery(t *testing.T) {
 // TestBinary: a built program hands back its device binary (PoCL: its
 // own format; NVIDIA: PTX text naming the kernel).
 func TestBinary(t *testing.T) {
-	l, err := Load()
-	if err != nil {
-		requireOrSkip(t, err)
-	}
-	ps, err := l.Platforms()
-	if err != nil || len(ps) == 0 {
-		requireOrSkip(t, errors.Join(err, errors.New("no platforms")))
-	}
-	ds, err := l.Devices(ps[0], DeviceTypeAll)
-	if err != nil || len(ds) == 0 {
-		t.Fatalf("devices: %v, %v", ds, err)
-	}
-	c, err := l.CreateContext(ds[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.ReleaseContext(c)
-	p, err := l.BuildProgram(c, ds[0], "", "__kernel void twice(__global float *x) { x[get_global_id(0)] *= 2.0f; }")
+	l, d, c, _ := openQueue(t)
+	p, err := l.BuildProgram(c, d, "", "__kernel void twice(__global float *x) { x[get_global_id(0)] *= 2.0f; }")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +122,7 @@ func TestBinary(t *testing.T) {
 	if err != nil || len(bin) < 16 {
 		t.Fatalf("Binary: %d bytes, %v", len(bin), err)
 	}
-	if di, _ := l.DeviceInfo(ds[0]); strings.Contains(di.Vendor, "NVIDIA") && !strings.Contains(string(bin), ".entry twice") {
+	if di, _ := l.DeviceInfo(d); strings.Contains(di.Vendor, "NVIDIA") && !strings.Contains(string(bin), ".entry twice") {
 		t.Errorf("NVIDIA binary is not PTX naming the kernel:\n%.300s", bin)
 	}
 }
