@@ -22,8 +22,8 @@ type gpuBase struct {
 }
 
 func (b *gpuBase) buffer(bytes int) (cl.Mem, error) {
-	if int64(bytes) > b.e.info.MaxAllocBytes && b.e.info.MaxAllocBytes > 0 {
-		return 0, fmt.Errorf("%w: buffer of %d bytes %v (%d)", ErrInvalid, bytes, errTooBig, b.e.info.MaxAllocBytes)
+	if err := b.fits("buffer", bytes); err != nil {
+		return 0, err
 	}
 	m, err := b.e.lib.CreateBuffer(b.e.ctx, cl.MemReadWrite, max(bytes, 16))
 	if err != nil {
@@ -33,11 +33,20 @@ func (b *gpuBase) buffer(bytes int) (cl.Mem, error) {
 	return m, nil
 }
 
+// fits refuses an allocation of bytes larger than the device's largest
+// (what names it for the error).
+func (b *gpuBase) fits(what string, bytes int) error {
+	if int64(bytes) > b.e.info.MaxAllocBytes && b.e.info.MaxAllocBytes > 0 {
+		return fmt.Errorf("%w: %s of %d bytes %v (%d)", ErrInvalid, what, bytes, errTooBig, b.e.info.MaxAllocBytes)
+	}
+	return nil
+}
+
 // table makes a constant table (twiddles, window, band matrix) holding
 // bytes at data, copied when the buffer is made (cl.CreateBufferFrom).
 func (b *gpuBase) table(data unsafe.Pointer, bytes int) (cl.Mem, error) {
-	if int64(bytes) > b.e.info.MaxAllocBytes && b.e.info.MaxAllocBytes > 0 {
-		return 0, fmt.Errorf("%w: table of %d bytes %v (%d)", ErrInvalid, bytes, errTooBig, b.e.info.MaxAllocBytes)
+	if err := b.fits("table", bytes); err != nil {
+		return 0, err
 	}
 	if bytes < 16 { // as buffer: never fewer than 16 bytes
 		pad := make([]byte, 16)

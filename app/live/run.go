@@ -76,9 +76,9 @@ func (r *runState) take(tee *teeRing) int {
 // take drops everything held, and where a frame is longer than the ring
 // (2 s) the next one waits for the rest of a whole frame of new input:
 // nearly 20 s at N = 2^20 and 48 kHz. Skipped hops keep the stream whole,
-// so the next frames follow at once. They
-// count as lost frames, so the timeline (and a sink's gap rows) keeps
-// real time, and the caller counts them as dropped input.
+// so the next frames follow at once. They count as lost frames, so the
+// timeline (and a sink's gap rows) keeps real time, and the caller counts
+// them as dropped input.
 func (r *runState) keepUp() uint64 {
 	ring := r.rec.Ring()
 	avail := ring.Available()
