@@ -13,10 +13,10 @@ import (
 // used.
 
 // MaxFFT is the largest FFT size the window offers. The analyses take up
-// to analysis.MaxFFT (2^20), and the window's views and status handle it
-// (TestSettingsRaceTheViews, TestFirstFrameNote), but under the key
-// stress on a two-core machine with PoCL the window once stopped drawing
-// for 5 s at those sizes; until that is understood the window stops here.
+// to analysis.MaxFFT (2^20), and the views' size-change stress passed with
+// it, but under the key stress on a two-core machine with PoCL the window
+// once stopped drawing for 5 s at those sizes; until that is understood
+// the window stops here.
 const MaxFFT = 65536
 
 // CheckFFT is the analyses' FFT-size rule (analysis.CheckFFT) within the
