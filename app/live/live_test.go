@@ -54,6 +54,17 @@ func runLive(l *Live, d time.Duration) {
 	}
 }
 
+// runFrames steps the analyzer until it has analyzed want frames in all,
+// for at most 10 s: a loaded machine (CI's race-enabled run on 2 cores)
+// may take longer than the signal does to give a check the frames it
+// looks at.
+func runFrames(l *Live, want uint64) {
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Stats().Frames < want && time.Now().Before(deadline) {
+		runLive(l, 10*time.Millisecond)
+	}
+}
+
 // TestLiveGenerator: the live path finds the generator's tone at its
 // frequency and level, on each channel and the mix, with averages and
 // holds consistent, on every engine.
@@ -65,6 +76,7 @@ func TestLiveGenerator(t *testing.T) {
 			t.Fatal(err)
 		}
 		runLive(l, 1200*time.Millisecond)
+		runFrames(l, 30)
 		var sp Spectrum
 		for c := range 3 {
 			l.Latest(c, &sp)
@@ -112,7 +124,7 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	s.FFT, s.Hop = 1024, 256
 	l.Apply(s)
 	l.UseEngine("cpu")
-	runLive(l, 400*time.Millisecond)
+	runFrames(l, l.Stats().Frames+20) // the changes apply before the next batch
 	var sp Spectrum
 	l.Latest(1, &sp)
 	st := l.Stats()
@@ -125,7 +137,7 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	// another source: 44.1 kHz stereo instead of 48 kHz mono
 	rec2 := startGenerator(t, "sine:5000:-12", 44100, 2)
 	l.SwitchSource(rec2, nil)
-	runLive(l, 400*time.Millisecond)
+	runFrames(l, l.Stats().Frames+20)
 	l.Latest(2, &sp)
 	if st := l.Stats(); st.SampleRate != 44100 || st.Channels != 2 || math.Abs(sp.Peak.Freq-5000) > 5 {
 		t.Errorf("after SwitchSource: %d Hz × %d, mix peak %+v", st.SampleRate, st.Channels, sp.Peak)
@@ -249,6 +261,7 @@ func TestFileSourceLive(t *testing.T) {
 	}
 	defer l.Close()
 	runLive(l, 700*time.Millisecond)
+	runFrames(l, 20)
 	var sp Spectrum
 	l.Latest(0, &sp)
 	if math.Abs(sp.Peak.Freq-2500) > 0.2*sp.BinHz {
@@ -297,6 +310,7 @@ func TestLiveBandAndRTA(t *testing.T) {
 			t.Fatal(err)
 		}
 		runLive(l, 800*time.Millisecond)
+		runFrames(l, 20)
 		var sp Spectrum
 		l.Latest(1, &sp)
 		k1, k5 := int(math.Round(1000/sp.BinHz)), int(math.Round(5000/sp.BinHz))
@@ -343,6 +357,7 @@ func TestLivePause(t *testing.T) {
 	}
 	l.SetPaused(false)
 	runLive(l, 400*time.Millisecond)
+	runFrames(l, before+10)
 	if st := l.Stats(); l.Frames() == before || st.LatencyP99Ms > 500 {
 		t.Errorf("resumed: frames %d → %d, latency p99 %.0f ms", before, l.Frames(), st.LatencyP99Ms)
 	}

@@ -77,6 +77,7 @@ func TestLiveLongAverage(t *testing.T) {
 			t.Fatal(err)
 		}
 		runLive(l, 600*time.Millisecond)
+		runFrames(l, 10)
 		var sp Spectrum
 		l.Latest(0, &sp)
 		k := int(math.Round(1000 / sp.BinHz))
