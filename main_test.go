@@ -509,10 +509,13 @@ func TestDesktopKeyStress(t *testing.T) {
 	for ; dbSteps < 0; dbSteps++ {
 		back = append(back, "Up")
 	}
-	w.key(append(back, "r")...)
-	// the engine may still be working through the last size (a 65536-point
-	// FFT is a frame per 0.34 s, and PoCL compiles each new plan): give the
-	// display 30 s to show new frames
+	// and the FFT size down to 32768 or less: the walk may have left it at
+	// 2^20, whose first frame spans 21.8 s of input at 48 kHz, nearly the
+	// whole wait below (the countdown in the status strip says so)
+	w.key(append(back, "bracketleft", "bracketleft", "bracketleft", "bracketleft", "bracketleft", "r")...)
+	// the engine may still be working through the last sizes (a
+	// 32768-point frame spans 0.68 s, and PoCL compiles each new plan):
+	// give the display 30 s to show new frames
 	changed := false
 	for start := time.Now(); !changed && time.Since(start) < 30*time.Second; {
 		a := w.plots(screenshot(t, w.display))
@@ -529,6 +532,40 @@ func TestDesktopKeyStress(t *testing.T) {
 	waitEvent(t, w.trace, 30*time.Second, func(e event) bool { return e.Event == "perf" && e.FrameS > 0 })
 	if last.FPS <= 0 {
 		t.Errorf("last perf event: %.1f fps", last.FPS)
+	}
+}
+
+// TestDesktopLargestFFT: the window at 2^20 points (0.046 Hz bins at 48
+// kHz) keeps drawing — a perf event (a drawn second) at least every 5 s —
+// through the 21.8 s its first frame takes to fill, which the status
+// strip counts down, and once frames are analyzed at that size (each
+// trace half a million bins; PoCL falls behind and skips hops, counted).
+func TestDesktopLargestFFT(t *testing.T) {
+	w := startWindow(t, "--generator", "sine:1000:-6", "--fft", "1048576", "--hop", "1024")
+	waitEvent(t, w.trace, 30*time.Second, func(e event) bool { return e.Event == "perf" })
+	countdown, analyzed := false, false
+	_, before := w.lastPerf()
+	for start, check := time.Now(), time.Now(); time.Since(start) < 60*time.Second; {
+		time.Sleep(500 * time.Millisecond)
+		w.alive("at 2^20 points")
+		last, n := w.lastPerf()
+		if n > before {
+			before, check = n, time.Now()
+		} else if time.Since(check) > 5*time.Second {
+			t.Fatalf("no perf event (a drawn second) in 5 s at 2^20 points; the last: %+v", last)
+		}
+		countdown = countdown || strings.Contains(last.Status, "first frame in")
+		if last.FFT == 1<<20 && last.FrameS > 0 {
+			analyzed = true
+		}
+		if analyzed && time.Since(start) > 35*time.Second {
+			break
+		}
+	}
+	last, n := w.lastPerf()
+	t.Logf("%d perf events; last: %.0f fps, %.1f frames/s, N=%d, status %q", n, last.FPS, last.FrameS, last.FFT, last.Status)
+	if !countdown || !analyzed {
+		t.Errorf("countdown shown: %v; frames analyzed at 2^20: %v", countdown, analyzed)
 	}
 }
 

@@ -12,12 +12,14 @@ import (
 // read them into the analysis packages' types at the one place each is
 // used.
 
-// MaxFFT is the largest FFT size the window offers. The analyses take up
-// to analysis.MaxFFT (2^20), and the views' size-change stress passed with
-// it, but under the key stress on a two-core machine with PoCL the window
-// once stopped drawing for 5 s at those sizes; until that is understood
-// the window stops here.
-const MaxFFT = 65536
+// MaxFFT is the largest FFT size the window offers: the analyses' own
+// limit (2^20 points, 0.046 Hz bins at 48 kHz). Above 16384 bins the
+// waterfall stores its columns max-pooled (maxStoredBins) and the history
+// keeps fewer columns (live.historyBytes), so no view's memory grows with
+// the size beyond one spectrum per trace; the views read only the traces
+// they draw (live.Spectrum.Want), a waterfall at most pullBins bins per
+// tick, and slow pulls give way to the window's drawing (pullShare).
+const MaxFFT = analysis.MaxFFT
 
 // CheckFFT is the analyses' FFT-size rule (analysis.CheckFFT) within the
 // window's MaxFFT.

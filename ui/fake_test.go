@@ -41,6 +41,7 @@ type fakeEngine struct {
 	framesN     uint64
 	frozen      bool              // Frames stops counting
 	latestN     int               // Latest calls
+	onLatest    func()            // if set, called by every Latest first
 	spectrum    []float32         // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
 	offset      float32           // added to every level of Latest
 	holdAnalyze bool              // AnalyzeSpectrum waits for its context to end
@@ -73,6 +74,9 @@ func fakeLevel(f float64) float32 {
 }
 
 func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
+	if e.onLatest != nil {
+		e.onLatest()
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.latestN++
@@ -107,6 +111,19 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	dst.Bands = dst.Bands[:0]
 	for _, b := range e.bands {
 		dst.Bands = append(dst.Bands, analysis.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
+	}
+	// only the traces asked for, as Live.Latest does
+	want := dst.Want
+	if want == 0 {
+		want = live.WantAll
+	}
+	for i, t := range []*[]float32{&dst.Current, &dst.ExpAvg, &dst.LinAvg, &dst.LongAvg, &dst.PeakHold, &dst.MinHold} {
+		if want&(1<<i) == 0 {
+			*t = (*t)[:0]
+		}
+	}
+	if want&live.WantCurrent == 0 {
+		dst.Peak = dsp.Peak{}
 	}
 }
 

@@ -34,12 +34,12 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	rng := rand.New(rand.NewSource(13))
-	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536}
+	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536, MaxFFT}
 	valid := map[int]bool{}
 	for _, n := range sizes {
 		valid[n/2+1] = true
 	}
-	valid[maxStoredBins] = true // 32768 and 65536 are stored max-pooled
+	valid[maxStoredBins] = true // 32768 and up are stored max-pooled
 	for i := range 200 {
 		// the analysis switches size (as Apply would, later than the key)
 		n := sizes[rng.Intn(len(sizes))]

@@ -24,9 +24,9 @@ const harmonicEvery = 250 * time.Millisecond
 
 // harmonicMeter measures a spectrum's distortion and keeps the result
 // for the markers and the readout. A measurement takes milliseconds to
-// tenths of a second (N=65536), so the window runs it on a goroutine of
-// its own (start) and publishes the result on the Fyne goroutine; one
-// runs at a time. Its buffers are reused; dsp.AnalyzeDistortion allocates
+// tenths of a second (N=65536) and more at the largest sizes, so the
+// window runs it on a goroutine of its own (start) and publishes the
+// result on the Fyne goroutine; one runs at a time. Its buffers are reused; dsp.AnalyzeDistortion allocates
 // its result once per measurement. Apart from work, only the Fyne
 // goroutine uses it.
 type harmonicMeter struct {

@@ -91,6 +91,7 @@ func (v *RTAView) SetUnit(label string) { v.unit = label }
 // Pull copies output channel c's band levels from src, moves the peak
 // caps and redraws.
 func (v *RTAView) Pull(src SpectrumSource, c int) {
+	v.sp.Want = live.WantBandsOnly
 	src.Latest(c, &v.sp)
 	v.updateCaps(v.now())
 	v.raster.Refresh()

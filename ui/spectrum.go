@@ -170,10 +170,13 @@ func (v *SpectrumView) Unit() (label, id string) { return v.unit, v.unitID }
 func (v *SpectrumView) SetTitle(s string) { v.title = s }
 
 // Pull copies the latest spectra of output channels chans from src and
-// redraws. It does not allocate once the spectra have their size.
+// redraws: the traces it draws (wanted), not the others. It does not
+// allocate once the spectra have their size.
 func (v *SpectrumView) Pull(src SpectrumSource, chans []int) {
 	v.ensure(len(chans))
+	want := v.wanted()
 	for i, c := range chans {
+		v.spectra[i].Want = want
 		src.Latest(c, &v.spectra[i])
 	}
 	v.n = len(chans)
@@ -191,6 +194,24 @@ func (v *SpectrumView) ShowSpectrum(sp *live.Spectrum) {
 	d.BinHz, d.Peak = sp.BinHz, sp.Peak
 	v.n = 1
 	v.raster.Refresh()
+}
+
+// wanted is the traces the view draws: the current spectrum, the average
+// shown and the peak hold if shown.
+func (v *SpectrumView) wanted() live.Traces {
+	t := live.WantCurrent
+	switch v.avg {
+	case AvgExp:
+		t |= live.WantExpAvg
+	case AvgLin:
+		t |= live.WantLinAvg
+	case AvgLong:
+		t |= live.WantLongAvg
+	}
+	if v.peakHold {
+		t |= live.WantPeakHold
+	}
+	return t
 }
 
 func (v *SpectrumView) ensure(n int) {

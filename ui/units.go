@@ -72,21 +72,24 @@ func (d *displayCal) offsets(binHz float64, bins int) []float32 {
 	return d.off
 }
 
-// apply converts a spectrum in place: every trace, the peak and the bands.
+// apply converts a spectrum in place: every trace it holds, the peak and
+// the bands (a spectrum of bands only, live.WantBandsOnly, has no trace).
 func (d *displayCal) apply(sp *live.Spectrum) {
-	if d.identity() || len(sp.Current) < 2 || !(sp.BinHz > 0) {
+	if d.identity() || !(sp.BinHz > 0) {
 		return
 	}
-	off := d.offsets(sp.BinHz, len(sp.Current))
-	for _, s := range [...][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.LongAvg, sp.PeakHold, sp.MinHold} {
-		if len(s) == len(off) {
-			for k := range s {
-				s[k] += off[k]
+	if len(sp.Current) >= 2 {
+		off := d.offsets(sp.BinHz, len(sp.Current))
+		for _, s := range [...][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.LongAvg, sp.PeakHold, sp.MinHold} {
+			if len(s) == len(off) {
+				for k := range s {
+					s[k] += off[k]
+				}
 			}
 		}
-	}
-	if sp.Peak.Freq > 0 {
-		sp.Peak.LevelDB += levelAt(off, sp.BinHz, sp.Peak.Freq)
+		if sp.Peak.Freq > 0 {
+			sp.Peak.LevelDB += levelAt(off, sp.BinHz, sp.Peak.Freq)
+		}
 	}
 	for i := range sp.Bands {
 		sp.Bands[i].LevelDB += d.bandOffset(sp.Bands[i].Band)

@@ -433,3 +433,38 @@ func TestMelTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestWaterfallPullIsBounded: at 2^20 points a Pull reads pullBins bins of
+// columns at most (the window's tick stays short), and the next Pulls go
+// on where it stopped: no column is lost or read twice, so a tone in one
+// column of 40 reaches the history.
+func TestWaterfallPullIsBounded(t *testing.T) {
+	test.NewTempApp(t)
+	e := newFakeEngine()
+	const n = 1 << 20
+	wf := NewWaterfall(48000, n, 256, "lin", "gray", -120, 0, 2) // 40 columns: ~20 rows
+	capture(showIn(t, wf, 600, 240))                             // laid out: rows to fill
+	for i := range 40 {
+		f := 3000.0
+		if i == 37 {
+			f = 15000
+		}
+		e.queue(column(n, f))
+	}
+	per := pullBins / (n/2 + 1)
+	for pulls := 1; wf.after < 40; pulls++ {
+		wf.Pull(e, 0)
+		if want := uint64(min(40, pulls*per)); wf.after != want || pulls > 40 {
+			t.Fatalf("after pull %d: %d columns read, want %d", pulls, wf.after, want)
+		}
+	}
+	found := false
+	for _, row := range wf.hist {
+		if k := int(math.Round(15000 * float64(len(row)-1) / 24000)); len(row) > 1 && row[k] == 0 {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("column 37's 15 kHz tone is in no row")
+	}
+}

@@ -126,17 +126,27 @@ func (w *Waterfall) SetDark(dark bool) { w.dark = dark }
 // Rows is how many rows of history the waterfall holds.
 func (w *Waterfall) Rows() int { return w.rows }
 
+// pullBins bounds the bins one Pull reads and folds (8 columns of a
+// 2^20-point FFT, 256 of 16384): the window's tick stays short at any FFT
+// size. A waterfall that falls further behind than the analysis keeps
+// columns skips to the oldest kept (Live.Columns); the window's tick does
+// not wait for it (at 2^20 points on 2 cores under the race detector,
+// catching up at once once stopped the window drawing for 5 s).
+const pullBins = 1 << 22
+
 // Pull folds the columns output channel c gained since the last call into
-// rows and redraws. It does not allocate in steady state.
+// rows (at most pullBins bins of them; the rest at the next call) and
+// redraws. It does not allocate in steady state.
 func (w *Waterfall) Pull(src ColumnSource, c int) {
-	for {
-		n, next, g := src.Columns(c, w.cols, w.after) // each column is read by its own length
-		w.colHop = g.Hop                              // a column may fold several frames
+	for left := max(1, pullBins/(w.fft/2+1)); left > 0; { // columns of the current size
+		k := min(len(w.cols), left)
+		n, next, g := src.Columns(c, w.cols[:k], w.after) // each column is read by its own length
+		w.colHop = g.Hop                                  // a column may fold several frames
 		for i := range n {
 			w.addFrame(w.cols[i])
 		}
-		w.after = next
-		if n < len(w.cols) {
+		w.after, left = next, left-n
+		if n < k {
 			break
 		}
 	}

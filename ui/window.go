@@ -65,8 +65,10 @@ type Window struct {
 	rec        recordState
 
 	paused     bool
-	lastFrames uint64 // Engine.Frames at the last pull
-	monitorOn  bool   // the monitor output is on (not saved: it starts off)
+	lastFrames uint64    // Engine.Frames at the last pull
+	pullDue    time.Time // the views pull no sooner (pullShare)
+	pullShare  int       // 1/pullShare of the ticks' time at most goes to the views' pulls (0: no limit)
+	monitorOn  bool      // the monitor output is on (not saved: it starts off)
 	stats      live.LiveStats
 	chans      []int
 	cfg        [4]int    // rate, channels, FFT, hop the views are set up for
@@ -108,7 +110,7 @@ type Window struct {
 // New builds the main window's content into win and starts pulling data
 // from eng.
 func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
-	w := &Window{app: a, win: win, eng: eng, opts: opts, notice: opts.Notice, do: opts.Do, now: time.Now}
+	w := &Window{app: a, win: win, eng: eng, opts: opts, notice: opts.Notice, do: opts.Do, now: time.Now, pullShare: pullShare}
 	if w.do == nil {
 		w.do = fyne.Do
 	}
@@ -268,7 +270,8 @@ func (w *Window) Pull() {
 	// nothing analyzed since the last frame: nothing to redraw (Fyne then
 	// skips the repaint, which is most of the window's CPU)
 	f := w.eng.Frames()
-	if f == w.lastFrames {
+	start := w.now()
+	if f == w.lastFrames || start.Before(w.pullDue) {
 		return
 	}
 	w.lastFrames = f
@@ -280,7 +283,18 @@ func (w *Window) Pull() {
 	} else {
 		w.wf.Pull(w.eng, w.stats.Channels)
 	}
+	if w.pullShare > 1 {
+		w.pullDue = start.Add(w.now().Sub(start) * time.Duration(w.pullShare))
+	}
 }
+
+// pullShare is the views' pulls' share of the window's time at most, as
+// 1/pullShare: a pull that took d starts the next no sooner than
+// pullShare·d after it began, so the window keeps drawing, answering keys
+// and moving the meters when pulls are slow (the traces of a 2^20-point
+// FFT are half a million logarithms each). At the usual sizes a pull
+// takes a few milliseconds and every tick pulls.
+const pullShare = 3
 
 // syncConfig follows the analysis's rate, channels, FFT size and hop into
 // the views.

@@ -35,6 +35,7 @@ func newTestWindowWith(t *testing.T, e *fakeEngine, opts Options) (*Window, fyne
 	win.Resize(fyne.NewSize(1280, 800))
 	opts.Manual, opts.Do = true, func(f func()) { uiQueue <- f }
 	w := New(a, win, e, opts)
+	w.pullShare = 0 // every Pull pulls: TestPullShare tests the limit on a clock of its own
 	e.settle = func() { settle(t, w) }
 	t.Cleanup(func() {
 		w.Close()
@@ -390,6 +391,38 @@ func TestBadFile(t *testing.T) {
 }
 
 // TestPullSkipsWhenNothingNew: with no frame analyzed since the last tick
+// TestPullShare: a slow pull (its traces cost 40 ms a Latest on the
+// window's clock) keeps the views from pulling again until pullShare
+// times its duration has passed since it began, so the window's ticks
+// stay free to draw and answer keys; then they pull again.
+func TestPullShare(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	start := time.Unix(1000, 0)
+	clock := start
+	w.now = func() time.Time { return clock }
+	w.pullShare = pullShare
+	e.onLatest = func() { clock = clock.Add(40 * time.Millisecond) }
+	latest := func() int {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.latestN
+	}
+	w.Pull()
+	n, took := latest(), clock.Sub(start)
+	if n == 0 || took < 40*time.Millisecond {
+		t.Fatalf("the first pull: %d spectra in %v", n, took)
+	}
+	clock = start.Add(pullShare*took - time.Millisecond)
+	if w.Pull(); latest() != n {
+		t.Errorf("pulled again %v after a pull of %v", clock.Sub(start), took)
+	}
+	clock = start.Add(pullShare * took)
+	if w.Pull(); latest() == n {
+		t.Errorf("no pull %v after a pull of %v", clock.Sub(start), took)
+	}
+}
+
 // the window copies and redraws nothing (so Fyne skips the repaint).
 func TestPullSkipsWhenNothingNew(t *testing.T) {
 	e := newFakeEngine()

@@ -2,6 +2,7 @@ package live
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,5 +104,67 @@ func TestLiveLongAverage(t *testing.T) {
 			t.Errorf("%s: after Apply the long-term average holds %d frames, %d analyzed since", engs.Preferred.Name(), sp.LongFrames, since)
 		}
 		l.Close()
+	}
+}
+
+// TestLatestWant: Latest fills the traces Want names and leaves the others
+// empty, each equal to what a full read gives; the peak comes with the
+// current spectrum; bands only fills no trace. It does not allocate.
+func TestLatestWant(t *testing.T) {
+	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
+	defer l.Close()
+	runFrames(l, 10)
+	var all, some, bands Spectrum
+	l.Latest(0, &all) // no Step in between: the same published traces
+	some.Want = WantCurrent | WantPeakHold
+	l.Latest(0, &some)
+	bands.Want = WantBandsOnly
+	l.Latest(0, &bands)
+	full := all.traces()
+	for i, tr := range some.traces() {
+		switch {
+		case some.Want&(1<<i) == 0 && len(*tr) != 0:
+			t.Errorf("trace %d: %d bins, want none", i, len(*tr))
+		case some.Want&(1<<i) != 0 && !slices.Equal(*tr, *full[i]):
+			t.Errorf("trace %d differs from the full read", i)
+		}
+		if n := len(*bands.traces()[i]); n != 0 {
+			t.Errorf("bands only: trace %d has %d bins", i, n)
+		}
+	}
+	if len(all.MinHold) != 2049 || some.Peak != all.Peak || all.Peak.Freq == 0 || bands.Peak.Freq != 0 || bands.BinHz != all.BinHz {
+		t.Errorf("peaks %+v / %+v / %+v, %d bins", all.Peak, some.Peak, bands.Peak, len(all.MinHold))
+	}
+	if n := testing.AllocsPerRun(20, func() { l.Latest(0, &some) }); n != 0 && !raceEnabled {
+		t.Errorf("Latest allocates %v times", n)
+	}
+}
+
+// BenchmarkLatest is one read of a 2^20-point spectrum (524,289 bins of
+// every power a trace holds, so every bin takes its logarithm): all six
+// traces (Want 0), the three a spectrum view draws by default (current,
+// exponential average, peak hold), and the bands alone (the RTA's read).
+func BenchmarkLatest(b *testing.B) {
+	s := DefaultLiveSettings()
+	s.FFT, s.Hop = 1<<20, 1<<18
+	l := startCPULive(b, "sine:1000:-6", s)
+	defer l.Close()
+	for _, sp := range l.pub.spectra {
+		for _, tr := range [][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.LongAvg, sp.PeakHold, sp.MinHold} {
+			for k := range tr {
+				tr[k] = 1e-9 * float32(k+1)
+			}
+		}
+	}
+	for _, c := range []struct {
+		name string
+		want Traces
+	}{{"all", 0}, {"drawn", WantCurrent | WantExpAvg | WantPeakHold}, {"bands", WantBandsOnly}} {
+		b.Run(c.name, func(b *testing.B) {
+			sp := Spectrum{Want: c.want}
+			for b.Loop() {
+				l.Latest(2, &sp)
+			}
+		})
 	}
 }

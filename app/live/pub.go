@@ -18,6 +18,10 @@ import (
 // 15 ms (a display's frame rate), so at most that much older than the
 // newest batch; every frame in between is in them. LongFrames is the
 // number of frames LongAvg holds (it covers LongFrames·Hop/Rate seconds).
+//
+// Want is the caller's: the traces Latest fills (0: all of them); the
+// others are left empty. A display asks for the ones it draws: at 2^20
+// points each trace is half a million logarithms.
 type Spectrum struct {
 	Current, ExpAvg, LinAvg, LongAvg, PeakHold, MinHold []float32
 	LongFrames                                          uint64
@@ -25,6 +29,31 @@ type Spectrum struct {
 	BinHz                                               float64
 	Geometry                                            Geometry
 	Bands                                               []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
+	Want                                                Traces
+
+	raw [gpufft.NumTraces][]float32 // Latest's copies of the power traces
+}
+
+// Traces is a set of a Spectrum's traces, for Spectrum.Want.
+type Traces uint8
+
+// The traces, in gpufft's trace order (TraceCurrent…TraceMin).
+const (
+	WantCurrent Traces = 1 << iota
+	WantExpAvg
+	WantLinAvg
+	WantLongAvg
+	WantPeakHold
+	WantMinHold
+	// WantBandsOnly fills no trace (and no peak): the bands and geometry.
+	WantBandsOnly Traces = 1 << 7
+	// WantAll is every trace, what a zero Want means.
+	WantAll = WantCurrent | WantExpAvg | WantLinAvg | WantLongAvg | WantPeakHold | WantMinHold
+)
+
+// traces are dst's trace slices in gpufft's trace order.
+func (dst *Spectrum) traces() [gpufft.NumTraces]*[]float32 {
+	return [gpufft.NumTraces]*[]float32{&dst.Current, &dst.ExpAvg, &dst.LinAvg, &dst.LongAvg, &dst.PeakHold, &dst.MinHold}
 }
 
 // published holds the copies of Live's results that other goroutines
@@ -163,29 +192,43 @@ func (p *published) frameCount() uint64 {
 }
 
 // Latest copies output channel c's spectra (c < Channels for a channel,
-// c = Channels for the mix) into dst as dBFS, reusing its slices, and
-// finds the dominant peak of the current spectrum (dsp's PeakDB on the
-// window's exact response; the zero Peak until the first batch of new
-// settings is published). Any goroutine may call it; it allocates only
-// when dst's slices are short.
+// c = Channels for the mix) into dst as dBFS, reusing its slices: the
+// traces dst.Want names, and the dominant peak of the current spectrum
+// when it is among them (dsp's PeakDB on the window's exact response; the
+// zero Peak until the first batch of new settings is published). The
+// power traces are copied under the lock and converted after it, so a
+// reader never holds the engine back for the conversion. Any goroutine
+// may call it; it allocates only when dst's slices are short.
 func (l *Live) Latest(c int, dst *Spectrum) {
+	want := dst.Want
+	if want == 0 {
+		want = WantAll
+	}
 	p := &l.pub
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	s := &p.spectra[c]
-	dst.Current = gpufft.AppendPowerDB(dst.Current[:0], s.Current, nil)
-	dst.ExpAvg = gpufft.AppendPowerDB(dst.ExpAvg[:0], s.ExpAvg, nil)
-	dst.LinAvg = gpufft.AppendPowerDB(dst.LinAvg[:0], s.LinAvg, nil)
-	dst.LongAvg = gpufft.AppendPowerDB(dst.LongAvg[:0], s.LongAvg, nil)
-	dst.PeakHold = gpufft.AppendPowerDB(dst.PeakHold[:0], s.PeakHold, nil)
-	dst.MinHold = gpufft.AppendPowerDB(dst.MinHold[:0], s.MinHold, nil)
+	src := [gpufft.NumTraces][]float32{s.Current, s.ExpAvg, s.LinAvg, s.LongAvg, s.PeakHold, s.MinHold}
+	for i := range dst.raw {
+		dst.raw[i] = dst.raw[i][:0]
+		if want&(1<<i) != 0 {
+			dst.raw[i] = append(dst.raw[i], src[i]...)
+		}
+	}
 	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
 	dst.LongFrames = s.LongFrames
-	dst.Peak = dsp.Peak{}
-	if p.peak != nil && p.peak.N() == s.Geometry.FFT {
-		dst.Peak = p.peak.PeakDB(dst.Current, s.BinHz)
-	}
 	dst.Bands = append(dst.Bands[:0], s.Bands...)
+	var peak *dsp.WindowKernel // immutable once built; a reset makes a new one
+	if p.peak != nil && p.peak.N() == s.Geometry.FFT {
+		peak = p.peak
+	}
+	p.mu.Unlock()
+	for i, t := range dst.traces() {
+		*t = gpufft.AppendPowerDB((*t)[:0], dst.raw[i], nil)
+	}
+	dst.Peak = dsp.Peak{}
+	if peak != nil && want&WantCurrent != 0 {
+		dst.Peak = peak.PeakDB(dst.Current, dst.BinHz)
+	}
 }
 
 // Columns copies output channel c's spectrogram columns (c = Channels for
