@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -75,6 +76,7 @@ type Window struct {
 	cfgAt      time.Time // when cfg last changed (w.now)
 	cfgFrames  uint64    // LiveStats.Frames then
 	anim       *fyne.Animation
+	dog        watchdog // with a trace: reports a tick that stopped running
 	ticks      int
 	tickMark   time.Time
 	fps        float64
@@ -135,6 +137,9 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 		}
 	})
 	if !opts.Manual {
+		if opts.Trace != nil {
+			w.dog.start(os.Stderr, stallAfter)
+		}
 		w.anim = fyne.NewAnimation(time.Second, func(float32) { w.Pull() })
 		w.anim.RepeatCount = fyne.AnimationRepeatForever
 		w.anim.Curve = fyne.AnimationLinear
@@ -152,6 +157,7 @@ func (w *Window) Close() {
 	if w.anim != nil {
 		w.anim.Stop()
 	}
+	w.dog.close()
 	if w.fileCtx != nil {
 		w.fileCtx()
 	}
@@ -255,6 +261,7 @@ func (w *Window) build() {
 // state.
 func (w *Window) Pull() {
 	now := time.Now()
+	w.dog.ticked()
 	w.countFrame(now)
 	w.measureFileDue(w.now())
 	if now.After(w.statusDue) {
