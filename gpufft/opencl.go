@@ -631,6 +631,9 @@ func (e *OpenCL) build(key, opts, source string) (cl.Program, error) {
 	if err != nil {
 		return 0, fmt.Errorf("gpufft: build on %s: %w", e.info, err)
 	}
+	if p, err = e.capProgram(p, opts); err != nil {
+		return 0, err
+	}
 	took := time.Since(t0)
 	if e.buildLog != nil { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
 		log, _ := e.lib.BuildLog(p, e.info.device)

@@ -137,6 +137,7 @@ type launch struct {
 	longArg   int // index of an int64 argument set per call to longVal, or -1
 	longVal   int64
 	args      cl.Args
+	ev        *cl.Event // nil, or where the launch's event goes (profiling: BenchmarkKernelEvents)
 }
 
 func (l *launch) enqueue(e *OpenCL, items int) error {
@@ -161,7 +162,7 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 			return err
 		}
 	}
-	return e.lib.Enqueue(&l.args, e.queue, l.k, &l.global, &l.wg, nil)
+	return e.lib.Enqueue(&l.args, e.queue, l.k, &l.global, &l.wg, l.ev)
 }
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.

@@ -73,6 +73,52 @@
     const int seq = grp * S + s;                    \
     const bool valid = seq < count;
 
+// Streaming accesses of the C2C and R2C kernels' inputs and outputs. With
+// NV_PTX (set by the host for NVIDIA's platform only: inline PTX) LDHINT
+// picks the load's cache operator (1 ld.global.nc.L1::no_allocate, 2
+// ld.global.cs, 3 ld.global.nc) and STHINT the store's (1 st.global.cs,
+// evict-first); elsewhere, or at 0, plain loads and stores.
+// COPY_ONLY (a measuring aid, never a result): 1 leaves the transform out
+// (the same loads, split and stores: the kernel's memory floor), 2 also
+// stores R2C rows LEN apart without bin LEN (16-byte aligned rows).
+#ifndef NV_PTX
+#define NV_PTX 0
+#endif
+#ifndef LDHINT
+#define LDHINT 0
+#endif
+#ifndef STHINT
+#define STHINT 0
+#endif
+#ifndef COPY_ONLY
+#define COPY_ONLY 0
+#endif
+inline float2 ld_stream(__global const float2 *p) {
+    float2 x;
+#if NV_PTX && LDHINT == 1
+    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+#elif NV_PTX && LDHINT == 2
+    asm("ld.global.cs.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+#elif NV_PTX && LDHINT == 3
+    asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+#else
+    x = *p;
+#endif
+    return x;
+}
+inline void st_stream(__global float2 *p, float2 x) {
+#if NV_PTX && STHINT == 1
+    asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
+#else
+    *p = x;
+#endif
+}
+#if COPY_ONLY
+#define FFT_REGS(v, lre, lim, t, tws)
+#else
+#define FFT_REGS(v, lre, lim, t, tws) fft_regs(v, lre, lim, t, tws)
+#endif
+
 // load_seq reads thread t's RADIX values of sequence seq (zeros past
 // count), conjugated with conj.
 inline void load_seq(float2 *v, __global const float2 *restrict src, int seq, int count, int t,
@@ -81,7 +127,7 @@ inline void load_seq(float2 *v, __global const float2 *restrict src, int seq, in
     __global const float2 *in = src + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        float2 x = valid ? in[t + r * T] : (float2)(0.0f);
+        float2 x = valid ? ld_stream(in + t + r * T) : (float2)(0.0f);
         v[r] = conj ? conjf2(x) : x;
     }
 }
@@ -92,7 +138,7 @@ inline void c2c_store(const float2 *v, __global float2 *restrict dst, int seq, i
     __global float2 *out = dst + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++)
-        out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+        st_stream(out + t + r * T, INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r]);
 }
 
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
@@ -105,7 +151,7 @@ void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
     float2 v[RADIX];
     GROUP_LOOP {
         load_seq(v, src, grp * S + s, count, t, INVERSE);
-        fft_regs(v, LRE, LIM, t, tws); // ends past its last barrier: local memory free again
+        FFT_REGS(v, LRE, LIM, t, tws); // ends past its last barrier: local memory free again
         c2c_store(v, dst, grp * S + s, count, t);
     }
 }
@@ -196,14 +242,14 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
                              __global const float2 *restrict twr, int seq, int count, int t) {
     if (seq >= count) return;
-    __global float2 *out = dst + (size_t)seq * (LEN + 1);
+    __global float2 *out = dst + (size_t)seq * (COPY_ONLY == 2 ? LEN : LEN + 1);
     float2 wj[PER];
     #pragma unroll
     for (int m = 0; m < PER; m++) wj[m] = twr[JOF(m, t)];
     #pragma unroll
     for (int r = 0; r < RADIX; r++)
-        out[PK(r)] = r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER));
-    if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+        st_stream(out + PK(r), r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER)));
+    if (t == 0 && COPY_ONLY != 2) st_stream(out + LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)));
 }
 #endif
 
@@ -216,7 +262,7 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
     float2 v[RADIX];
     MIRROR_DECL
     load_seq(v, src, seq, count, t, false);
-    fft_regs(v, LRE, LIM, t, tws);
+    FFT_REGS(v, LRE, LIM, t, tws);
 #if PAIRED
     r2c_store_paired(v, dst, twr, seq, count, t);
 #elif HALVES
@@ -230,7 +276,7 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
             #pragma unroll
             for (int i = 0; i < RADIX / 2; i++) {
                 const int r = (1 - h) * (RADIX / 2) + i;
-                out[t + r * T] = r2c_bin(v[r], m[i], cmul(wt, W2R(r)));
+                st_stream(out + t + r * T, r2c_bin(v[r], m[i], cmul(wt, W2R(r))));
             }
         }
     }
@@ -243,7 +289,7 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         #pragma unroll
         for (int r = 0; r < RADIX; r++) {
             int k = t + r * T;
-            out[k] = r2c_bin(v[r], MIRROR(r), cmul(wt, W2R(r)));
+            st_stream(out + k, r2c_bin(v[r], MIRROR(r), cmul(wt, W2R(r))));
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }
