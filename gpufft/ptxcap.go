@@ -59,7 +59,7 @@ func (e *OpenCL) capProgram(p cl.Program, opts string) (cl.Program, error) {
 	if e.buildLog != nil {
 		log, _ := e.lib.BuildLog(q, e.info.device)
 		e.mu.Lock()
-		fmt.Fprintf(e.buildLog, "gpufft: rebuilt with .maxnreg %d\n%s\n", n, log)
+		fmt.Fprintf(e.buildLog, "gpufft: rebuilt with .maxnreg %d: %s\n%s\n", n, opts, log)
 		e.mu.Unlock()
 	}
 	return q, nil
