@@ -20,16 +20,17 @@
 // reads W_N^k (k = t + r*T) as twr[t] * W_(2*RADIX)^r (one load and a
 // constant). tws is the stage table.
 
+// (16-byte aligned: r2c_store_staged reads it as float4.)
 #if HALVES
-#define LOCAL_DECL __local float lbuf[PADLEN / 2];
+#define LOCAL_DECL __local float lbuf[PADLEN / 2] __attribute__((aligned(16)));
 #define LRE lbuf
 #define LIM lbuf
 #elif SPLIT
-#define LOCAL_DECL __local float lbuf[S * PADLEN];
+#define LOCAL_DECL __local float lbuf[S * PADLEN] __attribute__((aligned(16)));
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + s * PADLEN)
 #else
-#define LOCAL_DECL __local float lbuf[2 * S * PADLEN];
+#define LOCAL_DECL __local float lbuf[2 * S * PADLEN] __attribute__((aligned(16)));
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + (S + s) * PADLEN)
 #endif
@@ -253,6 +254,60 @@ inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
 }
 #endif
 
+// STAGE_ST (PAIRED, S = 1: a group stores one row): the row's bins go
+// through local memory and are stored in 16-byte pieces that start at the
+// 32-byte boundaries of the output, whatever the row's offset: rows are
+// LEN+1 bins long, so straight from registers every other warp's store
+// straddles one 32-byte sector more than its bytes need, and rows share
+// sectors with the neighbouring rows. Where local memory cannot hold the
+// row (SPLIT), two rounds, the registers of the lower half of q first
+// (bins of register q*PER + m lie in [q*NS, (q+1)*NS)).
+#ifndef STAGE_ST
+#define STAGE_ST 0
+#endif
+// Elsewhere (S > 1, or not PAIRED) it is ignored.
+#define ST_FLOATS ((SPLIT ? 1 : 2) * PADLEN)
+#define ST_ROUNDS (2 * (LEN + 6) <= ST_FLOATS ? 1 : 2)
+#define ST_USE (STAGE_ST && PAIRED && S == 1 && LEN + 12 <= ST_FLOATS && LASTR % ST_ROUNDS == 0)
+#if ST_USE
+#define ST_SPAN (LEN / ST_ROUNDS + 4) // bins a round covers from its 32-byte boundary, at most
+inline void r2c_store_staged(const float2 *v, __global float2 *restrict dst, __global const float2 *restrict twr,
+                             __local float *lbuf, int seq, int count, int t) {
+    const size_t base = (size_t)seq * (LEN + 1);
+    __global float2 *out = dst + base;
+    __local float2 *l2 = (__local float2 *)lbuf;
+    float2 wj[PER];
+    #pragma unroll
+    for (int m = 0; m < PER; m++) wj[m] = twr[JOF(m, t)];
+    #pragma unroll
+    for (int h = 0; h < ST_ROUNDS; h++) {
+        const int lo = h * (LEN / ST_ROUNDS);
+        const int hi = h == ST_ROUNDS - 1 ? LEN + 1 : lo + LEN / ST_ROUNDS;
+        const int k0 = lo - (int)((base + lo) & 3); // the bin at the 32-byte boundary at or before lo
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            if (r / PER >= h * (LASTR / ST_ROUNDS) && r / PER < (h + 1) * (LASTR / ST_ROUNDS))
+                l2[PK(r) - k0] = r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER));
+        }
+        if (t == 0 && h == ST_ROUNDS - 1) l2[LEN - k0] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (seq < count) {
+            #pragma unroll
+            for (int j = 0; j < (ST_SPAN + 2 * T - 1) / (2 * T); j++) {
+                const int k = k0 + 2 * (t + j * T); // even from k0: 16-byte aligned in dst
+                if (k + 1 < hi && k >= lo) {
+                    *(__global float4 *)(out + k) = ((__local float4 *)lbuf)[(k - k0) / 2];
+                } else {
+                    if (k >= lo && k < hi) out[k] = l2[k - k0];
+                    if (k + 1 >= lo && k + 1 < hi) out[k + 1] = l2[k + 1 - k0];
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); // local memory free for the next round or sequence
+    }
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
              __global const float2 *restrict tws, __global const float2 *restrict twr, int count) {
@@ -263,7 +318,9 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
     MIRROR_DECL
     load_seq(v, src, seq, count, t, false);
     FFT_REGS(v, LRE, LIM, t, tws);
-#if PAIRED
+#if ST_USE
+    r2c_store_staged(v, dst, twr, lbuf, seq, count, t);
+#elif PAIRED
     r2c_store_paired(v, dst, twr, seq, count, t);
 #elif HALVES
     __global float2 *out = dst + (size_t)seq * (LEN + 1);
