@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -167,7 +168,7 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.
 func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
-	defs := append(g.defines(), extra...)
+	defs := append(append(g.defines(), extra...), b.e.storeDefines(g, name)...)
 	maxGroups := 0
 	if k := b.e.persistGroups(g, name); k > 0 {
 		defs = append(defs, "PERSIST=1")
@@ -198,6 +199,30 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 		return 1
 	}
 	return 0
+}
+
+// storeDefines are the defines that choose how a single-pass kernel
+// (name, geometry g) stores its output (fft_batch.cl): NV_PTX on NVIDIA's
+// platform (inline PTX allowed); for R2C, STAGE_ST where a group stores
+// one paired row (real lengths 4096 and 16384 on GPUs) and STHINT=1
+// (evict-first stores, NVIDIA only) in halves (32768). The numbers are in
+// fft_batch.cl. PRISM_OPENCL_STAGE_ST and PRISM_OPENCL_STHINT (0 or 1)
+// override the rule for every kernel (tuning aids).
+func (e *OpenCL) storeDefines(g geom, name string) []string {
+	var defs []string
+	if strings.Contains(e.info.Platform, "NVIDIA") {
+		defs = append(defs, "NV_PTX=1")
+	}
+	gpu := e.info.Type == "GPU"
+	stage := name == "fft_r2c" && g.s == 1 && g.paired() && gpu
+	hint := name == "fft_r2c" && g.halves
+	if v := os.Getenv("PRISM_OPENCL_STAGE_ST"); v == "0" || v == "1" {
+		stage = v == "1"
+	}
+	if v := os.Getenv("PRISM_OPENCL_STHINT"); v == "0" || v == "1" {
+		hint = v == "1"
+	}
+	return append(defs, "STAGE_ST="+b01(stage), "STHINT="+b01(hint))
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.

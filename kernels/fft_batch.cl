@@ -268,7 +268,10 @@ inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
 // Elsewhere (S > 1, or not PAIRED) it is ignored.
 #define ST_FLOATS ((SPLIT ? 1 : 2) * PADLEN)
 #define ST_ROUNDS (2 * (LEN + 6) <= ST_FLOATS ? 1 : 2)
-#define ST_USE (STAGE_ST && PAIRED && S == 1 && LEN + 12 <= ST_FLOATS && LASTR % ST_ROUNDS == 0)
+#define ST_USE (STAGE_ST && PAIRED && S == 1)
+#if ST_USE && (LEN + 12 > ST_FLOATS || LASTR % ST_ROUNDS != 0)
+#error "STAGE_ST: local memory holds less than half a row"
+#endif
 #if ST_USE
 #define ST_SPAN (LEN / ST_ROUNDS + 4) // bins a round covers from its 32-byte boundary, at most
 inline void r2c_store_staged(const float2 *v, __global float2 *restrict dst, __global const float2 *restrict twr,
