@@ -15,6 +15,19 @@ import (
 // work-groups fit a compute unit's registers. The kernels never read the
 // define; a device whose binary is no PTX (PoCL) builds the program as
 // if it were absent. The patched PTX is what the program cache keeps.
+// A tuning aid (PRISM_OPENCL_TUNE=NV_MAXNREG=N); no default uses it.
+//
+// Measured on the H200 and dropped (`prism bench`, 2^26 samples, two
+// alternating rounds, host-timed; registers uncapped / capped, ptxas):
+// R2C 1024 (151 registers, 3 groups of 128 items per SM) 0.142 ms, at
+// 128 0.145-0.146, at 96 (272 bytes spilled) 0.215-0.223, at 80 0.355;
+// C2C 1024 (93) at 80 0.154-0.155 against 0.143; R2C 4096 (71) at 64
+// 0.149-0.157 against 0.148, at 56 0.191-0.195; C2C 4096 (64) at 56
+// 0.149-0.151 against 0.142; R2C 16384 (255 registers and 120 bytes
+// spilled, one persistent group per SM) at 128 (224 bytes spilled) 0.226
+// without the loop, 0.525 with two looping groups per SM, against 0.208.
+// The spills cost more than the occupancy gains; a capped 512-item HALVES
+// kernel (96 registers) also failed to launch (CL_OUT_OF_RESOURCES).
 
 var maxnregDefine = regexp.MustCompile(`-D NV_MAXNREG=([0-9]+)\b`)
 

@@ -82,6 +82,28 @@
 // COPY_ONLY (a measuring aid, never a result): 1 leaves the transform out
 // (the same loads, split and stores: the kernel's memory floor), 2 also
 // stores R2C rows LEN apart without bin LEN (16-byte aligned rows).
+//
+// Measured on the H200 (`prism bench`, 2^26 samples per call, data
+// resident, host-timed, 2 alternating rounds; default first):
+//   floor (COPY_ONLY=1): R2C 1024 0.142 ms / 0.143-0.145, 4096 0.148 /
+//   0.151-0.153, 16384 0.208 / 0.173-0.175, 32768 0.248 / 0.147-0.149;
+//   C2C 1024 0.143 / 0.141-0.145, 4096 0.142 / 0.142-0.144, 16384 0.201
+//   / 0.141-0.142. So R2C 1024/4096 and C2C 1024/4096 run at their own
+//   accesses' floor (the transform is free); R2C 16384 (0.034 ms), R2C
+//   32768 and C2C 16384 (HALVES, 0.06-0.1 ms) are bound by the transform.
+//   Aligned rows (COPY_ONLY=2): R2C 1024 0.143 (no gain: 8 rows per
+//   group), 4096 0.143-0.144 against 0.151-0.153, 16384 0.158-0.162
+//   against 0.173-0.175. Staging the stores to reach that (STAGE_ST,
+//   below) lost.
+//   Load hints: LDHINT=1 slower everywhere (R2C 1024 0.156, 4096 0.152,
+//   16384 0.213-0.216; C2C 1024 0.147-0.148, 4096 0.145-0.146, 16384
+//   0.206-0.209), with STHINT=1 too (R2C 1024 0.146, 4096 0.156).
+//   Store hint STHINT=1: R2C in halves (32768) 0.241 against 0.248-0.249,
+//   confirmed in 3 alternating rounds, 0.241-0.247 against 0.249-0.251
+//   (device events: 0.234 against 0.243 ms; cuFFT 0.246): kept there
+//   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
+//   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
+//   4096 0.145, 16384 0.201.
 #ifndef NV_PTX
 #define NV_PTX 0
 #endif
@@ -254,14 +276,20 @@ inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
 }
 #endif
 
-// STAGE_ST (PAIRED, S = 1: a group stores one row): the row's bins go
-// through local memory and are stored in 16-byte pieces that start at the
-// 32-byte boundaries of the output, whatever the row's offset: rows are
-// LEN+1 bins long, so straight from registers every other warp's store
-// straddles one 32-byte sector more than its bytes need, and rows share
-// sectors with the neighbouring rows. Where local memory cannot hold the
-// row (SPLIT), two rounds, the registers of the lower half of q first
-// (bins of register q*PER + m lie in [q*NS, (q+1)*NS)).
+// STAGE_ST (PAIRED, S = 1: a group stores one row; a tuning variant, off
+// by default): the row's bins go through local memory and are stored in
+// 16-byte pieces that start at the 32-byte boundaries of the output,
+// whatever the row's offset: rows are LEN+1 bins long, so straight from
+// registers most warps' stores straddle one 32-byte sector more than
+// their bytes need, and rows share sectors with the neighbouring rows.
+// Where local memory cannot hold the row (SPLIT), two rounds, the
+// registers of the lower half of q first (bins of register q*PER + m lie
+// in [q*NS, (q+1)*NS)). Measured on the H200 and dropped (3 alternating
+// rounds, host-timed; device events): R2C 4096 0.149-0.150 ms against
+// 0.146 (events 0.142 against 0.138), 16384 0.214 against 0.210-0.212
+// (events 0.208 against 0.204), 0.230-0.232 without PERSIST: the local
+// round trip and its barriers cost more than the aligned rows save
+// (COPY_ONLY=2 above). 72 and 255 registers, as without it.
 #ifndef STAGE_ST
 #define STAGE_ST 0
 #endif
