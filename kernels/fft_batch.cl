@@ -91,6 +91,11 @@
 //   / 0.141-0.142. So R2C 1024/4096 and C2C 1024/4096 run at their own
 //   accesses' floor (the transform is free); R2C 16384 (0.034 ms), R2C
 //   32768 and C2C 16384 (HALVES, 0.06-0.1 ms) are bound by the transform.
+//   R2C 16384's floor is itself 0.03 ms above 1024's: one 256-item group
+//   per SM (255 registers, looping) leaves 8 warps to keep loads in
+//   flight, and no second group to overlap one sequence's transform with
+//   another's traffic (registers cannot be capped without spills: see
+//   gpufft's ptxcap.go). cuFFT takes 0.183 ms there (device events).
 //   Aligned rows (COPY_ONLY=2): R2C 1024 0.143 (no gain: 8 rows per
 //   group), 4096 0.143-0.144 against 0.151-0.153, 16384 0.158-0.162
 //   against 0.173-0.175. Staging the stores to reach that (STAGE_ST,
