@@ -58,7 +58,10 @@
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose; NVIDIA's compiler on the H200 takes
 // -cl-nv-maxrregcount=N but ignores it and refuses "-cl-nv-maxrregcount
-// N", so register use cannot be capped), PRISM_OPENCL_BUILDLOG (print
+// N"; PRISM_OPENCL_TUNE=NV_MAXNREG=N caps registers instead, by
+// rebuilding a program's PTX with .maxnreg N: ptxcap.go),
+// PRISM_OPENCL_STAGE_ST and PRISM_OPENCL_STHINT (0/1: how single-pass
+// kernels store, see storeDefines), PRISM_OPENCL_BUILDLOG (print
 // every build log) and
 // PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).
 //

@@ -434,7 +434,12 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_HALVES_MAX")); err == nil && m >= 0 && m <= 2*maxSingle {
 		e.halvesMax = m
 	}
-	e.groupThreads = 128 // H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C equal
+	// H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C
+	// equal. Again for the transforms (2^26 samples, two alternating
+	// rounds): R2C 1024 0.143-0.144 ms at 32 and 64 against 0.142 at 128,
+	// C2C 1024 0.142-0.144 against 0.143; at 256 (two sequences per group)
+	// R2C 4096 0.156 against 0.148, C2C 4096 0.141 against 0.142.
+	e.groupThreads = 128
 	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
 		e.groupThreads = g
 	}
@@ -630,6 +635,9 @@ func (e *OpenCL) build(key, opts, source string) (cl.Program, error) {
 	p, err := e.lib.BuildProgram(e.ctx, e.info.device, opts, kernelsCommon, source)
 	if err != nil {
 		return 0, fmt.Errorf("gpufft: build on %s: %w", e.info, err)
+	}
+	if p, err = e.capProgram(p, opts); err != nil {
+		return 0, err
 	}
 	took := time.Since(t0)
 	if e.buildLog != nil { // compiler diagnostics (e.g. NVIDIA's -cl-nv-verbose)
@@ -847,7 +855,8 @@ func (e *OpenCL) radixFor(n int) int {
 	//   - 8192: radix 32 (R2C 16384 0.231 ms against 0.253 at 16, C2C 8192
 	//     0.199 against 0.240, spectrogram 16384/4096 0.769 against 1.00);
 	//     R2C's kernel then takes 179 registers and C2R's 199, so one group
-	//     of 256 items per SM (no working register cap: see doc.go); R2C's
+	//     of 256 items per SM (a cap of 128 registers, for two, spills
+	//     and loses: ptxcap.go); R2C's
 	//     loops over its transforms in one group per SM (persistGroups).
 	// (A radix-64 butterfly, one exchange for 4096 points, was measured and
 	// dropped: slower at every length.)

@@ -3,6 +3,7 @@ package gpufft
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -153,5 +154,72 @@ func TestRadixPersistRule(t *testing.T) {
 	}
 	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "spectrogram"); got != 0 {
 		t.Errorf("PRISM_OPENCL_PERSIST=3, spectrogram: %d", got)
+	}
+}
+
+// TestRadixStagedStores: R2C kernels whose groups store one row through
+// local memory (STAGE_ST in fft_batch.cl, a tuning variant, off by
+// default) with it turned on wherever the tests run: 4096 real points in one round, 16384 in two (one component
+// in local memory, as on NVIDIA), and 16384 looping in one group per
+// compute unit (PERSIST); batches of 5 rows, so rows start at every
+// offset mod 32 bytes; against the float64 reference, forward and back.
+func TestRadixStagedStores(t *testing.T) {
+	rng := rand.New(rand.NewPCG(34, 1))
+	t.Setenv("PRISM_OPENCL_STAGE_ST", "1")
+	for _, c := range []struct{ len, persist int }{{2048, 0}, {8192, 0}, {8192, 1}} {
+		t.Run(fmt.Sprintf("len=%d/persist=%d", c.len, c.persist), func(t *testing.T) {
+			t.Setenv("PRISM_OPENCL_PERSIST", fmt.Sprint(c.persist))
+			e := radixEngine(t, 0, nvidiaLocal)
+			e.info.ComputeUnits = 1
+			g, ok := e.planGeom(c.len)
+			if !ok || g.s != 1 || !g.paired() {
+				t.Fatalf("%d points: geometry %+v single-pass %v: not one paired row per group", c.len, g, ok)
+			}
+			if d := e.storeDefines(g, "fft_r2c"); !slices.Contains(d, "STAGE_ST=1") {
+				t.Fatalf("defines %v without STAGE_ST=1", d)
+			}
+			checkRealPlan(t, e, 2*c.len, 5, rng)
+		})
+	}
+}
+
+// TestRadixStoreRule pins how the single-pass kernels store: evict-first
+// hints (STHINT) for R2C in halves, staged stores (STAGE_ST) nowhere by
+// default, inline PTX allowed on NVIDIA's platform only; and the tuning
+// variables' overrides.
+func TestRadixStoreRule(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_STAGE_ST", "")
+	t.Setenv("PRISM_OPENCL_STHINT", "")
+	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
+	other := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "AMD Accelerated Parallel Processing"}, local: 64<<10 - 256, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
+	cpu := &OpenCL{info: DeviceInfo{Type: "CPU", Platform: "Portable Computing Language"}, local: 64<<10 - 256, maxWG: 4096, groupThreads: 128, singleMax: 4096}
+	for _, c := range []struct {
+		e    *OpenCL
+		len  int
+		name string
+		want []string
+	}{
+		{nv, 512, "fft_r2c", []string{"NV_PTX=1", "STAGE_ST=0", "STHINT=0"}},
+		{nv, 2048, "fft_r2c", []string{"NV_PTX=1", "STAGE_ST=0", "STHINT=0"}},
+		{nv, 8192, "fft_r2c", []string{"NV_PTX=1", "STAGE_ST=0", "STHINT=0"}},
+		{nv, 16384, "fft_r2c", []string{"NV_PTX=1", "STAGE_ST=0", "STHINT=1"}},
+		{nv, 16384, "fft_c2c", []string{"NV_PTX=1", "STAGE_ST=0", "STHINT=0"}},
+		{nv, 2048, "spectrogram", []string{"NV_PTX=1", "STAGE_ST=0", "STHINT=0"}},
+		{other, 16384, "fft_r2c", []string{"STAGE_ST=0", "STHINT=1"}},
+		{cpu, 2048, "fft_r2c", []string{"STAGE_ST=0", "STHINT=0"}},
+	} {
+		g, ok := c.e.planGeom(c.len)
+		if !ok {
+			t.Fatalf("%s: %d points not single-pass", c.e.info.Platform, c.len)
+		}
+		if got := c.e.storeDefines(g, c.name); !slices.Equal(got, c.want) {
+			t.Errorf("%s, %s of %d points: %v, want %v", c.e.info.Platform, c.name, c.len, got, c.want)
+		}
+	}
+	t.Setenv("PRISM_OPENCL_STAGE_ST", "1")
+	t.Setenv("PRISM_OPENCL_STHINT", "0")
+	g, _ := nv.planGeom(16384)
+	if got, want := nv.storeDefines(g, "fft_r2c"), []string{"NV_PTX=1", "STAGE_ST=1", "STHINT=0"}; !slices.Equal(got, want) {
+		t.Errorf("overridden: %v, want %v", got, want)
 	}
 }

@@ -20,16 +20,17 @@
 // reads W_N^k (k = t + r*T) as twr[t] * W_(2*RADIX)^r (one load and a
 // constant). tws is the stage table.
 
+// (16-byte aligned: r2c_store_staged reads it as float4.)
 #if HALVES
-#define LOCAL_DECL __local float lbuf[PADLEN / 2];
+#define LOCAL_DECL __local float lbuf[PADLEN / 2] __attribute__((aligned(16)));
 #define LRE lbuf
 #define LIM lbuf
 #elif SPLIT
-#define LOCAL_DECL __local float lbuf[S * PADLEN];
+#define LOCAL_DECL __local float lbuf[S * PADLEN] __attribute__((aligned(16)));
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + s * PADLEN)
 #else
-#define LOCAL_DECL __local float lbuf[2 * S * PADLEN];
+#define LOCAL_DECL __local float lbuf[2 * S * PADLEN] __attribute__((aligned(16)));
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + (S + s) * PADLEN)
 #endif
@@ -73,6 +74,79 @@
     const int seq = grp * S + s;                    \
     const bool valid = seq < count;
 
+// Streaming accesses of the C2C and R2C kernels' inputs and outputs. With
+// NV_PTX (set by the host for NVIDIA's platform only: inline PTX) LDHINT
+// picks the load's cache operator (1 ld.global.nc.L1::no_allocate, 2
+// ld.global.cs, 3 ld.global.nc) and STHINT the store's (1 st.global.cs,
+// evict-first); elsewhere, or at 0, plain loads and stores.
+// COPY_ONLY (a measuring aid, never a result): 1 leaves the transform out
+// (the same loads, split and stores: the kernel's memory floor), 2 also
+// stores R2C rows LEN apart without bin LEN (16-byte aligned rows).
+//
+// Measured on the H200 (`prism bench`, 2^26 samples per call, data
+// resident, host-timed, 2 alternating rounds; default first):
+//   floor (COPY_ONLY=1): R2C 1024 0.142 ms / 0.143-0.145, 4096 0.148 /
+//   0.151-0.153, 16384 0.208 / 0.173-0.175, 32768 0.248 / 0.147-0.149;
+//   C2C 1024 0.143 / 0.141-0.145, 4096 0.142 / 0.142-0.144, 16384 0.201
+//   / 0.141-0.142. So R2C 1024/4096 and C2C 1024/4096 run at their own
+//   accesses' floor (the transform is free); R2C 16384 (0.034 ms), R2C
+//   32768 and C2C 16384 (HALVES, 0.06-0.1 ms) are bound by the transform.
+//   R2C 16384's floor is itself 0.03 ms above 1024's: one 256-item group
+//   per SM (255 registers, looping) leaves 8 warps to keep loads in
+//   flight, and no second group to overlap one sequence's transform with
+//   another's traffic (registers cannot be capped without spills: see
+//   gpufft's ptxcap.go). cuFFT takes 0.183 ms there (device events).
+//   Aligned rows (COPY_ONLY=2): R2C 1024 0.143 (no gain: 8 rows per
+//   group), 4096 0.143-0.144 against 0.151-0.153, 16384 0.158-0.162
+//   against 0.173-0.175. Staging the stores to reach that (STAGE_ST,
+//   below) lost.
+//   Load hints: LDHINT=1 slower everywhere (R2C 1024 0.156, 4096 0.152,
+//   16384 0.213-0.216; C2C 1024 0.147-0.148, 4096 0.145-0.146, 16384
+//   0.206-0.209), with STHINT=1 too (R2C 1024 0.146, 4096 0.156).
+//   Store hint STHINT=1: R2C in halves (32768) 0.241 against 0.248-0.249,
+//   confirmed in 3 alternating rounds, 0.241-0.247 against 0.249-0.251
+//   (device events: 0.234 against 0.243 ms; cuFFT 0.246): kept there
+//   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
+//   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
+//   4096 0.145, 16384 0.201.
+#ifndef NV_PTX
+#define NV_PTX 0
+#endif
+#ifndef LDHINT
+#define LDHINT 0
+#endif
+#ifndef STHINT
+#define STHINT 0
+#endif
+#ifndef COPY_ONLY
+#define COPY_ONLY 0
+#endif
+inline float2 ld_stream(__global const float2 *p) {
+    float2 x;
+#if NV_PTX && LDHINT == 1
+    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+#elif NV_PTX && LDHINT == 2
+    asm("ld.global.cs.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+#elif NV_PTX && LDHINT == 3
+    asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+#else
+    x = *p;
+#endif
+    return x;
+}
+inline void st_stream(__global float2 *p, float2 x) {
+#if NV_PTX && STHINT == 1
+    asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
+#else
+    *p = x;
+#endif
+}
+#if COPY_ONLY
+#define FFT_REGS(v, lre, lim, t, tws)
+#else
+#define FFT_REGS(v, lre, lim, t, tws) fft_regs(v, lre, lim, t, tws)
+#endif
+
 // load_seq reads thread t's RADIX values of sequence seq (zeros past
 // count), conjugated with conj.
 inline void load_seq(float2 *v, __global const float2 *restrict src, int seq, int count, int t,
@@ -81,7 +155,7 @@ inline void load_seq(float2 *v, __global const float2 *restrict src, int seq, in
     __global const float2 *in = src + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        float2 x = valid ? in[t + r * T] : (float2)(0.0f);
+        float2 x = valid ? ld_stream(in + t + r * T) : (float2)(0.0f);
         v[r] = conj ? conjf2(x) : x;
     }
 }
@@ -92,7 +166,7 @@ inline void c2c_store(const float2 *v, __global float2 *restrict dst, int seq, i
     __global float2 *out = dst + (size_t)seq * LEN;
     #pragma unroll
     for (int r = 0; r < RADIX; r++)
-        out[t + r * T] = INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r];
+        st_stream(out + t + r * T, INVERSE ? conjf2(v[r]) * (1.0f / LEN) : v[r]);
 }
 
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
@@ -105,7 +179,7 @@ void fft_c2c(__global const float2 *restrict src, __global float2 *restrict dst,
     float2 v[RADIX];
     GROUP_LOOP {
         load_seq(v, src, grp * S + s, count, t, INVERSE);
-        fft_regs(v, LRE, LIM, t, tws); // ends past its last barrier: local memory free again
+        FFT_REGS(v, LRE, LIM, t, tws); // ends past its last barrier: local memory free again
         c2c_store(v, dst, grp * S + s, count, t);
     }
 }
@@ -196,14 +270,77 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
                              __global const float2 *restrict twr, int seq, int count, int t) {
     if (seq >= count) return;
-    __global float2 *out = dst + (size_t)seq * (LEN + 1);
+    __global float2 *out = dst + (size_t)seq * (COPY_ONLY == 2 ? LEN : LEN + 1);
     float2 wj[PER];
     #pragma unroll
     for (int m = 0; m < PER; m++) wj[m] = twr[JOF(m, t)];
     #pragma unroll
     for (int r = 0; r < RADIX; r++)
-        out[PK(r)] = r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER));
-    if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+        st_stream(out + PK(r), r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER)));
+    if (t == 0 && COPY_ONLY != 2) st_stream(out + LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)));
+}
+#endif
+
+// STAGE_ST (PAIRED, S = 1: a group stores one row; a tuning variant, off
+// by default): the row's bins go through local memory and are stored in
+// 16-byte pieces that start at the 32-byte boundaries of the output,
+// whatever the row's offset: rows are LEN+1 bins long, so straight from
+// registers most warps' stores straddle one 32-byte sector more than
+// their bytes need, and rows share sectors with the neighbouring rows.
+// Where local memory cannot hold the row (SPLIT), two rounds, the
+// registers of the lower half of q first (bins of register q*PER + m lie
+// in [q*NS, (q+1)*NS)). Measured on the H200 and dropped (3 alternating
+// rounds, host-timed; device events): R2C 4096 0.149-0.150 ms against
+// 0.146 (events 0.142 against 0.138), 16384 0.214 against 0.210-0.212
+// (events 0.208 against 0.204), 0.230-0.232 without PERSIST: the local
+// round trip and its barriers cost more than the aligned rows save
+// (COPY_ONLY=2 above). 72 and 255 registers, as without it.
+#ifndef STAGE_ST
+#define STAGE_ST 0
+#endif
+// Elsewhere (S > 1, or not PAIRED) it is ignored.
+#define ST_FLOATS ((SPLIT ? 1 : 2) * PADLEN)
+#define ST_ROUNDS (2 * (LEN + 6) <= ST_FLOATS ? 1 : 2)
+#define ST_USE (STAGE_ST && PAIRED && S == 1)
+#if ST_USE && (LEN + 12 > ST_FLOATS || LASTR % ST_ROUNDS != 0)
+#error "STAGE_ST: local memory holds less than half a row"
+#endif
+#if ST_USE
+#define ST_SPAN (LEN / ST_ROUNDS + 4) // bins a round covers from its 32-byte boundary, at most
+inline void r2c_store_staged(const float2 *v, __global float2 *restrict dst, __global const float2 *restrict twr,
+                             __local float *lbuf, int seq, int count, int t) {
+    const size_t base = (size_t)seq * (LEN + 1);
+    __global float2 *out = dst + base;
+    __local float2 *l2 = (__local float2 *)lbuf;
+    float2 wj[PER];
+    #pragma unroll
+    for (int m = 0; m < PER; m++) wj[m] = twr[JOF(m, t)];
+    #pragma unroll
+    for (int h = 0; h < ST_ROUNDS; h++) {
+        const int lo = h * (LEN / ST_ROUNDS);
+        const int hi = h == ST_ROUNDS - 1 ? LEN + 1 : lo + LEN / ST_ROUNDS;
+        const int k0 = lo - (int)((base + lo) & 3); // the bin at the 32-byte boundary at or before lo
+        #pragma unroll
+        for (int r = 0; r < RADIX; r++) {
+            if (r / PER >= h * (LASTR / ST_ROUNDS) && r / PER < (h + 1) * (LASTR / ST_ROUNDS))
+                l2[PK(r) - k0] = r2c_bin(v[r], PMIRROR(r), mul_wk(wj[r % PER], 2 * LASTR, r / PER));
+        }
+        if (t == 0 && h == ST_ROUNDS - 1) l2[LEN - k0] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (seq < count) {
+            #pragma unroll
+            for (int j = 0; j < (ST_SPAN + 2 * T - 1) / (2 * T); j++) {
+                const int k = k0 + 2 * (t + j * T); // even from k0: 16-byte aligned in dst
+                if (k + 1 < hi && k >= lo) {
+                    *(__global float4 *)(out + k) = ((__local float4 *)lbuf)[(k - k0) / 2];
+                } else {
+                    if (k >= lo && k < hi) out[k] = l2[k - k0];
+                    if (k + 1 >= lo && k + 1 < hi) out[k + 1] = l2[k + 1 - k0];
+                }
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); // local memory free for the next round or sequence
+    }
 }
 #endif
 
@@ -216,8 +353,10 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
     float2 v[RADIX];
     MIRROR_DECL
     load_seq(v, src, seq, count, t, false);
-    fft_regs(v, LRE, LIM, t, tws);
-#if PAIRED
+    FFT_REGS(v, LRE, LIM, t, tws);
+#if ST_USE
+    r2c_store_staged(v, dst, twr, lbuf, seq, count, t);
+#elif PAIRED
     r2c_store_paired(v, dst, twr, seq, count, t);
 #elif HALVES
     __global float2 *out = dst + (size_t)seq * (LEN + 1);
@@ -230,7 +369,7 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
             #pragma unroll
             for (int i = 0; i < RADIX / 2; i++) {
                 const int r = (1 - h) * (RADIX / 2) + i;
-                out[t + r * T] = r2c_bin(v[r], m[i], cmul(wt, W2R(r)));
+                st_stream(out + t + r * T, r2c_bin(v[r], m[i], cmul(wt, W2R(r))));
             }
         }
     }
@@ -243,7 +382,7 @@ void fft_r2c(__global const float2 *restrict src, __global float2 *restrict dst,
         #pragma unroll
         for (int r = 0; r < RADIX; r++) {
             int k = t + r * T;
-            out[k] = r2c_bin(v[r], MIRROR(r), cmul(wt, W2R(r)));
+            st_stream(out + k, r2c_bin(v[r], MIRROR(r), cmul(wt, W2R(r))));
         }
         if (t == 0) out[LEN] = r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f));
     }

@@ -713,7 +713,7 @@ func (l *Lib) Flush(a *Args, q Queue) error {
 // EventNanos returns the device time in nanoseconds between the start and end
 // of a command on a profiling queue, and releases the event.
 func (l *Lib) EventNanos(ev Event) (int64, error) {
-	defer st(purego.SyscallN(l.releaseEvent, uintptr(ev)))
+	defer func() { purego.SyscallN(l.releaseEvent, uintptr(ev)) }() // after the wait and the reads (a deferred call's arguments are evaluated at once)
 	evs := [1]Event{ev}
 	if err := check("clWaitForEvents", st(purego.SyscallN(l.waitForEvents, 1, uintptr(unsafe.Pointer(&evs[0]))))); err != nil {
 		return 0, err

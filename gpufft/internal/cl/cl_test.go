@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func requireOrSkip(t *testing.T, err error) {
@@ -124,5 +125,57 @@ func TestBinary(t *testing.T) {
 	}
 	if di, _ := l.DeviceInfo(d); strings.Contains(di.Vendor, "NVIDIA") && !strings.Contains(string(bin), ".entry twice") {
 		t.Errorf("NVIDIA binary is not PTX naming the kernel:\n%.300s", bin)
+	}
+}
+
+// TestEventNanos: a launch's event on a profiling queue gives a positive
+// device time once the launch is done (EventNanos waits for it, then
+// releases the event), and the launch's result is there.
+func TestEventNanos(t *testing.T) {
+	l, d, c, _ := openQueue(t)
+	q, err := l.CreateQueue(c, d, QueueProfiling)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.ReleaseQueue(q)
+	p, err := l.BuildProgram(c, d, "", "__kernel void twice(__global float *x) { x[get_global_id(0)] *= 2.0f; }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.ReleaseProgram(p)
+	k, err := l.CreateKernel(p, "twice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.ReleaseKernel(k)
+	const n = 1 << 16
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(i)
+	}
+	m, err := l.CreateBufferFrom(c, MemReadWrite, 4*n, unsafe.Pointer(&x[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.ReleaseMem(m)
+	if err := l.SetArg(nil, k, 0, unsafe.Sizeof(m), unsafe.Pointer(&m)); err != nil {
+		t.Fatal(err)
+	}
+	global, local := uintptr(n), uintptr(64)
+	var ev Event
+	if err := l.Enqueue(nil, q, k, &global, &local, &ev); err != nil {
+		t.Fatal(err)
+	}
+	ns, err := l.EventNanos(ev)
+	if err != nil || ns <= 0 {
+		t.Fatalf("EventNanos: %d ns, %v", ns, err)
+	}
+	if err := l.Read(nil, q, m, 0, 4*n, unsafe.Pointer(&x[0])); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		if v != 2*float32(i) {
+			t.Fatalf("x[%d] = %g, want %g", i, v, 2*float32(i))
+		}
 	}
 }
