@@ -358,3 +358,45 @@ func TestBinGain(t *testing.T) {
 		}
 	}
 }
+
+// TestSpectrogramWindows: the GPU spectrogram's complex output for every
+// window, against a float64 DFT of the frame times the float64 window
+// (Window.Values, not the float32 table): the cosine-sum windows the
+// single-pass kernel computes instead of loading (SPEC_WIN) must be as
+// exact as the table, at every radix and stage plan, on both of
+// load_frame's paths (even and odd hop), over several frames per group.
+func TestSpectrogramWindows(t *testing.T) {
+	g := requireGPU(t)
+	rng := rand.New(rand.NewPCG(16, 8))
+	for _, n := range []int{MinSize, 64, 256, 1024, 2048, 4096, 8192, 16384} {
+		for _, hop := range []int{n / 4, n/4 + 1} {
+			length := n + 5*hop
+			x := randReal(rng, length)
+			for _, w := range allWindows {
+				cfg := SpectrogramConfig{Size: n, Hop: hop, Window: w, Channels: 1, Mix: true, MaxSamples: length, Output: Complex}
+				out := spectrogram(t, g, cfg, x)
+				win, bins := w.Values(n), cfg.Bins()
+				worst := 0.0
+				for f := range cfg.Frames(length) {
+					frame := make([]complex128, n)
+					for i := range frame {
+						frame[i] = complex(float64(x[f*hop+i])*win[i], 0)
+					}
+					ref := ref64(frame)
+					var num, den float64
+					for k := range bins {
+						d := complex(float64(out[2*(f*bins+k)]), float64(out[2*(f*bins+k)+1])) - ref[k]
+						num += real(d)*real(d) + imag(d)*imag(d)
+						den += real(ref[k])*real(ref[k]) + imag(ref[k])*imag(ref[k])
+					}
+					worst = max(worst, math.Sqrt(num/den))
+				}
+				// float32 rounding of the frame, the window and the FFT:
+				// measured ≤ 4e-7 on PoCL and NVIDIA
+				if worst > 1e-6 {
+					t.Errorf("n=%d hop=%d %v: relative L2 error %.3g against float64, want ≤ 1e-6", n, hop, w, worst)
+				}
+			}
+		}
+	}
+}
