@@ -340,7 +340,7 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // (each value is as accurate as the table's: a few 1e-8).
 #ifdef WIN_TERMS
 #ifndef SPEC_WIN
-#define SPEC_WIN 1
+#define SPEC_WIN 0
 #endif
 #else
 #undef SPEC_WIN

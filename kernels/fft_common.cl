@@ -236,6 +236,31 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // With paired set (the exchange before a PAIRED last stage) register r =
 // q*PER + m is read from JOF(m, t) + q*NS instead.
 #define READ_INDEX(r) (paired ? JOF((r) % PER, t) + ((r) / PER) * NS : t + (r) * T)
+// PAD_BASE (default 0; the spectrogram kernel turns it on, fft_batch.cl):
+// the exchange's padded positions as one PAD per thread (per slot, for
+// paired reads) plus compile-time offsets, instead of a signed division
+// per position (NVIDIA's PTX spent ~9 integer instructions on each of a
+// thread's 64 positions). Exact for every position the stages use:
+// writes wbase + r*wstride with wstride = 1 (wbase = t*RADIX, r < RADIX) or
+// a multiple of RADIX; reads t + r*T (t < T: with T < RADIX, t plus r*T
+// mod RADIX stays below RADIX; else RADIX divides r*T) and JOF + q*NS
+// (RADIX divides NS). PADU is PAD of a non-negative index with one shift.
+#ifndef PAD_BASE
+#ifdef KERNEL_SPECTROGRAM
+#define PAD_BASE 1
+#else
+#define PAD_BASE 0
+#endif
+#endif
+#define PADU(i) ((i) + (int)((uint)(i) >> LOG2R))
+#if PAD_BASE && !HALVES
+#define WRITE_PAD(r) (PADU(wbase) + (r) * wstride + (r) * wstride / RADIX)
+#define READ_PAD(r) (paired ? PADU(JOF((r) % PER, t)) + ((r) / PER) * NS + ((r) / PER) * NS / RADIX \
+                     : PADU(t) + (r) * T + (r) * T / RADIX)
+#else
+#define WRITE_PAD(r) PAD(wbase + (r) * wstride)
+#define READ_PAD(r) PAD(READ_INDEX(r))
+#endif
 inline void exchange(float2 *v, __local float *lre, __local float *lim,
                      int wbase, int wstride, int t, const bool paired) {
 #if HALVES
@@ -270,28 +295,28 @@ inline void exchange(float2 *v, __local float *lre, __local float *lim,
     }
 #elif SPLIT
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].x;
+    for (int r = 0; r < RADIX; r++) lre[WRITE_PAD(r)] = v[r].x;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r].x = lre[PAD(READ_INDEX(r))];
+    for (int r = 0; r < RADIX; r++) v[r].x = lre[READ_PAD(r)];
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].y;
+    for (int r = 0; r < RADIX; r++) lre[WRITE_PAD(r)] = v[r].y;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r].y = lre[PAD(READ_INDEX(r))];
+    for (int r = 0; r < RADIX; r++) v[r].y = lre[READ_PAD(r)];
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
 #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        int i = PAD(wbase + r * wstride);
+        int i = WRITE_PAD(r);
         lre[i] = v[r].x;
         lim[i] = v[r].y;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        int i = PAD(READ_INDEX(r));
+        int i = READ_PAD(r);
         v[r] = (float2)(lre[i], lim[i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
