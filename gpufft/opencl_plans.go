@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -645,8 +644,7 @@ func (p *gpuSpectrogram) init() error {
 			return err
 		}
 		fpg := framesPerGroup(g, cfg)
-		extra := append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...)
-		l, err := p.batchKernel(g, append(extra, windowDefines(cfg.Window, n)...), "spectrogram",
+		l, err := p.batchKernel(g, append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...), "spectrogram",
 			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
 		if err != nil {
 			return err
@@ -702,40 +700,6 @@ func (p *gpuSpectrogram) init() error {
 	post.intArg, post.intMul = 3, outCh // spec_post counts sequences
 	p.ls = append(append([]launch{fr}, fs...), post)
 	return nil
-}
-
-// windowDefines gives the single-pass spectrogram kernel a cosine-sum
-// window of n points as its coefficients (SPEC_WIN in fft_batch.cl, which
-// then computes the window instead of loading it): WIN_TERMS, WIN_A0…4
-// and WIN_WN1…4 = W_n^m = (cos, −sin)(2πm/n). Kaiser gets none (the
-// kernel reads the table).
-func windowDefines(w Window, n int) []string {
-	a := w.cosineTerms()
-	if a == nil {
-		return nil
-	}
-	d := []string{"WIN_TERMS=" + strconv.Itoa(len(a))}
-	for m := range 5 {
-		am := 0.0
-		if m < len(a) {
-			am = a[m]
-		}
-		d = append(d, "WIN_A"+strconv.Itoa(m)+"="+floatLiteral(am))
-		if m > 0 {
-			s, c := sincos2pi(m, n)
-			d = append(d, "WIN_WN"+strconv.Itoa(m)+"=(float2)("+floatLiteral(c)+","+floatLiteral(-s)+")")
-		}
-	}
-	return d
-}
-
-// floatLiteral is x rounded to float32 as an OpenCL C float literal.
-func floatLiteral(x float64) string {
-	s := strconv.FormatFloat(float64(float32(x)), 'g', -1, 32)
-	if !strings.ContainsAny(s, ".eE") {
-		s += ".0"
-	}
-	return s + "f"
 }
 
 func (p *gpuSpectrogram) Config() SpectrogramConfig { return p.cfg }

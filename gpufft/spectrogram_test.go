@@ -361,10 +361,9 @@ func TestBinGain(t *testing.T) {
 
 // TestSpectrogramWindows: the GPU spectrogram's complex output for every
 // window, against a float64 DFT of the frame times the float64 window
-// (Window.Values, not the float32 table): the cosine-sum windows the
-// single-pass kernel computes instead of loading (SPEC_WIN) must be as
-// exact as the table, at every radix and stage plan, on both of
-// load_frame's paths (even and odd hop), over several frames per group.
+// (Window.Values, not the float32 table), at every radix and stage plan
+// (PAD_BASE's exchange positions among them), on both of load_frame's
+// paths (even and odd hop), over several frames per group.
 func TestSpectrogramWindows(t *testing.T) {
 	g := requireGPU(t)
 	rng := rand.New(rand.NewPCG(16, 8))
@@ -392,8 +391,8 @@ func TestSpectrogramWindows(t *testing.T) {
 					worst = max(worst, math.Sqrt(num/den))
 				}
 				// float32 rounding of the frame, the window and the FFT:
-				// at most 1.8e-7 on PoCL (n = 8192); a wrong odd-sample
-				// rotation reads 0.2
+				// at most 1.8e-7 on PoCL (n = 8192); a window computed
+				// with a wrong odd-sample rotation read 0.2
 				if worst > 1e-6 {
 					t.Errorf("n=%d hop=%d %v: relative L2 error %.3g against float64, want ≤ 1e-6", n, hop, w, worst)
 				}

@@ -87,31 +87,13 @@ func (w Window) valid() bool {
 // symmetric window of n+1 points without its last point.
 func (w Window) Values(n int) []float64 {
 	v := make([]float64, n)
-	a := w.cosineTerms()
-	if a == nil {
-		kaiser.Window(v, w.Beta)
-		return v
-	}
-	for i := range v {
-		s := 0.0
-		for k, ak := range a {
-			s += ak * math.Cos(2*math.Pi*float64(k*i%n)/float64(n))
-		}
-		v[i] = s
-	}
-	return v
-}
-
-// cosineTerms returns the coefficients A_k of a cosine-sum window, w[i] =
-// Σ A_k cos(2πki/N) (the general cosine coefficients with their signs,
-// (-1)^k a_k), or nil for a window that is no cosine sum (Kaiser). The
-// spectrogram kernel computes such windows instead of loading them
-// (SPEC_WIN in fft_batch.cl).
-func (w Window) cosineTerms() []float64 {
 	var a []float64 // general cosine coefficients, w = Σ a_k (-1)^k cos(2πkn/N)
 	switch w.Kind {
 	case Rect:
-		return []float64{1}
+		for i := range v {
+			v[i] = 1
+		}
+		return v
 	case Hann:
 		a = []float64{0.5, 0.5}
 	case Hamming:
@@ -123,12 +105,21 @@ func (w Window) cosineTerms() []float64 {
 	case FlatTop:
 		a = []float64{0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368}
 	case Kaiser:
-		return nil
+		kaiser.Window(v, w.Beta)
+		return v
 	default:
 		panic(fmt.Sprintf("gpufft: invalid window kind %d", int(w.Kind)))
 	}
-	for k := 1; k < len(a); k += 2 {
-		a[k] = -a[k]
+	for i := range v {
+		s := 0.0
+		for k, ak := range a {
+			c := math.Cos(2 * math.Pi * float64(k*i%n) / float64(n))
+			if k%2 == 1 {
+				c = -c
+			}
+			s += ak * c
+		}
+		v[i] = s
 	}
-	return a
+	return v
 }

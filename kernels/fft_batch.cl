@@ -328,51 +328,6 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // shuffles move the same 4 bytes per lane per clock as local memory, and a
 // transpose across lanes takes several rounds of them, so they do not help.
 
-// SPEC_WIN (on by default where the host passes WIN_TERMS, i.e. for the
-// cosine-sum windows; Kaiser keeps the table): the window from arithmetic
-// instead of a load per sample pair. w[n] = sum_m WIN_A<m> cos(2 pi m n/N);
-// the pair of register r holds n = 2(t + r*T) and n + 1, so with 2T/N =
-// 1/RADIX, cos(m * 2 pi n/N) = Re(W_N^(2mt) * W_RADIX^(mr)) and the odd
-// sample adds the constant W_N^m (WIN_WN<m>, (cos, -sin) from the host in
-// float64). W_N^(2mt) is the split table's twr[2mt] (one load per thread
-// and term, outside the frame loop); every other factor is a compile-time
-// constant, so a sample costs 2 FMAs per term, no load and no recurrence
-// (each value is as accurate as the table's: a few 1e-8).
-#ifdef WIN_TERMS
-#ifndef SPEC_WIN
-#define SPEC_WIN 0
-#endif
-#else
-#undef SPEC_WIN
-#define SPEC_WIN 0
-#endif
-#if SPEC_WIN
-__constant float WIN_A[5] = {WIN_A0, WIN_A1, WIN_A2, WIN_A3, WIN_A4};
-__constant float2 WIN_WN[5] = {(float2)(1.0f, 0.0f), WIN_WN1, WIN_WN2, WIN_WN3, WIN_WN4};
-#define WIN_M (WIN_TERMS > 1 ? WIN_TERMS - 1 : 1)
-// win_base loads thread t's W_N^(2mt), m = 1 .. WIN_TERMS-1, into wb[m-1]
-// (twr holds W_N^j for j <= N/2; the rest by symmetry, conj(W_N^(N-j))).
-inline void win_base(float2 *wb, __global const float2 *restrict twr, int t) {
-    #pragma unroll
-    for (int m = 1; m < WIN_TERMS; m++) {
-        const int j = (2 * m * t) & (2 * LEN - 1);
-        wb[m - 1] = j <= LEN ? twr[j] : conjf2(twr[2 * LEN - j]);
-    }
-}
-// win_pair is the window at samples 2(t + r*T) and 2(t + r*T) + 1.
-inline float2 win_pair(const float2 *wb, const int r) {
-    float2 w = (float2)(WIN_A[0]);
-    #pragma unroll
-    for (int m = 1; m < WIN_TERMS; m++) {
-        const float2 k0 = WK(RADIX, m * r) * WIN_A[m];
-        const float2 k1 = cmul(WK(RADIX, m * r), WIN_WN[m]) * WIN_A[m];
-        w.x += wb[m - 1].x * k0.x - wb[m - 1].y * k0.y;
-        w.y += wb[m - 1].x * k1.x - wb[m - 1].y * k1.y;
-    }
-    return w;
-}
-#endif
-
 // load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
 // past count). Pairs are read as one 64-bit load where the frame starts on
 // an even sample (every channel, for MIX), the common case of an even hop.
@@ -424,10 +379,6 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
     const int lt = get_local_id(0);
     const int s = lt / T;
     const int t = lt - s * T;
-#if SPEC_WIN
-    float2 wb[WIN_M];
-    win_base(wb, twr, t);
-#endif
     // one frame after another: unrolled, the frames' loads and transforms
     // interleave and need 255 registers (0.61 ms against 0.51)
     #pragma unroll 1
@@ -438,15 +389,8 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
         float2 v[RADIX];
         MIRROR_DECL
         load_frame(v, src, seq, count, frames, chanStride, hop, t);
-#if SPEC_WIN
-        if (WIN_TERMS > 1) {
-            #pragma unroll
-            for (int r = 0; r < RADIX; r++) v[r] *= win_pair(wb, r);
-        }
-#else
         #pragma unroll
         for (int r = 0; r < RADIX; r++) v[r] *= win[t + r * T];
-#endif
         fft_regs(v, LRE, LIM, t, tws);
 #if PAIRED
         if (valid) {

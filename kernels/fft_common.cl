@@ -210,17 +210,23 @@ inline void dft_r(float2 *v, int R) {
 // GPUs - for multiplies. For n = 32 the chains would get four deep, so
 // there w[r] = w[8a + b] is w[8a] * w[b] from the loaded w[1..7] and
 // w[8], w[16], w[24]: one rounding deep, 10 loads.
+// TW_ALL (default 0; a tuning define): every w[r] loaded from the table
+// (one load instead of a complex multiply each), for kernels whose time
+// goes to issuing instructions rather than to loads.
+#ifndef TW_ALL
+#define TW_ALL 0
+#endif
 #define HIGHBIT(r) ((r) >= 8 ? 8 : (r) >= 4 ? 4 : (r) >= 2 ? 2 : 1)
 inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, int k, int Ns) {
     float2 w[32];
 #pragma unroll
     for (int r = 1; r < n; r++) {
         if (n <= 16) {
-            if ((r & (r - 1)) == 0)
+            if (TW_ALL || (r & (r - 1)) == 0)
                 w[r] = STAGE_TW(tw, r, k, Ns);
             else
                 w[r] = cmul(w[r - HIGHBIT(r)], w[HIGHBIT(r)]);
-        } else if (r < 8 || (r & 7) == 0) {
+        } else if (TW_ALL || r < 8 || (r & 7) == 0) {
             w[r] = STAGE_TW(tw, r, k, Ns);
         } else {
             w[r] = cmul(w[r & ~7], w[r & 7]);
@@ -378,10 +384,20 @@ inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
 }
 
 // r2c_bin2 is 2*r2c_bin (the halvings left out; callers fold them into
-// their scale).
+// their scale). The product and the sum as two FMAs per component
+// (SPLIT_FMA, default 1): written as cmul plus a sum, NVIDIA's compiler
+// kept a multiply, an FMA and an add per component.
+#ifndef SPLIT_FMA
+#define SPLIT_FMA 1
+#endif
 inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
     float2 c = conjf2(zm);
+#if SPLIT_FMA
+    const float2 e = zk + c, o = mul_mi(zk - c);
+    return (float2)(fma(w.x, o.x, fma(-w.y, o.y, e.x)), fma(w.x, o.y, fma(w.y, o.x, e.y)));
+#else
     return (zk + c) + cmul(w, mul_mi(zk - c));
+#endif
 }
 
 #ifdef OUTPUT
