@@ -733,7 +733,10 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 // 0.586 with 4 and 0.597 with 8. Groups of more than 256 items do one
 // frame: with 512 the loop leaves 128 registers per item, which spill (H200,
 // 16384/4096 at radix 16: 1.00 ms with 1, 1.05 with 4); at 256 items it
-// pays (16384/4096 at radix 32: 0.769 ms with 4, 0.872 with 1).
+// pays (16384/4096 at radix 32: 0.769 ms with 4, 0.872 with 1). Groups
+// of several sequences do one frame each: 1024/256 (8 per group) took
+// 0.584 ms with 2 and 0.571 with 4 against 0.435 with 1 (H200; 255
+// registers and spills).
 // PRISM_OPENCL_FPG overrides it (tuning aid).
 func framesPerGroup(g geom, cfg SpectrogramConfig) int {
 	if v, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_FPG")); err == nil && v >= 1 && v <= 64 {

@@ -210,23 +210,17 @@ inline void dft_r(float2 *v, int R) {
 // GPUs - for multiplies. For n = 32 the chains would get four deep, so
 // there w[r] = w[8a + b] is w[8a] * w[b] from the loaded w[1..7] and
 // w[8], w[16], w[24]: one rounding deep, 10 loads.
-// TW_ALL (default 0; a tuning define): every w[r] loaded from the table
-// (one load instead of a complex multiply each), for kernels whose time
-// goes to issuing instructions rather than to loads.
-#ifndef TW_ALL
-#define TW_ALL 0
-#endif
 #define HIGHBIT(r) ((r) >= 8 ? 8 : (r) >= 4 ? 4 : (r) >= 2 ? 2 : 1)
 inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, int k, int Ns) {
     float2 w[32];
 #pragma unroll
     for (int r = 1; r < n; r++) {
         if (n <= 16) {
-            if (TW_ALL || (r & (r - 1)) == 0)
+            if ((r & (r - 1)) == 0)
                 w[r] = STAGE_TW(tw, r, k, Ns);
             else
                 w[r] = cmul(w[r - HIGHBIT(r)], w[HIGHBIT(r)]);
-        } else if (TW_ALL || r < 8 || (r & 7) == 0) {
+        } else if (r < 8 || (r & 7) == 0) {
             w[r] = STAGE_TW(tw, r, k, Ns);
         } else {
             w[r] = cmul(w[r & ~7], w[r & 7]);
@@ -242,11 +236,16 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // With paired set (the exchange before a PAIRED last stage) register r =
 // q*PER + m is read from JOF(m, t) + q*NS instead.
 #define READ_INDEX(r) (paired ? JOF((r) % PER, t) + ((r) / PER) * NS : t + (r) * T)
-// PAD_BASE (default 0; the spectrogram kernel turns it on, fft_batch.cl):
-// the exchange's padded positions as one PAD per thread (per slot, for
-// paired reads) plus compile-time offsets, instead of a signed division
-// per position (NVIDIA's PTX spent ~9 integer instructions on each of a
-// thread's 64 positions). Exact for every position the stages use:
+// PAD_BASE (on for the spectrogram kernel, off elsewhere by default): the
+// exchange's padded positions as one PAD per thread (per slot, for paired
+// reads) plus compile-time offsets, instead of a signed division per
+// position (NVIDIA's PTX spent ~9 integer instructions on each of a
+// thread's 64 positions; SASS of the spectrogram kernels 1760 -> 1408
+// and 2576 -> 2184 instructions per thread; times in fft_batch.cl). On
+// the R2C/C2C kernels (H200, 2 alternating rounds, PRISM_OPENCL_TUNE=
+// PAD_BASE=1 / off): R2C 4096 0.145 / 0.149 ms, R2C 1024 0.144-0.146 /
+// 0.142-0.145, C2C 1024 and 4096 within 0.001. Exact for every position
+// the stages use:
 // writes wbase + r*wstride with wstride = 1 (wbase = t*RADIX, r < RADIX) or
 // a multiple of RADIX; reads t + r*T (t < T: with T < RADIX, t plus r*T
 // mod RADIX stays below RADIX; else RADIX divides r*T) and JOF + q*NS
@@ -384,11 +383,13 @@ inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
 }
 
 // r2c_bin2 is 2*r2c_bin (the halvings left out; callers fold them into
-// their scale). The product and the sum as two FMAs per component
-// (SPLIT_FMA, default 1): written as cmul plus a sum, NVIDIA's compiler
-// kept a multiply, an FMA and an add per component.
+// their scale). SPLIT_FMA: the product and the sum as two FMAs per
+// component (written as cmul plus a sum, NVIDIA's compiler keeps a
+// multiply, an FMA and an add). On from LEN 2048: H200, spectrogram
+// (PAD_BASE on, 3 alternating rounds, with / without): 4096/1024 0.479-
+// 0.480 / 0.487-0.492 ms, but 1024/256 0.382-0.387 / 0.378-0.379.
 #ifndef SPLIT_FMA
-#define SPLIT_FMA 1
+#define SPLIT_FMA (LEN >= 2048)
 #endif
 inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
     float2 c = conjf2(zm);
