@@ -236,7 +236,8 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // With paired set (the exchange before a PAIRED last stage) register r =
 // q*PER + m is read from JOF(m, t) + q*NS instead.
 #define READ_INDEX(r) (paired ? JOF((r) % PER, t) + ((r) / PER) * NS : t + (r) * T)
-// PAD_BASE (on for the spectrogram kernel, off elsewhere by default): the
+// PAD_BASE (on for the spectrogram kernel but on CPU devices, where the
+// host turns it off (padBaseDefine); off elsewhere by default): the
 // exchange's padded positions as one PAD per thread (per slot, for paired
 // reads) plus compile-time offsets, instead of a signed division per
 // position (NVIDIA's PTX spent ~9 integer instructions on each of a
