@@ -669,7 +669,8 @@ func (p *gpuSpectrogram) init() error {
 			return err
 		}
 		fpg := framesPerGroup(g, cfg)
-		l, err := p.batchKernel(g, append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...), "spectrogram",
+		extra := append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...)
+		l, err := p.batchKernel(g, append(extra, e.padBaseDefine()...), "spectrogram",
 			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
 		if err != nil {
 			return err
@@ -758,7 +759,10 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 // 0.586 with 4 and 0.597 with 8. Groups of more than 256 items do one
 // frame: with 512 the loop leaves 128 registers per item, which spill (H200,
 // 16384/4096 at radix 16: 1.00 ms with 1, 1.05 with 4); at 256 items it
-// pays (16384/4096 at radix 32: 0.769 ms with 4, 0.872 with 1).
+// pays (16384/4096 at radix 32: 0.769 ms with 4, 0.872 with 1). Groups
+// of several sequences do one frame each: 1024/256 (8 per group) took
+// 0.584 ms with 2 and 0.571 with 4 against 0.435 with 1 (H200; 255
+// registers and spills).
 // PRISM_OPENCL_FPG overrides it (tuning aid).
 func framesPerGroup(g geom, cfg SpectrogramConfig) int {
 	if v, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_FPG")); err == nil && v >= 1 && v <= 64 {
@@ -768,6 +772,23 @@ func framesPerGroup(g geom, cfg SpectrogramConfig) int {
 		return 1
 	}
 	return min(8, max(1, cfg.Size/cfg.Hop))
+}
+
+// padBaseDefine turns the spectrogram kernel's PAD_BASE (fft_common.cl,
+// on by default: the exchanges' positions as constant offsets) off on CPU
+// devices, unless $PRISM_OPENCL_TUNE sets it. PoCL here (2^22 samples, 5
+// alternating runs, old / with it / without): 4096/1024 120.5-123.5 ms /
+// 125.2-126.5 / 120.3-123.0; 1024/256 68.8-71.5 / 66.9-68.3 / as old.
+func (e *OpenCL) padBaseDefine() []string {
+	if e.info.Type != "CPU" {
+		return nil
+	}
+	for _, d := range e.tune {
+		if strings.HasPrefix(d, "PAD_BASE=") {
+			return nil
+		}
+	}
+	return []string{"PAD_BASE=0"}
 }
 
 // resident enqueues the plan's kernels on data already in the input buffer.

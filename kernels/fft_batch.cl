@@ -457,15 +457,40 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // (2048 = 32*32*2, 64 items: 0.58, also with FPG 4) and radix 64 (64*32,
 // one exchange, 32 items of 64 values: 0.64; 0.88 with one frame per
 // 32-item group): the registers cost more than the exchange saved.
-// Where the time goes: per 4096-point frame the two exchanges move 64 KB
-// through local memory and the loads (samples, window, split and stage
-// twiddles) about 58 KB through L1, the same 128 bytes per clock of each
-// SM: ~1000 clocks per frame, 0.26 ms for 2^26 samples on the H200 even if
-// everything else overlapped. A frame takes ~2000 clocks at 0.51 ms; below
-// ~0.3 ms needs fewer bytes through that path per frame (one exchange, or
-// twiddles and window from registers), not fewer instructions. Sub-group
-// shuffles move the same 4 bytes per lane per clock as local memory, and a
-// transpose across lanes takes several rounds of them, so they do not help.
+// Where the time goes (H200, SASS from ptxas -v and cuobjdump of the
+// driver's PTX): issuing instructions, not moving bytes. With PAD_BASE
+// (fft_common.cl: one PAD per thread and constant offsets for the
+// exchanges' positions) the 4096/1024 kernel went 0.513-0.516 -> 0.479-
+// 0.480 ms and 1024/256 0.419-0.420 -> 0.378-0.379 (3 alternating
+// rounds; SASS per thread 1760 -> 1408 and 2576 -> 2184 instructions,
+// registers 128 -> 96 and 108 -> 96). Now a 4096-point frame issues ~1350
+// instructions per item x 128 items, ~1350 clocks of an SM's 4 schedulers,
+// of ~1900 per frame measured (0.48 ms); its bytes through L1 and local
+// memory (~59 KB of loads, 64 KB of exchanges) take ~960 clocks, in
+// parallel. A 1024-point frame issues ~2050 x 16 (~256 clocks of ~377).
+// Two thirds of the instructions are the FFT's own float arithmetic
+// (FADD/FFMA/FMUL 1438 of 2184 at 1024); the split and dB level ~10 per
+// bin beyond that (2 FMNMX, MUFU.LG2 with its denormal test, 2 FSEL for
+// thread 0's mirrors). The floor of reading the samples once and writing
+// the rows once is 0.21 ms at this GPU's 3.83 TB/s (copy, read + write).
+// So a change pays when it removes instructions, even for more bytes.
+// Measured on the H200 and dropped for that reason (3 alternating rounds):
+// the window from arithmetic (cosine sums: twr[2mt] per thread and
+// compile-time rotations, 2 FMAs per sample and term instead of one load
+// per pair): 4096/1024 0.548-0.556 against 0.516-0.519, 1024/256 0.435-
+// 0.437 against 0.418-0.426; with it the split's constant twiddles
+// (SPEC_TWC) 0.549-0.559 and 0.444-0.450; every stage twiddle loaded
+// instead of derived by complex products (saves ~40 FP instructions per
+// item, adds loads): 0.485-0.493 against 0.479-0.480 and 0.386-0.389
+// against 0.382-0.387. At 1024/256 (S = 8), each against 0.435-0.437 in
+// the same runs (all with the window from arithmetic): FPG 2 and 4 (255
+// registers, spills) 0.584 and 0.571; groups of 64 or 256 items 0.436-
+// 0.437; radix 16 (two exchanges, 72 registers) 0.505-0.510. One exchange for
+// 4096/1024 (2048 = 32 x 64, the 64-point transforms on lane pairs with
+// a radix-2 step through shuffles) was counted, not built: it saves one
+// exchange's 32 KB (~256 LSU clocks, which overlap the issue) but adds
+// ~32 shuffles and ~64 selects per lane to an issue-bound kernel, on top
+// of radix 32's registers (2048 = 32*32*2 measured 0.58 above).
 
 // load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
 // past count). Pairs are read as one 64-bit load where the frame starts on

@@ -236,6 +236,37 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // With paired set (the exchange before a PAIRED last stage) register r =
 // q*PER + m is read from JOF(m, t) + q*NS instead.
 #define READ_INDEX(r) (paired ? JOF((r) % PER, t) + ((r) / PER) * NS : t + (r) * T)
+// PAD_BASE (on for the spectrogram kernel but on CPU devices, where the
+// host turns it off (padBaseDefine); off elsewhere by default): the
+// exchange's padded positions as one PAD per thread (per slot, for paired
+// reads) plus compile-time offsets, instead of a signed division per
+// position (NVIDIA's PTX spent ~9 integer instructions on each of a
+// thread's 64 positions; SASS of the spectrogram kernels 1760 -> 1408
+// and 2576 -> 2184 instructions per thread; times in fft_batch.cl). On
+// the R2C/C2C kernels (H200, 2 alternating rounds, PRISM_OPENCL_TUNE=
+// PAD_BASE=1 / off): R2C 4096 0.145 / 0.149 ms, R2C 1024 0.144-0.146 /
+// 0.142-0.145, C2C 1024 and 4096 within 0.001. Exact for every position
+// the stages use:
+// writes wbase + r*wstride with wstride = 1 (wbase = t*RADIX, r < RADIX) or
+// a multiple of RADIX; reads t + r*T (t < T: with T < RADIX, t plus r*T
+// mod RADIX stays below RADIX; else RADIX divides r*T) and JOF + q*NS
+// (RADIX divides NS). PADU is PAD of a non-negative index with one shift.
+#ifndef PAD_BASE
+#ifdef KERNEL_SPECTROGRAM
+#define PAD_BASE 1
+#else
+#define PAD_BASE 0
+#endif
+#endif
+#define PADU(i) ((i) + (int)((uint)(i) >> LOG2R))
+#if PAD_BASE && !HALVES
+#define WRITE_PAD(r) (PADU(wbase) + (r) * wstride + (r) * wstride / RADIX)
+#define READ_PAD(r) (paired ? PADU(JOF((r) % PER, t)) + ((r) / PER) * NS + ((r) / PER) * NS / RADIX \
+                     : PADU(t) + (r) * T + (r) * T / RADIX)
+#else
+#define WRITE_PAD(r) PAD(wbase + (r) * wstride)
+#define READ_PAD(r) PAD(READ_INDEX(r))
+#endif
 inline void exchange(float2 *v, __local float *lre, __local float *lim,
                      int wbase, int wstride, int t, const bool paired) {
 #if HALVES
@@ -270,28 +301,28 @@ inline void exchange(float2 *v, __local float *lre, __local float *lim,
     }
 #elif SPLIT
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].x;
+    for (int r = 0; r < RADIX; r++) lre[WRITE_PAD(r)] = v[r].x;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r].x = lre[PAD(READ_INDEX(r))];
+    for (int r = 0; r < RADIX; r++) v[r].x = lre[READ_PAD(r)];
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) lre[PAD(wbase + r * wstride)] = v[r].y;
+    for (int r = 0; r < RADIX; r++) lre[WRITE_PAD(r)] = v[r].y;
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int r = 0; r < RADIX; r++) v[r].y = lre[PAD(READ_INDEX(r))];
+    for (int r = 0; r < RADIX; r++) v[r].y = lre[READ_PAD(r)];
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
 #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        int i = PAD(wbase + r * wstride);
+        int i = WRITE_PAD(r);
         lre[i] = v[r].x;
         lim[i] = v[r].y;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-        int i = PAD(READ_INDEX(r));
+        int i = READ_PAD(r);
         v[r] = (float2)(lre[i], lim[i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -353,10 +384,22 @@ inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
 }
 
 // r2c_bin2 is 2*r2c_bin (the halvings left out; callers fold them into
-// their scale).
+// their scale). SPLIT_FMA: the product and the sum as two FMAs per
+// component (written as cmul plus a sum, NVIDIA's compiler keeps a
+// multiply, an FMA and an add). On from LEN 2048: H200, spectrogram
+// (PAD_BASE on, 3 alternating rounds, with / without): 4096/1024 0.479-
+// 0.480 / 0.487-0.492 ms, but 1024/256 0.382-0.387 / 0.378-0.379.
+#ifndef SPLIT_FMA
+#define SPLIT_FMA (LEN >= 2048)
+#endif
 inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
     float2 c = conjf2(zm);
+#if SPLIT_FMA
+    const float2 e = zk + c, o = mul_mi(zk - c);
+    return (float2)(fma(w.x, o.x, fma(-w.y, o.y, e.x)), fma(w.x, o.y, fma(w.y, o.x, e.y)));
+#else
     return (zk + c) + cmul(w, mul_mi(zk - c));
+#endif
 }
 
 #ifdef OUTPUT
