@@ -49,12 +49,8 @@ func (m *binMap) value(x int, db []float32) float32 {
 		t := p - float32(k)
 		return db[k] + t*(db[k+1]-db[k])
 	}
-	v := float32(math.Inf(-1))
 	lo, hi := min(int(m.lo[x]), len(db)), min(int(m.hi[x]), len(db))
-	for _, d := range db[lo:hi] {
-		v = max(v, d)
-	}
-	return v
+	return plot.MaxLevel(float32(math.Inf(-1)), db[lo:hi])
 }
 
 // width is the number of columns mapped.

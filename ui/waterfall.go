@@ -200,11 +200,7 @@ func (w *Waterfall) pooled(db []float32) []float32 {
 	w.pool = w.pool[:0]
 	for i := range n {
 		lo, hi := max(0, i*f-f/2), min(len(db), i*f+f/2+1)
-		v := db[lo]
-		for _, d := range db[lo+1 : hi] {
-			v = max(v, d)
-		}
-		w.pool = append(w.pool, v)
+		w.pool = append(w.pool, plot.MaxLevel(db[lo], db[lo+1:hi]))
 	}
 	return w.pool
 }

@@ -126,8 +126,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
-	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the run to this file")
-	traceOut := fs.String("trace", "", "write a Go execution trace of the run to this file (go tool trace)")
+	var prof profileFlags
+	prof.register(fs)
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
 	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -161,21 +161,12 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 			return ExitFailure
 		}
 	}
-	for _, rec := range []struct {
-		path  string
-		start func(io.Writer) error
-		stop  func()
-	}{{*cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile}, {*traceOut, trace.Start, trace.Stop}} {
-		if rec.path == "" {
-			continue
-		}
-		stop, err := startRecording(rec.path, rec.start, rec.stop)
-		if err != nil {
-			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
-			return ExitFailure
-		}
-		defer stop()
+	stopProfiles, err := prof.start()
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+		return ExitFailure
 	}
+	defer stopProfiles()
 	// Several GPUs only with --device all: a batch of 20 10-minute files
 	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
 	// (the GPUs idle over 95% of the time; a second context costs start-up
@@ -223,6 +214,42 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 
 // startRecording starts a CPU profile or an execution trace (start, stop)
 // into a new file at path and returns what ends it.
+// profileFlags are the --cpuprofile and --trace flags of the commands that
+// take them (analyze, capture).
+type profileFlags struct{ cpu, trace string }
+
+func (p *profileFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&p.cpu, "cpuprofile", "", "write a Go CPU profile of the run to this file")
+	fs.StringVar(&p.trace, "trace", "", "write a Go execution trace of the run to this file (go tool trace)")
+}
+
+// start begins the recordings asked for; the function it returns ends
+// them.
+func (p *profileFlags) start() (func(), error) {
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+	for _, rec := range []struct {
+		path  string
+		start func(io.Writer) error
+		stop  func()
+	}{{p.cpu, pprof.StartCPUProfile, pprof.StopCPUProfile}, {p.trace, trace.Start, trace.Stop}} {
+		if rec.path == "" {
+			continue
+		}
+		stop, err := startRecording(rec.path, rec.start, rec.stop)
+		if err != nil {
+			stopAll()
+			return nil, err
+		}
+		stops = append(stops, stop)
+	}
+	return stopAll, nil
+}
+
 func startRecording(path string, start func(io.Writer) error, stop func()) (func(), error) {
 	f, err := os.Create(path)
 	if err != nil {

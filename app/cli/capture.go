@@ -24,6 +24,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
+	var prof profileFlags
+	prof.register(fs)
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -57,6 +59,12 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if notice != "" {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
+	stopProfiles, err := prof.start()
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+		return ExitFailure
+	}
+	defer stopProfiles()
 	sess, ok := openSession("capture", af.engine, af.device, *quiet, stderr)
 	if !ok {
 		return ExitFailure

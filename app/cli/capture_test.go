@@ -47,12 +47,21 @@ func captureRate(t *testing.T) int {
 
 func TestCaptureCommandGenerator(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "gen.png")
-	code, msg := runCLI("capture", "-o", out, "--seconds", "1", "--generator", "sweep:100:10000:-12:1", "--engine", "cpu", "--quiet", "--width", "200", "--height", "100", "--stats")
+	prof := filepath.Join(t.TempDir(), "cap.pprof")
+	code, msg := runCLI("capture", "-o", out, "--seconds", "1", "--generator", "sweep:100:10000:-12:1", "--engine", "cpu", "--quiet", "--width", "200", "--height", "100", "--stats",
+		"--cpuprofile", prof)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, msg)
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Error(err)
+	}
+	// the profile is written and complete: a gzip stream (pprof's format)
+	if b, err := os.ReadFile(prof); err != nil || len(b) < 20 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("--cpuprofile: %d bytes, %v", len(b), err)
+	}
+	if code, _ := runCLI("capture", "-o", out, "--seconds", "1", "--generator", "sine:1000:-6", "--quiet", "--cpuprofile", filepath.Join(t.TempDir(), "no", "dir", "p")); code != 1 {
+		t.Errorf("an unwritable profile: exit %d, want 1", code)
 	}
 	for _, bad := range [][]string{
 		{"capture", "-o", out, "--seconds", "0"},

@@ -263,9 +263,7 @@ func (p *imageRows) column(col int, db []float32) {
 	rows := p.layout.Rows()
 	pix := p.pix[col*rows : (col+1)*rows]
 	for r := range pix {
-		for _, v := range db[p.lo[r]:p.hi[r]] {
-			pix[r] = max(pix[r], v)
-		}
+		pix[r] = plot.MaxLevel(pix[r], db[p.lo[r]:p.hi[r]])
 	}
 }
 

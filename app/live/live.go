@@ -97,8 +97,10 @@ type Live struct {
 	// whose frames count the frames lost to overwritten input too). The
 	// output is valid during the call.
 	onBatch func(out *gpufft.LiveOutput)
-	// traceAt is when the traces last crossed back from the engine
-	traceAt time.Time
+	// traceAt is when the traces last crossed back from the engine;
+	// traceEvery how often they do (traceInterval, for these settings)
+	traceAt    time.Time
+	traceEvery time.Duration
 
 	pub    published  // copies for other goroutines, under their own lock
 	recd   *recording // the full-resolution recording (record.go), nil: none
@@ -165,7 +167,7 @@ func (l *Live) configure(s LiveSettings) error {
 	l.shadow.gen++
 	l.shadow.cfg = cfg
 	l.post = post
-	l.traceAt = time.Time{}
+	l.traceAt, l.traceEvery = time.Time{}, traceInterval(geo.Bins(), r.outCh)
 	l.pub.reset(geo, r.outCh, s.History, columnFrames(geo), s.Columns == nil)
 	l.stats.setGeometry(geo)
 	l.reconfigureRecording(prev)
@@ -349,7 +351,7 @@ func (l *Live) Step() (int, error) {
 	samples := r.set.FFT + (frames-1)*r.set.Hop
 	start := time.Now()
 	src := r.packed(samples)
-	traces := start.Sub(l.traceAt) >= traceInterval
+	traces := start.Sub(l.traceAt) >= l.traceEvery
 	first := r.lostFrames + l.post.frames
 	if _, err := r.plan.Execute(r.out, src, int64(first), traces); err != nil {
 		return 0, l.engineFailed(err)
@@ -391,9 +393,21 @@ func (l *Live) engineFailed(err error) error {
 func (l *Live) Frames() uint64 { return l.pub.frameCount() }
 
 // traceInterval is how often the traces (latest spectrum, averages,
-// holds) cross back from the engine: a display's frame rate. The state
-// they show is updated on the engine with every frame in between.
-const traceInterval = 15 * time.Millisecond
+// holds) of bins bins on outCh output channels cross back from the
+// engine: a display's frame rate (every 15 ms), or less often where they
+// are large, so that at most traceBytesPerSecond of them cross a second.
+// The state they show is updated on the engine with every frame in
+// between. At 2^20 points, 8 channels and the mix, a crossing is 113 MB;
+// every 15 ms that was 7.5 GB/s of copies (H200, 192 kHz × 8, hop 1024:
+// batches of 17-19 ms and latency p50 45-50 ms, against 6-7 ms and 11-15
+// ms every 105 ms).
+func traceInterval(bins, outCh int) time.Duration {
+	bytes := float64(gpufft.NumTraces * 4 * bins * outCh)
+	return max(15*time.Millisecond, time.Duration(bytes/traceBytesPerSecond*float64(time.Second)))
+}
+
+// traceBytesPerSecond bounds the traces' crossings (traceInterval).
+const traceBytesPerSecond = 1 << 30
 
 // Close stops the background timing and releases the plan (not the
 // recorder or the engines). The engine goroutine calls it, after Run has

@@ -168,3 +168,26 @@ func BenchmarkLatest(b *testing.B) {
 		})
 	}
 }
+
+// TestTraceInterval: the traces cross back every 15 ms up to sizes whose
+// crossings would pass traceBytesPerSecond, and then as often as it
+// allows (a display's frame rate at the usual sizes; 2^20 points on 8
+// channels and the mix: 113 MB a crossing, about 9 a second).
+func TestTraceInterval(t *testing.T) {
+	for _, c := range []struct {
+		fft, outCh int
+		want       time.Duration
+	}{
+		{4096, 3, 15 * time.Millisecond},
+		{65536, 3, 15 * time.Millisecond},
+		{1 << 20, 3, 35 * time.Millisecond},  // 37.7 MB
+		{1 << 20, 9, 105 * time.Millisecond}, // 113 MB
+		{1 << 18, 9, 26 * time.Millisecond},  // 28 MB
+	} {
+		got := traceInterval(c.fft/2+1, c.outCh)
+		bytes := float64(6 * 4 * (c.fft/2 + 1) * c.outCh)
+		if d := got - c.want; d < -time.Millisecond || d > time.Millisecond || bytes/got.Seconds() > traceBytesPerSecond*1.0001 {
+			t.Errorf("N=%d, %d outputs: every %v, want %v", c.fft, c.outCh, got, c.want)
+		}
+	}
+}

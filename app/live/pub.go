@@ -15,7 +15,8 @@ import (
 // LongAvg is the long-term average: the power mean of every frame since
 // the settings were last applied (Apply, which the window's reset does).
 // The traces are the engine's state as it last sent them back: every
-// 15 ms (a display's frame rate), so at most that much older than the
+// 15 ms (a display's frame rate; less often at the largest sizes and
+// channel counts, traceInterval), so at most that much older than the
 // newest batch; every frame in between is in them. LongFrames is the
 // number of frames LongAvg holds (it covers LongFrames·Hop/Rate seconds).
 //

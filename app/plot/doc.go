@@ -1,7 +1,8 @@
 // Package plot draws what Prism shows: frequency axes (lin, log, mel) and
 // their mapping to pixel rows and FFT bins, tick positions and labels for
 // frequency, time and dB, the colormaps with the one rule that turns a
-// level into a colour, and the spectrogram image with its axes and
+// level into a colour, the one rule that folds levels into a pixel (by
+// maximum, MaxLevel), and the spectrogram image with its axes and
 // colorbar that `prism analyze`, `prism capture` and the window's exports
 // write.
 //
