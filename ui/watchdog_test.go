@@ -1,55 +1,44 @@
 package ui
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader on two
-// goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+// reports is a writer that hands each write to the test.
+type reports chan string
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+func (r reports) Write(p []byte) (int, error) {
+	r <- string(p)
+	return len(p), nil
 }
 
 // TestWatchdog: a tick that stops running is reported once per stall,
 // with every goroutine's stack (this test's among them); ticks in time
 // are not reported.
 func TestWatchdog(t *testing.T) {
-	var out lockedBuffer
+	out := make(reports, 10)
 	var d watchdog
-	d.start(&out, 500*time.Millisecond)
+	d.start(out, 500*time.Millisecond)
 	defer d.close()
 	for range 20 { // ticking 50 times as often as needed: nothing to say
 		time.Sleep(10 * time.Millisecond)
 		d.ticked()
 	}
-	if s := out.String(); s != "" {
-		t.Fatalf("reported while ticking: %q", s)
+	if len(out) != 0 {
+		t.Fatalf("reported while ticking: %q", <-out)
 	}
 	time.Sleep(1500 * time.Millisecond) // one stall, three times as long as allowed
-	s := out.String()
-	if strings.Count(s, "has not run for") != 1 || !strings.Contains(s, "TestWatchdog") {
-		t.Errorf("one stall: %d reports, this test's stack %v", strings.Count(s, "has not run for"), strings.Contains(s, "TestWatchdog"))
+	if n := len(out); n != 1 {
+		t.Fatalf("one stall: %d reports", n)
+	}
+	if s := <-out; !strings.Contains(s, "has not run for") || !strings.Contains(s, "TestWatchdog") {
+		t.Errorf("the report does not give this test's stack:\n%.300s", s)
 	}
 	d.ticked()
 	time.Sleep(1500 * time.Millisecond) // a second stall
-	if n := strings.Count(out.String(), "has not run for"); n != 2 {
-		t.Errorf("two stalls: %d reports", n)
+	if n := len(out); n != 1 {
+		t.Errorf("a second stall: %d reports", n)
 	}
 }
