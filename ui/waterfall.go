@@ -126,12 +126,11 @@ func (w *Waterfall) SetDark(dark bool) { w.dark = dark }
 // Rows is how many rows of history the waterfall holds.
 func (w *Waterfall) Rows() int { return w.rows }
 
-// pullBins bounds the bins one Pull reads and folds (8 columns of a
+// pullBins bounds the bins one Pull reads and folds (7 columns of a
 // 2^20-point FFT, 256 of 16384): the window's tick stays short at any FFT
-// size. A waterfall that falls further behind than the analysis keeps
-// columns skips to the oldest kept (Live.Columns); the window's tick does
-// not wait for it (at 2^20 points on 2 cores under the race detector,
-// catching up at once once stopped the window drawing for 5 s).
+// size, where catching up on every new column at once scanned each in
+// full within one tick. A waterfall that falls further behind than the
+// analysis keeps columns skips to the oldest kept (Live.Columns).
 const pullBins = 1 << 22
 
 // Pull folds the columns output channel c gained since the last call into
