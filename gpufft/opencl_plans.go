@@ -210,10 +210,7 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 // fft_batch.cl. PRISM_OPENCL_STAGE_ST and PRISM_OPENCL_STHINT (0 or 1)
 // set either for every kernel (tuning aids).
 func (e *OpenCL) storeDefines(g geom, name string) []string {
-	var defs []string
-	if strings.Contains(e.info.Platform, "NVIDIA") {
-		defs = append(defs, "NV_PTX=1")
-	}
+	defs := e.ptxDefine()
 	stage, hint := false, name == "fft_r2c" && g.halves
 	if v := os.Getenv("PRISM_OPENCL_STAGE_ST"); v == "0" || v == "1" {
 		stage = v == "1"
@@ -222,6 +219,15 @@ func (e *OpenCL) storeDefines(g geom, name string) []string {
 		hint = v == "1"
 	}
 	return append(defs, "STAGE_ST="+b01(stage), "STHINT="+b01(hint))
+}
+
+// ptxDefine is NV_PTX=1 on NVIDIA's platform, whose compiler takes inline
+// PTX (the cache hints of fft_common.cl's ld_hint and st_hint), else none.
+func (e *OpenCL) ptxDefine() []string {
+	if strings.Contains(e.info.Platform, "NVIDIA") {
+		return []string{"NV_PTX=1"}
+	}
+	return nil
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.
@@ -297,7 +303,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
 			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()), "SLOT_FAST="+b01(slot))
 		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
-		defs = append(defs, e.tune...)
+		defs = append(append(defs, e.ptxDefine()...), e.tune...)
 		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
 			int64(0), io.hop, int32(0))
 		if err != nil {

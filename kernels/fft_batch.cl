@@ -74,11 +74,9 @@
     const int seq = grp * S + s;                    \
     const bool valid = seq < count;
 
-// Streaming accesses of the C2C and R2C kernels' inputs and outputs. With
-// NV_PTX (set by the host for NVIDIA's platform only: inline PTX) LDHINT
-// picks the load's cache operator (1 ld.global.nc.L1::no_allocate, 2
-// ld.global.cs, 3 ld.global.nc) and STHINT the store's (1 st.global.cs,
-// evict-first); elsewhere, or at 0, plain loads and stores.
+// Streaming accesses of the C2C and R2C kernels' inputs and outputs:
+// LDHINT and STHINT are the load's and the store's cache hint (ld_hint and
+// st_hint in fft_common.cl; 0 plain, the default).
 // COPY_ONLY (a measuring aid, never a result): 1 leaves the transform out
 // (the same loads, split and stores: the kernel's memory floor), 2 also
 // stores R2C rows LEN apart without bin LEN (16-byte aligned rows).
@@ -109,9 +107,6 @@
 //   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
 //   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
 //   4096 0.145, 16384 0.201.
-#ifndef NV_PTX
-#define NV_PTX 0
-#endif
 #ifndef LDHINT
 #define LDHINT 0
 #endif
@@ -121,26 +116,9 @@
 #ifndef COPY_ONLY
 #define COPY_ONLY 0
 #endif
-inline float2 ld_stream(__global const float2 *p) {
-    float2 x;
-#if NV_PTX && LDHINT == 1
-    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#elif NV_PTX && LDHINT == 2
-    asm("ld.global.cs.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#elif NV_PTX && LDHINT == 3
-    asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#else
-    x = *p;
-#endif
-    return x;
-}
-inline void st_stream(__global float2 *p, float2 x) {
-#if NV_PTX && STHINT == 1
-    asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
-#else
-    *p = x;
-#endif
-}
+// (ld_hint and st_hint: fft_common.cl)
+inline float2 ld_stream(__global const float2 *p) { return ld_hint(p, LDHINT); }
+inline void st_stream(__global float2 *p, float2 x) { st_hint(p, x, STHINT); }
 #if COPY_ONLY
 #define FFT_REGS(v, lre, lim, t, tws)
 #else

@@ -61,6 +61,41 @@
 #ifndef OUT_MODE
 #define OUT_MODE 0
 #endif
+// Measuring aids and cache hints (PRISM_OPENCL_TUNE defines; all 0, off,
+// by default). Pass 1 is the pass with TWIDDLE4, pass 2 the other.
+//   P_COPY   1 leaves the transform and the four-step twiddle out: the
+//            pass's own loads, staging and stores, its memory floor
+//   P2_REV   pass 2 takes its groups in reverse order, starting on the
+//            items pass 1 wrote last (which may still be in L2)
+//   P1_LD, P1_ST, P2_LD, P2_ST  the cache hint (ld_hint, st_hint in
+//            fft_common.cl) of pass 1's or pass 2's complex loads from
+//            global memory (IN_MODE 0) and its stores to it
+#ifndef P_COPY
+#define P_COPY 0
+#endif
+#ifndef P2_REV
+#define P2_REV 0
+#endif
+#ifndef P1_LD
+#define P1_LD 0
+#endif
+#ifndef P1_ST
+#define P1_ST 0
+#endif
+#ifndef P2_LD
+#define P2_LD 0
+#endif
+#ifndef P2_ST
+#define P2_ST 0
+#endif
+#if TWIDDLE4
+#define PASS_LD P1_LD
+#define PASS_ST P1_ST
+#else
+#define PASS_LD P2_LD
+#define PASS_ST P2_ST
+#endif
+
 #if IN_MODE == 1
 #define PASS_SRC_T float
 #else
@@ -111,7 +146,7 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
     float2 o = cmul(conjf2(aux[pos]), (xk - xm) * 0.5f);
     return conjf2(e + (float2)(-o.y, o.x));
 #else
-    return src[item * NTOT + pos];
+    return ld_hint(src + item * NTOT + pos, PASS_LD);
 #endif
 }
 
@@ -166,7 +201,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     const int s = lt / T;
     const int t = lt - s * T;
 #endif
-    const size_t grp = get_group_id(0);
+    const size_t grp = P2_REV && !TWIDDLE4 ? get_num_groups(0) - 1 - get_group_id(0) : get_group_id(0);
     const size_t item = grp / (SEQS / S);
     const int g = (int)(grp - item * (SEQS / S));
 #if OUT_MODE
@@ -210,9 +245,11 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     for (int r = 0; r < RADIX; r++) v[r] = conjf2(v[r]);
 #endif
 
+#if !P_COPY
     fft_regs(v, lre, lim, t, tws);
+#endif
 
-#if TWIDDLE4
+#if TWIDDLE4 && !P_COPY
     // W_NTOT^(q*e) for e = t + r*T as W^(q*t) * W^(q*T*r): one scattered
     // load per work-item, and RADIX loads shared by the warp's lanes of one
     // sequence (one transaction each) instead of RADIX scattered ones.
@@ -228,9 +265,9 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #endif
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-#if TWIDDLE4 && SLOT_FAST
+#if TWIDDLE4 && SLOT_FAST && !P_COPY
         v[r] = cmul(v[r], r > 0 ? TW4_SMALL((q * (t + r * T)) & (NTOT - 1)) : wt);
-#elif TWIDDLE4
+#elif TWIDDLE4 && !P_COPY
         if (r > 0) v[r] = cmul(v[r], cmul(wt, tw4[(q * T * r) & (NTOT - 1)]));
         else v[r] = cmul(v[r], wt);
 #endif
@@ -242,7 +279,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #if SLOT_FAST
     __global float2 *out = (__global float2 *)dstv + item * NTOT;
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) out[(size_t)SEQ_OF(s) + (size_t)(t + r * T) * ES_OUT] = v[r];
+    for (int r = 0; r < RADIX; r++) st_hint(out + (size_t)SEQ_OF(s) + (size_t)(t + r * T) * ES_OUT, v[r], PASS_ST);
 #else
     // results to local memory
     #pragma unroll
@@ -305,7 +342,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
         float2 X = r2c_bin(zk[j], zm[j], aux[k]);
 #endif
 #if OUT_MODE == 1
-        ((__global float2 *)dstv)[row + k] = X;
+        st_hint((__global float2 *)dstv + row + k, X, PASS_ST);
         if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f));
 #else
         store_bin(dstv, row + k, k, X, scale, gain);
@@ -326,7 +363,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     #pragma unroll
     for (int j = 0; j < RADIX; j++) {
         const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
-        out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] = st[j];
+        st_hint(out + (size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT, st[j], PASS_ST);
     }
 #endif
 #endif
