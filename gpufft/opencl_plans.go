@@ -230,6 +230,29 @@ func (e *OpenCL) ptxDefine() []string {
 	return nil
 }
 
+// passDefines are the defines that choose how a four-step pass (pass 1:
+// the one with the four-step twiddle, of length n) orders its groups and
+// stores (fft_passes.cl), in a C2C or R2C plan when plain: on GPUs pass 2
+// takes its groups in reverse order (P2_REV: it starts on the items pass 1
+// wrote last, some of them still in L2), and on NVIDIA's platform pass 1
+// of 256 points stores evict-first (P1_ST=1). The numbers are in
+// fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST (0 or 1) set
+// either for every pass of every plan (tuning aids).
+func (e *OpenCL) passDefines(pass1 bool, n int, plain bool) []string {
+	if pass1 {
+		st := plain && n == 256 && len(e.ptxDefine()) > 0
+		if v := os.Getenv("PRISM_OPENCL_P1ST"); v == "0" || v == "1" {
+			st = v == "1"
+		}
+		return []string{"P1_ST=" + b01(st)}
+	}
+	rev := plain && e.info.Type == "GPU"
+	if v := os.Getenv("PRISM_OPENCL_P2REV"); v == "0" || v == "1" {
+		rev = v == "1"
+	}
+	return []string{"P2_REV=" + b01(rev)}
+}
+
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.
 func (b *gpuBase) elemKernel(length int, extra []string, name string, perUnit int, args ...any) (launch, error) {
 	defs := append(geom{len: length, radix: 2, s: 1}.defines(), extra...)
@@ -286,6 +309,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 		}
 		return m
 	}
+	plain := io.in == 0 && io.out != 2 // C2C or R2C (the pass rule's plans)
 	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, inMode, outMode int, in, out, aux cl.Mem) (launch, error) {
 		g := e.passGeom(length, outMode != 0)
 		slot := ssIn == 1 && ssOut == 1 && outMode == 0 && slotFast()
@@ -303,7 +327,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
 			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()), "SLOT_FAST="+b01(slot))
 		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
-		defs = append(append(defs, e.ptxDefine()...), e.tune...)
+		defs = append(append(append(defs, e.ptxDefine()...), e.passDefines(twiddle4, length, plain)...), e.tune...)
 		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
 			int64(0), io.hop, int32(0))
 		if err != nil {
