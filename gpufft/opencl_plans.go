@@ -287,7 +287,11 @@ const (
 // can do the split).
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	A, B := fourStepSplit(n, io.out != 0)
+	smallA := io.out != 0
+	if v := os.Getenv("PRISM_OPENCL_SMALL_A"); v == "0" || v == "1" { // tuning aid: the complex plans' split either way round
+		smallA = smallA || v == "1"
+	}
+	A, B := fourStepSplit(n, smallA)
 	// W_n^i for i < n, then the two-level tables pass 1 reads
 	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
 	lo := 1 << (bitsLen(n) / 2) // 2^⌈log2(n)/2⌉
