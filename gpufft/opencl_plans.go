@@ -235,12 +235,12 @@ func (e *OpenCL) ptxDefine() []string {
 // stores (fft_passes.cl), in a C2C or R2C plan when plain: on GPUs pass 2
 // takes its groups in reverse order (P2_REV: it starts on the items pass 1
 // wrote last, some of them still in L2), and on NVIDIA's platform pass 1
-// of 256 points stores evict-first (P1_ST=1). The numbers are in
-// fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST (0 or 1) set
+// of 256 or 512 points stores evict-first (P1_ST=1; at 128 and 1024 it
+// measured slower). The numbers are in fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST (0 or 1) set
 // either for every pass of every plan (tuning aids).
 func (e *OpenCL) passDefines(pass1 bool, n int, plain bool) []string {
 	if pass1 {
-		st := plain && n == 256 && len(e.ptxDefine()) > 0
+		st := plain && (n == 256 || n == 512) && len(e.ptxDefine()) > 0
 		if v := os.Getenv("PRISM_OPENCL_P1ST"); v == "0" || v == "1" {
 			st = v == "1"
 		}
@@ -287,10 +287,7 @@ const (
 // can do the split).
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	smallA := io.out != 0
-	if v := os.Getenv("PRISM_OPENCL_SMALL_A"); v == "0" || v == "1" { // tuning aid: the complex plans' split either way round
-		smallA = smallA || v == "1"
-	}
+	smallA := io.out != 0 || os.Getenv("PRISM_OPENCL_SMALL_A") == "1" // the variable: a tuning aid for the complex plans
 	A, B := fourStepSplit(n, smallA)
 	// W_n^i for i < n, then the two-level tables pass 1 reads
 	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.

@@ -31,6 +31,13 @@ import (
 // without the loop, 0.525 with two looping groups per SM, against 0.208.
 // The spills cost more than the occupancy gains; a capped 512-item HALVES
 // kernel (96 registers) also failed to launch (CL_OUT_OF_RESOURCES).
+// Again on R2C 16384 (device events; numbers in fft_batch.cl): caps of
+// 104-128 registers and .minnctapersm 2 at 256 items, 56 and 64 at 512,
+// all slower than uncapped; looping in two groups per SM 2.5-3.4 times
+// slower, so the second group never became resident beside the first
+// (also at 120 or fewer registers, within the 64K of an SM); the
+// "two looping groups per SM" above (0.525) most likely ran one at a
+// time as well.
 
 var (
 	maxnregDefine = regexp.MustCompile(`-D NV_MAXNREG=([0-9]+)\b`)

@@ -107,6 +107,34 @@
 //   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
 //   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
 //   4096 0.145, 16384 0.201.
+// R2C 16384 (LEN 8192) in other geometries, measured on the H200 and
+// dropped (device events, 2^26 samples per call, 2 alternating rounds;
+// the default, radix 32 in 256 items looping in one group per SM: 0.203-
+// 0.205 ms, its COPY_ONLY floor 0.167; cuFFT 0.184):
+//   512 items of 16 values (PRISM_OPENCL_RADIX=16: 8192 = 16*16*16*2,
+//   three exchanges; 107 registers, one group per SM): 0.245 ms, 0.283
+//   looping, 0.244 with STHINT; its COPY_ONLY floor 0.171 looping, 0.140
+//   not (a copy with few registers and no exchanges fits several groups
+//   per SM: not the kernel's occupancy). 1024 items of 8 (RADIX=8, 53
+//   registers): 0.293 (floor 0.139 likewise).
+//   Two groups per SM by a register budget (gpufft's ptxcap.go): 256
+//   items at .maxnreg 128 (224 bytes spilled) 0.220-0.223, .minnctapersm
+//   2 (128 registers, 224 bytes) 0.220-0.221, 120 (380 bytes) 0.245-
+//   0.249, 112 (520) 0.272-0.274, 104 0.329-0.331; 512 items of 16 at 64
+//   (184 bytes) 0.251-0.252, at 56 (420) 0.353. Looping in two groups per
+//   SM took 2.5-3.4 times as long (120: 0.571, 112: 0.599, .minnctapersm
+//   2: 0.519, 512 items at 56: 0.698): the second group never became
+//   resident beside the first, so the capped kernels ran one group per
+//   SM with only the spills. What keeps it out (the 34 KB of local memory
+//   per group against the driver's shared-memory split, or the rebuild
+//   from PTX: COPY_ONLY at 512 items capped at 64 measured 0.166 against
+//   0.140 uncapped, and at 256 items capped at 120, looping in two
+//   groups, 0.216) is not established.
+//   So the 8192-point transform stays unhidden under the traffic: one
+//   group per SM cannot overlap one sequence's transform with another's
+//   loads, and every geometry measured with more warps per SM paid more in
+//   exchanges or spills than it gained. Left: a transform whose registers
+//   and local memory let two groups share an SM without a cap.
 #ifndef LDHINT
 #define LDHINT 0
 #endif

@@ -379,14 +379,11 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
 // NVIDIA's platform only: inline PTX) ld_hint's h picks the load's cache
 // operator (1 ld.global.nc.L1::no_allocate, 2 ld.global.cs, 3
 // ld.global.nc) and st_hint's h the store's (1 st.global.cs, evict-first);
-// elsewhere, or at 0, plain loads and stores. With NV_L2HINT also the L2
-// eviction priorities (ld_hint 4: .L2::evict_first, st_hint 2:
-// .L2::evict_last), a measuring aid kept out of every other build.
+// elsewhere, or at 0, plain loads and stores. (An L2 eviction priority,
+// ld.global.L2::evict_first, is refused by ptxas on a .v2.f32 load: it
+// takes .v8.b32 or .v4.b64 only.)
 #ifndef NV_PTX
 #define NV_PTX 0
-#endif
-#ifndef NV_L2HINT
-#define NV_L2HINT 0
 #endif
 inline float2 ld_hint(__global const float2 *p, const int h) {
     float2 x;
@@ -397,10 +394,6 @@ inline float2 ld_hint(__global const float2 *p, const int h) {
         asm("ld.global.cs.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
     else if (h == 3)
         asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#if NV_L2HINT
-    else if (h == 4)
-        asm("ld.global.L2::evict_first.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#endif
     else
         x = *p;
 #else
@@ -412,10 +405,6 @@ inline void st_hint(__global float2 *p, float2 x, const int h) {
 #if NV_PTX
     if (h == 1)
         asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
-#if NV_L2HINT
-    else if (h == 2)
-        asm volatile("st.global.L2::evict_last.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
-#endif
     else
         *p = x;
 #else

@@ -61,15 +61,42 @@
 #ifndef OUT_MODE
 #define OUT_MODE 0
 #endif
-// Measuring aids and cache hints (PRISM_OPENCL_TUNE defines; all 0, off,
-// by default). Pass 1 is the pass with TWIDDLE4, pass 2 the other.
+// The pass order, cache hints and a measuring aid. Pass 1 is the pass
+// with TWIDDLE4, pass 2 the other. The host sets P2_REV and P1_ST (gpufft's
+// passDefines: P2_REV for C2C and R2C on GPUs, P1_ST=1 for their first
+// passes of 256 and 512 points on NVIDIA); the others are PRISM_OPENCL_TUNE
+// defines. All 0 by default.
 //   P_COPY   1 leaves the transform and the four-step twiddle out: the
 //            pass's own loads, staging and stores, its memory floor
 //   P2_REV   pass 2 takes its groups in reverse order, starting on the
-//            items pass 1 wrote last (which may still be in L2)
+//            items pass 1 wrote last, some of them still in L2
 //   P1_LD, P1_ST, P2_LD, P2_ST  the cache hint (ld_hint, st_hint in
 //            fft_common.cl) of pass 1's or pass 2's complex loads from
 //            global memory (IN_MODE 0) and its stores to it
+// Measured on the H200 (2^26 samples per call, device events per launch,
+// pass 1 / pass 2 ms; 2 alternating rounds, the rule 3):
+//   P_COPY: C2C 32768 0.137 / 0.135 against 0.138-0.139 / 0.134, C2C
+//   65536 0.142 / 0.135 against 0.148-0.150 / 0.135: every pass moves its
+//   512 MB at the copy's 3.8-3.9 TB/s, so C2C 32768 is at its two-pass
+//   floor (cuFFT 0.268-0.269). (R2C 65536's split pass measured slower
+//   without its transform, 0.222 against 0.186: no floor for it.)
+//   The rule (P2_REV with P1_ST as adopted / neither): C2C 32768 0.2695-
+//   0.2704 ms / 0.2723-0.2740 (pass 2 0.1327 / 0.1342-0.1349; cuFFT
+//   0.2680), C2C 65536 0.2749-0.2763 / 0.2832-0.2843 (cuFFT 0.3026), R2C
+//   65536 0.3267-0.3274 / 0.3325-0.3333 (cuFFT 0.3301), R2C 2^20 0.4576-
+//   0.4592 / 0.4607-0.4634, C2C 2^20 equal. P1_ST alone is faster where
+//   pass 1 has 256 points (C2C 65536 pass 1 0.141-0.144 against 0.148-
+//   0.150, R2C 65536 0.143-0.144 against 0.146-0.149) or 512 (one round: C2C
+//   2^18 0.178 against 0.188-0.189, R2C 2^18 0.179 against 0.192-0.193;
+//   totals 0.326 against 0.336-0.337 and 0.371 against 0.384), slower at
+//   128 (C2C 32768 0.142-0.144 against 0.136-0.140) and 1024 (C2C 2^20
+//   0.243 against 0.215-0.217, R2C 2^20 0.241 against 0.224-0.226).
+//   Dropped: P1_LD=2 (ld.global.cs) slower, pass 1 of C2C 32768 0.153-
+//   0.154 against 0.138, C2C 65536 0.157 against 0.149, R2C 65536 0.156
+//   against 0.147-0.149; P2_LD=2 pass 2 0.141-0.142 against 0.134-0.135;
+//   P2_ST=1 equal or slower (C2C 32768 0.135-0.136, R2C 65536 0.186-
+//   0.188); C2C 32768 split the other way round (pass 1 of 256 points,
+//   PRISM_OPENCL_SMALL_A=1) 0.277-0.278, 0.281 without P1_ST.
 #ifndef P_COPY
 #define P_COPY 0
 #endif
