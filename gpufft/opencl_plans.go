@@ -232,12 +232,13 @@ func (e *OpenCL) ptxDefine() []string {
 
 // passDefines are the defines that choose how a four-step pass (pass 1:
 // the one with the four-step twiddle, of length n) orders its groups and
-// stores (fft_passes.cl), in a C2C or R2C plan when plain: on GPUs pass 2
-// takes its groups in reverse order (P2_REV: it starts on the items pass 1
-// wrote last, some of them still in L2), and on NVIDIA's platform pass 1
-// of 256 or 512 points stores evict-first (P1_ST=1; at 128 and 1024 it
-// measured slower). The numbers are in fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST (0 or 1) set
-// either for every pass of every plan (tuning aids).
+// stores (fft_passes.cl) where plain (the passes read complex input and
+// write no spectrogram: C2C, R2C): on GPUs pass 2 takes its groups in
+// reverse order (P2_REV: it starts on the items pass 1 wrote last, some of
+// them still in L2), and on NVIDIA's platform pass 1 of 256 or 512 points
+// stores evict-first (P1_ST=1; at 128 and 1024 it measured slower). The
+// numbers are in fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST
+// (0 or 1) set either for every pass of every plan (tuning aids).
 func (e *OpenCL) passDefines(pass1 bool, n int, plain bool) []string {
 	if pass1 {
 		st := plain && (n == 256 || n == 512) && len(e.ptxDefine()) > 0
@@ -310,7 +311,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 		}
 		return m
 	}
-	plain := io.in == 0 && io.out != 2 // C2C or R2C (the pass rule's plans)
+	plain := io.in == 0 && io.out != 2 // complex input, no spectrogram output (passDefines)
 	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, inMode, outMode int, in, out, aux cl.Mem) (launch, error) {
 		g := e.passGeom(length, outMode != 0)
 		slot := ssIn == 1 && ssOut == 1 && outMode == 0 && slotFast()
