@@ -59,9 +59,13 @@
 // -cl-nv-verbose; NVIDIA's compiler on the H200 takes
 // -cl-nv-maxrregcount=N but ignores it and refuses "-cl-nv-maxrregcount
 // N"; PRISM_OPENCL_TUNE=NV_MAXNREG=N caps registers instead, by
-// rebuilding a program's PTX with .maxnreg N: ptxcap.go),
+// rebuilding a program's PTX with .maxnreg N, and NV_MINCTAS=K asks for K
+// resident groups per multiprocessor by .minnctapersm K: ptxcap.go),
 // PRISM_OPENCL_STAGE_ST and PRISM_OPENCL_STHINT (0/1: how single-pass
-// kernels store, see storeDefines), PRISM_OPENCL_BUILDLOG (print
+// kernels store, see storeDefines), PRISM_OPENCL_P2REV and
+// PRISM_OPENCL_P1ST (0/1: the four-step passes' order and stores, see
+// passDefines), PRISM_OPENCL_SMALL_A (1: complex four-step plans with the
+// smaller second pass), PRISM_OPENCL_BUILDLOG (print
 // every build log) and
 // PRISM_OPENCL_DUMP (a directory for the device binaries: PTX on NVIDIA).
 //

@@ -220,3 +220,65 @@ func TestFourStepSplitTwiddles(t *testing.T) {
 		}
 	}
 }
+
+// TestFourStepPassRule: the C2C and R2C plans' passes with pass 2 in
+// reverse group order (P2_REV) and pass 1 storing evict-first (P1_ST, a
+// plain store off NVIDIA), forced on wherever the tests run (by default
+// GPUs reverse and NVIDIA hints): 256- and 512-point first passes (C2C
+// and R2C 65536 and 262144) and small ones, batches of 1 and 3 items (the reversal runs
+// across items), against the float64 reference, forward and inverse.
+func TestFourStepPassRule(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_P2REV", "1")
+	t.Setenv("PRISM_OPENCL_P1ST", "1")
+	rng := rand.New(rand.NewPCG(26, 1))
+	e := fourStepEngine(t, 0)
+	sizes := []int{2048, 65536, 262144} // first passes of 32 or 64, 256, 512 points
+	if testing.Short() {
+		sizes = sizes[:2]
+	}
+	for _, n := range sizes {
+		for _, batch := range []int{1, 3} {
+			t.Run(fmt.Sprintf("size=%d/batch=%d", n, batch), func(t *testing.T) {
+				checkComplexPlan(t, e, n, batch, rng)
+				checkRealPlan(t, e, n, batch, rng)
+			})
+		}
+	}
+}
+
+// TestPassDefines pins the passes' order and store rule (passDefines):
+// pass 2 reversed on GPUs for C2C and R2C, pass 1 of 256 and 512 points
+// evict-first on NVIDIA's platform only, neither for the other plans
+// (C2R, the spectrogram) nor on CPU devices; and the tuning variables'
+// overrides.
+func TestPassDefines(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_P2REV", "")
+	t.Setenv("PRISM_OPENCL_P1ST", "")
+	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}}
+	amd := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "AMD Accelerated Parallel Processing"}}
+	cpu := &OpenCL{info: DeviceInfo{Type: "CPU", Platform: "Portable Computing Language"}}
+	for _, c := range []struct {
+		e     *OpenCL
+		pass1 bool
+		n     int
+		plain bool
+		want  string
+	}{
+		{nv, true, 256, true, "P1_ST=1"}, {nv, true, 512, true, "P1_ST=1"}, {nv, true, 128, true, "P1_ST=0"}, {nv, true, 1024, true, "P1_ST=0"},
+		{nv, true, 256, false, "P1_ST=0"}, {amd, true, 256, true, "P1_ST=0"}, {cpu, true, 256, true, "P1_ST=0"},
+		{nv, false, 128, true, "P2_REV=1"}, {amd, false, 256, true, "P2_REV=1"}, {nv, false, 128, false, "P2_REV=0"},
+		{cpu, false, 256, true, "P2_REV=0"},
+	} {
+		if got := c.e.passDefines(c.pass1, c.n, c.plain); len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s, pass 1 %v, %d points, plain %v: %v, want %s", c.e.info.Platform, c.pass1, c.n, c.plain, got, c.want)
+		}
+	}
+	t.Setenv("PRISM_OPENCL_P2REV", "0")
+	t.Setenv("PRISM_OPENCL_P1ST", "1")
+	if got := nv.passDefines(false, 256, true); got[0] != "P2_REV=0" {
+		t.Errorf("PRISM_OPENCL_P2REV=0: %v", got)
+	}
+	if got := cpu.passDefines(true, 128, false); got[0] != "P1_ST=1" {
+		t.Errorf("PRISM_OPENCL_P1ST=1: %v", got)
+	}
+}

@@ -16,7 +16,8 @@ import (
 // that `prism bench` times, by the device's own timestamps (a profiling
 // queue's events) instead of the host's clock around enqueue and wait:
 // dev-ms is the median of the launches' summed event times, so the two
-// side by side say what the host's round trip adds. Sizes from
+// side by side say what the host's round trip adds; with several launches
+// (the four-step passes) kI-ms is launch I's own median. Sizes from
 // $PRISM_KBENCH_SIZES (comma-separated real lengths), samples per call
 // from $PRISM_KBENCH_SAMPLES (2^22 by default; `prism bench` uses 2^26).
 //
@@ -56,7 +57,7 @@ func BenchmarkKernelEvents(b *testing.B) {
 				for i := range ls {
 					ls[i].ev = &evs[i]
 				}
-				var ms []float64
+				ms := make([][]float64, len(ls)+1) // the sum, then each launch
 				for b.Loop() {
 					var ns int64
 					for i := range ls {
@@ -70,11 +71,19 @@ func BenchmarkKernelEvents(b *testing.B) {
 							b.Fatal(err)
 						}
 						ns += t
+						ms[i+1] = append(ms[i+1], float64(t)/1e6)
 					}
-					ms = append(ms, float64(ns)/1e6)
+					ms[0] = append(ms[0], float64(ns)/1e6)
 				}
-				slices.Sort(ms)
-				b.ReportMetric(ms[len(ms)/2], "dev-ms")
+				for i, m := range ms {
+					slices.Sort(m)
+					switch {
+					case i == 0:
+						b.ReportMetric(m[len(m)/2], "dev-ms")
+					case len(ls) > 1:
+						b.ReportMetric(m[len(m)/2], fmt.Sprintf("k%d-ms", i))
+					}
+				}
 			})
 		}
 	}

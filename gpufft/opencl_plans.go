@@ -210,10 +210,7 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 // fft_batch.cl. PRISM_OPENCL_STAGE_ST and PRISM_OPENCL_STHINT (0 or 1)
 // set either for every kernel (tuning aids).
 func (e *OpenCL) storeDefines(g geom, name string) []string {
-	var defs []string
-	if strings.Contains(e.info.Platform, "NVIDIA") {
-		defs = append(defs, "NV_PTX=1")
-	}
+	defs := e.ptxDefine()
 	stage, hint := false, name == "fft_r2c" && g.halves
 	if v := os.Getenv("PRISM_OPENCL_STAGE_ST"); v == "0" || v == "1" {
 		stage = v == "1"
@@ -222,6 +219,39 @@ func (e *OpenCL) storeDefines(g geom, name string) []string {
 		hint = v == "1"
 	}
 	return append(defs, "STAGE_ST="+b01(stage), "STHINT="+b01(hint))
+}
+
+// ptxDefine is NV_PTX=1 on NVIDIA's platform, whose compiler takes inline
+// PTX (the cache hints of fft_common.cl's ld_hint and st_hint), else none.
+func (e *OpenCL) ptxDefine() []string {
+	if strings.Contains(e.info.Platform, "NVIDIA") {
+		return []string{"NV_PTX=1"}
+	}
+	return nil
+}
+
+// passDefines are the defines that choose how a four-step pass (pass 1:
+// the one with the four-step twiddle, of length n) orders its groups and
+// stores (fft_passes.cl) where plain (the passes read complex input and
+// write no spectrogram: C2C, R2C): on GPUs pass 2 takes its groups in
+// reverse order (P2_REV: it starts on the items pass 1 wrote last, some of
+// them still in L2), and on NVIDIA's platform pass 1 of 256 or 512 points
+// stores evict-first (P1_ST=1; at 128 and 1024 it measured slower). The
+// numbers are in fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST
+// (0 or 1) set either for every pass of every plan (tuning aids).
+func (e *OpenCL) passDefines(pass1 bool, n int, plain bool) []string {
+	if pass1 {
+		st := plain && (n == 256 || n == 512) && len(e.ptxDefine()) > 0
+		if v := os.Getenv("PRISM_OPENCL_P1ST"); v == "0" || v == "1" {
+			st = v == "1"
+		}
+		return []string{"P1_ST=" + b01(st)}
+	}
+	rev := plain && e.info.Type == "GPU"
+	if v := os.Getenv("PRISM_OPENCL_P2REV"); v == "0" || v == "1" {
+		rev = v == "1"
+	}
+	return []string{"P2_REV=" + b01(rev)}
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.
@@ -258,7 +288,8 @@ const (
 // can do the split).
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	A, B := fourStepSplit(n, io.out != 0)
+	smallA := io.out != 0 || os.Getenv("PRISM_OPENCL_SMALL_A") == "1" // the variable: a tuning aid for the complex plans
+	A, B := fourStepSplit(n, smallA)
 	// W_n^i for i < n, then the two-level tables pass 1 reads
 	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
 	lo := 1 << (bitsLen(n) / 2) // 2^⌈log2(n)/2⌉
@@ -280,6 +311,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 		}
 		return m
 	}
+	plain := io.in == 0 && io.out != 2 // complex input, no spectrogram output (passDefines)
 	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, inMode, outMode int, in, out, aux cl.Mem) (launch, error) {
 		g := e.passGeom(length, outMode != 0)
 		slot := ssIn == 1 && ssOut == 1 && outMode == 0 && slotFast()
@@ -297,7 +329,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"CONJ_IN="+b01(cin), "CONJ_OUT="+b01(cout), "IN_MODE="+strconv.Itoa(inMode), "OUT_MODE="+strconv.Itoa(outMode),
 			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()), "SLOT_FAST="+b01(slot))
 		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
-		defs = append(defs, e.tune...)
+		defs = append(append(append(defs, e.ptxDefine()...), e.passDefines(twiddle4, length, plain)...), e.tune...)
 		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
 			int64(0), io.hop, int32(0))
 		if err != nil {

@@ -16,6 +16,9 @@ import (
 // define; a device whose binary is no PTX (PoCL) builds the program as
 // if it were absent. The patched PTX is what the program cache keeps.
 // A tuning aid (PRISM_OPENCL_TUNE=NV_MAXNREG=N); no default uses it.
+// NV_MINCTAS=K likewise adds ".minnctapersm K" (CUDA's launch bounds: at
+// least K work-groups resident per multiprocessor, the register budget
+// ptxas then derives from the group size given by .reqntid).
 //
 // Measured on the H200 and dropped (`prism bench`, 2^26 samples, two
 // alternating rounds, host-timed; registers uncapped / capped, ptxas):
@@ -28,12 +31,27 @@ import (
 // without the loop, 0.525 with two looping groups per SM, against 0.208.
 // The spills cost more than the occupancy gains; a capped 512-item HALVES
 // kernel (96 registers) also failed to launch (CL_OUT_OF_RESOURCES).
+// Again on R2C 16384 (device events; numbers in fft_batch.cl): caps of
+// 104-128 registers and .minnctapersm 2 at 256 items, 56 and 64 at 512,
+// all slower than uncapped; looping in two groups per SM 2.5-3.4 times
+// slower, so the second group never became resident beside the first
+// (also at 120 or fewer registers, within the 64K of an SM); the
+// "two looping groups per SM" above (0.525) most likely ran one at a
+// time as well.
 
-var maxnregDefine = regexp.MustCompile(`-D NV_MAXNREG=([0-9]+)\b`)
+var (
+	maxnregDefine = regexp.MustCompile(`-D NV_MAXNREG=([0-9]+)\b`)
+	minctasDefine = regexp.MustCompile(`-D NV_MINCTAS=([0-9]+)\b`)
+)
 
 // regCap returns the register cap opts ask for, or 0.
-func regCap(opts string) int {
-	m := maxnregDefine.FindStringSubmatch(opts)
+func regCap(opts string) int { return defineInt(maxnregDefine, opts) }
+
+// minCTAs returns the work-groups per multiprocessor opts ask for, or 0.
+func minCTAs(opts string) int { return defineInt(minctasDefine, opts) }
+
+func defineInt(re *regexp.Regexp, opts string) int {
+	m := re.FindStringSubmatch(opts)
 	if m == nil {
 		return 0
 	}
@@ -44,48 +62,67 @@ func regCap(opts string) int {
 	return n
 }
 
-// capProgram returns p rebuilt with the register cap opts ask for, where
-// its binary is PTX; otherwise p itself.
-func (e *OpenCL) capProgram(p cl.Program, opts string) (cl.Program, error) {
-	n := regCap(opts)
-	if n == 0 {
-		return p, nil
+// ptxDirectives returns the PTX directives opts ask for (see above), ""
+// when none, or an error for a value out of range.
+func ptxDirectives(opts string) (string, error) {
+	var d string
+	if n := regCap(opts); n != 0 {
+		if n < 16 || n > 255 {
+			return "", fmt.Errorf("%w: NV_MAXNREG=%d (16…255 registers)", ErrInvalid, n)
+		}
+		d += ".maxnreg " + strconv.Itoa(n) + "\n"
 	}
-	if n < 16 || n > 255 {
-		e.lib.ReleaseProgram(p)
-		return 0, fmt.Errorf("%w: NV_MAXNREG=%d (16…255 registers)", ErrInvalid, n)
+	if k := minCTAs(opts); k != 0 {
+		if k > 32 {
+			return "", fmt.Errorf("%w: NV_MINCTAS=%d (1…32 work-groups)", ErrInvalid, k)
+		}
+		d += ".minnctapersm " + strconv.Itoa(k) + "\n"
+	}
+	return d, nil
+}
+
+// capProgram returns p rebuilt with the register cap or resident groups
+// opts ask for, where its binary is PTX; otherwise p itself.
+func (e *OpenCL) capProgram(p cl.Program, opts string) (cl.Program, error) {
+	d, err := ptxDirectives(opts)
+	if d == "" || err != nil {
+		if err != nil {
+			e.lib.ReleaseProgram(p)
+		}
+		return p, err
 	}
 	bin, err := e.lib.Binary(p)
 	if err != nil {
 		e.lib.ReleaseProgram(p)
 		return 0, fmt.Errorf("gpufft: binary for a register cap on %s: %w", e.info, err)
 	}
-	ptx, ok := capRegisters(bin, n)
+	ptx, ok := capRegisters(bin, d)
 	if !ok {
 		return p, nil // not PTX: no cap
 	}
 	q, err := e.lib.BuildBinary(e.ctx, e.info.device, opts, ptx)
 	e.lib.ReleaseProgram(p)
 	if err != nil {
-		return 0, fmt.Errorf("gpufft: build with %d registers on %s: %w", n, e.info, err)
+		return 0, fmt.Errorf("gpufft: build with %q on %s: %w", d, e.info, err)
 	}
 	if e.buildLog != nil {
 		log, _ := e.lib.BuildLog(q, e.info.device)
 		e.mu.Lock()
-		fmt.Fprintf(e.buildLog, "gpufft: rebuilt with .maxnreg %d: %s\n%s\n", n, opts, log)
+		fmt.Fprintf(e.buildLog, "gpufft: rebuilt with %q: %s\n%s\n", d, opts, log)
 		e.mu.Unlock()
 	}
 	return q, nil
 }
 
-// capRegisters returns PTX text with ".maxnreg n" on a line of its own
-// before the body of every .entry, and ok = false when bin is not PTX (no
-// .version directive or no entry) or an entry has no body.
-func capRegisters(bin []byte, n int) (out []byte, ok bool) {
+// capRegisters returns PTX text with directives (whole lines, such as
+// ".maxnreg 128\n") before the body of every .entry, and ok = false when
+// bin is not PTX (no .version directive or no entry) or an entry has no
+// body.
+func capRegisters(bin []byte, directives string) (out []byte, ok bool) {
 	if !bytes.Contains(bin, []byte(".version")) || !bytes.Contains(bin, []byte(".entry ")) {
 		return nil, false
 	}
-	directive := []byte(".maxnreg " + strconv.Itoa(n) + "\n")
+	directive := []byte(directives)
 	rest := bin
 	for {
 		i := bytes.Index(rest, []byte(".entry "))

@@ -74,11 +74,9 @@
     const int seq = grp * S + s;                    \
     const bool valid = seq < count;
 
-// Streaming accesses of the C2C and R2C kernels' inputs and outputs. With
-// NV_PTX (set by the host for NVIDIA's platform only: inline PTX) LDHINT
-// picks the load's cache operator (1 ld.global.nc.L1::no_allocate, 2
-// ld.global.cs, 3 ld.global.nc) and STHINT the store's (1 st.global.cs,
-// evict-first); elsewhere, or at 0, plain loads and stores.
+// Streaming accesses of the C2C and R2C kernels' inputs and outputs:
+// LDHINT and STHINT are the load's and the store's cache hint (ld_hint and
+// st_hint in fft_common.cl; 0 plain, the default).
 // COPY_ONLY (a measuring aid, never a result): 1 leaves the transform out
 // (the same loads, split and stores: the kernel's memory floor), 2 also
 // stores R2C rows LEN apart without bin LEN (16-byte aligned rows).
@@ -109,9 +107,34 @@
 //   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
 //   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
 //   4096 0.145, 16384 0.201.
-#ifndef NV_PTX
-#define NV_PTX 0
-#endif
+// R2C 16384 (LEN 8192) in other geometries, measured on the H200 and
+// dropped (device events, 2^26 samples per call, 2 alternating rounds;
+// the default, radix 32 in 256 items looping in one group per SM: 0.203-
+// 0.205 ms, its COPY_ONLY floor 0.167; cuFFT 0.184):
+//   512 items of 16 values (PRISM_OPENCL_RADIX=16: 8192 = 16*16*16*2,
+//   three exchanges; 107 registers, one group per SM): 0.245 ms, 0.283
+//   looping, 0.244 with STHINT; its COPY_ONLY floor 0.171 looping, 0.140
+//   not (a copy with few registers and no exchanges fits several groups
+//   per SM: not the kernel's occupancy). 1024 items of 8 (RADIX=8, 53
+//   registers): 0.293 (floor 0.139 likewise).
+//   Two groups per SM by a register budget (gpufft's ptxcap.go): 256
+//   items at .maxnreg 128 (224 bytes spilled) 0.220-0.223, .minnctapersm
+//   2 (128 registers, 224 bytes) 0.220-0.221, 120 (380 bytes) 0.245-
+//   0.249, 112 (520) 0.272-0.274, 104 0.329-0.331; 512 items of 16 at 64
+//   (184 bytes) 0.251-0.252, at 56 (420) 0.353. Looping in two groups per
+//   SM took 2.5-3.4 times as long (120: 0.571, 112: 0.599, .minnctapersm
+//   2: 0.519, 512 items at 56: 0.698): the second group never became
+//   resident beside the first, so the capped kernels ran one group per
+//   SM with only the spills. What keeps it out (the 34 KB of local memory
+//   per group against the driver's shared-memory split, or the rebuild
+//   from PTX: COPY_ONLY at 512 items capped at 64 measured 0.166 against
+//   0.140 uncapped, and at 256 items capped at 120, looping in two
+//   groups, 0.216) is not established.
+//   So the 8192-point transform stays unhidden under the traffic: one
+//   group per SM cannot overlap one sequence's transform with another's
+//   loads, and every geometry measured with more warps per SM paid more in
+//   exchanges or spills than it gained. Left: a transform whose registers
+//   and local memory let two groups share an SM without a cap.
 #ifndef LDHINT
 #define LDHINT 0
 #endif
@@ -121,26 +144,9 @@
 #ifndef COPY_ONLY
 #define COPY_ONLY 0
 #endif
-inline float2 ld_stream(__global const float2 *p) {
-    float2 x;
-#if NV_PTX && LDHINT == 1
-    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#elif NV_PTX && LDHINT == 2
-    asm("ld.global.cs.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#elif NV_PTX && LDHINT == 3
-    asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
-#else
-    x = *p;
-#endif
-    return x;
-}
-inline void st_stream(__global float2 *p, float2 x) {
-#if NV_PTX && STHINT == 1
-    asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
-#else
-    *p = x;
-#endif
-}
+// (ld_hint and st_hint: fft_common.cl)
+inline float2 ld_stream(__global const float2 *p) { return ld_hint(p, LDHINT); }
+inline void st_stream(__global float2 *p, float2 x) { st_hint(p, x, STHINT); }
 #if COPY_ONLY
 #define FFT_REGS(v, lre, lim, t, tws)
 #else

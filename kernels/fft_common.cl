@@ -373,6 +373,45 @@ inline void fft_regs(float2 *v, __local float *lre, __local float *lim, int t,
     }
 }
 
+// Cache hints for streaming global accesses, as compile-time choices (the
+// single-pass kernels' LDHINT/STHINT in fft_batch.cl, the passes' P1_LD,
+// P1_ST, P2_LD, P2_ST in fft_passes.cl). With NV_PTX (set by the host for
+// NVIDIA's platform only: inline PTX) ld_hint's h picks the load's cache
+// operator (1 ld.global.nc.L1::no_allocate, 2 ld.global.cs, 3
+// ld.global.nc) and st_hint's h the store's (1 st.global.cs, evict-first);
+// elsewhere, or at 0, plain loads and stores. (An L2 eviction priority,
+// ld.global.L2::evict_first, is refused by ptxas on a .v2.f32 load: it
+// takes .v8.b32 or .v4.b64 only.)
+#ifndef NV_PTX
+#define NV_PTX 0
+#endif
+inline float2 ld_hint(__global const float2 *p, const int h) {
+    float2 x;
+#if NV_PTX
+    if (h == 1)
+        asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+    else if (h == 2)
+        asm("ld.global.cs.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+    else if (h == 3)
+        asm("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(x.x), "=f"(x.y) : "l"(p));
+    else
+        x = *p;
+#else
+    x = *p;
+#endif
+    return x;
+}
+inline void st_hint(__global float2 *p, float2 x, const int h) {
+#if NV_PTX
+    if (h == 1)
+        asm volatile("st.global.cs.v2.f32 [%0], {%1, %2};" :: "l"(p), "f"(x.x), "f"(x.y) : "memory");
+    else
+        *p = x;
+#else
+    *p = x;
+#endif
+}
+
 // Real-input split: X[k] = E + W_N^k O with E = (Z[k] + conj(Z[-k]))/2 and
 // O = -i (Z[k] - conj(Z[-k]))/2, where Z is the LEN-point transform of
 // z[m] = x[2m] + i*x[2m+1]; k = LEN uses Z[0] and W_N^LEN = -1.

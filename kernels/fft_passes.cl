@@ -61,6 +61,68 @@
 #ifndef OUT_MODE
 #define OUT_MODE 0
 #endif
+// The pass order, cache hints and a measuring aid. Pass 1 is the pass
+// with TWIDDLE4, pass 2 the other. The host sets P2_REV and P1_ST (gpufft's
+// passDefines: P2_REV for C2C and R2C on GPUs, P1_ST=1 for their first
+// passes of 256 and 512 points on NVIDIA); the others are PRISM_OPENCL_TUNE
+// defines. All 0 by default.
+//   P_COPY   1 leaves the transform and the four-step twiddle out: the
+//            pass's own loads, staging and stores, its memory floor
+//   P2_REV   pass 2 takes its groups in reverse order, starting on the
+//            items pass 1 wrote last, some of them still in L2
+//   P1_LD, P1_ST, P2_LD, P2_ST  the cache hint (ld_hint, st_hint in
+//            fft_common.cl) of pass 1's or pass 2's complex loads from
+//            global memory (IN_MODE 0) and its stores to it
+// Measured on the H200 (2^26 samples per call, device events per launch,
+// pass 1 / pass 2 ms; 2 alternating rounds, the rule 3):
+//   P_COPY: C2C 32768 0.137 / 0.135 against 0.138-0.139 / 0.134, C2C
+//   65536 0.142 / 0.135 against 0.148-0.150 / 0.135: every pass moves its
+//   512 MB at the copy's 3.8-3.9 TB/s, so C2C 32768 is at its two-pass
+//   floor (cuFFT 0.268-0.269). (R2C 65536's split pass measured slower
+//   without its transform, 0.222 against 0.186: no floor for it.)
+//   The rule (P2_REV with P1_ST as adopted / neither): C2C 32768 0.2695-
+//   0.2704 ms / 0.2723-0.2740 (pass 2 0.1327 / 0.1342-0.1349; cuFFT
+//   0.2680), C2C 65536 0.2749-0.2763 / 0.2832-0.2843 (cuFFT 0.3026), R2C
+//   65536 0.3267-0.3274 / 0.3325-0.3333 (cuFFT 0.3301), R2C 2^20 0.4576-
+//   0.4592 / 0.4607-0.4634, C2C 2^20 equal. P1_ST alone is faster where
+//   pass 1 has 256 points (C2C 65536 pass 1 0.141-0.144 against 0.148-
+//   0.150, R2C 65536 0.143-0.144 against 0.146-0.149) or 512 (one round: C2C
+//   2^18 0.178 against 0.188-0.189, R2C 2^18 0.179 against 0.192-0.193;
+//   totals 0.326 against 0.336-0.337 and 0.371 against 0.384), slower at
+//   128 (C2C 32768 0.142-0.144 against 0.136-0.140) and 1024 (C2C 2^20
+//   0.243 against 0.215-0.217, R2C 2^20 0.241 against 0.224-0.226).
+//   Dropped: P1_LD=2 (ld.global.cs) slower, pass 1 of C2C 32768 0.153-
+//   0.154 against 0.138, C2C 65536 0.157 against 0.149, R2C 65536 0.156
+//   against 0.147-0.149; P2_LD=2 pass 2 0.141-0.142 against 0.134-0.135;
+//   P2_ST=1 equal or slower (C2C 32768 0.135-0.136, R2C 65536 0.186-
+//   0.188); C2C 32768 split the other way round (pass 1 of 256 points,
+//   PRISM_OPENCL_SMALL_A=1) 0.277-0.278, 0.281 without P1_ST.
+#ifndef P_COPY
+#define P_COPY 0
+#endif
+#ifndef P2_REV
+#define P2_REV 0
+#endif
+#ifndef P1_LD
+#define P1_LD 0
+#endif
+#ifndef P1_ST
+#define P1_ST 0
+#endif
+#ifndef P2_LD
+#define P2_LD 0
+#endif
+#ifndef P2_ST
+#define P2_ST 0
+#endif
+#if TWIDDLE4
+#define PASS_LD P1_LD
+#define PASS_ST P1_ST
+#else
+#define PASS_LD P2_LD
+#define PASS_ST P2_ST
+#endif
+
 #if IN_MODE == 1
 #define PASS_SRC_T float
 #else
@@ -111,7 +173,7 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
     float2 o = cmul(conjf2(aux[pos]), (xk - xm) * 0.5f);
     return conjf2(e + (float2)(-o.y, o.x));
 #else
-    return src[item * NTOT + pos];
+    return ld_hint(src + item * NTOT + pos, PASS_LD);
 #endif
 }
 
@@ -166,7 +228,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     const int s = lt / T;
     const int t = lt - s * T;
 #endif
-    const size_t grp = get_group_id(0);
+    const size_t grp = P2_REV && !TWIDDLE4 ? get_num_groups(0) - 1 - get_group_id(0) : get_group_id(0);
     const size_t item = grp / (SEQS / S);
     const int g = (int)(grp - item * (SEQS / S));
 #if OUT_MODE
@@ -210,9 +272,11 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     for (int r = 0; r < RADIX; r++) v[r] = conjf2(v[r]);
 #endif
 
+#if !P_COPY
     fft_regs(v, lre, lim, t, tws);
+#endif
 
-#if TWIDDLE4
+#if TWIDDLE4 && !P_COPY
     // W_NTOT^(q*e) for e = t + r*T as W^(q*t) * W^(q*T*r): one scattered
     // load per work-item, and RADIX loads shared by the warp's lanes of one
     // sequence (one transaction each) instead of RADIX scattered ones.
@@ -228,9 +292,9 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #endif
     #pragma unroll
     for (int r = 0; r < RADIX; r++) {
-#if TWIDDLE4 && SLOT_FAST
+#if TWIDDLE4 && SLOT_FAST && !P_COPY
         v[r] = cmul(v[r], r > 0 ? TW4_SMALL((q * (t + r * T)) & (NTOT - 1)) : wt);
-#elif TWIDDLE4
+#elif TWIDDLE4 && !P_COPY
         if (r > 0) v[r] = cmul(v[r], cmul(wt, tw4[(q * T * r) & (NTOT - 1)]));
         else v[r] = cmul(v[r], wt);
 #endif
@@ -242,7 +306,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
 #if SLOT_FAST
     __global float2 *out = (__global float2 *)dstv + item * NTOT;
     #pragma unroll
-    for (int r = 0; r < RADIX; r++) out[(size_t)SEQ_OF(s) + (size_t)(t + r * T) * ES_OUT] = v[r];
+    for (int r = 0; r < RADIX; r++) st_hint(out + (size_t)SEQ_OF(s) + (size_t)(t + r * T) * ES_OUT, v[r], PASS_ST);
 #else
     // results to local memory
     #pragma unroll
@@ -305,7 +369,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
         float2 X = r2c_bin(zk[j], zm[j], aux[k]);
 #endif
 #if OUT_MODE == 1
-        ((__global float2 *)dstv)[row + k] = X;
+        st_hint((__global float2 *)dstv + row + k, X, PASS_ST);
         if (k == 0) ((__global float2 *)dstv)[row + NTOT] = r2c_bin(zk[j], zk[j], (float2)(-1.0f, 0.0f));
 #else
         store_bin(dstv, row + k, k, X, scale, gain);
@@ -326,7 +390,7 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     #pragma unroll
     for (int j = 0; j < RADIX; j++) {
         const int idx = lt + j * S * T, s2 = idx % S, e = idx / S;
-        out[(size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT] = st[j];
+        st_hint(out + (size_t)SEQ_OF(s2) * SS_OUT + (size_t)e * ES_OUT, st[j], PASS_ST);
     }
 #endif
 #endif
