@@ -492,6 +492,110 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // ~32 shuffles and ~64 selects per lane to an issue-bound kernel, on top
 // of radix 32's registers (2048 = 32*32*2 measured 0.58 above).
 
+// SPEC_LEVEL (OUTPUT 0 without BINGAIN): the dB level as 3.0103*lg2(p)
+// plus a per-thread offset 10*log10(g2) (one per thread, from scale)
+// instead of the power times g2 clamped at 1e-30 before its logarithm:
+// p = |2X|^2 is floored by the fmax after the logarithm alone (lg2 of 0
+// is -inf). With NV_PTX the logarithm is lg2.approx.ftz.f32, one
+// MUFU.LG2 (PTX's lg2.approx.f32 that native_log2 becomes flushes
+// denormals by a test, a scaling and a correction per bin); elsewhere
+// native_log2 of p clamped to the normal range (FLT_MIN: -379 dB before
+// the offset, below the floor for any g2 < 1e17; g2 = (c_k*scale)^2/4
+// <= 1 here). 5 instructions a bin instead of ~10.
+#ifndef SPEC_LEVEL
+#define SPEC_LEVEL 0
+#endif
+#define SPEC_LEVEL_ON (SPEC_LEVEL && OUTPUT == 0 && !BINGAIN)
+inline float spec_lg2(float p) {
+#if NV_PTX
+    float r;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
+    return r;
+#else
+    return native_log2(fmax(p, 1.17549435e-38f));
+#endif
+}
+// spec_level is level()'s dBFS for 2X with 10*log10(g2) = off.
+inline float spec_level(float2 X2, float off) {
+    return fmax(fma(3.01029995663981195f, spec_lg2(X2.x * X2.x + X2.y * X2.y), off), -200.0f);
+}
+
+// SPEC_PAIRS (PAIRED with PER = 2, both slots' butterflies j and NS - j
+// in one thread): the split of bin k and of its mirror LEN - k from one
+// sum and one difference, e = Z[k] + conj(Z[-k]) and D = -i(Z[k] -
+// conj(Z[-k])): 2X[k] = e + W^k D and 2X[-k] = conj(e) + W^-k conj(D),
+// 4 additions and 8 FMAs a pair where r2c_bin2 takes 8 a bin. Thread 0
+// (butterflies 0 and NS/2, each its own mirror) pairs within its slots;
+// it takes its operands from the other slot in the operation's half that
+// differs (one select per operation and value, half of PMIRROR's), and
+// bins 0 and LEN in its own branch. kernels: spec_store_pairs.
+#ifndef SPEC_PAIRS
+#define SPEC_PAIRS 0
+#endif
+#if PAIRED && PER == 2
+#define SPEC_PAIRS_ON SPEC_PAIRS
+#else
+#define SPEC_PAIRS_ON 0
+#endif
+#if SPEC_PAIRS_ON
+#if OUTPUT == 2
+#define SPEC_OUT __global float2
+#else
+#define SPEC_OUT __global float
+#endif
+// spec_put stores the bin at o (gain at gn) from 2X: its level, power or X.
+inline void spec_put(SPEC_OUT *o, __global const float *restrict gn, float2 X2, float gs, float offs) {
+#if OUTPUT == 2
+    *o = X2 * 0.5f;
+#elif SPEC_LEVEL_ON
+    *o = spec_level(X2, offs);
+#else
+    float g2 = gs;
+#if BINGAIN
+    g2 *= *gn;
+#endif
+    *o = level(X2, g2);
+#endif
+}
+
+// spec_store_pairs splits and stores the thread's 2*LASTR bins of the row
+// at dst[row]. Operation q pairs register (q, 0) (bin j0 + q*NS) with (L-1-q,
+// 1) (bin j1 + (L-1-q)*NS), L = LASTR, v[2q + m] = register (q, m). Thread
+// 0 (j0 = 0, j1 = NS/2) pairs (q, 1) with (L-1-q, 1) for q < L/2 and (q,
+// 0) with (L-q, 0) for q >= L/2 (q = L/2: bin LEN/2 with itself, stored
+// twice alike). One base per side and half (bins ka + q*NS, kb + ...).
+inline void spec_store_pairs(const float2 *v, __global void *restrict dstv, __global const float2 *restrict twr,
+                             __global const float *restrict gain, size_t row, int t, float scale) {
+#if OUTPUT == 1
+    const float gs = 0.25f;
+#else
+    const float gs = scale * scale;
+#endif
+    const float offs = 6.0205999132796239f * native_log2(scale); // 10*log10(gs), for SPEC_LEVEL
+    const int j0 = JOF(0, t), j1 = JOF(1, t);
+    const int ka = t == 0 ? j1 : j0, kb = t == 0 ? j0 + NS : j1;
+    SPEC_OUT *o = (SPEC_OUT *)dstv + row;
+    #pragma unroll
+    for (int q = 0; q < LASTR; q++) {
+        const bool lo = q < LASTR / 2;
+        float2 za = v[2 * q], zb = v[2 * (LASTR - 1 - q) + 1];
+        if (lo) za = t == 0 ? v[2 * q + 1] : za;
+        else zb = t == 0 ? v[2 * (LASTR - q)] : zb;
+        const int a = lo ? ka : j0, b = lo ? j1 : kb; // + q*NS, + (L-1-q)*NS
+        const float2 wa = (twr + a)[q * NS], wb = (twr + b)[(LASTR - 1 - q) * NS];
+        const float ex = za.x + zb.x, ey = za.y - zb.y, dx = za.y + zb.y, dy = zb.x - za.x;
+        spec_put((o + a) + q * NS, (gain + a) + q * NS,
+                 (float2)(fma(wa.x, dx, fma(-wa.y, dy, ex)), fma(wa.x, dy, fma(wa.y, dx, ey))), gs, offs);
+        spec_put((o + b) + (LASTR - 1 - q) * NS, (gain + b) + (LASTR - 1 - q) * NS,
+                 (float2)(fma(wb.x, dx, fma(wb.y, dy, ex)), fma(wb.y, dx, fma(-wb.x, dy, -ey))), gs, offs);
+    }
+    if (t == 0) {
+        store_bin(dstv, row, 0, r2c_bin(v[0], v[0], (float2)(1.0f, 0.0f)), scale, gain);
+        store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
+    }
+}
+#endif
+
 // load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
 // past count). Pairs are read as one 64-bit load where the frame starts on
 // an even sample (every channel, for MIX), the common case of an even hop.
@@ -511,8 +615,13 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 inline void load_frame(float2 *x, __global const float *restrict src, int seq, int count,
                        int frames, long chanStride, int hop, int t) {
     const bool valid = seq < count;
+#if MIX || CHANNELS == 1
+    // one output channel: count = frames, so seq is the frame (no division)
+    const int f = valid ? seq : 0, c = 0;
+#else
     const int f = valid ? seq % frames : 0;
     const int c = valid ? seq / frames : 0;
+#endif
     const size_t start = (size_t)f * hop + (MIX ? 0 : (size_t)c * chanStride);
     __global const float *in = src + start;
 #if MIX && CHANNELS > 1
@@ -559,12 +668,20 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
 #if PAIRED
         if (valid) {
             const size_t row = (size_t)seq * (LEN + 1);
+#if SPEC_PAIRS_ON
+            spec_store_pairs(v, dstv, twr, gain, row, t, scale);
+#else
             // Slot m of this thread holds bins j + q*NS (j = JOF(m, t)):
             // one pointer per slot, and constant offsets q*NS from it.
 #if OUTPUT == 1
             const float gs = 0.25f, g0 = gs;
 #else
             const float gs = scale * scale, g0 = t == 0 ? 0.25f * gs : gs; // c_k = 1 at bin 0
+#endif
+#if SPEC_LEVEL_ON
+            // 20*log10(scale) and, for bin 0, 6.02 dB less (c_k = 1)
+            const float offs = 6.0205999132796239f * native_log2(scale);
+            const float off0 = t == 0 ? offs - 6.0205999132796239f : offs;
 #endif
             #pragma unroll
             for (int m = 0; m < PER; m++) {
@@ -592,6 +709,8 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
 #endif
 #if OUTPUT == 2
                     o[q * NS] = X2 * 0.5f;
+#elif SPEC_LEVEL_ON
+                    o[q * NS] = spec_level(X2, (m == 0 && q == 0) ? off0 : offs);
 #else
                     float g2 = (m == 0 && q == 0) ? g0 : gs;
 #if BINGAIN
@@ -602,6 +721,7 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
                 }
             }
             if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
+#endif
         }
 #elif HALVES
         const size_t row = (size_t)seq * (LEN + 1);
