@@ -75,12 +75,19 @@ inline void dft4(float2 *v0, float2 *v1, float2 *v2, float2 *v3) {
     *v3 = t1 - t3;
 }
 
-// DFT_FMA (off by default): dft8, dft16 and dft32 combine their halves
-// with bfly_wk (below) instead of a constant product then a sum and a
-// difference, and dft32 splits as 2 x 16 (404 instructions against 432
-// for 4 x 8). Per butterfly: dft8 52 against 56, dft16 156 against 176.
+// DFT_FMA (on for the spectrogram kernel, off elsewhere by default):
+// dft8, dft16 and dft32 combine their halves with bfly_wk (below) instead
+// of a constant product then a sum and a difference, and dft32 splits as
+// 2 x 16 (404 instructions against 432 for 4 x 8). Per butterfly: dft8 52
+// against 56, dft16 156 against 176. Accuracy as before (relative L2
+// against float64, PoCL: 1.26-1.58e-7 against 1.27-1.62e-7, n 256-8192).
+// H200 spectrogram, SASS and times in fft_batch.cl (KERNEL_SPECTROGRAM).
 #ifndef DFT_FMA
+#ifdef KERNEL_SPECTROGRAM
+#define DFT_FMA 1
+#else
 #define DFT_FMA 0
+#endif
 #endif
 inline void bfly_wk(float2 *a, float2 *b, const int M, const int e);
 
