@@ -522,7 +522,13 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // per SM (0.447 ms) issue, and ~900 clocks of L1 and local-memory data
 // (64 KB of exchanges, ~50 KB of loads) beside it. 0.30 ms is ~1190 clocks:
 // both would have to fall by about a third. 1024/256: 1864 x 16 items,
-// ~233 of ~334 clocks per frame issue.
+// ~233 of ~334 clocks per frame issue. Counted for the next step, not
+// built: the window folded into the first butterfly level as FMAs (-16
+// FMUL at 4096, -32 at 1024); float2 exchanges (-64 LDS/STS at 4096,
+// same bytes; measured 0.51-0.60 by compile before PAD_BASE, above);
+// stage twiddles in conjugate pairs (w^(a+b), w^(a-b) from 6 products
+// instead of 8: -8 at 4096, -16 at 1024; clang's nvptx build of it
+// put the frame in local memory).
 
 // SPEC_LEVEL (OUTPUT 0 without BINGAIN): the dB level as 3.0103*lg2(p)
 // plus a per-thread offset 10*log10(g2) (one per thread, from scale)
