@@ -497,6 +497,151 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // exchange's 32 KB (~256 LSU clocks, which overlap the issue) but adds
 // ~32 shuffles and ~64 selects per lane to an issue-bound kernel, on top
 // of radix 32's registers (2048 = 32*32*2 measured 0.58 above).
+//
+// SPEC_LEVEL, SPEC_PAIRS (one twiddle load a pair) and DFT_FMA (fft_common.cl)
+// are on by default; with them (H200, 2^26 samples per call, data resident,
+// `prism bench`, 3 alternating rounds in one call, ms; SASS per item from
+// ptxas/cuobjdump of the driver's PTX: the frame loop at 4096 (FPG 4), the
+// whole kernel at 1024 (FPG 1); registers as the driver reports them):
+//   variant (TUNE)             4096/1024    SASS   reg | 1024/256     SASS  reg
+//   before (9c33ad4)           0.479-0.486  1299   96  | 0.378-0.380  2248  96
+//   SPEC_LEVEL alone           0.459-0.463  1227   72  | 0.359-0.363  2064  96
+//   SPEC_LEVEL + DFT_FMA       0.462-0.466  1219   72  | 0.352-0.358  2016  96
+//   SPEC_LEVEL + SPEC_PAIRS    0.450-0.453  1167   96  | 0.337-0.339  1912  96
+//   all three (the default)    0.446-0.448  1145   96  | 0.335       1864  96
+// (a first call, SPEC_PAIRS loading both twiddles of a pair: all three
+// 0.461-0.465 and 0.358-0.359, 80 and 103 registers.) A register cap
+// (NV_MAXNREG, gpufft's ptxcap.go) on the default: 72 at 4096 (28 bytes
+// spilled) 0.458-0.460, 96 at 1024 0.333-0.340: not kept. The frame
+// index without a division for one output channel (load_frame) took the
+// 4096 loop from 1299 to 1273 instructions, 0.479-0.483 ms (no change).
+// PoCL (this project's 2-core machine, one thread, 2^21 samples, 3-5
+// alternating rounds, ms): 4096/1024 124.2-130.4 against 122.6-127.5
+// (within the spread; each part switched off 123-138), 1024/256 47.5-48.4
+// against 69.4-77.5: on for every device.
+// Where the time goes now, 4096/1024: 1145 instructions per item a frame,
+// of them FP32 781 (the FFT's ~600, the split and level 9 a bin, the
+// window 32), LDS/STS 128 (two exchanges), LDG 82 in the code (the
+// even-hop path runs 50: samples 16, window 16, split twiddles 8, stage
+// twiddles 10; the odd-hop path's 32 single loads beside), integer 61,
+// FSEL 17 (thread 0's operands), MUFU 19: ~1145 of ~1780 clocks per frame
+// per SM (0.447 ms) issue, and ~900 clocks of L1 and local-memory data
+// (64 KB of exchanges, ~50 KB of loads) beside it. 0.30 ms is ~1190 clocks:
+// both would have to fall by about a third. 1024/256: 1864 x 16 items,
+// ~233 of ~334 clocks per frame issue. Counted for the next step, not
+// built: the window folded into the first butterfly level as FMAs (-16
+// FMUL at 4096, -32 at 1024); float2 exchanges (-64 LDS/STS at 4096,
+// same bytes; measured 0.51-0.60 by compile before PAD_BASE, above);
+// stage twiddles in conjugate pairs (w^(a+b), w^(a-b) from 6 products
+// instead of 8: -8 at 4096, -16 at 1024; clang's nvptx build of it
+// put the frame in local memory).
+
+// SPEC_LEVEL (OUTPUT 0 without BINGAIN): the dB level as 3.0103*lg2(p)
+// plus a per-thread offset 10*log10(g2) (one per thread, from scale)
+// instead of the power times g2 clamped at 1e-30 before its logarithm:
+// p = |2X|^2 is floored by the fmax after the logarithm alone (lg2 of 0
+// is -inf). With NV_PTX the logarithm is lg2.approx.ftz.f32, one
+// MUFU.LG2 (PTX's lg2.approx.f32 that native_log2 becomes flushes
+// denormals by a test, a scaling and a correction per bin); elsewhere
+// native_log2 of p clamped to the normal range (FLT_MIN: -379 dB before
+// the offset, below the floor for any g2 < 1e17; g2 = (c_k*scale)^2/4
+// <= 1 here). SASS a bin: FMUL, FFMA, MUFU.LG2, FFMA, FMNMX, where the
+// product with g2, the clamp and lg2's denormal test, scaling and
+// correction took 10 (FSETP.GEU 17 -> 2 at 4096).
+#ifndef SPEC_LEVEL
+#define SPEC_LEVEL 1
+#endif
+#define SPEC_LEVEL_ON (SPEC_LEVEL && OUTPUT == 0 && !BINGAIN)
+inline float spec_lg2(float p) {
+#if NV_PTX
+    float r;
+    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
+    return r;
+#else
+    return native_log2(fmax(p, 1.17549435e-38f));
+#endif
+}
+// spec_level is level()'s dBFS for 2X with 10*log10(g2) = off.
+inline float spec_level(float2 X2, float off) {
+    return fmax(fma(3.01029995663981195f, spec_lg2(X2.x * X2.x + X2.y * X2.y), off), -200.0f);
+}
+
+// SPEC_PAIRS (PAIRED with PER = 2, both slots' butterflies j and NS - j
+// in one thread): the split of bin k and of its mirror LEN - k from one
+// sum and one difference, e = Z[k] + conj(Z[-k]) and D = -i(Z[k] -
+// conj(Z[-k])): 2X[k] = e + W^k D and 2X[-k] = conj(e) + W^-k conj(D),
+// 4 additions and 8 FMAs a pair where r2c_bin2 takes 8 a bin, and one
+// twiddle load a pair (W_N^(LEN-k) = -conj(W_N^k), N = 2*LEN). Thread 0
+// (butterflies 0 and NS/2, each its own mirror) pairs within its slots;
+// it takes its operands from the other slot in the operation's half that
+// differs (one select per operation and value, half of PMIRROR's), and
+// bins 0 and LEN in its own branch (spec_store_pairs). Times above.
+#ifndef SPEC_PAIRS
+#define SPEC_PAIRS 1
+#endif
+#if PAIRED && PER == 2
+#define SPEC_PAIRS_ON SPEC_PAIRS
+#else
+#define SPEC_PAIRS_ON 0
+#endif
+#if SPEC_PAIRS_ON
+#if OUTPUT == 2
+#define SPEC_OUT __global float2
+#else
+#define SPEC_OUT __global float
+#endif
+// spec_put stores the bin at o (gain at gn) from 2X: its level, power or X.
+inline void spec_put(SPEC_OUT *o, __global const float *restrict gn, float2 X2, float gs, float offs) {
+#if OUTPUT == 2
+    *o = X2 * 0.5f;
+#elif SPEC_LEVEL_ON
+    *o = spec_level(X2, offs);
+#else
+    float g2 = gs;
+#if BINGAIN
+    g2 *= *gn;
+#endif
+    *o = level(X2, g2);
+#endif
+}
+
+// spec_store_pairs splits and stores the thread's 2*LASTR bins of the row
+// at dst[row]. Operation q pairs register (q, 0) (bin j0 + q*NS) with (L-1-q,
+// 1) (bin j1 + (L-1-q)*NS), L = LASTR, v[2q + m] = register (q, m). Thread
+// 0 (j0 = 0, j1 = NS/2) pairs (q, 1) with (L-1-q, 1) for q < L/2 and (q,
+// 0) with (L-q, 0) for q >= L/2 (q = L/2: bin LEN/2 with itself, stored
+// twice alike). One base per side and half (bins ka + q*NS, kb + ...).
+inline void spec_store_pairs(const float2 *v, __global void *restrict dstv, __global const float2 *restrict twr,
+                             __global const float *restrict gain, size_t row, int t, float scale) {
+#if OUTPUT == 1
+    const float gs = 0.25f;
+#else
+    const float gs = scale * scale;
+#endif
+    const float offs = 6.0205999132796239f * native_log2(scale); // 10*log10(gs), for SPEC_LEVEL
+    const int j0 = JOF(0, t), j1 = JOF(1, t);
+    const int ka = t == 0 ? j1 : j0, kb = t == 0 ? j0 + NS : j1;
+    SPEC_OUT *o = (SPEC_OUT *)dstv + row;
+    #pragma unroll
+    for (int q = 0; q < LASTR; q++) {
+        const bool lo = q < LASTR / 2;
+        float2 za = v[2 * q], zb = v[2 * (LASTR - 1 - q) + 1];
+        if (lo) za = t == 0 ? v[2 * q + 1] : za;
+        else zb = t == 0 ? v[2 * (LASTR - q)] : zb;
+        const int a = lo ? ka : j0, b = lo ? j1 : kb; // + q*NS, + (L-1-q)*NS
+        const float2 w = (twr + a)[q * NS]; // the mirror's W^-k is -conj(w)
+        const float ex = za.x + zb.x, ey = za.y - zb.y, dx = za.y + zb.y, dy = zb.x - za.x;
+        spec_put((o + a) + q * NS, (gain + a) + q * NS,
+                 (float2)(fma(w.x, dx, fma(-w.y, dy, ex)), fma(w.x, dy, fma(w.y, dx, ey))), gs, offs);
+        spec_put((o + b) + (LASTR - 1 - q) * NS, (gain + b) + (LASTR - 1 - q) * NS,
+                 (float2)(fma(-w.x, dx, fma(w.y, dy, ex)), fma(w.y, dx, fma(w.x, dy, -ey))), gs, offs);
+    }
+    if (t == 0) {
+        store_bin(dstv, row, 0, r2c_bin(v[0], v[0], (float2)(1.0f, 0.0f)), scale, gain);
+        store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
+    }
+}
+#endif
 
 // load_frame reads the thread's RADIX sample pairs of sequence seq (zeros
 // past count). Pairs are read as one 64-bit load where the frame starts on
@@ -517,8 +662,13 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 inline void load_frame(float2 *x, __global const float *restrict src, int seq, int count,
                        int frames, long chanStride, int hop, int t) {
     const bool valid = seq < count;
+#if MIX || CHANNELS == 1
+    // one output channel: count = frames, so seq is the frame (no division)
+    const int f = valid ? seq : 0, c = 0;
+#else
     const int f = valid ? seq % frames : 0;
     const int c = valid ? seq / frames : 0;
+#endif
     const size_t start = (size_t)f * hop + (MIX ? 0 : (size_t)c * chanStride);
     __global const float *in = src + start;
 #if MIX && CHANNELS > 1
@@ -537,6 +687,65 @@ inline void load_frame(float2 *x, __global const float *restrict src, int seq, i
         LOAD_PAIRS(PAIR32)
     }
 }
+
+#if PAIRED
+// spec_store_slots splits and stores the thread's bins of the row at
+// dst[row] one at a time, with PMIRROR's partner (SPEC_PAIRS off, or PER
+// other than 2).
+inline void spec_store_slots(const float2 *v, __global void *restrict dstv, __global const float2 *restrict twr,
+                             __global const float *restrict gain, size_t row, int t, float scale) {
+    // Slot m of this thread holds bins j + q*NS (j = JOF(m, t)):
+    // one pointer per slot, and constant offsets q*NS from it.
+#if OUTPUT == 1
+    const float gs = 0.25f, g0 = gs;
+#else
+    const float gs = scale * scale, g0 = t == 0 ? 0.25f * gs : gs; // c_k = 1 at bin 0
+#endif
+#if SPEC_LEVEL_ON
+    // 20*log10(scale) and, for bin 0, 6.02 dB less (c_k = 1)
+    const float offs = 6.0205999132796239f * native_log2(scale);
+    const float off0 = t == 0 ? offs - 6.0205999132796239f : offs;
+#endif
+    #pragma unroll
+    for (int m = 0; m < PER; m++) {
+        const int j = JOF(m, t);
+#if SPEC_TWC
+        const float2 wj = twr[j]; // bin j + q*NS's split twiddle is wj * W_(2*LASTR)^q (r2c_store_paired)
+#else
+        __global const float2 *tw = twr + j;
+#endif
+#if BINGAIN
+        __global const float *gn = gain + j;
+#endif
+#if OUTPUT == 2
+        __global float2 *o = (__global float2 *)dstv + row + j;
+#else
+        __global float *o = (__global float *)dstv + row + j;
+#endif
+        #pragma unroll
+        for (int q = 0; q < LASTR; q++) {
+            const int r = q * PER + m;
+#if SPEC_TWC
+            float2 X2 = r2c_bin2(v[r], PMIRROR(r), mul_wk(wj, 2 * LASTR, q));
+#else
+            float2 X2 = r2c_bin2(v[r], PMIRROR(r), tw[q * NS]);
+#endif
+#if OUTPUT == 2
+            o[q * NS] = X2 * 0.5f;
+#elif SPEC_LEVEL_ON
+            o[q * NS] = spec_level(X2, (m == 0 && q == 0) ? off0 : offs);
+#else
+            float g2 = (m == 0 && q == 0) ? g0 : gs;
+#if BINGAIN
+            g2 *= gn[q * NS];
+#endif
+            o[q * NS] = level(X2, g2);
+#endif
+        }
+    }
+    if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
+}
+#endif
 
 __kernel __attribute__((reqd_work_group_size(S * T, 1, 1)))
 void spectrogram(__global const float *restrict src, __global void *restrict dstv,
@@ -565,49 +774,11 @@ void spectrogram(__global const float *restrict src, __global void *restrict dst
 #if PAIRED
         if (valid) {
             const size_t row = (size_t)seq * (LEN + 1);
-            // Slot m of this thread holds bins j + q*NS (j = JOF(m, t)):
-            // one pointer per slot, and constant offsets q*NS from it.
-#if OUTPUT == 1
-            const float gs = 0.25f, g0 = gs;
+#if SPEC_PAIRS_ON
+            spec_store_pairs(v, dstv, twr, gain, row, t, scale);
 #else
-            const float gs = scale * scale, g0 = t == 0 ? 0.25f * gs : gs; // c_k = 1 at bin 0
+            spec_store_slots(v, dstv, twr, gain, row, t, scale);
 #endif
-            #pragma unroll
-            for (int m = 0; m < PER; m++) {
-                const int j = JOF(m, t);
-#if SPEC_TWC
-                const float2 wj = twr[j]; // bin j + q*NS's split twiddle is wj * W_(2*LASTR)^q (r2c_store_paired)
-#else
-                __global const float2 *tw = twr + j;
-#endif
-#if BINGAIN
-                __global const float *gn = gain + j;
-#endif
-#if OUTPUT == 2
-                __global float2 *o = (__global float2 *)dstv + row + j;
-#else
-                __global float *o = (__global float *)dstv + row + j;
-#endif
-                #pragma unroll
-                for (int q = 0; q < LASTR; q++) {
-                    const int r = q * PER + m;
-#if SPEC_TWC
-                    float2 X2 = r2c_bin2(v[r], PMIRROR(r), mul_wk(wj, 2 * LASTR, q));
-#else
-                    float2 X2 = r2c_bin2(v[r], PMIRROR(r), tw[q * NS]);
-#endif
-#if OUTPUT == 2
-                    o[q * NS] = X2 * 0.5f;
-#else
-                    float g2 = (m == 0 && q == 0) ? g0 : gs;
-#if BINGAIN
-                    g2 *= gn[q * NS];
-#endif
-                    o[q * NS] = level(X2, g2);
-#endif
-                }
-            }
-            if (t == 0) store_bin(dstv, row + LEN, LEN, r2c_bin(v[0], v[0], (float2)(-1.0f, 0.0f)), scale, gain);
         }
 #elif HALVES
         const size_t row = (size_t)seq * (LEN + 1);
