@@ -498,8 +498,9 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // ~32 shuffles and ~64 selects per lane to an issue-bound kernel, on top
 // of radix 32's registers (2048 = 32*32*2 measured 0.58 above).
 //
-// SPEC_LEVEL, SPEC_PAIRS (one twiddle load a pair) and DFT_FMA (fft_common.cl)
-// are on by default; with them (H200, 2^26 samples per call, data resident,
+// SPEC_LEVEL and SPEC_PAIRS (one twiddle load a pair) are on by default,
+// DFT_FMA (fft_common.cl) off: its 1 % costs the engines' 0.01 dB
+// agreement. Measured (H200, 2^26 samples per call, data resident,
 // `prism bench`, 3 alternating rounds in one call, ms; SASS per item from
 // ptxas/cuobjdump of the driver's PTX: the frame loop at 4096 (FPG 4), the
 // whole kernel at 1024 (FPG 1); registers as the driver reports them):
@@ -507,11 +508,11 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 //   before (9c33ad4)           0.479-0.486  1299   96  | 0.378-0.380  2248  96
 //   SPEC_LEVEL alone           0.459-0.463  1227   72  | 0.359-0.363  2064  96
 //   SPEC_LEVEL + DFT_FMA       0.462-0.466  1219   72  | 0.352-0.358  2016  96
-//   SPEC_LEVEL + SPEC_PAIRS    0.450-0.453  1167   96  | 0.337-0.339  1912  96
-//   all three (the default)    0.446-0.448  1145   96  | 0.335       1864  96
+//   SPEC_LEVEL + SPEC_PAIRS    0.450-0.453  1167   96  | 0.337-0.339  1912  96  (default)
+//   all three                  0.446-0.448  1145   96  | 0.335       1864  96
 // (a first call, SPEC_PAIRS loading both twiddles of a pair: all three
 // 0.461-0.465 and 0.358-0.359, 80 and 103 registers.) A register cap
-// (NV_MAXNREG, gpufft's ptxcap.go) on the default: 72 at 4096 (28 bytes
+// (NV_MAXNREG, gpufft's ptxcap.go) on all three: 72 at 4096 (28 bytes
 // spilled) 0.458-0.460, 96 at 1024 0.333-0.340: not kept. The frame
 // index without a division for one output channel (load_frame) took the
 // 4096 loop from 1299 to 1273 instructions, 0.479-0.483 ms (no change).
