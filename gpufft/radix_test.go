@@ -229,9 +229,9 @@ func TestRadixStoreRule(t *testing.T) {
 // in halves with its last stage still paired (PRISM_OPENCL_R2C_HALVES=1,
 // a tuning variant: HALVES_PAIRED in fft_common.cl), with NVIDIA's local
 // memory, alone and looping in one and two groups per compute unit (the
-// last iteration partial), and looping in two with the register cap of
-// the two-groups-per-SM measurement (NV_MAXNREG=128: on NVIDIA the
-// spilling kernel that was timed; PoCL builds it as if absent), against
+// last iteration partial), and alone and looping in two with the register
+// cap of the two-groups-per-SM measurement (NV_MAXNREG=128: on NVIDIA the
+// spilling kernels that were timed; PoCL builds them as if absent), against
 // the float64 reference forward and back (the inverse keeps the plan's
 // own kernel).
 func TestRadixHalvesPaired(t *testing.T) {
@@ -240,7 +240,7 @@ func TestRadixHalvesPaired(t *testing.T) {
 	for _, c := range []struct {
 		persist int
 		tune    string
-	}{{0, ""}, {1, ""}, {2, ""}, {2, "NV_MAXNREG=128"}} {
+	}{{0, ""}, {1, ""}, {2, ""}, {0, "NV_MAXNREG=128"}, {2, "NV_MAXNREG=128"}} {
 		t.Run(fmt.Sprintf("persist=%d/tune=%s", c.persist, c.tune), func(t *testing.T) {
 			t.Setenv("PRISM_OPENCL_PERSIST", fmt.Sprint(c.persist))
 			e := radixEngine(t, 0, nvidiaLocal)
