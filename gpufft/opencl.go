@@ -751,6 +751,9 @@ func (e *OpenCL) untrack(p closer) {
 type geom struct {
 	len, radix, s int
 	split, halves bool
+	// halvesPaired lets a real transform in halves pair its mirror bins
+	// (HALVES_PAIRED in fft_common.cl; r2cGeom's tuning variant)
+	halvesPaired bool
 }
 
 func (g geom) t() int  { return g.len / g.radix }
@@ -761,16 +764,21 @@ func (g geom) wg() int { return g.s * g.t() }
 func (g geom) defines() []string {
 	lr := bitsLen(g.radix) - 1
 	nfull, last := g.stages()
-	return []string{"LEN=" + strconv.Itoa(g.len), "RADIX=" + strconv.Itoa(g.radix), "S=" + strconv.Itoa(g.s),
+	d := []string{"LEN=" + strconv.Itoa(g.len), "RADIX=" + strconv.Itoa(g.radix), "S=" + strconv.Itoa(g.s),
 		"SPLIT=" + b01(g.split), "HALVES=" + b01(g.halves), "LOG2R=" + strconv.Itoa(lr), "NFULL=" + strconv.Itoa(nfull), "LASTR=" + strconv.Itoa(last)}
+	if g.halvesPaired {
+		d = append(d, "HALVES_PAIRED=1")
+	}
+	return d
 }
 
 // paired says whether a real transform's last stage can pair mirror bins
 // in one thread (PAIRED in fft_common.cl): it needs an exchange before the
-// last stage and an even number of last-stage butterflies per thread.
+// last stage and an even number of last-stage butterflies per thread; in
+// halves also halvesPaired and a last stage of radix 2 or more.
 func (g geom) paired() bool {
 	nfull, last := g.stages()
-	return nfull >= 1 && g.radix/last >= 2 && !g.halves
+	return nfull >= 1 && g.radix/last >= 2 && (!g.halves || g.halvesPaired && last >= 2)
 }
 
 // pairedDefine is the PAIRED define where paired holds (real transforms

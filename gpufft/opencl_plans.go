@@ -201,6 +201,26 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 	return 0
 }
 
+// r2cGeom is the geometry of a real plan's forward kernel (fft_r2c) where
+// the plan's transforms of g.len complex points go single-pass: g, or with
+// PRISM_OPENCL_R2C_HALVES=1 (a tuning aid) one that keeps one component in
+// local memory at a time (SPLIT) exchanging in halves instead, its last
+// stage still paired (HALVES_PAIRED in fft_common.cl): half the local
+// memory per group (R2C 16384: 16.5 KB against 33), so that two groups fit
+// a compute unit's shared memory beside each other. Numbers in
+// fft_batch.cl.
+func (e *OpenCL) r2cGeom(g geom) geom {
+	if os.Getenv("PRISM_OPENCL_R2C_HALVES") != "1" || !g.split || g.s != 1 {
+		return g
+	}
+	h := g
+	h.split, h.halves, h.halvesPaired = false, true, true
+	if !h.paired() {
+		return g
+	}
+	return h
+}
+
 // storeDefines are the defines that choose how a single-pass kernel
 // (name, geometry g) stores its output (fft_batch.cl): NV_PTX on NVIDIA's
 // platform (inline PTX allowed) and, for R2C in halves (32768 real
@@ -211,7 +231,7 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 // set either for every kernel (tuning aids).
 func (e *OpenCL) storeDefines(g geom, name string) []string {
 	defs := e.ptxDefine()
-	stage, hint := false, name == "fft_r2c" && g.halves
+	stage, hint := false, name == "fft_r2c" && g.halves && !g.halvesPaired // R2C 32768's rule
 	if v := os.Getenv("PRISM_OPENCL_STAGE_ST"); v == "0" || v == "1" {
 		stage = v == "1"
 	}
@@ -539,7 +559,8 @@ func (p *gpuReal) init() error {
 		if err != nil {
 			return err
 		}
-		f, err := p.batchKernel(g, append([]string{"KERNEL_R2C"}, g.pairedDefine()...), "fft_r2c", p.rbuf, p.cbuf, tws, twN, int32(0))
+		fg := e.r2cGeom(g)
+		f, err := p.batchKernel(fg, append([]string{"KERNEL_R2C"}, fg.pairedDefine()...), "fft_r2c", p.rbuf, p.cbuf, tws, twN, int32(0))
 		if err != nil {
 			return err
 		}

@@ -37,7 +37,12 @@ import (
 // slower, so the second group never became resident beside the first
 // (also at 120 or fewer registers, within the 64K of an SM); the
 // "two looping groups per SM" above (0.525) most likely ran one at a
-// time as well.
+// time as well. What kept the second group out was the 34 KB of local
+// memory per group, not the rebuild from PTX, and the loops were slow by
+// their spills: exchanging in halves (17 KB, PRISM_OPENCL_R2C_HALVES=1)
+// at 128 registers without the loop R2C 16384 ran 0.179-0.180 ms against
+// the default's 0.202-0.205; looping in two groups it spilled 460 + 832
+// bytes and ran 0.292 (numbers in fft_batch.cl).
 
 var (
 	maxnregDefine = regexp.MustCompile(`-D NV_MAXNREG=([0-9]+)\b`)

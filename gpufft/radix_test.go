@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -221,5 +222,77 @@ func TestRadixStoreRule(t *testing.T) {
 	g, _ := nv.planGeom(16384)
 	if got, want := nv.storeDefines(g, "fft_r2c"), []string{"NV_PTX=1", "STAGE_ST=1", "STHINT=0"}; !slices.Equal(got, want) {
 		t.Errorf("overridden: %v, want %v", got, want)
+	}
+}
+
+// TestRadixHalvesPaired: the R2C kernel of 8192 complex points exchanging
+// in halves with its last stage still paired (PRISM_OPENCL_R2C_HALVES=1,
+// a tuning variant: HALVES_PAIRED in fft_common.cl), with NVIDIA's local
+// memory, alone and looping in one and two groups per compute unit (the
+// last iteration partial), and alone and looping in two with the register
+// cap of the two-groups-per-SM measurement (NV_MAXNREG=128: on NVIDIA the
+// spilling kernels that were timed; PoCL builds them as if absent), against
+// the float64 reference forward and back (the inverse keeps the plan's
+// own kernel).
+func TestRadixHalvesPaired(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 1))
+	t.Setenv("PRISM_OPENCL_R2C_HALVES", "1")
+	for _, c := range []struct {
+		persist int
+		tune    string
+	}{{0, ""}, {1, ""}, {2, ""}, {0, "NV_MAXNREG=128"}, {2, "NV_MAXNREG=128"}} {
+		t.Run(fmt.Sprintf("persist=%d/tune=%s", c.persist, c.tune), func(t *testing.T) {
+			t.Setenv("PRISM_OPENCL_PERSIST", fmt.Sprint(c.persist))
+			e := radixEngine(t, 0, nvidiaLocal)
+			e.info.ComputeUnits = 1
+			if c.tune != "" {
+				e.tune = append(e.tune, c.tune)
+			}
+			g, ok := e.planGeom(maxSingle)
+			fg := e.r2cGeom(g)
+			if !ok || !g.split || fg.split || !fg.halves || !fg.paired() {
+				t.Fatalf("%d points: geometry %+v (forward %+v) single-pass %v: not in paired halves", maxSingle, g, fg, ok)
+			}
+			batch := 2*max(1, c.persist) + 1
+			checkRealPlan(t, e, 2*maxSingle, batch, rng)
+		})
+	}
+}
+
+// TestRadixHalvesPairedRule pins where PRISM_OPENCL_R2C_HALVES=1 applies:
+// the R2C kernels that keep one component in local memory (SPLIT: 8192
+// complex points with NVIDIA's 48 KB), in halves with PAIRED and
+// HALVES_PAIRED and without the evict-first stores of R2C in halves
+// (32768 real points), which it leaves as they are, as it does smaller
+// transforms and every kernel without it.
+func TestRadixHalvesPairedRule(t *testing.T) {
+	t.Setenv("PRISM_OPENCL_STHINT", "")
+	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
+	for _, c := range []struct {
+		env                     string
+		len                     int
+		halves, paired, hpaired bool
+		sthint                  string
+	}{
+		{"", 8192, false, true, false, "STHINT=0"},
+		{"1", 8192, true, true, true, "STHINT=0"},
+		{"1", 2048, false, true, false, "STHINT=0"},
+		{"1", 16384, true, false, false, "STHINT=1"},
+		{"0", 8192, false, true, false, "STHINT=0"},
+	} {
+		t.Setenv("PRISM_OPENCL_R2C_HALVES", c.env)
+		g, ok := nv.planGeom(c.len)
+		if !ok {
+			t.Fatalf("%d points not single-pass", c.len)
+		}
+		fg := nv.r2cGeom(g)
+		d := strings.Join(append(fg.defines(), append(fg.pairedDefine(), nv.storeDefines(fg, "fft_r2c")...)...), " ")
+		want := fmt.Sprintf("HALVES=%s", b01(c.halves))
+		if fg.halves != c.halves || fg.paired() != c.paired || fg.halvesPaired != c.hpaired ||
+			!strings.Contains(d, want) || strings.Contains(d, "PAIRED=1") != c.paired ||
+			strings.Contains(d, "HALVES_PAIRED=1") != c.hpaired || !strings.Contains(d, c.sthint) {
+			t.Errorf("R2C_HALVES=%q, %d points: %+v, defines %q; want halves %v paired %v halvesPaired %v %s",
+				c.env, c.len, fg, d, c.halves, c.paired, c.hpaired, c.sthint)
+		}
 	}
 }

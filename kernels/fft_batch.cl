@@ -123,18 +123,38 @@
 //   0.249, 112 (520) 0.272-0.274, 104 0.329-0.331; 512 items of 16 at 64
 //   (184 bytes) 0.251-0.252, at 56 (420) 0.353. Looping in two groups per
 //   SM took 2.5-3.4 times as long (120: 0.571, 112: 0.599, .minnctapersm
-//   2: 0.519, 512 items at 56: 0.698): the second group never became
-//   resident beside the first, so the capped kernels ran one group per
-//   SM with only the spills. What keeps it out (the 34 KB of local memory
-//   per group against the driver's shared-memory split, or the rebuild
-//   from PTX: COPY_ONLY at 512 items capped at 64 measured 0.166 against
-//   0.140 uncapped, and at 256 items capped at 120, looping in two
-//   groups, 0.216) is not established.
-//   So the 8192-point transform stays unhidden under the traffic: one
-//   group per SM cannot overlap one sequence's transform with another's
-//   loads, and every geometry measured with more warps per SM paid more in
-//   exchanges or spills than it gained. Left: a transform whose registers
-//   and local memory let two groups share an SM without a cap.
+//   2: 0.519, 512 items at 56: 0.698), and at 128 registers without the
+//   loop it ran as one group per SM (0.220, against 0.228-0.231 for one
+//   group per SM without the loop, PERSIST above).
+//   What kept the second group out is, by these numbers, the local memory
+//   (H200, one call, device events,
+//   2^26 samples, 3 alternating rounds; default 0.202-0.205 ms, cuFFT
+//   0.185; ptxas registers, spill stores + loads in bytes per thread):
+//   the same kernel exchanging in halves (PRISM_OPENCL_R2C_HALVES=1:
+//   HALVES_PAIRED, 16912 bytes of local memory per group against 33808)
+//   at .maxnreg 128 without the loop ran 0.179-0.180, faster than any
+//   one-group variant and than the default in every round, while in
+//   halves uncapped, looping in one group per SM (244 registers, no
+//   spill), it ran 0.212-0.213: the halves cost, the second group gains.
+//   The loops in two groups were slow by their spills, not by residency:
+//   looping keeps loop-invariant values in registers, and capped the
+//   loop spills 460 + 832 bytes at 128 (0.292-0.293 ms; .minnctapersm 2
+//   the same, 0.292-0.294), 512 + 956 at 120 (0.306), in halves; 1380 +
+//   1444 at 128 for the default layout. COPY_ONLY cannot tell residency:
+//   it leaves the exchanges out and so has no local memory at all (ptxas:
+//   no smem), and a copy is bound by bandwidth (one group uncapped 0.168;
+//   two looping at 128, 0 spilled: 0.176-0.179, default layout 0.176; at
+//   120 0.216-0.218, as measured before). Groups without the loop, 1, 2 and
+//   4 per SM's worth (132, 264, 528 sequences; us, 2 rounds): default 12.5/
+//   19.3/37.7, at 128 registers 14.1/21.0/39.3; halves 13.4/18.6/33.1, at
+//   128 13.4/18.8/33.4: halves scale better at 4 waves, capped or not,
+//   so halves without the loop may hold two groups uncapped as well (its
+//   registers were not read, nor its 2^26 time). Not the default yet: the
+//   rule set for it (two groups looping had to beat the default) was not
+//   met, and that path had no accuracy run on NVIDIA. Left to measure:
+//   halves without the loop, uncapped and at 128 (PRISM_OPENCL_R2C_HALVES=1
+//   PRISM_OPENCL_PERSIST=0, PRISM_OPENCL_TUNE=NV_MAXNREG=128), registers
+//   by -cl-nv-verbose, and TestRadixHalvesPaired on NVIDIA (it runs both).
 #ifndef LDHINT
 #define LDHINT 0
 #endif

@@ -42,8 +42,19 @@
 #ifndef HALVES
 #define HALVES 0
 #endif
-#if HALVES && (PAIRED || S != 1)
+// HALVES_PAIRED 1 lets HALVES go with PAIRED (0, the default: not): the
+// exchange before the paired last stage reads register q*PER + m from
+// JOF(m, t) + q*NS, which lies in the half q < LASTR/2 or the other, as
+// t + r*T does for r < RADIX/2; with LASTR >= 2 the last full stage's
+// writers also each write within one half (blocks of NS <= LEN/2).
+#ifndef HALVES_PAIRED
+#define HALVES_PAIRED 0
+#endif
+#if HALVES && ((PAIRED && !HALVES_PAIRED) || S != 1)
 #error "HALVES takes one unpaired sequence per work-group"
+#endif
+#if HALVES && PAIRED && LASTR < 2
+#error "HALVES_PAIRED needs a last stage of radix 2 or more"
 #endif
 #define NS (1 << (NFULL * LOG2R))
 #define PER (RADIX / LASTR)
@@ -369,7 +380,7 @@ inline void exchange(float2 *v, __local float *lre, __local float *lim,
             barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
             for (int r = h * (RADIX / 2); r < (h + 1) * (RADIX / 2); r++)
-                nv[r] = lre[PAD(t + r * T - h * (LEN / 2))];
+                nv[r] = lre[PAD(READ_INDEX(r) - h * (LEN / 2))]; // t + r*T unless paired (HALVES_PAIRED)
             barrier(CLK_LOCAL_MEM_FENCE);
         }
 #pragma unroll
