@@ -54,8 +54,10 @@
 // (0: four-step pass 1 staged through local memory), PRISM_OPENCL_PERSIST
 // (C2C, R2C and C2R kernels in that many groups per compute unit, each
 // looping over transforms; 0: none; by default only R2C 16384 on a GPU
-// loops, in one), PRISM_OPENCL_R2C_HALVES (1: R2C kernels that keep one
-// component in local memory exchange in halves instead, r2cGeom),
+// with PRISM_OPENCL_R2C_HALVES=0 loops, in one), PRISM_OPENCL_R2C_HALVES
+// (1: R2C kernels that keep one component in local memory exchange in
+// halves instead, the default for 8192 complex points on GPUs; 0: never;
+// r2cGeom),
 // PRISM_OPENCL_TUNE (extra
 // kernel defines), PRISM_OPENCL_OPTIONS (compiler options, e.g.
 // -cl-nv-verbose; NVIDIA's compiler on the H200 takes

@@ -752,7 +752,7 @@ type geom struct {
 	len, radix, s int
 	split, halves bool
 	// halvesPaired lets a real transform in halves pair its mirror bins
-	// (HALVES_PAIRED in fft_common.cl; r2cGeom's tuning variant)
+	// (HALVES_PAIRED in fft_common.cl; r2cGeom: R2C 16384 on GPUs)
 	halvesPaired bool
 }
 

@@ -185,9 +185,12 @@ func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) 
 // or C2R kernel (name) of geometry g is launched with when it loops over
 // its sequences (PERSIST in fft_batch.cl, where the numbers are); 0: one
 // group per S sequences. On GPUs the R2C kernel of 8192 complex points
-// (16384 real: radix 32, one 256-item group per SM by its registers) loops
-// in one group per compute unit. PRISM_OPENCL_PERSIST=k sets k for every
-// C2C, R2C and C2R kernel (0: none), a tuning aid.
+// that keeps one component in local memory at a time (16384 real: radix
+// 32, one 256-item group per SM by its registers and 34 KB of local
+// memory; PRISM_OPENCL_R2C_HALVES=0) loops in one group per compute unit;
+// in halves (r2cGeom, the default there) it does not loop.
+// PRISM_OPENCL_PERSIST=k sets k for every C2C, R2C and C2R kernel (0:
+// none), a tuning aid.
 func (e *OpenCL) persistGroups(g geom, name string) int {
 	if k, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PERSIST")); err == nil && k >= 0 && k <= 64 {
 		if name == "spectrogram" {
@@ -195,22 +198,29 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 		}
 		return k
 	}
-	if name == "fft_r2c" && g.len == 8192 && e.info.Type == "GPU" {
+	if name == "fft_r2c" && g.len == 8192 && e.info.Type == "GPU" && !g.halvesPaired {
 		return 1
 	}
 	return 0
 }
 
 // r2cGeom is the geometry of a real plan's forward kernel (fft_r2c) where
-// the plan's transforms of g.len complex points go single-pass: g, or with
-// PRISM_OPENCL_R2C_HALVES=1 (a tuning aid) one that keeps one component in
-// local memory at a time (SPLIT) exchanging in halves instead, its last
-// stage still paired (HALVES_PAIRED in fft_common.cl): half the local
-// memory per group (R2C 16384: 16.5 KB against 33), so that two groups fit
-// a compute unit's shared memory beside each other. Numbers in
-// fft_batch.cl.
+// the plan's transforms of g.len complex points go single-pass: g, or, for
+// 8192 points on a GPU whose local memory holds one component of them at a
+// time (SPLIT), one that exchanges in halves instead, its last stage still
+// paired (HALVES_PAIRED in fft_common.cl): half the local memory per group
+// (R2C 16384: 16.5 KB against 33), so that two groups fit a compute
+// unit's shared memory beside each other, without the loop
+// (persistGroups). H200, device events, 2^26 samples per call, 3
+// alternating rounds: 0.180-0.183 ms against 0.202-0.205 (cuFFT 0.185);
+// numbers in fft_batch.cl. PRISM_OPENCL_R2C_HALVES=0 or 1 sets it for
+// every such geometry (a tuning aid).
 func (e *OpenCL) r2cGeom(g geom) geom {
-	if os.Getenv("PRISM_OPENCL_R2C_HALVES") != "1" || !g.split || g.s != 1 {
+	on := e.info.Type == "GPU" && g.len == 8192
+	if v := os.Getenv("PRISM_OPENCL_R2C_HALVES"); v == "0" || v == "1" {
+		on = v == "1"
+	}
+	if !on || !g.split || g.s != 1 {
 		return g
 	}
 	h := g

@@ -42,7 +42,9 @@ import (
 // their spills: exchanging in halves (17 KB, PRISM_OPENCL_R2C_HALVES=1)
 // at 128 registers without the loop R2C 16384 ran 0.179-0.180 ms against
 // the default's 0.202-0.205; looping in two groups it spilled 460 + 832
-// bytes and ran 0.292 (numbers in fft_batch.cl).
+// bytes and ran 0.292. Uncapped without the loop it needs 128 registers
+// anyway and runs 0.180-0.183, now the default there (gpufft's r2cGeom;
+// numbers in fft_batch.cl).
 
 var (
 	maxnregDefine = regexp.MustCompile(`-D NV_MAXNREG=([0-9]+)\b`)

@@ -132,7 +132,8 @@ func TestRadixPersistent(t *testing.T) {
 }
 
 // TestRadixPersistRule pins which kernels loop over their sequences by
-// default (PERSIST): the R2C kernel of 8192 complex points on GPUs only.
+// default (PERSIST): the R2C kernel of 8192 complex points on GPUs only,
+// and only where it keeps one component in local memory (not in halves).
 func TestRadixPersistRule(t *testing.T) {
 	t.Setenv("PRISM_OPENCL_PERSIST", "")
 	gpu, cpu := &OpenCL{info: DeviceInfo{Type: "GPU"}}, &OpenCL{info: DeviceInfo{Type: "CPU"}}
@@ -148,6 +149,10 @@ func TestRadixPersistRule(t *testing.T) {
 		if got := c.e.persistGroups(geom{len: c.len, radix: 32, s: 1}, c.name); got != c.want {
 			t.Errorf("%s device, %s of %d points: %d groups per compute unit, want %d", c.e.info.Type, c.name, c.len, got, c.want)
 		}
+	}
+	// in halves (r2cGeom's default on GPUs) the kernel does not loop
+	if got := gpu.persistGroups(geom{len: 8192, radix: 32, s: 1, halves: true, halvesPaired: true}, "fft_r2c"); got != 0 {
+		t.Errorf("GPU device, fft_r2c of 8192 points in halves: %d groups per compute unit, want 0", got)
 	}
 	t.Setenv("PRISM_OPENCL_PERSIST", "3")
 	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "fft_c2c"); got != 3 {
@@ -259,40 +264,44 @@ func TestRadixHalvesPaired(t *testing.T) {
 	}
 }
 
-// TestRadixHalvesPairedRule pins where PRISM_OPENCL_R2C_HALVES=1 applies:
-// the R2C kernels that keep one component in local memory (SPLIT: 8192
-// complex points with NVIDIA's 48 KB), in halves with PAIRED and
-// HALVES_PAIRED and without the evict-first stores of R2C in halves
-// (32768 real points), which it leaves as they are, as it does smaller
-// transforms and every kernel without it.
+// TestRadixHalvesPairedRule pins where the R2C kernels exchange in halves
+// with PAIRED and HALVES_PAIRED: those of 8192 complex points that keep one
+// component in local memory (SPLIT, with NVIDIA's 48 KB) on GPUs by
+// default, every such kernel with PRISM_OPENCL_R2C_HALVES=1 and none with
+// 0; without the evict-first stores of R2C in halves (32768 real points),
+// which it leaves as they are, as it does smaller transforms.
 func TestRadixHalvesPairedRule(t *testing.T) {
 	t.Setenv("PRISM_OPENCL_STHINT", "")
 	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
+	cpu := &OpenCL{info: DeviceInfo{Type: "CPU", Platform: "Portable Computing Language"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
 	for _, c := range []struct {
+		e                       *OpenCL
 		env                     string
 		len                     int
 		halves, paired, hpaired bool
 		sthint                  string
 	}{
-		{"", 8192, false, true, false, "STHINT=0"},
-		{"1", 8192, true, true, true, "STHINT=0"},
-		{"1", 2048, false, true, false, "STHINT=0"},
-		{"1", 16384, true, false, false, "STHINT=1"},
-		{"0", 8192, false, true, false, "STHINT=0"},
+		{nv, "", 8192, true, true, true, "STHINT=0"},
+		{cpu, "", 8192, false, true, false, "STHINT=0"},
+		{cpu, "1", 8192, true, true, true, "STHINT=0"},
+		{nv, "1", 8192, true, true, true, "STHINT=0"},
+		{nv, "1", 2048, false, true, false, "STHINT=0"},
+		{nv, "1", 16384, true, false, false, "STHINT=1"},
+		{nv, "0", 8192, false, true, false, "STHINT=0"},
 	} {
 		t.Setenv("PRISM_OPENCL_R2C_HALVES", c.env)
-		g, ok := nv.planGeom(c.len)
+		g, ok := c.e.planGeom(c.len)
 		if !ok {
 			t.Fatalf("%d points not single-pass", c.len)
 		}
-		fg := nv.r2cGeom(g)
-		d := strings.Join(append(fg.defines(), append(fg.pairedDefine(), nv.storeDefines(fg, "fft_r2c")...)...), " ")
+		fg := c.e.r2cGeom(g)
+		d := strings.Join(append(fg.defines(), append(fg.pairedDefine(), c.e.storeDefines(fg, "fft_r2c")...)...), " ")
 		want := fmt.Sprintf("HALVES=%s", b01(c.halves))
 		if fg.halves != c.halves || fg.paired() != c.paired || fg.halvesPaired != c.hpaired ||
 			!strings.Contains(d, want) || strings.Contains(d, "PAIRED=1") != c.paired ||
 			strings.Contains(d, "HALVES_PAIRED=1") != c.hpaired || !strings.Contains(d, c.sthint) {
-			t.Errorf("R2C_HALVES=%q, %d points: %+v, defines %q; want halves %v paired %v halvesPaired %v %s",
-				c.env, c.len, fg, d, c.halves, c.paired, c.hpaired, c.sthint)
+			t.Errorf("%s, R2C_HALVES=%q, %d points: %+v, defines %q; want halves %v paired %v halvesPaired %v %s",
+				c.e.info.Type, c.env, c.len, fg, d, c.halves, c.paired, c.hpaired, c.sthint)
 		}
 	}
 }

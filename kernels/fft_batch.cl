@@ -107,9 +107,9 @@
 //   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
 //   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
 //   4096 0.145, 16384 0.201.
-// R2C 16384 (LEN 8192) in other geometries, measured on the H200 and
-// dropped (device events, 2^26 samples per call, 2 alternating rounds;
-// the default, radix 32 in 256 items looping in one group per SM: 0.203-
+// R2C 16384 (LEN 8192) in other geometries, measured on the H200
+// (device events, 2^26 samples per call, 2 alternating rounds; the
+// layout before, radix 32 in 256 items looping in one group per SM: 0.203-
 // 0.205 ms, its COPY_ONLY floor 0.167; cuFFT 0.184):
 //   512 items of 16 values (PRISM_OPENCL_RADIX=16: 8192 = 16*16*16*2,
 //   three exchanges; 107 registers, one group per SM): 0.245 ms, 0.283
@@ -148,13 +148,17 @@
 //   4 per SM's worth (132, 264, 528 sequences; us, 2 rounds): default 12.5/
 //   19.3/37.7, at 128 registers 14.1/21.0/39.3; halves 13.4/18.6/33.1, at
 //   128 13.4/18.8/33.4: halves scale better at 4 waves, capped or not,
-//   so halves without the loop may hold two groups uncapped as well (its
-//   registers were not read, nor its 2^26 time). Not the default yet: the
-//   rule set for it (two groups looping had to beat the default) was not
-//   met, and that path had no accuracy run on NVIDIA. Left to measure:
-//   halves without the loop, uncapped and at 128 (PRISM_OPENCL_R2C_HALVES=1
-//   PRISM_OPENCL_PERSIST=0, PRISM_OPENCL_TUNE=NV_MAXNREG=128), registers
-//   by -cl-nv-verbose, and TestRadixHalvesPaired on NVIDIA (it runs both).
+//   so halves without the loop may hold two groups uncapped as well.
+//   It does (the lead's follow-up call, H200, device events, 2^26
+//   samples, 3 alternating rounds): halves without the loop compiles to
+//   128 registers uncapped, 0 spilled, 16912 bytes of local memory, and
+//   ran 0.180-0.183 ms; at .maxnreg 128 (the same build) 0.178-0.180;
+//   the default layout at .maxnreg 128 without the loop (224 + 264 bytes
+//   spilled, 33808 bytes) 0.221-0.222; the default then 0.202-0.205;
+//   cuFFT 0.185 (kern10's call). So R2C 16384 on GPUs now exchanges in
+//   halves without the loop, uncapped (gpufft's r2cGeom, persistGroups;
+//   PRISM_OPENCL_R2C_HALVES=0 for the layout above), and
+//   TestRadixHalvesPaired passed on NVIDIA in that call.
 #ifndef LDHINT
 #define LDHINT 0
 #endif
