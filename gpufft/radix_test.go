@@ -165,13 +165,27 @@ func TestRadixPersistRule(t *testing.T) {
 
 // TestRadixStagedStores: R2C kernels whose groups store one row through
 // local memory (STAGE_ST in fft_batch.cl, a tuning variant, off by
-// default) with it turned on wherever the tests run: 4096 real points in one round, 16384 in two (one component
-// in local memory, as on NVIDIA), and 16384 looping in one group per
+// default) with it turned on wherever the tests run: 4096 real points in
+// one round, 16384 in two (one component in local memory, NVIDIA's layout
+// with PRISM_OPENCL_R2C_HALVES=0), and 16384 looping in one group per
 // compute unit (PERSIST); batches of 5 rows, so rows start at every
 // offset mod 32 bytes; against the float64 reference, forward and back.
+// And 16384 in paired halves (r2cGeom's default on GPUs), where the
+// kernel ignores STAGE_ST: its local memory holds less than half a row.
 func TestRadixStagedStores(t *testing.T) {
 	rng := rand.New(rand.NewPCG(34, 1))
 	t.Setenv("PRISM_OPENCL_STAGE_ST", "1")
+	t.Setenv("PRISM_OPENCL_R2C_HALVES", "0")
+	t.Run("len=8192/halves", func(t *testing.T) {
+		t.Setenv("PRISM_OPENCL_R2C_HALVES", "1")
+		t.Setenv("PRISM_OPENCL_PERSIST", "0")
+		e := radixEngine(t, 0, nvidiaLocal)
+		g, _ := e.planGeom(8192)
+		if fg := e.r2cGeom(g); !fg.halvesPaired {
+			t.Fatalf("forward geometry %+v: not in paired halves", fg)
+		}
+		checkRealPlan(t, e, 2*8192, 5, rng)
+	})
 	for _, c := range []struct{ len, persist int }{{2048, 0}, {8192, 0}, {8192, 1}} {
 		t.Run(fmt.Sprintf("len=%d/persist=%d", c.len, c.persist), func(t *testing.T) {
 			t.Setenv("PRISM_OPENCL_PERSIST", fmt.Sprint(c.persist))

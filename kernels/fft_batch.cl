@@ -328,10 +328,11 @@ inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
 #ifndef STAGE_ST
 #define STAGE_ST 0
 #endif
-// Elsewhere (S > 1, or not PAIRED) it is ignored.
+// Elsewhere (S > 1, not PAIRED, or in HALVES, whose local memory holds
+// less than half a row) it is ignored.
 #define ST_FLOATS ((SPLIT ? 1 : 2) * PADLEN)
 #define ST_ROUNDS (2 * (LEN + 6) <= ST_FLOATS ? 1 : 2)
-#define ST_USE (STAGE_ST && PAIRED && S == 1)
+#define ST_USE (STAGE_ST && PAIRED && S == 1 && !HALVES)
 #if ST_USE && (LEN + 12 > ST_FLOATS || LASTR % ST_ROUNDS != 0)
 #error "STAGE_ST: local memory holds less than half a row"
 #endif
