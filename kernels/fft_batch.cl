@@ -561,6 +561,14 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // stage twiddles in conjugate pairs (w^(a+b), w^(a-b) from 6 products
 // instead of 8: -8 at 4096, -16 at 1024; clang's nvptx build of it
 // put the frame in local memory).
+// Not the groups per SM either: one component in local memory at a time
+// (PRISM_OPENCL_TUNE=SPLIT=1: 8720 bytes a group at 4096 against 17424,
+// 16912 at 1024/256 against 33808; 96 registers, no spill) ran 0.447-
+// 0.451 and 0.336-0.338 ms against 0.448-0.451 and 0.335-0.337, and with
+// it at .maxnreg 80 (more groups by registers) 0.445-0.447 and 0.428-
+// 0.431 (spills at 1024) (H200, 3 alternating rounds, the lead's call).
+// So local memory and registers per group do not hold the spectrogram
+// back, unlike R2C 16384's (fft_r2c above): it is bound by its issue.
 
 // SPEC_LEVEL (OUTPUT 0 without BINGAIN): the dB level as 3.0103*lg2(p)
 // plus a per-thread offset 10*log10(g2) (one per thread, from scale)
