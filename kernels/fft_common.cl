@@ -211,24 +211,33 @@ inline void bfly_wk(float2 *a, float2 *b, const int M, const int e) {
     *b = (float2)(fma(-f, u.x, x.x), fma(-f, u.y, x.y));
 }
 
+// dft_join (DFT_FMA): v's 2H-point DFT from the H-point DFTs of its even
+// entries (e) and odd ones (o), combined by bfly_wk.
+inline void dft_join(float2 *v, float2 *e, float2 *o, const int H) {
+#pragma unroll
+    for (int k = 0; k < H; k++) {
+        bfly_wk(&e[k], &o[k], 2 * H, k);
+        v[k] = e[k];
+        v[k + H] = o[k];
+    }
+}
+
 inline void dft16(float2 *v) {
     float2 e[8], o[8];
 #pragma unroll
     for (int i = 0; i < 8; i++) { e[i] = v[2 * i]; o[i] = v[2 * i + 1]; }
     dft8(e);
     dft8(o);
+#if DFT_FMA
+    dft_join(v, e, o, 8);
+#else
 #pragma unroll
     for (int k = 0; k < 8; k++) {
-#if DFT_FMA
-        bfly_wk(&e[k], &o[k], 16, k);
-        v[k] = e[k];
-        v[k + 8] = o[k];
-#else
         float2 w = mul_wk(o[k], 16, k);
         v[k] = e[k] + w;
         v[k + 8] = e[k] - w;
-#endif
     }
+#endif
 }
 
 // dft32 splits 32 = P*Q with P = 4, Q = 8 (n = Q*n1 + n2, k = k1 + P*k2):
@@ -242,12 +251,7 @@ inline void dft32(float2 *v) {
     for (int i = 0; i < 16; i++) { e[i] = v[2 * i]; o[i] = v[2 * i + 1]; }
     dft16(e);
     dft16(o);
-#pragma unroll
-    for (int k = 0; k < 16; k++) {
-        bfly_wk(&e[k], &o[k], 32, k);
-        v[k] = e[k];
-        v[k + 16] = o[k];
-    }
+    dft_join(v, e, o, 16);
 #else
     float2 u[32];
 #pragma unroll
