@@ -597,7 +597,7 @@ inline float spec_lg2(float p) {
 }
 // spec_level is level()'s dBFS for 2X with 10*log10(g2) = off.
 inline float spec_level(float2 X2, float off) {
-    return fmax(fma(3.01029995663981195f, spec_lg2(X2.x * X2.x + X2.y * X2.y), off), -200.0f);
+    return db_lg2(spec_lg2(X2.x * X2.x + X2.y * X2.y), off);
 }
 
 // SPEC_PAIRS (PAIRED with PER = 2, both slots' butterflies j and NS - j
@@ -652,7 +652,7 @@ inline void spec_store_pairs(const float2 *v, __global void *restrict dstv, __gl
 #else
     const float gs = scale * scale;
 #endif
-    const float offs = 6.0205999132796239f * native_log2(scale); // 10*log10(gs), for SPEC_LEVEL
+    const float offs = 2.0f * DB_LG2 * native_log2(scale); // 10*log10(gs), for SPEC_LEVEL
     const int j0 = JOF(0, t), j1 = JOF(1, t);
     const int ka = t == 0 ? j1 : j0, kb = t == 0 ? j0 + NS : j1;
     SPEC_OUT *o = (SPEC_OUT *)dstv + row;
@@ -737,8 +737,8 @@ inline void spec_store_slots(const float2 *v, __global void *restrict dstv, __gl
 #endif
 #if SPEC_LEVEL_ON
     // 20*log10(scale) and, for bin 0, 6.02 dB less (c_k = 1)
-    const float offs = 6.0205999132796239f * native_log2(scale);
-    const float off0 = t == 0 ? offs - 6.0205999132796239f : offs;
+    const float offs = 2.0f * DB_LG2 * native_log2(scale);
+    const float off0 = t == 0 ? offs - 2.0f * DB_LG2 : offs;
 #endif
     #pragma unroll
     for (int m = 0; m < PER; m++) {
