@@ -319,3 +319,27 @@ func TestRadixHalvesPairedRule(t *testing.T) {
 		}
 	}
 }
+
+// TestExchangeTwoArrays: the single-pass kernels with their exchanges in
+// two float arrays (XCH_F2=0 through PRISM_OPENCL_TUNE, the tuning aid
+// that compares them with the default float2 exchanges) still compute the
+// same transforms and spectrograms: complex and real plans against the
+// float64 reference, the spectrogram against the CPU engine.
+func TestExchangeTwoArrays(t *testing.T) {
+	g := requireGPU(t)
+	t.Setenv("PRISM_OPENCL_TUNE", "XCH_F2=0")
+	e, err := NewOpenCL(OpenCLOptions{Device: fmt.Sprint(g.info.Index)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if !slices.Contains(e.tune, "XCH_F2=0") {
+		t.Fatalf("tune %v without XCH_F2=0", e.tune)
+	}
+	rng := rand.New(rand.NewPCG(35, 1))
+	for _, n := range []int{256, 4096} {
+		checkComplexPlan(t, e, n, 3, rng)
+		checkRealPlan(t, e, n, 3, rng)
+		spectrogramMatchesCPU(t, e, n, rng)
+	}
+}

@@ -29,6 +29,10 @@
 #define LOCAL_DECL __local float lbuf[S * PADLEN] __attribute__((aligned(16)));
 #define LRE (lbuf + s * PADLEN)
 #define LIM (lbuf + s * PADLEN)
+#elif XCH_F2_ON
+#define LOCAL_DECL __local float lbuf[2 * S * PADLEN] __attribute__((aligned(16)));
+#define LRE (lbuf + 2 * s * PADLEN)
+#define LIM (LRE + PADLEN)
 #else
 #define LOCAL_DECL __local float lbuf[2 * S * PADLEN] __attribute__((aligned(16)));
 #define LRE (lbuf + s * PADLEN)
@@ -569,6 +573,22 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // 0.431 (spills at 1024) (H200, 3 alternating rounds, the lead's call).
 // So local memory and registers per group do not hold the spectrogram
 // back, unlike R2C 16384's (fft_r2c above): it is bound by its issue.
+// The float2 exchanges counted above are now the default (XCH_F2 in
+// fft_common.cl): 4096/1024 0.411-0.416 ms against 0.449-0.453, 1024/256
+// 0.328-0.332 against 0.334 (H200, 3 alternating rounds).
+// Measured after them and dropped (H200, `prism bench`, 3 alternating
+// rounds, before XCH_F2; default 0.446-0.453 and 0.338-0.344 ms): what is
+// the same for every frame of a thread loaded once before its frames,
+// in registers (the window, 0.458-0.461 and 0.383-0.386; the split
+// twiddles, 0.454-0.457 and 0.389-0.391; the stage twiddles, 0.458-0.462
+// and 0.346-0.348; all three 0.465-0.468 and 0.513-0.515; all three
+// with FPG 8 or 16, 0.479-0.497 and 0.464-0.468; the window with FPG 8,
+// 0.470-0.479): the registers cost more than the loads they save.
+// cuFFT beside it (CuPy, the same 2^26 samples, CUDA events): the bare
+// R2C of the same 65533 overlapping frames of 4096 points, read in place
+// (advanced layout, idist = hop; no window, no level, complex out) 0.843
+// ms, of 262141 frames of 1024 points 0.704 ms; the same numbers of
+// contiguous frames (4x the input) 0.525 and 0.515 ms.
 
 // SPEC_LEVEL (OUTPUT 0 without BINGAIN): the dB level as 3.0103*lg2(p)
 // plus a per-thread offset 10*log10(g2) (one per thread, from scale)

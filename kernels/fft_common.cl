@@ -360,6 +360,28 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 #define WRITE_PAD(r) PAD(wbase + (r) * wstride)
 #define READ_PAD(r) PAD(READ_INDEX(r))
 #endif
+// XCH_F2 (the single-pass kernels, on by default; XCH_F2=0 for the two
+// arrays): the exchanges as one 64-bit access a value, re and im side by
+// side in the sequence's 2*PADLEN floats from lre (fft_batch.cl's LRE),
+// instead of two 32-bit ones in two arrays (the four-step passes keep
+// theirs: their staging lays the sequences out by SSTRIDE). Half the
+// local-memory instructions for the same bytes. Measured (`prism bench`,
+// 3 alternating rounds, ms, with / without): H200 (2^26 samples)
+// spectrogram 4096/1024 0.411-0.416 / 0.449-0.453, 1024/256 0.328-0.332
+// / 0.334, 16384/4096 0.716-0.718 / 0.717-0.725; R2C 1024 0.144-0.147 /
+// 0.143-0.147, 4096 0.147-0.150 / 0.147-0.149, C2C 1024 0.143-0.145 /
+// 0.146-0.147, 4096 0.143-0.144 / 0.142-0.148 (within the spread). PoCL
+// (this project's 2-core machine, 2^21 samples): spectrogram 4096/1024
+// 43.4-43.5 / 61.6-64.0, 1024/256 22.8-23.1 / 23.5-24.8, C2C 1024
+// 3.38-3.53 / 3.47-3.76, R2C 4096 4.76-5.00 / 5.21-5.54.
+#ifndef XCH_F2
+#define XCH_F2 1
+#endif
+#if XCH_F2 && !defined(KERNEL_PASS) && !SPLIT && !HALVES
+#define XCH_F2_ON 1
+#else
+#define XCH_F2_ON 0
+#endif
 inline void exchange(float2 *v, __local float *lre, __local float *lim,
                      int wbase, int wstride, int t, const bool paired) {
 #if HALVES
@@ -404,6 +426,14 @@ inline void exchange(float2 *v, __local float *lre, __local float *lim,
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int r = 0; r < RADIX; r++) v[r].y = lre[READ_PAD(r)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#elif XCH_F2_ON
+    __local float2 *l2 = (__local float2 *)lre;
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) l2[WRITE_PAD(r)] = v[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int r = 0; r < RADIX; r++) v[r] = l2[READ_PAD(r)];
     barrier(CLK_LOCAL_MEM_FENCE);
 #else
 #pragma unroll

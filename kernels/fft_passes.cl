@@ -97,6 +97,30 @@
 //   P2_ST=1 equal or slower (C2C 32768 0.135-0.136, R2C 65536 0.186-
 //   0.188); C2C 32768 split the other way round (pass 1 of 256 points,
 //   PRISM_OPENCL_SMALL_A=1) 0.277-0.278, 0.281 without P1_ST.
+//   C2C 32768's pass 1 (128 points, radix 8, 16 sequences of 16 items a
+//   group) is at its own floor (P_COPY: 0.1364-0.1372 ms against 0.1368-
+//   0.1375), which is above pass 2's (0.1323): its loads are strided, 128
+//   bytes a row. 32 sequences a group make 256-byte rows and lower that
+//   floor to 0.1335-0.1340, but no geometry with them kept the transform
+//   free (3 alternating rounds, device events): radix 8 with 512 items
+//   0.168, at .minnctapersm 3 0.159, 4 0.291; radix 16 (256 items) 0.155
+//   (0.156 with 16 sequences); radix 32 0.147-0.148; 8 sequences 0.149-
+//   0.151. L2 prefetch sizes on the passes' loads (ld.global.L2::256B or
+//   ::128B) were slower for pass 1 everywhere (C2C 32768 0.146-0.150,
+//   65536 0.160-0.165, 2^18 0.268-0.269) and for the split pass (R2C 2^20
+//   0.290 against 0.235); on C2C's pass 2 they gained 2 % at 2^18 (0.146
+//   against 0.149) and lost 7 % at 2^20: not kept.
+//   Both passes in one launch, pass 2 reading pass 1's output from L2
+//   (C2C of square sizes: pass 1 of an item handed out ahead of its pass
+//   2 by an atomic ticket, pass 2's groups waiting on a per-item count,
+//   its lines read past L1 and discarded from L2 after; correct on NVIDIA
+//   and PoCL): C2C 65536 0.2734-0.2736 ms against 0.2756-0.2768 for the
+//   two launches, 2^18 0.4148-0.4164 against 0.3247-0.3260, 2^20 0.5219-
+//   0.5229 against 0.3779-0.3782, at its best items of lead (4 at 2^18:
+//   0.414; 2 at 2^20: 0.508). A device holds ~800 such groups at once,
+//   each with its 32-64 KB tile for many microseconds, so ~50 MB of
+//   traffic pass between a tile's write and its read: L2 (50 MB) does not
+//   keep them, and waiting groups hold the places of working ones.
 #ifndef P_COPY
 #define P_COPY 0
 #endif
