@@ -731,7 +731,7 @@ func (p *gpuSpectrogram) init() error {
 		if err != nil {
 			return err
 		}
-		fpg := framesPerGroup(g, cfg)
+		fpg := framesPerGroup()
 		extra := append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...)
 		l, err := p.batchKernel(g, append(extra, e.padBaseDefine()...), "spectrogram",
 			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
@@ -815,26 +815,26 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 }
 
 // framesPerGroup is how many overlapping frames one work-group of the
-// single-pass spectrogram does in turn (FPG in fft_batch.cl): the overlap
-// N/hop, at most 8, when a group does one sequence at a time; the frames
-// after the first then read most of their samples from L1 rather than L2.
-// On the H100 the 4096/1024 spectrogram took 0.657 ms with 1, 0.623 with 2,
-// 0.586 with 4 and 0.597 with 8. Groups of more than 256 items do one
-// frame: with 512 the loop leaves 128 registers per item, which spill (H200,
-// 16384/4096 at radix 16: 1.00 ms with 1, 1.05 with 4); at 256 items it
-// pays (16384/4096 at radix 32: 0.769 ms with 4, 0.872 with 1). Groups
-// of several sequences do one frame each: 1024/256 (8 per group) took
-// 0.584 ms with 2 and 0.571 with 4 against 0.435 with 1 (H200; 255
-// registers and spills).
-// PRISM_OPENCL_FPG overrides it (tuning aid).
-func framesPerGroup(g geom, cfg SpectrogramConfig) int {
+// single-pass spectrogram does in turn (FPG in fft_batch.cl): 1. A loop
+// over the overlap N/hop (at most 8), so the frames after the first read
+// most of their samples from L1, once paid (H100, 4096/1024: 0.586 ms with
+// 4 against 0.657 with 1; H200, 16384/4096: 0.769 with 4 against 0.872).
+// Since the exchanges went float2 (XCH_F2) one frame a group is faster
+// everywhere (`prism bench`, 3 alternating rounds, 1 / 2 / the overlap up
+// to 8, ms): H200 (2^26 samples) 4096/1024 0.398-0.402 / 0.414-0.415 /
+// 0.412-0.413, 4096/512 0.765-0.770 / 0.797-0.799 / 0.799-0.802,
+// 4096/2048 0.220 / 0.221-0.222 / 0.221-0.224, 8192/2048 0.542-0.544 /
+// 0.595-0.597 / 0.573-0.574, 16384/4096 0.535-0.536 / 0.708-0.711 /
+// 0.714-0.716, 8192/256 4.136-4.148 / 4.566-4.568 / 4.325-4.349; PoCL
+// (2^21 samples, 2 rounds) 4096/1024 28.8-32.3 against 46.0-46.1 with 4.
+// Groups of several sequences always did one frame each (1024/256, 8 a
+// group: 0.584 ms with 2, 0.571 with 4, 0.435 with 1 before). The
+// define stays for PRISM_OPENCL_FPG (a tuning aid, 1 to 64).
+func framesPerGroup() int {
 	if v, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_FPG")); err == nil && v >= 1 && v <= 64 {
 		return v
 	}
-	if g.s != 1 || g.wg() > 256 {
-		return 1
-	}
-	return min(8, max(1, cfg.Size/cfg.Hop))
+	return 1
 }
 
 // padBaseDefine turns the spectrogram kernel's PAD_BASE (fft_common.cl,

@@ -490,3 +490,17 @@ func worstFrameError(cfg SpectrogramConfig, out, x []float32) float64 {
 	}
 	return worst
 }
+
+// TestSpectrogramFramesPerGroup: the single-pass spectrogram with each
+// group looping over several overlapping frames (FPG through
+// PRISM_OPENCL_FPG, the tuning aid; the host sets 1) still agrees with
+// the CPU engine, frame counts that are not a multiple of it included.
+func TestSpectrogramFramesPerGroup(t *testing.T) {
+	g := requireGPU(t)
+	t.Setenv("PRISM_OPENCL_FPG", "4")
+	if framesPerGroup() != 4 {
+		t.Fatal("PRISM_OPENCL_FPG=4 not taken")
+	}
+	rng := rand.New(rand.NewPCG(36, 1))
+	spectrogramMatchesCPU(t, g, 4096, rng)
+}
