@@ -815,9 +815,9 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 }
 
 // framesPerGroup is how many overlapping frames one work-group of the
-// single-pass spectrogram does in turn (FPG in fft_batch.cl): 1. A loop
-// over the overlap N/hop (at most 8), so the frames after the first read
-// most of their samples from L1, once paid (H100, 4096/1024: 0.586 ms with
+// single-pass spectrogram does in turn (FPG in fft_batch.cl): one. A
+// loop over the overlap N/hop (at most 8), so the frames after the first
+// read most of their samples from L1, once paid (H100, 4096/1024: 0.586 ms with
 // 4 against 0.657 with 1; H200, 16384/4096: 0.769 with 4 against 0.872).
 // Since the exchanges went float2 (XCH_F2) one frame a group is faster
 // everywhere (`prism bench`, 3 alternating rounds, 1 / 2 / the overlap up
