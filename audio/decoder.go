@@ -85,10 +85,16 @@ func Open(path string) (Decoder, error) {
 		return nil, &FormatError{Name: path, Reason: "is a directory"}
 	}
 	size := st.Size()
-	if !st.Mode().IsRegular() {
+	var r io.Reader = f
+	if st.Mode().IsRegular() {
+		// a file still being written (a recording in progress) is read as
+		// it was at open: its size then bounds every read, so the length
+		// the decoder declared (and an image sized by it) holds
+		r = &sizedFile{f: f, size: size}
+	} else {
 		size = -1 // a FIFO or device: its size says nothing about the stream
 	}
-	d, err := NewDecoder(f, path, size)
+	d, err := NewDecoder(r, path, size)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -229,3 +235,32 @@ func recoverCorrupt(name, format string, err *error) {
 		*err = &FormatError{Name: name, Reason: fmt.Sprintf("%s: corrupt stream (decoder failed: %v)", format, r)}
 	}
 }
+
+// sizedFile reads a file as far as the size it had at open, never past it.
+type sizedFile struct {
+	f    *os.File
+	size int64
+	off  int64
+}
+
+func (s *sizedFile) Read(p []byte) (int, error) {
+	if s.off >= s.size {
+		return 0, io.EOF
+	}
+	n, err := s.f.Read(p[:min(int64(len(p)), s.size-s.off)])
+	s.off += int64(n)
+	return n, err
+}
+
+func (s *sizedFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= s.size {
+		return 0, io.EOF
+	}
+	n, err := s.f.ReadAt(p[:min(int64(len(p)), s.size-off)], off)
+	if err == nil && n < len(p) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (s *sizedFile) Close() error { return s.f.Close() }
