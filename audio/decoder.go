@@ -136,7 +136,7 @@ func NewDecoder(r io.Reader, name string, size int64) (Decoder, error) {
 		case "FLAC":
 			return openFLAC(br, src, r, name, start, size)
 		case "FLAC frames":
-			return nil, &FormatError{Name: name, Offset: start, Reason: "FLAC frames without a stream header (no fLaC marker and STREAMINFO, so the sample rate, bit depth and length are not known): not supported"}
+			return newFLACFrames(br, src, name, start)
 		case "MP3":
 			return newMP3(br, src, name, start, size)
 		default:
