@@ -1,14 +1,36 @@
 // Package audio is Prism's sound input: decoders for WAV and FLAC (written
 // here for untrusted input: go-audio/wav allocates by declared sizes and
 // misreads float data; mewkiz/flac allocated by metadata sizes, logged per
-// frame and decoded self-contradicting frames in silence) and MP3 (go-mp3,
-// fed past the ID3v2 tags it would allocate for) behind one Decoder
-// interface; live Sources
-// (PortAudio capture, the signal generator, a file at real-time pace); the
-// lock-free Ring from capture to analysis (with gaps: time that had no
-// input); and the Recorder that runs a Source into a Ring with a stall
-// watchdog, reopening a failed source and writing outages and device
-// overflows into the Ring as gaps of real time.
+// frame and decoded self-contradicting frames in silence) and MP3 behind
+// one Decoder interface; live Sources (PortAudio capture, the signal
+// generator, a file at real-time pace); the lock-free Ring from capture to
+// analysis (with gaps: time that had no input); and the Recorder that runs
+// a Source into a Ring with a stall watchdog, reopening a failed source and
+// writing outages and device overflows into the Ring as gaps of real time.
+//
+// MP3 is decoded by libmpg123, loaded at run time with purego as OpenCL is
+// (no cgo, no build dependency), to float samples exactly as the mpg123
+// and ffmpeg decoders give them: go-mp3 rounds to 16 bits, which moved
+// levels above −60 dBFS by up to 0.17 dB, read reverb tails 2–3 dB low and
+// put a −60 dBFS tone's THD at −41.5 dB. Where libmpg123 is missing (or
+// PRISM_MP3_DECODER=go-mp3), go-mp3 decodes, and the decoder's Warnings
+// say the output is 16-bit. Either is fed past the ID3v2 tags go-mp3
+// would allocate for, and a mono MP3 is one channel.
+//
+// Rules every decoder keeps:
+//   - A regular file is read as far as its size at Open, never further: a
+//     file still being written (a recording in progress) is analyzed as it
+//     was, so the length Format declared holds for every read.
+//   - A float sample that is NaN or ±Inf is read as 0, by Read and by
+//     RawPCM's ReadRaw alike (Read also zeroes a 64-bit float too large
+//     for float32, which would be ±Inf), so it never turns a result into
+//     NaN or into silence; Warnings counts them and gives the first one's
+//     time and channel ("3 non-finite samples (NaN or ±Inf; first at
+//     1.234 s, channel 2) read as 0"). Finite values, however large, are
+//     left as they are.
+//   - FLAC frames without the fLaC marker and STREAMINFO are decoded from
+//     what their frame headers say, and refused where a header leaves the
+//     sample rate or bit depth to the missing STREAMINFO.
 //
 // It knows nothing of FFTs or the UI. Decoders and sources write into
 // buffers the caller owns and keep only fixed-size buffers of their own: no
