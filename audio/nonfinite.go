@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // nonFinite counts the float samples of a stream that were NaN or ±Inf,
@@ -24,32 +25,62 @@ func (b *nonFinite) note(f, c int64) {
 }
 
 // scan replaces the non-finite samples of x, interleaved samples of
-// channels starting at frame first, by 0 and counts them.
+// channels starting at frame first, by 0 and counts them. The search runs
+// on every core (the raw path reads whole-file batches); the rare batch
+// with a hit is then counted in order.
 func (b *nonFinite) scan(x []float32, first int64, channels int) {
+	var found atomic.Bool
+	ParallelFor(len(x), func(lo, hi int) {
+		for _, v := range x[lo:hi] {
+			if math.Float32bits(v)&exp32 == exp32 {
+				found.Store(true)
+				return
+			}
+		}
+	})
+	if !found.Load() {
+		return
+	}
 	for i, v := range x {
-		if math.Float32bits(v)&0x7F800000 == 0x7F800000 { // exponent all ones: NaN or ±Inf
+		if math.Float32bits(v)&exp32 == exp32 {
 			x[i] = 0
 			b.note(first+int64(i/channels), int64(i%channels))
 		}
 	}
 }
 
+// exp32 and exp64hi are the exponent bits of an IEEE float32 and of the
+// high half of a float64: all ones in NaN and ±Inf alone.
+const (
+	exp32   = 0x7F800000
+	exp64hi = 0x7FF00000
+)
+
 // scanRaw does what scan does on little-endian IEEE floats of bytesPer
 // (4 or 8) bytes, in place.
 func (b *nonFinite) scanRaw(raw []byte, bytesPer int, first int64, channels int) {
-	if bytesPer == 4 {
-		for i := 0; i+4 <= len(raw); i += 4 {
-			if binary.LittleEndian.Uint32(raw[i:])&0x7F800000 == 0x7F800000 {
-				clear(raw[i : i+4])
-				b.note(first+int64(i/4/channels), int64(i/4%channels))
+	exp := uint32(exp32)
+	if bytesPer == 8 {
+		exp = exp64hi
+	}
+	// the sign and exponent are in the last 4 bytes of either
+	n := len(raw) / bytesPer
+	var found atomic.Bool
+	ParallelFor(n, func(lo, hi int) {
+		for p := raw[lo*bytesPer+bytesPer-4 : hi*bytesPer]; len(p) >= 4; p = p[min(bytesPer, len(p)):] {
+			if binary.LittleEndian.Uint32(p)&exp == exp {
+				found.Store(true)
+				return
 			}
 		}
+	})
+	if !found.Load() {
 		return
 	}
-	for i := 0; i+8 <= len(raw); i += 8 {
-		if binary.LittleEndian.Uint64(raw[i:])&0x7FF0000000000000 == 0x7FF0000000000000 {
-			clear(raw[i : i+8])
-			b.note(first+int64(i/8/channels), int64(i/8%channels))
+	for i := range n {
+		if binary.LittleEndian.Uint32(raw[(i+1)*bytesPer-4:])&exp == exp {
+			clear(raw[i*bytesPer : (i+1)*bytesPer])
+			b.note(first+int64(i/channels), int64(i%channels))
 		}
 	}
 }

@@ -141,3 +141,15 @@ func TestWAVGrowing(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkNonFiniteScan is the cost of the search on a batch of the raw
+// path (2^20 float32 samples) that holds no NaN: what every float WAV pays.
+func BenchmarkNonFiniteScan(b *testing.B) {
+	raw := encode(32, true, testValues(1<<20))
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	var nf nonFinite
+	for b.Loop() {
+		nf.scanRaw(raw, 4, 0, 2)
+	}
+}
