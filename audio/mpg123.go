@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -118,6 +119,7 @@ type mpg123Stream struct {
 	done     *uintptr  // mpg123_read's byte count
 	fmtOut   *[3]int64 // mpg123_getformat's rate, channels, encoding
 	eof      bool      // in has ended
+	cleanup  runtime.Cleanup
 }
 
 // newMPG123 makes a decoder for float output at every MPEG rate, mono or
@@ -130,6 +132,8 @@ func newMPG123(lib *mpg123Lib, in io.Reader) (*mpg123Stream, error) {
 		return nil, errors.New("libmpg123: mpg123_new failed")
 	}
 	s.h = h
+	// a decoder dropped without Close still gives the handle back
+	s.cleanup = runtime.AddCleanup(s, func(h uintptr) { purego.SyscallN(lib.delete, h) }, h)
 	check := func(what string, r int32) error {
 		if r != mpg123OK {
 			return fmt.Errorf("libmpg123: %s: %s", what, lib.strerror(r))
@@ -254,6 +258,7 @@ func (s *mpg123Stream) feed() error {
 
 func (s *mpg123Stream) close() {
 	if s.h != 0 {
+		s.cleanup.Stop()
 		purego.SyscallN(s.lib.delete, s.h)
 		s.h = 0
 	}
