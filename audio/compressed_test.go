@@ -118,6 +118,7 @@ func BenchmarkDecode(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				d.Close()
 			}
 		})
 	}

@@ -1,14 +1,36 @@
 // Package audio is Prism's sound input: decoders for WAV and FLAC (written
 // here for untrusted input: go-audio/wav allocates by declared sizes and
 // misreads float data; mewkiz/flac allocated by metadata sizes, logged per
-// frame and decoded self-contradicting frames in silence) and MP3 (go-mp3,
-// fed past the ID3v2 tags it would allocate for) behind one Decoder
-// interface; live Sources
-// (PortAudio capture, the signal generator, a file at real-time pace); the
-// lock-free Ring from capture to analysis (with gaps: time that had no
-// input); and the Recorder that runs a Source into a Ring with a stall
-// watchdog, reopening a failed source and writing outages and device
-// overflows into the Ring as gaps of real time.
+// frame and decoded self-contradicting frames in silence) and MP3 behind
+// one Decoder interface; live Sources (PortAudio capture, the signal
+// generator, a file at real-time pace); the lock-free Ring from capture to
+// analysis (with gaps: time that had no input); and the Recorder that runs
+// a Source into a Ring with a stall watchdog, reopening a failed source and
+// writing outages and device overflows into the Ring as gaps of real time.
+//
+// MP3 is decoded by libmpg123, loaded at run time with purego as OpenCL is
+// (no cgo, no build dependency), to float samples exactly as the mpg123
+// and ffmpeg decoders give them: go-mp3 rounds to 16 bits, which moved
+// levels above −60 dBFS by up to 0.17 dB, read reverb tails 2–3 dB low and
+// put a −60 dBFS tone's THD at −41.5 dB. Where libmpg123 is missing (or
+// PRISM_MP3_DECODER=go-mp3), go-mp3 decodes, and the decoder's Warnings
+// say the output is 16-bit. Either is fed past the ID3v2 tags go-mp3
+// would allocate for, and a mono MP3 is one channel.
+//
+// Rules every decoder keeps:
+//   - A regular file is read as far as its size at Open, never further: a
+//     file still being written (a recording in progress) is analyzed as it
+//     was, so the length Format declared holds for every read.
+//   - A float sample that is NaN or ±Inf is read as 0, by Read and by
+//     RawPCM's ReadRaw alike (Read also zeroes a 64-bit float too large
+//     for float32, which would be ±Inf), so it never turns a result into
+//     NaN or into silence; Warnings counts them and gives the first one's
+//     time and channel ("3 non-finite samples (NaN or ±Inf; first at
+//     1.234 s, channel 2) read as 0"). Finite values, however large, are
+//     left as they are.
+//   - FLAC frames without the fLaC marker and STREAMINFO are decoded from
+//     what their frame headers say, and refused where a header leaves the
+//     sample rate or bit depth to the missing STREAMINFO.
 //
 // It knows nothing of FFTs or the UI. Decoders and sources write into
 // buffers the caller owns and keep only fixed-size buffers of their own: no
@@ -85,10 +107,16 @@ func Open(path string) (Decoder, error) {
 		return nil, &FormatError{Name: path, Reason: "is a directory"}
 	}
 	size := st.Size()
-	if !st.Mode().IsRegular() {
+	var r io.Reader = f
+	if st.Mode().IsRegular() {
+		// a file still being written (a recording in progress) is read as
+		// it was at open: its size then bounds every read, so the length
+		// the decoder declared (and an image sized by it) holds
+		r = &sizedFile{f: f, size: size}
+	} else {
 		size = -1 // a FIFO or device: its size says nothing about the stream
 	}
-	d, err := NewDecoder(f, path, size)
+	d, err := NewDecoder(r, path, size)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -130,7 +158,7 @@ func NewDecoder(r io.Reader, name string, size int64) (Decoder, error) {
 		case "FLAC":
 			return openFLAC(br, src, r, name, start, size)
 		case "FLAC frames":
-			return nil, &FormatError{Name: name, Offset: start, Reason: "FLAC frames without a stream header (no fLaC marker and STREAMINFO, so the sample rate, bit depth and length are not known): not supported"}
+			return newFLACFrames(br, src, name, start)
 		case "MP3":
 			return newMP3(br, src, name, start, size)
 		default:
@@ -229,3 +257,32 @@ func recoverCorrupt(name, format string, err *error) {
 		*err = &FormatError{Name: name, Reason: fmt.Sprintf("%s: corrupt stream (decoder failed: %v)", format, r)}
 	}
 }
+
+// sizedFile reads a file as far as the size it had at open, never past it.
+type sizedFile struct {
+	f    *os.File
+	size int64
+	off  int64
+}
+
+func (s *sizedFile) Read(p []byte) (int, error) {
+	if s.off >= s.size {
+		return 0, io.EOF
+	}
+	n, err := s.f.Read(p[:min(int64(len(p)), s.size-s.off)])
+	s.off += int64(n)
+	return n, err
+}
+
+func (s *sizedFile) ReadAt(p []byte, off int64) (int, error) {
+	if off >= s.size {
+		return 0, io.EOF
+	}
+	n, err := s.f.ReadAt(p[:min(int64(len(p)), s.size-off)], off)
+	if err == nil && n < len(p) {
+		err = io.EOF
+	}
+	return n, err
+}
+
+func (s *sizedFile) Close() error { return s.f.Close() }

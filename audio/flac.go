@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"strings"
 )
 
 // FLAC is decoded here rather than by a library: every frame is checked
@@ -72,6 +73,44 @@ func newFLAC(r *bufio.Reader, closer io.Closer, name string, start int64) (*flac
 	if i.md5 != [16]byte{} {
 		d.md5 = md5.New()
 	}
+	return d, nil
+}
+
+// newFLACFrames decodes a FLAC stream that starts with a frame, without
+// the fLaC marker and STREAMINFO (a stream cut from a file, or one written
+// so, as the IETF test file uncommon/10 is): the first frame header gives
+// the sample rate, bit depth and channels, and every later frame is held
+// to them. A header that leaves the rate or depth to STREAMINFO (codes 0)
+// cannot be decoded and is refused. The length is unknown (no total, no
+// MD5); a stream cut after its first frame starts where its first frame
+// says.
+func newFLACFrames(r *bufio.Reader, closer io.Closer, name string, start int64) (*flacDecoder, error) {
+	head, _ := r.Peek(16)
+	probe := &flacDecoder{name: name, in: flacBits{r: bufio.NewReaderSize(bytes.NewReader(head), 16), off: start}, info: flacInfo{maxBlock: 1 << 16}}
+	h, err := probe.readFrameHeader(start)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	if h.rate == 0 {
+		missing = append(missing, "sample rate")
+	}
+	if h.bps == 0 {
+		missing = append(missing, "bit depth")
+	}
+	if len(missing) > 0 {
+		return nil, probe.errf(start, "FLAC frames without a stream header (no fLaC marker and STREAMINFO), and the first frame header leaves the %s to STREAMINFO: cannot be decoded",
+			strings.Join(missing, " and "))
+	}
+	d := &flacDecoder{name: name, in: flacBits{r: r, off: start}, closer: closer, variable: -1,
+		info: flacInfo{minBlock: 1, maxBlock: 1<<16 - 1, rate: h.rate, channels: h.channels(), bps: h.bps}}
+	if h.variable {
+		d.done = int64(h.number) // sample numbers count from the first frame's
+	} else {
+		d.frameNum = h.number
+	}
+	d.format = Format{SampleRate: h.rate, Channels: h.channels(), Bits: h.bps, Encoding: fmt.Sprintf("FLAC %d-bit", h.bps), Container: "FLAC", Frames: -1}
+	d.scale = 1 / float64(int64(1)<<(h.bps-1))
 	return d, nil
 }
 

@@ -10,27 +10,72 @@ import (
 	"github.com/hajimehoshi/go-mp3"
 )
 
-// mp3Decoder adapts github.com/hajimehoshi/go-mp3, which decodes to 16-bit
-// little-endian stereo. Prism hands it the stream after any ID3v2 tag (the
-// library would allocate a tag's declared size) and after the Xing/Info
-// frame, and trims its output as LAME's decoder does: the encoder delay
-// from the LAME tag plus the decoder delay of 529 samples at the start, the
-// encoder padding at the end, so sample 0 is the first sample encoded.
+// mp3Decoder decodes MP3 with libmpg123 to float, as the reference decoder
+// does, or where that library is missing with go-mp3 (16-bit output, with
+// a warning; see mpg123.go). Prism hands either the stream after any
+// ID3v2 tag (go-mp3 would allocate a tag's declared size) and after the
+// Xing/Info frame, and trims the output as LAME's decoder does: the encoder
+// delay from the LAME tag plus the decoder delay of 529 samples at the
+// start, the encoder padding at the end, so sample 0 is the first sample
+// encoded. The channels are the stream's (one for a mono MP3).
 type mp3Decoder struct {
 	name     string
-	dec      *mp3.Decoder
+	src      mp3Source
 	in       *countingReader
 	closer   io.Closer
 	format   Format
-	raw      []byte
-	skip     int64 // samples per channel still to drop at the start
-	limit    int64 // samples per channel to deliver, −1 if unknown
-	decoded  int64 // samples per channel the Xing header accounts for, −1 if unknown
-	done     int64 // samples per channel delivered
-	consumed int64 // samples per channel read from go-mp3 (dropped or delivered)
-	err      error // sticky
+	scratch  []float32 // decoded samples dropped at the start or past the end
+	skip     int64     // samples per channel still to drop at the start
+	limit    int64     // samples per channel to deliver, −1 if unknown
+	decoded  int64     // samples per channel the Xing header accounts for, −1 if unknown
+	done     int64     // samples per channel delivered
+	consumed int64     // samples per channel decoded (dropped or delivered)
+	err      error     // sticky
 	warnings []string
+	bad      nonFinite
 }
+
+// mp3Source decodes the frames: libmpg123 or go-mp3.
+type mp3Source interface {
+	// decode fills dst (≤ mp3Block frames, interleaved) or returns the
+	// frames it decoded and why the stream ended before dst was full.
+	decode(dst []float32) (frames int, err error)
+	close()
+}
+
+// mp3Block is the most frames one call into the decoder asks for.
+const mp3Block = mpg123Block
+
+// mp3Lib is the libmpg123 the MP3 decoder uses, or why none (tests swap it).
+var mp3Lib = loadMPG123
+
+// goMP3 is go-mp3, which always gives 16-bit stereo (a mono stream's
+// samples twice): a mono stream keeps the left channel.
+type goMP3 struct {
+	dec  *mp3.Decoder
+	raw  []byte // 4·mp3Block bytes
+	mono bool
+}
+
+func (g *goMP3) decode(dst []float32) (int, error) {
+	ch := 2
+	if g.mono {
+		ch = 1
+	}
+	got, err := io.ReadFull(g.dec, g.raw[:4*(len(dst)/ch)])
+	got /= 4
+	for i := range got {
+		l := float32(int16(binary.LittleEndian.Uint16(g.raw[4*i:]))) / (1 << 15)
+		if g.mono {
+			dst[i] = l
+			continue
+		}
+		dst[2*i], dst[2*i+1] = l, float32(int16(binary.LittleEndian.Uint16(g.raw[4*i+2:])))/(1<<15)
+	}
+	return got, err
+}
+
+func (g *goMP3) close() {}
 
 // mp3DecoderDelay is the delay of the standard MPEG audio synthesis (the
 // IMDCT overlap and the polyphase filterbank) that LAME's decoder removes:
@@ -74,9 +119,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // 96, 144 or 160 kb/s: garbage, silently). Where no header is found it
 // moves on a byte at a time, as go-mp3 does.
 type frameScan struct {
-	skip int     // bytes of the current frame still to pass
-	hdr  [4]byte // the header being collected
-	have int
+	goMP3 bool    // the frames go to go-mp3: refuse those it misreads
+	skip  int     // bytes of the current frame still to pass
+	hdr   [4]byte // the header being collected
+	have  int
 }
 
 func (s *frameScan) feed(b []byte, off int64) error {
@@ -99,7 +145,7 @@ func (s *frameScan) feed(b []byte, off int64) error {
 			s.have = 3
 			continue
 		}
-		if f.misread {
+		if f.misread && s.goMP3 {
 			return fmt.Errorf("frame at offset %d: MPEG-2 at %d Hz, %d kb/s with a padding byte, which the MP3 library (go-mp3) decodes wrongly: not supported", off-4, f.rate, f.kbps)
 		}
 		s.have, s.skip = 0, f.size-4
@@ -107,10 +153,12 @@ func (s *frameScan) feed(b []byte, off int64) error {
 	return nil
 }
 
-// decode reads whole samples from go-mp3 into b with a fresh budget.
-func (m *mp3Decoder) decode(b []byte) (int, error) {
+// decode decodes whole frames into dst with a fresh budget.
+func (m *mp3Decoder) decode(dst []float32) (int, error) {
 	m.in.budget = mp3MaxGap
-	return io.ReadFull(m.dec, b)
+	n, err := m.src.decode(dst)
+	m.consumed += int64(n)
+	return n, err
 }
 
 // newMP3 decodes MP3 from br, which starts at byte offset start of a file
@@ -125,13 +173,43 @@ func newMP3(br *bufio.Reader, closer io.Closer, name string, start, size int64) 
 		start += int64(n)
 	}
 	m.in = &countingReader{r: br, off: start, budget: mp3MaxGap}
-	dec, err := mp3.NewDecoder(m.in)
-	if err != nil {
+	fail := func(err error) (Decoder, error) {
 		return nil, &FormatError{Name: name, Offset: start, Reason: "MP3: " + err.Error()}
 	}
-	m.dec, m.raw = dec, make([]byte, 64<<10)
-	m.format = Format{SampleRate: dec.SampleRate(), Channels: 2, Encoding: "MP3", Container: "MP3", Frames: m.limit}
+	m.format = Format{Encoding: "MP3", Container: "MP3", Frames: m.limit}
+	if lib, libErr := mp3Lib(); libErr == nil {
+		s, err := newMPG123(lib, m.in)
+		if err != nil {
+			return fail(err)
+		}
+		m.src, m.format.SampleRate, m.format.Channels = s, s.rate, s.channels
+	} else {
+		m.in.scan.goMP3 = true
+		head, _ = br.Peek(4096)
+		f, _ := firstMPEGHeader(head)
+		dec, err := mp3.NewDecoder(m.in)
+		if err != nil {
+			return fail(err)
+		}
+		m.src, m.format.SampleRate, m.format.Channels = &goMP3{dec: dec, raw: make([]byte, 4*mp3Block), mono: f.mono}, dec.SampleRate(), 2
+		if f.mono {
+			m.format.Channels = 1
+		}
+		m.warnings = append(m.warnings, fmt.Sprintf("%s: MP3 decoded to 16 bits by go-mp3 (%v: install libmpg123 for the reference decoder's float output)", name, libErr))
+	}
+	m.scratch = make([]float32, mp3Block*m.format.Channels)
 	return m, nil
+}
+
+// firstMPEGHeader is the first layer III frame header in p, the one the
+// decoder starts with.
+func firstMPEGHeader(p []byte) (mpegFrame, bool) {
+	for i := range p {
+		if f, ok := parseMPEGHeader(p[i:]); ok {
+			return f, true
+		}
+	}
+	return mpegFrame{}, false
 }
 
 // applyXing sets the trim and the length from a Xing/Info frame at byte
@@ -159,15 +237,18 @@ func (m *mp3Decoder) applyXing(x xingInfo, at, size int64) {
 	}
 }
 
-func (m *mp3Decoder) Format() Format     { return m.format }
-func (m *mp3Decoder) Warnings() []string { return m.warnings }
+func (m *mp3Decoder) Format() Format { return m.format }
+func (m *mp3Decoder) Warnings() []string {
+	return m.bad.appendWarning(m.warnings, m.name, m.format)
+}
 
 func (m *mp3Decoder) Read(dst []float32) (n int, err error) {
 	defer recoverCorrupt(m.name, "MP3", &err)
 	if m.err != nil {
 		return 0, m.err
 	}
-	want := int64(len(dst) / 2)
+	ch := m.format.Channels
+	want := int64(len(dst) / ch)
 	if m.limit >= 0 {
 		want = min(want, m.limit-m.done)
 		if want == 0 {
@@ -176,26 +257,21 @@ func (m *mp3Decoder) Read(dst []float32) (n int, err error) {
 		}
 	}
 	for m.skip > 0 {
-		k := min(m.skip, int64(len(m.raw)/4))
-		got, err := m.decode(m.raw[:4*k])
-		m.skip -= int64(got / 4)
-		m.consumed += int64(got / 4)
+		k := min(m.skip, mp3Block)
+		got, err := m.decode(m.scratch[:k*int64(ch)])
+		m.skip -= int64(got)
 		if err != nil {
 			m.err = m.endErr(err)
 			return 0, m.err
 		}
 	}
-	frames := min(want, int64(len(m.raw)/4))
+	frames := min(want, mp3Block)
 	if frames == 0 {
 		return 0, nil
 	}
-	got, err := m.decode(m.raw[:4*frames])
-	got -= got % 4
-	for i := range got / 2 {
-		dst[i] = float32(int16(binary.LittleEndian.Uint16(m.raw[2*i:]))) / (1 << 15)
-	}
-	m.done += int64(got / 4)
-	m.consumed += int64(got / 4)
+	got, err := m.decode(dst[:frames*int64(ch)])
+	m.bad.scan(dst[:got*ch], m.done, ch)
+	m.done += int64(got)
 	if err != nil && got == 0 {
 		m.err = m.endErr(err)
 		return 0, m.err
@@ -203,7 +279,7 @@ func (m *mp3Decoder) Read(dst []float32) (n int, err error) {
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		m.err = m.endErr(err)
 	}
-	return got / 4, nil
+	return got, nil
 }
 
 // endErr is the error for the end of go-mp3's output: io.EOF when the
@@ -221,24 +297,23 @@ func (m *mp3Decoder) endErr(err error) error {
 // checkEnd runs the decoder to the end of the frames the Xing header counts
 // and warns if more follow (they are not analyzed: the length was declared).
 func (m *mp3Decoder) checkEnd() error {
-	left := m.decoded - m.consumed
-	for left > 0 {
-		k := min(left, int64(len(m.raw)/4))
-		got, err := m.decode(m.raw[:4*k])
-		left -= int64(got / 4)
-		m.consumed += int64(got / 4)
-		if err != nil {
+	ch := int64(m.format.Channels)
+	for left := m.decoded - m.consumed; left > 0; left = m.decoded - m.consumed {
+		if _, err := m.decode(m.scratch[:min(left, mp3Block)*ch]); err != nil {
 			return io.EOF
 		}
 	}
-	var one [4]byte
-	if got, _ := m.decode(one[:]); got > 0 {
+	if got, _ := m.decode(m.scratch[:ch]); got > 0 {
 		m.warnings = append(m.warnings, fmt.Sprintf("%s: the stream goes on past the %d samples its Xing header counts (offset %d): the rest is not analyzed", m.name, m.decoded, m.in.off))
 	}
 	return io.EOF
 }
 
 func (m *mp3Decoder) Close() error {
+	if m.src != nil {
+		m.src.close()
+		m.src = nil
+	}
 	if m.closer == nil {
 		return nil
 	}

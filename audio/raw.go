@@ -15,5 +15,7 @@ type RawPCM interface {
 	RawFormat() RawFormat
 	// ReadRaw reads up to len(dst)/(Channels·BytesPerSample) whole frames
 	// into dst undecoded and returns the frame count; 0, io.EOF at the end.
+	// Float samples that are NaN or ±Inf are +0 in dst, and counted in the
+	// decoder's Warnings, as Read would give them.
 	ReadRaw(dst []byte) (frames int, err error)
 }

@@ -40,6 +40,8 @@ type wavDecoder struct {
 	offset   int64 // bytes consumed, for error messages
 	raw      []byte
 	warnings []string
+	frame    int64     // frames delivered (Read or ReadRaw)
+	bad      nonFinite // float samples that were NaN or ±Inf, read as 0
 }
 
 // NewWAV reads a WAV header from r and returns a decoder positioned at the
@@ -278,7 +280,7 @@ func printable(b []byte) string {
 
 func (d *wavDecoder) Format() Format { return d.format }
 
-func (d *wavDecoder) Warnings() []string { return d.warnings }
+func (d *wavDecoder) Warnings() []string { return d.bad.appendWarning(d.warnings, d.name, d.format) }
 
 // Read decodes up to len(dst)/Channels whole frames into dst, interleaved.
 func (d *wavDecoder) Read(dst []float32) (int, error) {
@@ -304,6 +306,10 @@ func (d *wavDecoder) Read(dst []float32) (int, error) {
 		return 0, err
 	}
 	d.convert(dst[:n/d.bytesPer], raw[:n])
+	if d.tag == waveFloat {
+		d.bad.scan(dst[:n/d.bytesPer], d.frame, d.format.Channels)
+	}
+	d.frame += int64(n / frameBytes)
 	return n / frameBytes, nil
 }
 
@@ -340,7 +346,8 @@ func (d *wavDecoder) fill(buf []byte) (int, error) {
 	return n, nil
 }
 
-// RawFormat says how the data chunk stores samples (RawPCM).
+// RawFormat says how the data chunk stores samples (RawPCM). Float samples
+// that are NaN or ±Inf come out of ReadRaw as +0, as from Read.
 func (d *wavDecoder) RawFormat() RawFormat {
 	return RawFormat{BytesPerSample: d.bytesPer, Float: d.tag == waveFloat}
 }
@@ -354,6 +361,10 @@ func (d *wavDecoder) ReadRaw(dst []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := d.fill(dst[:want])
+	if d.tag == waveFloat {
+		d.bad.scanRaw(dst[:n], d.bytesPer, d.frame, d.format.Channels)
+	}
+	d.frame += int64(n / frameBytes)
 	return n / frameBytes, err
 }
 

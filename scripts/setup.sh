@@ -12,11 +12,14 @@ GO_DIR=${PRISM_GO_DIR:-$HOME/.cache/prism-go/go$GO_VERSION}
 # Packages (shared/ENVIRONMENT.md): OpenCL with PoCL (a CPU OpenCL device)
 # for the kernels and their tests; PortAudio, PulseAudio and sox for audio;
 # Xvfb and GL/X development files for the Fyne UI; unzip and curl for the Go
-# bootstrap; python3-scipy as an independent reference in tests.
+# bootstrap; python3-scipy as an independent reference in tests; libmpg123
+# (loaded at run time) for MP3 decoded to float, and lame, mpg123 and flac as
+# reference encoders and decoders in the audio tests.
 PACKAGES=(
   gcc pkg-config make curl ca-certificates unzip git
   ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
   portaudio19-dev pulseaudio pulseaudio-utils alsa-utils libasound2-plugins sox
+  libmpg123-0 lame mpg123 flac
   libgl1-mesa-dev xorg-dev xvfb xauth x11-apps xdotool imagemagick
 )
 

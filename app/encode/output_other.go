@@ -2,10 +2,23 @@
 
 package encode
 
-import "io/fs"
+import (
+	"io/fs"
+	"os"
+)
 
 // umask: outside Unix the mode is 0666 as given.
 func umask() fs.FileMode { return 0 }
 
-// processAlive: outside Unix, no stale temporary file is removed.
-func processAlive(int) bool { return true }
+// renameOpen: outside Unix an open file may not be renamed or removed.
+const renameOpen = false
+
+// lockTemp: outside Unix temporary files are not locked.
+func lockTemp(*os.File) bool { return true }
+
+// removeIfDead: outside Unix no lock tells a dead writer's temporary file
+// from a live one's, so none is removed.
+func removeIfDead(string) {}
+
+// writableByMode: outside Unix, the read-only attribute (no 0200 bit).
+func writableByMode(st fs.FileInfo) bool { return st.Mode().Perm()&0o200 != 0 }

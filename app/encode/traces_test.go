@@ -3,10 +3,8 @@ package encode
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,36 +62,6 @@ func TestOutputMode(t *testing.T) {
 	}
 	if want := 0o666 &^ umask(); st.Mode().Perm() != want {
 		t.Errorf("mode %v, want %v", st.Mode().Perm(), want)
-	}
-}
-
-// TestStaleTemps: a Prism temporary file whose process is gone is removed
-// by the next Create in its folder; one of a live process, and files not
-// of Prism's naming, stay.
-func TestStaleTemps(t *testing.T) {
-	dir := t.TempDir()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Skip(err)
-	}
-	stale := filepath.Join(dir, fmt.Sprintf(".o.npy.prism-%d-1.tmp", dead.Process.Pid))
-	live := filepath.Join(dir, fmt.Sprintf(".o.npy.prism-%d-2.tmp", os.Getpid()))
-	other := filepath.Join(dir, ".o.npy.12345.tmp")
-	for _, p := range []string{stale, live, other} {
-		os.WriteFile(p, []byte("x"), 0o600)
-	}
-	o, err := Create(filepath.Join(dir, "o.npy"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.Discard()
-	if _, err := os.Stat(stale); err == nil {
-		t.Error("the stale temporary file is still there")
-	}
-	for _, p := range []string{live, other} {
-		if _, err := os.Stat(p); err != nil {
-			t.Errorf("%s was removed", filepath.Base(p))
-		}
 	}
 }
 
