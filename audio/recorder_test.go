@@ -30,6 +30,8 @@ type world struct {
 	// stale frames (from before the freeze) at once; an open waits for it
 	// and a reopening's handshake (30 ms)
 	freeze atomic.Int64
+	// lastAt is the arrival time (UnixNano) of the last block delivered
+	lastAt atomic.Int64
 }
 
 const frozenBacklog = 24000
@@ -92,7 +94,9 @@ func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 		dst[i] = float32(s.pos + int64(i))
 	}
 	s.pos += int64(n)
-	return n, time.Now(), nil
+	at := time.Now()
+	s.w.lastAt.Store(at.UnixNano())
+	return n, at, nil
 }
 
 // startWorld starts a Recorder of a 48-kHz world with a ring of
@@ -209,14 +213,25 @@ func TestRecorderFrozenServer(t *testing.T) {
 // recorder retrying, marked stalled since the last data, with the error.
 func TestRecorderOutageForGood(t *testing.T) {
 	w, rec := startWorld(t, 2)
-	time.Sleep(200 * time.Millisecond)
-	down := time.Now()
+	waitFor(t, 10*time.Second, "the first block", func() bool { return w.lastAt.Load() != 0 })
 	w.down.Store(true)
-	time.Sleep(800 * time.Millisecond)
-	st := rec.Stats()
-	if !st.Stalled || st.Since.IsZero() || st.Since.After(down) || down.Sub(st.Since) > 50*time.Millisecond ||
-		st.LastError == "" || st.Outages != 0 || st.Reopens != 0 {
-		t.Errorf("stats %+v: want stalled since ~%v, the error, no outage closed", st, down)
+	var st RecorderStats
+	waitFor(t, 10*time.Second, "the watchdog to see the stall", func() bool { st = rec.Stats(); return st.Stalled })
+	// Since is the arrival of the last block the world delivered, exactly:
+	// no machine load moves it
+	if last := time.Unix(0, w.lastAt.Load()); !st.Since.Equal(last) || st.LastError == "" || st.Outages != 0 || st.Reopens != 0 {
+		t.Errorf("stats %+v: want stalled since the last block (%v), the error, no outage closed", st, last)
+	}
+}
+
+// waitFor polls cond every millisecond until it holds, failing t after
+// limit (a bound for a loaded machine, not a timing under test).
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %v", what, limit)
+		}
 	}
 }
 
