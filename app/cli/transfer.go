@@ -42,9 +42,11 @@ const transferUsage = `  prism transfer IN --ref-channel R [--channels C,…] -o
   NPY: the same columns as float32, one row per bin. PNG: magnitude, phase
   and coherence plots, one trace per channel.
   --json prints {"delay_ms","delay_samples","polarity","mean_coherence",
-  "delay_found"} on stdout (null delay and polarity when none is found;
-  mean_coherence over 20 Hz…20 kHz); with several channels each holds an
-  array in --channels order, and "channels" lists their indices.
+  "delay_found","delay_given"} on stdout: with --delay auto, null delay and
+  polarity when none is found; with --delay MS, that delay (delay_given
+  true) and the impulse response's polarity, null without a clear peak;
+  mean_coherence is the mean γ² over 20 Hz…20 kHz. With several channels
+  each key holds an array in --channels order, and "channels" lists them.
 `
 
 // transferFlags are `prism transfer`'s flags.
@@ -232,21 +234,25 @@ func transferPlot(res transfer.Result, name string) *image.RGBA {
 	var mag, phase, coh [][]float64
 	var names []string
 	for _, ch := range res.Channels {
-		mag, phase, coh = append(mag, ch.MagnitudeDB), append(phase, ch.PhaseDeg), append(coh, ch.Coherence)
+		pct := make([]float64, len(ch.Coherence)) // in percent: the axis ticks read 0…100
+		for k, v := range ch.Coherence {
+			pct[k] = 100 * v
+		}
+		mag, phase, coh = append(mag, ch.MagnitudeDB), append(phase, ch.PhaseDeg), append(coh, pct)
 		names = append(names, "ch"+strconv.Itoa(ch.Index))
 	}
 	lo, hi := magnitudeRange(res)
-	title := name + ": " + transferSummary(res, res.Channels[0])
+	title := name + ": magnitude; " + transferSummary(res, res.Channels[0])
 	if len(res.Channels) > 1 {
-		title = fmt.Sprintf("%s: %d channels, %d frames of %d", name, len(res.Channels), res.Frames, res.FFT)
+		title = fmt.Sprintf("%s: magnitude; %d channels, %d frames of %d", name, len(res.Channels), res.Frames, res.FFT)
 	}
 	opts := func(lo, hi float64, unit, title string) plot.LineOptions {
 		return plot.LineOptions{Width: 1200, Height: 280, Scale: plot.Log, DBMin: lo, DBMax: hi, Unit: unit, Title: title}
 	}
 	parts := []*image.RGBA{
-		plot.Lines(opts(lo, hi, "magnitude (dB)", title), res.SampleRate, res.FFT, res.FreqHz, mag, names),
-		plot.Lines(opts(-180, 180, "phase (degrees)", ""), res.SampleRate, res.FFT, res.FreqHz, phase, names),
-		plot.Lines(opts(0, 1, "coherence (γ²)", ""), res.SampleRate, res.FFT, res.FreqHz, coh, names),
+		plot.Lines(opts(lo, hi, "dB", title), res.SampleRate, res.FFT, res.FreqHz, mag, names),
+		plot.Lines(opts(-180, 180, "deg", "phase (wrapped, the delay taken out)"), res.SampleRate, res.FFT, res.FreqHz, phase, names),
+		plot.Lines(opts(0, 100, "%", "coherence γ²"), res.SampleRate, res.FFT, res.FreqHz, coh, names),
 	}
 	h := 0
 	for _, p := range parts {
@@ -261,14 +267,15 @@ func transferPlot(res transfer.Result, name string) *image.RGBA {
 	return img
 }
 
-// magnitudeRange spans the coherent bins' magnitudes (γ² ≥ 0.5, or all
-// when none is), in steps of 10 dB, at least 40 dB.
+// magnitudeRange spans the magnitudes of the coherent bins the log axis
+// shows (20 Hz up, γ² ≥ 0.5, or all when none is), in steps of 10 dB, at
+// least 40 dB.
 func magnitudeRange(res transfer.Result) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for _, pass := range []float64{0.5, -1} {
 		for _, ch := range res.Channels {
 			for k, v := range ch.MagnitudeDB {
-				if ch.Coherence[k] >= pass && v > dsp.FloorDB {
+				if ch.Coherence[k] >= pass && v > dsp.FloorDB && res.FreqHz[k] >= 20 {
 					lo, hi = min(lo, v), max(hi, v)
 				}
 			}
@@ -289,8 +296,11 @@ func transferSummary(res transfer.Result, ch transfer.Channel) string {
 	delay := "no delay found"
 	if ch.Delay.Found {
 		pol := "normal"
-		if ch.Delay.Polarity < 0 {
+		switch {
+		case ch.Delay.Polarity < 0:
 			pol = "inverted"
+		case ch.Delay.Polarity == 0:
+			pol = "unknown (no clear peak)"
 		}
 		how := "found"
 		if ch.Given {
@@ -310,11 +320,11 @@ func transferJSON(res transfer.Result) map[string]any {
 	type one struct {
 		ms, samples, polarity any
 		coh                   float64
-		found                 bool
+		found, given          bool
 	}
 	var rows []one
 	for _, ch := range res.Channels {
-		r := one{coh: transferRound(ch.MeanCoherence, 6), found: ch.Delay.Found}
+		r := one{coh: transferRound(ch.MeanCoherence, 6), found: ch.Delay.Found && !ch.Given, given: ch.Given}
 		if ch.Delay.Found {
 			r.ms, r.samples = transferRound(ch.DelayMs(res.SampleRate), 6), transferRound(ch.Delay.Samples, 4)
 			if ch.Delay.Polarity != 0 {
@@ -326,18 +336,18 @@ func transferJSON(res transfer.Result) map[string]any {
 	if len(rows) == 1 {
 		r := rows[0]
 		return map[string]any{"delay_ms": r.ms, "delay_samples": r.samples, "polarity": r.polarity,
-			"mean_coherence": r.coh, "delay_found": r.found}
+			"mean_coherence": r.coh, "delay_found": r.found, "delay_given": r.given}
 	}
 	out := map[string]any{}
 	var chans []int
-	var ms, samples, pol, coh, found []any
+	var ms, samples, pol, coh, found, given []any
 	for i, r := range rows {
 		chans = append(chans, res.Channels[i].Index)
 		ms, samples, pol = append(ms, r.ms), append(samples, r.samples), append(pol, r.polarity)
-		coh, found = append(coh, r.coh), append(found, r.found)
+		coh, found, given = append(coh, r.coh), append(found, r.found), append(given, r.given)
 	}
 	out["channels"], out["delay_ms"], out["delay_samples"], out["polarity"] = chans, ms, samples, pol
-	out["mean_coherence"], out["delay_found"] = coh, found
+	out["mean_coherence"], out["delay_found"], out["delay_given"] = coh, found, given
 	return out
 }
 

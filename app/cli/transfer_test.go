@@ -83,8 +83,8 @@ func TestTransferCLIPair(t *testing.T) {
 	if ms, _ := sum["delay_ms"].(float64); math.Abs(ms-d/48) > 1e-5 {
 		t.Errorf("delay_ms %v, want %v", sum["delay_ms"], d/48)
 	}
-	if sum["polarity"] != 1.0 || sum["mean_coherence"].(float64) < 0.999 {
-		t.Errorf("polarity %v, mean_coherence %v", sum["polarity"], sum["mean_coherence"])
+	if sum["polarity"] != 1.0 || sum["mean_coherence"].(float64) < 0.999 || sum["delay_found"] != true || sum["delay_given"] != false {
+		t.Errorf("--json %s", stdout)
 	}
 	worstDB, worstDeg := 0.0, 0.0
 	for k, f := range cols[0] {
@@ -101,6 +101,14 @@ func TestTransferCLIPair(t *testing.T) {
 	}
 	if worstDB > 0.1 || worstDeg > 1 {
 		t.Errorf("worst %.3f dB, %.3f° off the analytic response", worstDB, worstDeg)
+	}
+	// a given delay is reported as given, with the response's polarity
+	code, stdout, msg = runOut("transfer", filepath.Join(dir, "pair.wav"), "-o", filepath.Join(dir, "given.csv"), "--fft", "8192", "--engine", "cpu", "--json", "--delay", "2.5")
+	if code != 0 {
+		t.Fatalf("--delay 2.5: exit %d: %s", code, msg)
+	}
+	if want := `{"delay_found":false,"delay_given":true,"delay_ms":2.5,"delay_samples":120,`; !strings.HasPrefix(stdout, want) || !strings.Contains(stdout, `"polarity":1}`) {
+		t.Errorf("--delay 2.5: %s, want %s…\"polarity\":1}", stdout, want)
 	}
 	out2 := filepath.Join(dir, "h2.csv")
 	if code, _, msg := runOut("transfer", filepath.Join(dir, "ref.wav"), filepath.Join(dir, "meas.wav"), "-o", out2, "--fft", "8192", "--engine", "cpu", "--quiet"); code != 0 {

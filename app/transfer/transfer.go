@@ -24,7 +24,8 @@ type Options struct {
 	// phase (dsp.Smoother), or 0 for none. Coherence is not smoothed.
 	Smoothing int
 	// DelayAuto finds each channel's delay (GCC-PHAT); otherwise DelayMs
-	// is the delay taken out of every channel (0: none, the raw phase).
+	// is the delay taken out of every channel (0: none, the raw phase),
+	// reported as given.
 	DelayAuto bool
 	DelayMs   float64
 }
@@ -80,7 +81,8 @@ type Channel struct {
 	Coherence []float64 // γ², 0…1
 	// Delay is what the delay finder found (Found false: no clear peak,
 	// and no delay is taken out). With a given delay, Delay.Samples is the
-	// given one and Found true; Given says so.
+	// given one, Found true and Given set; Polarity is then the impulse
+	// response's where it has a clear peak, else 0.
 	Delay dsp.Delay
 	Given bool
 	// MeanCoherence is the mean γ² of the bins from 20 Hz to 20 kHz (or
@@ -245,16 +247,16 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 				return res, err
 			}
 		}
-	} else if o.DelayMs != 0 {
+	} else {
 		d := o.DelayMs / 1000 * float64(rate)
 		for c := range m {
-			delays[c] = dsp.Delay{Found: true, Samples: d, Polarity: 1}
+			delays[c] = dsp.Delay{Found: true, Samples: d}
 			shifts[c] = int(math.Round(d))
 		}
-	}
-	if !o.DelayAuto && o.DelayMs != 0 {
-		if spectra, frames, err = average(ctx, te, ref, meas, shifts, length, o); err != nil {
-			return res, err
+		if shifts[0] != 0 {
+			if spectra, frames, err = average(ctx, te, ref, meas, shifts, length, o); err != nil {
+				return res, err
+			}
 		}
 	}
 	res.Frames = frames
@@ -266,10 +268,10 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 	}
 	for c := range m {
 		ch := describe(spectra[c], o, sm, binHz, (delays[c].Samples-float64(shifts[c]))/float64(rate))
-		ch.Index, ch.Delay, ch.Given = meas[c].Index, delays[c], !o.DelayAuto && o.DelayMs != 0
+		ch.Index, ch.Delay, ch.Given = meas[c].Index, delays[c], !o.DelayAuto
 		if ch.Given {
 			// the polarity of a given delay is still the impulse
-			// response's, when it has a clear peak
+			// response's, when it has a clear peak (else 0)
 			if d := dsp.NewDelayFinder(bins).Find(spectra[c].Gxy, true); d.Found {
 				ch.Delay.Polarity = d.Polarity
 			}
