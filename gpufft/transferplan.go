@@ -94,12 +94,14 @@ func (c TransferConfig) check() error {
 // averages into dst: for channel c and bin k, the TransferValues values
 // at dst[(c·Bins + k)·TransferValues] (zero before the first frame). They
 // do not allocate, and panic if len(src) is not a multiple of 1+Channels,
-// L > MaxSamples or len(dst) < DstLen. Only one goroutine may use a plan
-// at a time.
+// L > MaxSamples or len(dst) < DstLen. Reset forgets every frame: the
+// averages start again (at zero until the next frame). Only one
+// goroutine may use a plan at a time.
 type TransferPlan interface {
 	Config() TransferConfig
 	Execute(src []float32) (frames int, err error)
 	Read(dst []float32) error
+	Reset() error
 	Close() error
 }
 
@@ -291,6 +293,15 @@ func (p *cpuTransfer) Read(dst []float32) error {
 	return nil
 }
 
+func (p *cpuTransfer) Reset() error {
+	if p.sp.closed {
+		return ErrClosed
+	}
+	p.st = transferState{}
+	clear(p.avg)
+	return nil
+}
+
 func (p *cpuTransfer) Close() error { return p.sp.Close() }
 
 // ---- OpenCL engine
@@ -435,6 +446,20 @@ func (p *gpuTransfer) Read(dst []float32) error {
 	if err := sp.e.lib.Read(&sp.args, sp.e.queue, p.avg, 0, 4*p.cfg.DstLen(), unsafe.Pointer(&dst[0])); err != nil {
 		return errGPU("download", err)
 	}
+	return nil
+}
+
+func (p *gpuTransfer) Reset() error {
+	sp := p.sp
+	sp.e.live.Lock()
+	defer sp.e.live.Unlock()
+	if sp.closed {
+		return ErrClosed
+	}
+	if err := sp.e.lib.Zero(sp.e.queue, p.avg, 0, 4*p.cfg.DstLen()); err != nil {
+		return errGPU("reset", err)
+	}
+	p.st = transferState{}
 	return nil
 }
 

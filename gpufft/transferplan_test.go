@@ -145,6 +145,30 @@ func TestTransferPlanWelch(t *testing.T) {
 				checkTransferAverages(t, name, cfg, dst, ref.averages())
 			}
 			results = append(results, dst)
+			// after Reset the plan starts again: the last call's input
+			// alone gives what a fresh plan gives
+			if err := p.Reset(); err != nil {
+				t.Fatal(err)
+			}
+			zero := make([]float32, cfg.DstLen())
+			if err := p.Read(zero); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range zero {
+				if v != 0 {
+					t.Fatalf("%s: %v after Reset, want 0", name, v)
+				}
+			}
+			src := transferSignal(rng, cfg.Channels, cfg.MaxSamples)
+			if _, err := p.Execute(src); err != nil {
+				t.Fatal(err)
+			}
+			fresh := &welchRef{cfg: cfg, win: ref.win}
+			fresh.add(src)
+			if err := p.Read(zero); err != nil {
+				t.Fatal(err)
+			}
+			checkTransferAverages(t, name+"/reset", cfg, zero, fresh.averages())
 			p.Close()
 		}
 		if len(results) == 2 {

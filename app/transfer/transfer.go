@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
@@ -108,7 +107,7 @@ func AnalyzeFiles(ctx context.Context, in Inputs, o Options, eng analysis.Engine
 	if err := o.check(); err != nil {
 		return Result{}, err
 	}
-	ref, refRate, warns, err := readChannels(in.Ref, []int{in.RefChannel}, false)
+	ref, refRate, warns, err := readChannels(in.Ref, []int{in.RefChannel}, -1)
 	if err != nil {
 		return Result{}, err
 	}
@@ -116,8 +115,7 @@ func AnalyzeFiles(ctx context.Context, in Inputs, o Options, eng analysis.Engine
 	if measPath == "" {
 		measPath, skip = in.Ref, in.RefChannel
 	}
-	chans := in.Channels
-	meas, rate, w2, err := readChannels(measPath, chans, true, skip)
+	meas, rate, w2, err := readChannels(measPath, in.Channels, skip)
 	if err != nil {
 		return Result{}, err
 	}
@@ -136,18 +134,18 @@ type Signal struct {
 	Samples []float32
 }
 
-// readChannels decodes the channels chans of path (nil with all: every
-// channel but skip).
-func readChannels(path string, chans []int, all bool, skip ...int) ([]Signal, int, []string, error) {
+// readChannels decodes the channels chans of path (nil: every channel but
+// skip).
+func readChannels(path string, chans []int, skip int) ([]Signal, int, []string, error) {
 	d, err := audio.Open(path)
 	if err != nil {
 		return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %w", err)}
 	}
 	defer d.Close()
 	f := d.Format()
-	if chans == nil && all {
+	if chans == nil {
 		for c := range f.Channels {
-			if !slices.Contains(skip, c) {
+			if c != skip {
 				chans = append(chans, c)
 			}
 		}
