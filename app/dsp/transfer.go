@@ -291,3 +291,37 @@ func products(x, y complex128) (gxy complex128, gxx, gyy float64) {
 // Spectra returns the current averages. The slices are the averager's and
 // change with the next Add.
 func (a *CrossAverager) Spectra() CrossSpectra { return a.avg }
+
+// SpatialAverage writes into dst the spatial average of several
+// measurement channels' transfer functions, per bin, as power (|H|²):
+// powers[c] and coherences[c] are channel c's |H|² and γ² (Bins values
+// each). Plain: the mean of the powers. Coherence-weighted: each power
+// weighs γ²/(1−γ²), the channel's signal-to-noise estimate (the H1
+// magnitude's variance goes as (1−γ²)/γ², so this is an inverse-variance
+// weight), γ² clamped to 0.9999 so that one near-perfect channel does not
+// take the whole average; a bin where every weight is 0 takes the plain
+// mean. It does not allocate, and panics if the slices' lengths differ.
+func SpatialAverage(dst []float64, powers, coherences [][]float64, weighted bool) {
+	if len(powers) == 0 || (weighted && len(coherences) != len(powers)) {
+		panic("dsp: SpatialAverage: no channels, or coherences that do not match them")
+	}
+	dst = dst[:len(powers[0])]
+	for k := range dst {
+		sum, wsum, wpow := 0.0, 0.0, 0.0
+		for c, p := range powers {
+			v := p[k]
+			sum += v
+			if weighted {
+				g := min(max(coherences[c][k], 0), 0.9999)
+				w := g / (1 - g)
+				wsum += w
+				wpow += w * v
+			}
+		}
+		if weighted && wsum > 0 {
+			dst[k] = wpow / wsum
+		} else {
+			dst[k] = sum / float64(len(powers))
+		}
+	}
+}

@@ -416,3 +416,29 @@ func TestParseTransferAverage(t *testing.T) {
 		t.Error("vector: no error")
 	}
 }
+
+// The spatial average of two channels, against sums written out: the
+// plain mean of the powers, and weights γ²/(1−γ²) (1 and 9 for γ² 0.5
+// and 0.9); a bin without coherence anywhere takes the plain mean; γ² = 1
+// weighs as 0.9999 does.
+func TestTransferSpatialAverage(t *testing.T) {
+	powers := [][]float64{{1, 1, 2}, {4, 3, 8}}
+	coh := [][]float64{{0.5, 0, 1}, {0.9, 0, 0.5}}
+	plain, weighted := make([]float64, 3), make([]float64, 3)
+	SpatialAverage(plain, powers, coh, false)
+	SpatialAverage(weighted, powers, coh, true)
+	w := 0.9999 / (1 - 0.9999)
+	for k, want := range []float64{2.5, 2, 5} {
+		if math.Abs(plain[k]-want) > 1e-12 {
+			t.Errorf("bin %d: plain %v, want %v", k, plain[k], want)
+		}
+	}
+	for k, want := range []float64{(1 + 9*4) / 10.0, 2, (w*2 + 8) / (w + 1)} {
+		if math.Abs(weighted[k]-want) > 1e-9 {
+			t.Errorf("bin %d: weighted %v, want %v", k, weighted[k], want)
+		}
+	}
+	if a := testing.AllocsPerRun(10, func() { SpatialAverage(weighted, powers, coh, true) }); a != 0 {
+		t.Errorf("%v allocs per call", a)
+	}
+}
