@@ -45,4 +45,10 @@ var (
 	//
 	//go:embed pcm.cl
 	PCM string
+
+	// Transfer is transfer.cl: the dual-channel measurement's cross- and
+	// auto-spectrum averages, chained after a complex spectrogram.
+	//
+	//go:embed transfer.cl
+	Transfer string
 )

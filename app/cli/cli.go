@@ -77,6 +77,7 @@ func Commands() []Command {
 		{"spectrum", "power-averaged (Welch) spectrum of a file: dBFS, dBFS/Hz or dB SPL, as CSV, NPY or PNG", runSpectrum},
 		{"levels", "sample peak, true peak, RMS and EBU R128 loudness of a file", runLevels},
 		{"distortion", "THD, THD+N, SNR and SINAD of a sine in a file", runDistortion},
+		{"transfer", "dual-channel measurement: transfer function (magnitude, phase, coherence) and delay of channels against a reference, as CSV, NPY or PNG", runTransfer},
 		{"filter", "band-filter an audio file (linear-phase FIR by FFT convolution) into a WAV", runFilter},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
 	}
