@@ -2,15 +2,17 @@ package gpufft
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+	"regexp"
 	"time"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -28,22 +30,31 @@ const EnvCacheDir = "PRISM_OPENCL_CACHE"
 // the platform's name and version, the device's name, OpenCL version and
 // driver version, the build options and every source string. A driver
 // update or an edited kernel therefore misses, and the stale entry is
-// never read. An entry holds a magic, the payload's length and SHA-256,
-// and the payload; one that is short, too long or fails the checksum is
-// deleted and rebuilt, and so is one whose binary the driver refuses or
-// cannot build. Entries are written to a temporary file and renamed into
-// place, so a crash or a concurrent process leaves either no entry or a
-// whole one. A directory that cannot be made or written (read-only, full)
-// turns writing off for the engine's lifetime, silently: the cache only
-// ever saves time.
+// never read. An entry holds a magic, the payload's length, the SHA-256
+// of its key and payload, and the payload; one that is short, too long or
+// fails the checksum is deleted and rebuilt, and so is one whose binary
+// the driver refuses or cannot build. The checksum covers the key, so an
+// entry copied or renamed over another's name (a valid binary of another
+// program) is rejected too, not loaded and found wanting at every run.
+// Entries are written to a temporary file and renamed into place, so a
+// crash or a concurrent process leaves either no entry or a whole one. A
+// directory that cannot be made or written (read-only, full) turns
+// writing off for the engine's lifetime, silently: the cache only ever
+// saves time.
+//
+// The directory may be the user's (PRISM_OPENCL_CACHE can name any), so
+// the cache only ever deletes files whose whole name it generates: an
+// entry (entryName) or one of its temporaries (tempName).
 type progCache struct {
 	dir      string // "" when disabled
 	ident    string // the platform and device identity, hashed into every key
 	readOnly bool   // a write failed: entries are still read, none written
 }
 
-// cacheMagic starts every entry; the version changes with the layout.
-const cacheMagic = "PRISMCL1"
+// cacheMagic starts every entry; the version changes with the layout
+// (PRISMCL1 entries, whose checksum did not cover the key, are rejected
+// once and rebuilt).
+const cacheMagic = "PRISMCL2"
 
 const cacheHeader = len(cacheMagic) + 8 + sha256.Size
 
@@ -96,6 +107,16 @@ func (c *progCache) key(options string, sources ...string) string {
 
 func (c *progCache) path(key string) string { return filepath.Join(c.dir, key+".clbin") }
 
+// The names the cache writes, and so the only ones it removes: an entry is
+// its key (64 lowercase hex digits) and ".clbin"; a temporary is the key,
+// 16 random hex digits and ".tmp" (tmpNameOld: os.CreateTemp's key+".tmp"
+// and decimal digits, written by earlier versions).
+var (
+	entryName  = regexp.MustCompile(`^[0-9a-f]{64}\.clbin$`)
+	tmpName    = regexp.MustCompile(`^[0-9a-f]{64}\.[0-9a-f]{16}\.tmp$`)
+	tmpNameOld = regexp.MustCompile(`^[0-9a-f]{64}\.tmp[0-9]+$`)
+)
+
 // load returns the entry's binary, or nil when there is none; damaged
 // says there was one, but damaged (it is removed).
 func (c *progCache) load(key string) (bin []byte, damaged bool) {
@@ -111,7 +132,7 @@ func (c *progCache) load(key string) (bin []byte, damaged bool) {
 	if err == nil && st.Mode().IsRegular() && st.Size() >= int64(cacheHeader) && st.Size() <= int64(cacheHeader)+cl.MaxBinaryBytes {
 		buf := make([]byte, st.Size())
 		if _, err = io.ReadFull(f, buf); err == nil {
-			if bin, err = decodeEntry(buf); err == nil {
+			if bin, err = decodeEntry(key, buf); err == nil {
 				return bin, false
 			}
 		}
@@ -122,7 +143,22 @@ func (c *progCache) load(key string) (bin []byte, damaged bool) {
 
 var errBadEntry = errors.New("gpufft: damaged program cache entry")
 
-func decodeEntry(buf []byte) ([]byte, error) {
+// entrySum is the checksum of an entry: the SHA-256 of its key's length,
+// its key and its payload.
+func entrySum(key string, payload []byte) [sha256.Size]byte {
+	var b bytes.Buffer
+	writeField(&b, key)
+	h := sha256.New()
+	h.Write(b.Bytes())
+	h.Write(payload)
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// decodeEntry returns the payload of buf, the contents of key's entry
+// file, or errBadEntry.
+func decodeEntry(key string, buf []byte) ([]byte, error) {
 	if len(buf) < cacheHeader || string(buf[:len(cacheMagic)]) != cacheMagic {
 		return nil, errBadEntry
 	}
@@ -131,18 +167,19 @@ func decodeEntry(buf []byte) ([]byte, error) {
 	if n != uint64(len(payload)) || n == 0 {
 		return nil, errBadEntry
 	}
-	sum := sha256.Sum256(payload)
+	sum := entrySum(key, payload)
 	if !bytes.Equal(sum[:], buf[len(cacheMagic)+8:cacheHeader]) {
 		return nil, errBadEntry
 	}
 	return payload, nil
 }
 
-func encodeEntry(bin []byte) []byte {
+// encodeEntry returns the contents of key's entry file holding bin.
+func encodeEntry(key string, bin []byte) []byte {
 	buf := make([]byte, cacheHeader, cacheHeader+len(bin))
 	copy(buf, cacheMagic)
 	binary.LittleEndian.PutUint64(buf[len(cacheMagic):], uint64(len(bin)))
-	sum := sha256.Sum256(bin)
+	sum := entrySum(key, bin)
 	copy(buf[len(cacheMagic)+8:], sum[:])
 	return append(buf, bin...)
 }
@@ -165,7 +202,8 @@ func (c *progCache) store(key string, bin []byte) error {
 // Entries not used for cacheMaxAge (a hit refreshes an entry's time) and
 // temporary files older than an hour (left by a crash) are removed when a
 // new entry is written, so entries of old drivers and old kernels do not
-// pile up.
+// pile up. Only regular files with the names the cache generates are
+// touched; every other file in the directory is the user's.
 const cacheMaxAge = 60 * 24 * time.Hour
 
 func (c *progCache) prune(now time.Time) {
@@ -175,10 +213,10 @@ func (c *progCache) prune(now time.Time) {
 	}
 	for _, d := range ents {
 		name := d.Name()
-		entry := strings.HasSuffix(name, ".clbin")
-		temp := strings.Contains(name, ".tmp")
+		entry := entryName.MatchString(name)
+		temp := tmpName.MatchString(name) || tmpNameOld.MatchString(name)
 		if !entry && !temp {
-			continue // not ours (e.g. probe records)
+			continue // not ours: the user's files, probe records
 		}
 		info, err := d.Info()
 		if err != nil || !info.Mode().IsRegular() {
@@ -201,11 +239,11 @@ func (c *progCache) write(key string, bin []byte) error {
 	if err := os.MkdirAll(c.dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(c.dir, key+".tmp*")
+	f, err := createTemp(c.dir, key)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(encodeEntry(bin))
+	_, err = f.Write(encodeEntry(key, bin))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -216,6 +254,22 @@ func (c *progCache) write(key string, bin []byte) error {
 		os.Remove(f.Name()) // best effort: a leftover temporary is never read as an entry
 	}
 	return err
+}
+
+// createTemp creates a new temporary file for key's entry in dir, named
+// key, 16 random hex digits and ".tmp" (tmpName).
+func createTemp(dir, key string) (*os.File, error) {
+	for range 100 {
+		var r [8]byte
+		if _, err := rand.Read(r[:]); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(filepath.Join(dir, key+"."+hex.EncodeToString(r[:])+".tmp"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no new temporary name in %s", dir)
 }
 
 // remove deletes a damaged entry. In a read-only directory it stays, and

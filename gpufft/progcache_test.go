@@ -57,8 +57,9 @@ func cacheEntries(t *testing.T, dir string) []string {
 // TestProgramCache: a miss compiles and writes one entry per program; a
 // hit loads every program from the cache, compiles nothing, and gives the
 // same image bit for bit; damaged entries (flipped byte, truncated, empty,
-// garbage, a valid checksum over a binary the driver refuses) are each
-// detected, rebuilt and replaced.
+// garbage, a valid checksum over a binary the driver refuses, another
+// entry's whole file: issue 33 item 13) are each detected, rebuilt and
+// replaced.
 func TestProgramCache(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv(EnvCacheDir, dir)
@@ -85,18 +86,22 @@ func TestProgramCache(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		damage func(b []byte) []byte
+		damage func(key string, b, other []byte) []byte // other: the other entry's good file
 	}{
-		{"flipped byte", func(b []byte) []byte { b = slices.Clone(b); b[len(b)/2+cacheHeader/2] ^= 0x40; return b }},
-		{"truncated", func(b []byte) []byte { return b[:len(b)-7] }},
-		{"header only", func(b []byte) []byte { return b[:cacheHeader] }},
-		{"empty", func([]byte) []byte { return nil }},
-		{"garbage", func(b []byte) []byte { return []byte(strings.Repeat("x", len(b))) }},
-		{"refused by the driver", func(b []byte) []byte { return encodeEntry([]byte("not a program binary at all")) }},
+		{"flipped byte", func(_ string, b, _ []byte) []byte { b = slices.Clone(b); b[len(b)/2+cacheHeader/2] ^= 0x40; return b }},
+		{"truncated", func(_ string, b, _ []byte) []byte { return b[:len(b)-7] }},
+		{"header only", func(_ string, b, _ []byte) []byte { return b[:cacheHeader] }},
+		{"empty", func(string, []byte, []byte) []byte { return nil }},
+		{"garbage", func(_ string, b, _ []byte) []byte { return []byte(strings.Repeat("x", len(b))) }},
+		{"refused by the driver", func(key string, _, _ []byte) []byte {
+			return encodeEntry(key, []byte("not a program binary at all"))
+		}},
+		{"another entry's file", func(_ string, _, other []byte) []byte { return other }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for i, f := range entries {
-				if err := os.WriteFile(f, tc.damage(good[i]), 0o644); err != nil {
+				key := strings.TrimSuffix(filepath.Base(f), ".clbin")
+				if err := os.WriteFile(f, tc.damage(key, good[i], good[1-i]), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -192,16 +197,29 @@ func TestProgramCacheUnwritable(t *testing.T) {
 }
 
 // TestProgramCachePrune: writing an entry removes entries unused for
-// cacheMaxAge and temporaries older than an hour, and keeps the rest and
-// files that are not entries.
+// cacheMaxAge and temporaries older than an hour, and keeps the rest; it
+// never removes a file whose name the cache did not generate, however old
+// and whatever it contains (issue 33 item 6: PRISM_OPENCL_CACHE pointed at
+// a documents folder deleted thesis.tmp.docx).
 func TestProgramCachePrune(t *testing.T) {
 	dir := t.TempDir()
 	c := progCache{dir: dir, ident: "x"}
 	now := time.Now()
+	stale, recent := c.key("-D STALE", "s"), c.key("-D RECENT", "s")
+	ancient := 10 * cacheMaxAge
 	files := map[string]time.Duration{ // name: age
-		"old.clbin": cacheMaxAge + time.Hour, "recent.clbin": cacheMaxAge - time.Hour,
-		"a.tmp123": 2 * time.Hour, "b.tmp456": time.Minute, "probe-ok-1": 10 * cacheMaxAge,
+		stale + ".clbin":                 cacheMaxAge + time.Hour,
+		recent + ".clbin":                cacheMaxAge - time.Hour,
+		stale + ".0123456789abcdef.tmp":  2 * time.Hour, // left by a crash
+		recent + ".fedcba9876543210.tmp": time.Minute,   // a write in progress
+		stale + ".tmp123":                2 * time.Hour, // an earlier version's temporary
+		"probe-ok-1":                     ancient,
+		// the user's
+		"thesis.tmp.docx": ancient, "notes.clbin": ancient, "a.tmp123": ancient, ".tmp": ancient,
+		strings.ToUpper(stale) + ".clbin": ancient, stale + ".clbin.bak": ancient, "x" + stale + ".clbin": ancient,
+		stale[:63] + ".clbin": ancient, stale + ".0123456789abcdef.tmp.docx": ancient, stale + ".tmp12a": ancient,
 	}
+	removed := map[string]bool{stale + ".clbin": true, stale + ".0123456789abcdef.tmp": true, stale + ".tmp123": true}
 	for name, age := range files {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
@@ -216,13 +234,52 @@ func TestProgramCachePrune(t *testing.T) {
 	}
 	for name := range files {
 		_, err := os.Stat(filepath.Join(dir, name))
-		gone := err != nil
-		if want := name == "old.clbin" || name == "a.tmp123"; gone != want {
-			t.Errorf("%s: removed = %v, want %v", name, gone, want)
+		if gone := err != nil; gone != removed[name] {
+			t.Errorf("%s: removed = %v, want %v", name, gone, removed[name])
 		}
 	}
 	if bin, damaged := c.load(c.key("-D A", "s")); string(bin) != "binary" || damaged {
 		t.Errorf("new entry reads %q (damaged %v)", bin, damaged)
+	}
+	// the cache's own names are what prune matches
+	if ents := cacheEntries(t, dir); len(ents) != len(files)-len(removed)+1 {
+		t.Errorf("%d files after the write, want %d: %v", len(ents), len(files)-len(removed)+1, ents)
+	}
+	for _, f := range cacheEntries(t, dir) {
+		if n := filepath.Base(f); strings.HasPrefix(n, c.key("-D A", "s")) && !entryName.MatchString(n) {
+			t.Errorf("the write left %s", n)
+		}
+	}
+}
+
+// TestProgramCacheEntryCoversKey (issue 33 item 13): an entry whose file
+// holds another entry's contents, checksum and all, is a miss: it is
+// reported damaged and removed, and the entry it was copied from still
+// loads. Before, it loaded as a valid binary of the wrong program, was
+// never evicted, and every later run fell back to the CPU.
+func TestProgramCacheEntryCoversKey(t *testing.T) {
+	c := progCache{dir: t.TempDir(), ident: "x"}
+	a, b := c.key("-D A", "s"), c.key("-D B", "s")
+	for key, bin := range map[string]string{a: "binary A", b: "binary B"} {
+		if err := c.store(key, []byte(bin)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fileA, err := os.ReadFile(c.path(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(c.path(b), fileA, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if bin, damaged := c.load(b); bin != nil || !damaged {
+		t.Errorf("B holding A's file: load = %q, damaged %v; want a damaged miss", bin, damaged)
+	}
+	if _, err := os.Stat(c.path(b)); err == nil {
+		t.Error("B's wrong entry was not removed")
+	}
+	if bin, damaged := c.load(a); string(bin) != "binary A" || damaged {
+		t.Errorf("A: load = %q, damaged %v", bin, damaged)
 	}
 }
 

@@ -8,10 +8,15 @@
 // turns a missing library into an ordinary error, so the caller can fall back
 // to the CPU.
 //
-// Handles are plain values; the caller owns and releases them. Calls that
-// take pointers to Go memory only use it for the duration of the call (all
-// reads here are blocking or followed by a blocking call on the same in-order
-// queue before the caller may touch the memory again).
+// Handles are plain values; the caller owns and releases them. Any Go
+// memory may be lent to a blocking call (stack or heap): every pointer is
+// converted to uintptr inside the argument list of a go:uintptrescapes
+// function (purego.SyscallN, or call below for the hot path), so the
+// compiler moves what it points to onto the heap, where it cannot move,
+// and keeps it alive until the call returns. The non-blocking calls
+// (WriteAsync, ReadAsync) use their memory until the event completes:
+// there it must be the implementation's (Map) or Go memory pinned with a
+// runtime.Pinner until Wait returns.
 package cl
 
 import (
@@ -134,8 +139,8 @@ func (l *Lib) resolve() error {
 }
 
 // st and h take SyscallN's results as a CL status or a handle. Every pointer
-// is converted to uintptr inside the SyscallN call expression itself
-// (unsafe.Pointer rule 4; SyscallN is go:uintptrescapes), never earlier.
+// is converted to uintptr inside the SyscallN (or call) expression itself
+// (unsafe.Pointer rule 4; both are go:uintptrescapes), never earlier.
 func st(r, _, _ uintptr) int32 { return int32(r) }
 
 func h(r, _, _ uintptr) uintptr { return r }
@@ -370,13 +375,13 @@ func (l *Lib) CreateBuffer(c Context, flags uint64, size int) (Mem, error) {
 
 // CreateBufferFrom allocates size bytes of device memory holding the size
 // bytes at src (CL_MEM_COPY_HOST_PTR): the contents are set within the
-// call, with no command on any queue. Constant tables are made so: a
+// call, with no command on any queue. Constant tables are made so. (A
 // table uploaded by a blocking write once reached a kernel on PoCL 3.1
-// as uninitialized memory (Write).
+// as uninitialized memory: most likely the stack move described at Args,
+// since fixed.)
 func (l *Lib) CreateBufferFrom(c Context, flags uint64, size int, src unsafe.Pointer) (Mem, error) {
 	var code int32
 	m := Mem(h(purego.SyscallN(l.createBuffer, uintptr(c), uintptr(flags|memCopyHostPtr), uintptr(size), uintptr(src), uintptr(unsafe.Pointer(&code)))))
-	runtime.KeepAlive(src)
 	return m, check("clCreateBuffer", code)
 }
 
@@ -398,16 +403,16 @@ func (e *BuildError) Unwrap() error { return e.Err }
 // the build log; the program is released.
 func (l *Lib) BuildProgram(c Context, d Device, options string, sources ...string) (Program, error) {
 	var code int32
-	bufs := make([][]byte, len(sources))
-	ptrs := make([]uintptr, len(sources))
+	// ptrs holds pointers, not uintptrs: the array escapes (it is passed to
+	// SyscallN), and a heap object's pointers make what they point to heap
+	// memory too, kept alive with it.
+	ptrs := make([]*byte, len(sources))
 	lens := make([]uintptr, len(sources))
 	for i, src := range sources {
-		bufs[i] = append([]byte(src), 0)
-		ptrs[i] = uintptr(unsafe.Pointer(&bufs[i][0]))
+		ptrs[i] = &append([]byte(src), 0)[0]
 		lens[i] = uintptr(len(src))
 	}
 	p := Program(h(purego.SyscallN(l.createProgramWithSource, uintptr(c), uintptr(len(sources)), uintptr(unsafe.Pointer(&ptrs[0])), uintptr(unsafe.Pointer(&lens[0])), uintptr(unsafe.Pointer(&code)))))
-	runtime.KeepAlive(bufs)
 	if err := check("clCreateProgramWithSource", code); err != nil {
 		return 0, err
 	}
@@ -523,17 +528,32 @@ func (l *Lib) KernelMaxWorkGroupSize(k Kernel, d Device) (int, error) {
 }
 
 // Args is argument storage for the calls on the hot path (SetArg, Enqueue,
-// Write, Read, Finish). SyscallN's variadic slice escapes to the heap, so
-// building it per call would allocate; these calls fill a caller-owned Args
-// instead. One goroutine uses an Args at a time (a plan owns one). Every
-// pointer passed to those calls must point to heap memory (Go's heap does
-// not move, so a uintptr stored here stays valid), and each call keeps
-// what its pointers point to alive until it returns (runtime.KeepAlive): a
-// uintptr is no reference, and memory nothing else references, such as a
-// table built only to be uploaded, would otherwise be collected while the
-// implementation still copies it (PoCL copies on a worker thread while
-// the caller waits). nil means "allocate one".
+// Write, Read, Finish, ...). SyscallN's variadic slice escapes to the heap,
+// so building it per call would allocate; these calls fill a caller-owned
+// Args instead (through call). One goroutine uses an Args at a time (a plan
+// owns one). nil means "allocate one".
+//
+// The pointers these calls take may point to any Go memory, a variable on
+// the caller's stack included: the calls convert them in call's argument
+// list, which moves their targets to the heap. (Storing the uintptrs in
+// Args before calling SyscallN, as these calls once did, left small tables
+// on the goroutine's stack; when SyscallN's prologue grew the stack, the
+// driver read or wrote the freed old one: stale uploads and band tables,
+// issue 33. TestDriverSeesMovedStacks.)
 type Args struct{ v [9]uintptr }
+
+// call calls fn with the first n of a0…a8 and returns its result. Its
+// pragma is what makes the hot path safe: for every argument written as
+// uintptr(p) in a call of call, the compiler keeps *p on the heap and alive
+// until call returns (unsafe.Pointer rule 4). A uintptr made before the
+// call expression is no such argument.
+//
+//go:uintptrescapes
+func call(a *Args, fn uintptr, n int, a0, a1, a2, a3, a4, a5, a6, a7, a8 uintptr) uintptr {
+	a.v = [9]uintptr{a0, a1, a2, a3, a4, a5, a6, a7, a8}
+	r, _, _ := purego.SyscallN(fn, a.v[:n]...)
+	return r
+}
 
 // SetArg sets kernel argument i from size bytes at value. A nil value with a
 // size declares __local memory.
@@ -541,10 +561,7 @@ func (l *Lib) SetArg(a *Args, k Kernel, i int, size uintptr, value unsafe.Pointe
 	if a == nil {
 		a = new(Args)
 	}
-	a.v = [9]uintptr{uintptr(k), uintptr(i), size, uintptr(value)}
-	err := check("clSetKernelArg", st(purego.SyscallN(l.setKernelArg, a.v[:4]...)))
-	runtime.KeepAlive(value)
-	return err
+	return check("clSetKernelArg", int32(call(a, l.setKernelArg, 4, uintptr(k), uintptr(i), size, uintptr(value), 0, 0, 0, 0, 0)))
 }
 
 // Enqueue launches k over a 1-dimensional range of global work-items in
@@ -553,34 +570,29 @@ func (l *Lib) Enqueue(a *Args, q Queue, k Kernel, global, local *uintptr, ev *Ev
 	if a == nil {
 		a = new(Args)
 	}
-	a.v = [9]uintptr{uintptr(q), uintptr(k), 1, 0, uintptr(unsafe.Pointer(global)), uintptr(unsafe.Pointer(local)), 0, 0, uintptr(unsafe.Pointer(ev))}
-	err := check("clEnqueueNDRangeKernel", st(purego.SyscallN(l.enqueueNDRangeKernel, a.v[:9]...)))
-	runtime.KeepAlive(global)
-	runtime.KeepAlive(local)
-	runtime.KeepAlive(ev)
-	return err
+	return check("clEnqueueNDRangeKernel", int32(call(a, l.enqueueNDRangeKernel, 9, uintptr(q), uintptr(k), 1, 0,
+		uintptr(unsafe.Pointer(global)), uintptr(unsafe.Pointer(local)), 0, 0, uintptr(unsafe.Pointer(ev)))))
 }
 
 // Write copies size bytes from host memory at src to m at offset. The
 // plans write blocking, and a blocking write waits for its queue too (see
 // below): a non-blocking upload read by an in-order queue should be
 // equivalent, but it leaves the copy to the implementation's worker
-// threads while Go memory is lent, and a rare wrong result under PoCL was
-// seen that way; one more sync per call costs a few µs.
+// threads while Go memory is lent. A non-blocking Write lends src until
+// the queue has finished with it (Finish), owned as WriteAsync's src is.
 func (l *Lib) Write(a *Args, q Queue, m Mem, blocking bool, offset, size int, src unsafe.Pointer) error {
 	if a == nil {
 		a = new(Args)
 	}
-	a.v = [9]uintptr{uintptr(q), uintptr(m), boolArg(blocking), uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0}
-	err := check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
-	runtime.KeepAlive(src) // what it points to is not collected while the copy runs
+	err := check("clEnqueueWriteBuffer", int32(call(a, l.enqueueWriteBuffer, 9, uintptr(q), uintptr(m), boolArg(blocking),
+		uintptr(offset), uintptr(size), uintptr(src), 0, 0, 0)))
 	if err == nil && blocking {
-		// PoCL 3.1 can return from a blocking write before the commands
-		// after it see its data: a read right after it returned the old
-		// contents about once in 10^5 writes under load here
-		// (TestBlockingWriteIsSeen), and a band table once reached a kernel
-		// as uninitialized memory (the live_bands crash). Waiting for the
-		// queue makes the write complete, at a few µs per call.
+		// Under load, a read right after a blocking write once returned
+		// the old contents here (TestBlockingWriteIsSeen), first blamed on
+		// PoCL; the test's table and its read's destination were on the
+		// stack, so the stack move described at Args explains it. The
+		// wait for the queue stays: it makes the write complete whatever
+		// the implementation does, at a few µs per call.
 		err = l.Finish(a, q)
 	}
 	return err
@@ -592,10 +604,8 @@ func (l *Lib) Read(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer
 	if a == nil {
 		a = new(Args)
 	}
-	a.v = [9]uintptr{uintptr(q), uintptr(m), 1, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, 0}
-	err := check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
-	runtime.KeepAlive(dst)
-	return err
+	return check("clEnqueueReadBuffer", int32(call(a, l.enqueueReadBuffer, 9, uintptr(q), uintptr(m), 1,
+		uintptr(offset), uintptr(size), uintptr(dst), 0, 0, 0)))
 }
 
 // Map maps size bytes of m (made with MemAllocHostPtr for pinned staging)
@@ -633,32 +643,29 @@ func (l *Lib) Unmap(q Queue, m Mem, mapped []byte) error {
 }
 
 // WriteAsync enqueues a non-blocking copy of size bytes from src to m at
-// offset and returns its event in *ev. src must be memory the
-// implementation owns (a mapped staging buffer), never Go memory: the copy
-// runs after the call returns. The caller waits for *ev (Wait) before
-// writing src again.
+// offset and returns its event in *ev. The copy runs after the call
+// returns, so src must stay valid, in place and unchanged until Wait
+// returns for *ev: memory the implementation owns (a mapped staging
+// buffer, Map), or Go memory the caller has pinned with a runtime.Pinner
+// and keeps pinned until then (the call itself only holds Go memory while
+// it runs).
 func (l *Lib) WriteAsync(a *Args, q Queue, m Mem, offset, size int, src unsafe.Pointer, ev *Event) error {
 	if a == nil {
 		a = new(Args)
 	}
-	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(src), 0, 0, uintptr(unsafe.Pointer(ev))}
-	err := check("clEnqueueWriteBuffer", st(purego.SyscallN(l.enqueueWriteBuffer, a.v[:9]...)))
-	runtime.KeepAlive(ev)
-	return err
+	return check("clEnqueueWriteBuffer", int32(call(a, l.enqueueWriteBuffer, 9, uintptr(q), uintptr(m), 0,
+		uintptr(offset), uintptr(size), uintptr(src), 0, 0, uintptr(unsafe.Pointer(ev)))))
 }
 
 // ReadAsync enqueues a non-blocking copy of size bytes from m at offset to
-// dst and returns its event in *ev. dst must be memory the implementation
-// owns (a mapped staging buffer), never Go memory; the caller waits for
-// *ev (Wait) before reading dst.
+// dst and returns its event in *ev. dst is owned as WriteAsync's src is,
+// until Wait returns for *ev; only then may the caller read it.
 func (l *Lib) ReadAsync(a *Args, q Queue, m Mem, offset, size int, dst unsafe.Pointer, ev *Event) error {
 	if a == nil {
 		a = new(Args)
 	}
-	a.v = [9]uintptr{uintptr(q), uintptr(m), 0, uintptr(offset), uintptr(size), uintptr(dst), 0, 0, uintptr(unsafe.Pointer(ev))}
-	err := check("clEnqueueReadBuffer", st(purego.SyscallN(l.enqueueReadBuffer, a.v[:9]...)))
-	runtime.KeepAlive(ev)
-	return err
+	return check("clEnqueueReadBuffer", int32(call(a, l.enqueueReadBuffer, 9, uintptr(q), uintptr(m), 0,
+		uintptr(offset), uintptr(size), uintptr(dst), 0, 0, uintptr(unsafe.Pointer(ev)))))
 }
 
 // Wait blocks until the command behind *ev has completed, then releases
@@ -670,11 +677,8 @@ func (l *Lib) Wait(a *Args, ev *Event) error {
 	if a == nil {
 		a = new(Args)
 	}
-	a.v[0], a.v[1] = 1, uintptr(unsafe.Pointer(ev))
-	err := check("clWaitForEvents", st(purego.SyscallN(l.waitForEvents, a.v[:2]...)))
-	runtime.KeepAlive(ev)
-	a.v[0] = uintptr(*ev)
-	purego.SyscallN(l.releaseEvent, a.v[:1]...) // a release error leaves nothing to do
+	err := check("clWaitForEvents", int32(call(a, l.waitForEvents, 2, 1, uintptr(unsafe.Pointer(ev)), 0, 0, 0, 0, 0, 0, 0)))
+	call(a, l.releaseEvent, 1, uintptr(*ev), 0, 0, 0, 0, 0, 0, 0, 0) // a release error leaves nothing to do
 	*ev = 0
 	return err
 }
@@ -697,8 +701,7 @@ func (l *Lib) Finish(a *Args, q Queue) error {
 	if a == nil {
 		a = new(Args)
 	}
-	a.v[0] = uintptr(q)
-	return check("clFinish", st(purego.SyscallN(l.finish, a.v[:1]...)))
+	return check("clFinish", int32(call(a, l.finish, 1, uintptr(q), 0, 0, 0, 0, 0, 0, 0, 0)))
 }
 
 // Flush submits the queued commands to the device without waiting.
@@ -706,8 +709,7 @@ func (l *Lib) Flush(a *Args, q Queue) error {
 	if a == nil {
 		a = new(Args)
 	}
-	a.v[0] = uintptr(q)
-	return check("clFlush", st(purego.SyscallN(l.flush, a.v[:1]...)))
+	return check("clFlush", int32(call(a, l.flush, 1, uintptr(q), 0, 0, 0, 0, 0, 0, 0, 0)))
 }
 
 // EventNanos returns the device time in nanoseconds between the start and end
