@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/prismaudio/prism/app/cli"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 //go:embed assets/icon.png
@@ -19,7 +20,7 @@ var icon []byte
 func main() {
 	args := os.Args[1:]
 	cli.EnableProbe()
-	cli.EnableFastExit()
+	proc.EnableFastExit()
 	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,6 +19,8 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/internal/bench"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -175,7 +176,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	// the two GPUs took 0.71 s and the 20 files 0.23 s (0.26–0.29 s on one
 	// H200 of the one-GPU machine, opened in 0.22–0.25 s).
 	// the first files' reads start while the engine opens
-	go prefetch(inputs[:min(len(inputs), filesInFlight)])
+	go proc.Prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
 	// a batch starts on each GPU as it opens (engineTokens)
 	sess, ok := openSessionStart("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
@@ -183,7 +184,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	if *timings {
-		fmt.Fprintf(stderr, "%s{\"engines_open_ms\":%.3f}\n", timingsPrefix, float64(time.Since(t0).Microseconds())/1000)
+		bench.WriteLine(stderr, bench.EnginesOpen{Ms: bench.Ms(time.Since(t0))})
 	}
 	left := false
 	defer func() {
@@ -204,8 +205,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		release: newEarlyRelease(sess, len(inputs), target.format)}
 	status := b.all(inputs, dsts)
 	// every file's output is in place, or its temporary file removed
-	if took := b.release.wait(); *timings && took > 0 {
-		fmt.Fprintf(stderr, "%s{\"early_release_ms\":%.3f}\n", timingsPrefix, ms(took))
+	if took := b.release.Wait(); *timings && took > 0 {
+		bench.WriteLine(stderr, bench.EarlyRelease{Ms: bench.Ms(took)})
 	}
 	sess.leave(stderr, *timings)
 	left = true
@@ -287,7 +288,7 @@ type batchRun struct {
 	timings bool
 	stderr  io.Writer
 	start   time.Time     // the command's start (--timings)
-	release *earlyRelease // nil: the engines are left to sess.leave
+	release *proc.Release // nil: the engines are left to sess.leave
 }
 
 // all analyzes each input; a bad file is reported and skipped. Some file
@@ -313,7 +314,7 @@ func (b batchRun) all(inputs, dsts []string) int {
 		results = append(results, r)
 		warn(b.stderr, r.res.Warnings)
 		if b.timings {
-			printTimings(b.stderr, in, r)
+			bench.WriteLine(b.stderr, bench.FileTimingsOf(in, r.err == nil, r.res))
 		}
 		switch {
 		case errors.Is(r.err, context.Canceled):
@@ -404,7 +405,7 @@ func (b batchRun) engineTokens(batch bool) *tokens {
 		for i := range o.Ready() {
 			opened++
 			if b.timings {
-				fmt.Fprintf(b.stderr, "%s{\"engine\":%d,\"engine_open_ms\":%.3f}\n", timingsPrefix, i, ms(time.Since(b.start)))
+				bench.WriteLine(b.stderr, bench.EngineOpen{Engine: i, Ms: bench.Ms(time.Since(b.start))})
 			}
 			for range perEngine {
 				t.slots <- i
@@ -422,30 +423,14 @@ func (b batchRun) engineTokens(batch bool) *tokens {
 	return t
 }
 
-// fileTimings is one --timings line: milliseconds per stage.
-type fileTimings struct {
-	File    string  `json:"file"`
-	OK      bool    `json:"ok"`
-	Devices int     `json:"devices"`
-	Reused  bool    `json:"plan_reused"`
-	Total   float64 `json:"total_ms"`
-	Setup   float64 `json:"setup_ms"`
-	Analyze float64 `json:"analyze_ms"`
-	Fetch   float64 `json:"fetch_ms"`
-	Render  float64 `json:"render_ms"`
-	Encode  float64 `json:"encode_ms"`
-	Commit  float64 `json:"commit_ms"`
-}
-
-const timingsPrefix = "prism: timings "
-
-// printTimings writes r's stages as "prism: timings {JSON}".
-func printTimings(w io.Writer, in string, r fileResult) {
-	st := r.res.Stages
-	line, _ := json.Marshal(fileTimings{File: in, OK: r.err == nil, Devices: r.res.Devices, Reused: st.Reused,
-		Total: ms(r.res.Elapsed), Setup: ms(st.Setup), Analyze: ms(st.Analyze), Fetch: ms(st.Fetch),
-		Render: ms(st.Render), Encode: ms(st.Encode), Commit: ms(st.Commit)})
-	fmt.Fprintf(w, "%s%s\n", timingsPrefix, line)
+// printBatchTimings writes the batch's --timings line: the busy summary
+// of results' stages; start is when the command started.
+func printBatchTimings(w io.Writer, results []fileResult, start time.Time) {
+	stages := make([]analysis.Stages, len(results))
+	for i, r := range results {
+		stages[i] = r.res.Stages
+	}
+	bench.WriteLine(w, bench.BatchLine{Batch: bench.BatchTimingsOf(stages, start)})
 }
 
 type fileResult struct {
@@ -461,7 +446,7 @@ func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileRe
 		return fileResult{err: err}
 	}
 	o := b.opts
-	o.EngineDone = b.release.fileDone()
+	o.EngineDone = b.release.FileDone()
 	defer o.EngineDone() // a file that failed or never used the GPU is done with it too
 	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
 	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/internal/bench"
 )
 
 // parseBenchCase reads one --sizes entry: N (an r2c row), r2c:N, c2c:N or
@@ -70,12 +72,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "prism: bench: --e2e-seconds 1…7200, --e2e-batch 1…1000, --e2e-repeat ≥ 1\n")
 			return ExitUsage
 		}
-		o := e2eOptions{seconds: *e2eSeconds, batch: *e2eBatch, repeat: *e2eRepeat, device: *device, json: *asJSON,
-			engines: []string{"gpu", "cpu"}}
+		o := bench.E2EOptions{Seconds: *e2eSeconds, Batch: *e2eBatch, Repeat: *e2eRepeat, Device: *device, JSON: *asJSON,
+			Engines: []string{"gpu", "cpu"}}
 		if *engines != "all" {
-			o.engines = []string{*engines}
+			o.Engines = []string{*engines}
 		}
-		return runE2E(o, stdout, stderr)
+		return e2eDone(bench.RunE2E(o, stdout, stderr), stderr)
 	}
 	var custom []gpufft.BenchCase
 	if *sizes != "" {
@@ -214,4 +216,17 @@ func printBench(w io.Writer, rows []gpufft.BenchResult) {
 			fmt.Fprintf(w, "speed-up %s N=%d: CPU engine %.2f× gonum in samples/s\n", r.Plan, r.Size, r.GSamplesSec/g.GSamplesSec)
 		}
 	}
+}
+
+// e2eDone is the exit code of bench --e2e's end (runs that failed were
+// reported already).
+func e2eDone(err error, stderr io.Writer) int {
+	switch {
+	case errors.Is(err, bench.ErrRunsFailed):
+		return ExitFailure
+	case err != nil:
+		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
 }

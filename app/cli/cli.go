@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 // Exit codes of every command.
@@ -42,10 +43,6 @@ func withoutVerbose(args []string) []string {
 // probeArg is the hidden subcommand that checks OpenCL in a child process
 // (gpufft.WriteProbe), so a crashing driver costs a fallback, not Prism.
 const probeArg = "__probe-opencl"
-
-// holdArg is the hidden subcommand of the child holdDevices starts: it
-// reads its standard input to the end (its parent's exit) and exits.
-const holdArg = "__hold-devices"
 
 // EnableProbe makes opening the engines check the OpenCL installation in
 // a child process first (this executable, probeArg), once per
@@ -107,8 +104,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ExitOK
 	}
-	if len(args) > 0 && args[0] == holdArg { // see holdDevices
-		io.Copy(io.Discard, os.Stdin) // until the parent has exited
+	if len(args) > 0 && args[0] == proc.HoldArg { // see proc.HoldDevices
+		proc.Hold()
 		return ExitOK
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {

@@ -19,9 +19,6 @@ import (
 // TestMain lets a test run Run in a child process (for signals): with
 // PRISM_CLI_CHILD=1 the test binary is the prism command line.
 func TestMain(m *testing.M) {
-	if path := os.Getenv(holdParentEnv); path != "" { // see TestHandOff
-		os.Exit(holdParent(path))
-	}
 	if os.Getenv("PRISM_CLI_CHILD") == "1" {
 		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 	}
