@@ -54,10 +54,17 @@ type analyzeTarget struct {
 	format encode.Format
 }
 
-// resolveTarget reads -o and --format for inputs inputs.
+// resolveTarget reads -o and --format for inputs inputs. Several inputs
+// need a directory: one that exists, a name ending in "/", or a name
+// without an output format's extension; a file name such as out.npy is
+// refused rather than made a directory.
 func resolveTarget(out, format string, inputs int) (analyzeTarget, error) {
 	st, statErr := os.Stat(out)
-	t := analyzeTarget{out: out, toDir: strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir()) || inputs > 1}
+	isDir := strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir())
+	if f, ok := encode.FormatOf(out); ok && inputs > 1 && !isDir {
+		return analyzeTarget{}, fmt.Errorf("-o %s: several inputs need a directory (-o DIR/), not a .%s file", quote(out), f)
+	}
+	t := analyzeTarget{out: out, toDir: isDir || inputs > 1}
 	if !t.toDir {
 		f, ok := encode.FormatOf(out)
 		if !ok {
@@ -121,7 +128,7 @@ func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n", stderr)
+	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n  Several inputs need -o DIR: an existing directory, or a name ending in /\n  or without a .png, .npy or .csv extension (made if missing).\n", stderr)
 	var af analysisFlags
 	af.register(fs, "device")
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
@@ -321,7 +328,7 @@ func (b batchRun) all(inputs, dsts []string) int {
 			for _, d := range done[i+1:] { // the others stop too, removing their temporary files
 				<-d
 			}
-			fmt.Fprintf(b.stderr, "prism: %s: interrupted: no output written\n", in)
+			fmt.Fprintf(b.stderr, "prism: %s: interrupted: %s\n", quote(in), b.sess.written.say())
 			return ExitFailure
 		case errors.As(r.err, new(*analysis.InputError)):
 			fmt.Fprintf(b.stderr, "prism: %v\n", r.err)
@@ -449,9 +456,23 @@ func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileRe
 	o.EngineDone = b.release.FileDone()
 	defer o.EngineDone() // a file that failed or never used the GPU is done with it too
 	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	src := in
+	if b.format == encode.FormatPNG { // the image needs the length first
+		var err error
+		var remove func()
+		if src, remove, err = spool(ctx, in); err != nil {
+			return fileResult{err: err}
+		}
+		defer remove()
+	}
 	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))
-	res, err := analysis.AnalyzeFileSet(ctx, in, dst, b.format, o, set, bar.progress)
+	res, err := analysis.AnalyzeFileSet(ctx, src, dst, b.format, o, set, bar.progress)
 	bar.finish()
+	err = renamed(err, src, in)
+	res.Warnings = renameAll(res.Warnings, src, in)
+	if err == nil {
+		b.sess.written.add(dst)
+	}
 	return fileResult{res, err}
 }
 

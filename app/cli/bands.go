@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,8 +72,18 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	res, err := analysis.AnalyzeBands(sess.ctx, pos[0], o, sess.engines)
-	warn(stderr, res.Warnings)
+	sess.written.expect(*out)
+	src, remove, err := spool(sess.ctx, pos[0]) // the bands read the file twice
+	if err != nil {
+		return failure(stderr, err)
+	}
+	defer remove()
+	res, err := analysis.AnalyzeBands(sess.ctx, src, o, sess.engines)
+	err = renamed(err, src, pos[0])
+	warn(stderr, renameAll(res.Warnings, src, pos[0]))
+	if errors.Is(err, context.Canceled) {
+		return interrupted(stderr, "bands", *out)
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}

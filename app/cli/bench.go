@@ -34,8 +34,8 @@ func parseBenchCase(s string) (gpufft.BenchCase, error) {
 		return c, fmt.Errorf("%q: want N, r2c:N, c2c:N or spectrogram:N:HOP", s)
 	}
 	var err error
-	if c.Size, err = strconv.Atoi(parts[1]); err != nil || c.Size < 2 {
-		return c, fmt.Errorf("%q: size %q is not a transform size", s, parts[1])
+	if c.Size, err = strconv.Atoi(parts[1]); err != nil || gpufft.CheckSize(c.Size) != nil {
+		return c, fmt.Errorf("%q: size %q: want a power of two in %d…%d", s, parts[1], gpufft.MinSize, gpufft.MaxSize)
 	}
 	if want == 3 {
 		if c.Hop, err = strconv.Atoi(parts[2]); err != nil || c.Hop < 1 || c.Hop > c.Size {

@@ -38,7 +38,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if *out == "" || !ok {
 		return usage("-o OUT with .png, .npy or .csv is required")
 	}
-	if *seconds <= 0 || *seconds > 24*3600 {
+	if !(*seconds > 0 && *seconds <= 24*3600) { // NaN too
 		return usage("--seconds %g: want 0…86400", *seconds)
 	}
 	if *rate < 0 || *channels < 0 {
@@ -51,7 +51,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	open, notice, err := live.OpenSource(*device, *rate, *channels, *gen)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
-		if errors.Is(err, audio.ErrNoInputDevice) {
+		// no input at all is the machine's state; a --device that matches
+		// none, or a bad --generator, is a bad argument
+		if errors.Is(err, audio.ErrNoInputDevice) && *device == "" {
 			return ExitFailure
 		}
 		return ExitUsage
@@ -70,6 +72,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.close()
+	sess.written.expect(*out)
 	engines := sess.engines
 	rec, err := audio.StartRecorder(open, 2)
 	if err != nil {
@@ -94,7 +97,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 // over are said too, with exit 0.
 func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
+		fmt.Fprintf(stderr, "prism: capture: interrupted: %s not written\n", quote(out))
 		return ExitFailure
 	}
 	incomplete := errors.Is(err, live.ErrIncomplete)

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -83,8 +85,18 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	res, err := analysis.AnalyzeSpectrum(sess.ctx, pos[0], o, sess.engines)
-	warn(stderr, res.Warnings)
+	sess.written.expect(f.out)
+	src, remove, err := spool(sess.ctx, pos[0]) // read once per channel
+	if err != nil {
+		return failure(stderr, err)
+	}
+	defer remove()
+	res, err := analysis.AnalyzeSpectrum(sess.ctx, src, o, sess.engines)
+	err = renamed(err, src, pos[0])
+	warn(stderr, renameAll(res.Warnings, src, pos[0]))
+	if errors.Is(err, context.Canceled) {
+		return interrupted(stderr, "spectrum", f.out)
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}
