@@ -14,6 +14,9 @@ type Switches struct {
 	// NoEarlyRelease ($PRISM_EARLY_RELEASE=0) turns the early release
 	// off.
 	NoEarlyRelease bool
+	// ArenaMaxSet ($MALLOC_ARENA_MAX set) leaves glibc's malloc arenas
+	// to that variable (see arenas_cgo.go).
+	ArenaMaxSet bool
 }
 
 // Env reads the Switches from the environment: the one place this
@@ -23,5 +26,6 @@ func Env() Switches {
 		KeepRelease:    os.Getenv("PRISM_EXIT_RELEASE") == "1",
 		HoldDevices:    os.Getenv("PRISM_EXIT_HOLD") == "1",
 		NoEarlyRelease: os.Getenv("PRISM_EARLY_RELEASE") == "0",
+		ArenaMaxSet:    os.Getenv("MALLOC_ARENA_MAX") != "",
 	}
 }
