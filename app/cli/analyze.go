@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
-	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -134,8 +132,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
-	var prof profileFlags
-	prof.register(fs)
+	var prof bench.Profiles
+	prof.Register(fs)
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
 	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -152,24 +150,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	target, err := resolveTarget(*out, *format, len(inputs))
-	if err != nil {
-		return usage("%v", err)
+	target, dsts, code, ok := analyzeOutputs(*out, *format, inputs, stderr)
+	if !ok {
+		return code
 	}
-	dsts, notes, err := target.paths(inputs)
-	if err != nil {
-		return usage("%v", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "prism: analyze: %s\n", n)
-	}
-	if target.toDir {
-		if err := os.MkdirAll(target.out, 0o755); err != nil {
-			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
-			return ExitFailure
-		}
-	}
-	stopProfiles, err := prof.start()
+	stopProfiles, err := prof.Start()
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
 		return ExitFailure
@@ -200,13 +185,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
-		pool := analysis.NewPlanPool()
-		for i := range sess.set {
-			sess.set[i].Plans = pool
-		}
-		if sess.opening != nil {
-			sess.opening.Plans = pool
-		}
+		sess.sharePlans()
 	}
 	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
 		release: newEarlyRelease(sess, len(inputs), target.format)}
@@ -220,54 +199,41 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// startRecording starts a CPU profile or an execution trace (start, stop)
-// into a new file at path and returns what ends it.
-// profileFlags are the --cpuprofile and --trace flags of the commands that
-// take them (analyze, capture).
-type profileFlags struct{ cpu, trace string }
-
-func (p *profileFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a Go CPU profile of the run to this file")
-	fs.StringVar(&p.trace, "trace", "", "write a Go execution trace of the run to this file (go tool trace)")
-}
-
-// start begins the recordings asked for; the function it returns ends
-// them.
-func (p *profileFlags) start() (func(), error) {
-	var stops []func()
-	stopAll := func() {
-		for _, stop := range stops {
-			stop()
-		}
-	}
-	for _, rec := range []struct {
-		path  string
-		start func(io.Writer) error
-		stop  func()
-	}{{p.cpu, pprof.StartCPUProfile, pprof.StopCPUProfile}, {p.trace, trace.Start, trace.Stop}} {
-		if rec.path == "" {
-			continue
-		}
-		stop, err := startRecording(rec.path, rec.start, rec.stop)
-		if err != nil {
-			stopAll()
-			return nil, err
-		}
-		stops = append(stops, stop)
-	}
-	return stopAll, nil
-}
-
-func startRecording(path string, start func(io.Writer) error, stop func()) (func(), error) {
-	f, err := os.Create(path)
+// analyzeOutputs resolves -o and --format for inputs into each input's
+// output (saying where inputs share a name) and makes the directory they
+// go to; ok is false when the command should return code.
+func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (analyzeTarget, []string, int, bool) {
+	usage := usageError("analyze", stderr)
+	target, err := resolveTarget(out, format, len(inputs))
 	if err != nil {
-		return nil, err
+		return target, nil, usage("%v", err), false
 	}
-	if err := start(f); err != nil {
-		f.Close()
-		return nil, err
+	dsts, notes, err := target.paths(inputs)
+	if err != nil {
+		return target, nil, usage("%v", err), false
 	}
-	return func() { stop(); f.Close() }, nil
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "prism: analyze: %s\n", n)
+	}
+	if target.toDir {
+		if err := os.MkdirAll(target.out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return target, nil, ExitFailure, false
+		}
+	}
+	return target, dsts, 0, true
+}
+
+// sharePlans gives every engine of the session (those still opening too)
+// one plan pool, so a batch keeps plans between files of one shape.
+func (s *session) sharePlans() {
+	pool := analysis.NewPlanPool()
+	for i := range s.set {
+		s.set[i].Plans = pool
+	}
+	if s.opening != nil {
+		s.opening.Plans = pool
+	}
 }
 
 // filesInFlight is how many files a batch on the GPU keeps in flight, over

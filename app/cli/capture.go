@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/internal/bench"
 )
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
@@ -24,8 +25,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
-	var prof profileFlags
-	prof.register(fs)
+	var prof bench.Profiles
+	prof.Register(fs)
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -61,7 +62,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if notice != "" {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
-	stopProfiles, err := prof.start()
+	stopProfiles, err := prof.Start()
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		return ExitFailure
