@@ -7,5 +7,6 @@
 // It knows nothing of audio, engines or commands: a release is handed
 // the functions that close what it releases. Settings (Switches) are read
 // from the environment in one place, env.go. It imports only the standard
-// library, golang.org/x/sys and purego (glibc's mallopt without cgo).
+// library and golang.org/x/sys (and cgo for glibc's mallopt, where built
+// with it).
 package proc
