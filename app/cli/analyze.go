@@ -114,11 +114,11 @@ func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err
 		}
 		dst := filepath.Join(t.out, name+"."+string(t.format))
 		if prev, ok := owner[dst]; ok {
-			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", prev, in, dst)
+			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", quote(prev), quote(in), quote(dst))
 		}
 		owner[dst] = in
 		if count[short(in)] > 1 {
-			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", in, dst, short(in)))
+			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", quote(in), quote(dst), quote(short(in))))
 		}
 		out = append(out, dst)
 	}
@@ -300,7 +300,7 @@ func (b batchRun) all(inputs, dsts []string) int {
 			fmt.Fprintf(b.stderr, "prism: %v\n", r.err)
 			badInput = true
 		case r.err != nil:
-			fmt.Fprintf(b.stderr, "prism: %s: %v\n", in, r.err)
+			fmt.Fprintf(b.stderr, "prism: %s: %v\n", quote(in), r.err)
 			failed = true
 		case !b.quiet:
 			summary(b.stderr, in, dsts[i], r.res)
@@ -453,7 +453,7 @@ func summary(w io.Writer, in, dst string, res analysis.AnalyzeResult) {
 		how += ", raw PCM converted by the engine"
 	}
 	fmt.Fprintf(w, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
-		in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
+		quote(in), quote(dst), res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
 		float64(res.Samples)/res.Elapsed.Seconds()/1e6, how)
 }
 

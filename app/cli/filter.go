@@ -60,7 +60,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 		return failure(stderr, err)
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", pos[0], *out, res.Frames, spec)
+		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", quote(pos[0]), quote(*out), res.Frames, spec)
 	}
 	return ExitOK
 }

@@ -42,6 +42,14 @@ func TestNamesQuoted(t *testing.T) {
 	if want := `"` + strings.ReplaceAll(strings.ReplaceAll(in, "\n", `\n`), "\t", `\t`) + `"`; code != ExitUsage || !strings.Contains(msg, want) {
 		t.Errorf("exit %d, %q; want the name as %s", code, msg, want)
 	}
+	good := filepath.Join(dir, "y\tz.wav")
+	apptest.WriteWAV(t, good, 8000, [][]float32{apptest.Tone(4096, 8000, 500, 0.5)})
+	other := filepath.Join(dir, "w.wav")
+	apptest.WriteWAV(t, other, 8000, [][]float32{apptest.Tone(4096, 8000, 500, 0.5)})
+	code, msg = runCLI("analyze", good, other, "-o", filepath.Join(dir, "out")+"/", "--format", "npy", "--fft", "256", "--engine", "cpu")
+	if code != ExitOK || !strings.Contains(msg, `out/y\tz.npy"`) || strings.Contains(msg, "\t") {
+		t.Errorf("a batch: exit %d, %q; want the derived output quoted", code, msg)
+	}
 	plain := filepath.Join(dir, "plain name.wav")
 	if _, msg := runCLI("levels", plain); !strings.Contains(msg, plain) || strings.Contains(msg, `"`+plain) {
 		t.Errorf("a plain name: %q, want it unquoted", msg)
