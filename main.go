@@ -9,17 +9,23 @@ package main
 import (
 	_ "embed"
 	"os"
+	"runtime/debug"
 
 	"github.com/prismaudio/prism/app/cli"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 //go:embed assets/icon.png
 var icon []byte
 
 func main() {
+	// A death (a fatal runtime error such as running out of address space,
+	// an unrecovered panic) ends by SIGABRT, never with exit status 2,
+	// which the commands keep for bad usage and bad input.
+	debug.SetTraceback("crash")
 	args := os.Args[1:]
 	cli.EnableProbe()
-	cli.EnableFastExit()
+	proc.EnableFastExit()
 	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}

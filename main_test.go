@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -640,4 +641,66 @@ func TestQuietTerminal(t *testing.T) {
 	}
 	loud := noisy(run(append(env, "PRISM_VERBOSE=1"), "devices"))
 	t.Logf("with PRISM_VERBOSE=1: %d library lines (this machine has %s)", len(loud), map[bool]string{true: "no sound card: ALSA complains", false: "nothing for ALSA to complain about"}[len(loud) > 0])
+}
+
+// writeTone writes a 16-bit stereo WAV of seconds of a 1 kHz tone at
+// 48 kHz.
+func writeTone(t *testing.T, path string, seconds float64) {
+	t.Helper()
+	const rate = 48000
+	n := int(seconds * rate)
+	var b bytes.Buffer
+	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	le(uint32(36 + 4*n))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(2), uint32(rate), uint32(4 * rate), uint16(4), uint16(16)} {
+		le(v)
+	}
+	b.WriteString("data")
+	le(uint32(4 * n))
+	for i := range n {
+		v := int16(16000 * math.Sin(2*math.Pi*1000*float64(i)/rate))
+		le(v)
+		le(v)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAddressSpaceLimit: under a 1 GiB address-space limit (ulimit -v, as
+// batch schedulers set) analyze, levels and spectrum of a small WAV
+// succeed (glibc's malloc arenas are limited: internal/proc); OpenCL may
+// be refused there (PoCL wants about 2 GiB), then the CPU engine is used.
+// Below 1 GiB, where the Go runtime itself may not start, Prism refuses
+// with one line and exit 1, never exit 2 (bad input).
+func TestAddressSpaceLimit(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Skip("no prlimit:", err)
+	}
+	bin := buildPrism(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "tone.wav")
+	writeTone(t, in, 3)
+	for _, args := range [][]string{
+		{"analyze", in, "-o", filepath.Join(dir, "o.png")},
+		{"levels", in},
+		{"spectrum", in, "-o", filepath.Join(dir, "s.csv")},
+	} {
+		out, err := exec.Command("prlimit", append([]string{"--as=1073741824", bin}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Errorf("%s under 1 GiB: %v\n%.600s", args[0], err, out)
+		}
+	}
+	for _, p := range []string{"o.png", "s.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	cmd := exec.Command("prlimit", "--as=268435456", bin, "levels", in)
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.HasPrefix(string(out), "prism: the address-space limit") || strings.Count(string(out), "\n") != 1 {
+		t.Errorf("under 256 MiB: exit %d, %q; want 1 and one line", code, out)
+	}
 }

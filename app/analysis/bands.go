@@ -40,7 +40,7 @@ type BandsResult struct {
 	// bands was decimated (see bandsDecimation), DecimatedFFT their
 	// transform at that rate.
 	Decimation, DecimatedFFT int
-	Warnings                 []string // engine fallbacks
+	Warnings                 []string // the decoder's warnings and engine fallbacks
 }
 
 // bandsMaxFFT is the longest transform AnalyzeBands chooses by itself:
@@ -129,12 +129,14 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 		split++
 	}
 	if split > 0 {
-		if res.Levels, res.DecimatedFFT, err = bandsDecimated(ctx, in, bands[:split], res.Decimation, samples, o, eng); err != nil {
+		var warnings []string
+		if res.Levels, res.DecimatedFFT, err = bandsDecimated(ctx, in, bands[:split], res.Decimation, samples, o, eng, &warnings); err != nil {
 			return res, err
 		}
-	}
-	if split == len(bands) {
-		return res, nil
+		if split == len(bands) {
+			res.Warnings = warnings
+			return res, nil
+		}
 	}
 	res.FFT = bandsFFT(o, bands[split], f.SampleRate, samples)
 	levels, err := bandsPass(ctx, dec, bands[split:], res.FFT, f.SampleRate, o.Channel, 1, o, eng)
@@ -142,6 +144,7 @@ func analyzeBands(ctx context.Context, in string, o BandsOptions, eng gpufft.Eng
 		return res, inputErrorf("%s: no samples", in)
 	}
 	res.Levels = append(res.Levels, levels...)
+	res.Warnings = dec.Warnings() // the decoder's (a data chunk cut short, say)
 	return res, err
 }
 

@@ -150,11 +150,12 @@ func (m *decimator) output() float32 {
 // on the signal decimated by d: a second decoder of the file, low-passed
 // and decimated as it streams. It returns their levels and the transform
 // length at rate/d.
-func bandsDecimated(ctx context.Context, in string, bands []dsp.Band, d int, samples int64, o BandsOptions, eng gpufft.Engine) ([]BandLevel, int, error) {
+func bandsDecimated(ctx context.Context, in string, bands []dsp.Band, d int, samples int64, o BandsOptions, eng gpufft.Engine, warnings *[]string) ([]BandLevel, int, error) {
 	dec, err := openInput(in, o.Channel, 1)
 	if err != nil {
 		return nil, 0, err
 	}
+	defer func() { *warnings = dec.Warnings() }() // the file read to its end: a data chunk cut short, say
 	defer dec.Close()
 	rate := dec.Format().SampleRate
 	spec, err := dsp.ParseBand(fmt.Sprintf("lowpass:%g", decimPass*float64(rate/d)))

@@ -27,7 +27,7 @@ type FilterResult struct {
 	Frames   int64 // written per channel: the input's length
 	Engine   string
 	Elapsed  time.Duration
-	Warnings []string // engine fallbacks
+	Warnings []string // the decoder's warnings and engine fallbacks
 }
 
 // designFIR returns the taps of band's linear-phase filter at rate Hz with
@@ -120,7 +120,9 @@ func filterWith(ctx context.Context, in, out string, o FilterOptions, eng gpufft
 	if err != nil {
 		return res, err
 	}
-	if res.Frames, err = ols.run(ctx, dec, ww); err != nil {
+	res.Frames, err = ols.run(ctx, dec, ww)
+	res.Warnings = dec.Warnings() // the decoder's (a data chunk cut short, say)
+	if err != nil {
 		return res, err
 	}
 	if res.Frames == 0 {

@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
-	"runtime/trace"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +17,8 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/internal/bench"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -53,10 +52,17 @@ type analyzeTarget struct {
 	format encode.Format
 }
 
-// resolveTarget reads -o and --format for inputs inputs.
+// resolveTarget reads -o and --format for inputs inputs. Several inputs
+// need a directory: one that exists, a name ending in "/", or a name
+// without an output format's extension; a file name such as out.npy is
+// refused rather than made a directory.
 func resolveTarget(out, format string, inputs int) (analyzeTarget, error) {
 	st, statErr := os.Stat(out)
-	t := analyzeTarget{out: out, toDir: strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir()) || inputs > 1}
+	isDir := strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir())
+	if f, ok := encode.FormatOf(out); ok && inputs > 1 && !isDir {
+		return analyzeTarget{}, fmt.Errorf("-o %s: several inputs need a directory (-o DIR/), not a .%s file", quote(out), f)
+	}
+	t := analyzeTarget{out: out, toDir: isDir || inputs > 1}
 	if !t.toDir {
 		f, ok := encode.FormatOf(out)
 		if !ok {
@@ -108,11 +114,11 @@ func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err
 		}
 		dst := filepath.Join(t.out, name+"."+string(t.format))
 		if prev, ok := owner[dst]; ok {
-			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", prev, in, dst)
+			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", quote(prev), quote(in), quote(dst))
 		}
 		owner[dst] = in
 		if count[short(in)] > 1 {
-			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", in, dst, short(in)))
+			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", quote(in), quote(dst), quote(short(in))))
 		}
 		out = append(out, dst)
 	}
@@ -120,14 +126,14 @@ func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n", stderr)
+	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n  Several inputs need -o DIR: an existing directory, or a name ending in /\n  or without a .png, .npy or .csv extension (made if missing).\n", stderr)
 	var af analysisFlags
 	af.register(fs, "device")
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
 	format := fs.String("format", "", "output format when -o is a directory: png (default), npy, csv")
 	quiet := fs.Bool("quiet", false, "no progress bar or summary")
-	var prof profileFlags
-	prof.register(fs)
+	var prof bench.Profiles
+	prof.Register(fs)
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
 	inputs, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -144,24 +150,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	target, err := resolveTarget(*out, *format, len(inputs))
-	if err != nil {
-		return usage("%v", err)
+	target, dsts, code, ok := analyzeOutputs(*out, *format, inputs, stderr)
+	if !ok {
+		return code
 	}
-	dsts, notes, err := target.paths(inputs)
-	if err != nil {
-		return usage("%v", err)
-	}
-	for _, n := range notes {
-		fmt.Fprintf(stderr, "prism: analyze: %s\n", n)
-	}
-	if target.toDir {
-		if err := os.MkdirAll(target.out, 0o755); err != nil {
-			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
-			return ExitFailure
-		}
-	}
-	stopProfiles, err := prof.start()
+	stopProfiles, err := prof.Start()
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
 		return ExitFailure
@@ -175,7 +168,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	// the two GPUs took 0.71 s and the 20 files 0.23 s (0.26–0.29 s on one
 	// H200 of the one-GPU machine, opened in 0.22–0.25 s).
 	// the first files' reads start while the engine opens
-	go prefetch(inputs[:min(len(inputs), filesInFlight)])
+	go proc.Prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
 	// a batch starts on each GPU as it opens (engineTokens)
 	sess, ok := openSessionStart("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
@@ -183,7 +176,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	if *timings {
-		fmt.Fprintf(stderr, "%s{\"engines_open_ms\":%.3f}\n", timingsPrefix, float64(time.Since(t0).Microseconds())/1000)
+		bench.WriteLine(stderr, bench.EnginesOpen{Ms: bench.Ms(time.Since(t0))})
 	}
 	left := false
 	defer func() {
@@ -192,74 +185,55 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
-		pool := analysis.NewPlanPool()
-		for i := range sess.set {
-			sess.set[i].Plans = pool
-		}
-		if sess.opening != nil {
-			sess.opening.Plans = pool
-		}
+		sess.sharePlans()
 	}
 	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
 		release: newEarlyRelease(sess, len(inputs), target.format)}
 	status := b.all(inputs, dsts)
 	// every file's output is in place, or its temporary file removed
-	if took := b.release.wait(); *timings && took > 0 {
-		fmt.Fprintf(stderr, "%s{\"early_release_ms\":%.3f}\n", timingsPrefix, ms(took))
+	if took := b.release.Wait(); *timings && took > 0 {
+		bench.WriteLine(stderr, bench.EarlyRelease{Ms: bench.Ms(took)})
 	}
 	sess.leave(stderr, *timings)
 	left = true
 	return status
 }
 
-// startRecording starts a CPU profile or an execution trace (start, stop)
-// into a new file at path and returns what ends it.
-// profileFlags are the --cpuprofile and --trace flags of the commands that
-// take them (analyze, capture).
-type profileFlags struct{ cpu, trace string }
-
-func (p *profileFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&p.cpu, "cpuprofile", "", "write a Go CPU profile of the run to this file")
-	fs.StringVar(&p.trace, "trace", "", "write a Go execution trace of the run to this file (go tool trace)")
-}
-
-// start begins the recordings asked for; the function it returns ends
-// them.
-func (p *profileFlags) start() (func(), error) {
-	var stops []func()
-	stopAll := func() {
-		for _, stop := range stops {
-			stop()
-		}
-	}
-	for _, rec := range []struct {
-		path  string
-		start func(io.Writer) error
-		stop  func()
-	}{{p.cpu, pprof.StartCPUProfile, pprof.StopCPUProfile}, {p.trace, trace.Start, trace.Stop}} {
-		if rec.path == "" {
-			continue
-		}
-		stop, err := startRecording(rec.path, rec.start, rec.stop)
-		if err != nil {
-			stopAll()
-			return nil, err
-		}
-		stops = append(stops, stop)
-	}
-	return stopAll, nil
-}
-
-func startRecording(path string, start func(io.Writer) error, stop func()) (func(), error) {
-	f, err := os.Create(path)
+// analyzeOutputs resolves -o and --format for inputs into each input's
+// output (saying where inputs share a name) and makes the directory they
+// go to; ok is false when the command should return code.
+func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (analyzeTarget, []string, int, bool) {
+	usage := usageError("analyze", stderr)
+	target, err := resolveTarget(out, format, len(inputs))
 	if err != nil {
-		return nil, err
+		return target, nil, usage("%v", err), false
 	}
-	if err := start(f); err != nil {
-		f.Close()
-		return nil, err
+	dsts, notes, err := target.paths(inputs)
+	if err != nil {
+		return target, nil, usage("%v", err), false
 	}
-	return func() { stop(); f.Close() }, nil
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "prism: analyze: %s\n", n)
+	}
+	if target.toDir {
+		if err := os.MkdirAll(target.out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+			return target, nil, ExitFailure, false
+		}
+	}
+	return target, dsts, 0, true
+}
+
+// sharePlans gives every engine of the session (those still opening too)
+// one plan pool, so a batch keeps plans between files of one shape.
+func (s *session) sharePlans() {
+	pool := analysis.NewPlanPool()
+	for i := range s.set {
+		s.set[i].Plans = pool
+	}
+	if s.opening != nil {
+		s.opening.Plans = pool
+	}
 }
 
 // filesInFlight is how many files a batch on the GPU keeps in flight, over
@@ -287,7 +261,7 @@ type batchRun struct {
 	timings bool
 	stderr  io.Writer
 	start   time.Time     // the command's start (--timings)
-	release *earlyRelease // nil: the engines are left to sess.leave
+	release *proc.Release // nil: the engines are left to sess.leave
 }
 
 // all analyzes each input; a bad file is reported and skipped. Some file
@@ -313,20 +287,20 @@ func (b batchRun) all(inputs, dsts []string) int {
 		results = append(results, r)
 		warn(b.stderr, r.res.Warnings)
 		if b.timings {
-			printTimings(b.stderr, in, r)
+			bench.WriteLine(b.stderr, bench.FileTimingsOf(in, r.err == nil, r.res))
 		}
 		switch {
 		case errors.Is(r.err, context.Canceled):
 			for _, d := range done[i+1:] { // the others stop too, removing their temporary files
 				<-d
 			}
-			fmt.Fprintf(b.stderr, "prism: %s: interrupted: no output written\n", in)
+			fmt.Fprintf(b.stderr, "prism: %s: interrupted: %s\n", quote(in), b.sess.written.say())
 			return ExitFailure
 		case errors.As(r.err, new(*analysis.InputError)):
 			fmt.Fprintf(b.stderr, "prism: %v\n", r.err)
 			badInput = true
 		case r.err != nil:
-			fmt.Fprintf(b.stderr, "prism: %s: %v\n", in, r.err)
+			fmt.Fprintf(b.stderr, "prism: %s: %v\n", quote(in), r.err)
 			failed = true
 		case !b.quiet:
 			summary(b.stderr, in, dsts[i], r.res)
@@ -404,7 +378,7 @@ func (b batchRun) engineTokens(batch bool) *tokens {
 		for i := range o.Ready() {
 			opened++
 			if b.timings {
-				fmt.Fprintf(b.stderr, "%s{\"engine\":%d,\"engine_open_ms\":%.3f}\n", timingsPrefix, i, ms(time.Since(b.start)))
+				bench.WriteLine(b.stderr, bench.EngineOpen{Engine: i, Ms: bench.Ms(time.Since(b.start))})
 			}
 			for range perEngine {
 				t.slots <- i
@@ -422,30 +396,14 @@ func (b batchRun) engineTokens(batch bool) *tokens {
 	return t
 }
 
-// fileTimings is one --timings line: milliseconds per stage.
-type fileTimings struct {
-	File    string  `json:"file"`
-	OK      bool    `json:"ok"`
-	Devices int     `json:"devices"`
-	Reused  bool    `json:"plan_reused"`
-	Total   float64 `json:"total_ms"`
-	Setup   float64 `json:"setup_ms"`
-	Analyze float64 `json:"analyze_ms"`
-	Fetch   float64 `json:"fetch_ms"`
-	Render  float64 `json:"render_ms"`
-	Encode  float64 `json:"encode_ms"`
-	Commit  float64 `json:"commit_ms"`
-}
-
-const timingsPrefix = "prism: timings "
-
-// printTimings writes r's stages as "prism: timings {JSON}".
-func printTimings(w io.Writer, in string, r fileResult) {
-	st := r.res.Stages
-	line, _ := json.Marshal(fileTimings{File: in, OK: r.err == nil, Devices: r.res.Devices, Reused: st.Reused,
-		Total: ms(r.res.Elapsed), Setup: ms(st.Setup), Analyze: ms(st.Analyze), Fetch: ms(st.Fetch),
-		Render: ms(st.Render), Encode: ms(st.Encode), Commit: ms(st.Commit)})
-	fmt.Fprintf(w, "%s%s\n", timingsPrefix, line)
+// printBatchTimings writes the batch's --timings line: the busy summary
+// of results' stages; start is when the command started.
+func printBatchTimings(w io.Writer, results []fileResult, start time.Time) {
+	stages := make([]analysis.Stages, len(results))
+	for i, r := range results {
+		stages[i] = r.res.Stages
+	}
+	bench.WriteLine(w, bench.BatchLine{Batch: bench.BatchTimingsOf(stages, start)})
 }
 
 type fileResult struct {
@@ -461,12 +419,26 @@ func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileRe
 		return fileResult{err: err}
 	}
 	o := b.opts
-	o.EngineDone = b.release.fileDone()
+	o.EngineDone = b.release.FileDone()
 	defer o.EngineDone() // a file that failed or never used the GPU is done with it too
 	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	src := in
+	if b.format == encode.FormatPNG { // the image needs the length first
+		var err error
+		var remove func()
+		if src, remove, err = spool(ctx, in); err != nil {
+			return fileResult{err: err}
+		}
+		defer remove()
+	}
 	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))
-	res, err := analysis.AnalyzeFileSet(ctx, in, dst, b.format, o, set, bar.progress)
+	res, err := analysis.AnalyzeFileSet(ctx, src, dst, b.format, o, set, bar.progress)
 	bar.finish()
+	err = renamed(err, src, in)
+	res.Warnings = renameAll(res.Warnings, src, in)
+	if err == nil {
+		b.sess.written.add(dst)
+	}
 	return fileResult{res, err}
 }
 
@@ -481,7 +453,7 @@ func summary(w io.Writer, in, dst string, res analysis.AnalyzeResult) {
 		how += ", raw PCM converted by the engine"
 	}
 	fmt.Fprintf(w, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
-		in, dst, res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
+		quote(in), quote(dst), res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
 		float64(res.Samples)/res.Elapsed.Seconds()/1e6, how)
 }
 

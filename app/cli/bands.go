@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -36,27 +37,10 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return usage("-o OUT.csv is required")
 	}
 	o := analysis.BandsOptions{Fraction: *fraction, FFT: *fft, MinFreq: *minF, MaxFreq: *maxF}
+	if err := checkBandsFlags(&o, *weighting, *channel, &cal); err != nil {
+		return usage("%v", err)
+	}
 	var err error
-	if err := dsp.CheckFraction(o.Fraction); err != nil {
-		return usage("--fraction: %v", err)
-	}
-	if o.Weighting, err = dsp.ParseWeighting(*weighting); err != nil {
-		return usage("--weighting: %v", err)
-	}
-	if o.Channel, err = parseChannel(*channel); err != nil {
-		return usage("%v", err)
-	}
-	if o.FFT != 0 {
-		if err := checkFFTFlags(o.FFT, 1); err != nil {
-			return usage("%v", err)
-		}
-	}
-	if !(*minF > 0 && *minF <= *maxF) {
-		return usage("--min-freq/--max-freq: want 0 < min ≤ max")
-	}
-	if _, err := cal.checkLevel(); err != nil {
-		return usage("%v", err)
-	}
 	if o.Cal, err = cal.level(o.Channel); err != nil {
 		return failure(stderr, err)
 	}
@@ -71,8 +55,18 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	res, err := analysis.AnalyzeBands(sess.ctx, pos[0], o, sess.engines)
-	warn(stderr, res.Warnings)
+	sess.written.expect(*out)
+	src, remove, err := spool(sess.ctx, pos[0]) // the bands read the file twice
+	if err != nil {
+		return failure(stderr, err)
+	}
+	defer remove()
+	res, err := analysis.AnalyzeBands(sess.ctx, src, o, sess.engines)
+	err = renamed(err, src, pos[0])
+	warn(stderr, renameAll(res.Warnings, src, pos[0]))
+	if errors.Is(err, context.Canceled) {
+		return interrupted(stderr, "bands", *out)
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}
@@ -95,6 +89,30 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %s (marked under_resolved); %s\n", under, bandsTransform(res), bandsAdvice(o))
 	}
 	return ExitOK
+}
+
+// checkBandsFlags validates the flags that need no file into o.
+func checkBandsFlags(o *analysis.BandsOptions, weighting, channel string, cal *calFlags) error {
+	var err error
+	if err := dsp.CheckFraction(o.Fraction); err != nil {
+		return fmt.Errorf("--fraction: %v", err)
+	}
+	if o.Weighting, err = dsp.ParseWeighting(weighting); err != nil {
+		return fmt.Errorf("--weighting: %v", err)
+	}
+	if o.Channel, err = parseChannel(channel); err != nil {
+		return err
+	}
+	if o.FFT != 0 {
+		if err := checkFFTFlags(o.FFT, 1); err != nil {
+			return err
+		}
+	}
+	if !(o.MinFreq > 0 && o.MinFreq <= o.MaxFreq) {
+		return fmt.Errorf("--min-freq/--max-freq: want 0 < min ≤ max")
+	}
+	_, err = cal.checkLevel()
+	return err
 }
 
 // bandsTransform names the transform of the lowest bands.

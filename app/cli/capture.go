@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/internal/bench"
 )
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
@@ -24,8 +25,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
-	var prof profileFlags
-	prof.register(fs)
+	var prof bench.Profiles
+	prof.Register(fs)
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -38,7 +39,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if *out == "" || !ok {
 		return usage("-o OUT with .png, .npy or .csv is required")
 	}
-	if *seconds <= 0 || *seconds > 24*3600 {
+	if !(*seconds > 0 && *seconds <= 24*3600) { // NaN too
 		return usage("--seconds %g: want 0…86400", *seconds)
 	}
 	if *rate < 0 || *channels < 0 {
@@ -51,7 +52,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	open, notice, err := live.OpenSource(*device, *rate, *channels, *gen)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
-		if errors.Is(err, audio.ErrNoInputDevice) {
+		// no input at all is the machine's state; a --device that matches
+		// none, or a bad --generator, is a bad argument
+		if errors.Is(err, audio.ErrNoInputDevice) && *device == "" {
 			return ExitFailure
 		}
 		return ExitUsage
@@ -59,7 +62,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if notice != "" {
 		fmt.Fprintf(stderr, "prism: %s\n", notice)
 	}
-	stopProfiles, err := prof.start()
+	stopProfiles, err := prof.Start()
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		return ExitFailure
@@ -70,6 +73,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.close()
+	sess.written.expect(*out)
 	engines := sess.engines
 	rec, err := audio.StartRecorder(open, 2)
 	if err != nil {
@@ -94,7 +98,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 // over are said too, with exit 0.
 func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
+		fmt.Fprintf(stderr, "prism: capture: interrupted: %s not written\n", quote(out))
 		return ExitFailure
 	}
 	incomplete := errors.Is(err, live.ErrIncomplete)

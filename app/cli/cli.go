@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 // Exit codes of every command.
@@ -42,10 +43,6 @@ func withoutVerbose(args []string) []string {
 // probeArg is the hidden subcommand that checks OpenCL in a child process
 // (gpufft.WriteProbe), so a crashing driver costs a fallback, not Prism.
 const probeArg = "__probe-opencl"
-
-// holdArg is the hidden subcommand of the child holdDevices starts: it
-// reads its standard input to the end (its parent's exit) and exits.
-const holdArg = "__hold-devices"
 
 // EnableProbe makes opening the engines check the OpenCL installation in
 // a child process first (this executable, probeArg), once per
@@ -93,10 +90,11 @@ func Usage(w io.Writer) {
 }
 
 // Run dispatches args (without the program name) to a subcommand and
-// returns the exit code. What it writes to stderr has terminal control
-// characters escaped (file names are echoed).
+// returns the exit code. What it writes to stderr is one line per message
+// or lines indented under it, names with control characters quoted and
+// any other control characters escaped (see safeWriter).
 func Run(args []string, stdout, stderr io.Writer) int {
-	stderr = safeWriter{stderr}
+	stderr = newSafeWriter(stderr, args)
 	args = withoutVerbose(args)
 	if len(args) > 0 && args[0] == probeArg {
 		dev := ""
@@ -108,8 +106,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		}
 		return ExitOK
 	}
-	if len(args) > 0 && args[0] == holdArg { // see holdDevices
-		io.Copy(io.Discard, os.Stdin) // until the parent has exited
+	if len(args) > 0 && args[0] == proc.HoldArg { // see proc.HoldDevices
+		proc.Hold()
 		return ExitOK
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
@@ -121,8 +119,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 			return c.Run(args[1:], stdout, stderr)
 		}
 	}
-	fmt.Fprintf(stderr, "prism: unknown command %q\n", args[0])
-	Usage(stderr)
+	fmt.Fprintf(stderr, "prism: unknown command %q (see prism help)\n", args[0])
 	return ExitUsage
 }
 
@@ -147,7 +144,7 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 // for -h (ExitOK), one line for a bad flag (ExitUsage).
 func parseError(fs *flag.FlagSet, err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stderr)
+		fs.SetOutput(rawWriter(stderr)) // lines laid out already
 		fs.Usage()
 		fs.SetOutput(io.Discard)
 		return ExitOK
@@ -189,8 +186,8 @@ func usageError(name string, stderr io.Writer) func(format string, a ...any) int
 }
 
 // session is what the analysis commands open: the engines (saying why the
-// GPU is not used, unless quiet) and a context that SIGINT or SIGTERM
-// cancels, so work stops between batches and partial outputs are removed.
+// GPU is not used, unless quiet) and a context that SIGINT, SIGTERM or
+// SIGHUP cancels, so work stops between batches and partial outputs are removed.
 // Work that cannot see the context (an open(2) of a FIFO with no writer, a
 // decoder's read) is not waited for: interruptGrace after the signal, or
 // at a second signal, the process removes its temporary files and exits.
@@ -202,6 +199,7 @@ type session struct {
 	opening *analysis.EngineOpening
 	ctx     context.Context
 	stop    func()
+	written *outputsWritten // outputs in place, for an interrupt's message
 }
 
 // interruptGrace is how long an interrupted command may take to stop by
@@ -216,12 +214,13 @@ func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*se
 // analysis.OpenEngineSet) for --device all, or by default when spread (a
 // batch of files) and there are several.
 func openSessionSet(name, engine, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
-	ctx, stop := watchSignals(stderr)
+	written := &outputsWritten{}
+	ctx, stop := watchSignals(stderr, written)
 	set, notice, err := analysis.OpenEngineSet(engine, device, spread)
 	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
 	}
-	return &session{engines: set[0], set: set, ctx: ctx, stop: stop}, true
+	return &session{engines: set[0], set: set, ctx: ctx, stop: stop, written: written}, true
 }
 
 // opened reports an engine set's opening: the error (then it stops the
@@ -246,12 +245,13 @@ func openSessionStart(name, engine, device string, batch, quiet bool, stderr io.
 	if !batch {
 		return openSessionSet(name, engine, device, false, quiet, stderr)
 	}
-	ctx, stop := watchSignals(stderr)
+	written := &outputsWritten{}
+	ctx, stop := watchSignals(stderr, written)
 	o, notice, err := analysis.StartEngineSet(engine, device, false)
 	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
 	}
-	s := &session{ctx: ctx, stop: stop}
+	s := &session{ctx: ctx, stop: stop, written: written}
 	if o.Len() == 1 { // one engine: opened already
 		s.set, _ = o.Wait()
 		s.engines = s.set[0]
@@ -270,14 +270,16 @@ func (s *session) settle() {
 	}
 }
 
-// watchSignals returns a context that SIGINT or SIGTERM cancels, and the
-// function that stops watching. After a signal the command has
-// interruptGrace to return; then, or at a second signal, the process
-// exits (ExitFailure) without leaving temporary files.
-func watchSignals(stderr io.Writer) (context.Context, func()) {
+// watchSignals returns a context that SIGINT, SIGTERM or SIGHUP (a
+// closed terminal or SSH session) cancels, and the function that stops
+// watching. After a signal the command has interruptGrace to return;
+// then, or at a second signal, the process exits (ExitFailure) without
+// leaving temporary files, saying which outputs were written (written;
+// nil: none).
+func watchSignals(stderr io.Writer, written *outputsWritten) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -293,7 +295,8 @@ func watchSignals(stderr io.Writer) (context.Context, func()) {
 		case <-time.After(interruptGrace):
 		}
 		encode.RemoveTemps()
-		fmt.Fprintln(stderr, "prism: interrupted: no output written")
+		removeSpools()
+		fmt.Fprintf(stderr, "prism: interrupted: %s\n", written.say())
 		os.Exit(ExitFailure)
 	}()
 	var once sync.Once
@@ -304,6 +307,58 @@ func watchSignals(stderr io.Writer) (context.Context, func()) {
 			cancel()
 		})
 	}
+}
+
+// outputsWritten lists the outputs a command has put in place, for the
+// message of an interrupt. Any goroutine may call its methods; a nil one
+// lists none.
+type outputsWritten struct {
+	mu    sync.Mutex
+	paths []string
+	want  []string // a command's one output, named when not written
+}
+
+// expect names the output a command of one output will write.
+func (w *outputsWritten) expect(path string) {
+	w.mu.Lock()
+	w.want = []string{path}
+	w.mu.Unlock()
+}
+
+func (w *outputsWritten) add(path string) {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	w.paths = append(w.paths, path)
+	w.mu.Unlock()
+}
+
+// say is "no output written", or which were and that the others were not.
+func (w *outputsWritten) say() string {
+	if w == nil {
+		return "no output written"
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.paths) == 0 && len(w.want) == 1 {
+		return quote(w.want[0]) + " not written"
+	}
+	if len(w.paths) == 0 {
+		return "no output written"
+	}
+	q := make([]string, len(w.paths))
+	for i, p := range w.paths {
+		q[i] = quote(p)
+	}
+	return fmt.Sprintf("%d output(s) written (%s); the others not written", len(q), strings.Join(q, ", "))
+}
+
+// interrupted reports a command whose one output out was not written
+// because a signal stopped it, and returns its exit code.
+func interrupted(stderr io.Writer, name, out string) int {
+	fmt.Fprintf(stderr, "prism: %s: interrupted: %s not written\n", name, quote(out))
+	return ExitFailure
 }
 
 // close releases the engines. Leaving them to the process's exit was
@@ -325,6 +380,10 @@ func warn(stderr io.Writer, warnings []string) {
 
 // failure prints err and returns its exit code: bad input 2, else 1.
 func failure(stderr io.Writer, err error) int {
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "prism: interrupted: no output written")
+		return ExitFailure
+	}
 	fmt.Fprintf(stderr, "prism: %v\n", err)
 	if errors.As(err, new(*analysis.InputError)) {
 		return ExitUsage

@@ -45,7 +45,7 @@ func runDistortion(args []string, stdout, stderr io.Writer) int {
 	if !(*fund >= 0) {
 		return usage("--fundamental %g: want a frequency > 0 Hz (or 0: find it)", *fund)
 	}
-	ctx, stop := watchSignals(stderr)
+	ctx, stop := watchSignals(stderr, nil)
 	defer stop()
 	res, err := analysis.MeasureDistortion(ctx, pos[0], ch, *fund)
 	warn(stderr, res.Warnings)

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -14,7 +17,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("o", "", "output WAV")
 	band := fs.String("band", "", "the band filter (see SPEC)")
 	format := fs.String("format", "float", "output samples: float (32-bit float) or input (the input's WAV format)")
-	trans := fs.Float64("transition", dsp.DefaultTransitionOct, "transition width in octaves beyond each edge (the stop band holds 60 dB from there)")
+	trans := fs.Float64("transition", dsp.DefaultTransitionOct, "transition width in octaves beyond each edge (the stop band holds 60 dB from there), > 0")
 	var engine, device string
 	registerEngine(fs, &engine, &device, "device")
 	quiet := fs.Bool("quiet", false, "no summary")
@@ -32,6 +35,8 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 		return usage("--band SPEC is required")
 	case *format != "float" && *format != "input":
 		return usage("--format %q: want float or input", *format)
+	case !(*trans > 0) || math.IsInf(*trans, 1):
+		return usage("--transition %g: want a width > 0 octaves", *trans)
 	case analysis.CheckEngine(engine) != nil:
 		return usage("--engine %q: want auto, gpu or cpu", engine)
 	}
@@ -44,14 +49,18 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
+	sess.written.expect(*out)
 	o := analysis.FilterOptions{Band: spec, TransitionOct: *trans, KeepFormat: *format == "input"}
 	res, err := analysis.FilterFile(sess.ctx, pos[0], *out, o, sess.engines)
 	warn(stderr, res.Warnings)
+	if errors.Is(err, context.Canceled) {
+		return interrupted(stderr, "filter", *out)
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", pos[0], *out, res.Frames, spec)
+		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", quote(pos[0]), quote(*out), res.Frames, spec)
 	}
 	return ExitOK
 }

@@ -73,7 +73,7 @@ func runLevels(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
-	ctx, stop := watchSignals(stderr)
+	ctx, stop := watchSignals(stderr, nil)
 	defer stop()
 	res, err := analysis.MeasureLevels(ctx, pos[0])
 	warn(stderr, res.Warnings)

@@ -3,11 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -15,6 +13,7 @@ import (
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/internal/bench"
 )
 
 // TestSpreadOverEngines: files spread over two OpenCL engines (two
@@ -122,7 +121,7 @@ func TestSpreadOverEngines(t *testing.T) {
 // batch's wall time, which is no more than the time since the start.
 func checkBatchBusy(t *testing.T, stderr string, files int, format encode.Format) {
 	t.Helper()
-	b := batchBusy(stderr)
+	b := bench.BatchBusy(stderr)
 	if b == nil {
 		t.Fatalf("%s: no batch line in\n%s", format, stderr)
 	}
@@ -146,25 +145,10 @@ func checkBatchBusy(t *testing.T, stderr string, files int, format encode.Format
 	}
 }
 
-// timingLines parses --timings lines.
-func timingLines(t *testing.T, stderr string) []fileTimings {
+// timingLines parses --timings file lines.
+func timingLines(t *testing.T, stderr string) []bench.FileTimings {
 	t.Helper()
-	var out []fileTimings
-	for _, line := range strings.Split(stderr, "\n") {
-		js, ok := strings.CutPrefix(line, timingsPrefix)
-		if !ok {
-			continue
-		}
-		var ft fileTimings
-		if err := json.Unmarshal([]byte(js), &ft); err != nil {
-			t.Fatalf("timings line %q: %v", line, err)
-		}
-		if ft.File == "" { // the engines' line
-			continue
-		}
-		out = append(out, ft)
-	}
-	return out
+	return bench.FileLines(stderr)
 }
 
 // twoOpenCL opens two OpenCL engines (two contexts on PoCL, standing in

@@ -37,7 +37,7 @@ func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, d
 	})
 	sess := &session{opening: o, ctx: context.Background(), stop: func() {}}
 	var errb bytes.Buffer
-	b := batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: safeWriter{&errb}}
+	b := batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: safeWriter{w: &errb}}
 	code := make(chan int, 1)
 	go func() { code <- b.all(inputs, dsts) }()
 	select {

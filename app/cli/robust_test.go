@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"os"
@@ -19,9 +20,6 @@ import (
 // TestMain lets a test run Run in a child process (for signals): with
 // PRISM_CLI_CHILD=1 the test binary is the prism command line.
 func TestMain(m *testing.M) {
-	if path := os.Getenv(holdParentEnv); path != "" { // see TestHandOff
-		os.Exit(holdParent(path))
-	}
 	if os.Getenv("PRISM_CLI_CHILD") == "1" {
 		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -211,5 +209,106 @@ func TestCaptureStatsPeak(t *testing.T) {
 	binHz := 48000.0 / 4096
 	if math.Abs(st.Hz-1234.5) > 0.02*binHz || math.Abs(st.DBFS+10) > 0.02 || st.Note != "D#6" {
 		t.Errorf("peak %+v, want 1234.5 Hz at −10 dBFS, D#6", st)
+	}
+}
+
+// TestCutShortWarning: a WAV whose data chunk is cut short (it declares
+// more than the file holds) is analyzed as far as it goes, and every file
+// command says so — bands and filter too.
+func TestCutShortWarning(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cut.wav")
+	apptest.WriteWAV(t, in, 8000, [][]float32{apptest.Tone(16000, 8000, 500, 0.5)})
+	st, err := os.Stat(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(in, st.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"analyze", in, "-o", filepath.Join(dir, "a.npy"), "--fft", "256", "--engine", "cpu", "--quiet"},
+		{"bands", in, "-o", filepath.Join(dir, "b.csv"), "--engine", "cpu"},
+		{"bands", in, "-o", filepath.Join(dir, "b2.csv"), "--engine", "cpu", "--fraction", "1", "--min-freq", "31.5", "--max-freq", "63"},
+		{"filter", in, "-o", filepath.Join(dir, "f.wav"), "--band", "lowpass:1000", "--engine", "cpu", "--quiet"},
+		{"spectrum", in, "-o", filepath.Join(dir, "s.csv"), "--fft", "256", "--engine", "cpu", "--quiet"},
+		{"levels", in},
+	} {
+		code, msg := runCLI(args...)
+		if code != ExitOK || !strings.Contains(msg, "prism: warning: ") || !strings.Contains(msg, "analyzing what is there") {
+			t.Errorf("%s: exit %d, %q; want 0 and the cut-short warning (analyzing what is there)", args[0], code, msg)
+		}
+	}
+}
+
+// TestAnalyzeSeveralToFile: several inputs with -o naming a file of an
+// output format (out.npy) are refused (exit 2, nothing made); -o DIR/, an
+// existing directory or a name without such an extension is a directory.
+func TestAnalyzeSeveralToFile(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.wav"), filepath.Join(dir, "b.wav")
+	for _, p := range []string{a, b} {
+		apptest.WriteWAV(t, p, 8000, [][]float32{apptest.Tone(4096, 8000, 500, 0.5)})
+	}
+	out := filepath.Join(dir, "out.npy")
+	code, msg := runCLI("analyze", a, b, "-o", out, "--fft", "256", "--engine", "cpu", "--quiet")
+	if _, err := os.Stat(out); code != ExitUsage || !strings.Contains(msg, "several inputs need a directory") || err == nil {
+		t.Errorf("-o out.npy: exit %d, %q, stat %v; want 2, the rule and nothing made", code, msg, err)
+	}
+	for _, o := range []string{filepath.Join(dir, "d1") + "/", filepath.Join(dir, "d2"), dir} {
+		code, msg := runCLI("analyze", a, b, "-o", o, "--format", "npy", "--fft", "256", "--engine", "cpu", "--quiet")
+		if _, err := os.Stat(filepath.Join(o, "b.npy")); code != ExitOK || err != nil {
+			t.Errorf("-o %s: exit %d, %q, %v", o, code, msg, err)
+		}
+	}
+}
+
+// TestAnalyzePNGFromPipe: a WAV streamed into a FIFO (no length in its
+// header) analyzes to PNG as the same file does, byte for byte, and
+// leaves no copy behind.
+func TestAnalyzePNGFromPipe(t *testing.T) {
+	dir, tmp := t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the copy goes
+	os.Mkdir(filepath.Join(dir, "p"), 0o755)
+	os.Mkdir(filepath.Join(dir, "f"), 0o755)
+	fifo, whole := filepath.Join(dir, "p", "in.wav"), filepath.Join(dir, "f", "in.wav") // one name: one title
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	x := apptest.Tone(8000, 8000, 500, 0.5)
+	pcm := make([]byte, 2*len(x))
+	for i, v := range x {
+		s := int16(math.Round(float64(v) * 32767))
+		pcm[2*i], pcm[2*i+1] = byte(s), byte(s>>8)
+	}
+	hdr := streamHeader(8000)
+	full := append(append([]byte{}, hdr...), pcm...)
+	binary.LittleEndian.PutUint32(full[4:], uint32(len(full)-8))
+	binary.LittleEndian.PutUint32(full[40:], uint32(len(pcm)))
+	if err := os.WriteFile(whole, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		w.Write(hdr)
+		w.Write(pcm)
+		w.Close()
+	}()
+	args := []string{"--fft", "256", "--engine", "cpu", "--quiet", "--width", "200", "--height", "100"}
+	piped, direct := filepath.Join(dir, "p.png"), filepath.Join(dir, "f.png")
+	if code, msg := runCLI(append([]string{"analyze", fifo, "-o", piped}, args...)...); code != ExitOK {
+		t.Fatalf("from the FIFO: exit %d, %q", code, msg)
+	}
+	if code, msg := runCLI(append([]string{"analyze", whole, "-o", direct}, args...)...); code != ExitOK {
+		t.Fatalf("from the file: exit %d, %q", code, msg)
+	}
+	if fileHash(t, piped) != fileHash(t, direct) {
+		t.Error("the PNG from the FIFO differs from the file's")
+	}
+	if left, _ := os.ReadDir(tmp); len(left) > 0 {
+		t.Errorf("copies left: %v", left)
 	}
 }

@@ -2,25 +2,105 @@ package cli
 
 import (
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// safeWriter escapes terminal control characters (all but newline and
-// tab) in what it writes, so a file name holding escape sequences is shown,
-// not obeyed.
-type safeWriter struct{ w io.Writer }
+// safeWriter is stderr as the commands write it: each Write is one
+// message, so a name the user gave can neither forge a line nor drive the
+// terminal. In each Write it
+//   - quotes the arguments that need it (quote), wherever they appear,
+//     also inside the messages of other packages' errors;
+//   - indents every line after the first (a compiler's build log, a
+//     child's output) under the first, the message's "prism:" line;
+//   - escapes the control characters left (tabs included) and bytes
+//     that are not UTF-8 as Go escapes.
+//
+// Text already laid out in lines of its own (a command's -h usage) and
+// the progress bar's drawing go to rawWriter instead.
+type safeWriter struct {
+	w     io.Writer
+	names *strings.Replacer // the arguments that need quoting; nil: none
+}
+
+// newSafeWriter is w as a safeWriter for the arguments args.
+func newSafeWriter(w io.Writer, args []string) safeWriter {
+	var pairs []string
+	add := func(s string) {
+		if q := quote(s); q != s {
+			pairs = append(pairs, s, q)
+		}
+	}
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		add(a)
+		if b := filepath.Base(a); b != a {
+			add(b)
+		}
+	}
+	s := safeWriter{w: w}
+	if len(pairs) > 0 {
+		s.names = strings.NewReplacer(pairs...)
+	}
+	return s
+}
+
+// continuation starts each line of a message after its first.
+const continuation = "    "
 
 func (s safeWriter) Write(p []byte) (int, error) {
-	if _, err := s.w.Write(escapeControls(p)); err != nil {
+	msg := string(p)
+	if s.names != nil {
+		msg = s.names.Replace(msg)
+	}
+	body, end := strings.CutSuffix(msg, "\n")
+	out := make([]byte, 0, len(p)+16)
+	for i, line := range strings.Split(body, "\n") {
+		if i > 0 {
+			out = append(out, '\n')
+			if line != "" {
+				out = append(out, continuation...)
+			}
+		}
+		out = append(out, escapeControls([]byte(line))...)
+	}
+	if end {
+		out = append(out, '\n')
+	}
+	if _, err := s.w.Write(out); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == utf8.RuneError)
+	return unicode.IsControl(r) || r == utf8.RuneError
+}
+
+// needsQuote says whether a name holds a control character (a newline or
+// a tab too) or bytes that are not UTF-8.
+func needsQuote(s string) bool {
+	for _, r := range s {
+		if isControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// quote is a path or name as messages print it: as it is, or where it
+// holds control characters or bytes that are not UTF-8, quoted as Go
+// quotes strings ("a\nb.wav").
+func quote(s string) string {
+	if needsQuote(s) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // escapeControls returns p with control characters (and bytes that are
@@ -55,7 +135,7 @@ func escapeControls(p []byte) []byte {
 }
 
 // rawWriter is the writer under a safeWriter (for a progress bar, which
-// draws with control characters of its own).
+// draws with control characters of its own, and for usage text).
 func rawWriter(w io.Writer) io.Writer {
 	if s, ok := w.(safeWriter); ok {
 		return s.w

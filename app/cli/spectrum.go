@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -22,7 +24,9 @@ const spectrumUsage = `  prism spectrum IN -o OUT.csv|.npy|.png [--fft N] [--ove
   The power-averaged (Welch) spectrum of the whole file. dbfs reads a sine's
   level, dbfs-hz the noise density (white noise of RMS σ reads
   10·log10(σ²/(fs/2))), dbspl a sine's level in dB SPL (needs --cal-dbspl or
-  --calibrator). --cal FILE subtracts a microphone response (REW/miniDSP
+  --calibrator). dbfs-hz alone is referenced to a mean square of 1, not to a
+  full-scale sine as every other dBFS in Prism (levels, bands, dbfs): power
+  summed from it over a band reads 3.01 dB below prism bands. --cal FILE subtracts a microphone response (REW/miniDSP
   text); --ref writes the difference to a reference trace (CSV freq_hz,level).
 `
 
@@ -45,7 +49,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&f.overlap, "overlap", 50, "frame overlap in percent, 0 ≤ PCT < 100")
 	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&f.channel, "channel", "mix", "channel: mix (mean of channels), all (one column each) or a 0-based index")
-	fs.StringVar(&f.unit, "unit", "dbfs", "unit: dbfs (sine level), dbfs-hz (noise density), dbspl (calibrated sine level)")
+	fs.StringVar(&f.unit, "unit", "dbfs", "unit: dbfs (sine level), dbfs-hz (noise density re a mean square of 1: 3.01 dB below full-scale-sine dBFS), dbspl (calibrated sine level)")
 	f.calFlags.register(fs, "channel as --channel or 0")
 	fs.StringVar(&f.refFile, "ref", "", "reference trace CSV (freq_hz,level): write level − reference")
 	fs.StringVar(&f.dbRange, "db-range", "", "PNG vertical range MIN:MAX in dB (default: the top 120 dB)")
@@ -83,8 +87,18 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	res, err := analysis.AnalyzeSpectrum(sess.ctx, pos[0], o, sess.engines)
-	warn(stderr, res.Warnings)
+	sess.written.expect(f.out)
+	src, remove, err := spool(sess.ctx, pos[0]) // read once per channel
+	if err != nil {
+		return failure(stderr, err)
+	}
+	defer remove()
+	res, err := analysis.AnalyzeSpectrum(sess.ctx, src, o, sess.engines)
+	err = renamed(err, src, pos[0])
+	warn(stderr, renameAll(res.Warnings, src, pos[0]))
+	if errors.Is(err, context.Canceled) {
+		return interrupted(stderr, "spectrum", f.out)
+	}
 	if err != nil {
 		return failure(stderr, err)
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"fmt"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -220,5 +222,43 @@ func TestSpectrumCLIErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a failed run left its output")
+	}
+}
+
+// TestSpectrumDensityReference: white noise's density in dbfs-hz, summed
+// over the band, reads its mean square re 1 — 3.01 dB below its level in
+// full-scale-sine dBFS (prism bands, Z weighting) — and the help says so
+// beside the unit.
+func TestSpectrumDensityReference(t *testing.T) {
+	const fs = 8000
+	r := rand.New(rand.NewPCG(3, 3))
+	x := make([]float32, 8*fs)
+	ms := 0.0
+	for i := range x {
+		v := 0.1 * r.NormFloat64()
+		ms += v * v
+		x[i] = float32(v)
+	}
+	ms /= float64(len(x))
+	dir := t.TempDir()
+	in, csv := filepath.Join(dir, "noise.wav"), filepath.Join(dir, "s.csv")
+	apptest.WriteWAV(t, in, fs, [][]float32{x})
+	if code, msg := runCLI("spectrum", in, "-o", csv, "--unit", "dbfs-hz", "--fft", "1024", "--engine", "cpu", "--quiet"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	raw, _ := os.ReadFile(csv)
+	sum, binHz := 0.0, float64(fs)/1024
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n")[1:] {
+		var hz, db float64
+		fmt.Sscanf(line, "%g,%g", &hz, &db)
+		sum += math.Pow(10, db/10) * binHz
+	}
+	if got, want := 10*math.Log10(sum), 10*math.Log10(ms); math.Abs(got-want) > 0.1 {
+		t.Errorf("dbfs-hz summed: %.2f dB, want the mean square re 1: %.2f dB (full-scale-sine dBFS: %.2f)", got, want, want+3.0103)
+	}
+	var out, errb bytes.Buffer
+	Run([]string{"spectrum", "-h"}, &out, &errb)
+	if h := errb.String(); !strings.Contains(h, "mean square of 1") || !strings.Contains(h, "3.01 dB below prism bands") {
+		t.Errorf("spectrum -h does not say the dbfs-hz reference:\n%s", h)
 	}
 }

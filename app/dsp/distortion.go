@@ -105,7 +105,8 @@ func findFundamental(power []float64, kernel *WindowKernel, lobe, binHz, fundame
 
 // lobePowers sums power (÷ ENBW: amplitude² per bin) over the main lobes
 // (±lobe bins) of the fundamental at bin f0 (comp[1]) and its harmonics
-// 2…nmax below Nyquist (comp[n]), less the noise density under each, and
+// 2…nmax below Nyquist (comp[n]; a lobe that reaches past Nyquist is
+// summed up to it), less the noise density under each, and
 // returns the noise of the whole band from the DC lobe to Nyquist (the
 // density times every bin, lobes included).
 func lobePowers(power []float64, enbw, f0, lobe float64) (comp [11]float64, nmax int, noise float64) {
@@ -114,12 +115,15 @@ func lobePowers(power []float64, enbw, f0, lobe float64) (comp [11]float64, nmax
 	for k := 0; k <= int(math.Ceil(lobe)); k++ {
 		owner[k] = -1
 	}
-	last := float64(len(power) - 1)
+	// A component below Nyquist whose lobe reaches past it is counted
+	// whole: the one-sided spectrum folds the part beyond Nyquist back
+	// onto the bins below it, inside the same lobe.
+	last := len(power) - 1
 	nmax = 1
-	for n := 1; n <= 10 && float64(n)*f0+lobe < last; n++ {
+	for n := 1; n <= 10 && float64(n)*f0 < float64(last); n++ {
 		nmax = n
 		c := float64(n) * f0
-		for k := int(math.Ceil(c - lobe)); k <= int(math.Floor(c+lobe)); k++ {
+		for k := int(math.Ceil(c - lobe)); k <= min(int(math.Floor(c+lobe)), last); k++ {
 			owner[k] = n
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"bytes"
@@ -50,9 +50,9 @@ func TestNPYFloor(t *testing.T) {
 		t.Errorf("a missing NPY: ok %v, failed %v; want no row and a failure", ok, r.failed)
 	}
 	var sb strings.Builder
-	tl := timingsPrefix + `{"engines_open_ms":240.5}` + "\n" + timingsPrefix + `{"file":"in.wav","ok":true,"total_ms":160}` + "\n"
+	tl := TimingsPrefix + `{"engines_open_ms":240.5}` + "\n" + TimingsPrefix + `{"file":"in.wav","ok":true,"total_ms":160}` + "\n"
 	printNPYFloor(&sb, []e2eRow{{Case: npyFloorCase, Seconds: 0.25},
-		{Case: npyCase, Engine: "gpu", Seconds: 0.5, Open: enginesOpen(tl), Stages: meanTimings(tl)},
+		{Case: npyCase, Engine: "gpu", Seconds: 0.5, Open: EnginesOpenMs(tl), Stages: MeanTimings(tl)},
 		{Case: npyCase, Engine: "cpu", Seconds: 0.3}})
 	for _, want := range []string{
 		"gpu: 0.500 s = the floor's 0.250 s + 0.250 s; its last run: engines open 240.5 ms, then the file 160.0 ms (the floor's 250.0 ms), the rest of the process 99.5 ms\n",

@@ -1,7 +1,8 @@
-package cli
+package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -10,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -19,16 +19,20 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// e2eOptions configure `prism bench --e2e`: whole `prism analyze` runs of
-// a generated file, as a user runs them.
-type e2eOptions struct {
-	seconds float64 // the file's length
-	batch   int     // files in the batch row
-	repeat  int     // runs per row (the median is reported)
-	engines []string
-	device  string
-	json    bool
+// E2EOptions configure `prism bench --e2e`: whole `prism analyze` runs
+// of a generated file, as a user runs them.
+type E2EOptions struct {
+	Seconds float64 // the file's length
+	Batch   int     // files in the batch row
+	Repeat  int     // runs per row (the median is reported)
+	Engines []string
+	Device  string // the OpenCL device (--device), "" for the default
+	JSON    bool   // JSON rows instead of the table
 }
+
+// ErrRunsFailed is RunE2E's error when some runs failed; they were
+// reported on stderr and the rows printed.
+var ErrRunsFailed = errors.New("bench: some runs failed")
 
 // e2eRow is one measurement: a median wall time over repeat runs.
 type e2eRow struct {
@@ -39,51 +43,44 @@ type e2eRow struct {
 	Files   int     `json:"files"`
 	// Stages: the batch's per-file stage times (--timings) of its last
 	// run, averaged over the files (files in flight overlap them)
-	Stages *fileTimings `json:"stages,omitempty"`
+	Stages *FileTimings `json:"stages,omitempty"`
 	// Busy: the batch's busy summary (--timings) of its last run
-	Busy *batchTimings `json:"busy,omitempty"`
+	Busy *BatchTimings `json:"busy,omitempty"`
 	// Open: the NPY row's engines_open_ms (--timings) of its last run
 	Open float64 `json:"engines_open_ms,omitempty"`
 }
 
-// runE2E generates a 48 kHz stereo 16-bit WAV of o.seconds (the generator's
-// logarithmic sweep) and times, for each engine, `prism analyze` to a
-// 1920×1080 PNG (N=4096, hop 1024, the mix) as separate processes: with an
-// empty and a warm OpenCL program cache, to NPY, and a batch of o.batch
-// such files in one process; and the floors: the time to read the file,
-// and to write the NPY's bytes as analyze writes them.
-func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
+// RunE2E generates a 48 kHz stereo 16-bit WAV of o.Seconds (the
+// generator's logarithmic sweep) and times, for each engine, `prism
+// analyze` (this executable) to a 1920×1080 PNG (N=4096, hop 1024, the
+// mix) as separate processes: with an empty and a warm OpenCL program
+// cache, to NPY, and a batch of o.Batch such files in one process; and
+// the floors: the time to read the file, and to write the NPY's bytes as
+// analyze writes them. The rows go to stdout, failed runs to stderr.
+func RunE2E(o E2EOptions, stdout, stderr io.Writer) error {
 	self, err := os.Executable()
 	if err != nil {
-		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-		return ExitFailure
+		return err
 	}
 	dir, err := os.MkdirTemp("", "prism-e2e-")
 	if err != nil {
-		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-		return ExitFailure
+		return err
 	}
 	defer os.RemoveAll(dir)
 	in := filepath.Join(dir, "in.wav")
-	if err := writeE2EFile(in, o.seconds); err != nil {
-		fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-		return ExitFailure
+	if err := writeE2EFile(in, o.Seconds); err != nil {
+		return err
 	}
-	var batch []string
-	for i := range o.batch {
-		p := filepath.Join(dir, fmt.Sprintf("in%02d.wav", i))
-		if err := os.Link(in, p); err != nil {
-			fmt.Fprintf(stderr, "prism: bench: %v\n", err)
-			return ExitFailure
-		}
-		batch = append(batch, p)
+	batch, err := linkBatch(in, o.Batch)
+	if err != nil {
+		return err
 	}
-	r := e2eRunner{self: self, dir: dir, device: o.device, repeat: o.repeat, stderr: stderr}
+	r := e2eRunner{self: self, dir: dir, device: o.Device, repeat: o.Repeat, stderr: stderr}
 	rows := []e2eRow{r.readFloor(in)}
 	if row, ok := r.soxRow(in); ok {
 		rows = append(rows, row)
 	}
-	for _, eng := range o.engines {
+	for _, eng := range o.Engines {
 		rows = append(rows, r.engineRows(eng, in, batch)...)
 	}
 	if row, ok := r.npyFloorRow(filepath.Join(dir, "o.npy")); ok { // the last engine's NPY
@@ -92,17 +89,30 @@ func runE2E(o e2eOptions, stdout, stderr io.Writer) int {
 	if r.failed {
 		fmt.Fprintf(stderr, "prism: bench: some runs failed (see above)\n")
 	}
-	if o.json {
+	if o.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(rows)
 	} else {
-		printE2E(stdout, rows, o.seconds)
+		printE2E(stdout, rows, o.Seconds)
 	}
 	if r.failed {
-		return ExitFailure
+		return ErrRunsFailed
 	}
-	return ExitOK
+	return nil
+}
+
+// linkBatch links n names in in's directory to in: the batch's files.
+func linkBatch(in string, n int) ([]string, error) {
+	var batch []string
+	for i := range n {
+		p := filepath.Join(filepath.Dir(in), fmt.Sprintf("in%02d.wav", i))
+		if err := os.Link(in, p); err != nil {
+			return nil, err
+		}
+		batch = append(batch, p)
+	}
+	return batch, nil
 }
 
 // writeE2EFile writes seconds of 48 kHz stereo int16 from the signal
@@ -179,7 +189,7 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 		npyOut, err = r.output(warm, append(slices.Clone(base), in, "-o", npy, "--timings"))
 		return err
 	})}
-	npyRow.Stages, npyRow.Open = meanTimings(string(npyOut)), enginesOpen(string(npyOut))
+	npyRow.Stages, npyRow.Open = MeanTimings(string(npyOut)), EnginesOpenMs(string(npyOut))
 	rows := []e2eRow{
 		{Case: pngWarmCase, Files: 1, Seconds: r.median(func() error { return r.run(warm, append(slices.Clone(base), in, "-o", png)) })},
 		npyRow,
@@ -193,7 +203,7 @@ func (r *e2eRunner) engineRows(eng, in string, batch []string) []e2eRow {
 	var last []byte
 	row := e2eRow{Case: fmt.Sprintf("batch of %d files → PNG, one process", len(batch)), Files: len(batch),
 		Seconds: r.median(func() (err error) { last, err = r.output(warm, args); return err })}
-	row.Stages, row.Busy = meanTimings(string(last)), batchBusy(string(last))
+	row.Stages, row.Busy = MeanTimings(string(last)), BatchBusy(string(last))
 	rows = append(rows, row)
 	for i := range rows {
 		rows[i].Engine = eng
@@ -218,67 +228,6 @@ func (r *e2eRunner) output(env, args []string) ([]byte, error) {
 		fmt.Fprintf(r.stderr, "prism: bench: %v: %v\n%s", args, err, out)
 	}
 	return out, err
-}
-
-// meanTimings averages the --timings lines in out (nil if none);
-// Reused counts as true if any file reused a plan, Devices is the most.
-func meanTimings(out string) *fileTimings {
-	var m fileTimings
-	n := 0
-	for _, line := range strings.Split(out, "\n") {
-		js, ok := strings.CutPrefix(line, timingsPrefix)
-		var ft fileTimings
-		if !ok || json.Unmarshal([]byte(js), &ft) != nil || ft.File == "" { // "" : the engines' line
-			continue
-		}
-		n++
-		m.Total += ft.Total
-		m.Setup += ft.Setup
-		m.Analyze += ft.Analyze
-		m.Fetch += ft.Fetch
-		m.Render += ft.Render
-		m.Encode += ft.Encode
-		m.Commit += ft.Commit
-		m.Reused = m.Reused || ft.Reused
-		m.Devices = max(m.Devices, ft.Devices)
-	}
-	if n == 0 {
-		return nil
-	}
-	for _, v := range []*float64{&m.Total, &m.Setup, &m.Analyze, &m.Fetch, &m.Render, &m.Encode, &m.Commit} {
-		*v /= float64(n)
-	}
-	m.File = fmt.Sprintf("mean of %d files", n)
-	m.OK = true
-	return &m
-}
-
-// enginesOpen is the engines_open_ms of --timings output out (0 if none).
-func enginesOpen(out string) float64 {
-	for _, line := range strings.Split(out, "\n") {
-		js, ok := strings.CutPrefix(line, timingsPrefix)
-		var o struct {
-			Open *float64 `json:"engines_open_ms"`
-		}
-		if ok && json.Unmarshal([]byte(js), &o) == nil && o.Open != nil {
-			return *o.Open
-		}
-	}
-	return 0
-}
-
-// batchBusy is the batch line of --timings output out (nil if none).
-func batchBusy(out string) *batchTimings {
-	for _, line := range strings.Split(out, "\n") {
-		js, ok := strings.CutPrefix(line, timingsPrefix)
-		var b struct {
-			Batch *batchTimings `json:"batch"`
-		}
-		if ok && json.Unmarshal([]byte(js), &b) == nil && b.Batch != nil {
-			return b.Batch
-		}
-	}
-	return nil
 }
 
 // median runs f repeat times and returns the median wall time in seconds.

@@ -1,4 +1,4 @@
-package cli
+package proc
 
 import (
 	"bufio"
@@ -13,6 +13,19 @@ import (
 	"time"
 )
 
+// TestMain makes the test binary the middle process of TestHandOff
+// (holdParentEnv) or its holder (HoldArg).
+func TestMain(m *testing.M) {
+	if path := os.Getenv(holdParentEnv); path != "" {
+		os.Exit(holdParent(path))
+	}
+	if len(os.Args) > 1 && os.Args[1] == HoldArg {
+		Hold()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // holdParentEnv makes the test binary the middle process of TestHandOff
 // (holdParent): it opens the file the variable names, hands it off, says
 // the holder's process ID and exits when its standard input ends.
@@ -26,8 +39,7 @@ func holdParent(path string) int {
 	}
 	defer f.Close()
 	os.Unsetenv(holdParentEnv)
-	os.Setenv("PRISM_CLI_CHILD", "1") // the holder runs Run(holdArg)
-	pid, n := handOff(func(p string) bool { return p == path })
+	pid, n := HandOff(func(p string) bool { return p == path }) // the holder is this binary: TestMain runs Hold
 	fmt.Println(pid, n)
 	bufio.NewReader(os.Stdin).ReadString('\n') // until the test closes it
 	return 0

@@ -1,4 +1,4 @@
-package cli
+package proc
 
 import (
 	"os"
@@ -6,13 +6,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// prefetch asks the kernel to read paths into the page cache ahead of use
+// Prefetch asks the kernel to read paths into the page cache ahead of use
 // (posix_fadvise WILLNEED: asynchronous readahead, nothing read here), so
 // that a file not yet cached is read from the disk while the GPU driver
 // starts (~250 ms on NVIDIA) instead of after it. A cached file costs a
 // few system calls; only regular files are touched, and errors are
 // ignored: the analysis reports them.
-func prefetch(paths []string) {
+func Prefetch(paths []string) {
 	for _, p := range paths {
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			continue // a FIFO is opened only by its reader: opening it here would take a writer's data

@@ -1,4 +1,4 @@
-package cli
+package proc
 
 import (
 	"os"
@@ -8,20 +8,20 @@ import (
 	"syscall"
 )
 
-// held keeps what holdDevices hands over alive until the exit (an
+// held keeps what HoldDevices hands over alive until the exit (an
 // os.File's finalizer would close its descriptor).
 var held []*os.File
 
-// holdDevices hands the process's open GPU device files (/dev/nvidia*,
+// HoldDevices hands the process's open GPU device files (/dev/nvidia*,
 // /dev/dri/*, /dev/kfd) to a child that keeps them until this process has
-// exited (handOff). It returns how many it handed over.
-func holdDevices() int {
-	_, n := handOff(isGPUDevice)
+// exited (HandOff). It returns how many it handed over.
+func HoldDevices() int {
+	_, n := HandOff(isGPUDevice)
 	return n
 }
 
-// handOff hands the open files whose paths match to a child (this
-// executable, holdArg) in a session of its own, which keeps them until
+// HandOff hands the open files whose paths match to a child (this
+// executable, HoldArg) in a session of its own, which keeps them until
 // this process has exited (its standard input, a pipe whose one writer
 // is this process, then ends) and exits itself. What the driver does when
 // the last descriptor of its device files closes — tearing down the
@@ -29,14 +29,36 @@ func holdDevices() int {
 // H200 machine — then happens in the child, after whoever waits for this
 // process has seen it exit. It returns the child's process ID and the
 // files handed over (0, 0: none matched, or the child did not start).
-func handOff(match func(path string) bool) (pid, n int) {
+func HandOff(match func(path string) bool) (pid, n int) {
 	exe, err := os.Executable()
 	if err != nil {
 		return 0, 0
 	}
-	ents, err := os.ReadDir("/proc/self/fd")
+	files := openFiles(match)
+	if len(files) == 0 {
+		return 0, 0
+	}
+	r, w, err := os.Pipe()
 	if err != nil {
 		return 0, 0
+	}
+	cmd := exec.Command(exe, HoldArg)
+	cmd.Stdin, cmd.ExtraFiles = r, files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	r.Close()
+	held = append(append(held, files...), w) // w closes at the exit: the child's signal
+	if err != nil {
+		return 0, 0
+	}
+	return cmd.Process.Pid, len(files)
+}
+
+// openFiles returns the process's open files whose paths match.
+func openFiles(match func(path string) bool) []*os.File {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
 	}
 	var files []*os.File
 	for _, d := range ents {
@@ -49,23 +71,7 @@ func handOff(match func(path string) bool) (pid, n int) {
 			files = append(files, os.NewFile(uintptr(fd), target))
 		}
 	}
-	if len(files) == 0 {
-		return 0, 0
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return 0, 0
-	}
-	cmd := exec.Command(exe, holdArg)
-	cmd.Stdin, cmd.ExtraFiles = r, files
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
-	r.Close()
-	held = append(append(held, files...), w) // w closes at the exit: the child's signal
-	if err != nil {
-		return 0, 0
-	}
-	return cmd.Process.Pid, len(files)
+	return files
 }
 
 func isGPUDevice(path string) bool {
