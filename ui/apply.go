@@ -36,7 +36,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	w.win.Canvas().Unfocus()
 }
 
-func sameLive(a, b live.LiveSettings) bool {
+func sameLive(a, b live.Settings) bool {
 	return a.FFT == b.FFT && a.Hop == b.Hop && a.Window == b.Window && a.AvgTau == b.AvgTau && a.AvgFrames == b.AvgFrames &&
 		a.PeakHold == b.PeakHold && a.PeakDecay == b.PeakDecay && a.History == b.History && a.Band == b.Band &&
 		a.Fraction == b.Fraction && a.Weighting == b.Weighting

@@ -25,12 +25,12 @@ type Engine interface {
 	// MeasureCalibrator reads the last second of input channel c as a
 	// calibrator's tone of toneHz at referenceDBSPL (live.Live's).
 	MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error)
-	ReadStats(dst *live.LiveStats)
+	ReadStats(dst *live.Stats)
 	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
 	// SetPaused stops or resumes the live analysis (the source stays
 	// open): the window stops it while a file is shown.
 	SetPaused(paused bool)
-	Apply(s live.LiveSettings)
+	Apply(s live.Settings)
 	UseEngine(name string) // "gpu" or "cpu"
 	HasGPU() bool
 	// GPUOnCPU: the GPU engine's OpenCL device is a CPU (no GPU here).

@@ -24,7 +24,7 @@ type fakeEngine struct {
 	engine   string
 	hasGPU   bool
 	gpuOnCPU bool
-	applied  []live.LiveSettings
+	applied  []live.Settings
 	source   live.SourceSpec
 	frames   [][]float32 // queued columns (dB)
 	next     uint64
@@ -206,20 +206,20 @@ func (e *fakeEngine) Frames() uint64 {
 	return e.framesN
 }
 
-func (e *fakeEngine) ReadStats(dst *live.LiveStats) {
+func (e *fakeEngine) ReadStats(dst *live.Stats) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	m := dst.EngineMs
 	if m == nil {
 		m = map[string]float64{}
 	}
-	*dst = live.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
+	*dst = live.Stats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
 		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerBatch: 4, FramesPerSec: 187.5, Frames: e.framesN, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
 }
 
-func (e *fakeEngine) Apply(s live.LiveSettings) {
+func (e *fakeEngine) Apply(s live.Settings) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.applied = append(e.applied, s)
@@ -227,7 +227,7 @@ func (e *fakeEngine) Apply(s live.LiveSettings) {
 	e.longFrames = 0
 }
 
-func (e *fakeEngine) lastApplied() live.LiveSettings {
+func (e *fakeEngine) lastApplied() live.Settings {
 	if e.settle != nil {
 		e.settle()
 	}

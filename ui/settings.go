@@ -61,8 +61,8 @@ func DefaultSettings() Settings {
 func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5)) }
 
 // Live turns the settings into the analyzer's.
-func (s Settings) Live() (live.LiveSettings, error) {
-	l := live.DefaultLiveSettings()
+func (s Settings) Live() (live.Settings, error) {
+	l := live.DefaultSettings()
 	if err := CheckFFT(s.FFT); err != nil {
 		return l, err
 	}

@@ -40,7 +40,7 @@ func (w *Window) countFrame(now time.Time) {
 // empty display that long needs a reason. It is empty once a frame has
 // been analyzed since the settings changed (st.Frames past framesAt), and
 // for frames shorter than a second.
-func fillText(st *live.LiveStats, framesAt uint64, waited time.Duration) string {
+func fillText(st *live.Stats, framesAt uint64, waited time.Duration) string {
 	if st.SampleRate <= 0 || st.Frames != framesAt {
 		return ""
 	}

@@ -42,7 +42,7 @@ func (w *Window) Stress() {
 // its mean time per batch (the inactive engine's measured on copies of the
 // same batches) over the audio time a batch holds. A load over 1 cannot
 // keep up: frames are dropped.
-func engineLoads(st *live.LiveStats) map[string]float64 {
+func engineLoads(st *live.Stats) map[string]float64 {
 	if st.SampleRate <= 0 || st.FramesPerBatch <= 0 || st.Hop <= 0 {
 		return nil
 	}

@@ -92,7 +92,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 // the exit code. An incomplete capture (the source stopped for good) has
 // its output written and says so, with exit 1; outages the capture got
 // over are said too, with exit 0.
-func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, stderr io.Writer) int {
+func captureDone(st live.Stats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: no output written\n")
 		return ExitFailure

@@ -87,29 +87,29 @@ var ErrIncomplete = errors.New("incomplete")
 // wall-clock time with what was captured written, the rest of the
 // timeline as gap rows, and an error wrapping ErrIncomplete that says
 // since when no input came. It returns the analysis statistics at the end.
-func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (LiveStats, error) {
+func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (Stats, error) {
 	rate := rec.SampleRate()
 	total := analysis.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
 	if total < 1 {
-		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
+		return Stats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
 	o, err := encode.Create(opts.Out)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	defer o.Discard()
 	rw, err := captureWriter(o, opts, rec, total)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
 	defer sink.close(0) // the writer goroutine ends on every return (twice is harmless)
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
 	s.ColumnChannel = sink.ch + 1
-	live, err := NewLive(rec, engines, s)
+	live, err := New(rec, engines, s)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	defer live.Close()
 	live.onBatch = sink.batch
@@ -217,7 +217,7 @@ func logOutages(w io.Writer, rec *audio.Recorder, start uint64, rate int) {
 }
 
 // capturePeak sets st's peak from output channel ch's last spectrum.
-func capturePeak(l *Live, ch int, opts CaptureOptions, st *LiveStats) error {
+func capturePeak(l *Live, ch int, opts CaptureOptions, st *Stats) error {
 	var sp Spectrum
 	l.Latest(ch, &sp)
 	k, err := dsp.NewWindowKernel(opts.Window.Values(opts.FFT))

@@ -87,9 +87,9 @@ func TestLiveKeepsUpBySkipping(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	slow := slowEngine{Engine: cpu, delay: 200 * time.Millisecond}
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 32768, 64
-	l, err := NewLive(rec, analysis.Engines{Preferred: slow, CPU: slow}, s)
+	l, err := New(rec, analysis.Engines{Preferred: slow, CPU: slow}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

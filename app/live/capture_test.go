@@ -32,9 +32,9 @@ func TestCaptureTones(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.Window = gpufft.Window{Kind: gpufft.FlatTop}
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,9 +27,9 @@ func TestLiveLargestFFT(t *testing.T) {
 func largestFFT(t *testing.T, engs analysis.Engines, rate int, freq float64) {
 	{
 		rec := startGenerator(t, "sine:1000.3:-6", rate, 1)
-		s := DefaultLiveSettings()
+		s := DefaultSettings()
 		s.FFT, s.Hop = analysis.MaxFFT, analysis.MaxFFT/8
-		l, err := NewLive(rec, engs, s)
+		l, err := New(rec, engs, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // below 1 means 1, History 0 means 2048 and a negative History keeps none;
 // every other field is used as given (a zero AvgTau or PeakHold means
 // none).
-type LiveSettings struct {
+type Settings struct {
 	FFT, Hop  int
 	Window    gpufft.Window
 	AvgTau    time.Duration // exponential averaging time constant
@@ -44,14 +44,14 @@ type LiveSettings struct {
 // DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
 // exponential averaging, 8-frame linear average, 2 s peak hold decaying at
 // 20 dB/s, and 2048 history columns.
-func DefaultLiveSettings() LiveSettings {
-	return LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: time.Second,
+func DefaultSettings() Settings {
+	return Settings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: time.Second,
 		AvgFrames: 8, PeakHold: 2 * time.Second, PeakDecay: 20, History: 2048}
 }
 
 // withDefaults fills the fields whose zero value means a default.
-func (s LiveSettings) withDefaults() LiveSettings {
-	d := DefaultLiveSettings()
+func (s Settings) withDefaults() Settings {
+	d := DefaultSettings()
 	if s.FFT == 0 {
 		s.FFT = d.FFT
 	}
@@ -119,7 +119,7 @@ type Live struct {
 func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 
 // NewLive starts analysis on rec's stream with the preferred engine.
-func NewLive(rec *audio.Recorder, engines analysis.Engines, s LiveSettings) (*Live, error) {
+func New(rec *audio.Recorder, engines analysis.Engines, s Settings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
 	l.stats.init()
 	l.setSource(rec)
@@ -135,7 +135,7 @@ func NewLive(rec *audio.Recorder, engines analysis.Engines, s LiveSettings) (*Li
 
 // configure (re)builds the plan and state for settings s; on failure the
 // old configuration stays.
-func (l *Live) configure(s LiveSettings) error {
+func (l *Live) configure(s Settings) error {
 	s = s.withDefaults()
 	if err := analysis.CheckFFT(s.FFT, s.Hop); err != nil {
 		return err
@@ -193,7 +193,7 @@ func liveBytes(eng gpufft.Engine) int {
 // few in steady state); after a hiccup it may take up to 100 ms of frames
 // at once (within liveBytes), so catching up costs fewer, larger engine
 // calls.
-func newLivePlan(eng gpufft.Engine, post *postState, s LiveSettings, rate, outCh int, gains []float32) (gpufft.LivePlan, gpufft.LiveConfig, error) {
+func newLivePlan(eng gpufft.Engine, post *postState, s Settings, rate, outCh int, gains []float32) (gpufft.LivePlan, gpufft.LiveConfig, error) {
 	maxFrames := max(1, min(rate/10/s.Hop+2, liveBytes(eng)/(4*outCh*(s.FFT/2+1))))
 	spec := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: outCh,
 		MaxSamples: s.FFT + (maxFrames-1)*s.Hop, Output: gpufft.Power, BinGain: gains}
@@ -215,7 +215,7 @@ func newLivePlan(eng gpufft.Engine, post *postState, s LiveSettings, rate, outCh
 
 // Apply queues a settings change; it takes effect between batches,
 // without losing the stream.
-func (l *Live) Apply(s LiveSettings) {
+func (l *Live) Apply(s Settings) {
 	l.cmds <- func(l *Live) error {
 		if err := l.configure(s); err != nil {
 			l.run.settingsErr = true

@@ -18,12 +18,12 @@ import (
 // startCPULive starts a live analysis on the CPU engine of a 48 kHz
 // stereo generator (spec) with settings s; the caller closes it, the
 // engine and the recorder go when the test ends.
-func startCPULive(t testing.TB, spec string, s LiveSettings) *Live {
+func startCPULive(t testing.TB, spec string, s Settings) *Live {
 	t.Helper()
 	rec := startGenerator(t, spec, 48000, 2)
 	cpu := gpufft.NewCPU(0)
 	t.Cleanup(func() { cpu.Close() })
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func runFrames(l *Live, want uint64) {
 func TestLiveGenerator(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		rec := startGenerator(t, "sine:1000:-6", 48000, 2)
-		l, err := NewLive(rec, engs, DefaultLiveSettings()) // Hann: the parabola fits its main lobe
+		l, err := New(rec, engs, DefaultSettings()) // Hann: the parabola fits its main lobe
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,13 +114,13 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	engs := testEngines(t)
 	e := engs[len(engs)-1] // GPU where there is one
 	rec := startGenerator(t, "sine:3000:-12", 48000, 1)
-	l, err := NewLive(rec, e, DefaultLiveSettings())
+	l, err := New(rec, e, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	runLive(l, 300*time.Millisecond)
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 256
 	l.Apply(s)
 	l.UseEngine("cpu")
@@ -160,7 +160,7 @@ func TestLiveNoAllocs(t *testing.T) {
 	cpu, other := gpufft.NewCPU(0), gpufft.NewCPU(1)
 	defer cpu.Close()
 	defer other.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: other, CPU: cpu}, DefaultLiveSettings())
+	l, err := New(rec, analysis.Engines{Preferred: other, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,9 +253,9 @@ func TestFileSourceLive(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 256
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestLiveGPUFailure(t *testing.T) {
 	rec := startGenerator(t, "sine:2000:-6", 48000, 1)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultLiveSettings())
+	l, err := New(rec, analysis.Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,9 +303,9 @@ func TestLiveGPUFailure(t *testing.T) {
 func TestLiveBandAndRTA(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		rec := startGenerator(t, "tones:1000,5000:-20", 48000, 1)
-		s := DefaultLiveSettings()
+		s := DefaultSettings()
 		s.Band, s.Fraction, s.Weighting = apptest.Band(t, "lowpass:2000"), 3, dsp.WeightA
-		l, err := NewLive(rec, engs, s)
+		l, err := New(rec, engs, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func testEngines(t *testing.T) []analysis.Engines {
 // TestLivePause: a paused analysis analyzes nothing but keeps feeding a
 // monitor output, and resumes at the live input (no backlog).
 func TestLivePause(t *testing.T) {
-	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
+	l := startCPULive(t, "sine:1000:-6", DefaultSettings())
 	defer l.Close()
 	tee := audio.NewRing(48000, 2)
 	l.SetTee(tee)

@@ -230,7 +230,7 @@ func TestMeasureCalibrator(t *testing.T) {
 // momentary and short-term after 3 s of live analysis, and taken as a
 // 94 dB SPL calibrator it calibrates to 94 + 23 = 117 dB.
 func TestLiveMeters(t *testing.T) {
-	l := startCPULive(t, "sine:1000:-23", DefaultLiveSettings())
+	l := startCPULive(t, "sine:1000:-23", DefaultSettings())
 	defer l.Close()
 	// another goroutine reads the meters, measures and resets meanwhile
 	// (what the window does): the race detector checks the hand-over

@@ -70,12 +70,12 @@ type Monitor struct {
 // notice, when the default input device is asked for and there is none)
 // and starts analyzing it with s on engines. The Monitor owns neither the
 // engines nor their closing.
-func NewMonitor(src SourceSpec, s LiveSettings, engines analysis.Engines) (*Monitor, string, error) {
+func NewMonitor(src SourceSpec, s Settings, engines analysis.Engines) (*Monitor, string, error) {
 	rec, spec, notice, err := startSource(src)
 	if err != nil {
 		return nil, "", err
 	}
-	live, err := NewLive(rec, engines, s)
+	live, err := New(rec, engines, s)
 	if err != nil {
 		rec.Stop()
 		return nil, "", err
@@ -251,7 +251,7 @@ func (m *Monitor) SetPaused(paused bool) { m.live.SetPaused(paused) }
 func (m *Monitor) Frames() uint64 { return m.live.Frames() }
 
 // ReadStats is Live.ReadStats.
-func (m *Monitor) ReadStats(dst *LiveStats) { m.live.ReadStats(dst) }
+func (m *Monitor) ReadStats(dst *Stats) { m.live.ReadStats(dst) }
 
 // ReadMeters is Live.ReadMeters.
 func (m *Monitor) ReadMeters(dst *Meters) { m.live.ReadMeters(dst) }
@@ -265,7 +265,7 @@ func (m *Monitor) MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.
 }
 
 // Apply is Live.Apply.
-func (m *Monitor) Apply(s LiveSettings) { m.live.Apply(s) }
+func (m *Monitor) Apply(s Settings) { m.live.Apply(s) }
 
 // UseEngine is Live.UseEngine ("gpu" or "cpu").
 func (m *Monitor) UseEngine(name string) { m.live.UseEngine(name) }

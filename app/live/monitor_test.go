@@ -32,7 +32,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 func TestMonitor(t *testing.T) {
 	engs := testEngines(t)
 	e := engs[len(engs)-1]
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 4096, 256 // the desktop demo's setting: 48 kHz stereo, N=4096, hop 256
 	// PRISM_LIVE_FFT / PRISM_LIVE_HOP measure other settings (closing notes)
 	if v, err := strconv.Atoi(os.Getenv("PRISM_LIVE_FFT")); err == nil {
@@ -57,7 +57,7 @@ func TestMonitor(t *testing.T) {
 
 	if e.Preferred != e.CPU {
 		// both engines timed, the inactive one in the background
-		var st LiveStats
+		var st Stats
 		waitUntil(t, "both engines' times", func() bool {
 			m.ReadStats(&st)
 			return st.EngineMs["cpu"] > 0 && st.EngineMs["opencl"] > 0
@@ -80,7 +80,7 @@ func TestMonitor(t *testing.T) {
 	if _, err := m.SetSource(SourceSpec{Kind: SourceFile, File: path}); err != nil {
 		t.Fatal(err)
 	}
-	var st LiveStats
+	var st Stats
 	m.ReadStats(&st)
 	if st.SampleRate != 44100 || st.Channels != 2 || !strings.Contains(st.Source, "tone.wav") {
 		t.Errorf("after switching to the file: %d Hz × %d, source %q", st.SampleRate, st.Channels, st.Source)
@@ -107,9 +107,9 @@ func TestMonitor(t *testing.T) {
 func TestColumnsEveryFrame(t *testing.T) {
 	engs := testEngines(t)
 	rec := startGenerator(t, "sweep:100:10000:-6:1", 48000, 1)
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 128
-	l, err := NewLive(rec, engs[0], s)
+	l, err := New(rec, engs[0], s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func toneDB(x []float64, rate, f float64) float64 {
 func TestMonitorOutput(t *testing.T) {
 	sink := testSink(t)
 	for _, e := range testEngines(t) {
-		m, _, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "tones:500,5000:-12", Rate: 48000, Channels: 2}, DefaultLiveSettings(), e)
+		m, _, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "tones:500,5000:-12", Rate: 48000, Channels: 2}, DefaultSettings(), e)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func TestLiveOutage(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
+	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 func TestLivePeakEveryWindow(t *testing.T) {
 	const hz, levelDB = 1234.5, -10.0
 	rec := startGenerator(t, "sine:1234.5:-10", 48000, 1)
-	l, err := NewLive(rec, testEngines(t)[0], DefaultLiveSettings())
+	l, err := New(rec, testEngines(t)[0], DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestLivePeakEveryWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := DefaultLiveSettings()
+		s := DefaultSettings()
 		s.Window = w
 		l.Apply(s)
 		deadline := time.Now().Add(3 * time.Second)

@@ -24,7 +24,7 @@ func TestLiveConfigMatchesSettings(t *testing.T) {
 	for _, pr := range apptest.Engines(t, func(e, _ gpufft.Engine) pair { return pair{e} }) {
 		t.Run(pr.eng.Name(), func(t *testing.T) {
 			const rate, outCh = 48000, 2
-			s := LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: 100 * time.Millisecond,
+			s := Settings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: 100 * time.Millisecond,
 				AvgFrames: 4, PeakHold: time.Second, PeakDecay: 20, Fraction: 3, Weighting: dsp.WeightA}.withDefaults()
 			geo := Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
 			rta, err := newRTA(s, rate)
@@ -118,7 +118,7 @@ func BenchmarkPost(b *testing.B) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	for _, fft := range []int{4096, 65536} {
-		s := DefaultLiveSettings()
+		s := DefaultSettings()
 		s.FFT, s.Hop = fft, 64
 		s = s.withDefaults()
 		geo := Geometry{Rate: 48000, FFT: fft, Hop: 64}

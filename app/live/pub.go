@@ -198,8 +198,11 @@ func (p *published) frameCount() uint64 {
 // when it is among them (dsp's PeakDB on the window's exact response; the
 // zero Peak until the first batch of new settings is published). The
 // power traces are copied under the lock and converted after it, so a
-// reader never holds the engine back for the conversion. Any goroutine
-// may call it; it allocates only when dst's slices are short.
+// reader never holds the engine back for the conversion. A channel the
+// results do not have (the source changed its channel count since the
+// caller chose c) leaves dst's traces and bands empty, with the zero Peak
+// and the current Geometry, as Columns returns no column for it. Any
+// goroutine may call it; it allocates only when dst's slices are short.
 func (l *Live) Latest(c int, dst *Spectrum) {
 	want := dst.Want
 	if want == 0 {
@@ -207,6 +210,12 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	}
 	p := &l.pub
 	p.mu.Lock()
+	if c < 0 || c >= len(p.spectra) {
+		geo := p.geo
+		p.mu.Unlock()
+		dst.empty(geo)
+		return
+	}
 	s := &p.spectra[c]
 	src := [gpufft.NumTraces][]float32{s.Current, s.ExpAvg, s.LinAvg, s.LongAvg, s.PeakHold, s.MinHold}
 	for i := range dst.raw {
@@ -232,6 +241,20 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	}
 }
 
+// empty is a Spectrum of geometry geo with no trace, band or peak.
+func (dst *Spectrum) empty(geo Geometry) {
+	for i, t := range dst.traces() {
+		*t = (*t)[:0]
+		dst.raw[i] = dst.raw[i][:0]
+	}
+	dst.Bands = dst.Bands[:0]
+	dst.Peak, dst.LongFrames = dsp.Peak{}, 0
+	dst.Geometry, dst.BinHz = geo, 0
+	if geo.FFT > 0 {
+		dst.BinHz = geo.BinHz()
+	}
+}
+
 // Columns copies output channel c's spectrogram columns (c = Channels for
 // the mix) after column number `after` (oldest first, at most len(dst))
 // into dst's rows as dBFS, reusing them, and returns how many it copied,
@@ -247,7 +270,7 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 	p := &l.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c >= len(p.hist) || len(p.hist[c]) == 0 {
+	if c < 0 || c >= len(p.hist) || len(p.hist[c]) == 0 {
 		return 0, p.histNext, p.colGeo
 	}
 	h := p.hist[c]

@@ -46,9 +46,9 @@ func benchRecordPlan(b *testing.B, eng analysis.Engines, fft, hop int) {
 		b.Fatal(err)
 	}
 	defer rec.Stop()
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = fft, hop
-	l, err := NewLive(rec, eng, s)
+	l, err := New(rec, eng, s)
 	if err != nil {
 		b.Fatal(err)
 	}

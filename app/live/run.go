@@ -13,7 +13,7 @@ import (
 type runState struct {
 	rec         *audio.Recorder
 	eng         gpufft.Engine
-	set         LiveSettings
+	set         Settings
 	cfg         gpufft.SpectrogramConfig // the live plan's spectrogram
 	plan        gpufft.LivePlan
 	rate, ch    int

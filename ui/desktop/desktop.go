@@ -157,7 +157,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	set.Save(a.Preferences())
 	ls, err := set.Live()
 	if err != nil {
-		ls = live.DefaultLiveSettings()
+		ls = live.DefaultSettings()
 	}
 	m, srcNotice, err := live.NewMonitor(set.Source, ls, engines)
 	if err != nil && set.Source.Kind != live.SourceDevice {
