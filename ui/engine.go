@@ -8,6 +8,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // Engine is what the window calls on the analysis: live.Monitor in the
@@ -35,14 +36,14 @@ type Engine interface {
 	HasGPU() bool
 	// GPUOnCPU: the GPU engine's OpenCL device is a CPU (no GPU here).
 	GPUOnCPU() bool
-	SetSource(spec live.SourceSpec) (notice string, err error)
-	Source() live.SourceSpec
+	SetSource(spec session.SourceSpec) (notice string, err error)
+	Source() session.SourceSpec
 	InputDevices() ([]string, error)
-	// SetMonitorOutput plays the input to the default output device,
+	// SetPlaythrough plays the input to the default output device,
 	// band-filtered by band ("" none), or stops (blocks while the device
 	// opens); MonitorOutput describes it.
-	SetMonitorOutput(on bool, band dsp.BandSpec) error
-	MonitorOutput() string
+	SetPlaythrough(on bool, band dsp.BandSpec) error
+	PlaythroughStatus() string
 	AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error)
 	AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error)
 	ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error

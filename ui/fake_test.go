@@ -10,8 +10,10 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // fakeEngine is a deterministic analysis: every channel shows a 1 kHz
@@ -25,7 +27,7 @@ type fakeEngine struct {
 	hasGPU   bool
 	gpuOnCPU bool
 	applied  []live.Settings
-	source   live.SourceSpec
+	source   session.SourceSpec
 	frames   [][]float32 // queued columns (dB)
 	next     uint64
 	file     *analysis.FileSpectrogram
@@ -58,7 +60,7 @@ type fakeEngine struct {
 func newFakeEngine() *fakeEngine {
 	bands, _ := dsp.Bands(3, 20, 20000, 24000)
 	return &fakeEngine{rate: 48000, ch: 2, fft: 4096, hop: 1024, engine: "opencl", hasGPU: true,
-		source: live.SourceSpec{Kind: live.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
+		source: session.SourceSpec{Kind: session.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
 }
 
 // fakeLongOffset is the fake's long-term average less its current
@@ -110,7 +112,7 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	dst.Peak = dsp.Peak{Freq: 1000, LevelDB: -6, Note: note, Cents: cents}
 	dst.Bands = dst.Bands[:0]
 	for _, b := range e.bands {
-		dst.Bands = append(dst.Bands, analysis.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
+		dst.Bands = append(dst.Bands, dsp.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
 	}
 	// only the traces asked for, as Live.Latest does
 	want := dst.Want
@@ -248,14 +250,14 @@ func (e *fakeEngine) UseEngine(name string) {
 func (e *fakeEngine) HasGPU() bool   { return e.hasGPU }
 func (e *fakeEngine) GPUOnCPU() bool { return e.gpuOnCPU }
 
-func (e *fakeEngine) SetSource(spec live.SourceSpec) (string, error) {
+func (e *fakeEngine) SetSource(spec session.SourceSpec) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.source = spec
 	return "", nil
 }
 
-func (e *fakeEngine) Source() live.SourceSpec {
+func (e *fakeEngine) Source() session.SourceSpec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.source
@@ -263,14 +265,14 @@ func (e *fakeEngine) Source() live.SourceSpec {
 
 func (e *fakeEngine) InputDevices() ([]string, error) { return []string{"Null Input"}, nil }
 
-func (e *fakeEngine) SetMonitorOutput(on bool, band dsp.BandSpec) error {
+func (e *fakeEngine) SetPlaythrough(on bool, band dsp.BandSpec) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.monitorOn, e.monitorBand = on, band.String()
 	return nil
 }
 
-func (e *fakeEngine) MonitorOutput() string {
+func (e *fakeEngine) PlaythroughStatus() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.monitorOn {
@@ -298,7 +300,7 @@ func (e *fakeEngine) AnalyzeSpectrum(ctx context.Context, path string, o analysi
 		<-ctx.Done()
 		return analysis.SpectrumResult{}, ctx.Err()
 	}
-	eng, _, err := analysis.OpenEngines(analysis.EngineCPU, "")
+	eng, _, err := engine.Open(engine.CPU, "")
 	if err != nil {
 		return analysis.SpectrumResult{}, err
 	}

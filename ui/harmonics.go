@@ -16,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // harmonicEvery is how often the live readout is recomputed: a few times
@@ -132,7 +133,7 @@ func (m *harmonicWork) ensureKernel(window string, fft int) error {
 	if fft < 2 {
 		return errNoSpectrum
 	}
-	w, err := live.ParseWindow(window)
+	w, err := session.ParseWindow(window)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -19,7 +20,7 @@ import (
 // in float64 with gonum's FFT, independently of the engines.
 func distortedSpectrum(t *testing.T, window string, n, rate int, a1, f0 float64, amps map[int]float64, sigma float64, frames int) []float32 {
 	t.Helper()
-	win, err := live.ParseWindow(window)
+	win, err := session.ParseWindow(window)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestFileViewMeasures(t *testing.T) {
 	db := distortedSpectrum(t, "flattop", n, rate, a1, f0, amps, 1e-5, 4)
 	e := newFakeEngine()
 	e.file = syntheticFile()
-	e.file.Window, _ = live.ParseWindow("flattop")
+	e.file.Window, _ = session.ParseWindow("flattop")
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // The stress preset: more analysis than a CPU keeps up with and a GPU does
@@ -24,7 +25,7 @@ const (
 // device is a CPU, that there is no GPU to show.
 func (w *Window) Stress() {
 	w.change(func(s *Settings) {
-		s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
+		s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
 		s.FFT = stressFFT
 		s.Overlap = 1 - float64(stressHop)/float64(stressFFT)
 	})

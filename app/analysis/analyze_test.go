@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
@@ -193,11 +194,11 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	defer cpu.Close()
 	opts := AnalyzeOptions{FFT: 256, Hop: 64, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
 	want := apptest.TempPath(t, "want.npy")
-	if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, Engines{Preferred: cpu, CPU: cpu}, nil); err != nil {
+	if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, engine.Pair{Preferred: cpu, CPU: cpu}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := apptest.TempPath(t, "out.npy")
-	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, opts, Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 3}, CPU: cpu}, nil)
+	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, opts, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 3}, CPU: cpu}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +227,7 @@ func TestAnalyzeCancel(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err := AnalyzeFile(ctx, in, filepath.Join(dir, "o.npy"), encode.FormatNPY, AnalyzeOptions{FFT: 256, Hop: 64, Channel: -1}, Engines{Preferred: cpu, CPU: cpu}, progress)
+	_, err := AnalyzeFile(ctx, in, filepath.Join(dir, "o.npy"), encode.FormatNPY, AnalyzeOptions{FFT: 256, Hop: 64, Channel: -1}, engine.Pair{Preferred: cpu, CPU: cpu}, progress)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -237,6 +238,6 @@ func TestAnalyzeCancel(t *testing.T) {
 }
 
 // testEngines is every engine pair to test on (apptest.Engines).
-func testEngines(t *testing.T) []Engines {
-	return apptest.Engines(t, func(p, c gpufft.Engine) Engines { return Engines{Preferred: p, CPU: c} })
+func testEngines(t *testing.T) []engine.Pair {
+	return apptest.Engines(t, func(p, c gpufft.Engine) engine.Pair { return engine.Pair{Preferred: p, CPU: c} })
 }

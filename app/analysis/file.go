@@ -5,50 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"sync"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/pages"
 )
-
-// FFT sizes the analyses accept: powers of two in MinFFT…MaxFFT, MaxFFT
-// being the engines' largest (2^20: 0.046 Hz bins at 48 kHz, by the
-// two-pass large-N kernels).
-const (
-	MinFFT = 64
-	MaxFFT = gpufft.MaxSize
-)
-
-// FFTSizeError and HopError say which of an FFT size and its hop CheckFFT
-// refused.
-type (
-	FFTSizeError struct{ Size int }
-	HopError     struct{ Size, Hop int }
-)
-
-func (e *FFTSizeError) Error() string {
-	return fmt.Sprintf("FFT size %d: want a power of two from %d to %d", e.Size, MinFFT, MaxFFT)
-}
-
-func (e *HopError) Error() string { return fmt.Sprintf("hop %d: want 1…%d", e.Hop, e.Size) }
-
-// CheckFFT says whether n is an FFT size the analyses accept and hop
-// (samples between frames) fits it: a *FFTSizeError or a *HopError if not.
-// It is the one check of the command line, the window and the pipelines.
-func CheckFFT(n, hop int) error {
-	if n < MinFFT || n > MaxFFT || bits.OnesCount(uint(n)) != 1 {
-		return &FFTSizeError{n}
-	}
-	if hop < 1 || hop > n {
-		return &HopError{n, hop}
-	}
-	return nil
-}
 
 // AnalyzeOptions are `prism analyze`'s settings (the CLI contract).
 type AnalyzeOptions struct {
@@ -94,9 +61,9 @@ type Progress func(done, total int)
 //
 // Cancelling ctx stops the analysis between batches (the temporary file is
 // removed) and returns ctx's error.
-func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
+func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines engine.Pair, progress Progress) (AnalyzeResult, error) {
 	start := time.Now()
-	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
+	res, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
 		return analyzeWith(ctx, in, out, format, opts, []gpufft.Engine{eng}, engines.Plans, progress)
 	})
 	if notice != "" {
@@ -112,7 +79,7 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts
 // Other outputs and inputs, and a set of one, are AnalyzeFile on set[0].
 // If a GPU fails, the file is analyzed again by AnalyzeFile on set[0]
 // (which falls back to the CPU in turn), and a warning says so.
-func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, set []Engines, progress Progress) (AnalyzeResult, error) {
+func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, set []engine.Pair, progress Progress) (AnalyzeResult, error) {
 	gpus := make([]gpufft.Engine, 0, len(set))
 	for _, e := range set {
 		if e.HasGPU() {
@@ -124,7 +91,7 @@ func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, o
 	}
 	start := time.Now()
 	res, err := analyzeWith(ctx, in, out, format, opts, gpus, set[0].Plans, progress)
-	if errors.As(err, new(*EngineError)) && ctx.Err() == nil {
+	if errors.As(err, new(*engine.Error)) && ctx.Err() == nil {
 		notice := fmt.Sprintf("%d GPUs failed: %v — using one", len(gpus), err)
 		res, err = AnalyzeFile(ctx, in, out, format, opts, set[0], progress)
 		res.Warnings = append([]string{notice}, res.Warnings...)
@@ -158,14 +125,6 @@ func tooShort(in string, samples int64, n int) error {
 	return inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, samples, n)
 }
 
-// FrameCount is the number of frames of n samples, hop apart, in samples.
-func FrameCount(samples int64, n, hop int) int {
-	if samples < int64(n) {
-		return 0
-	}
-	return int((samples-int64(n))/int64(hop) + 1)
-}
-
 // knownSamples is the decoder's length in samples per channel, counted in
 // a first pass over the file when the header does not say.
 func knownSamples(ctx context.Context, dec audio.Decoder, in string) (int64, error) {
@@ -184,7 +143,7 @@ func knownSamples(ctx context.Context, dec audio.Decoder, in string) (int64, err
 
 // analyzeWith analyzes on engines[0], or for a WAV's PNG on the GPU, on
 // all of engines (see AnalyzeFileSet).
-func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines []gpufft.Engine, pool *PlanPool, progress Progress) (res AnalyzeResult, err error) {
+func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines []gpufft.Engine, pool *engine.PlanPool, progress Progress) (res AnalyzeResult, err error) {
 	eng := engines[0]
 	res.Engine, res.Devices = engineLabel(eng), 1
 	t := time.Now()
@@ -194,7 +153,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 	}
 	defer dec.Close()
 	res.Rate = dec.Format().SampleRate
-	total := FrameCount(dec.Format().Frames, opts.FFT, opts.Hop)
+	total := dsp.FrameCount(dec.Format().Frames, opts.FFT, opts.Hop)
 	if dec.Format().Frames < 0 {
 		total = -1
 	}
@@ -204,7 +163,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		if err != nil {
 			return res, err
 		}
-		if total = FrameCount(n, opts.FFT, opts.Hop); total == 0 {
+		if total = dsp.FrameCount(n, opts.FFT, opts.Hop); total == 0 {
 			return res, tooShort(in, n, opts.FFT)
 		}
 	}
@@ -361,7 +320,7 @@ func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg 
 	p, err := eng.NewSpectrogram(cfg)
 	if err != nil {
 		rw.Close()
-		return nil, &EngineError{err}
+		return nil, &engine.Error{Err: err}
 	}
 	return &rowSink{plan: p, out: rw, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}, nil
 }
@@ -378,7 +337,7 @@ type rowSink struct {
 func (s *rowSink) add(b batch) (int, error) {
 	n, err := s.plan.Execute(s.dst, b.buf)
 	if err != nil {
-		return 0, &EngineError{err}
+		return 0, &engine.Error{Err: err}
 	}
 	return n, s.out.Rows(b.first, s.dst[:n*s.bins])
 }
@@ -409,7 +368,7 @@ func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramCon
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
 	p, err := eng.NewImage(cfg, imageConfig(layout, total))
 	if err != nil {
-		return nil, &EngineError{err}
+		return nil, &engine.Error{Err: err}
 	}
 	return &imageSink{plan: p, layout: layout, o: o, stages: st}, nil
 }
@@ -417,7 +376,7 @@ func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramCon
 func (s *imageSink) add(b batch) (int, error) {
 	n, err := s.plan.Add(b.buf, b.first)
 	if err != nil {
-		return 0, &EngineError{err}
+		return 0, &engine.Error{Err: err}
 	}
 	return n, nil
 }
@@ -443,7 +402,7 @@ func fetchImage(layout *plot.Spectrogram, image func([]float32) error, st *Stage
 	pp := levelsOf(layout.Columns() * layout.Rows())
 	if err := image(*pp); err != nil {
 		levelPool.Put(pp)
-		return nil, &EngineError{err}
+		return nil, &engine.Error{Err: err}
 	}
 	st.mark(&st.Fetch, SpanFetch, &t)
 	return pp, nil
@@ -476,12 +435,4 @@ func levelsOf(n int) *[]float32 {
 	}
 	p := pages.Make[float32](n)
 	return &p
-}
-
-// ChannelName is "mix" for −1, else "channel N".
-func ChannelName(c int) string {
-	if c < 0 {
-		return "mix"
-	}
-	return fmt.Sprintf("channel %d", c)
 }

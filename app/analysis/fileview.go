@@ -7,6 +7,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -64,9 +66,9 @@ func (f *FileSpectrogram) BinHz() float64 { return float64(f.Rate) / float64(f.F
 // FileSpectrogram of at most MaxColumns columns, with progress in frames.
 // Like AnalyzeFile, a failing GPU engine makes it redo the work on the CPU
 // and say so in Warnings. Cancelling ctx stops it between batches.
-func AnalyzeView(ctx context.Context, path string, o ViewOptions, engines Engines, progress Progress) (*FileSpectrogram, error) {
+func AnalyzeView(ctx context.Context, path string, o ViewOptions, engines engine.Pair, progress Progress) (*FileSpectrogram, error) {
 	start := time.Now()
-	fs, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (*FileSpectrogram, error) {
+	fs, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (*FileSpectrogram, error) {
 		return analyzeView(ctx, path, o, eng, progress)
 	})
 	if fs != nil {
@@ -94,7 +96,7 @@ func (o ViewOptions) region(rate int, samples int64) (first, last int64) {
 }
 
 func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Engine, progress Progress) (*FileSpectrogram, error) {
-	if err := CheckFFT(o.FFT, o.Hop); err != nil {
+	if err := engine.CheckFFT(o.FFT, o.Hop); err != nil {
 		return nil, err
 	}
 	dec, err := openInput(path, o.Channel, o.FFT)
@@ -108,7 +110,7 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 		return nil, err
 	}
 	first, last := o.region(f.SampleRate, samples)
-	total := FrameCount(last-first, o.FFT, o.Hop)
+	total := dsp.FrameCount(last-first, o.FFT, o.Hop)
 	if total == 0 {
 		return nil, tooShort(path, samples, o.FFT)
 	}
@@ -122,7 +124,7 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
-		return nil, &EngineError{err}
+		return nil, &engine.Error{Err: err}
 	}
 	defer plan.Close()
 	dst := make([]float32, cfg.DstLen(st.maxLen))
@@ -132,7 +134,7 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 		}
 		n, err := plan.Execute(dst, b.buf)
 		if err != nil {
-			return &EngineError{err}
+			return &engine.Error{Err: err}
 		}
 		fs.fold(dst[:n*cfg.Bins()], b.first, total)
 		if progress != nil {

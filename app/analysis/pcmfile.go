@@ -3,12 +3,15 @@ package analysis
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -129,7 +132,7 @@ type pcmRun struct {
 // GPU) spreads the file's batches over them (ReadPCMImages); rows (NPY,
 // CSV) use the first. Plans come from pool and go back to it after a
 // file that succeeded.
-func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
+func (r *pcmRun) analyze(engines []gpufft.Engine, pool *engine.PlanPool) error {
 	opts := r.opts
 	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
 		MaxSamples: pcmBatchLimit(engines[0], opts.FFT, opts.Hop), Output: gpufft.DBFS}
@@ -138,7 +141,7 @@ func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	}
 	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes(), stages: &r.res.Stages}
 	if r.progress != nil {
-		rr.progress = func(s int64) { r.progress(FrameCount(s, opts.FFT, opts.Hop), r.total) }
+		rr.progress = func(s int64) { r.progress(dsp.FrameCount(s, opts.FFT, opts.Hop), r.total) }
 	}
 	var outErr error // the output's own failures: neither bad input nor the engine
 	var err error
@@ -155,15 +158,15 @@ func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
 	case outErr != nil:
 		return outErr
 	}
-	if errors.As(err, new(*EngineError)) {
+	if errors.As(err, new(*engine.Error)) {
 		return err
 	}
-	return &EngineError{err}
+	return &engine.Error{Err: err}
 }
 
 // image makes the PNG on engines; *outErr keeps the writer's own error
 // apart.
-func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
+func (r *pcmRun) image(engines []gpufft.Engine, pool *engine.PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
 	st := &r.res.Stages
 	layout := plot.NewSpectrogram(r.opts.Image, plot.Geometry{Rate: r.rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: r.total})
 	ic := imageConfig(layout, r.total)
@@ -175,7 +178,7 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 			switch {
 			case p == nil:
 			case ok:
-				pool.put(keys[i], p)
+				pool.Put(keys[i], p)
 			default:
 				p.Close()
 			}
@@ -186,7 +189,7 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 	st.Reused = true
 	for i, eng := range engines {
 		keys[i] = imageKey(eng, r.pf, cfg, ic)
-		p, reused, err := pool.get(keys[i], func() (pooledPlan, error) { return gpufft.NewPCMImage(eng, r.pf, cfg, ic) })
+		p, reused, err := pool.Get(keys[i], func() (engine.Pooled, error) { return gpufft.NewPCMImage(eng, r.pf, cfg, ic) })
 		if err != nil {
 			return err
 		}
@@ -232,7 +235,7 @@ func (r *pcmRun) engineDone() {
 
 // rows writes the NPY or CSV rows on eng; *outErr keeps the writer's own
 // error apart.
-func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
+func (r *pcmRun) rows(eng gpufft.Engine, pool *engine.PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
 	st := &r.res.Stages
 	rw, err := newRowWriter(r.o, r.format, cfg, r.rate)
 	if err != nil {
@@ -241,7 +244,7 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 	}
 	defer rw.Close()
 	key := rowsKey(eng, r.pf, cfg)
-	pp, reused, err := pool.get(key, func() (pooledPlan, error) { return gpufft.NewPCMSpectrogram(eng, r.pf, cfg) })
+	pp, reused, err := pool.Get(key, func() (engine.Pooled, error) { return gpufft.NewPCMSpectrogram(eng, r.pf, cfg) })
 	if err != nil {
 		return err
 	}
@@ -258,7 +261,7 @@ func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramC
 		st.mark(&st.Analyze, SpanAnalyze, &r.t)
 		return err
 	}
-	pool.put(key, p)
+	pool.Put(key, p)
 	r.engineDone()
 	if r.res.Frames > 0 {
 		if err = rw.Finish(r.res.Frames); err != nil {
@@ -306,4 +309,13 @@ func (p timedRowsPlan) Submit(raw []byte) (int, error) {
 func (p timedRowsPlan) Rows() ([]float32, int, error) {
 	defer p.st.span(SpanRows, time.Now())
 	return p.PCMSpectrogramPlan.Rows()
+}
+
+// imageKey and rowsKey name a plan's shape.
+func imageKey(eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig, ic gpufft.ImageConfig) string {
+	return fmt.Sprintf("image %p %+v %+v %d %d %v %v", eng, pf, cfg, ic.Columns, ic.TotalFrames, ic.RowLo, ic.RowHi)
+}
+
+func rowsKey(eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig) string {
+	return fmt.Sprintf("rows %p %+v %+v", eng, pf, cfg)
 }

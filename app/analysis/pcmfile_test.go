@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
@@ -49,7 +51,7 @@ func writePCMWAV(t *testing.T, path string, rate, ch, bits int, float bool, x []
 // channel, across many batch boundaries and a length that ends mid-frame;
 // and the PNG of it is the same image.
 func TestRawPCMPipeline(t *testing.T) {
-	var gpu Engines
+	var gpu engine.Pair
 	for _, e := range testEngines(t) {
 		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
 			gpu = e
@@ -58,7 +60,7 @@ func TestRawPCMPipeline(t *testing.T) {
 	if gpu.Preferred == nil {
 		t.Skip("no OpenCL engine (PRISM_REQUIRE_OPENCL=1 makes this fail)")
 	}
-	cpu := Engines{Preferred: gpu.CPU, CPU: gpu.CPU}
+	cpu := engine.Pair{Preferred: gpu.CPU, CPU: gpu.CPU}
 	defer func(b int) { batchSamples = b }(batchSamples)
 	batchSamples = 3000 // many batches
 	const rate, ch, n = 16000, 3, 20011
@@ -178,7 +180,7 @@ func readPNG(t *testing.T, path string) *image.NRGBA {
 func TestCPURawMatchesDecoding(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	eng := Engines{Preferred: cpu, CPU: cpu}
+	eng := engine.Pair{Preferred: cpu, CPU: cpu}
 	defer func(b int) { batchSamples = b }(batchSamples)
 	batchSamples = 3000
 	const rate, ch, n = 16000, 3, 20011
@@ -211,7 +213,7 @@ func TestCPURawMatchesDecoding(t *testing.T) {
 			ba, _ := os.ReadFile(a)
 			bb, _ := os.ReadFile(b)
 			if len(ba) == 0 || !bytes.Equal(ba, bb) {
-				t.Errorf("%s, %s: the raw path's output differs from the decoding pipeline's", format, ChannelName(channel))
+				t.Errorf("%s, %s: the raw path's output differs from the decoding pipeline's", format, dsp.ChannelName(channel))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -53,8 +54,8 @@ type SpectrumResult struct {
 // window, overlap and size of o; power averaged, never dB) on the engines
 // and scales it to o.Unit: DBFS reads a sine's level, DBFSPerHz the noise
 // density, DBSPL a sine's level plus the calibration offset.
-func AnalyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, engines Engines) (SpectrumResult, error) {
-	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
+func AnalyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, engines engine.Pair) (SpectrumResult, error) {
+	res, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
 		return analyzeSpectrum(ctx, in, o, eng)
 	})
 	if notice != "" {
@@ -153,13 +154,13 @@ func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions
 	hop := o.Hop()
 	total := -1
 	if n := dec.Format().Frames; n >= 0 {
-		total = FrameCount(n, o.FFT, hop)
+		total = dsp.FrameCount(n, o.FFT, hop)
 	}
 	st := newStreamer(dec, o.FFT, hop, channel)
 	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
 	plan, err := eng.NewSpectrogram(cfg)
 	if err != nil {
-		return nil, 0, nil, &EngineError{err}
+		return nil, 0, nil, &engine.Error{Err: err}
 	}
 	defer plan.Close()
 	power := make([]float32, cfg.DstLen(st.maxLen))
@@ -170,7 +171,7 @@ func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions
 		}
 		frames, err := plan.Execute(power, b.buf)
 		if err != nil {
-			return &EngineError{err}
+			return &engine.Error{Err: err}
 		}
 		for f := range frames {
 			w.Add(power[f*bins : (f+1)*bins])

@@ -93,7 +93,7 @@ func TestAnalyzeSpectrumProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := FrameCount(int64(len(x)), n, n/2)
+	want := dsp.FrameCount(int64(len(x)), n, n/2)
 	if calls < 2 || last != res.Frames || total != want || res.Frames != want {
 		t.Errorf("%d calls, last %d of %d; %d frames analysed, %d expected", calls, last, total, res.Frames, want)
 	}

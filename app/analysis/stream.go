@@ -6,6 +6,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -139,7 +140,7 @@ func (s *streamer) decode(full chan<- streamResult, free <-chan int, stop <-chan
 			full <- streamResult{err: err}
 			return
 		}
-		frames := FrameCount(int64(filled), s.n, s.hop)
+		frames := dsp.FrameCount(int64(filled), s.n, s.hop)
 		if frames == 0 {
 			return // end of stream: fewer than N samples left
 		}

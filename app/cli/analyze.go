@@ -19,7 +19,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 )
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -192,7 +194,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		}
 	}()
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
-		pool := analysis.NewPlanPool()
+		pool := engine.NewPlanPool()
 		for i := range sess.set {
 			sess.set[i].Plans = pool
 		}
@@ -361,7 +363,7 @@ func (b batchRun) dispatch(inputs, dsts []string, done []chan fileResult) {
 		}
 		go func() {
 			defer func() { t.slots <- e }()
-			done[i] <- b.one([]analysis.Engines{t.engine(e)}, in, dsts[i], t.inFlight > 1)
+			done[i] <- b.one([]engine.Pair{t.engine(e)}, in, dsts[i], t.inFlight > 1)
 		}()
 	}
 }
@@ -371,7 +373,7 @@ func (b batchRun) dispatch(inputs, dsts []string, done []chan fileResult) {
 type tokens struct {
 	slots    chan int
 	inFlight int
-	engine   func(int) analysis.Engines
+	engine   func(int) engine.Pair
 	none     chan struct{} // closed, with err set, when no engine opened
 	err      error
 }
@@ -386,7 +388,7 @@ func (b batchRun) engineTokens(batch bool) *tokens {
 	o := sess.opening
 	if o == nil {
 		perEngine := max(1, filesInFlight/len(sess.set))
-		t := &tokens{slots: make(chan int, perEngine*len(sess.set)), engine: func(i int) analysis.Engines { return sess.set[i] }}
+		t := &tokens{slots: make(chan int, perEngine*len(sess.set)), engine: func(i int) engine.Pair { return sess.set[i] }}
 		for k := range perEngine {
 			for i, e := range sess.set {
 				if k == 0 || (e.HasGPU() && batch) {
@@ -455,7 +457,7 @@ type fileResult struct {
 
 // one analyzes one input on set (several GPUs share it: see
 // analysis.AnalyzeFileSet), with a progress bar unless noBar or quiet.
-func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileResult {
+func (b batchRun) one(set []engine.Pair, in, dst string, noBar bool) fileResult {
 	ctx := b.sess.ctx
 	if err := ctx.Err(); err != nil {
 		return fileResult{err: err}
@@ -463,7 +465,7 @@ func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileRe
 	o := b.opts
 	o.EngineDone = b.release.fileDone()
 	defer o.EngineDone() // a file that failed or never used the GPU is done with it too
-	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, dsp.ChannelName(o.Channel))
 	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))
 	res, err := analysis.AnalyzeFileSet(ctx, in, dst, b.format, o, set, bar.progress)
 	bar.finish()

@@ -80,7 +80,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if opts.Channel >= rec.Channels() {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
-	co := live.CaptureOptions{AnalyzeOptions: opts, Seconds: *seconds, Out: *out, Format: format}
+	co := live.CaptureOptions{FFT: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channel: opts.Channel, Image: opts.Image,
+		Seconds: *seconds, Out: *out, Format: format}
 	if !*quiet {
 		co.Log = stderr
 	}

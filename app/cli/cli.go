@@ -16,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -55,7 +56,7 @@ func EnableProbe() {
 	if err != nil {
 		return // no probe: OpenCL is opened in-process, as before
 	}
-	analysis.ProbeCommand = func(ctx context.Context, device string) *exec.Cmd {
+	engine.ProbeCommand = func(ctx context.Context, device string) *exec.Cmd {
 		return exec.CommandContext(ctx, exe, probeArg, device)
 	}
 }
@@ -194,11 +195,11 @@ func usageError(name string, stderr io.Writer) func(format string, a ...any) int
 // decoder's read) is not waited for: interruptGrace after the signal, or
 // at a second signal, the process removes its temporary files and exits.
 type session struct {
-	engines analysis.Engines   // the first of set
-	set     []analysis.Engines // one per GPU with --device all
+	engines engine.Pair   // the first of set
+	set     []engine.Pair // one per GPU with --device all
 	// opening, when set (openSessionStart, several GPUs), is the set
 	// still opening: set and engines are empty until it is waited for
-	opening *analysis.EngineOpening
+	opening *engine.Opening
 	ctx     context.Context
 	stop    func()
 }
@@ -207,16 +208,16 @@ type session struct {
 // itself before the process exits.
 const interruptGrace = 400 * time.Millisecond
 
-func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*session, bool) {
-	return openSessionSet(name, engine, device, false, quiet, stderr)
+func openSession(name, choice, device string, quiet bool, stderr io.Writer) (*session, bool) {
+	return openSessionSet(name, choice, device, false, quiet, stderr)
 }
 
 // openSessionSet is openSession with every GPU of the host opened (see
 // analysis.OpenEngineSet) for --device all, or by default when spread (a
 // batch of files) and there are several.
-func openSessionSet(name, engine, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
+func openSessionSet(name, choice, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
 	ctx, stop := watchSignals(stderr)
-	set, notice, err := analysis.OpenEngineSet(engine, device, spread)
+	set, notice, err := engine.OpenSet(choice, device, spread)
 	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
 	}
@@ -241,17 +242,17 @@ func opened(name, notice string, err error, quiet bool, stop func(), stderr io.W
 // GPUs and several inputs (a batch) it returns while they open (the
 // session's opening: analysis.StartEngineSet), so each GPU starts on the
 // batch as soon as it is open.
-func openSessionStart(name, engine, device string, batch, quiet bool, stderr io.Writer) (*session, bool) {
+func openSessionStart(name, choice, device string, batch, quiet bool, stderr io.Writer) (*session, bool) {
 	if !batch {
-		return openSessionSet(name, engine, device, false, quiet, stderr)
+		return openSessionSet(name, choice, device, false, quiet, stderr)
 	}
 	ctx, stop := watchSignals(stderr)
-	o, notice, err := analysis.StartEngineSet(engine, device, false)
+	o, notice, err := engine.StartSet(choice, device, false)
 	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
 	}
 	s := &session{ctx: ctx, stop: stop}
-	if o.Len() == 1 { // one engine: opened already
+	if o.Len() == 1 { // one choice: opened already
 		s.set, _ = o.Wait()
 		s.engines = s.set[0]
 	} else {
@@ -311,7 +312,7 @@ func watchSignals(stderr io.Writer) (context.Context, func()) {
 // teardown then runs in the exit, which the caller waits for.
 func (s *session) close() {
 	s.settle()
-	analysis.CloseSet(s.set)
+	engine.CloseSet(s.set)
 	s.stop()
 }
 

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -90,7 +90,7 @@ func (s *session) leave(w io.Writer, timings bool) {
 	var took time.Duration
 	s.settle()
 	if fastExit {
-		took, stats = analysis.CloseSetForExit(s.set)
+		took, stats = engine.CloseSetForExit(s.set)
 		if os.Getenv("PRISM_EXIT_HOLD") == "1" {
 			t0 := time.Now()
 			t.Held = holdDevices()
@@ -98,7 +98,7 @@ func (s *session) leave(w io.Writer, timings bool) {
 		}
 	} else {
 		t0 := time.Now()
-		analysis.CloseSet(s.set)
+		engine.CloseSet(s.set)
 		took = time.Since(t0)
 		for _, e := range s.set {
 			if g, ok := e.Preferred.(*gpufft.OpenCL); ok {

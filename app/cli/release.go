@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -29,7 +29,7 @@ import (
 type earlyRelease struct {
 	mu   sync.Mutex
 	left int // files not yet done with the engines
-	set  []analysis.Engines
+	set  []engine.Pair
 	done chan struct{} // closed once the release ended; nil until it starts
 	took time.Duration
 }
@@ -40,7 +40,7 @@ func newEarlyRelease(sess *session, files int, format encode.Format) *earlyRelea
 	if format == encode.FormatPNG || os.Getenv("PRISM_EARLY_RELEASE") == "0" || sess.opening != nil {
 		return nil
 	}
-	var gpus []analysis.Engines
+	var gpus []engine.Pair
 	for _, e := range sess.set {
 		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
 			gpus = append(gpus, e)

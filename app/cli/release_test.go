@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -18,7 +18,7 @@ func TestEarlyRelease(t *testing.T) {
 	gpu := apptest.OpenCL(t)
 	cpu := gpufft.NewCPU(1)
 	defer cpu.Close()
-	sess := &session{set: []analysis.Engines{{Preferred: gpu, CPU: cpu}}}
+	sess := &session{set: []engine.Pair{{Preferred: gpu, CPU: cpu}}}
 	r := newEarlyRelease(sess, 3, encode.FormatNPY)
 	if r == nil {
 		t.Fatal("no early release for NPY on an OpenCL engine")
@@ -48,7 +48,7 @@ func TestEarlyRelease(t *testing.T) {
 	if r := newEarlyRelease(sess, 1, encode.FormatPNG); r != nil {
 		t.Error("an early release for PNG")
 	}
-	if r := newEarlyRelease(&session{set: []analysis.Engines{{Preferred: cpu, CPU: cpu}}}, 1, encode.FormatNPY); r != nil {
+	if r := newEarlyRelease(&session{set: []engine.Pair{{Preferred: cpu, CPU: cpu}}}, 1, encode.FormatNPY); r != nil {
 		t.Error("an early release without a GPU")
 	}
 	t.Setenv("PRISM_EARLY_RELEASE", "0")

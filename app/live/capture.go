@@ -7,11 +7,12 @@ import (
 	"io"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // DefaultGenerator is the source used when there is no input device.
@@ -59,11 +60,14 @@ func generatorSource(spec string, rate, channels int) (func() (audio.Source, err
 
 // CaptureOptions configure Capture.
 type CaptureOptions struct {
-	analysis.AnalyzeOptions
-	Seconds float64
-	Out     string
-	Format  encode.Format
-	Log     io.Writer // progress lines; nil: none
+	FFT, Hop int
+	Window   gpufft.Window
+	Channel  int               // −1: the mix (mean of channels); else a 0-based channel
+	Image    plot.ImageOptions // the PNG's, for FormatPNG
+	Seconds  float64
+	Out      string
+	Format   encode.Format
+	Log      io.Writer // progress lines; nil: none
 	// Grace is how long past Seconds of wall-clock time a capture waits
 	// for a source that stops delivering (0: 5 s).
 	Grace time.Duration
@@ -87,9 +91,9 @@ var ErrIncomplete = errors.New("incomplete")
 // wall-clock time with what was captured written, the rest of the
 // timeline as gap rows, and an error wrapping ErrIncomplete that says
 // since when no input came. It returns the analysis statistics at the end.
-func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (Stats, error) {
+func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts CaptureOptions) (Stats, error) {
 	rate := rec.SampleRate()
-	total := analysis.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
+	total := dsp.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
 	if total < 1 {
 		return Stats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
@@ -245,7 +249,7 @@ func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, t
 		return encode.NewCSVRows(o, opts.FFT, opts.Hop, rec.SampleRate())
 	}
 	img := opts.Image
-	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
+	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, dsp.ChannelName(opts.Channel))
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
 	return newImageRows(o, layout, total), nil
 }

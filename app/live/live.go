@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -85,7 +85,7 @@ func (g Geometry) HopSeconds() float64 { return float64(g.Hop) / float64(g.Rate)
 // Columns and ReadStats, and change settings with Apply, UseEngine and
 // SwitchSource, which take effect between batches.
 type Live struct {
-	engines analysis.Engines
+	engines engine.Pair
 	cmds    chan func(*Live) error
 
 	// the engine goroutine's own
@@ -119,7 +119,7 @@ type Live struct {
 func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 
 // NewLive starts analysis on rec's stream with the preferred engine.
-func New(rec *audio.Recorder, engines analysis.Engines, s Settings) (*Live, error) {
+func New(rec *audio.Recorder, engines engine.Pair, s Settings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
 	l.stats.init()
 	l.setSource(rec)
@@ -137,12 +137,12 @@ func New(rec *audio.Recorder, engines analysis.Engines, s Settings) (*Live, erro
 // old configuration stays.
 func (l *Live) configure(s Settings) error {
 	s = s.withDefaults()
-	if err := analysis.CheckFFT(s.FFT, s.Hop); err != nil {
+	if err := engine.CheckFFT(s.FFT, s.Hop); err != nil {
 		return err
 	}
 	r := &l.run
 	geo := Geometry{Rate: r.rate, FFT: s.FFT, Hop: s.Hop}
-	gains, err := analysis.BandGains(s.Band, r.rate, s.FFT)
+	gains, err := dsp.BandGains(s.Band, r.rate, s.FFT)
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func (l *Live) Apply(s Settings) {
 func (l *Live) UseEngine(name string) {
 	l.cmds <- func(l *Live) error {
 		next := l.engines.CPU
-		if name == analysis.EngineGPU {
+		if name == engine.GPU {
 			if !l.engines.HasGPU() {
 				return errors.New("no GPU engine: OpenCL is not usable here")
 			}
@@ -382,7 +382,7 @@ func (l *Live) engineFailed(err error) error {
 		l.stats.setStatus(err.Error())
 		return err
 	}
-	l.stats.setStatus(analysis.FallbackNotice(err))
+	l.stats.setStatus(engine.FallbackNotice(err))
 	l.setEngine(l.engines.CPU)
 	return l.configure(l.run.set)
 }

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -20,28 +20,14 @@ import (
 // engine and the recorder go when the test ends.
 func startCPULive(t testing.TB, spec string, s Settings) *Live {
 	t.Helper()
-	rec := startGenerator(t, spec, 48000, 2)
+	rec := apptest.StartGenerator(t, spec, 48000, 2)
 	cpu := gpufft.NewCPU(0)
 	t.Cleanup(func() { cpu.Close() })
-	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
-}
-
-func startGenerator(t testing.TB, spec string, rate, channels int) *audio.Recorder {
-	t.Helper()
-	gs, err := audio.ParseGenerator(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := audio.StartRecorder(func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rec.Stop)
-	return rec
 }
 
 // runLive steps the analyzer for d of real time.
@@ -70,7 +56,7 @@ func runFrames(l *Live, want uint64) {
 // holds consistent, on every engine.
 func TestLiveGenerator(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		rec := startGenerator(t, "sine:1000:-6", 48000, 2)
+		rec := apptest.StartGenerator(t, "sine:1000:-6", 48000, 2)
 		l, err := New(rec, engs, DefaultSettings()) // Hann: the parabola fits its main lobe
 		if err != nil {
 			t.Fatal(err)
@@ -113,7 +99,7 @@ func TestLiveGenerator(t *testing.T) {
 func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	engs := testEngines(t)
 	e := engs[len(engs)-1] // GPU where there is one
-	rec := startGenerator(t, "sine:3000:-12", 48000, 1)
+	rec := apptest.StartGenerator(t, "sine:3000:-12", 48000, 1)
 	l, err := New(rec, e, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +121,7 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 		t.Errorf("%d frames dropped across the changes", st.DroppedFrames)
 	}
 	// another source: 44.1 kHz stereo instead of 48 kHz mono
-	rec2 := startGenerator(t, "sine:5000:-12", 44100, 2)
+	rec2 := apptest.StartGenerator(t, "sine:5000:-12", 44100, 2)
 	l.SwitchSource(rec2, nil)
 	runFrames(l, l.Stats().Frames+20)
 	l.Latest(2, &sp)
@@ -154,13 +140,13 @@ func TestLiveNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
-	rec := startGenerator(t, "pink:-20", 48000, 2)
+	rec := apptest.StartGenerator(t, "pink:-20", 48000, 2)
 	// two engines, so the inactive one is timed in the background, and a
 	// monitor output's ring fed: the desktop's steady state
 	cpu, other := gpufft.NewCPU(0), gpufft.NewCPU(1)
 	defer cpu.Close()
 	defer other.Close()
-	l, err := New(rec, analysis.Engines{Preferred: other, CPU: cpu}, DefaultSettings())
+	l, err := New(rec, engine.Pair{Preferred: other, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +241,7 @@ func TestFileSourceLive(t *testing.T) {
 	defer cpu.Close()
 	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 256
-	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +261,10 @@ func TestFileSourceLive(t *testing.T) {
 // TestLiveGPUFailure: a GPU that fails mid-stream hands over to the CPU
 // and says so; the analysis goes on.
 func TestLiveGPUFailure(t *testing.T) {
-	rec := startGenerator(t, "sine:2000:-6", 48000, 1)
+	rec := apptest.StartGenerator(t, "sine:2000:-6", 48000, 1)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := New(rec, analysis.Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultSettings())
+	l, err := New(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +288,7 @@ func TestLiveGPUFailure(t *testing.T) {
 // at −20.0 ± 0.1 dB in its third-octave band, A-weighted, on every engine.
 func TestLiveBandAndRTA(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		rec := startGenerator(t, "tones:1000,5000:-20", 48000, 1)
+		rec := apptest.StartGenerator(t, "tones:1000,5000:-20", 48000, 1)
 		s := DefaultSettings()
 		s.Band, s.Fraction, s.Weighting = apptest.Band(t, "lowpass:2000"), 3, dsp.WeightA
 		l, err := New(rec, engs, s)
@@ -337,8 +323,8 @@ func TestLiveBandAndRTA(t *testing.T) {
 }
 
 // testEngines is every engine pair to test on (apptest.Engines).
-func testEngines(t *testing.T) []analysis.Engines {
-	return apptest.Engines(t, func(p, c gpufft.Engine) analysis.Engines { return analysis.Engines{Preferred: p, CPU: c} })
+func testEngines(t *testing.T) []engine.Pair {
+	return apptest.Engines(t, func(p, c gpufft.Engine) engine.Pair { return engine.Pair{Preferred: p, CPU: c} })
 }
 
 // TestLivePause: a paused analysis analyzes nothing but keeps feeding a

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -72,7 +73,7 @@ func TestLongFramesFollowsTheTraces(t *testing.T) {
 // no more frames than analyzed since.
 func TestLiveLongAverage(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		rec := startGenerator(t, "sine:1000:-6", 48000, 1)
+		rec := apptest.StartGenerator(t, "sine:1000:-6", 48000, 1)
 		l, err := New(rec, engs, DefaultSettings())
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -52,7 +52,7 @@ func TestLiveOutage(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := New(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultSettings())
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}

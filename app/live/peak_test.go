@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -15,7 +16,7 @@ import (
 // table follows the window. Latest does not allocate once warm.
 func TestLivePeakEveryWindow(t *testing.T) {
 	const hz, levelDB = 1234.5, -10.0
-	rec := startGenerator(t, "sine:1234.5:-10", 48000, 1)
+	rec := apptest.StartGenerator(t, "sine:1234.5:-10", 48000, 1)
 	l, err := New(rec, testEngines(t)[0], DefaultSettings())
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -29,7 +28,7 @@ type Spectrum struct {
 	Peak                                                dsp.Peak
 	BinHz                                               float64
 	Geometry                                            Geometry
-	Bands                                               []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
+	Bands                                               []dsp.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 	Want                                                Traces
 
 	raw [gpufft.NumTraces][]float32 // Latest's copies of the power traces
@@ -168,7 +167,7 @@ func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, wi
 		binHz := p.geo.BinHz()
 		nb := len(rta.Bands)
 		for i, b := range rta.Bands {
-			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(out.Bands[c*nb+i]),
+			s.Bands = append(s.Bands, dsp.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(out.Bands[c*nb+i]),
 				UnderResolved: dsp.UnderResolved(b, binHz)})
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -18,12 +20,12 @@ import (
 // indexed the 2-channel source's mix, 2, in the mono source's results and
 // panicked); every channel it has reads its bins and the tone.
 func TestChannelCountChangesWhileViewsPull(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-6", 48000, 2)
+	rec := apptest.StartGenerator(t, "sine:1000:-6", 48000, 2)
 	cpu := gpufft.NewCPU(0)
 	t.Cleanup(func() { cpu.Close() })
 	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 512
-	l, err := New(rec, testPair(cpu), s)
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestChannelCountChangesWhileViewsPull(t *testing.T) {
 	}()
 	for _, ch := range []int{1, 2, 4, 1, 3, 2, 1} {
 		done := make(chan error, 1)
-		l.SwitchSource(startGenerator(t, "sine:1000:-6", 48000, ch), func(err error) { done <- err })
+		l.SwitchSource(apptest.StartGenerator(t, "sine:1000:-6", 48000, ch), func(err error) { done <- err })
 		select {
 		case err := <-done:
 			if err != nil {
@@ -119,5 +121,43 @@ func waitFrames(t *testing.T, l *Live, want uint64) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d frames analyzed in 10 s, want %d", l.Frames(), want)
 		}
+	}
+}
+
+// TestColumnsEveryFrame: the live history holds every analyzed frame, in
+// order, and a reader gets each exactly once.
+func TestColumnsEveryFrame(t *testing.T) {
+	engs := testEngines(t)
+	rec := apptest.StartGenerator(t, "sweep:100:10000:-6:1", 48000, 1)
+	s := DefaultSettings()
+	s.FFT, s.Hop = 1024, 128
+	l, err := New(rec, engs[0], s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	cols := make([][]float32, 64)
+	var after uint64
+	got := 0
+	deadline := time.Now().Add(500 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if n, _ := l.Step(); n == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		n, next, _ := l.Columns(1, cols, after)
+		if next != after+uint64(n) {
+			t.Fatalf("Columns after %d: %d columns, next %d", after, n, next)
+		}
+		for _, c := range cols[:n] {
+			if len(c) != 513 {
+				t.Fatalf("column of %d bins", len(c))
+			}
+		}
+		got += n
+		after = next
+	}
+	st := l.Stats()
+	if uint64(got) != st.Frames || got < 100 {
+		t.Errorf("read %d columns, %d frames analyzed", got, st.Frames)
 	}
 }

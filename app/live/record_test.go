@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -85,7 +85,7 @@ func TestRecordToneAndGap(t *testing.T) {
 
 // eachRecordCase runs f on every test engine at hop 64 (above 500 frames/s:
 // a record plan of its own) and 256 (the live plan's per-frame columns).
-func eachRecordCase(t *testing.T, f func(*testing.T, analysis.Engines, int)) {
+func eachRecordCase(t *testing.T, f func(*testing.T, engine.Pair, int)) {
 	for _, engs := range testEngines(t) {
 		for _, hop := range []int{64, 256} {
 			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) { f(t, engs, hop) })
@@ -95,9 +95,9 @@ func eachRecordCase(t *testing.T, f func(*testing.T, analysis.Engines, int)) {
 
 // startFoldLive starts a live analysis of generator spec on engs with
 // foldSettings at hop; the caller closes it.
-func startFoldLive(t *testing.T, spec string, engs analysis.Engines, hop int) *Live {
+func startFoldLive(t *testing.T, spec string, engs engine.Pair, hop int) *Live {
 	t.Helper()
-	rec := startGenerator(t, spec, 48000, 2)
+	rec := apptest.StartGenerator(t, spec, 48000, 2)
 	s := foldSettings()
 	s.Hop = hop
 	l, err := New(rec, engs, s)
@@ -107,7 +107,7 @@ func startFoldLive(t *testing.T, spec string, engs analysis.Engines, hop int) *L
 	return l
 }
 
-func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
+func recordToneAndGap(t *testing.T, engs engine.Pair, hop int) {
 	l := startFoldLive(t, "sine:3000:-6", engs, hop)
 	defer l.Close()
 	stepFor(l, 100*time.Millisecond)
@@ -132,7 +132,7 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 	s := foldSettings()
 	s.Hop, s.AvgTau = hop, 3*time.Second
 	l.Apply(s)
-	l.UseEngine(analysis.EngineCPU)
+	l.UseEngine(engine.CPU)
 	frames += stepFor(l, 200*time.Millisecond)
 	lost += int(l.run.lostFrames)
 	if lost < jump+4000/hop {
@@ -178,7 +178,7 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 func TestHistoryExport(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		t.Run(engs.Preferred.Name(), func(t *testing.T) {
-			rec := startGenerator(t, "sweep:200:8000:-12:0.5", 48000, 2)
+			rec := apptest.StartGenerator(t, "sweep:200:8000:-12:0.5", 48000, 2)
 			l, err := New(rec, engs, foldSettings())
 			if err != nil {
 				t.Fatal(err)
@@ -272,7 +272,7 @@ func TestRecordNoAllocs(t *testing.T) {
 	eachRecordCase(t, recordNoAllocs)
 }
 
-func recordNoAllocs(t *testing.T, engs analysis.Engines, hop int) {
+func recordNoAllocs(t *testing.T, engs engine.Pair, hop int) {
 	l := startFoldLive(t, "pink:-20", engs, hop)
 	defer l.Close()
 	startRec(t, l, filepath.Join(t.TempDir(), "rec.npy"), 0)

@@ -356,3 +356,20 @@ func Band(t *testing.T, spec string) dsp.BandSpec {
 	}
 	return b
 }
+
+// StartGenerator starts a recorder on the signal generator (spec, as
+// audio.ParseGenerator reads it) at rate Hz with channels; it stops when
+// the test ends.
+func StartGenerator(t testing.TB, spec string, rate, channels int) *audio.Recorder {
+	t.Helper()
+	gs, err := audio.ParseGenerator(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := audio.StartRecorder(func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rec.Stop)
+	return rec
+}

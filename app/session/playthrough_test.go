@@ -1,6 +1,6 @@
 //go:build cgo
 
-package live
+package session
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -90,10 +91,10 @@ func toneDB(x []float64, rate, f float64) float64 {
 // unfiltered both tones arrive at their level; with lowpass:1000 the 500 Hz
 // tone passes within 0.1 dB and the 5 kHz one is ≥ 60 dB down; bandpass
 // the other way round. Both engines.
-func TestMonitorOutput(t *testing.T) {
+func TestPlaythrough(t *testing.T) {
 	sink := testSink(t)
 	for _, e := range testEngines(t) {
-		m, _, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "tones:500,5000:-12", Rate: 48000, Channels: 2}, DefaultSettings(), e)
+		m, _, err := New(SourceSpec{Kind: SourceGenerator, Generator: "tones:500,5000:-12", Rate: 48000, Channels: 2}, live.DefaultSettings(), e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,10 +109,10 @@ func TestMonitorOutput(t *testing.T) {
 			{"lowpass:1000", 500, 5000, -12, 60, "lowpass:1000 on"},
 			{"bandpass:4000-6000", 5000, 500, -12, 60, "bandpass:4000-6000 on"},
 		} {
-			if err := m.SetMonitorOutput(true, apptest.Band(t, tc.band)); err != nil {
+			if err := m.SetPlaythrough(true, apptest.Band(t, tc.band)); err != nil {
 				t.Fatal(err)
 			}
-			st := m.MonitorOutput()
+			st := m.PlaythroughStatus()
 			if !strings.Contains(st, tc.wantInStatus) {
 				t.Errorf("%s: status %q", tc.band, st)
 			}
@@ -164,17 +165,17 @@ func TestMonitorOutput(t *testing.T) {
 				t.Logf("%s on %s: pass %.2f dBFS, stop %.1f dB down; %s", tc.band, e.Preferred.Name(), pass, pass-stop, st)
 			}
 		}
-		if err := m.SetMonitorOutput(false, dsp.BandSpec{}); err != nil || m.MonitorOutput() != "" {
-			t.Errorf("off: %v, %q", err, m.MonitorOutput())
+		if err := m.SetPlaythrough(false, dsp.BandSpec{}); err != nil || m.PlaythroughStatus() != "" {
+			t.Errorf("off: %v, %q", err, m.PlaythroughStatus())
 		}
 		m.Close()
 	}
 	// no such output device: a clear error
 	cpu := testEngines(t)[0]
-	if _, err := StartMonitorOut("no-such-output-device", 48000, 2, dsp.BandSpec{}, cpu); !errors.Is(err, audio.ErrNoOutputDevice) {
+	if _, err := StartPlaythrough("no-such-output-device", 48000, 2, dsp.BandSpec{}, cpu); !errors.Is(err, audio.ErrNoOutputDevice) {
 		t.Errorf("a missing output device: %v", err)
 	}
-	if _, err := StartMonitorOut("", 48000, 2, apptest.Band(t, "lowpass:30000"), cpu); err == nil {
+	if _, err := StartPlaythrough("", 48000, 2, apptest.Band(t, "lowpass:30000"), cpu); err == nil {
 		t.Error("a bad band did not fail")
 	}
 }
