@@ -151,26 +151,12 @@ func bandsPass(ctx context.Context, dec audio.Decoder, bands []dsp.Band, n, rate
 	acc := bandsAccumulator(bands, n, rate, o.Weighting)
 	hop := n / 4
 	pd := &padDecoder{Decoder: dec, before: int64(n - hop), tail: int64(n - hop), hop: int64(hop)}
-	st := newStreamer(pd, n, hop, channel)
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
-	plan, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, &engine.Error{Err: err}
-	}
-	defer plan.Close()
-	power := make([]float32, cfg.DstLen(st.maxLen))
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		frames, err := plan.Execute(power, b.buf)
-		if err != nil {
-			return &engine.Error{Err: err}
-		}
-		acc.Add(power[:frames*cfg.Bins()], cfg.Bins())
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Output: gpufft.Power}
+	bins := cfg.Bins()
+	if _, err := streamRows(ctx, decodedSource(pd, channel), rowsJob{cfg: cfg, total: -1}, eng, func(rows []float32, _ int) error {
+		acc.Add(rows, bins)
 		return nil
-	})
-	if err := streamError(ctx, err); err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	samples := pd.read

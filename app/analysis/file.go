@@ -172,45 +172,115 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return res, err
 	}
 	defer o.Discard()
-	if src, pf, ok := pcmSource(dec, opts.Channel); ok {
-		res.RawPCM = true
-		run := pcmRun{ctx: ctx, src: src, pf: pf, o: o, format: format, opts: opts, total: total, rate: res.Rate,
-			progress: progress, res: &res, t: t}
-		err := run.analyze(engines, pool)
-		t = time.Now()
-		err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
-		res.Stages.mark(&res.Stages.Commit, SpanCommit, &t)
-		return res, err
-	}
-	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1,
-		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
-	sk, err := newFileSink(o, format, eng, cfg, total, res.Rate, opts.Image, &res.Stages)
-	if err != nil {
-		return res, err
-	}
-	defer sk.close()
-	res.Stages.mark(&res.Stages.Setup, SpanSetup, &t)
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, err := sk.add(b)
-		res.Frames += n
-		if progress != nil {
-			progress(res.Frames, total)
-		}
-		return err
-	})
-	res.Samples = st.frames
-	res.Stages.mark(&res.Stages.Analyze, SpanAnalyze, &t)
-	if err == nil && res.Frames > 0 {
-		err = sk.finish(res.Frames)
+	src := newSource(dec, opts.Channel)
+	res.RawPCM = src.raw != nil
+	a := fileRun{ctx: ctx, src: src, o: o, format: format, opts: opts, total: total, progress: progress, res: &res, t: t}
+	if format == encode.FormatPNG {
+		err = a.image(engines, pool)
+	} else {
+		err = a.rows(eng, pool)
 	}
 	t = time.Now()
 	err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
 	res.Stages.mark(&res.Stages.Commit, SpanCommit, &t)
 	return res, err
+}
+
+// fileRun is one file's analysis to an output (analyzeWith).
+type fileRun struct {
+	ctx      context.Context
+	src      source
+	o        *encode.Output
+	format   encode.Format
+	opts     AnalyzeOptions
+	total    int // frames (known for PNG; −1 if unknown)
+	progress Progress
+	res      *AnalyzeResult
+	t        time.Time // the stage under way started
+}
+
+// cfg is the file's dB spectrogram.
+func (r *fileRun) cfg() gpufft.SpectrogramConfig {
+	return gpufft.SpectrogramConfig{Size: r.opts.FFT, Hop: r.opts.Hop, Window: r.opts.Window, Output: gpufft.DBFS}
+}
+
+// rows writes the NPY or CSV rows of the file on eng (streamRows).
+func (r *fileRun) rows(eng gpufft.Engine, pool *engine.PlanPool) error {
+	st := &r.res.Stages
+	cfg := r.cfg()
+	rw, err := newRowWriter(r.o, r.format, cfg, r.res.Rate)
+	if err != nil {
+		return err
+	}
+	defer rw.Close()
+	j := rowsJob{cfg: cfg, total: r.total, pool: pool, t: &r.t}
+	j.stages = st
+	if r.progress != nil {
+		j.progress = func(frames int) { r.progress(frames, r.total) }
+	}
+	d, err := streamRows(r.ctx, r.src, j, eng, func(rows []float32, first int) error {
+		if r.src.raw != nil {
+			defer st.span(SpanWrite, time.Now())
+		}
+		return rw.Rows(first, rows)
+	})
+	r.res.Frames, r.res.Samples = d.frames, d.samples
+	finish := func() {
+		if err == nil && d.frames > 0 {
+			err = rw.Finish(d.frames)
+		}
+	}
+	if r.src.raw == nil {
+		st.mark(&st.Analyze, SpanAnalyze, &r.t)
+		finish()
+		return err
+	}
+	st.Reused = d.reused
+	if err == nil {
+		r.engineDone()
+	}
+	finish()
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
+	return err
+}
+
+// image makes the PNG of the file: a raw source on engines (rawImage),
+// a decoded one folded on engines[0]'s image plan as it is decoded.
+func (r *fileRun) image(engines []gpufft.Engine, pool *engine.PlanPool) error {
+	if r.src.raw != nil {
+		return r.rawImage(engines, pool)
+	}
+	st := &r.res.Stages
+	sn := newStreamer(r.src.dec, r.opts.FFT, r.opts.Hop, r.src.channel)
+	cfg := r.cfg()
+	cfg.Channels, cfg.Mix, cfg.MaxSamples = 1, true, sn.maxLen
+	layout := plot.NewSpectrogram(r.opts.Image, plot.Geometry{Rate: r.res.Rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: r.total})
+	p, err := engines[0].NewImage(cfg, imageConfig(layout, r.total))
+	if err != nil {
+		return &engine.Error{Err: err}
+	}
+	defer p.Close()
+	st.mark(&st.Setup, SpanSetup, &r.t)
+	err = sn.run(func(b batch) error {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		n, err := p.Add(b.buf, b.first)
+		if err != nil {
+			return &engine.Error{Err: err}
+		}
+		r.res.Frames += n
+		if r.progress != nil {
+			r.progress(r.res.Frames, r.total)
+		}
+		return nil
+	})
+	r.res.Samples = sn.frames
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
+	if err == nil && r.res.Frames > 0 {
+		err = writeImage(r.o, layout, p.Image, st)
+	}
+	return err
 }
 
 // finishOutput ends an analysis: the decoder's warnings, then the output
@@ -277,13 +347,6 @@ func countSamples(ctx context.Context, path string) (int64, error) {
 	}
 }
 
-// fileSink turns batches into an output format.
-type fileSink interface {
-	add(b batch) (frames int, err error)
-	finish(frames int) error
-	close()
-}
-
 // newRowWriter is the NPY or CSV writer of cfg's rows at rate Hz on o.
 func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (*encode.AsyncRows, error) {
 	w, err := formatRowWriter(o, format, cfg, rate)
@@ -309,79 +372,11 @@ func formatRowWriter(o *encode.Output, format encode.Format, cfg gpufft.Spectrog
 	return w, err
 }
 
-func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
-	if format == encode.FormatPNG {
-		return newImageSink(o, eng, cfg, total, rate, img, st)
-	}
-	rw, err := newRowWriter(o, format, cfg, rate)
-	if err != nil {
-		return nil, err
-	}
-	p, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		rw.Close()
-		return nil, &engine.Error{Err: err}
-	}
-	return &rowSink{plan: p, out: rw, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}, nil
-}
-
-// rowSink runs the engine's dB spectrogram and hands the rows to a
-// RowWriter (NPY, CSV).
-type rowSink struct {
-	plan gpufft.SpectrogramPlan
-	out  *encode.AsyncRows
-	dst  []float32
-	bins int
-}
-
-func (s *rowSink) add(b batch) (int, error) {
-	n, err := s.plan.Execute(s.dst, b.buf)
-	if err != nil {
-		return 0, &engine.Error{Err: err}
-	}
-	return n, s.out.Rows(b.first, s.dst[:n*s.bins])
-}
-
-func (s *rowSink) finish(frames int) error { return s.out.Finish(frames) }
-
-func (s *rowSink) close() {
-	s.out.Close()
-	s.plan.Close()
-}
-
-// imageSink folds frames into the pixel grid on the engine; the host
-// colours and decorates the image.
-type imageSink struct {
-	plan   gpufft.ImagePlan
-	layout *plot.Spectrogram
-	o      *encode.Output
-	stages *Stages
-}
-
 // imageConfig is the engine's image plan for a plot layout.
 func imageConfig(l *plot.Spectrogram, total int) gpufft.ImageConfig {
 	lo, hi := l.RowBins()
 	return gpufft.ImageConfig{Columns: l.Columns(), TotalFrames: total, RowLo: lo, RowHi: hi}
 }
-
-func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
-	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
-	p, err := eng.NewImage(cfg, imageConfig(layout, total))
-	if err != nil {
-		return nil, &engine.Error{Err: err}
-	}
-	return &imageSink{plan: p, layout: layout, o: o, stages: st}, nil
-}
-
-func (s *imageSink) add(b batch) (int, error) {
-	n, err := s.plan.Add(b.buf, b.first)
-	if err != nil {
-		return 0, &engine.Error{Err: err}
-	}
-	return n, nil
-}
-
-func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image, s.stages) }
 
 // writeImage takes the engine's image (image fills Columns×Rows levels)
 // and writes it, coloured and decorated by layout, to o as PNG, adding
@@ -420,8 +415,6 @@ func renderImage(o *encode.Output, layout *plot.Spectrogram, pix []float32, st *
 	st.mark(&st.Encode, SpanEncode, &t)
 	return nil
 }
-
-func (s *imageSink) close() { s.plan.Close() }
 
 // levelPool keeps images' levels (8 MiB at 1920×1080) between the files
 // of a batch.

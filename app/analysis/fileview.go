@@ -119,31 +119,17 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 	if err := skipSamples(dec, first); err != nil {
 		return nil, &InputError{err}
 	}
-	st := newStreamer(&limitDecoder{Decoder: dec, left: last - first}, o.FFT, o.Hop, o.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: o.Hop, Window: o.Window, Channels: 1,
-		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
-	plan, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, &engine.Error{Err: err}
-	}
-	defer plan.Close()
-	dst := make([]float32, cfg.DstLen(st.maxLen))
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, err := plan.Execute(dst, b.buf)
-		if err != nil {
-			return &engine.Error{Err: err}
-		}
-		fs.fold(dst[:n*cfg.Bins()], b.first, total)
+	src := decodedSource(&limitDecoder{Decoder: dec, left: last - first}, o.Channel)
+	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: o.Hop, Window: o.Window, Output: gpufft.DBFS}
+	_, err = streamRows(ctx, src, rowsJob{cfg: cfg, total: total}, eng, func(rows []float32, first int) error {
+		fs.fold(rows, first, total)
 		if progress != nil {
 			progress(fs.Frames, total)
 		}
 		return nil
 	})
 	fs.Warnings = append(fs.Warnings, dec.Warnings()...)
-	if err := streamError(ctx, err); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return fs, nil
@@ -171,7 +157,8 @@ func newFileSpectrogram(path string, f audio.Format, samples int64, o ViewOption
 }
 
 // fold takes dB rows of frames first… into the columns that show them
-// (plot.ColumnFrames: the maximum over each column's frames).
+// (plot.ColumnFrames: the maximum over each column's frames, by plot's
+// fold rule: a NaN level never wins).
 func (fs *FileSpectrogram) fold(rows []float32, first, total int) {
 	bins := fs.FFT/2 + 1
 	for i := range len(rows) / bins {
@@ -181,10 +168,7 @@ func (fs *FileSpectrogram) fold(rows []float32, first, total int) {
 		}
 		c0, c1 := plot.FrameColumns(fr, len(fs.Columns), total)
 		for c := c0; c <= c1; c++ {
-			col := fs.Columns[c]
-			for k, v := range rows[i*bins : (i+1)*bins] {
-				col[k] = max(col[k], v)
-			}
+			plot.MaxLevels(fs.Columns[c], rows[i*bins:(i+1)*bins])
 		}
 		fs.Frames = fr + 1
 	}

@@ -156,36 +156,22 @@ func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions
 	if n := dec.Format().Frames; n >= 0 {
 		total = dsp.FrameCount(n, o.FFT, hop)
 	}
-	st := newStreamer(dec, o.FFT, hop, channel)
-	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
-	plan, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, 0, nil, &engine.Error{Err: err}
-	}
-	defer plan.Close()
-	power := make([]float32, cfg.DstLen(st.maxLen))
+	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Output: gpufft.Power}
 	bins := cfg.Bins()
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		frames, err := plan.Execute(power, b.buf)
-		if err != nil {
-			return &engine.Error{Err: err}
-		}
-		for f := range frames {
-			w.Add(power[f*bins : (f+1)*bins])
+	d, err := streamRows(ctx, newSource(dec, channel), rowsJob{cfg: cfg, total: total}, eng, func(rows []float32, _ int) error {
+		for f := range len(rows) / bins {
+			w.Add(rows[f*bins : (f+1)*bins])
 		}
 		if o.Progress != nil {
 			o.Progress(w.Frames(), total)
 		}
 		return nil
 	})
-	if err := streamError(ctx, err); err != nil {
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	if w.Frames() == 0 {
-		return nil, 0, nil, tooShort(in, st.frames, o.FFT)
+		return nil, 0, nil, tooShort(in, d.samples, o.FFT)
 	}
 	return w, rate, dec.Warnings(), nil
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -213,4 +214,32 @@ func (s *streamer) fill(buf []float32, have int) (int, error) {
 		}
 	}
 	return have, nil
+}
+
+// decodeBlocks reads dec to its end in blocks of up to 2^15 samples per
+// channel and hands each (interleaved, valid during the call) with its
+// samples per channel to fn on the calling goroutine: the one decode loop
+// of the measurements that need no engine (levels, distortion). It stops
+// when ctx ends; a decoder's failure is classified by streamError.
+func decodeBlocks(ctx context.Context, dec audio.Decoder, in string, fn func(block []float32, samples int)) error {
+	ch := dec.Format().Channels
+	buf := make([]float32, 1<<15*ch)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := dec.Read(buf)
+		if n > 0 {
+			fn(buf[:n*ch], n)
+		}
+		if errors.Is(rerr, io.EOF) {
+			return nil
+		}
+		if rerr != nil {
+			return streamError(ctx, rerr)
+		}
+		if n == 0 {
+			return fmt.Errorf("%s: decoder returned no samples and no error", in)
+		}
+	}
 }
