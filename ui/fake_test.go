@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
 )
@@ -131,18 +132,18 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 
 // fakeMeters are the fake's level meters: fixed values, different per
 // channel, so a view that mixes them up shows it.
-func fakeMeters(ch int) live.Meters {
-	m := live.Meters{Channels: ch, Rate: 48000, Momentary: -18.24, ShortTerm: -19.43, MomentaryMax: -16.02,
+func fakeMeters(ch int) meter.Meters {
+	m := meter.Meters{Channels: ch, Rate: 48000, Momentary: -18.24, ShortTerm: -19.43, MomentaryMax: -16.02,
 		ShortTermMax: -18.31, Integrated: -20.07, Range: 4.52, Seconds: 65.4}
 	for c := range ch {
 		d := -3 * float64(c)
-		m.Ch[c] = live.ChannelMeter{SamplePeak: -12.5 + d, TruePeak: -11.9 + d, SamplePeakHold: -6.0 + d,
+		m.Ch[c] = meter.Channel{SamplePeak: -12.5 + d, TruePeak: -11.9 + d, SamplePeakHold: -6.0 + d,
 			TruePeakHold: -0.5 + d, TruePeakMax: -0.44 + d, RMS: -24.26 + d}
 	}
 	return m
 }
 
-func (e *fakeEngine) ReadMeters(dst *live.Meters) {
+func (e *fakeEngine) ReadMeters(dst *meter.Meters) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	*dst = fakeMeters(e.ch)

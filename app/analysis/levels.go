@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -44,11 +44,11 @@ func MeasureLevels(ctx context.Context, in string) (LevelsResult, error) {
 	defer dec.Close()
 	f := dec.Format()
 	res.SampleRate = f.SampleRate
-	loud, err := dsp.NewLoudness(float64(f.SampleRate), f.Channels, nil)
+	loud, err := meter.NewLoudness(float64(f.SampleRate), f.Channels, nil)
 	if err != nil {
 		return res, &InputError{fmt.Errorf("%s: %w", in, err)}
 	}
-	peaks, err := dsp.NewPeakMeter(f.Channels)
+	peaks, err := meter.NewPeakMeter(f.Channels)
 	if err != nil {
 		return res, &InputError{fmt.Errorf("%s: %w", in, err)}
 	}

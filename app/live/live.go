@@ -8,11 +8,12 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// LiveSettings configure the real-time analysis. New settings take
+// Settings configure the real-time analysis. New settings take
 // effect whole (Apply); FFT 0 means 4096, Hop 0 means FFT/4, AvgFrames
 // below 1 means 1, History 0 means 2048 and a negative History keeps none;
 // every other field is used as given (a zero AvgTau or PeakHold means
@@ -41,7 +42,7 @@ type Settings struct {
 	ColumnChannel int
 }
 
-// DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
+// DefaultSettings are 4096-point Hann frames every 1024 samples, 1 s
 // exponential averaging, 8-frame linear average, 2 s peak hold decaying at
 // 20 dB/s, and 2048 history columns.
 func DefaultSettings() Settings {
@@ -109,16 +110,16 @@ type Live struct {
 	shadow shadowState
 	tee    teeRing
 	paused atomic.Bool
-	meters meterState // the level meters, fed every block of input read
+	meters meter.Bank // the level meters, fed every block of input read
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the
 // source: while paused, Step analyzes nothing, the input goes on to a
-// monitor output (SetTee) and is otherwise dropped, and the results stay
+// playthrough (SetTee) and is otherwise dropped, and the results stay
 // as they were. Any goroutine may call it.
 func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 
-// NewLive starts analysis on rec's stream with the preferred engine.
+// New starts analysis on rec's stream with the preferred engine.
 func New(rec *audio.Recorder, engines engine.Pair, s Settings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
 	l.stats.init()
@@ -276,7 +277,7 @@ func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
 }
 
 // SetTee makes the engine goroutine copy every block of input it reads
-// into r (a monitor output's ring; nil stops it). Blocks whose channel
+// into r (a playthrough's ring; nil stops it). Blocks whose channel
 // count is not r's are not copied. Any goroutine may call it.
 func (l *Live) SetTee(r *audio.Ring) { l.tee.Store(r) }
 
@@ -343,7 +344,7 @@ func (l *Live) Step() (int, error) {
 		l.stats.skip(n)
 	}
 	got := r.take(&l.tee)
-	l.meters.write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
+	l.meters.Write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
 	if r.have < r.set.FFT {
 		return 0, nil
 	}

@@ -25,7 +25,7 @@ func (s flakySource) Read(dst []float32) (int, time.Time, error) {
 	return s.Generator.Read(dst)
 }
 
-// TestLiveOutage: the live view's source (a Recorder, as Monitor and
+// TestLiveOutage: the live view's source (a Recorder, as Session and
 // SwitchSource use) fails for 0.6 s (or what a loaded machine makes of it)
 // and comes back: it is reopened, the
 // analysis goes on with the tone where it was, and the statistics count

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -78,7 +79,7 @@ func TestChannelCountChangesWhileViewsPull(t *testing.T) {
 // bins of the geometry it came with.
 func pullEveryChannel(t *testing.T, l *Live, stop <-chan struct{}) {
 	var sp Spectrum
-	var m Meters
+	var m meter.Meters
 	var st Stats
 	cols := make([][]float32, 8)
 	after := make([]uint64, 7)
@@ -105,7 +106,7 @@ func pullEveryChannel(t *testing.T, l *Live, stop <-chan struct{}) {
 			}
 		}
 		l.ReadMeters(&m)
-		if m.Channels > MaxMeterChannels {
+		if m.Channels > meter.MaxChannels {
 			t.Errorf("meters: %d channels", m.Channels)
 			return
 		}

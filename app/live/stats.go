@@ -9,7 +9,7 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// LiveStats describe the analysis at any time.
+// Stats describe the analysis at any time.
 type Stats struct {
 	Engine         string             `json:"engine"`
 	Device         string             `json:"device"`

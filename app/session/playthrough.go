@@ -12,7 +12,7 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// MonitorOut plays the analyzed input to an output device, band-filtered
+// Playthrough plays the analyzed input to an output device, band-filtered
 // by the same linear-phase FIR as `prism filter` (Kaiser design, applied
 // by overlap-save FFT convolution on the engine: the GPU when there is
 // one, the CPU if it fails), or unfiltered without a band. The analyzer
@@ -42,7 +42,7 @@ type Playthrough struct {
 // output device's clock against the input's.
 const outRingSeconds = 2
 
-// StartMonitorOut opens the output device (device: "" for the default)
+// StartPlaythrough opens the output device (device: "" for the default)
 // for rate and ch and starts playing what is written to Ring(), filtered
 // by band (the zero BandSpec for none).
 func StartPlaythrough(device string, rate, ch int, band dsp.BandSpec, engines engine.Pair) (*Playthrough, error) {
@@ -85,7 +85,7 @@ func StartPlaythrough(device string, rate, ch int, band dsp.BandSpec, engines en
 }
 
 // newConvolver makes the convolver on the preferred engine, or on the CPU
-// if that fails (analysis.WithFallback).
+// if that fails (engine.WithFallback).
 func newConvolver(engines engine.Pair, taps []float32, size, ch int) (gpufft.ConvolvePlan, string, error) {
 	var name string
 	c, _, err := engine.WithFallback(context.Background(), engines, func(eng gpufft.Engine) (gpufft.ConvolvePlan, error) {

@@ -22,7 +22,7 @@ import (
 
 // testSink makes a PulseAudio null sink of its own for the duration of the
 // test and makes it the default sink (new playback streams go there), so
-// the monitor output neither feeds back into the default input nor
+// the playthrough neither feeds back into the default input nor
 // disturbs the capture tests' sink. It returns the sink's name.
 func testSink(t *testing.T) string {
 	t.Helper()
@@ -86,8 +86,8 @@ func toneDB(x []float64, rate, f float64) float64 {
 	return 20 * math.Log10(2*cmplx.Abs(sum)/wsum+1e-30)
 }
 
-// TestMonitorOutput plays the generator (500 Hz and 5 kHz, −12 dBFS each)
-// through the monitor output into a null sink of its own and records it:
+// TestPlaythrough plays the generator (500 Hz and 5 kHz, −12 dBFS each)
+// through the playthrough into a null sink of its own and records it:
 // unfiltered both tones arrive at their level; with lowpass:1000 the 500 Hz
 // tone passes within 0.1 dB and the 5 kHz one is ≥ 60 dB down; bandpass
 // the other way round. Both engines.

@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -24,7 +25,7 @@ const (
 	SourceFile      = "file"
 )
 
-// SourceSpec chooses what a Monitor analyzes.
+// SourceSpec chooses what a Session analyzes.
 type SourceSpec struct {
 	Kind      string // SourceDevice, SourceGenerator or SourceFile
 	Device    string // SourceDevice: "", an index or a name substring (see `prism devices`)
@@ -48,7 +49,7 @@ func (s SourceSpec) String() string {
 	return "input " + s.Device
 }
 
-// Monitor is the live analyzer as a desktop window uses it: engines, a
+// Session is the live analyzer as a desktop window uses it: engines, a
 // recorder on the chosen source, and a Live analyzer on its own engine
 // goroutine, with the inactive engine timed in the background. Every
 // method may be called from any goroutine.
@@ -62,15 +63,15 @@ type Session struct {
 	rec     *audio.Recorder
 	spec    SourceSpec
 	closed  bool
-	out     *Playthrough // nil: monitor output off
+	out     *Playthrough // nil: playthrough off
 	outOn   bool
 	outBand dsp.BandSpec
 	outErr  string
 }
 
-// NewMonitor opens src (falling back to the default generator, with a
+// New opens src (falling back to the default generator, with a
 // notice, when the default input device is asked for and there is none)
-// and starts analyzing it with s on engines. The Monitor owns neither the
+// and starts analyzing it with s on engines. The Session owns neither the
 // engines nor their closing.
 func New(src SourceSpec, s live.Settings, engines engine.Pair) (*Session, string, error) {
 	rec, spec, notice, err := startSource(src)
@@ -169,7 +170,7 @@ func (m *Session) SetSource(spec SourceSpec) (string, error) {
 	return notice, nil
 }
 
-// SetMonitorOutput turns the monitor output (the input played to the
+// SetPlaythrough turns the playthrough (the input played to the
 // default output device, band-filtered by band, the zero BandSpec for
 // none) on or off.
 // With no output device it returns the reason and stays off.
@@ -211,7 +212,7 @@ func (m *Session) stopOutLocked() {
 	m.out = nil
 }
 
-// MonitorOutput describes the monitor output ("" when off and no error).
+// PlaythroughStatus describes the playthrough ("" when off and no error).
 func (m *Session) PlaythroughStatus() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -256,7 +257,7 @@ func (m *Session) Frames() uint64 { return m.live.Frames() }
 func (m *Session) ReadStats(dst *live.Stats) { m.live.ReadStats(dst) }
 
 // ReadMeters is Live.ReadMeters.
-func (m *Session) ReadMeters(dst *live.Meters) { m.live.ReadMeters(dst) }
+func (m *Session) ReadMeters(dst *meter.Meters) { m.live.ReadMeters(dst) }
 
 // ResetMeters is Live.ResetMeters.
 func (m *Session) ResetMeters() { m.live.ResetMeters() }
@@ -276,12 +277,8 @@ func (m *Session) UseEngine(name string) { m.live.UseEngine(name) }
 func (m *Session) HasGPU() bool { return m.engines.HasGPU() }
 
 // GPUOnCPU says whether that GPU engine's OpenCL device is a CPU
-// (analysis.Engines.GPUOnCPU).
+// (engine.Pair.GPUOnCPU).
 func (m *Session) GPUOnCPU() bool { return m.engines.GPUOnCPU() }
-
-// analysis.Engines are the engines the monitor runs on (for file analysis in the
-// same window).
-func (m *Session) Engines() engine.Pair { return m.engines }
 
 // InputDevices lists the input devices' names, or says why there are none.
 func (m *Session) InputDevices() ([]string, error) {
@@ -315,19 +312,19 @@ func (m *Session) Close() {
 	m.rec.Stop()
 }
 
-// analysis.AnalyzeView is analysis.AnalyzeView on the monitor's engines.
+// AnalyzeView is analysis.AnalyzeView on the session's engines.
 func (m *Session) AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error) {
 	return analysis.AnalyzeView(ctx, path, o, m.engines, progress)
 }
 
 // AnalyzeSpectrum is a file's long-term (Welch) spectrum exactly as
-// `prism spectrum` computes it, on the monitor's engines.
+// `prism spectrum` computes it, on the session's engines.
 func (m *Session) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
 	return analysis.AnalyzeSpectrum(ctx, path, o, m.engines)
 }
 
 // ExportSpectrogram writes a file's spectrogram to out (npy, csv or png,
-// by format) exactly as `prism analyze` does, on the monitor's engines.
+// by format) exactly as `prism analyze` does, on the session's engines.
 func (m *Session) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error {
 	opts := analysis.AnalyzeOptions{FFT: o.FFT, Hop: o.Hop, Window: o.Window, Channel: o.Channel, Image: img}
 	_, err := analysis.AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
