@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/window"
 )
 
 // controls are the side panel's widgets, kept so keyboard shortcuts and
@@ -122,7 +123,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.overlap = widget.NewSelect(overlaps, func(v string) {
 		set(func(s *Settings) { s.Overlap = overlapVals[indexOf(overlaps, v)] })
 	})
-	c.window = widget.NewSelect(session.WindowNames(), func(v string) { set(func(s *Settings) { s.Window = v }) })
+	c.window = widget.NewSelect(window.Names(), func(v string) { set(func(s *Settings) { s.Window = v }) })
 	c.avg = widget.NewSelect(averagings, func(v string) {
 		set(func(s *Settings) {
 			switch indexOf(averagings, v) {

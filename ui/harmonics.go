@@ -16,7 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
-	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/window"
 )
 
 // harmonicEvery is how often the live readout is recomputed: a few times
@@ -125,15 +125,15 @@ func (m *harmonicWork) run() {
 
 // ensureKernel makes the window kernel of window at size fft, unless it
 // has it.
-func (m *harmonicWork) ensureKernel(window string, fft int) error {
-	if m.kernel != nil && m.kwin == window && m.fft == fft {
+func (m *harmonicWork) ensureKernel(winName string, fft int) error {
+	if m.kernel != nil && m.kwin == winName && m.fft == fft {
 		return nil
 	}
 	m.kernel = nil
 	if fft < 2 {
 		return errNoSpectrum
 	}
-	w, err := session.ParseWindow(window)
+	w, err := window.Parse(winName)
 	if err != nil {
 		return err
 	}
@@ -141,13 +141,13 @@ func (m *harmonicWork) ensureKernel(window string, fft int) error {
 	if err != nil {
 		return err
 	}
-	m.kernel, m.kwin, m.fft = k, window, fft
+	m.kernel, m.kwin, m.fft = k, winName, fft
 	m.leakDB = leakageDB(k)
 	return nil
 }
 
 // The noise AnalyzeDistortion subtracts is the mean of every bin outside
-// the lobes; a window whose side lobes stay above leakLimitDB beyond
+// the lobes; a winName whose side lobes stay above leakLimitDB beyond
 // leakFromBins spreads the fundamental into it and under the harmonics'
 // lobes (with a −6 dBFS sine at 1 kHz, N=8192 and harmonics at 0.11 %,
 // Hann reads THD 0.051 % and SNR 31 dB, Blackman 0.113 %, Blackman-Harris,
@@ -158,7 +158,7 @@ const (
 	leakFromBins = 7
 )
 
-// leakageDB is the highest of the window kernel's side lobes from
+// leakageDB is the highest of the winName kernel's side lobes from
 // leakFromBins to leakFromBins+10 bins off the centre, in dB.
 func leakageDB(k *dsp.WindowKernel) float64 {
 	m := 0.0

@@ -9,6 +9,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/window"
 )
 
 // Settings are everything the window lets the user choose; they are saved
@@ -67,7 +68,7 @@ func (s Settings) Live() (live.Settings, error) {
 	if err := CheckFFT(s.FFT); err != nil {
 		return l, err
 	}
-	w, err := session.ParseWindow(s.Window)
+	w, err := window.Parse(s.Window)
 	if err != nil {
 		return l, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // BandsOptions configure a fractional-octave analysis.
@@ -86,7 +87,7 @@ func bandsFFT(o BandsOptions, lowest dsp.Band, rate int, samples int64) int {
 
 // bandsWindow is the band analysis' window: Hann, whose squares at hop
 // N/4 sum to the same weight at every sample.
-var bandsWindow = gpufft.Window{Kind: gpufft.Hann}
+var bandsWindow = window.Func{Kind: window.Hann}
 
 // bandsAccumulator folds the n-point bandsWindow power spectra of a signal
 // at rate Hz into bands, weighted by w.

@@ -15,13 +15,14 @@ import (
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/pages"
+	"github.com/prismaudio/prism/window"
 )
 
 // AnalyzeOptions are `prism analyze`'s settings (the CLI contract).
 type AnalyzeOptions struct {
 	FFT     int
 	Hop     int
-	Window  gpufft.Window
+	Window  window.Func
 	Channel int // −1: the mix (mean of channels); else a 0-based channel
 	Image   plot.ImageOptions
 	// EngineDone, if not nil, is called on the calling goroutine once a

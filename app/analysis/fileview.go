@@ -12,12 +12,13 @@ import (
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // ViewOptions choose what AnalyzeView computes.
 type ViewOptions struct {
 	FFT, Hop int
-	Window   gpufft.Window
+	Window   window.Func
 	Channel  int     // −1: the mix; else a 0-based channel
 	Start    float64 // seconds from the file's start
 	End      float64 // seconds; 0 or past the end: the end of the file
@@ -35,7 +36,7 @@ type FileSpectrogram struct {
 	Samples         int64   // per channel, the whole file
 	Duration        float64 // seconds, the whole file
 	FFT, Hop        int
-	Window          gpufft.Window
+	Window          window.Func
 	Channel         int
 	Start           float64     // seconds: where the first frame starts
 	Frames          int         // frames analyzed

@@ -19,6 +19,7 @@ import (
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // writePCMWAV writes interleaved frames x of ch channels as a WAV of the
@@ -80,7 +81,7 @@ func TestRawPCMPipeline(t *testing.T) {
 		in := filepath.Join(dir, f.name+".wav")
 		writePCMWAV(t, in, rate, ch, f.bits, f.float, x)
 		for _, channel := range []int{-1, 2} {
-			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: channel}
+			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: window.Func{Kind: window.Hann}, Channel: channel}
 			want, got := filepath.Join(dir, "cpu.npy"), filepath.Join(dir, fmt.Sprintf("gpu-%s-%d.npy", f.name, channel))
 			if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, cpu, nil); err != nil {
 				t.Fatal(err)
@@ -112,7 +113,7 @@ func TestRawPCMPipeline(t *testing.T) {
 		}
 		// the image: the same pixels, but where a level sits on a colour
 		// boundary (0.01 dB moves it one entry of 256)
-		opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+		opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: window.Func{Kind: window.Hann}, Channel: -1,
 			Image: plot.ImageOptions{Width: 200, Height: 120, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Gray}}
 		a, b := filepath.Join(dir, "cpu.png"), filepath.Join(dir, "gpu-"+f.name+".png")
 		if _, err := AnalyzeFile(context.Background(), in, a, encode.FormatPNG, opts, cpu, nil); err != nil {
@@ -196,7 +197,7 @@ func TestCPURawMatchesDecoding(t *testing.T) {
 	writePCMWAV(t, dec, rate, ch, 64, true, x)
 	for _, format := range []encode.Format{encode.FormatNPY, encode.FormatPNG} {
 		for _, channel := range []int{-1, 1} {
-			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: channel,
+			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: window.Func{Kind: window.Hann}, Channel: channel,
 				Image: plot.ImageOptions{Width: 200, Height: 100, DBMin: -120, DBMax: 0}}
 			a, b := filepath.Join(dir, "a."+string(format)), filepath.Join(dir, "b."+string(format))
 			ra, err := AnalyzeFile(context.Background(), raw, a, format, opts, eng, nil)

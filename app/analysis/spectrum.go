@@ -8,6 +8,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // AllChannels as SpectrumOptions.Channel asks for one spectrum per channel.
@@ -17,7 +18,7 @@ const AllChannels = -2
 type SpectrumOptions struct {
 	FFT        int
 	OverlapPct float64 // 0 ≤ overlap < 100: hop = round(N·(1 − overlap/100)), ≥ 1
-	Window     gpufft.Window
+	Window     window.Func
 	Channel    int // −1: the mix; AllChannels: each channel; else that channel
 	Unit       dsp.Unit
 	Cal        dsp.LevelCal     // added for dsp.DBSPL

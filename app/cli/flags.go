@@ -11,6 +11,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // analysisFlags are the flags `prism analyze` and `prism capture` share.
@@ -28,7 +29,7 @@ type analysisFlags struct {
 func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 	fs.IntVar(&a.fft, "fft", 4096, fmt.Sprintf("FFT size: a power of two, %d…%d", engine.MinFFT, engine.MaxFFT))
 	fs.IntVar(&a.hop, "hop", 0, "hop between frames in samples, 1…N (default N/4)")
-	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
+	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&a.channel, "channel", "mix", "channel: mix (mean of channels) or a 0-based index")
 	registerEngine(fs, &a.engine, &a.device, openclFlag)
 	fs.IntVar(&a.width, "width", 1920, "PNG plot area width in pixels")
@@ -77,7 +78,7 @@ func (a *analysisFlags) options() (analysis.AnalyzeOptions, error) {
 	if err := checkFFTFlags(a.fft, o.Hop); err != nil {
 		return o, err
 	}
-	w, err := gpufft.ParseWindow(a.window)
+	w, err := window.Parse(a.window)
 	if err != nil {
 		return o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestSpreadOverEngines: files spread over two OpenCL engines (two
@@ -30,7 +31,7 @@ func TestSpreadOverEngines(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	dir := t.TempDir()
-	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: window.Func{Kind: window.Hann}, Channel: -1,
 		Image: plot.ImageOptions{Width: 300, Height: 200, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Viridis}}
 	one := engine.Pair{Preferred: gs[0], CPU: cpu}
 	var inputs []string

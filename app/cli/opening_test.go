@@ -18,6 +18,7 @@ import (
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // openingBatch runs a batch of inputs on a session whose engines are still
@@ -60,7 +61,7 @@ func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, d
 func TestBatchStartsAsEnginesOpen(t *testing.T) {
 	gs := twoOpenCL(t)
 	dir := t.TempDir()
-	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: window.Func{Kind: window.Hann}, Channel: -1,
 		Image: plot.ImageOptions{Width: 300, Height: 200, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Viridis}}
 	var inputs, want []string
 	cpu := gpufft.NewCPU(0)

@@ -8,6 +8,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestEarlyRelease: the GPU engines are released once every file is done
@@ -28,7 +29,7 @@ func TestEarlyRelease(t *testing.T) {
 	a() // counts once
 	b()
 	r.wait()
-	cfg := gpufft.SpectrogramConfig{Size: 256, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channels: 1, MaxSamples: 4096, Output: gpufft.DBFS}
+	cfg := gpufft.SpectrogramConfig{Size: 256, Hop: 128, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 4096, Output: gpufft.DBFS}
 	p, err := gpu.NewSpectrogram(cfg)
 	if err != nil {
 		t.Fatalf("two files of three done: the engine should still work: %v", err)

@@ -14,7 +14,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 const spectrumUsage = `  prism spectrum IN -o OUT.csv|.npy|.png [--fft N] [--overlap PCT] [--window W]
@@ -44,7 +44,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.out, "o", "", "output: .csv (freq_hz,level), .npy (bins × [freq_hz, level…], float32) or .png (plot)")
 	fs.IntVar(&f.fft, "fft", 8192, fmt.Sprintf("FFT size: a power of two, %d…%d", engine.MinFFT, engine.MaxFFT))
 	fs.Float64Var(&f.overlap, "overlap", 50, "frame overlap in percent, 0 ≤ PCT < 100")
-	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
+	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&f.channel, "channel", "mix", "channel: mix (mean of channels), all (one column each) or a 0-based index")
 	fs.StringVar(&f.unit, "unit", "dbfs", "unit: dbfs (sine level), dbfs-hz (noise density), dbspl (calibrated sine level)")
 	f.calFlags.register(fs, "channel as --channel or 0")
@@ -108,7 +108,7 @@ func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
 	if !(f.overlap >= 0 && f.overlap < 100) {
 		return o, fmt.Errorf("--overlap %g: want 0 ≤ PCT < 100", f.overlap)
 	}
-	w, err := gpufft.ParseWindow(f.window)
+	w, err := window.Parse(f.window)
 	if err != nil {
 		return o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}

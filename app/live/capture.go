@@ -12,7 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // DefaultGenerator is the source used when there is no input device.
@@ -61,7 +61,7 @@ func generatorSource(spec string, rate, channels int) (func() (audio.Source, err
 // CaptureOptions configure Capture.
 type CaptureOptions struct {
 	FFT, Hop int
-	Window   gpufft.Window
+	Window   window.Func
 	Channel  int               // −1: the mix (mean of channels); else a 0-based channel
 	Image    plot.ImageOptions // the PNG's, for FormatPNG
 	Seconds  float64

@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // slowEngine's live plans take at least delay a batch: an engine that
@@ -47,7 +48,7 @@ func TestCaptureFallsBehind(t *testing.T) {
 	defer cpu.Close()
 	slow := slowEngine{Engine: cpu, delay: 250 * time.Millisecond} // batches hold at most 100 ms of input
 	out := apptest.TempPath(t, "cap.npy")
-	opts := CaptureOptions{FFT: 256, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: 0,
+	opts := CaptureOptions{FFT: 256, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: 0,
 		Seconds: 1, Out: out, Format: encode.FormatNPY, Grace: 200 * time.Millisecond}
 	st, err := Capture(context.Background(), rec, engine.Pair{Preferred: slow, CPU: slow}, opts)
 	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "the analysis fell behind") || strings.Contains(err.Error(), "outage") {

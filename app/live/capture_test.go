@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestCaptureTones: tones played into the null sink are captured through
@@ -33,7 +34,7 @@ func TestCaptureTones(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	s := DefaultSettings()
-	s.Window = gpufft.Window{Kind: gpufft.FlatTop}
+	s.Window = window.Func{Kind: window.FlatTop}
 	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestCaptureStalledSource(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	out := apptest.TempPath(t, "cap.npy")
-	opts := CaptureOptions{FFT: 256, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+	opts := CaptureOptions{FFT: 256, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: -1,
 		Seconds: 1, Out: out, Format: encode.FormatNPY, Grace: 300 * time.Millisecond}
 	start := time.Now()
 	st, err := Capture(context.Background(), rec, engine.Pair{Preferred: cpu, CPU: cpu}, opts)

@@ -11,6 +11,7 @@ import (
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // Settings configure the real-time analysis. New settings take
@@ -20,7 +21,7 @@ import (
 // none).
 type Settings struct {
 	FFT, Hop  int
-	Window    gpufft.Window
+	Window    window.Func
 	AvgTau    time.Duration // exponential averaging time constant
 	AvgFrames int           // linear average over this many frames
 	PeakHold  time.Duration // how long a peak is held before it decays
@@ -46,7 +47,7 @@ type Settings struct {
 // exponential averaging, 8-frame linear average, 2 s peak hold decaying at
 // 20 dB/s, and 2048 history columns.
 func DefaultSettings() Settings {
-	return Settings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: time.Second,
+	return Settings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, AvgTau: time.Second,
 		AvgFrames: 8, PeakHold: 2 * time.Second, PeakDecay: 20, History: 2048}
 }
 

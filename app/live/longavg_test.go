@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestLongFramesFollowsTheTraces: Latest's LongFrames is the number of
@@ -29,7 +30,7 @@ func TestLongFramesFollowsTheTraces(t *testing.T) {
 			}
 		}
 	}
-	win := gpufft.Window{Kind: gpufft.Hann}
+	win := window.Func{Kind: window.Hann}
 	var sp Spectrum
 	for i, st := range []struct {
 		frames int

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/internal/apptest"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestLivePeakEveryWindow: the live readout (Latest's Peak) of a tone
@@ -23,8 +23,8 @@ func TestLivePeakEveryWindow(t *testing.T) {
 	}
 	defer l.Close()
 	var sp Spectrum
-	for _, name := range append(gpufft.WindowNames(), "kaiser:2", "kaiser:20", "kaiser:100") {
-		w, err := gpufft.ParseWindow(name)
+	for _, name := range append(window.Names(), "kaiser:2", "kaiser:20", "kaiser:100") {
+		w, err := window.Parse(name)
 		if err != nil {
 			t.Fatal(err)
 		}

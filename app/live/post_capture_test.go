@@ -12,7 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestCaptureRowsFromEngine: a capture's NPY rows are the engine's
@@ -25,7 +25,7 @@ func TestCaptureRowsFromEngine(t *testing.T) {
 		t.Run(engs.Preferred.Name(), func(t *testing.T) {
 			rec := apptest.StartGenerator(t, "sine:3000:-6", 48000, 2)
 			out := filepath.Join(t.TempDir(), "cap.npy")
-			opts := CaptureOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: 1,
+			opts := CaptureOptions{FFT: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: 1,
 				Seconds: 0.5, Out: out, Format: encode.FormatNPY}
 			if _, err := Capture(context.Background(), rec, engs, opts); err != nil {
 				t.Fatal(err)
@@ -62,7 +62,7 @@ func TestCaptureImageFromEngine(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/width=%d", engs.Preferred.Name(), width), func(t *testing.T) {
 				rec := apptest.StartGenerator(t, "sweep:100:10000:-12:1", 48000, 2)
 				out := filepath.Join(t.TempDir(), "cap.png")
-				opts := CaptureOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+				opts := CaptureOptions{FFT: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: -1,
 					Image:   plot.ImageOptions{Width: width, Height: 100, DBMin: -120, DBMax: 0},
 					Seconds: 0.5, Out: out, Format: encode.FormatPNG}
 				if _, err := Capture(context.Background(), rec, engs, opts); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestLiveConfigMatchesSettings: the engine's live plan, as Live
@@ -24,7 +25,7 @@ func TestLiveConfigMatchesSettings(t *testing.T) {
 	for _, pr := range apptest.Engines(t, func(e, _ gpufft.Engine) pair { return pair{e} }) {
 		t.Run(pr.eng.Name(), func(t *testing.T) {
 			const rate, outCh = 48000, 2
-			s := Settings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: 100 * time.Millisecond,
+			s := Settings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, AvgTau: 100 * time.Millisecond,
 				AvgFrames: 4, PeakHold: time.Second, PeakDecay: 20, Fraction: 3, Weighting: dsp.WeightA}.withDefaults()
 			geo := Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
 			rta, err := newRTA(s, rate)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
@@ -76,7 +77,7 @@ type published struct {
 	// settings last changed (nil from a reset to the next publish): the
 	// peak readout's table, built once per settings, never per frame.
 	peak    *dsp.WindowKernel
-	peakWin gpufft.Window
+	peakWin window.Func
 }
 
 // historyBytes caps the spectrogram history's memory: at large FFT sizes
@@ -145,7 +146,7 @@ func (p *published) pushColumns(out *gpufft.LiveOutput) {
 
 // publish copies a batch's results: the band levels, and the traces when
 // they crossed back.
-func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, window gpufft.Window, frames int, traces bool) {
+func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, window window.Func, frames int, traces bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.setPeakWindow(window)
@@ -177,7 +178,7 @@ func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, wi
 // setPeakWindow builds the peak readout's kernel at the first publish of
 // new settings: O(N) once, on the engine goroutine. A window the kernel
 // refuses leaves the readout empty.
-func (p *published) setPeakWindow(w gpufft.Window) {
+func (p *published) setPeakWindow(w window.Func) {
 	if p.peak != nil && p.peakWin == w {
 		return
 	}

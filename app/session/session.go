@@ -15,7 +15,6 @@ import (
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
-	"github.com/prismaudio/prism/gpufft"
 )
 
 // Source kinds.
@@ -330,14 +329,6 @@ func (m *Session) ExportSpectrogram(ctx context.Context, in, out string, format 
 	_, err := analysis.AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
 	return err
 }
-
-// ParseWindow reads a window name (hann, blackman-harris, kaiser:BETA, …)
-// for the UI, which does not import the engine package.
-func ParseWindow(s string) (gpufft.Window, error) { return gpufft.ParseWindow(s) }
-
-// WindowNames lists the window names ParseWindow accepts (kaiser takes
-// :BETA).
-func WindowNames() []string { return gpufft.WindowNames() }
 
 // ParseGeneratorSpec checks a signal generator spec (sine:F:DB,
 // tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB) for the UI.

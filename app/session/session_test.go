@@ -12,7 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/live"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // waitUntil polls cond for up to 10 s.
@@ -117,8 +117,8 @@ func TestAnalyzeView(t *testing.T) {
 	for i, v := range x {
 		x64[i] = float64(v)
 	}
-	ref := apptest.STFT64(x64, n, hop, gpufft.Window{Kind: gpufft.Hann})
-	win := gpufft.Window{Kind: gpufft.Hann}
+	ref := apptest.STFT64(x64, n, hop, window.Func{Kind: window.Hann})
+	win := window.Func{Kind: window.Hann}
 	for _, e := range testEngines(t) {
 		fs, err := analysis.AnalyzeView(context.Background(), path, analysis.ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1, MaxColumns: 100}, e, nil)
 		if err != nil {
