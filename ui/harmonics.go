@@ -147,7 +147,7 @@ func (m *harmonicWork) ensureKernel(winName string, fft int) error {
 }
 
 // The noise AnalyzeDistortion subtracts is the mean of every bin outside
-// the lobes; a winName whose side lobes stay above leakLimitDB beyond
+// the lobes; a window whose side lobes stay above leakLimitDB beyond
 // leakFromBins spreads the fundamental into it and under the harmonics'
 // lobes (with a −6 dBFS sine at 1 kHz, N=8192 and harmonics at 0.11 %,
 // Hann reads THD 0.051 % and SNR 31 dB, Blackman 0.113 %, Blackman-Harris,
@@ -158,7 +158,7 @@ const (
 	leakFromBins = 7
 )
 
-// leakageDB is the highest of the winName kernel's side lobes from
+// leakageDB is the highest of the window kernel's side lobes from
 // leakFromBins to leakFromBins+10 bins off the centre, in dB.
 func leakageDB(k *dsp.WindowKernel) float64 {
 	m := 0.0

@@ -61,7 +61,7 @@ func distortedSpectrum(t *testing.T, winName string, n, rate int, a1, f0 float64
 
 // TestHarmonicReadout: on a spectrum with known harmonics (0.1 %, 0.05 %
 // and 0.02 % at 2, 3 and 5 × 1 kHz, noise 120 dB under the fundamental)
-// the winName's readout gives the fundamental's frequency and level and
+// the window's readout gives the fundamental's frequency and level and
 // THD within 0.002 % of the truth, marks the harmonics, and is measured
 // again only after harmonicEvery, not per frame.
 func TestHarmonicReadout(t *testing.T) {

@@ -52,16 +52,7 @@ func writePCMWAV(t *testing.T, path string, rate, ch, bits int, float bool, x []
 // channel, across many batch boundaries and a length that ends mid-frame;
 // and the PNG of it is the same image.
 func TestRawPCMPipeline(t *testing.T) {
-	var gpu engine.Pair
-	for _, e := range testEngines(t) {
-		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
-			gpu = e
-		}
-	}
-	if gpu.Preferred == nil {
-		t.Skip("no OpenCL engine (PRISM_REQUIRE_OPENCL=1 makes this fail)")
-	}
-	cpu := engine.Pair{Preferred: gpu.CPU, CPU: gpu.CPU}
+	gpu, cpu := openCLPair(t)
 	defer func(b int) { batchSamples = b }(batchSamples)
 	batchSamples = 3000 // many batches
 	const rate, ch, n = 16000, 3, 20011
@@ -218,4 +209,18 @@ func TestCPURawMatchesDecoding(t *testing.T) {
 			}
 		}
 	}
+}
+
+// openCLPair is the OpenCL engine with its CPU fallback, and the CPU
+// engine alone; it skips the test where there is no OpenCL engine.
+func openCLPair(t *testing.T) (gpu, cpu engine.Pair) {
+	for _, e := range testEngines(t) {
+		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
+			gpu = e
+		}
+	}
+	if gpu.Preferred == nil {
+		t.Skip("no OpenCL engine (PRISM_REQUIRE_OPENCL=1 makes this fail)")
+	}
+	return gpu, engine.Pair{Preferred: gpu.CPU, CPU: gpu.CPU}
 }

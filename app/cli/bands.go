@@ -65,7 +65,7 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return failure(stderr, err)
 	}
 	if err := engine.CheckChoice(choice); err != nil {
-		return usage("--choice: %v", err)
+		return usage("--engine: %v", err)
 	}
 	sess, ok := openSession("bands", choice, device, false, stderr)
 	if !ok {

@@ -252,7 +252,7 @@ func openSessionStart(name, choice, device string, batch, quiet bool, stderr io.
 		return nil, false
 	}
 	s := &session{ctx: ctx, stop: stop}
-	if o.Len() == 1 { // one choice: opened already
+	if o.Len() == 1 { // one engine: opened already
 		s.set, _ = o.Wait()
 		s.engines = s.set[0]
 	} else {

@@ -34,7 +34,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	case *format != "float" && *format != "input":
 		return usage("--format %q: want float or input", *format)
 	case engine.CheckChoice(choice) != nil:
-		return usage("--choice %q: want auto, gpu or cpu", choice)
+		return usage("--engine %q: want auto, gpu or cpu", choice)
 	}
 	spec, err := dsp.ParseBand(*band) // Nyquist is checked per file
 	if err != nil {

@@ -41,7 +41,7 @@ func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 
 // registerEngine adds --engine and the OpenCL device flag.
 func registerEngine(fs *flag.FlagSet, choice, device *string, deviceFlag string) {
-	fs.StringVar(choice, "choice", engine.Auto, "choice: auto (GPU if usable, else CPU), gpu, cpu")
+	fs.StringVar(choice, "engine", engine.Auto, "engine: auto (GPU if usable, else CPU), gpu, cpu")
 	fs.StringVar(device, deviceFlag, "", "OpenCL device: index or name substring, or all (every GPU; the default for several files when there are several) (default $"+gpufft.EnvDevice+", else the first GPU)")
 }
 

@@ -89,18 +89,7 @@ func TestLiveConfigMatchesSettings(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for i := range refBands {
-				if got := out.Bands[i]; math.Abs(got-refBands[i]) > 1e-9*refBands[i] {
-					t.Errorf("band %v: %g, want %g", rta.Bands[i], got, refBands[i])
-				}
-			}
-			for k := range bins {
-				e := float64(out.Traces[gpufft.TraceExp*bins+k])
-				l := float64(out.Traces[gpufft.TraceLong*bins+k])
-				if math.Abs(e-refExp[k]) > 4e-5*refExp[k] || math.Abs(l-refSum[k]/float64(frames)) > 1e-6*refSum[k]/float64(frames) {
-					t.Fatalf("bin %d: exp %g long %g, want %g and %g", k, e, l, refExp[k], refSum[k]/float64(frames))
-				}
-			}
+			checkLiveAgainst(t, out, rta.Bands, refBands, refExp, refSum, frames)
 		})
 	}
 }
@@ -145,5 +134,26 @@ func BenchmarkPost(b *testing.B) {
 			}
 		})
 		plan.Close()
+	}
+}
+
+// checkLiveAgainst compares a live plan's output with the float64
+// reference of the same frames: the band levels (refBands), the
+// exponential average (refExp) and the long-term average (refSum over
+// frames), in power.
+func checkLiveAgainst(t *testing.T, out *gpufft.LiveOutput, bands []dsp.Band, refBands, refExp, refSum []float64, frames int) {
+	t.Helper()
+	bins := len(refExp)
+	for i := range refBands {
+		if got := out.Bands[i]; math.Abs(got-refBands[i]) > 1e-9*refBands[i] {
+			t.Errorf("band %v: %g, want %g", bands[i], got, refBands[i])
+		}
+	}
+	for k := range bins {
+		e := float64(out.Traces[gpufft.TraceExp*bins+k])
+		l := float64(out.Traces[gpufft.TraceLong*bins+k])
+		if math.Abs(e-refExp[k]) > 4e-5*refExp[k] || math.Abs(l-refSum[k]/float64(frames)) > 1e-6*refSum[k]/float64(frames) {
+			t.Fatalf("bin %d: exp %g long %g, want %g and %g", k, e, l, refExp[k], refSum[k]/float64(frames))
+		}
 	}
 }

@@ -121,38 +121,7 @@ func TestPlaythrough(t *testing.T) {
 			// a loaded machine can take seconds: record again while the
 			// sink is still silent, up to 15 s)
 			time.Sleep(700 * time.Millisecond)
-			var x []float64
-			// the median over eight 0.125 s pieces of the last second: a
-			// scheduling hiccup on a loaded machine (an output underflow)
-			// spoils a piece, not the measurement
-			piece := func(f float64) float64 {
-				var v []float64
-				for i := range 8 {
-					v = append(v, toneDB(x[i*6000:(i+1)*6000], 48000, f))
-				}
-				slices.Sort(v)
-				return (v[3] + v[4]) / 2
-			}
-			// the output has settled when two recordings in a row measure
-			// the pass band alike (after a switch the old stream's tail
-			// or the new one's start can still be in the first second)
-			prev := math.Inf(-1)
-			for deadline := time.Now().Add(15 * time.Second); ; {
-				// parec starts late on a loaded machine: a short recording is
-				// taken again, not failed, until the deadline
-				if x = recordSink(t, sink, 1.2); len(x) < 48000 {
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: recorded %d samples", tc.band, len(x))
-					}
-					continue
-				}
-				x = x[len(x)-48000:]
-				p := piece(tc.pass)
-				if (p > -100 && math.Abs(p-prev) <= 0.05) || time.Now().After(deadline) {
-					break
-				}
-				prev = p
-			}
+			piece := recordSettled(t, sink, tc.band, tc.pass)
 			pass := piece(tc.pass)
 			if math.Abs(pass-tc.passDB) > 0.1 {
 				t.Errorf("%s on %s: %g Hz at %.2f dBFS, want %.1f ± 0.1", tc.band, e.Preferred.Name(), tc.pass, pass, tc.passDB)
@@ -178,4 +147,44 @@ func TestPlaythrough(t *testing.T) {
 	if _, err := StartPlaythrough("", 48000, 2, apptest.Band(t, "lowpass:30000"), cpu); err == nil {
 		t.Error("a bad band did not fail")
 	}
+}
+
+// recordSettled records the sink until two recordings in a row measure the
+// pass band (pass Hz) alike, and returns the level of a tone of the last
+// second: the median over its eight 0.125 s pieces.
+func recordSettled(t *testing.T, sink string, band string, pass float64) func(f float64) float64 {
+	t.Helper()
+	var x []float64
+	// the median over eight 0.125 s pieces of the last second: a
+	// scheduling hiccup on a loaded machine (an output underflow)
+	// spoils a piece, not the measurement
+	piece := func(f float64) float64 {
+		var v []float64
+		for i := range 8 {
+			v = append(v, toneDB(x[i*6000:(i+1)*6000], 48000, f))
+		}
+		slices.Sort(v)
+		return (v[3] + v[4]) / 2
+	}
+	// the output has settled when two recordings in a row measure
+	// the pass band alike (after a switch the old stream's tail
+	// or the new one's start can still be in the first second)
+	prev := math.Inf(-1)
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		// parec starts late on a loaded machine: a short recording is
+		// taken again, not failed, until the deadline
+		if x = recordSink(t, sink, 1.2); len(x) < 48000 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: recorded %d samples", band, len(x))
+			}
+			continue
+		}
+		x = x[len(x)-48000:]
+		p := piece(pass)
+		if (p > -100 && math.Abs(p-prev) <= 0.05) || time.Now().After(deadline) {
+			break
+		}
+		prev = p
+	}
+	return piece
 }
