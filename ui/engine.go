@@ -11,7 +11,7 @@ import (
 	"github.com/prismaudio/prism/app/session"
 )
 
-// Engine is what the window calls on the analysis: live.Monitor in the
+// Engine is what the window calls on the analysis: session.Session in the
 // program, a fake in tests. Latest, Columns and ReadStats are called on
 // the Fyne goroutine every frame and must not block for long; SetSource,
 // AnalyzeView, AnalyzeSpectrum and ExportSpectrogram block and are called

@@ -50,7 +50,7 @@ type harmonicMeter struct {
 type harmonicWork struct {
 	in     []float32
 	binHz  float64
-	window string // a name live.ParseWindow reads
+	window string // a name window.Parse reads
 	kwin   string // the kernel's window and size
 	fft    int
 	kernel *dsp.WindowKernel

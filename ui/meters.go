@@ -12,7 +12,7 @@ import (
 )
 
 // MeterSource is where a MetersView pulls the level meters from
-// (live.Monitor).
+// (session.Session).
 type MeterSource interface {
 	ReadMeters(dst *meter.Meters)
 }
