@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // TestReferenceFFT checks the float64 FFT used as the large-N reference
@@ -276,7 +278,7 @@ func TestLargeReal(t *testing.T) {
 		x[i] = float32(0.3 * rng.NormFloat64())
 	}
 	for _, mix := range []bool{true, false} {
-		cfg := SpectrogramConfig{Size: n, Hop: n/4 + 1, Window: Window{Kind: Hann}, Channels: 2, Mix: mix, MaxSamples: length}
+		cfg := SpectrogramConfig{Size: n, Hop: n/4 + 1, Window: window.Func{Kind: window.Hann}, Channels: 2, Mix: mix, MaxSamples: length}
 		a, b := spectrogram(t, testCPU, cfg, x), spectrogram(t, g, cfg, x)
 		for i := range a {
 			if (a[i] > -120 || b[i] > -120) && math.Abs(float64(a[i]-b[i])) > 0.01 {

@@ -3,6 +3,8 @@ package gpufft
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // TestNoAllocs pins the hot path: executing any plan on either engine
@@ -23,7 +25,7 @@ func TestNoAllocs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: Window{Kind: Hann}, Channels: 2, MaxSamples: 4 * n}
+			cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 2, MaxSamples: 4 * n}
 			s, err := e.NewSpectrogram(cfg)
 			if err != nil {
 				t.Fatal(err)

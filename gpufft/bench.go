@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prismaudio/prism/window"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -142,7 +143,7 @@ func benchOne(e Engine, c BenchCase, minTime time.Duration) (BenchResult, error)
 			}
 		}
 	case "spectrogram":
-		cfg := SpectrogramConfig{Size: c.Size, Hop: c.Hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: c.Samples, Output: DBFS}
+		cfg := SpectrogramConfig{Size: c.Size, Hop: c.Hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: c.Samples, Output: DBFS}
 		p, err := e.NewSpectrogram(cfg)
 		if err != nil {
 			return r, err
@@ -341,7 +342,7 @@ func BenchGonum(workers int, cases []BenchCase, minTime time.Duration) ([]BenchR
 		n, hop := c.Size, c.Size
 		var win []float64
 		if c.Plan == "spectrogram" {
-			hop, win = c.Hop, Window{Kind: Hann}.Values(n)
+			hop, win = c.Hop, window.Func{Kind: window.Hann}.Values(n)
 		}
 		frames := (c.Samples-n)/hop + 1
 		r.Batch, r.Samples = frames, c.Samples

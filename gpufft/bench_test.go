@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // Benchmarks are named by what varies; run e.g.
@@ -69,7 +71,7 @@ func BenchmarkSpectrogram(b *testing.B) {
 		for _, c := range []struct{ n, hop int }{{1024, 256}, {4096, 1024}, {4096, 256}, {16384, 4096}} {
 			b.Run(fmt.Sprintf("%s/size=%d/hop=%d", e.Name(), c.n, c.hop), func(b *testing.B) {
 				const samples = 1 << 20
-				cfg := SpectrogramConfig{Size: c.n, Hop: c.hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: samples}
+				cfg := SpectrogramConfig{Size: c.n, Hop: c.hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: samples}
 				p, err := e.NewSpectrogram(cfg)
 				if err != nil {
 					b.Fatal(err)

@@ -31,3 +31,19 @@ func TestLog10f(t *testing.T) {
 	}
 	t.Logf("worst absolute error %.3g", worst)
 }
+
+// TestTwiddles checks the symmetric twiddle generator against plain Sincos.
+func TestTwiddles(t *testing.T) {
+	for _, n := range []int{2, 4, 8, 64, 4096, 1 << 20} {
+		tw := twiddles(n)
+		for i := 0; i < n; i += max(1, n/512) {
+			s, c := math.Sincos(2 * math.Pi * float64(i) / float64(n))
+			if math.Abs(float64(real(tw[i]))-c) > 6e-8 || math.Abs(float64(imag(tw[i]))+s) > 6e-8 {
+				t.Fatalf("n=%d i=%d: %v, want (%g, %g)", n, i, tw[i], c, -s)
+			}
+		}
+		if n >= 4 && (tw[n/4] != complex(0, -1) || tw[n/2] != -1) {
+			t.Errorf("n=%d: quarter/half turn twiddles %v %v not exact", n, tw[n/4], tw[n/2])
+		}
+	}
+}

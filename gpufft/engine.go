@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/window"
 )
 
 // Size limits of the contract, for both engines: every plan takes a power
@@ -129,12 +130,12 @@ type RealPlan interface {
 // SpectrogramConfig describes a fused spectrogram plan: frames of Size
 // samples, Hop apart, windowed, transformed and written as Output.
 type SpectrogramConfig struct {
-	Size       int    // N: frame length, a power of two, MinSize..MaxSize
-	Hop        int    // H: 1 ≤ H ≤ N
-	Window     Window // applied on load
-	Channels   int    // planar input channels, ≥ 1
-	Mix        bool   // one output: the mean of all channels; else one per channel
-	MaxSamples int    // most samples per channel passed to one Execute, ≥ Size
+	Size       int         // N: frame length, a power of two, MinSize..MaxSize
+	Hop        int         // H: 1 ≤ H ≤ N
+	Window     window.Func // applied on load
+	Channels   int         // planar input channels, ≥ 1
+	Mix        bool        // one output: the mean of all channels; else one per channel
+	MaxSamples int         // most samples per channel passed to one Execute, ≥ Size
 	Output     Output
 	// BinGain, if set, multiplies each bin's power by BinGain[k] (N/2+1
 	// values ≥ 0) before the output is formed: a band filter's response
@@ -224,7 +225,7 @@ func (c SpectrogramConfig) check() error {
 		return fmt.Errorf("%w: MaxSamples %d is less than one frame (%d)", ErrInvalid, c.MaxSamples, c.Size)
 	case int64(c.MaxSamples)*int64(c.Channels) > math.MaxInt32 || int64(c.DstLen(c.MaxSamples)) > math.MaxInt32:
 		return fmt.Errorf("%w: MaxSamples %d × %d channels is too large for one call", ErrInvalid, c.MaxSamples, c.Channels)
-	case !c.Window.valid():
+	case !c.Window.Valid():
 		return fmt.Errorf("%w: window %v", ErrInvalid, c.Window)
 	case c.Output < DBFS || c.Output > gainedPower:
 		return fmt.Errorf("%w: output %v", ErrInvalid, c.Output)
@@ -262,7 +263,7 @@ func (c SpectrogramConfig) spectrogramCall(dst, src []float32) (samples, frames 
 }
 
 // windowTable returns the window as float32 and 1/Σw (from the float64 sum).
-func windowTable(w Window, n int) ([]float32, float32) {
+func windowTable(w window.Func, n int) ([]float32, float32) {
 	v := w.Values(n)
 	out := make([]float32, n)
 	sum := 0.0

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/kernels"
+	"github.com/prismaudio/prism/window"
 )
 
 func TestNoOpenCLLibrary(t *testing.T) {
@@ -83,7 +84,7 @@ func TestBuildFailureCarriesLog(t *testing.T) {
 }
 
 func TestInvalidPlans(t *testing.T) {
-	good := SpectrogramConfig{Size: 1024, Hop: 256, Window: Window{Kind: Hann}, Channels: 2, MaxSamples: 4096}
+	good := SpectrogramConfig{Size: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channels: 2, MaxSamples: 4096}
 	bad := map[string]func(*SpectrogramConfig){
 		"size 0":            func(c *SpectrogramConfig) { c.Size = 0 },
 		"size 16":           func(c *SpectrogramConfig) { c.Size = 16 },
@@ -93,8 +94,8 @@ func TestInvalidPlans(t *testing.T) {
 		"hop > N":           func(c *SpectrogramConfig) { c.Hop = 1025 },
 		"channels 0":        func(c *SpectrogramConfig) { c.Channels = 0 },
 		"samples < N":       func(c *SpectrogramConfig) { c.MaxSamples = 1023 },
-		"negative kaiser β": func(c *SpectrogramConfig) { c.Window = Window{Kind: Kaiser, Beta: -1} },
-		"window kind":       func(c *SpectrogramConfig) { c.Window = Window{Kind: 99} },
+		"negative kaiser β": func(c *SpectrogramConfig) { c.Window = window.Func{Kind: window.Kaiser, Beta: -1} },
+		"window kind":       func(c *SpectrogramConfig) { c.Window = window.Func{Kind: 99} },
 		"output":            func(c *SpectrogramConfig) { c.Output = 7 },
 		"huge":              func(c *SpectrogramConfig) { c.MaxSamples = 1 << 30 },
 	}

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // The usual way in: the GPU engine where OpenCL works, the CPU engine
@@ -56,7 +57,7 @@ func ExampleNewPCMImage() {
 	}
 
 	f := gpufft.PCMFormat{Encoding: gpufft.PCMInt16, Channels: 2, Select: gpufft.PCMMix}
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: gpufft.Window{Kind: gpufft.Hann},
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: window.Func{Kind: window.Hann},
 		Channels: f.Planes(), Mix: true, MaxSamples: n + 31*hop, Output: gpufft.DBFS}
 	total := cfg.Frames(rate * seconds)
 	// 8 rows of 256 bins each (3 kHz per row), 16 columns
@@ -121,7 +122,7 @@ func ExampleReadPCMRows() {
 		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(int16(16384*math.Sin(2*math.Pi*1000*float64(i)/rate))))
 	}
 	f := gpufft.PCMFormat{Encoding: gpufft.PCMInt16, Channels: 1, Select: gpufft.PCMMix}
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: gpufft.Window{Kind: gpufft.Hann},
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: window.Func{Kind: window.Hann},
 		Channels: f.Planes(), Mix: true, MaxSamples: n + 15*hop, Output: gpufft.DBFS}
 	p, err := gpufft.NewPCMSpectrogram(e, f, cfg)
 	if err != nil {

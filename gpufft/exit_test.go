@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // exitChildEnv makes the test binary the child of TestCloseForExit
@@ -21,7 +23,7 @@ const exitChildEnv = "PRISM_TEST_EXIT_CHILD"
 // ramp through the raw PCM image plan (three programs, a queue of its own
 // on a GPU).
 func exitPlan(e Engine) (PCMImagePlan, []byte, int, error) {
-	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: Window{Kind: Hann}, Channels: 1, MaxSamples: 4096, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 4096, Output: DBFS}
 	ic := ImageConfig{Columns: 8, TotalFrames: cfg.Frames(4096), RowLo: []int32{0, 5, 30}, RowHi: []int32{5, 30, 129}}
 	p, err := NewPCMImage(e, PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}, cfg, ic)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // fourStepEngine opens a second OpenCL engine on the test device that sends
@@ -140,7 +142,7 @@ func TestFourStepSpectrogram(t *testing.T) {
 				// start on odd or even samples (pairs read as 32 or 64 bits)
 				length := 3*n + 77 + vi%2
 				src := noise[:2*length]
-				cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: Window{Kind: Hann}, Channels: 2, Mix: v.mix,
+				cfg := SpectrogramConfig{Size: n, Hop: n/3 + 1, Window: window.Func{Kind: window.Hann}, Channels: 2, Mix: v.mix,
 					MaxSamples: length, Output: v.out, BinGain: v.gain}
 				a, b := spectrogram(t, testCPU, cfg, src), spectrogram(t, e, cfg, src)
 				for i := range a {

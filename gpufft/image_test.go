@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // TestImage: both engines fold frames into the same image as the plain
@@ -22,7 +24,7 @@ func TestImage(t *testing.T) {
 		for i := range x {
 			x[i] = float32(0.3*rng.NormFloat64() + 0.5*math.Sin(float64(i)*float64(i)*1e-6))
 		}
-		cfg := SpectrogramConfig{Size: n, Hop: hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: c.samples}
+		cfg := SpectrogramConfig{Size: n, Hop: hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: c.samples}
 		total := cfg.Frames(c.samples)
 		// rows: single bins at the bottom, growing ranges above
 		var ic ImageConfig

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/window"
 )
 
 // randomPCM returns frames×channels random samples of enc as raw bytes,
@@ -203,7 +204,7 @@ func TestPCMDeviceConversion(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, c := range pcmCases() {
 		f := PCMFormat{Encoding: c.enc, Channels: c.channels, Select: c.sel}
-		cfg := SpectrogramConfig{Size: 64, Hop: 16, Window: Window{Kind: Hann}, Channels: f.Planes(), MaxSamples: 5003, Output: DBFS}
+		cfg := SpectrogramConfig{Size: 64, Hop: 16, Window: window.Func{Kind: window.Hann}, Channels: f.Planes(), MaxSamples: 5003, Output: DBFS}
 		sp, err := NewPCMSpectrogram(g, f, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -250,7 +251,7 @@ func TestPCMPlans(t *testing.T) {
 		}
 		planes := make([]float32, total)
 		ConvertPCM(planes, raw, f)
-		cfg := SpectrogramConfig{Size: n, Hop: hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4000, Output: DBFS}
+		cfg := SpectrogramConfig{Size: n, Hop: hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 4000, Output: DBFS}
 		ic := ImageConfig{Columns: 37, TotalFrames: cfg.Frames(total), RowLo: []int32{0, 3, 20, 60}, RowHi: []int32{3, 20, 60, 129}}
 		var images, rowsOut [][]float32
 		for _, e := range engines(t) {
@@ -338,7 +339,7 @@ func closeDB(t *testing.T, what string, got, want []float32) {
 
 // TestPCMInvalid: bad formats and mismatched configs are ErrInvalid.
 func TestPCMInvalid(t *testing.T) {
-	cfg := SpectrogramConfig{Size: 64, Hop: 16, Window: Window{Kind: Hann}, Channels: 1, MaxSamples: 64, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 64, Hop: 16, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 64, Output: DBFS}
 	for _, f := range []PCMFormat{
 		{Encoding: 0, Channels: 1}, {Encoding: 9, Channels: 1}, {Encoding: PCMInt16, Channels: 0},
 		{Encoding: PCMInt16, Channels: 2000}, {Encoding: PCMInt16, Channels: 2, Select: 2},
@@ -367,7 +368,7 @@ func TestPCMNoAllocs(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(9, 10))
 	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
-	cfg := SpectrogramConfig{Size: 1024, Hop: 256, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 8192, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 8192, Output: DBFS}
 	ic := ImageConfig{Columns: 64, TotalFrames: 1000, RowLo: []int32{0, 100}, RowHi: []int32{100, 513}}
 	raw := randomPCM(r, f.Encoding, cfg.MaxSamples, 2)
 	dst := make([]float32, cfg.DstLen(cfg.MaxSamples))
@@ -436,7 +437,7 @@ func TestPCMNoAllocs(t *testing.T) {
 func TestPCMSubmitRows(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	f := PCMFormat{Encoding: PCMInt24, Channels: 2, Select: PCMAll}
-	cfg := SpectrogramConfig{Size: 128, Hop: 48, Window: Window{Kind: Hann}, Channels: 2, MaxSamples: 1500, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 128, Hop: 48, Window: window.Func{Kind: window.Hann}, Channels: 2, MaxSamples: 1500, Output: DBFS}
 	const total = 9001
 	raw := randomPCM(r, f.Encoding, total, 2)
 	fb := f.FrameBytes()

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // TestPCMPlanQueues: OpenCL PCM image plans each enqueue on a queue of
@@ -21,7 +23,7 @@ func TestPCMPlanQueues(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
 	const total = 30011
-	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 5000, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 5000, Output: DBFS}
 	ic := ImageConfig{Columns: 41, TotalFrames: cfg.Frames(total), RowLo: []int32{0, 5, 30, 90}, RowHi: []int32{5, 30, 90, 129}}
 	inputs := make([][]byte, 4)
 	for i := range inputs {

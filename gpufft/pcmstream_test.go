@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"testing"
 	"testing/iotest"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // TestReadPCM: ReadPCMImage and ReadPCMRows over a reader that returns
@@ -26,7 +28,7 @@ func TestReadPCM(t *testing.T) {
 	planes := make([]float32, total)
 	ConvertPCM(planes, raw, f)
 	withTail := append(raw[:len(raw):len(raw)], 0x55, 0x66) // a partial frame at the end
-	cfg := SpectrogramConfig{Size: 256, Hop: 100, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 3000, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 256, Hop: 100, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 3000, Output: DBFS}
 	all := cfg
 	all.MaxSamples = total
 	ic := ImageConfig{Columns: 29, TotalFrames: cfg.Frames(total), RowLo: []int32{0, 5, 50}, RowHi: []int32{5, 50, 129}}
@@ -140,7 +142,7 @@ func TestReadPCMImagesDevices(t *testing.T) {
 	raw := randomPCM(r, f.Encoding, total, f.Channels)
 	// batches of 3000 samples: 14 batches, so each plan gets several, and
 	// columns of about 9 frames straddle batch (and so device) boundaries
-	cfg := SpectrogramConfig{Size: 512, Hop: 96, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 3000, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 512, Hop: 96, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 3000, Output: DBFS}
 	ic := imageConfigFor(cfg, total, 45, 37)
 	ctx := context.Background()
 	newPlan := func(e Engine) PCMImagePlan {

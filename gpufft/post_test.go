@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/window"
 )
 
 // plotGrid is plot's column rule (the one the images use) as a
@@ -246,7 +247,7 @@ func testLive(t *testing.T, e Engine, lc liveCase, bandTol float64) {
 	const outC = 3
 	rng := rand.New(rand.NewPCG(7, uint64(lc.size)))
 	maxF := 9
-	scfg := SpectrogramConfig{Size: lc.size, Hop: lc.hop, Window: Window{Kind: Hann}, Channels: outC,
+	scfg := SpectrogramConfig{Size: lc.size, Hop: lc.hop, Window: window.Func{Kind: window.Hann}, Channels: outC,
 		MaxSamples: lc.size + (maxF-1)*lc.hop, Output: Power}
 	bins := scfg.Bins()
 	// batch sizes and gaps first: the grid needs the total
@@ -380,7 +381,7 @@ func TestLiveNoAllocs(t *testing.T) {
 	}
 	for _, e := range engines(t) {
 		t.Run(e.Name(), func(t *testing.T) {
-			scfg := SpectrogramConfig{Size: 1024, Hop: 256, Window: Window{Kind: Hann}, Channels: 2, MaxSamples: 1024 + 7*256, Output: Power}
+			scfg := SpectrogramConfig{Size: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channels: 2, MaxSamples: 1024 + 7*256, Output: Power}
 			cfg := LiveConfig{Spectrogram: scfg, Gain2: make([]float32, scfg.Bins()), ExpAlpha: 0.1, LinFrames: 4, Decay: 0.9,
 				Bands: []BandWeights{{Bins: []int32{3, 4}, Weights: []float64{0.5, 1}}}, BandNorm: 1, Grid: FixedColumns{Frames: 2}}
 			plan, err := e.NewLive(cfg)
@@ -411,7 +412,7 @@ func TestLiveNoAllocs(t *testing.T) {
 
 // TestLiveInvalid: bad configurations are refused with ErrInvalid.
 func TestLiveInvalid(t *testing.T) {
-	scfg := SpectrogramConfig{Size: 256, Hop: 64, Window: Window{Kind: Hann}, Channels: 1, MaxSamples: 512, Output: Power}
+	scfg := SpectrogramConfig{Size: 256, Hop: 64, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 512, Output: Power}
 	good := LiveConfig{Spectrogram: scfg, Gain2: make([]float32, 129), ExpAlpha: 1, LinFrames: 1, Decay: 1}
 	for name, mod := range map[string]func(*LiveConfig){
 		"dbfs":      func(c *LiveConfig) { c.Spectrogram.Output = DBFS },
@@ -445,7 +446,7 @@ func BenchmarkLive(b *testing.B) {
 	const size, hop, outC, frames = 65536, 16, 9, 120
 	for _, e := range benchEngines(b) {
 		b.Run(fmt.Sprintf("%s/size=%d/hop=%d/channels=%d/frames=%d", e.Name(), size, hop, outC, frames), func(b *testing.B) {
-			scfg := SpectrogramConfig{Size: size, Hop: hop, Window: Window{Kind: Hann}, Channels: outC,
+			scfg := SpectrogramConfig{Size: size, Hop: hop, Window: window.Func{Kind: window.Hann}, Channels: outC,
 				MaxSamples: size + (frames-1)*hop, Output: Power}
 			cfg := LiveConfig{Spectrogram: scfg, Gain2: make([]float32, scfg.Bins()), ExpAlpha: 0.01, LinFrames: 8,
 				HoldFrames: 1000, Decay: 0.999, Grid: FixedColumns{Frames: 6}}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prismaudio/prism/window"
 )
 
 // cacheRun opens a fresh engine (so programs come from the disk cache or
@@ -23,7 +25,7 @@ func cacheRun(t *testing.T) ([]float32, OpenCLStats) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4096, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 256, Hop: 64, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 4096, Output: DBFS}
 	ic := ImageConfig{Columns: 16, TotalFrames: cfg.Frames(4096), RowLo: []int32{0, 10, 40}, RowHi: []int32{10, 40, 129}}
 	p, err := e.NewImage(cfg, ic)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
 	"github.com/prismaudio/prism/kernels"
+	"github.com/prismaudio/prism/window"
 )
 
 // freshEngine opens an engine with the program cache off, so every
@@ -77,7 +78,7 @@ func TestProgramSingleFlight(t *testing.T) {
 	}
 	// and the programs work: a plan made now compiles nothing more
 	p, err := NewPCMImage(e, PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix},
-		SpectrogramConfig{Size: 64, Hop: 16, Window: Window{Kind: Hann}, Channels: 1, MaxSamples: 1024, Output: DBFS},
+		SpectrogramConfig{Size: 64, Hop: 16, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 1024, Output: DBFS},
 		ImageConfig{Columns: 4, TotalFrames: 61, RowLo: []int32{0}, RowHi: []int32{33}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
 const buildChildEnv = "PRISM_TEST_BUILD_CHILD"
@@ -19,7 +21,7 @@ func buildOnce() error {
 		return err
 	}
 	defer e.Close()
-	cfg := SpectrogramConfig{Size: 512, Hop: 128, Window: Window{Kind: Hann}, Channels: 2, Mix: true, MaxSamples: 2048, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 512, Hop: 128, Window: window.Func{Kind: window.Hann}, Channels: 2, Mix: true, MaxSamples: 2048, Output: DBFS}
 	p, err := e.NewSpectrogram(cfg)
 	if err != nil {
 		return err

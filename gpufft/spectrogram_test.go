@@ -6,10 +6,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/prismaudio/prism/window"
 )
 
-var allWindows = []Window{{Kind: Rect}, {Kind: Hann}, {Kind: Hamming}, {Kind: Blackman},
-	{Kind: BlackmanHarris}, {Kind: FlatTop}, {Kind: Kaiser, Beta: 8.6}, {Kind: Kaiser, Beta: 3}}
+var allWindows = []window.Func{{Kind: window.Rect}, {Kind: window.Hann}, {Kind: window.Hamming}, {Kind: window.Blackman},
+	{Kind: window.BlackmanHarris}, {Kind: window.FlatTop}, {Kind: window.Kaiser, Beta: 8.6}, {Kind: window.Kaiser, Beta: 3}}
 
 // sine returns amp·sin(2π·cycles·i/n) for i < length, computed in float64.
 func sine(length, n int, cycles, amp, phase float64) []float32 {
@@ -64,7 +66,7 @@ func TestFlatTopBetweenBins(t *testing.T) {
 	const n = 2048
 	for _, e := range engines(t) {
 		for frac := 0.0; frac <= 0.5; frac += 0.0625 {
-			cfg := SpectrogramConfig{Size: n, Hop: n, Window: Window{Kind: FlatTop}, Channels: 1, Mix: true, MaxSamples: n}
+			cfg := SpectrogramConfig{Size: n, Hop: n, Window: window.Func{Kind: window.FlatTop}, Channels: 1, Mix: true, MaxSamples: n}
 			levelDB := -6.0
 			out := spectrogram(t, e, cfg, sine(n, n, 300+frac, math.Pow(10, levelDB/20), 1))
 			peak := float32(-300)
@@ -85,7 +87,7 @@ func TestBlackmanHarrisDynamicRange(t *testing.T) {
 	for _, e := range engines(t) {
 		for _, n := range []int{1024, 4096, 16384} {
 			k0 := n / 8
-			cfg := SpectrogramConfig{Size: n, Hop: n, Window: Window{Kind: BlackmanHarris}, Channels: 1, Mix: true, MaxSamples: n}
+			cfg := SpectrogramConfig{Size: n, Hop: n, Window: window.Func{Kind: window.BlackmanHarris}, Channels: 1, Mix: true, MaxSamples: n}
 			out := spectrogram(t, e, cfg, sine(n, n, float64(k0), 1, 0.7))
 			peak := out[k0]
 			worst := float32(-400)
@@ -110,7 +112,7 @@ func TestFrameAlignment(t *testing.T) {
 			{64, 64, 64, 0}, {64, 17, 300, 100}, {64, 1, 200, 63}, {128, 32, 1000, 999}, {256, 100, 1000, 555},
 			{16384, 3000, 40000, 20000},
 		} {
-			cfg := SpectrogramConfig{Size: c.n, Hop: c.hop, Window: Window{Kind: Rect}, Channels: 1, Mix: true, MaxSamples: c.length}
+			cfg := SpectrogramConfig{Size: c.n, Hop: c.hop, Window: window.Func{Kind: window.Rect}, Channels: 1, Mix: true, MaxSamples: c.length}
 			x := make([]float32, c.length)
 			x[c.pos] = 1
 			out := spectrogram(t, e, cfg, x)
@@ -149,7 +151,7 @@ func TestChannels(t *testing.T) {
 		for c := range 3 {
 			src = append(src, sine(length, n, float64(100*(c+1)), 0.5/float64(c+1), 0)...)
 		}
-		base := SpectrogramConfig{Size: n, Hop: 512, Window: Window{Kind: Hann}, Channels: 3, MaxSamples: length}
+		base := SpectrogramConfig{Size: n, Hop: 512, Window: window.Func{Kind: window.Hann}, Channels: 3, MaxSamples: length}
 		each := base
 		out := spectrogram(t, e, each, src)
 		frames, bins := each.Frames(length), each.Bins()
@@ -185,7 +187,7 @@ func TestOutputs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 1))
 	x := randReal(rng, length)
 	for _, e := range engines(t) {
-		cfg := SpectrogramConfig{Size: n, Hop: 384, Window: Window{Kind: Hamming}, Channels: 1, Mix: true, MaxSamples: length}
+		cfg := SpectrogramConfig{Size: n, Hop: 384, Window: window.Func{Kind: window.Hamming}, Channels: 1, Mix: true, MaxSamples: length}
 		db := spectrogram(t, e, cfg, x)
 		cfg.Output = Power
 		pow := spectrogram(t, e, cfg, x)
@@ -250,7 +252,7 @@ func TestSpectrogramGPUMatchesCPU(t *testing.T) {
 // three windows, mixed and per channel.
 func spectrogramMatchesCPU(t *testing.T, g Engine, n int, rng *rand.Rand) {
 	t.Helper()
-	for _, w := range []Window{{Kind: Hann}, {Kind: BlackmanHarris}, {Kind: Kaiser, Beta: 5}} {
+	for _, w := range []window.Func{{Kind: window.Hann}, {Kind: window.BlackmanHarris}, {Kind: window.Kaiser, Beta: 5}} {
 		length := 3*n + 77
 		noise := make([]float32, 2*length)
 		tones := make([]float32, 2*length)
@@ -351,7 +353,7 @@ func TestSpectrogramShortInput(t *testing.T) {
 func ExampleCPU_NewSpectrogram() {
 	e := NewCPU(0)
 	defer e.Close()
-	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 48000}
+	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 48000}
 	p, err := e.NewSpectrogram(cfg)
 	if err != nil {
 		panic(err)
@@ -387,7 +389,7 @@ func TestBinGain(t *testing.T) {
 	}
 	for _, e := range engines(t) {
 		for _, out := range []Output{DBFS, Power} {
-			cfg := SpectrogramConfig{Size: n, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: length, Output: out}
+			cfg := SpectrogramConfig{Size: n, Hop: 1024, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: length, Output: out}
 			plain := spectrogram(t, e, cfg, x)
 			cfg.BinGain = mask
 			masked := spectrogram(t, e, cfg, x)

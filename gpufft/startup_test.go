@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/window"
 )
 
 // startupReportEnv makes the test binary measure one OpenCL start-up and
@@ -35,7 +36,7 @@ func startupReport() error {
 		return err
 	}
 	open := time.Since(t0)
-	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4096 + 4095*1024, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 4096 + 4095*1024, Output: DBFS}
 	ic := imageConfigFor(cfg, 28_800_000, 1920, 1080)
 	t1 := time.Now()
 	p, err := NewPCMImage(e, PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}, cfg, ic)
@@ -160,7 +161,7 @@ func pcmFileReport(path string) error {
 	dataBytes := int64(binary.LittleEndian.Uint32(hdr[40:]))
 	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
 	samples := int(dataBytes) / f.FrameBytes()
-	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: 4096 + 4095*1024, Output: DBFS}
+	cfg := SpectrogramConfig{Size: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: 4096 + 4095*1024, Output: DBFS}
 	t1 := time.Now()
 	p, err := NewPCMImage(e, f, cfg, imageConfigFor(cfg, samples, 1920, 1080))
 	if err != nil {
@@ -214,7 +215,7 @@ func BenchmarkFile(b *testing.B) {
 	raw := randomPCM(r, PCMInt16, samples, 2)
 	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
 	const n, hop = 4096, 1024
-	cfg := SpectrogramConfig{Size: n, Hop: hop, Window: Window{Kind: Hann}, Channels: 1, Mix: true, MaxSamples: n + (1<<22/hop-1)*hop, Output: DBFS}
+	cfg := SpectrogramConfig{Size: n, Hop: hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: n + (1<<22/hop-1)*hop, Output: DBFS}
 	ic := imageConfigFor(cfg, samples, 1920, 1080)
 	img := make([]float32, 1920*1080)
 	var es []Engine

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
 	"github.com/prismaudio/prism/kernels"
+	"github.com/prismaudio/prism/window"
 )
 
 // A transfer plan (TransferEngine.NewTransfer) is the engine side of a
@@ -40,11 +41,11 @@ const MaxTransferFrames = 256
 
 // TransferConfig describes a transfer plan.
 type TransferConfig struct {
-	Size       int    // N: frame length, a power of two, MinSize..MaxSize
-	Hop        int    // H: 1 ≤ H ≤ N
-	Window     Window // applied to both channels' frames
-	Channels   int    // M measurement channels, ≥ 1 (the input holds 1+M)
-	MaxSamples int    // most samples per channel passed to one Execute, ≥ Size
+	Size       int         // N: frame length, a power of two, MinSize..MaxSize
+	Hop        int         // H: 1 ≤ H ≤ N
+	Window     window.Func // applied to both channels' frames
+	Channels   int         // M measurement channels, ≥ 1 (the input holds 1+M)
+	MaxSamples int         // most samples per channel passed to one Execute, ≥ Size
 	// Frames is the FIFO's length, 1…MaxTransferFrames; 0 selects the
 	// exponential average of weight ExpAlpha, 0 < ExpAlpha ≤ 1.
 	Frames   int

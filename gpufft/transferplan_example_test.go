@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // A transfer plan on the CPU engine (any engine that is a
@@ -15,7 +16,7 @@ import (
 func ExampleTransferEngine() {
 	e := gpufft.NewCPU(0)
 	defer e.Close()
-	cfg := gpufft.TransferConfig{Size: 1024, Hop: 512, Window: gpufft.Window{Kind: gpufft.Hann},
+	cfg := gpufft.TransferConfig{Size: 1024, Hop: 512, Window: window.Func{Kind: window.Hann},
 		Channels: 2, MaxSamples: 8192, Frames: 8}
 	p, err := e.NewTransfer(cfg)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/kernels"
+	"github.com/prismaudio/prism/window"
 )
 
 // transferSignal is 1+M planar channels of L samples: white noise x, and
@@ -119,7 +120,7 @@ func TestTransferPlanWelch(t *testing.T) {
 		results = results[:0]
 		for _, e := range es {
 			cfg := base
-			cfg.Window = Window{Kind: Hann}
+			cfg.Window = window.Func{Kind: window.Hann}
 			cfg.MaxSamples = 9 * cfg.Size / 2
 			name := fmt.Sprintf("%s/N=%d/M=%d/K=%d", e.Name(), cfg.Size, cfg.Channels, cfg.Frames)
 			p, err := e.(TransferEngine).NewTransfer(cfg)
@@ -221,7 +222,7 @@ func TestTransferPlanNoAllocs(t *testing.T) {
 	}
 	for _, e := range engines(t) {
 		for _, frames := range []int{0, 8} {
-			cfg := TransferConfig{Size: 1024, Hop: 256, Window: Window{Kind: Hann}, Channels: 4, MaxSamples: 4096,
+			cfg := TransferConfig{Size: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channels: 4, MaxSamples: 4096,
 				Frames: frames, ExpAlpha: 0.5}
 			p, err := e.(TransferEngine).NewTransfer(cfg)
 			if err != nil {
@@ -283,7 +284,7 @@ func BenchmarkTransferPlan(b *testing.B) {
 		for _, c := range []struct{ n, hop, m int }{{65536, 1024, 1}, {65536, 128, 16}} {
 			b.Run(fmt.Sprintf("%s/size=%d/hop=%d/channels=%d", e.Name(), c.n, c.hop, c.m), func(b *testing.B) {
 				const frames = 16
-				cfg := TransferConfig{Size: c.n, Hop: c.hop, Window: Window{Kind: Hann}, Channels: c.m,
+				cfg := TransferConfig{Size: c.n, Hop: c.hop, Window: window.Func{Kind: window.Hann}, Channels: c.m,
 					MaxSamples: (frames-1)*c.hop + c.n, Frames: 64}
 				p, err := e.(TransferEngine).NewTransfer(cfg)
 				if err != nil {

@@ -13,7 +13,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/encode"
-	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/window"
 )
 
 // writeFloatWAV writes x times gain as a mono 32-bit float WAV at rate.
@@ -63,7 +63,7 @@ func TestCompareAB(t *testing.T) {
 	writeFloatWAV(t, pathC, 44100, x, 1)
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	hann, _ := live.ParseWindow("hann")
+	hann, _ := window.Parse("hann")
 	fs := syntheticFile() // shown as file A: its analysis's size (1024) and window are the comparison's
 	fs.Path, fs.Window = pathA, hann
 	w.fview.SetFile(fs)

@@ -18,8 +18,8 @@ import (
 type applier struct {
 	mu     sync.Mutex
 	eng    Engine
-	live   *live.LiveSettings // newest not yet applied
-	engine string             // newest engine choice not yet applied
+	live   *live.Settings // newest not yet applied
+	engine string         // newest engine choice not yet applied
 	busy   bool
 	wake   chan struct{}
 	stop   chan struct{}
@@ -33,7 +33,7 @@ func newApplier(eng Engine) *applier {
 }
 
 // apply posts analysis settings.
-func (a *applier) apply(l live.LiveSettings) {
+func (a *applier) apply(l live.Settings) {
 	a.mu.Lock()
 	a.live = &l
 	a.mu.Unlock()

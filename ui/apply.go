@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // change applies fn to the settings, saves them, and applies what changed.
@@ -36,7 +37,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	w.win.Canvas().Unfocus()
 }
 
-func sameLive(a, b live.LiveSettings) bool {
+func sameLive(a, b live.Settings) bool {
 	return a.FFT == b.FFT && a.Hop == b.Hop && a.Window == b.Window && a.AvgTau == b.AvgTau && a.AvgFrames == b.AvgFrames &&
 		a.PeakHold == b.PeakHold && a.PeakDecay == b.PeakDecay && a.History == b.History && a.Band == b.Band &&
 		a.Fraction == b.Fraction && a.Weighting == b.Weighting
@@ -137,7 +138,7 @@ func (w *Window) markBand() {
 
 // setSource switches the source on a goroutine (it blocks until the
 // engine goroutine has switched) and reports the outcome.
-func (w *Window) setSource(spec live.SourceSpec) {
+func (w *Window) setSource(spec session.SourceSpec) {
 	w.notice = "switching to " + spec.String() + "…"
 	go func() {
 		notice, err := w.eng.SetSource(spec)
@@ -167,7 +168,7 @@ func (w *Window) setMonitorOutput(on bool) {
 	band, err := dsp.ParseBand(w.set.Band)
 	go func() {
 		if err == nil {
-			err = w.eng.SetMonitorOutput(on, band)
+			err = w.eng.SetPlaythrough(on, band)
 		}
 		w.do(func() {
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 )
 
 // hover puts the cursor over the spectrum at frequency f.
@@ -175,11 +176,11 @@ func TestCalibrateFromInput(t *testing.T) {
 	if got != nil || w.set.CalOffset != 120 || w.set.Unit != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
 		t.Errorf("calibrated: %v, %+v", got, w.set)
 	}
-	e.calErr = live.ErrNoCalibratorInput
+	e.calErr = meter.ErrNoCalibratorInput
 	done = false
 	w.CalibrateFromInput(0, 114, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
-	if !errors.Is(got, live.ErrNoCalibratorInput) || !strings.HasPrefix(got.Error(), "prism: ") || w.set.CalOffset != 120 {
+	if !errors.Is(got, meter.ErrNoCalibratorInput) || !strings.HasPrefix(got.Error(), "prism: ") || w.set.CalOffset != 120 {
 		t.Errorf("failed measurement: %v, offset %v", got, w.set.CalOffset)
 	}
 	if err := w.calibrateAs(calModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {

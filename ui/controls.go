@@ -13,9 +13,11 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/window"
 )
 
 // controls are the side panel's widgets, kept so keyboard shortcuts and
@@ -36,7 +38,7 @@ type controls struct {
 
 // option lists (label ↔ value)
 var (
-	fftSizes    = powersOfTwo(analysis.MinFFT, MaxFFT)
+	fftSizes    = powersOfTwo(engine.MinFFT, MaxFFT)
 	overlaps    = []string{"0 %", "50 %", "75 %", "87.5 %", "93.75 %"}
 	overlapVals = []float64{0, 0.5, 0.75, 0.875, 0.9375}
 	averagings  = []string{"Off", "Exponential 0.25 s", "Exponential 1 s", "Exponential 4 s", "Linear 8 frames", "Linear 32 frames", "Long-term (since reset)"}
@@ -76,17 +78,17 @@ func (w *Window) buildControls() fyne.CanvasObject {
 				spec = live.DefaultGenerator
 			}
 			set(func(s *Settings) {
-				s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		case srcFile:
 			w.pickSourceFile()
 		case srcDefault:
 			set(func(s *Settings) {
-				s.Source = live.SourceSpec{Kind: live.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = session.SourceSpec{Kind: session.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		default:
 			set(func(s *Settings) {
-				s.Source = live.SourceSpec{Kind: live.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
+				s.Source = session.SourceSpec{Kind: session.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
 			})
 		}
 	})
@@ -94,16 +96,16 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.gen = widget.NewEntry()
 	c.gen.SetPlaceHolder(live.DefaultGenerator)
 	c.gen.Validator = func(s string) error {
-		_, err := live.ParseGeneratorSpec(s)
+		_, err := session.ParseGeneratorSpec(s)
 		return err
 	}
 	c.gen.OnSubmitted = func(v string) {
-		if _, err := live.ParseGeneratorSpec(v); err != nil {
+		if _, err := session.ParseGeneratorSpec(v); err != nil {
 			dialog.ShowError(err, w.win)
 			return
 		}
 		set(func(s *Settings) {
-			s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
+			s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
 		})
 	}
 	c.rate = widget.NewSelect(rates, func(v string) {
@@ -121,7 +123,7 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	c.overlap = widget.NewSelect(overlaps, func(v string) {
 		set(func(s *Settings) { s.Overlap = overlapVals[indexOf(overlaps, v)] })
 	})
-	c.window = widget.NewSelect(live.WindowNames(), func(v string) { set(func(s *Settings) { s.Window = v }) })
+	c.window = widget.NewSelect(window.Names(), func(v string) { set(func(s *Settings) { s.Window = v }) })
 	c.avg = widget.NewSelect(averagings, func(v string) {
 		set(func(s *Settings) {
 			switch indexOf(averagings, v) {
@@ -308,7 +310,7 @@ func (w *Window) pickSourceFile() {
 // off again).
 func (w *Window) playFile(path string) {
 	w.rememberFolder(filepath.Dir(path))
-	w.change(func(s *Settings) { s.Source = live.SourceSpec{Kind: live.SourceFile, File: path} })
+	w.change(func(s *Settings) { s.Source = session.SourceSpec{Kind: session.SourceFile, File: path} })
 	if !w.monitorOn {
 		w.c.monitor.SetChecked(true) // (its OnChanged turns the output on)
 	}
@@ -325,10 +327,10 @@ func (w *Window) syncControls() {
 	defer func() { c.syncing = false }()
 	s := w.set
 	switch s.Source.Kind {
-	case live.SourceGenerator:
+	case session.SourceGenerator:
 		c.source.SetSelected(srcGenerator)
 		c.gen.SetText(s.Source.Generator)
-	case live.SourceFile:
+	case session.SourceFile:
 		c.source.SetSelected(srcFile)
 	default:
 		if s.Source.Device == "" {

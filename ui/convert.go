@@ -3,8 +3,8 @@ package ui
 import (
 	"fmt"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -19,13 +19,13 @@ import (
 // the size beyond one spectrum per trace; the views read only the traces
 // they draw (live.Spectrum.Want), a waterfall at most pullBins bins per
 // tick, and slow pulls give way to the window's drawing (pullShare).
-const MaxFFT = analysis.MaxFFT
+const MaxFFT = engine.MaxFFT
 
 // CheckFFT is the analyses' FFT-size rule (analysis.CheckFFT) within the
 // window's MaxFFT.
 func CheckFFT(n int) error {
-	if err := analysis.CheckFFT(n, 1); err != nil || n > MaxFFT {
-		return fmt.Errorf("FFT size %d: want a power of two %d…%d", n, analysis.MinFFT, MaxFFT)
+	if err := engine.CheckFFT(n, 1); err != nil || n > MaxFFT {
+		return fmt.Errorf("FFT size %d: want a power of two %d…%d", n, engine.MinFFT, MaxFFT)
 	}
 	return nil
 }

@@ -2,7 +2,7 @@
 // waterfall and the RTA bars, the file view, the controls and the status
 // bar, built from Fyne widgets.
 //
-// It knows the analysis only through the Engine interface (live.Monitor in
+// It knows the analysis only through the Engine interface (session.Session in
 // the program, a fake in tests) and never sees PortAudio or OpenCL; it
 // does not link Fyne's GLFW driver either (package desktop opens the real
 // window), so its tests run on Fyne's test driver without a display.

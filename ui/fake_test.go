@@ -10,8 +10,11 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // fakeEngine is a deterministic analysis: every channel shows a 1 kHz
@@ -24,8 +27,8 @@ type fakeEngine struct {
 	engine   string
 	hasGPU   bool
 	gpuOnCPU bool
-	applied  []live.LiveSettings
-	source   live.SourceSpec
+	applied  []live.Settings
+	source   session.SourceSpec
 	frames   [][]float32 // queued columns (dB)
 	next     uint64
 	file     *analysis.FileSpectrogram
@@ -58,7 +61,7 @@ type fakeEngine struct {
 func newFakeEngine() *fakeEngine {
 	bands, _ := dsp.Bands(3, 20, 20000, 24000)
 	return &fakeEngine{rate: 48000, ch: 2, fft: 4096, hop: 1024, engine: "opencl", hasGPU: true,
-		source: live.SourceSpec{Kind: live.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
+		source: session.SourceSpec{Kind: session.SourceGenerator, Generator: "sine:1000:-6"}, bands: bands}
 }
 
 // fakeLongOffset is the fake's long-term average less its current
@@ -110,7 +113,7 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 	dst.Peak = dsp.Peak{Freq: 1000, LevelDB: -6, Note: note, Cents: cents}
 	dst.Bands = dst.Bands[:0]
 	for _, b := range e.bands {
-		dst.Bands = append(dst.Bands, analysis.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
+		dst.Bands = append(dst.Bands, dsp.BandLevel{Band: b, LevelDB: float64(fakeLevel(b.Exact))})
 	}
 	// only the traces asked for, as Live.Latest does
 	want := dst.Want
@@ -129,18 +132,18 @@ func (e *fakeEngine) Latest(c int, dst *live.Spectrum) {
 
 // fakeMeters are the fake's level meters: fixed values, different per
 // channel, so a view that mixes them up shows it.
-func fakeMeters(ch int) live.Meters {
-	m := live.Meters{Channels: ch, Rate: 48000, Momentary: -18.24, ShortTerm: -19.43, MomentaryMax: -16.02,
+func fakeMeters(ch int) meter.Meters {
+	m := meter.Meters{Channels: ch, Rate: 48000, Momentary: -18.24, ShortTerm: -19.43, MomentaryMax: -16.02,
 		ShortTermMax: -18.31, Integrated: -20.07, Range: 4.52, Seconds: 65.4}
 	for c := range ch {
 		d := -3 * float64(c)
-		m.Ch[c] = live.ChannelMeter{SamplePeak: -12.5 + d, TruePeak: -11.9 + d, SamplePeakHold: -6.0 + d,
+		m.Ch[c] = meter.Channel{SamplePeak: -12.5 + d, TruePeak: -11.9 + d, SamplePeakHold: -6.0 + d,
 			TruePeakHold: -0.5 + d, TruePeakMax: -0.44 + d, RMS: -24.26 + d}
 	}
 	return m
 }
 
-func (e *fakeEngine) ReadMeters(dst *live.Meters) {
+func (e *fakeEngine) ReadMeters(dst *meter.Meters) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	*dst = fakeMeters(e.ch)
@@ -206,20 +209,20 @@ func (e *fakeEngine) Frames() uint64 {
 	return e.framesN
 }
 
-func (e *fakeEngine) ReadStats(dst *live.LiveStats) {
+func (e *fakeEngine) ReadStats(dst *live.Stats) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	m := dst.EngineMs
 	if m == nil {
 		m = map[string]float64{}
 	}
-	*dst = live.LiveStats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
+	*dst = live.Stats{Engine: e.engine, Device: "fake device", Source: e.source.String(), SampleRate: e.rate,
 		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerBatch: 4, FramesPerSec: 187.5, Frames: e.framesN, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
 }
 
-func (e *fakeEngine) Apply(s live.LiveSettings) {
+func (e *fakeEngine) Apply(s live.Settings) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.applied = append(e.applied, s)
@@ -227,7 +230,7 @@ func (e *fakeEngine) Apply(s live.LiveSettings) {
 	e.longFrames = 0
 }
 
-func (e *fakeEngine) lastApplied() live.LiveSettings {
+func (e *fakeEngine) lastApplied() live.Settings {
 	if e.settle != nil {
 		e.settle()
 	}
@@ -248,14 +251,14 @@ func (e *fakeEngine) UseEngine(name string) {
 func (e *fakeEngine) HasGPU() bool   { return e.hasGPU }
 func (e *fakeEngine) GPUOnCPU() bool { return e.gpuOnCPU }
 
-func (e *fakeEngine) SetSource(spec live.SourceSpec) (string, error) {
+func (e *fakeEngine) SetSource(spec session.SourceSpec) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.source = spec
 	return "", nil
 }
 
-func (e *fakeEngine) Source() live.SourceSpec {
+func (e *fakeEngine) Source() session.SourceSpec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.source
@@ -263,14 +266,14 @@ func (e *fakeEngine) Source() live.SourceSpec {
 
 func (e *fakeEngine) InputDevices() ([]string, error) { return []string{"Null Input"}, nil }
 
-func (e *fakeEngine) SetMonitorOutput(on bool, band dsp.BandSpec) error {
+func (e *fakeEngine) SetPlaythrough(on bool, band dsp.BandSpec) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.monitorOn, e.monitorBand = on, band.String()
 	return nil
 }
 
-func (e *fakeEngine) MonitorOutput() string {
+func (e *fakeEngine) PlaythroughStatus() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.monitorOn {
@@ -298,7 +301,7 @@ func (e *fakeEngine) AnalyzeSpectrum(ctx context.Context, path string, o analysi
 		<-ctx.Done()
 		return analysis.SpectrumResult{}, ctx.Err()
 	}
-	eng, _, err := analysis.OpenEngines(analysis.EngineCPU, "")
+	eng, _, err := engine.Open(engine.CPU, "")
 	if err != nil {
 		return analysis.SpectrumResult{}, err
 	}

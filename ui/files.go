@@ -16,6 +16,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/window"
 )
 
 // OpenFile analyzes a whole file in the background, with progress and
@@ -57,7 +58,7 @@ func (w *Window) OpenFile(path string) {
 }
 
 func (w *Window) viewOptions() (analysis.ViewOptions, error) {
-	win, err := live.ParseWindow(w.set.Window)
+	win, err := window.Parse(w.set.Window)
 	if err != nil {
 		return analysis.ViewOptions{}, err
 	}

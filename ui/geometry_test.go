@@ -180,7 +180,7 @@ type blockingEngine struct {
 	release chan struct{}
 }
 
-func (b *blockingEngine) Apply(s live.LiveSettings) {
+func (b *blockingEngine) Apply(s live.Settings) {
 	<-b.release
 	b.fakeEngine.Apply(s)
 }

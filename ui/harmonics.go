@@ -16,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/window"
 )
 
 // harmonicEvery is how often the live readout is recomputed: a few times
@@ -49,7 +50,7 @@ type harmonicMeter struct {
 type harmonicWork struct {
 	in     []float32
 	binHz  float64
-	window string // a name live.ParseWindow reads
+	window string // a name window.Parse reads
 	kwin   string // the kernel's window and size
 	fft    int
 	kernel *dsp.WindowKernel
@@ -124,15 +125,15 @@ func (m *harmonicWork) run() {
 
 // ensureKernel makes the window kernel of window at size fft, unless it
 // has it.
-func (m *harmonicWork) ensureKernel(window string, fft int) error {
-	if m.kernel != nil && m.kwin == window && m.fft == fft {
+func (m *harmonicWork) ensureKernel(winName string, fft int) error {
+	if m.kernel != nil && m.kwin == winName && m.fft == fft {
 		return nil
 	}
 	m.kernel = nil
 	if fft < 2 {
 		return errNoSpectrum
 	}
-	w, err := live.ParseWindow(window)
+	w, err := window.Parse(winName)
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (m *harmonicWork) ensureKernel(window string, fft int) error {
 	if err != nil {
 		return err
 	}
-	m.kernel, m.kwin, m.fft = k, window, fft
+	m.kernel, m.kwin, m.fft = k, winName, fft
 	m.leakDB = leakageDB(k)
 	return nil
 }

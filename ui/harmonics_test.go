@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/window"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -17,9 +18,9 @@ import (
 // averaged in power, scaled to sine-level dBFS (a sine of amplitude A on
 // a bin reads 20·log10 A) and rounded to float32 dB. It is computed here
 // in float64 with gonum's FFT, independently of the engines.
-func distortedSpectrum(t *testing.T, window string, n, rate int, a1, f0 float64, amps map[int]float64, sigma float64, frames int) []float32 {
+func distortedSpectrum(t *testing.T, winName string, n, rate int, a1, f0 float64, amps map[int]float64, sigma float64, frames int) []float32 {
 	t.Helper()
-	win, err := live.ParseWindow(window)
+	win, err := window.Parse(winName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +236,7 @@ func TestFileViewMeasures(t *testing.T) {
 	db := distortedSpectrum(t, "flattop", n, rate, a1, f0, amps, 1e-5, 4)
 	e := newFakeEngine()
 	e.file = syntheticFile()
-	e.file.Window, _ = live.ParseWindow("flattop")
+	e.file.Window, _ = window.Parse("flattop")
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }

@@ -8,13 +8,13 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
-	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 )
 
 // MeterSource is where a MetersView pulls the level meters from
-// (live.Monitor).
+// (session.Session).
 type MeterSource interface {
-	ReadMeters(dst *live.Meters)
+	ReadMeters(dst *meter.Meters)
 }
 
 // The meters' bar scale, dBFS: a true peak may read above full scale.
@@ -35,7 +35,7 @@ const (
 // calibrated). Only the Fyne goroutine uses it.
 type MetersView struct {
 	plotBase
-	m       live.Meters
+	m       meter.Meters
 	pulled  bool
 	drawnAt float64 // the input time (Meters.Seconds) of the meters last refreshed
 	drawnCh int
@@ -46,7 +46,7 @@ type MetersView struct {
 }
 
 // MaxShownMeters is how many channels' bars the view draws.
-const MaxShownMeters = live.MaxMeterChannels
+const MaxShownMeters = meter.MaxChannels
 
 // meterBars are a channel's bar rectangles as drawn: the peak column and
 // the RMS column, each the full height of the scale.
@@ -95,7 +95,7 @@ func (v *MetersView) Pull(src MeterSource) {
 }
 
 // Meters are the meters last pulled.
-func (v *MetersView) Meters() live.Meters { return v.m }
+func (v *MetersView) Meters() meter.Meters { return v.m }
 
 // Text is the numeric readouts last drawn, one line each.
 func (v *MetersView) Text() string {

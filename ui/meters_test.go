@@ -8,7 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
-	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 )
 
 // TestMetersViewShowsEngine: in the window, the meters show the fake
@@ -75,10 +75,10 @@ func TestMetersViewZonesAndCalibration(t *testing.T) {
 	win := test.NewTempWindow(t, v)
 	win.SetPadded(false)
 	win.Resize(fyne.NewSize(200, 400))
-	src := meterFunc(func(m *live.Meters) {
-		*m = live.Meters{Channels: 1}
+	src := meterFunc(func(m *meter.Meters) {
+		*m = meter.Meters{Channels: 1}
 		inf := math.Inf(-1)
-		m.Ch[0] = live.ChannelMeter{SamplePeak: 1, TruePeak: 1, SamplePeakHold: inf, TruePeakHold: inf, TruePeakMax: inf, RMS: -20}
+		m.Ch[0] = meter.Channel{SamplePeak: 1, TruePeak: 1, SamplePeakHold: inf, TruePeakHold: inf, TruePeakMax: inf, RMS: -20}
 	})
 	v.Pull(src)
 	capture(win)
@@ -103,9 +103,9 @@ func TestMetersViewZonesAndCalibration(t *testing.T) {
 	}
 }
 
-type meterFunc func(*live.Meters)
+type meterFunc func(*meter.Meters)
 
-func (f meterFunc) ReadMeters(m *live.Meters) { f(m) }
+func (f meterFunc) ReadMeters(m *meter.Meters) { f(m) }
 
 // TestMetersNoAllocs: pulling the meters (the engine's ReadMeters into the
 // view's copy) and drawing them allocate nothing in steady state.
@@ -120,7 +120,7 @@ func TestMetersNoAllocs(t *testing.T) {
 	win.Resize(fyne.NewSize(200, 400))
 	v.Pull(e)
 	capture(win)
-	var m live.Meters
+	var m meter.Meters
 	if n := testing.AllocsPerRun(50, func() { e.ReadMeters(&m) }); n != 0 {
 		t.Errorf("ReadMeters: %v allocs", n)
 	}
@@ -139,8 +139,8 @@ func TestMetersNoAllocs(t *testing.T) {
 func TestMetersRefreshRate(t *testing.T) {
 	test.NewTempApp(t)
 	v := NewMetersView()
-	var m live.Meters
-	src := meterFunc(func(dst *live.Meters) { *dst = m })
+	var m meter.Meters
+	src := meterFunc(func(dst *meter.Meters) { *dst = m })
 	var drawn []float64
 	pull := func(sec float64, ch int) {
 		m.Seconds, m.Channels = sec, ch

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
@@ -168,7 +167,7 @@ func (v *RTAView) bandAt(px int) int {
 }
 
 // Levels are the band levels last pulled.
-func (v *RTAView) Levels() []analysis.BandLevel { return v.sp.Bands }
+func (v *RTAView) Levels() []dsp.BandLevel { return v.sp.Bands }
 
 // Image is the last frame drawn.
 func (v *RTAView) Image() *image.RGBA { return v.img }

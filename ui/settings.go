@@ -8,12 +8,14 @@ import (
 	"fyne.io/fyne/v2"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/window"
 )
 
 // Settings are everything the window lets the user choose; they are saved
 // in the app's preferences and restored at the next start.
 type Settings struct {
-	Source     live.SourceSpec
+	Source     session.SourceSpec
 	FFT        int
 	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
 	Window     string
@@ -50,7 +52,7 @@ type Settings struct {
 // one, dark theme, the spectrum in dBFS and no calibration.
 func DefaultSettings() Settings {
 	return Settings{
-		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
+		Source: session.SourceSpec{Kind: session.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
 		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
 		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting.String(),
 		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: "dbfs",
@@ -61,12 +63,12 @@ func DefaultSettings() Settings {
 func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5)) }
 
 // Live turns the settings into the analyzer's.
-func (s Settings) Live() (live.LiveSettings, error) {
-	l := live.DefaultLiveSettings()
+func (s Settings) Live() (live.Settings, error) {
+	l := live.DefaultSettings()
 	if err := CheckFFT(s.FFT); err != nil {
 		return l, err
 	}
-	w, err := live.ParseWindow(s.Window)
+	w, err := window.Parse(s.Window)
 	if err != nil {
 		return l, err
 	}
@@ -200,7 +202,7 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(s.Theme, "dark", "light") {
 		s.Theme = d.Theme
 	}
-	if !oneOf(s.Source.Kind, live.SourceDevice, live.SourceGenerator, live.SourceFile) {
+	if !oneOf(s.Source.Kind, session.SourceDevice, session.SourceGenerator, session.SourceFile) {
 		s.Source = d.Source
 	}
 	if s.Band != "" {

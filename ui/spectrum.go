@@ -65,7 +65,7 @@ func appendLongLabel(b []byte, secs float64) []byte {
 	return append(b, " s)"...)
 }
 
-// SpectrumSource is where a SpectrumView pulls spectra from (live.Monitor).
+// SpectrumSource is where a SpectrumView pulls spectra from (session.Session).
 type SpectrumSource interface {
 	Latest(c int, dst *live.Spectrum)
 }

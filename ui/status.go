@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // countFrame keeps the frames-per-second and CPU-load figures.
@@ -40,7 +41,7 @@ func (w *Window) countFrame(now time.Time) {
 // empty display that long needs a reason. It is empty once a frame has
 // been analyzed since the settings changed (st.Frames past framesAt), and
 // for frames shorter than a second.
-func fillText(st *live.LiveStats, framesAt uint64, waited time.Duration) string {
+func fillText(st *live.Stats, framesAt uint64, waited time.Duration) string {
 	if st.SampleRate <= 0 || st.Frames != framesAt {
 		return ""
 	}
@@ -119,7 +120,7 @@ func (w *Window) updateStatus() {
 		if rs.Active {
 			b.WriteString(" · recording to " + rs.Path)
 		}
-		if mo := w.eng.MonitorOutput(); mo != "" {
+		if mo := w.eng.PlaythroughStatus(); mo != "" {
 			b.WriteString(" · " + mo)
 		}
 		if n := mixNoiseNote(w.set, st.Channels); n != "" {
@@ -160,7 +161,7 @@ func (w *Window) updateStatus() {
 	if !w.eng.HasGPU() {
 		b.WriteString("No GPU engine here (OpenCL is not usable): the CPU engine does all the work\n")
 	}
-	if mo := w.eng.MonitorOutput(); mo != "" {
+	if mo := w.eng.PlaythroughStatus(); mo != "" {
 		b.WriteString("Monitor: " + mo + "\n")
 	}
 	if w.paused {
@@ -226,7 +227,7 @@ func (w *Window) traceReady() {
 func mixNoiseNote(s Settings, channels int) string {
 	g := s.Source.Generator
 	noise := strings.HasPrefix(g, "white") || strings.HasPrefix(g, "pink")
-	if s.Source.Kind != live.SourceGenerator || !noise || channels < 2 || s.Channels == "all" {
+	if s.Source.Kind != session.SourceGenerator || !noise || channels < 2 || s.Channels == "all" {
 		return ""
 	}
 	return fmt.Sprintf("generator noise: %s dBFS RMS per channel; the mix of %d independent channels reads %.1f dB lower",

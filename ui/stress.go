@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // The stress preset: more analysis than a CPU keeps up with and a GPU does
@@ -24,7 +25,7 @@ const (
 // device is a CPU, that there is no GPU to show.
 func (w *Window) Stress() {
 	w.change(func(s *Settings) {
-		s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
+		s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
 		s.FFT = stressFFT
 		s.Overlap = 1 - float64(stressHop)/float64(stressFFT)
 	})
@@ -42,7 +43,7 @@ func (w *Window) Stress() {
 // its mean time per batch (the inactive engine's measured on copies of the
 // same batches) over the audio time a batch holds. A load over 1 cannot
 // keep up: frames are dropped.
-func engineLoads(st *live.LiveStats) map[string]float64 {
+func engineLoads(st *live.Stats) map[string]float64 {
 	if st.SampleRate <= 0 || st.FramesPerBatch <= 0 || st.Hop <= 0 {
 		return nil
 	}

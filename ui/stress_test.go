@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // TestStressPreset: the stress button asks for the generator at 192 kHz ×
@@ -20,7 +20,7 @@ func TestStressPreset(t *testing.T) {
 		w.Stress()
 		settle(t, w)
 		got := e.lastApplied()
-		want := live.SourceSpec{Kind: live.SourceGenerator, Generator: "pink:-20", Rate: 192000, Channels: 8}
+		want := session.SourceSpec{Kind: session.SourceGenerator, Generator: "pink:-20", Rate: 192000, Channels: 8}
 		if got.FFT != 65536 || got.Hop != 16 || w.set.Source != want {
 			t.Errorf("GPU %v: applied N=%d hop %d, source %+v", hasGPU, got.FFT, got.Hop, w.set.Source)
 		}
@@ -46,7 +46,7 @@ func TestStressPreset(t *testing.T) {
 // and the per-channel view need no note.
 func TestMixNoiseNote(t *testing.T) {
 	s := DefaultSettings()
-	s.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: "pink:-20"}
+	s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: "pink:-20"}
 	s.Channels = "mix"
 	if n := mixNoiseNote(s, 2); !strings.Contains(n, "-20 dBFS RMS per channel") || !strings.Contains(n, "3.0 dB lower") {
 		t.Errorf("2 channels: %q", n)

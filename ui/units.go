@@ -5,6 +5,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/window"
 )
 
 // The spectrum's units in the controls, in the order of dsp's Unit
@@ -54,7 +55,7 @@ func (d *displayCal) offsets(binHz float64, bins int) []float32 {
 	base := 0.0
 	switch d.unit {
 	case dsp.DBFSPerHz:
-		if w, err := live.ParseWindow(d.window); err == nil {
+		if w, err := window.Parse(d.window); err == nil {
 			base = dsp.SumsOf(w.Values(fft)).UnitOffsetDB(dsp.DBFSPerHz, binHz*float64(fft))
 		}
 	case dsp.DBSPL:

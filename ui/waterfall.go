@@ -12,7 +12,7 @@ import (
 )
 
 // ColumnSource is where a Waterfall pulls spectrogram columns from
-// (live.Monitor): every analyzed frame is one column, oldest first.
+// (session.Session): every analyzed frame is one column, oldest first.
 type ColumnSource interface {
 	Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry)
 }

@@ -70,7 +70,7 @@ type Window struct {
 	pullDue    time.Time // the views pull no sooner (pullShare)
 	pullShare  int       // 1/pullShare of the ticks' time at most goes to the views' pulls (0: no limit)
 	monitorOn  bool      // the monitor output is on (not saved: it starts off)
-	stats      live.LiveStats
+	stats      live.Stats
 	chans      []int
 	cfg        [4]int    // rate, channels, FFT, hop the views are set up for
 	cfgAt      time.Time // when cfg last changed (w.now)

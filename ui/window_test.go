@@ -14,8 +14,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
-	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/session"
 )
 
 // uiQueue stands in for the Fyne goroutine: the window's background work
@@ -150,7 +150,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	c.gen.SetText("sine:440:-20")
 	c.gen.OnSubmitted("sine:440:-20")
 	waitFor(t, func() bool { return e.Source().Generator == "sine:440:-20" && w.notice == "" })
-	if s := e.Source(); s.Kind != live.SourceGenerator || s.Generator != "sine:440:-20" {
+	if s := e.Source(); s.Kind != session.SourceGenerator || s.Generator != "sine:440:-20" {
 		t.Errorf("generator source: engine has %+v", s)
 	}
 

@@ -14,9 +14,11 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestNPYMatchesFloat64STFT: the NPY output equals an independent float64
@@ -42,7 +44,7 @@ func TestNPYMatchesFloat64STFT(t *testing.T) {
 		n, hop int
 		win    string
 	}{{1024, 256, "hann"}, {4096, 1000, "blackman-harris"}, {256, 77, "kaiser:6"}} {
-		w, _ := gpufft.ParseWindow(c.win)
+		w, _ := window.Parse(c.win)
 		ref := apptest.STFT64(mix, c.n, c.hop, w)
 		for _, eng := range testEngines(t) {
 			out := apptest.TempPath(t, "out.npy")
@@ -74,7 +76,7 @@ func TestChannelSelection(t *testing.T) {
 	eng := testEngines(t)[0]
 	for ch, hz := range []float64{1500, 6000} {
 		out := apptest.TempPath(t, "c.npy")
-		if _, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, AnalyzeOptions{FFT: 4096, Hop: 4096, Window: gpufft.Window{Kind: gpufft.FlatTop}, Channel: ch}, eng, nil); err != nil {
+		if _, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, AnalyzeOptions{FFT: 4096, Hop: 4096, Window: window.Func{Kind: window.FlatTop}, Channel: ch}, eng, nil); err != nil {
 			t.Fatal(err)
 		}
 		_, cols, vals := apptest.ReadNPY(t, out)
@@ -93,7 +95,7 @@ func TestCSV(t *testing.T) {
 	in := apptest.TempPath(t, "in.wav")
 	apptest.WriteWAV(t, in, rate, [][]float32{apptest.Tone(3000, rate, 1000, 0.5)})
 	eng := testEngines(t)[0]
-	opts := AnalyzeOptions{FFT: 256, Hop: 100, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
+	opts := AnalyzeOptions{FFT: 256, Hop: 100, Window: window.Func{Kind: window.Hann}, Channel: -1}
 	csvPath, npyPath := apptest.TempPath(t, "o.csv"), apptest.TempPath(t, "o.npy")
 	if _, err := AnalyzeFile(context.Background(), in, csvPath, encode.FormatCSV, opts, eng, nil); err != nil {
 		t.Fatal(err)
@@ -136,7 +138,7 @@ func TestPNG(t *testing.T) {
 		for _, scale := range []plot.Scale{plot.Log, plot.Lin, plot.Mel} {
 			out := apptest.TempPath(t, "o.png")
 			io := plot.ImageOptions{Width: 300, Height: 200, Scale: scale, DBMin: -120, DBMax: 0, Colormap: plot.Gray}
-			opts := AnalyzeOptions{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1, Image: io}
+			opts := AnalyzeOptions{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, Channel: -1, Image: io}
 			if _, err := AnalyzeFile(context.Background(), in, out, encode.FormatPNG, opts, eng, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -191,13 +193,13 @@ func TestGPUFailureFallsBackToCPU(t *testing.T) {
 	apptest.WriteWAV(t, in, 8000, [][]float32{apptest.Tone(20000, 8000, 500, 0.5)})
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	opts := AnalyzeOptions{FFT: 256, Hop: 64, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1}
+	opts := AnalyzeOptions{FFT: 256, Hop: 64, Window: window.Func{Kind: window.Hann}, Channel: -1}
 	want := apptest.TempPath(t, "want.npy")
-	if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, Engines{Preferred: cpu, CPU: cpu}, nil); err != nil {
+	if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, engine.Pair{Preferred: cpu, CPU: cpu}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := apptest.TempPath(t, "out.npy")
-	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, opts, Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 3}, CPU: cpu}, nil)
+	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, opts, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 3}, CPU: cpu}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestAnalyzeCancel(t *testing.T) {
 			cancel()
 		}
 	}
-	_, err := AnalyzeFile(ctx, in, filepath.Join(dir, "o.npy"), encode.FormatNPY, AnalyzeOptions{FFT: 256, Hop: 64, Channel: -1}, Engines{Preferred: cpu, CPU: cpu}, progress)
+	_, err := AnalyzeFile(ctx, in, filepath.Join(dir, "o.npy"), encode.FormatNPY, AnalyzeOptions{FFT: 256, Hop: 64, Channel: -1}, engine.Pair{Preferred: cpu, CPU: cpu}, progress)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -237,6 +239,6 @@ func TestAnalyzeCancel(t *testing.T) {
 }
 
 // testEngines is every engine pair to test on (apptest.Engines).
-func testEngines(t *testing.T) []Engines {
-	return apptest.Engines(t, func(p, c gpufft.Engine) Engines { return Engines{Preferred: p, CPU: c} })
+func testEngines(t *testing.T) []engine.Pair {
+	return apptest.Engines(t, func(p, c gpufft.Engine) engine.Pair { return engine.Pair{Preferred: p, CPU: c} })
 }

@@ -6,8 +6,10 @@ import (
 	"io"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // BandsOptions configure a fractional-octave analysis.
@@ -25,16 +27,9 @@ type BandsOptions struct {
 	Mic *dsp.MicResponse
 }
 
-// BandLevel is one row of `prism bands`.
-type BandLevel struct {
-	dsp.Band
-	LevelDB       float64
-	UnderResolved bool
-}
-
 // BandsResult is a file's band levels.
 type BandsResult struct {
-	Levels []BandLevel
+	Levels []dsp.BandLevel
 	FFT    int // the transform at the file's rate (0 if every band was decimated)
 	// Decimation is 1, or the factor by which the signal of the lowest
 	// bands was decimated (see bandsDecimation), DecimatedFFT their
@@ -45,7 +40,7 @@ type BandsResult struct {
 
 // bandsMaxFFT is the longest transform AnalyzeBands chooses by itself:
 // long enough that 1/48-octave bands at 20 Hz span 4 bins at 48 kHz.
-const bandsMaxFFT = MaxFFT
+const bandsMaxFFT = engine.MaxFFT
 
 // AnalyzeBands measures the exact average power of a whole file in
 // fractional-octave bands on the engines, weighted A, C or Z: Hann frames
@@ -53,8 +48,8 @@ const bandsMaxFFT = MaxFFT
 // the file padded with N−N/4 zeros at each end (and at the end up to a
 // whole hop more), so every sample counts once — no fade-in, no
 // unanalysed tail, a burst reads the same wherever it falls.
-func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines Engines) (BandsResult, error) {
-	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
+func AnalyzeBands(ctx context.Context, in string, o BandsOptions, engines engine.Pair) (BandsResult, error) {
+	res, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (BandsResult, error) {
 		return analyzeBands(ctx, in, o, eng)
 	})
 	if notice != "" {
@@ -84,7 +79,7 @@ func bandsFFT(o BandsOptions, lowest dsp.Band, rate int, samples int64) int {
 		return o.FFT
 	}
 	n := dsp.BandFFTSize(lowest, rate, bandsMaxFFT)
-	for n > MinFFT && int64(n) > samples {
+	for n > engine.MinFFT && int64(n) > samples {
 		n /= 2
 	}
 	return n
@@ -92,7 +87,7 @@ func bandsFFT(o BandsOptions, lowest dsp.Band, rate int, samples int64) int {
 
 // bandsWindow is the band analysis' window: Hann, whose squares at hop
 // N/4 sum to the same weight at every sample.
-var bandsWindow = gpufft.Window{Kind: gpufft.Hann}
+var bandsWindow = window.Func{Kind: window.Hann}
 
 // bandsAccumulator folds the n-point bandsWindow power spectra of a signal
 // at rate Hz into bands, weighted by w.
@@ -156,30 +151,16 @@ var errNoSamples = errors.New("no samples")
 // padDecoder), framed and transformed on eng, folded into the bands and
 // averaged over the file's samples (per stream sample: d for a stream
 // decimated by d).
-func bandsPass(ctx context.Context, dec audio.Decoder, bands []dsp.Band, n, rate, channel, d int, o BandsOptions, eng gpufft.Engine) ([]BandLevel, error) {
+func bandsPass(ctx context.Context, dec audio.Decoder, bands []dsp.Band, n, rate, channel, d int, o BandsOptions, eng gpufft.Engine) ([]dsp.BandLevel, error) {
 	acc := bandsAccumulator(bands, n, rate, o.Weighting)
 	hop := n / 4
 	pd := &padDecoder{Decoder: dec, before: int64(n - hop), tail: int64(n - hop), hop: int64(hop)}
-	st := newStreamer(pd, n, hop, channel)
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
-	plan, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, &EngineError{err}
-	}
-	defer plan.Close()
-	power := make([]float32, cfg.DstLen(st.maxLen))
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		frames, err := plan.Execute(power, b.buf)
-		if err != nil {
-			return &EngineError{err}
-		}
-		acc.Add(power[:frames*cfg.Bins()], cfg.Bins())
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: hop, Window: bandsWindow, Output: gpufft.Power}
+	bins := cfg.Bins()
+	if _, err := streamRows(ctx, decodedSource(pd, channel), rowsJob{cfg: cfg, total: -1}, eng, func(rows []float32, _ int) error {
+		acc.Add(rows, bins)
 		return nil
-	})
-	if err := streamError(ctx, err); err != nil {
+	}); err != nil {
 		return nil, err
 	}
 	samples := pd.read
@@ -190,9 +171,9 @@ func bandsPass(ctx context.Context, dec audio.Decoder, bands []dsp.Band, n, rate
 		return nil, errNoSamples
 	}
 	binHz := float64(rate) / float64(n)
-	var out []BandLevel
+	var out []dsp.BandLevel
 	for i, lv := range acc.LevelsOver(samples, hop) {
-		out = append(out, BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
+		out = append(out, dsp.BandLevel{Band: bands[i], LevelDB: lv, UnderResolved: dsp.UnderResolved(bands[i], binHz)})
 	}
 	return out, nil
 }

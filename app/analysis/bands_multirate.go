@@ -150,7 +150,7 @@ func (m *decimator) output() float32 {
 // on the signal decimated by d: a second decoder of the file, low-passed
 // and decimated as it streams. It returns their levels and the transform
 // length at rate/d.
-func bandsDecimated(ctx context.Context, in string, bands []dsp.Band, d int, samples int64, o BandsOptions, eng gpufft.Engine, warnings *[]string) ([]BandLevel, int, error) {
+func bandsDecimated(ctx context.Context, in string, bands []dsp.Band, d int, samples int64, o BandsOptions, eng gpufft.Engine, warnings *[]string) ([]dsp.BandLevel, int, error) {
 	dec, err := openInput(in, o.Channel, 1)
 	if err != nil {
 		return nil, 0, err
@@ -162,12 +162,12 @@ func bandsDecimated(ctx context.Context, in string, bands []dsp.Band, d int, sam
 	if err != nil {
 		return nil, 0, err
 	}
-	h, err := designFIR(spec, rate, math.Log2((1-decimPass)/decimPass))
+	taps, err := dsp.BandTaps(spec, rate, math.Log2((1-decimPass)/decimPass))
 	if err != nil {
 		return nil, 0, err
 	}
 	n := bandsFFT(o, bands[0], rate/d, samples/int64(d))
-	levels, err := bandsPass(ctx, newDecimator(dec, float32s(h), d, o.Channel), bands, n, rate/d, 0, d, o, eng)
+	levels, err := bandsPass(ctx, newDecimator(dec, taps, d, o.Channel), bands, n, rate/d, 0, d, o, eng)
 	if errors.Is(err, errNoSamples) {
 		err = inputErrorf("%s: no samples", in)
 	}

@@ -2,9 +2,7 @@ package analysis
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/prismaudio/prism/app/dsp"
@@ -49,26 +47,12 @@ func MeasureDistortion(ctx context.Context, in string, channel int, fundamentalH
 		return res, err
 	}
 	s := &streamer{dec: dec, channel: channel}
-	raw := make([]float32, 1<<15*f.Channels)
 	one := make([]float32, 1<<15)
-	for {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		n, rerr := dec.Read(raw)
-		if n > 0 {
-			s.pick(one[:n], raw[:n*f.Channels], f.Channels)
-			m.Write(one[:n])
-		}
-		if errors.Is(rerr, io.EOF) {
-			break
-		}
-		if rerr != nil {
-			return res, streamError(ctx, rerr)
-		}
-		if n == 0 {
-			return res, fmt.Errorf("%s: decoder returned no samples and no error", in)
-		}
+	if err := decodeBlocks(ctx, dec, in, func(block []float32, n int) {
+		s.pick(one[:n], block, f.Channels)
+		m.Write(one[:n])
+	}); err != nil {
+		return res, err
 	}
 	res.Frames = m.Frames()
 	res.Warnings = dec.Warnings()

@@ -5,56 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"sync"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/pages"
+	"github.com/prismaudio/prism/window"
 )
-
-// FFT sizes the analyses accept: powers of two in MinFFT…MaxFFT, MaxFFT
-// being the engines' largest (2^20: 0.046 Hz bins at 48 kHz, by the
-// two-pass large-N kernels).
-const (
-	MinFFT = 64
-	MaxFFT = gpufft.MaxSize
-)
-
-// FFTSizeError and HopError say which of an FFT size and its hop CheckFFT
-// refused.
-type (
-	FFTSizeError struct{ Size int }
-	HopError     struct{ Size, Hop int }
-)
-
-func (e *FFTSizeError) Error() string {
-	return fmt.Sprintf("FFT size %d: want a power of two from %d to %d", e.Size, MinFFT, MaxFFT)
-}
-
-func (e *HopError) Error() string { return fmt.Sprintf("hop %d: want 1…%d", e.Hop, e.Size) }
-
-// CheckFFT says whether n is an FFT size the analyses accept and hop
-// (samples between frames) fits it: a *FFTSizeError or a *HopError if not.
-// It is the one check of the command line, the window and the pipelines.
-func CheckFFT(n, hop int) error {
-	if n < MinFFT || n > MaxFFT || bits.OnesCount(uint(n)) != 1 {
-		return &FFTSizeError{n}
-	}
-	if hop < 1 || hop > n {
-		return &HopError{n, hop}
-	}
-	return nil
-}
 
 // AnalyzeOptions are `prism analyze`'s settings (the CLI contract).
 type AnalyzeOptions struct {
 	FFT     int
 	Hop     int
-	Window  gpufft.Window
+	Window  window.Func
 	Channel int // −1: the mix (mean of channels); else a 0-based channel
 	Image   plot.ImageOptions
 	// EngineDone, if not nil, is called on the calling goroutine once a
@@ -94,9 +62,9 @@ type Progress func(done, total int)
 //
 // Cancelling ctx stops the analysis between batches (the temporary file is
 // removed) and returns ctx's error.
-func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines Engines, progress Progress) (AnalyzeResult, error) {
+func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines engine.Pair, progress Progress) (AnalyzeResult, error) {
 	start := time.Now()
-	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
+	res, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (AnalyzeResult, error) {
 		return analyzeWith(ctx, in, out, format, opts, []gpufft.Engine{eng}, engines.Plans, progress)
 	})
 	if notice != "" {
@@ -112,7 +80,7 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, opts
 // Other outputs and inputs, and a set of one, are AnalyzeFile on set[0].
 // If a GPU fails, the file is analyzed again by AnalyzeFile on set[0]
 // (which falls back to the CPU in turn), and a warning says so.
-func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, set []Engines, progress Progress) (AnalyzeResult, error) {
+func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, set []engine.Pair, progress Progress) (AnalyzeResult, error) {
 	gpus := make([]gpufft.Engine, 0, len(set))
 	for _, e := range set {
 		if e.HasGPU() {
@@ -124,7 +92,7 @@ func AnalyzeFileSet(ctx context.Context, in, out string, format encode.Format, o
 	}
 	start := time.Now()
 	res, err := analyzeWith(ctx, in, out, format, opts, gpus, set[0].Plans, progress)
-	if errors.As(err, new(*EngineError)) && ctx.Err() == nil {
+	if errors.As(err, new(*engine.Error)) && ctx.Err() == nil {
 		notice := fmt.Sprintf("%d GPUs failed: %v — using one", len(gpus), err)
 		res, err = AnalyzeFile(ctx, in, out, format, opts, set[0], progress)
 		res.Warnings = append([]string{notice}, res.Warnings...)
@@ -158,14 +126,6 @@ func tooShort(in string, samples int64, n int) error {
 	return inputErrorf("%s: %d samples per channel, fewer than one frame of %d", in, samples, n)
 }
 
-// FrameCount is the number of frames of n samples, hop apart, in samples.
-func FrameCount(samples int64, n, hop int) int {
-	if samples < int64(n) {
-		return 0
-	}
-	return int((samples-int64(n))/int64(hop) + 1)
-}
-
 // knownSamples is the decoder's length in samples per channel, counted in
 // a first pass over the file when the header does not say.
 func knownSamples(ctx context.Context, dec audio.Decoder, in string) (int64, error) {
@@ -184,7 +144,7 @@ func knownSamples(ctx context.Context, dec audio.Decoder, in string) (int64, err
 
 // analyzeWith analyzes on engines[0], or for a WAV's PNG on the GPU, on
 // all of engines (see AnalyzeFileSet).
-func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines []gpufft.Engine, pool *PlanPool, progress Progress) (res AnalyzeResult, err error) {
+func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts AnalyzeOptions, engines []gpufft.Engine, pool *engine.PlanPool, progress Progress) (res AnalyzeResult, err error) {
 	eng := engines[0]
 	res.Engine, res.Devices = engineLabel(eng), 1
 	t := time.Now()
@@ -194,7 +154,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 	}
 	defer dec.Close()
 	res.Rate = dec.Format().SampleRate
-	total := FrameCount(dec.Format().Frames, opts.FFT, opts.Hop)
+	total := dsp.FrameCount(dec.Format().Frames, opts.FFT, opts.Hop)
 	if dec.Format().Frames < 0 {
 		total = -1
 	}
@@ -204,7 +164,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		if err != nil {
 			return res, err
 		}
-		if total = FrameCount(n, opts.FFT, opts.Hop); total == 0 {
+		if total = dsp.FrameCount(n, opts.FFT, opts.Hop); total == 0 {
 			return res, tooShort(in, n, opts.FFT)
 		}
 	}
@@ -213,45 +173,115 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 		return res, err
 	}
 	defer o.Discard()
-	if src, pf, ok := pcmSource(dec, opts.Channel); ok {
-		res.RawPCM = true
-		run := pcmRun{ctx: ctx, src: src, pf: pf, o: o, format: format, opts: opts, total: total, rate: res.Rate,
-			progress: progress, res: &res, t: t}
-		err := run.analyze(engines, pool)
-		t = time.Now()
-		err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
-		res.Stages.mark(&res.Stages.Commit, SpanCommit, &t)
-		return res, err
-	}
-	st := newStreamer(dec, opts.FFT, opts.Hop, opts.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1,
-		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
-	sk, err := newFileSink(o, format, eng, cfg, total, res.Rate, opts.Image, &res.Stages)
-	if err != nil {
-		return res, err
-	}
-	defer sk.close()
-	res.Stages.mark(&res.Stages.Setup, SpanSetup, &t)
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, err := sk.add(b)
-		res.Frames += n
-		if progress != nil {
-			progress(res.Frames, total)
-		}
-		return err
-	})
-	res.Samples = st.frames
-	res.Stages.mark(&res.Stages.Analyze, SpanAnalyze, &t)
-	if err == nil && res.Frames > 0 {
-		err = sk.finish(res.Frames)
+	src := newSource(dec, opts.Channel)
+	res.RawPCM = src.raw != nil
+	a := fileRun{ctx: ctx, src: src, o: o, format: format, opts: opts, total: total, progress: progress, res: &res, t: t}
+	if format == encode.FormatPNG {
+		err = a.image(engines, pool)
+	} else {
+		err = a.rows(eng, pool)
 	}
 	t = time.Now()
 	err = finishOutput(ctx, o, dec, in, opts.FFT, &res, err)
 	res.Stages.mark(&res.Stages.Commit, SpanCommit, &t)
 	return res, err
+}
+
+// fileRun is one file's analysis to an output (analyzeWith).
+type fileRun struct {
+	ctx      context.Context
+	src      source
+	o        *encode.Output
+	format   encode.Format
+	opts     AnalyzeOptions
+	total    int // frames (known for PNG; −1 if unknown)
+	progress Progress
+	res      *AnalyzeResult
+	t        time.Time // the stage under way started
+}
+
+// cfg is the file's dB spectrogram.
+func (r *fileRun) cfg() gpufft.SpectrogramConfig {
+	return gpufft.SpectrogramConfig{Size: r.opts.FFT, Hop: r.opts.Hop, Window: r.opts.Window, Output: gpufft.DBFS}
+}
+
+// rows writes the NPY or CSV rows of the file on eng (streamRows).
+func (r *fileRun) rows(eng gpufft.Engine, pool *engine.PlanPool) error {
+	st := &r.res.Stages
+	cfg := r.cfg()
+	rw, err := newRowWriter(r.o, r.format, cfg, r.res.Rate)
+	if err != nil {
+		return err
+	}
+	defer rw.Close()
+	j := rowsJob{cfg: cfg, total: r.total, pool: pool, t: &r.t}
+	j.stages = st
+	if r.progress != nil {
+		j.progress = func(frames int) { r.progress(frames, r.total) }
+	}
+	d, err := streamRows(r.ctx, r.src, j, eng, func(rows []float32, first int) error {
+		if r.src.raw != nil {
+			defer st.span(SpanWrite, time.Now())
+		}
+		return rw.Rows(first, rows)
+	})
+	r.res.Frames, r.res.Samples = d.frames, d.samples
+	finish := func() {
+		if err == nil && d.frames > 0 {
+			err = rw.Finish(d.frames)
+		}
+	}
+	if r.src.raw == nil {
+		st.mark(&st.Analyze, SpanAnalyze, &r.t)
+		finish()
+		return err
+	}
+	st.Reused = d.reused
+	if err == nil {
+		r.engineDone()
+	}
+	finish()
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
+	return err
+}
+
+// image makes the PNG of the file: a raw source on engines (rawImage),
+// a decoded one folded on engines[0]'s image plan as it is decoded.
+func (r *fileRun) image(engines []gpufft.Engine, pool *engine.PlanPool) error {
+	if r.src.raw != nil {
+		return r.rawImage(engines, pool)
+	}
+	st := &r.res.Stages
+	sn := newStreamer(r.src.dec, r.opts.FFT, r.opts.Hop, r.src.channel)
+	cfg := r.cfg()
+	cfg.Channels, cfg.Mix, cfg.MaxSamples = 1, true, sn.maxLen
+	layout := plot.NewSpectrogram(r.opts.Image, plot.Geometry{Rate: r.res.Rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: r.total})
+	p, err := engines[0].NewImage(cfg, imageConfig(layout, r.total))
+	if err != nil {
+		return &engine.Error{Err: err}
+	}
+	defer p.Close()
+	st.mark(&st.Setup, SpanSetup, &r.t)
+	err = sn.run(func(b batch) error {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
+		n, err := p.Add(b.buf, b.first)
+		if err != nil {
+			return &engine.Error{Err: err}
+		}
+		r.res.Frames += n
+		if r.progress != nil {
+			r.progress(r.res.Frames, r.total)
+		}
+		return nil
+	})
+	r.res.Samples = sn.frames
+	st.mark(&st.Analyze, SpanAnalyze, &r.t)
+	if err == nil && r.res.Frames > 0 {
+		err = writeImage(r.o, layout, p.Image, st)
+	}
+	return err
 }
 
 // finishOutput ends an analysis: the decoder's warnings, then the output
@@ -318,13 +348,6 @@ func countSamples(ctx context.Context, path string) (int64, error) {
 	}
 }
 
-// fileSink turns batches into an output format.
-type fileSink interface {
-	add(b batch) (frames int, err error)
-	finish(frames int) error
-	close()
-}
-
 // newRowWriter is the NPY or CSV writer of cfg's rows at rate Hz on o.
 func newRowWriter(o *encode.Output, format encode.Format, cfg gpufft.SpectrogramConfig, rate int) (*encode.AsyncRows, error) {
 	w, err := formatRowWriter(o, format, cfg, rate)
@@ -350,79 +373,11 @@ func formatRowWriter(o *encode.Output, format encode.Format, cfg gpufft.Spectrog
 	return w, err
 }
 
-func newFileSink(o *encode.Output, format encode.Format, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
-	if format == encode.FormatPNG {
-		return newImageSink(o, eng, cfg, total, rate, img, st)
-	}
-	rw, err := newRowWriter(o, format, cfg, rate)
-	if err != nil {
-		return nil, err
-	}
-	p, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		rw.Close()
-		return nil, &EngineError{err}
-	}
-	return &rowSink{plan: p, out: rw, dst: make([]float32, cfg.DstLen(cfg.MaxSamples)), bins: cfg.Bins()}, nil
-}
-
-// rowSink runs the engine's dB spectrogram and hands the rows to a
-// RowWriter (NPY, CSV).
-type rowSink struct {
-	plan gpufft.SpectrogramPlan
-	out  *encode.AsyncRows
-	dst  []float32
-	bins int
-}
-
-func (s *rowSink) add(b batch) (int, error) {
-	n, err := s.plan.Execute(s.dst, b.buf)
-	if err != nil {
-		return 0, &EngineError{err}
-	}
-	return n, s.out.Rows(b.first, s.dst[:n*s.bins])
-}
-
-func (s *rowSink) finish(frames int) error { return s.out.Finish(frames) }
-
-func (s *rowSink) close() {
-	s.out.Close()
-	s.plan.Close()
-}
-
-// imageSink folds frames into the pixel grid on the engine; the host
-// colours and decorates the image.
-type imageSink struct {
-	plan   gpufft.ImagePlan
-	layout *plot.Spectrogram
-	o      *encode.Output
-	stages *Stages
-}
-
 // imageConfig is the engine's image plan for a plot layout.
 func imageConfig(l *plot.Spectrogram, total int) gpufft.ImageConfig {
 	lo, hi := l.RowBins()
 	return gpufft.ImageConfig{Columns: l.Columns(), TotalFrames: total, RowLo: lo, RowHi: hi}
 }
-
-func newImageSink(o *encode.Output, eng gpufft.Engine, cfg gpufft.SpectrogramConfig, total, rate int, img plot.ImageOptions, st *Stages) (fileSink, error) {
-	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: total})
-	p, err := eng.NewImage(cfg, imageConfig(layout, total))
-	if err != nil {
-		return nil, &EngineError{err}
-	}
-	return &imageSink{plan: p, layout: layout, o: o, stages: st}, nil
-}
-
-func (s *imageSink) add(b batch) (int, error) {
-	n, err := s.plan.Add(b.buf, b.first)
-	if err != nil {
-		return 0, &EngineError{err}
-	}
-	return n, nil
-}
-
-func (s *imageSink) finish(int) error { return writeImage(s.o, s.layout, s.plan.Image, s.stages) }
 
 // writeImage takes the engine's image (image fills Columns×Rows levels)
 // and writes it, coloured and decorated by layout, to o as PNG, adding
@@ -443,7 +398,7 @@ func fetchImage(layout *plot.Spectrogram, image func([]float32) error, st *Stage
 	pp := levelsOf(layout.Columns() * layout.Rows())
 	if err := image(*pp); err != nil {
 		levelPool.Put(pp)
-		return nil, &EngineError{err}
+		return nil, &engine.Error{Err: err}
 	}
 	st.mark(&st.Fetch, SpanFetch, &t)
 	return pp, nil
@@ -462,8 +417,6 @@ func renderImage(o *encode.Output, layout *plot.Spectrogram, pix []float32, st *
 	return nil
 }
 
-func (s *imageSink) close() { s.plan.Close() }
-
 // levelPool keeps images' levels (8 MiB at 1920×1080) between the files
 // of a batch.
 var levelPool sync.Pool
@@ -476,12 +429,4 @@ func levelsOf(n int) *[]float32 {
 	}
 	p := pages.Make[float32](n)
 	return &p
-}
-
-// ChannelName is "mix" for −1, else "channel N".
-func ChannelName(c int) string {
-	if c < 0 {
-		return "mix"
-	}
-	return fmt.Sprintf("channel %d", c)
 }

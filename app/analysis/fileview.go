@@ -7,15 +7,18 @@ import (
 	"math"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // ViewOptions choose what AnalyzeView computes.
 type ViewOptions struct {
 	FFT, Hop int
-	Window   gpufft.Window
+	Window   window.Func
 	Channel  int     // −1: the mix; else a 0-based channel
 	Start    float64 // seconds from the file's start
 	End      float64 // seconds; 0 or past the end: the end of the file
@@ -33,7 +36,7 @@ type FileSpectrogram struct {
 	Samples         int64   // per channel, the whole file
 	Duration        float64 // seconds, the whole file
 	FFT, Hop        int
-	Window          gpufft.Window
+	Window          window.Func
 	Channel         int
 	Start           float64     // seconds: where the first frame starts
 	Frames          int         // frames analyzed
@@ -64,9 +67,9 @@ func (f *FileSpectrogram) BinHz() float64 { return float64(f.Rate) / float64(f.F
 // FileSpectrogram of at most MaxColumns columns, with progress in frames.
 // Like AnalyzeFile, a failing GPU engine makes it redo the work on the CPU
 // and say so in Warnings. Cancelling ctx stops it between batches.
-func AnalyzeView(ctx context.Context, path string, o ViewOptions, engines Engines, progress Progress) (*FileSpectrogram, error) {
+func AnalyzeView(ctx context.Context, path string, o ViewOptions, engines engine.Pair, progress Progress) (*FileSpectrogram, error) {
 	start := time.Now()
-	fs, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (*FileSpectrogram, error) {
+	fs, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (*FileSpectrogram, error) {
 		return analyzeView(ctx, path, o, eng, progress)
 	})
 	if fs != nil {
@@ -94,7 +97,7 @@ func (o ViewOptions) region(rate int, samples int64) (first, last int64) {
 }
 
 func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Engine, progress Progress) (*FileSpectrogram, error) {
-	if err := CheckFFT(o.FFT, o.Hop); err != nil {
+	if err := engine.CheckFFT(o.FFT, o.Hop); err != nil {
 		return nil, err
 	}
 	dec, err := openInput(path, o.Channel, o.FFT)
@@ -108,7 +111,7 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 		return nil, err
 	}
 	first, last := o.region(f.SampleRate, samples)
-	total := FrameCount(last-first, o.FFT, o.Hop)
+	total := dsp.FrameCount(last-first, o.FFT, o.Hop)
 	if total == 0 {
 		return nil, tooShort(path, samples, o.FFT)
 	}
@@ -117,31 +120,17 @@ func analyzeView(ctx context.Context, path string, o ViewOptions, eng gpufft.Eng
 	if err := skipSamples(dec, first); err != nil {
 		return nil, &InputError{err}
 	}
-	st := newStreamer(&limitDecoder{Decoder: dec, left: last - first}, o.FFT, o.Hop, o.Channel)
-	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: o.Hop, Window: o.Window, Channels: 1,
-		Mix: true, MaxSamples: st.maxLen, Output: gpufft.DBFS}
-	plan, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, &EngineError{err}
-	}
-	defer plan.Close()
-	dst := make([]float32, cfg.DstLen(st.maxLen))
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n, err := plan.Execute(dst, b.buf)
-		if err != nil {
-			return &EngineError{err}
-		}
-		fs.fold(dst[:n*cfg.Bins()], b.first, total)
+	src := decodedSource(&limitDecoder{Decoder: dec, left: last - first}, o.Channel)
+	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: o.Hop, Window: o.Window, Output: gpufft.DBFS}
+	_, err = streamRows(ctx, src, rowsJob{cfg: cfg, total: total}, eng, func(rows []float32, first int) error {
+		fs.fold(rows, first, total)
 		if progress != nil {
 			progress(fs.Frames, total)
 		}
 		return nil
 	})
 	fs.Warnings = append(fs.Warnings, dec.Warnings()...)
-	if err := streamError(ctx, err); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return fs, nil
@@ -169,7 +158,8 @@ func newFileSpectrogram(path string, f audio.Format, samples int64, o ViewOption
 }
 
 // fold takes dB rows of frames first… into the columns that show them
-// (plot.ColumnFrames: the maximum over each column's frames).
+// (plot.ColumnFrames: the maximum over each column's frames, by plot's
+// fold rule: a NaN level never wins).
 func (fs *FileSpectrogram) fold(rows []float32, first, total int) {
 	bins := fs.FFT/2 + 1
 	for i := range len(rows) / bins {
@@ -179,10 +169,7 @@ func (fs *FileSpectrogram) fold(rows []float32, first, total int) {
 		}
 		c0, c1 := plot.FrameColumns(fr, len(fs.Columns), total)
 		for c := c0; c <= c1; c++ {
-			col := fs.Columns[c]
-			for k, v := range rows[i*bins : (i+1)*bins] {
-				col[k] = max(col[k], v)
-			}
+			plot.MaxLevels(fs.Columns[c], rows[i*bins:(i+1)*bins])
 		}
 		fs.Frames = fr + 1
 	}

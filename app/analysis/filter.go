@@ -11,6 +11,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -30,56 +31,13 @@ type FilterResult struct {
 	Warnings []string // the decoder's warnings and engine fallbacks
 }
 
-// designFIR returns the taps of band's linear-phase filter at rate Hz with
-// transition transitionOct: the one design of `prism filter`, the live
-// band display and the monitor output.
-func designFIR(band dsp.BandSpec, rate int, transitionOct float64) ([]float64, error) {
-	p, err := dsp.PlanFIR(band, rate, transitionOct)
-	if err != nil {
-		return nil, err
-	}
-	return p.Coefficients(gpufft.Window{Kind: gpufft.Kaiser, Beta: p.Beta}.Values(p.Taps - 1)), nil
-}
-
-// BandGains returns the band filter's |H|² at the n-point FFT's bins (nil
-// for no band): what the live display multiplies spectra by.
-func BandGains(band dsp.BandSpec, rate, n int) ([]float32, error) {
-	if band.IsZero() {
-		return nil, nil
-	}
-	h, err := designFIR(band, rate, dsp.DefaultTransitionOct)
-	if err != nil {
-		return nil, err
-	}
-	return dsp.PowerGains(h, rate, n), nil
-}
-
-// BandTaps is the band filter's taps at rate Hz with the default
-// transition, in float32: the filter the live display and the monitor
-// output share.
-func BandTaps(band dsp.BandSpec, rate int) ([]float32, error) {
-	h, err := designFIR(band, rate, dsp.DefaultTransitionOct)
-	if err != nil {
-		return nil, err
-	}
-	return float32s(h), nil
-}
-
-func float32s(h []float64) []float32 {
-	out := make([]float32, len(h))
-	for i, v := range h {
-		out[i] = float32(v)
-	}
-	return out
-}
-
 // FilterFile filters every channel of in with the band filter into out
 // (WAV), by overlap-save FFT convolution on the engines (the CPU if the GPU
 // fails, unless Strict); the output has the input's length and the
 // filter's delay compensated.
-func FilterFile(ctx context.Context, in, out string, o FilterOptions, engines Engines) (FilterResult, error) {
+func FilterFile(ctx context.Context, in, out string, o FilterOptions, engines engine.Pair) (FilterResult, error) {
 	start := time.Now()
-	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (FilterResult, error) {
+	res, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (FilterResult, error) {
 		return filterWith(ctx, in, out, o, eng)
 	})
 	if notice != "" {
@@ -101,11 +59,11 @@ func filterWith(ctx context.Context, in, out string, o FilterOptions, eng gpufft
 	if trans == 0 {
 		trans = dsp.DefaultTransitionOct
 	}
-	h, err := designFIR(o.Band, f.SampleRate, trans)
+	taps, err := dsp.BandTaps(o.Band, f.SampleRate, trans)
 	if err != nil {
 		return res, &InputError{fmt.Errorf("%s: %w", in, err)}
 	}
-	ols, err := newOverlapSave(eng, float32s(h), f.Channels)
+	ols, err := newOverlapSave(eng, taps, f.Channels)
 	if err != nil {
 		return res, err
 	}
@@ -179,7 +137,7 @@ func newOverlapSave(eng gpufft.Engine, taps []float32, ch int) (*overlapSave, er
 	blocks := max(1, (1<<22)/size/ch)
 	conv, err := eng.NewConvolver(taps, size, blocks*ch)
 	if err != nil {
-		return nil, &EngineError{err}
+		return nil, &engine.Error{Err: err}
 	}
 	step := conv.Step()
 	s := &overlapSave{conv: conv, m: m, size: size, step: step, ch: ch, blocks: blocks, delay: (m - 1) / 2,
@@ -260,11 +218,11 @@ func (s *overlapSave) padZeros(end int64) {
 func (s *overlapSave) convolve(blocks int) error {
 	for c := range s.ch {
 		for b := range blocks {
-			copy(s.src[(c*blocks+b)*s.size:(c*blocks+b+1)*s.size], PadFront(s.hist[c][:s.m-1+(b+1)*s.step], s.size))
+			copy(s.src[(c*blocks+b)*s.size:(c*blocks+b+1)*s.size], dsp.PadFront(s.hist[c][:s.m-1+(b+1)*s.step], s.size))
 		}
 	}
 	if err := s.conv.Execute(s.dst[:blocks*s.ch*s.step], s.src[:blocks*s.ch*s.size]); err != nil {
-		return &EngineError{err}
+		return &engine.Error{Err: err}
 	}
 	return nil
 }
@@ -292,15 +250,4 @@ func (s *overlapSave) emit(w *encode.WAVWriter, blocks int, end int64) error {
 		s.hist[c] = append(s.hist[c][:0], s.hist[c][n:]...)
 	}
 	return nil
-}
-
-// PadFront returns the last size samples of x, zero-filled in front when x
-// is shorter (the stream's start).
-func PadFront(x []float32, size int) []float32 {
-	if len(x) >= size {
-		return x[len(x)-size:]
-	}
-	out := make([]float32, size)
-	copy(out[size-len(x):], x)
-	return out
 }

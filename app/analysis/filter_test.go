@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
@@ -23,7 +24,7 @@ func TestFIRTargets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := designFIR(b, rate, 1.0/6)
+		h, err := dsp.BandFIR(b, rate, 1.0/6)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +90,7 @@ func TestFilterFile(t *testing.T) {
 			in := filepath.Join(t.TempDir(), "in.wav")
 			apptest.WriteWAV(t, in, rate, [][]float32{apptest.Tone(n, rate, c.pass, 0.5), apptest.Tone(n, rate, c.sb, 0.5)})
 			out := filepath.Join(t.TempDir(), "out.wav")
-			fr, err := FilterFile(context.Background(), in, out, FilterOptions{Band: apptest.Band(t, c.spec)}, Engines{Preferred: e.Preferred, CPU: e.Preferred})
+			fr, err := FilterFile(context.Background(), in, out, FilterOptions{Band: apptest.Band(t, c.spec)}, engine.Pair{Preferred: e.Preferred, CPU: e.Preferred})
 			got := fr.Frames
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +99,7 @@ func TestFilterFile(t *testing.T) {
 			if got != int64(n) || len(y) != 2*n || f.Channels != 2 || f.SampleRate != rate || f.Bits != 32 {
 				t.Fatalf("%s: %d frames written, %d samples read back, format %+v", c.spec, got, len(y), f)
 			}
-			h, _ := designFIR(apptest.Band(t, c.spec), rate, 1.0/6)
+			h, _ := dsp.BandFIR(apptest.Band(t, c.spec), rate, 1.0/6)
 			gain := dsp.FIRResponse(h, c.pass, rate)
 			ideal := apptest.Tone(n, rate, c.pass, 0.5*gain)
 			m := len(h)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // generatorSpectra runs a generator through the CPU engine's spectrogram
@@ -16,7 +17,7 @@ func generatorSpectra(t *testing.T, spec string, rate, n, seconds int) ([]float3
 	x := apptest.GenSamples(t, spec, rate, rate*seconds)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	cfg := gpufft.SpectrogramConfig{Size: n, Hop: n, Window: gpufft.Window{Kind: gpufft.FlatTop}, Channels: 1, Mix: true, MaxSamples: len(x)}
+	cfg := gpufft.SpectrogramConfig{Size: n, Hop: n, Window: window.Func{Kind: window.FlatTop}, Channels: 1, Mix: true, MaxSamples: len(x)}
 	p, err := cpu.NewSpectrogram(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,10 @@ package analysis
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"sync"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -46,37 +44,22 @@ func MeasureLevels(ctx context.Context, in string) (LevelsResult, error) {
 	defer dec.Close()
 	f := dec.Format()
 	res.SampleRate = f.SampleRate
-	loud, err := dsp.NewLoudness(float64(f.SampleRate), f.Channels, nil)
+	loud, err := meter.NewLoudness(float64(f.SampleRate), f.Channels, nil)
 	if err != nil {
 		return res, &InputError{fmt.Errorf("%s: %w", in, err)}
 	}
-	peaks, err := dsp.NewPeakMeter(f.Channels)
+	peaks, err := meter.NewPeakMeter(f.Channels)
 	if err != nil {
 		return res, &InputError{fmt.Errorf("%s: %w", in, err)}
 	}
-	buf := make([]float32, 1<<15*f.Channels)
-	for {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		n, rerr := dec.Read(buf)
-		if n > 0 {
-			res.Samples += int64(n)
-			block := buf[:n*f.Channels]
-			var wg sync.WaitGroup
-			wg.Go(func() { peaks.WriteInterleaved(block) })
-			loud.WriteInterleaved(block)
-			wg.Wait()
-		}
-		if errors.Is(rerr, io.EOF) {
-			break
-		}
-		if rerr != nil {
-			return res, streamError(ctx, rerr)
-		}
-		if n == 0 {
-			return res, fmt.Errorf("%s: decoder returned no samples and no error", in)
-		}
+	if err := decodeBlocks(ctx, dec, in, func(block []float32, n int) {
+		res.Samples += int64(n)
+		var wg sync.WaitGroup
+		wg.Go(func() { peaks.WriteInterleaved(block) })
+		loud.WriteInterleaved(block)
+		wg.Wait()
+	}); err != nil {
+		return res, err
 	}
 	if res.Samples == 0 {
 		return res, inputErrorf("%s: no samples", in)

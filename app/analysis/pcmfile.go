@@ -1,14 +1,15 @@
 package analysis
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strconv"
 	"time"
 
-	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -107,65 +108,35 @@ func pcmBatchLimit(eng gpufft.Engine, n, hop int) int {
 	return min(batchLimits(n, hop, 1, 0), n+max(0, gpuPCMBatch-n)/hop*hop)
 }
 
-// pcmRun is analyzeWith's GPU-resident path for one file: gpufft's PCM
-// loops (ReadPCMImage, ReadPCMRows, ReadPCMImages) read the file's bytes
-// straight into the plans' staging buffers, two batches in flight per
-// plan.
-type pcmRun struct {
-	ctx      context.Context
-	src      audio.RawPCM
-	pf       gpufft.PCMFormat
-	o        *encode.Output
-	format   encode.Format
-	opts     AnalyzeOptions
-	total    int // frames (known for PNG)
-	rate     int
-	progress Progress
-	res      *AnalyzeResult
-	t        time.Time // the stage under way started
-}
-
-// analyze runs the file on engines: an image on several engines (one per
-// GPU) spreads the file's batches over them (ReadPCMImages); rows (NPY,
-// CSV) use the first. Plans come from pool and go back to it after a
-// file that succeeded.
-func (r *pcmRun) analyze(engines []gpufft.Engine, pool *PlanPool) error {
-	opts := r.opts
-	cfg := gpufft.SpectrogramConfig{Size: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channels: 1, Mix: true,
-		MaxSamples: pcmBatchLimit(engines[0], opts.FFT, opts.Hop), Output: gpufft.DBFS}
+// rawImage makes the PNG of a raw source on engines: on several (one per
+// GPU) the file's batches are spread over them (ReadPCMImages). gpufft's
+// PCM loops read the file's bytes straight into the plans' staging
+// buffers, two batches in flight per plan. Plans come from pool and go
+// back to it after a file that succeeded.
+func (r *fileRun) rawImage(engines []gpufft.Engine, pool *engine.PlanPool) error {
+	cfg := r.cfg()
+	cfg.Channels, cfg.Mix = 1, true
+	cfg.MaxSamples = pcmBatchLimit(engines[0], cfg.Size, cfg.Hop)
 	if r.total > 0 { // a short file gets buffers (and pinned staging) of its own size
-		cfg.MaxSamples = min(cfg.MaxSamples, opts.FFT+(r.total-1)*opts.Hop)
+		cfg.MaxSamples = min(cfg.MaxSamples, cfg.Size+(r.total-1)*cfg.Hop)
 	}
-	rr := &rawReader{src: r.src, fb: r.pf.FrameBytes(), stages: &r.res.Stages}
+	rr := &rawReader{src: r.src.raw, fb: r.src.pf.FrameBytes(), stages: &r.res.Stages}
 	if r.progress != nil {
-		rr.progress = func(s int64) { r.progress(FrameCount(s, opts.FFT, opts.Hop), r.total) }
+		rr.progress = func(s int64) { r.progress(dsp.FrameCount(s, cfg.Size, cfg.Hop), r.total) }
 	}
 	var outErr error // the output's own failures: neither bad input nor the engine
-	var err error
-	if r.format == encode.FormatPNG {
-		err = r.image(engines, pool, cfg, rr, &outErr)
-	} else {
-		err = r.rows(engines[0], pool, cfg, rr, &outErr)
-	}
-	switch {
-	case err == nil || r.ctx.Err() != nil:
+	err := r.rawImageOn(engines, pool, cfg, rr, &outErr)
+	if err == nil {
 		return r.ctx.Err()
-	case rr.err != nil:
-		return &InputError{rr.err}
-	case outErr != nil:
-		return outErr
 	}
-	if errors.As(err, new(*EngineError)) {
-		return err
-	}
-	return &EngineError{err}
+	return rawError(r.ctx, err, rr.err, outErr)
 }
 
-// image makes the PNG on engines; *outErr keeps the writer's own error
+// rawImageOn is rawImage's work; *outErr keeps the writer's own error
 // apart.
-func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
+func (r *fileRun) rawImageOn(engines []gpufft.Engine, pool *engine.PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
 	st := &r.res.Stages
-	layout := plot.NewSpectrogram(r.opts.Image, plot.Geometry{Rate: r.rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: r.total})
+	layout := plot.NewSpectrogram(r.opts.Image, plot.Geometry{Rate: r.res.Rate, FFT: cfg.Size, Hop: cfg.Hop, Frames: r.total})
 	ic := imageConfig(layout, r.total)
 	plans := make([]gpufft.PCMImagePlan, len(engines))
 	keys := make([]string, len(engines))
@@ -175,7 +146,7 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 			switch {
 			case p == nil:
 			case ok:
-				pool.put(keys[i], p)
+				pool.Put(keys[i], p)
 			default:
 				p.Close()
 			}
@@ -185,8 +156,8 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 	defer release()
 	st.Reused = true
 	for i, eng := range engines {
-		keys[i] = imageKey(eng, r.pf, cfg, ic)
-		p, reused, err := pool.get(keys[i], func() (pooledPlan, error) { return gpufft.NewPCMImage(eng, r.pf, cfg, ic) })
+		keys[i] = imageKey(eng, r.src.pf, cfg, ic)
+		p, reused, err := pool.Get(keys[i], func() (engine.Pooled, error) { return gpufft.NewPCMImage(eng, r.src.pf, cfg, ic) })
 		if err != nil {
 			return err
 		}
@@ -224,49 +195,10 @@ func (r *pcmRun) image(engines []gpufft.Engine, pool *PlanPool, cfg gpufft.Spect
 }
 
 // engineDone calls the options' EngineDone, if any.
-func (r *pcmRun) engineDone() {
+func (r *fileRun) engineDone() {
 	if r.opts.EngineDone != nil {
 		r.opts.EngineDone()
 	}
-}
-
-// rows writes the NPY or CSV rows on eng; *outErr keeps the writer's own
-// error apart.
-func (r *pcmRun) rows(eng gpufft.Engine, pool *PlanPool, cfg gpufft.SpectrogramConfig, rr *rawReader, outErr *error) error {
-	st := &r.res.Stages
-	rw, err := newRowWriter(r.o, r.format, cfg, r.rate)
-	if err != nil {
-		*outErr = err
-		return err
-	}
-	defer rw.Close()
-	key := rowsKey(eng, r.pf, cfg)
-	pp, reused, err := pool.get(key, func() (pooledPlan, error) { return gpufft.NewPCMSpectrogram(eng, r.pf, cfg) })
-	if err != nil {
-		return err
-	}
-	p := pp.(gpufft.PCMSpectrogramPlan)
-	st.Reused = reused
-	st.mark(&st.Setup, SpanSetup, &r.t)
-	r.res.Frames, r.res.Samples, err = gpufft.ReadPCMRows(r.ctx, timedRowsPlan{p, st}, rr, func(rows []float32, first, n int) error {
-		defer st.span(SpanWrite, time.Now())
-		*outErr = rw.Rows(first, rows[:n*cfg.Bins()])
-		return *outErr
-	})
-	if err != nil {
-		p.Close()
-		st.mark(&st.Analyze, SpanAnalyze, &r.t)
-		return err
-	}
-	pool.put(key, p)
-	r.engineDone()
-	if r.res.Frames > 0 {
-		if err = rw.Finish(r.res.Frames); err != nil {
-			*outErr = err
-		}
-	}
-	st.mark(&st.Analyze, SpanAnalyze, &r.t)
-	return err
 }
 
 // timedImagePlan keeps the spans of a plan's Staging (waiting for the
@@ -306,4 +238,13 @@ func (p timedRowsPlan) Submit(raw []byte) (int, error) {
 func (p timedRowsPlan) Rows() ([]float32, int, error) {
 	defer p.st.span(SpanRows, time.Now())
 	return p.PCMSpectrogramPlan.Rows()
+}
+
+// imageKey and rowsKey name a plan's shape.
+func imageKey(eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig, ic gpufft.ImageConfig) string {
+	return fmt.Sprintf("image %p %+v %+v %d %d %v %v", eng, pf, cfg, ic.Columns, ic.TotalFrames, ic.RowLo, ic.RowHi)
+}
+
+func rowsKey(eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig) string {
+	return fmt.Sprintf("rows %p %+v %+v", eng, pf, cfg)
 }

@@ -13,10 +13,13 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // writePCMWAV writes interleaved frames x of ch channels as a WAV of the
@@ -49,16 +52,7 @@ func writePCMWAV(t *testing.T, path string, rate, ch, bits int, float bool, x []
 // channel, across many batch boundaries and a length that ends mid-frame;
 // and the PNG of it is the same image.
 func TestRawPCMPipeline(t *testing.T) {
-	var gpu Engines
-	for _, e := range testEngines(t) {
-		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
-			gpu = e
-		}
-	}
-	if gpu.Preferred == nil {
-		t.Skip("no OpenCL engine (PRISM_REQUIRE_OPENCL=1 makes this fail)")
-	}
-	cpu := Engines{Preferred: gpu.CPU, CPU: gpu.CPU}
+	gpu, cpu := openCLPair(t)
 	defer func(b int) { batchSamples = b }(batchSamples)
 	batchSamples = 3000 // many batches
 	const rate, ch, n = 16000, 3, 20011
@@ -78,7 +72,7 @@ func TestRawPCMPipeline(t *testing.T) {
 		in := filepath.Join(dir, f.name+".wav")
 		writePCMWAV(t, in, rate, ch, f.bits, f.float, x)
 		for _, channel := range []int{-1, 2} {
-			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: channel}
+			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: window.Func{Kind: window.Hann}, Channel: channel}
 			want, got := filepath.Join(dir, "cpu.npy"), filepath.Join(dir, fmt.Sprintf("gpu-%s-%d.npy", f.name, channel))
 			if _, err := AnalyzeFile(context.Background(), in, want, encode.FormatNPY, opts, cpu, nil); err != nil {
 				t.Fatal(err)
@@ -110,7 +104,7 @@ func TestRawPCMPipeline(t *testing.T) {
 		}
 		// the image: the same pixels, but where a level sits on a colour
 		// boundary (0.01 dB moves it one entry of 256)
-		opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+		opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: window.Func{Kind: window.Hann}, Channel: -1,
 			Image: plot.ImageOptions{Width: 200, Height: 120, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Gray}}
 		a, b := filepath.Join(dir, "cpu.png"), filepath.Join(dir, "gpu-"+f.name+".png")
 		if _, err := AnalyzeFile(context.Background(), in, a, encode.FormatPNG, opts, cpu, nil); err != nil {
@@ -178,7 +172,7 @@ func readPNG(t *testing.T, path string) *image.NRGBA {
 func TestCPURawMatchesDecoding(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	eng := Engines{Preferred: cpu, CPU: cpu}
+	eng := engine.Pair{Preferred: cpu, CPU: cpu}
 	defer func(b int) { batchSamples = b }(batchSamples)
 	batchSamples = 3000
 	const rate, ch, n = 16000, 3, 20011
@@ -194,7 +188,7 @@ func TestCPURawMatchesDecoding(t *testing.T) {
 	writePCMWAV(t, dec, rate, ch, 64, true, x)
 	for _, format := range []encode.Format{encode.FormatNPY, encode.FormatPNG} {
 		for _, channel := range []int{-1, 1} {
-			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: channel,
+			opts := AnalyzeOptions{FFT: 512, Hop: 160, Window: window.Func{Kind: window.Hann}, Channel: channel,
 				Image: plot.ImageOptions{Width: 200, Height: 100, DBMin: -120, DBMax: 0}}
 			a, b := filepath.Join(dir, "a."+string(format)), filepath.Join(dir, "b."+string(format))
 			ra, err := AnalyzeFile(context.Background(), raw, a, format, opts, eng, nil)
@@ -211,8 +205,22 @@ func TestCPURawMatchesDecoding(t *testing.T) {
 			ba, _ := os.ReadFile(a)
 			bb, _ := os.ReadFile(b)
 			if len(ba) == 0 || !bytes.Equal(ba, bb) {
-				t.Errorf("%s, %s: the raw path's output differs from the decoding pipeline's", format, ChannelName(channel))
+				t.Errorf("%s, %s: the raw path's output differs from the decoding pipeline's", format, dsp.ChannelName(channel))
 			}
 		}
 	}
+}
+
+// openCLPair is the OpenCL engine with its CPU fallback, and the CPU
+// engine alone; it skips the test where there is no OpenCL engine.
+func openCLPair(t *testing.T) (gpu, cpu engine.Pair) {
+	for _, e := range testEngines(t) {
+		if _, ok := e.Preferred.(*gpufft.OpenCL); ok {
+			gpu = e
+		}
+	}
+	if gpu.Preferred == nil {
+		t.Skip("no OpenCL engine (PRISM_REQUIRE_OPENCL=1 makes this fail)")
+	}
+	return gpu, engine.Pair{Preferred: gpu.CPU, CPU: gpu.CPU}
 }

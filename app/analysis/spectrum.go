@@ -6,7 +6,9 @@ import (
 	"math"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // AllChannels as SpectrumOptions.Channel asks for one spectrum per channel.
@@ -16,7 +18,7 @@ const AllChannels = -2
 type SpectrumOptions struct {
 	FFT        int
 	OverlapPct float64 // 0 ≤ overlap < 100: hop = round(N·(1 − overlap/100)), ≥ 1
-	Window     gpufft.Window
+	Window     window.Func
 	Channel    int // −1: the mix; AllChannels: each channel; else that channel
 	Unit       dsp.Unit
 	Cal        dsp.LevelCal     // added for dsp.DBSPL
@@ -53,8 +55,8 @@ type SpectrumResult struct {
 // window, overlap and size of o; power averaged, never dB) on the engines
 // and scales it to o.Unit: DBFS reads a sine's level, DBFSPerHz the noise
 // density, DBSPL a sine's level plus the calibration offset.
-func AnalyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, engines Engines) (SpectrumResult, error) {
-	res, notice, err := WithFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
+func AnalyzeSpectrum(ctx context.Context, in string, o SpectrumOptions, engines engine.Pair) (SpectrumResult, error) {
+	res, notice, err := engine.WithFallback(ctx, engines, func(eng gpufft.Engine) (SpectrumResult, error) {
 		return analyzeSpectrum(ctx, in, o, eng)
 	})
 	if notice != "" {
@@ -153,38 +155,24 @@ func welchChannel(ctx context.Context, in string, channel int, o SpectrumOptions
 	hop := o.Hop()
 	total := -1
 	if n := dec.Format().Frames; n >= 0 {
-		total = FrameCount(n, o.FFT, hop)
+		total = dsp.FrameCount(n, o.FFT, hop)
 	}
-	st := newStreamer(dec, o.FFT, hop, channel)
-	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Channels: 1, Mix: true, MaxSamples: st.maxLen, Output: gpufft.Power}
-	plan, err := eng.NewSpectrogram(cfg)
-	if err != nil {
-		return nil, 0, nil, &EngineError{err}
-	}
-	defer plan.Close()
-	power := make([]float32, cfg.DstLen(st.maxLen))
+	cfg := gpufft.SpectrogramConfig{Size: o.FFT, Hop: hop, Window: o.Window, Output: gpufft.Power}
 	bins := cfg.Bins()
-	err = st.run(func(b batch) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		frames, err := plan.Execute(power, b.buf)
-		if err != nil {
-			return &EngineError{err}
-		}
-		for f := range frames {
-			w.Add(power[f*bins : (f+1)*bins])
+	d, err := streamRows(ctx, newSource(dec, channel), rowsJob{cfg: cfg, total: total}, eng, func(rows []float32, _ int) error {
+		for f := range len(rows) / bins {
+			w.Add(rows[f*bins : (f+1)*bins])
 		}
 		if o.Progress != nil {
 			o.Progress(w.Frames(), total)
 		}
 		return nil
 	})
-	if err := streamError(ctx, err); err != nil {
+	if err != nil {
 		return nil, 0, nil, err
 	}
 	if w.Frames() == 0 {
-		return nil, 0, nil, tooShort(in, st.frames, o.FFT)
+		return nil, 0, nil, tooShort(in, d.samples, o.FFT)
 	}
 	return w, rate, dec.Warnings(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestAnalyzeSpectrumEngines: on every engine the Welch spectrum of a
@@ -32,7 +33,7 @@ func TestAnalyzeSpectrumEngines(t *testing.T) {
 	}
 	in := filepath.Join(t.TempDir(), "st.wav")
 	apptest.WriteWAV(t, in, fs, [][]float32{l, rt})
-	win := gpufft.Window{Kind: gpufft.BlackmanHarris}
+	win := window.Func{Kind: window.BlackmanHarris}
 	const hop = n / 4 // 75 % overlap
 	frames := apptest.STFT64(mix, n, hop, win)
 	ref := make([]float64, n/2+1)
@@ -80,7 +81,7 @@ func TestAnalyzeSpectrumProgress(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "p.wav")
 	apptest.WriteWAV(t, in, fs, [][]float32{x})
 	var calls, last, total int
-	o := SpectrumOptions{FFT: n, OverlapPct: 50, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1, Unit: dsp.DBFS,
+	o := SpectrumOptions{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Channel: -1, Unit: dsp.DBFS,
 		Progress: func(done, tot int) {
 			if done < last {
 				t.Errorf("progress went back from %d to %d", last, done)
@@ -93,7 +94,7 @@ func TestAnalyzeSpectrumProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := FrameCount(int64(len(x)), n, n/2)
+	want := dsp.FrameCount(int64(len(x)), n, n/2)
 	if calls < 2 || last != res.Frames || total != want || res.Frames != want {
 		t.Errorf("%d calls, last %d of %d; %d frames analysed, %d expected", calls, last, total, res.Frames, want)
 	}

@@ -62,8 +62,12 @@ func (s *Stages) mark(d *time.Duration, k SpanKind, t *time.Time) {
 	*t = now
 }
 
-// span keeps the interval from start to now as a span of kind k.
+// span keeps the interval from start to now as a span of kind k (none
+// on a nil s).
 func (s *Stages) span(k SpanKind, start time.Time) {
+	if s == nil { // a pipeline that keeps no timings
+		return
+	}
 	s.Spans = append(s.Spans, Span{k, start, time.Now()})
 }
 

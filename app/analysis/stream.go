@@ -1,11 +1,13 @@
 package analysis
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -139,7 +141,7 @@ func (s *streamer) decode(full chan<- streamResult, free <-chan int, stop <-chan
 			full <- streamResult{err: err}
 			return
 		}
-		frames := FrameCount(int64(filled), s.n, s.hop)
+		frames := dsp.FrameCount(int64(filled), s.n, s.hop)
 		if frames == 0 {
 			return // end of stream: fewer than N samples left
 		}
@@ -212,4 +214,32 @@ func (s *streamer) fill(buf []float32, have int) (int, error) {
 		}
 	}
 	return have, nil
+}
+
+// decodeBlocks reads dec to its end in blocks of up to 2^15 samples per
+// channel and hands each (interleaved, valid during the call) with its
+// samples per channel to fn on the calling goroutine: the one decode loop
+// of the measurements that need no engine (levels, distortion). It stops
+// when ctx ends; a decoder's failure is classified by streamError.
+func decodeBlocks(ctx context.Context, dec audio.Decoder, in string, fn func(block []float32, samples int)) error {
+	ch := dec.Format().Channels
+	buf := make([]float32, 1<<15*ch)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, rerr := dec.Read(buf)
+		if n > 0 {
+			fn(buf[:n*ch], n)
+		}
+		if errors.Is(rerr, io.EOF) {
+			return nil
+		}
+		if rerr != nil {
+			return streamError(ctx, rerr)
+		}
+		if n == 0 {
+			return fmt.Errorf("%s: decoder returned no samples and no error", in)
+		}
+	}
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/prismaudio/prism/app/dsp"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // viewKernel is the window kernel of the file view's latest window and
@@ -12,7 +12,7 @@ import (
 // per cursor move.
 var viewKernel struct {
 	sync.Mutex
-	win gpufft.Window
+	win window.Func
 	k   *dsp.WindowKernel
 }
 

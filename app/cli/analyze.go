@@ -16,7 +16,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/internal/bench"
 	"github.com/prismaudio/prism/internal/proc"
 )
@@ -227,7 +229,7 @@ func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (anal
 // sharePlans gives every engine of the session (those still opening too)
 // one plan pool, so a batch keeps plans between files of one shape.
 func (s *session) sharePlans() {
-	pool := analysis.NewPlanPool()
+	pool := engine.NewPlanPool()
 	for i := range s.set {
 		s.set[i].Plans = pool
 	}
@@ -335,7 +337,7 @@ func (b batchRun) dispatch(inputs, dsts []string, done []chan fileResult) {
 		}
 		go func() {
 			defer func() { t.slots <- e }()
-			done[i] <- b.one([]analysis.Engines{t.engine(e)}, in, dsts[i], t.inFlight > 1)
+			done[i] <- b.one([]engine.Pair{t.engine(e)}, in, dsts[i], t.inFlight > 1)
 		}()
 	}
 }
@@ -345,7 +347,7 @@ func (b batchRun) dispatch(inputs, dsts []string, done []chan fileResult) {
 type tokens struct {
 	slots    chan int
 	inFlight int
-	engine   func(int) analysis.Engines
+	engine   func(int) engine.Pair
 	none     chan struct{} // closed, with err set, when no engine opened
 	err      error
 }
@@ -360,7 +362,7 @@ func (b batchRun) engineTokens(batch bool) *tokens {
 	o := sess.opening
 	if o == nil {
 		perEngine := max(1, filesInFlight/len(sess.set))
-		t := &tokens{slots: make(chan int, perEngine*len(sess.set)), engine: func(i int) analysis.Engines { return sess.set[i] }}
+		t := &tokens{slots: make(chan int, perEngine*len(sess.set)), engine: func(i int) engine.Pair { return sess.set[i] }}
 		for k := range perEngine {
 			for i, e := range sess.set {
 				if k == 0 || (e.HasGPU() && batch) {
@@ -413,7 +415,7 @@ type fileResult struct {
 
 // one analyzes one input on set (several GPUs share it: see
 // analysis.AnalyzeFileSet), with a progress bar unless noBar or quiet.
-func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileResult {
+func (b batchRun) one(set []engine.Pair, in, dst string, noBar bool) fileResult {
 	ctx := b.sess.ctx
 	if err := ctx.Err(); err != nil {
 		return fileResult{err: err}
@@ -421,7 +423,7 @@ func (b batchRun) one(set []analysis.Engines, in, dst string, noBar bool) fileRe
 	o := b.opts
 	o.EngineDone = b.release.FileDone()
 	defer o.EngineDone() // a file that failed or never used the GPU is done with it too
-	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, dsp.ChannelName(o.Channel))
 	src := in
 	if b.format == encode.FormatPNG { // the image needs the length first
 		var err error

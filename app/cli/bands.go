@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 )
 
 func runBands(args []string, stdout, stderr io.Writer) int {
@@ -18,13 +19,13 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	fraction := fs.Int("fraction", 3, "bands per octave: 1, 2, 3, 6, 12, 24 or 48")
 	weighting := fs.String("weighting", dsp.DefaultWeighting.String(), "frequency weighting (IEC 61672-1): A, C or Z")
 	channel := fs.String("channel", "mix", "channel: mix or a 0-based index")
-	fft := fs.Int("fft", 0, fmt.Sprintf("FFT size (default: fine enough for the lowest band, up to %d)", analysis.MaxFFT))
+	fft := fs.Int("fft", 0, fmt.Sprintf("FFT size (default: fine enough for the lowest band, up to %d)", engine.MaxFFT))
 	minF := fs.Float64("min-freq", 20, "lowest mid-band frequency, Hz")
 	maxF := fs.Float64("max-freq", 20000, "highest mid-band frequency, Hz")
 	var cal calFlags
 	cal.register(fs, "channel as --channel or 0")
-	var engine, device string
-	registerEngine(fs, &engine, &device, "device")
+	var choice, device string
+	registerEngine(fs, &choice, &device, "device")
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -47,10 +48,10 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if o.Mic, err = cal.mic(); err != nil {
 		return failure(stderr, err)
 	}
-	if err := analysis.CheckEngine(engine); err != nil {
+	if err := engine.CheckChoice(choice); err != nil {
 		return usage("--engine: %v", err)
 	}
-	sess, ok := openSession("bands", engine, device, false, stderr)
+	sess, ok := openSession("bands", choice, device, false, stderr)
 	if !ok {
 		return ExitFailure
 	}
@@ -134,7 +135,7 @@ func bandsAdvice(o analysis.BandsOptions) string {
 
 // writeBands writes the bands CSV of input in and returns how many bands
 // are under-resolved.
-func writeBands(path, in string, levels []analysis.BandLevel) (int, error) {
+func writeBands(path, in string, levels []dsp.BandLevel) (int, error) {
 	o, err := encode.Create(path, in)
 	if err != nil {
 		return 0, err

@@ -84,7 +84,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if opts.Channel >= rec.Channels() {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
-	co := live.CaptureOptions{AnalyzeOptions: opts, Seconds: *seconds, Out: *out, Format: format}
+	co := live.CaptureOptions{FFT: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channel: opts.Channel, Image: opts.Image,
+		Seconds: *seconds, Out: *out, Format: format}
 	if !*quiet {
 		co.Log = stderr
 	}
@@ -96,7 +97,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 // the exit code. An incomplete capture (the source stopped for good) has
 // its output written and says so, with exit 1; outages the capture got
 // over are said too, with exit 0.
-func captureDone(st live.LiveStats, err error, stats bool, out string, stdout, stderr io.Writer) int {
+func captureDone(st live.Stats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "prism: capture: interrupted: %s not written\n", quote(out))
 		return ExitFailure

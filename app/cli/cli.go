@@ -16,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/proc"
 )
@@ -52,7 +53,7 @@ func EnableProbe() {
 	if err != nil {
 		return // no probe: OpenCL is opened in-process, as before
 	}
-	analysis.ProbeCommand = func(ctx context.Context, device string) *exec.Cmd {
+	engine.ProbeCommand = func(ctx context.Context, device string) *exec.Cmd {
 		return exec.CommandContext(ctx, exe, probeArg, device)
 	}
 }
@@ -192,11 +193,11 @@ func usageError(name string, stderr io.Writer) func(format string, a ...any) int
 // decoder's read) is not waited for: interruptGrace after the signal, or
 // at a second signal, the process removes its temporary files and exits.
 type session struct {
-	engines analysis.Engines   // the first of set
-	set     []analysis.Engines // one per GPU with --device all
+	engines engine.Pair   // the first of set
+	set     []engine.Pair // one per GPU with --device all
 	// opening, when set (openSessionStart, several GPUs), is the set
 	// still opening: set and engines are empty until it is waited for
-	opening *analysis.EngineOpening
+	opening *engine.Opening
 	ctx     context.Context
 	stop    func()
 	written *outputsWritten // outputs in place, for an interrupt's message
@@ -206,17 +207,17 @@ type session struct {
 // itself before the process exits.
 const interruptGrace = 400 * time.Millisecond
 
-func openSession(name, engine, device string, quiet bool, stderr io.Writer) (*session, bool) {
-	return openSessionSet(name, engine, device, false, quiet, stderr)
+func openSession(name, choice, device string, quiet bool, stderr io.Writer) (*session, bool) {
+	return openSessionSet(name, choice, device, false, quiet, stderr)
 }
 
 // openSessionSet is openSession with every GPU of the host opened (see
-// analysis.OpenEngineSet) for --device all, or by default when spread (a
+// engine.OpenSet) for --device all, or by default when spread (a
 // batch of files) and there are several.
-func openSessionSet(name, engine, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
+func openSessionSet(name, choice, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
 	written := &outputsWritten{}
 	ctx, stop := watchSignals(stderr, written)
-	set, notice, err := analysis.OpenEngineSet(engine, device, spread)
+	set, notice, err := engine.OpenSet(choice, device, spread)
 	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
 	}
@@ -239,15 +240,15 @@ func opened(name, notice string, err error, quiet bool, stop func(), stderr io.W
 
 // openSessionStart is openSessionSet for `prism analyze`: with several
 // GPUs and several inputs (a batch) it returns while they open (the
-// session's opening: analysis.StartEngineSet), so each GPU starts on the
+// session's opening: engine.StartSet), so each GPU starts on the
 // batch as soon as it is open.
-func openSessionStart(name, engine, device string, batch, quiet bool, stderr io.Writer) (*session, bool) {
+func openSessionStart(name, choice, device string, batch, quiet bool, stderr io.Writer) (*session, bool) {
 	if !batch {
-		return openSessionSet(name, engine, device, false, quiet, stderr)
+		return openSessionSet(name, choice, device, false, quiet, stderr)
 	}
 	written := &outputsWritten{}
 	ctx, stop := watchSignals(stderr, written)
-	o, notice, err := analysis.StartEngineSet(engine, device, false)
+	o, notice, err := engine.StartSet(choice, device, false)
 	if !opened(name, notice, err, quiet, stop, stderr) {
 		return nil, false
 	}
@@ -367,7 +368,7 @@ func interrupted(stderr io.Writer, name, out string) int {
 // teardown then runs in the exit, which the caller waits for.
 func (s *session) close() {
 	s.settle()
-	analysis.CloseSet(s.set)
+	engine.CloseSet(s.set)
 	s.stop()
 }
 

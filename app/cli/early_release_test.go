@@ -4,10 +4,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestEarlyRelease: the GPU engines are released once every file is done
@@ -19,7 +20,7 @@ func TestEarlyRelease(t *testing.T) {
 	gpu := apptest.OpenCL(t)
 	cpu := gpufft.NewCPU(1)
 	defer cpu.Close()
-	sess := &session{set: []analysis.Engines{{Preferred: gpu, CPU: cpu}}}
+	sess := &session{set: []engine.Pair{{Preferred: gpu, CPU: cpu}}}
 	r := newEarlyRelease(sess, 3, encode.FormatNPY)
 	if r == nil {
 		t.Fatal("no early release for NPY on an OpenCL engine")
@@ -29,7 +30,7 @@ func TestEarlyRelease(t *testing.T) {
 	a() // counts once
 	b()
 	r.Wait()
-	cfg := gpufft.SpectrogramConfig{Size: 256, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channels: 1, MaxSamples: 4096, Output: gpufft.DBFS}
+	cfg := gpufft.SpectrogramConfig{Size: 256, Hop: 128, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 4096, Output: gpufft.DBFS}
 	p, err := gpu.NewSpectrogram(cfg)
 	if err != nil {
 		t.Fatalf("two files of three done: the engine should still work: %v", err)
@@ -49,7 +50,7 @@ func TestEarlyRelease(t *testing.T) {
 	if r := newEarlyRelease(sess, 1, encode.FormatPNG); r != nil {
 		t.Error("an early release for PNG")
 	}
-	if r := newEarlyRelease(&session{set: []analysis.Engines{{Preferred: cpu, CPU: cpu}}}, 1, encode.FormatNPY); r != nil {
+	if r := newEarlyRelease(&session{set: []engine.Pair{{Preferred: cpu, CPU: cpu}}}, 1, encode.FormatNPY); r != nil {
 		t.Error("an early release without a GPU")
 	}
 	t.Setenv("PRISM_EARLY_RELEASE", "0")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 )
 
 func runFilter(args []string, stdout, stderr io.Writer) int {
@@ -18,8 +19,8 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	band := fs.String("band", "", "the band filter (see SPEC)")
 	format := fs.String("format", "float", "output samples: float (32-bit float) or input (the input's WAV format)")
 	trans := fs.Float64("transition", dsp.DefaultTransitionOct, "transition width in octaves beyond each edge (the stop band holds 60 dB from there), > 0")
-	var engine, device string
-	registerEngine(fs, &engine, &device, "device")
+	var choice, device string
+	registerEngine(fs, &choice, &device, "device")
 	quiet := fs.Bool("quiet", false, "no summary")
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -37,14 +38,14 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 		return usage("--format %q: want float or input", *format)
 	case !(*trans > 0) || math.IsInf(*trans, 1):
 		return usage("--transition %g: want a width > 0 octaves", *trans)
-	case analysis.CheckEngine(engine) != nil:
-		return usage("--engine %q: want auto, gpu or cpu", engine)
+	case engine.CheckChoice(choice) != nil:
+		return usage("--engine %q: want auto, gpu or cpu", choice)
 	}
 	spec, err := dsp.ParseBand(*band) // Nyquist is checked per file
 	if err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := openSession("filter", engine, device, *quiet, stderr)
+	sess, ok := openSession("filter", choice, device, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}

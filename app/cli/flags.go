@@ -8,8 +8,10 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // analysisFlags are the flags `prism analyze` and `prism capture` share.
@@ -25,9 +27,9 @@ type analysisFlags struct {
 // register adds the flags; openclFlag names the OpenCL device flag
 // ("device" for analyze; capture's --device is the audio device).
 func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
-	fs.IntVar(&a.fft, "fft", 4096, fmt.Sprintf("FFT size: a power of two, %d…%d", analysis.MinFFT, analysis.MaxFFT))
+	fs.IntVar(&a.fft, "fft", 4096, fmt.Sprintf("FFT size: a power of two, %d…%d", engine.MinFFT, engine.MaxFFT))
 	fs.IntVar(&a.hop, "hop", 0, "hop between frames in samples, 1…N (default N/4)")
-	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
+	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&a.channel, "channel", "mix", "channel: mix (mean of channels) or a 0-based index")
 	registerEngine(fs, &a.engine, &a.device, openclFlag)
 	fs.IntVar(&a.width, "width", 1920, "PNG plot area width in pixels")
@@ -38,19 +40,19 @@ func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 }
 
 // registerEngine adds --engine and the OpenCL device flag.
-func registerEngine(fs *flag.FlagSet, engine, device *string, deviceFlag string) {
-	fs.StringVar(engine, "engine", analysis.EngineAuto, "engine: auto (GPU if usable, else CPU), gpu, cpu")
+func registerEngine(fs *flag.FlagSet, choice, device *string, deviceFlag string) {
+	fs.StringVar(choice, "engine", engine.Auto, "engine: auto (GPU if usable, else CPU), gpu, cpu")
 	fs.StringVar(device, deviceFlag, "", "OpenCL device: index or name substring, or all (every GPU; the default for several files when there are several) (default $"+gpufft.EnvDevice+", else the first GPU)")
 }
 
-// checkFFTFlags is analysis.CheckFFT in the words of --fft and --hop.
+// checkFFTFlags is engine.CheckFFT in the words of --fft and --hop.
 func checkFFTFlags(n, hop int) error {
-	err := analysis.CheckFFT(n, hop)
-	if errors.As(err, new(*analysis.HopError)) {
+	err := engine.CheckFFT(n, hop)
+	if errors.As(err, new(*engine.HopError)) {
 		return fmt.Errorf("--hop %d: want 1…%d", hop, n)
 	}
 	if err != nil {
-		return fmt.Errorf("--fft %d: want a power of two from %d to %d", n, analysis.MinFFT, analysis.MaxFFT)
+		return fmt.Errorf("--fft %d: want a power of two from %d to %d", n, engine.MinFFT, engine.MaxFFT)
 	}
 	return nil
 }
@@ -76,7 +78,7 @@ func (a *analysisFlags) options() (analysis.AnalyzeOptions, error) {
 	if err := checkFFTFlags(a.fft, o.Hop); err != nil {
 		return o, err
 	}
-	w, err := gpufft.ParseWindow(a.window)
+	w, err := window.Parse(a.window)
 	if err != nil {
 		return o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}
@@ -84,7 +86,7 @@ func (a *analysisFlags) options() (analysis.AnalyzeOptions, error) {
 	if o.Channel, err = parseChannel(a.channel); err != nil {
 		return o, err
 	}
-	if err := analysis.CheckEngine(a.engine); err != nil {
+	if err := engine.CheckChoice(a.engine); err != nil {
 		return o, fmt.Errorf("--engine: %v", err)
 	}
 	o.Image, err = a.imageOptions()

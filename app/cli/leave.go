@@ -4,8 +4,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/bench"
 	"github.com/prismaudio/prism/internal/proc"
@@ -22,7 +22,7 @@ func (s *session) end() { s.leave(io.Discard, false) }
 
 // leave ends a session whose outputs are all written, flushed, closed
 // and in place: with fast exit (proc.FastExit) the engines are left to the process's exit
-// (analysis.CloseSetForExit), else closed; with $PRISM_EXIT_HOLD=1 the GPU
+// (engine.CloseSetForExit), else closed; with $PRISM_EXIT_HOLD=1 the GPU
 // device files are also handed to a child that outlives the process
 // briefly (proc.HoldDevices). With timings it prints the exit line on w.
 //
@@ -52,7 +52,7 @@ func (s *session) leave(w io.Writer, timings bool) {
 	var took time.Duration
 	s.settle()
 	if t.Fast {
-		took, stats = analysis.CloseSetForExit(s.set)
+		took, stats = engine.CloseSetForExit(s.set)
 		if proc.Env().HoldDevices {
 			t0 := time.Now()
 			t.Held = proc.HoldDevices()
@@ -60,7 +60,7 @@ func (s *session) leave(w io.Writer, timings bool) {
 		}
 	} else {
 		t0 := time.Now()
-		analysis.CloseSet(s.set)
+		engine.CloseSet(s.set)
 		took = time.Since(t0)
 		for _, e := range s.set {
 			if g, ok := e.Preferred.(engineStats); ok {
@@ -95,7 +95,7 @@ func newEarlyRelease(sess *session, files int, format encode.Format) *proc.Relea
 	if format == encode.FormatPNG || sess.opening != nil {
 		return nil
 	}
-	var gpus []analysis.Engines
+	var gpus []engine.Pair
 	for _, e := range sess.set {
 		if e.HasGPU() {
 			gpus = append(gpus, e)

@@ -9,11 +9,14 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/bench"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestSpreadOverEngines: files spread over two OpenCL engines (two
@@ -27,9 +30,9 @@ func TestSpreadOverEngines(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	dir := t.TempDir()
-	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: window.Func{Kind: window.Hann}, Channel: -1,
 		Image: plot.ImageOptions{Width: 300, Height: 200, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Viridis}}
-	one := analysis.Engines{Preferred: gs[0], CPU: cpu}
+	one := engine.Pair{Preferred: gs[0], CPU: cpu}
 	var inputs []string
 	for i := range 5 {
 		in := filepath.Join(dir, "in"+string(rune('a'+i))+".wav")
@@ -42,14 +45,14 @@ func TestSpreadOverEngines(t *testing.T) {
 			dsts = append(dsts, filepath.Join(dir, fmt.Sprintf("spread%d.%s", i, format)))
 			w := filepath.Join(dir, fmt.Sprintf("one%d.%s", i, format))
 			o := opts
-			o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+			o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, dsp.ChannelName(o.Channel))
 			if _, err := analysis.AnalyzeFile(context.Background(), in, w, format, o, one, nil); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, w)
 		}
-		pool := analysis.NewPlanPool()
-		set := []analysis.Engines{{Preferred: gs[0], CPU: cpu, Plans: pool}, {Preferred: gs[1], CPU: cpu, Plans: pool}}
+		pool := engine.NewPlanPool()
+		set := []engine.Pair{{Preferred: gs[0], CPU: cpu, Plans: pool}, {Preferred: gs[1], CPU: cpu, Plans: pool}}
 		sess := &session{engines: set[0], set: set, ctx: context.Background(), stop: func() {}}
 		var errb bytes.Buffer
 		b := batchRun{sess: sess, format: format, opts: opts, quiet: true, timings: true, stderr: &errb}
@@ -94,11 +97,11 @@ func TestSpreadOverEngines(t *testing.T) {
 	opts.FFT, opts.Hop = 65536, 1024
 	w := filepath.Join(dir, "long-one.png")
 	o := opts
-	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", "long.wav", o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
+	o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", "long.wav", o.FFT, o.Hop, o.Window, dsp.ChannelName(o.Channel))
 	if _, err := analysis.AnalyzeFile(context.Background(), long, w, encode.FormatPNG, o, one, nil); err != nil {
 		t.Fatal(err)
 	}
-	set := []analysis.Engines{{Preferred: gs[0], CPU: cpu}, {Preferred: gs[1], CPU: cpu}}
+	set := []engine.Pair{{Preferred: gs[0], CPU: cpu}, {Preferred: gs[1], CPU: cpu}}
 	sess := &session{engines: set[0], set: set, ctx: context.Background(), stop: func() {}}
 	var errb bytes.Buffer
 	dst := filepath.Join(dir, "long-two.png")

@@ -12,23 +12,26 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // openingBatch runs a batch of inputs on a session whose engines are still
-// opening (opens, as analysis.StartEngineSet opens GPUs) and returns the
+// opening (opens, as engine.StartSet opens GPUs) and returns the
 // exit code, stderr and the opening. The batch must end within a minute:
 // a generous bound against a batch that waits for an engine that never
 // opens, not a timing check. The opening's engines are the test's: only
 // its plans and CPU engine are closed, at the test's end.
-func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, dsts []string, opts analysis.AnalyzeOptions) (int, string, *analysis.EngineOpening) {
+func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, dsts []string, opts analysis.AnalyzeOptions) (int, string, *engine.Opening) {
 	t.Helper()
 	cpu := gpufft.NewCPU(0)
-	o := analysis.StartEngines(opens, cpu, true)
-	pool := analysis.NewPlanPool()
+	o := engine.Start(opens, cpu, true)
+	pool := engine.NewPlanPool()
 	o.Plans = pool
 	t.Cleanup(func() {
 		o.Wait()
@@ -58,7 +61,7 @@ func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, d
 func TestBatchStartsAsEnginesOpen(t *testing.T) {
 	gs := twoOpenCL(t)
 	dir := t.TempDir()
-	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
+	opts := analysis.AnalyzeOptions{FFT: 512, Hop: 128, Window: window.Func{Kind: window.Hann}, Channel: -1,
 		Image: plot.ImageOptions{Width: 300, Height: 200, Scale: plot.Log, DBMin: -120, DBMax: 0, Colormap: plot.Viridis}}
 	var inputs, want []string
 	cpu := gpufft.NewCPU(0)
@@ -69,8 +72,8 @@ func TestBatchStartsAsEnginesOpen(t *testing.T) {
 		inputs = append(inputs, in)
 		w := filepath.Join(dir, fmt.Sprintf("one%d.png", i))
 		o := opts
-		o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, analysis.ChannelName(o.Channel))
-		if _, err := analysis.AnalyzeFile(context.Background(), in, w, encode.FormatPNG, o, analysis.Engines{Preferred: gs[0], CPU: cpu}, nil); err != nil {
+		o.Image.Title = fmt.Sprintf("%s   N=%d  hop=%d  %v  %s", filepath.Base(in), o.FFT, o.Hop, o.Window, dsp.ChannelName(o.Channel))
+		if _, err := analysis.AnalyzeFile(context.Background(), in, w, encode.FormatPNG, o, engine.Pair{Preferred: gs[0], CPU: cpu}, nil); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, w)

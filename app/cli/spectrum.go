@@ -14,8 +14,9 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 const spectrumUsage = `  prism spectrum IN -o OUT.csv|.npy|.png [--fft N] [--overlap PCT] [--window W]
@@ -45,9 +46,9 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("spectrum", spectrumUsage, stderr)
 	var f spectrumFlags
 	fs.StringVar(&f.out, "o", "", "output: .csv (freq_hz,level), .npy (bins × [freq_hz, level…], float32) or .png (plot)")
-	fs.IntVar(&f.fft, "fft", 8192, fmt.Sprintf("FFT size: a power of two, %d…%d", analysis.MinFFT, analysis.MaxFFT))
+	fs.IntVar(&f.fft, "fft", 8192, fmt.Sprintf("FFT size: a power of two, %d…%d", engine.MinFFT, engine.MaxFFT))
 	fs.Float64Var(&f.overlap, "overlap", 50, "frame overlap in percent, 0 ≤ PCT < 100")
-	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
+	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&f.channel, "channel", "mix", "channel: mix (mean of channels), all (one column each) or a 0-based index")
 	fs.StringVar(&f.unit, "unit", "dbfs", "unit: dbfs (sine level), dbfs-hz (noise density re a mean square of 1: 3.01 dB below full-scale-sine dBFS), dbspl (calibrated sine level)")
 	f.calFlags.register(fs, "channel as --channel or 0")
@@ -79,7 +80,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	if o.Mic, o.Ref, err = f.files(); err != nil {
 		return failure(stderr, err)
 	}
-	if err := analysis.CheckEngine(f.engine); err != nil {
+	if err := engine.CheckChoice(f.engine); err != nil {
 		return usage("--engine: %v", err)
 	}
 	sess, ok := openSession("spectrum", f.engine, f.device, f.quiet, stderr)
@@ -115,13 +116,13 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 // options validates the flags that need no file.
 func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
 	o := analysis.SpectrumOptions{FFT: f.fft, OverlapPct: f.overlap}
-	if err := analysis.CheckFFT(f.fft, 1); err != nil {
+	if err := engine.CheckFFT(f.fft, 1); err != nil {
 		return o, fmt.Errorf("--fft: %v", err)
 	}
 	if !(f.overlap >= 0 && f.overlap < 100) {
 		return o, fmt.Errorf("--overlap %g: want 0 ≤ PCT < 100", f.overlap)
 	}
-	w, err := gpufft.ParseWindow(f.window)
+	w, err := window.Parse(f.window)
 	if err != nil {
 		return o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}

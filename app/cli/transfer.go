@@ -12,12 +12,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/transfer"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 const transferUsage = `  prism transfer IN --ref-channel R [--channels C,…] -o OUT.csv|.npy|.png
@@ -64,12 +64,12 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.out, "o", "", "output: .csv, .npy (bins × [freq_hz, magnitude_db, phase_deg, coherence…], float32) or .png (plots)")
 	fs.IntVar(&f.refChannel, "ref-channel", 0, "the reference channel (0-based) of IN, or of REF")
 	fs.StringVar(&f.channels, "channels", "", "measurement channels C,… (0-based; default every channel but the reference)")
-	fs.IntVar(&f.fft, "fft", 32768, fmt.Sprintf("FFT size: a power of two, %d…%d", analysis.MinFFT, analysis.MaxFFT))
+	fs.IntVar(&f.fft, "fft", 32768, fmt.Sprintf("FFT size: a power of two, %d…%d", engine.MinFFT, engine.MaxFFT))
 	fs.Float64Var(&f.overlap, "overlap", 50, "frame overlap in percent, 0 ≤ PCT < 100")
 	fs.StringVar(&f.average, "average", "complex", "averaging: complex (vector, H1) or polar (magnitude as power, phase of the vector mean)")
 	fs.StringVar(&f.smoothing, "smoothing", "off", "fractional-octave smoothing of magnitude and phase: 1/N, N in 3…48, or off")
 	fs.StringVar(&f.delay, "delay", "auto", "delay: auto (find it), or MS to take out (0: none)")
-	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(gpufft.WindowNames(), ", ")+" or kaiser:BETA")
+	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.BoolVar(&f.json, "json", false, "print the delay summary as JSON on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
 	registerEngine(fs, &f.engine, &f.device, "device")
@@ -89,7 +89,7 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	if err := analysis.CheckEngine(f.engine); err != nil {
+	if err := engine.CheckChoice(f.engine); err != nil {
 		return usage("--engine: %v", err)
 	}
 	sess, ok := openSession("transfer", f.engine, f.device, f.quiet || f.json, stderr)
@@ -144,14 +144,14 @@ func (f *transferFlags) options(pos []string) (transfer.Inputs, transfer.Options
 			in.Channels = append(in.Channels, c)
 		}
 	}
-	if err := analysis.CheckFFT(f.fft, 1); err != nil {
-		return in, o, fmt.Errorf("--fft %d: want a power of two from %d to %d", f.fft, analysis.MinFFT, analysis.MaxFFT)
+	if err := engine.CheckFFT(f.fft, 1); err != nil {
+		return in, o, fmt.Errorf("--fft %d: want a power of two from %d to %d", f.fft, engine.MinFFT, engine.MaxFFT)
 	}
 	if !(f.overlap >= 0 && f.overlap < 100) {
 		return in, o, fmt.Errorf("--overlap %g: want 0 ≤ PCT < 100", f.overlap)
 	}
 	var err error
-	if o.Window, err = gpufft.ParseWindow(f.window); err != nil {
+	if o.Window, err = window.Parse(f.window); err != nil {
 		return in, o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}
 	if o.Average, err = dsp.ParseTransferAverage(f.average); err != nil {

@@ -16,3 +16,8 @@ const fullScaleMeanSquare = 0.5
 func MeanSquareDBFS(ms float64) float64 {
 	return max(FloorDB, 10*math.Log10(ms/fullScaleMeanSquare))
 }
+
+// RMSDBFS is the AES17 RMS level in dBFS of a signal of mean square ms:
+// 10·log10(ms) + 3.01, so a full-scale sine reads 0.00 dBFS (−Inf for 0).
+// It is MeanSquareDBFS without the floor.
+func RMSDBFS(ms float64) float64 { return 10 * math.Log10(ms/fullScaleMeanSquare) }

@@ -6,10 +6,11 @@
 // the one peak readout); and the measuring instrument's mathematics: Welch
 // power averaging read as sine level or noise density (Welch, Unit), tone
 // estimation between bins (WindowKernel: RefineBin by a per-window table,
-// O(1) per call; RefineFrame), BS.1770-4 / EBU R128 loudness (Loudness), sample and true
-// peak and AES17 RMS (PeakMeter), THD, THD+N, SNR and SINAD (Distortion,
+// O(1) per call; RefineFrame), THD, THD+N, SNR and SINAD (Distortion,
 // DistortionMeter), calibration to dB SPL (LevelCal, MicResponse) and
-// reference traces (Trace).
+// reference traces (Trace); and the framing rules every pipeline shares
+// (FrameCount, PadFront, ChannelName; the band filter's BandFIR, BandTaps
+// and BandGains). Level meters (loudness, true peak) are package meter's.
 //
 // It is a leaf: it imports only the standard library, gonum's float64
 // FFT (dsp/fourier, for DistortionMeter's spectra) and internal/kaiser

@@ -144,3 +144,42 @@ func PowerGains(h []float64, rate, n int) []float32 {
 	}
 	return g
 }
+
+// BandFIR returns the taps of band's linear-phase filter at rate Hz with
+// transition transitionOct (octaves): the one design of `prism filter`,
+// the live band display and the playthrough.
+func BandFIR(band BandSpec, rate int, transitionOct float64) ([]float64, error) {
+	p, err := PlanFIR(band, rate, transitionOct)
+	if err != nil {
+		return nil, err
+	}
+	return p.Coefficients(kaiserWindow(p.Taps-1, p.Beta)), nil
+}
+
+// BandGains returns the band filter's |H|² at the n-point FFT's bins (nil
+// for no band): what the live display multiplies spectra by.
+func BandGains(band BandSpec, rate, n int) ([]float32, error) {
+	if band.IsZero() {
+		return nil, nil
+	}
+	h, err := BandFIR(band, rate, DefaultTransitionOct)
+	if err != nil {
+		return nil, err
+	}
+	return PowerGains(h, rate, n), nil
+}
+
+// BandTaps is BandFIR in float32: the taps an engine convolves with
+// (DefaultTransitionOct: the filter the live display and the playthrough
+// share).
+func BandTaps(band BandSpec, rate int, transitionOct float64) ([]float32, error) {
+	h, err := BandFIR(band, rate, transitionOct)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, len(h))
+	for i, v := range h {
+		out[i] = float32(v)
+	}
+	return out, nil
+}

@@ -204,3 +204,10 @@ func BandFFTSize(lowest Band, rate, maxN int) int {
 	}
 	return n
 }
+
+// BandLevel is one row of `prism bands`.
+type BandLevel struct {
+	Band
+	LevelDB       float64
+	UnderResolved bool
+}

@@ -7,11 +7,12 @@ import (
 	"io"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/window"
 )
 
 // DefaultGenerator is the source used when there is no input device.
@@ -59,11 +60,14 @@ func generatorSource(spec string, rate, channels int) (func() (audio.Source, err
 
 // CaptureOptions configure Capture.
 type CaptureOptions struct {
-	analysis.AnalyzeOptions
-	Seconds float64
-	Out     string
-	Format  encode.Format
-	Log     io.Writer // progress lines; nil: none
+	FFT, Hop int
+	Window   window.Func
+	Channel  int               // −1: the mix (mean of channels); else a 0-based channel
+	Image    plot.ImageOptions // the PNG's, for FormatPNG
+	Seconds  float64
+	Out      string
+	Format   encode.Format
+	Log      io.Writer // progress lines; nil: none
 	// Grace is how long past Seconds of wall-clock time a capture waits
 	// for a source that stops delivering (0: 5 s).
 	Grace time.Duration
@@ -87,29 +91,29 @@ var ErrIncomplete = errors.New("incomplete")
 // wall-clock time with what was captured written, the rest of the
 // timeline as gap rows, and an error wrapping ErrIncomplete that says
 // since when no input came. It returns the analysis statistics at the end.
-func Capture(ctx context.Context, rec *audio.Recorder, engines analysis.Engines, opts CaptureOptions) (LiveStats, error) {
+func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts CaptureOptions) (Stats, error) {
 	rate := rec.SampleRate()
-	total := analysis.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
+	total := dsp.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
 	if total < 1 {
-		return LiveStats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
+		return Stats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
 	o, err := encode.Create(opts.Out)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	defer o.Discard()
 	rw, err := captureWriter(o, opts, rec, total)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	sink := newCaptureSink(rw, opts, rec.Channels(), total)
 	defer sink.close(0) // the writer goroutine ends on every return (twice is harmless)
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
 	s.ColumnChannel = sink.ch + 1
-	live, err := NewLive(rec, engines, s)
+	live, err := New(rec, engines, s)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	defer live.Close()
 	live.onBatch = sink.batch
@@ -217,7 +221,7 @@ func logOutages(w io.Writer, rec *audio.Recorder, start uint64, rate int) {
 }
 
 // capturePeak sets st's peak from output channel ch's last spectrum.
-func capturePeak(l *Live, ch int, opts CaptureOptions, st *LiveStats) error {
+func capturePeak(l *Live, ch int, opts CaptureOptions, st *Stats) error {
 	var sp Spectrum
 	l.Latest(ch, &sp)
 	k, err := dsp.NewWindowKernel(opts.Window.Values(opts.FFT))
@@ -245,7 +249,7 @@ func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, t
 		return encode.NewCSVRows(o, opts.FFT, opts.Hop, rec.SampleRate())
 	}
 	img := opts.Image
-	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, analysis.ChannelName(opts.Channel))
+	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, dsp.ChannelName(opts.Channel))
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
 	return newImageRows(o, layout, total), nil
 }

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // slowEngine's live plans take at least delay a batch: an engine that
@@ -42,14 +43,14 @@ func (p slowLive) Execute(out *gpufft.LiveOutput, src []float32, first int64, tr
 // reached as overflow (input lost because something fell behind), with no
 // outage — and the rest of the timeline written as gap rows.
 func TestCaptureFallsBehind(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-6", 48000, 1)
+	rec := apptest.StartGenerator(t, "sine:1000:-6", 48000, 1)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	slow := slowEngine{Engine: cpu, delay: 250 * time.Millisecond} // batches hold at most 100 ms of input
 	out := apptest.TempPath(t, "cap.npy")
-	opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 256, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: 0},
+	opts := CaptureOptions{FFT: 256, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: 0,
 		Seconds: 1, Out: out, Format: encode.FormatNPY, Grace: 200 * time.Millisecond}
-	st, err := Capture(context.Background(), rec, analysis.Engines{Preferred: slow, CPU: slow}, opts)
+	st, err := Capture(context.Background(), rec, engine.Pair{Preferred: slow, CPU: slow}, opts)
 	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "the analysis fell behind") || strings.Contains(err.Error(), "outage") {
 		t.Fatalf("error %v, want ErrIncomplete saying the analysis fell behind", err)
 	}
@@ -83,13 +84,13 @@ func TestCaptureFallsBehind(t *testing.T) {
 // over 2 s here), and the timeline stays whole: the next frame's index
 // times the hop is exactly how far the stream has moved.
 func TestLiveKeepsUpBySkipping(t *testing.T) {
-	rec := startGenerator(t, "sine:1000:-6", 8000, 1)
+	rec := apptest.StartGenerator(t, "sine:1000:-6", 8000, 1)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	slow := slowEngine{Engine: cpu, delay: 200 * time.Millisecond}
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 32768, 64
-	l, err := NewLive(rec, analysis.Engines{Preferred: slow, CPU: slow}, s)
+	l, err := New(rec, engine.Pair{Preferred: slow, CPU: slow}, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -32,7 +31,7 @@ func BenchmarkCaptureSink(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer o.Discard()
-			opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: fft, Hop: hop, Channel: -1}, Format: format}
+			opts := CaptureOptions{FFT: fft, Hop: hop, Channel: -1, Format: format}
 			total := b.N * batch
 			var rw encode.RowWriter
 			if format == encode.FormatNPY {

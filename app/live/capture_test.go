@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestCaptureTones: tones played into the null sink are captured through
@@ -32,9 +33,9 @@ func TestCaptureTones(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	s := DefaultLiveSettings()
-	s.Window = gpufft.Window{Kind: gpufft.FlatTop}
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	s := DefaultSettings()
+	s.Window = window.Func{Kind: window.FlatTop}
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +79,10 @@ func TestCaptureStalledSource(t *testing.T) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	out := apptest.TempPath(t, "cap.npy")
-	opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 256, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1},
+	opts := CaptureOptions{FFT: 256, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: -1,
 		Seconds: 1, Out: out, Format: encode.FormatNPY, Grace: 300 * time.Millisecond}
 	start := time.Now()
-	st, err := Capture(context.Background(), rec, analysis.Engines{Preferred: cpu, CPU: cpu}, opts)
+	st, err := Capture(context.Background(), rec, engine.Pair{Preferred: cpu, CPU: cpu}, opts)
 	took := time.Since(start)
 	t.Logf("ended after %v: %v", took, err)
 	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "outage: no input since") {
@@ -153,7 +154,7 @@ func checkRows(t *testing.T, rows, want [][]float32) {
 // of the captured channel only.
 func TestCaptureGaps(t *testing.T) {
 	rw := &rowRecorder{bins: 2}
-	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 2, Channel: 1}}, 2, 100)
+	s := newCaptureSink(rw, CaptureOptions{FFT: 2, Channel: 1}, 2, 100)
 	// columns of output channel 1 of 3 (the captured one), 2 bins, dB as
 	// the engine folds them: frames 0 and 1, then 5 after frames 2…4 were
 	// lost
@@ -177,7 +178,7 @@ func TestCaptureSinkBehind(t *testing.T) {
 	const fft = 2
 	rw := &rowRecorder{bins: 2, hold: make(chan struct{})}
 	total := 100000
-	s := newCaptureSink(rw, CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: fft, Channel: 0}}, 1, total)
+	s := newCaptureSink(rw, CaptureOptions{FFT: fft, Channel: 0}, 1, total)
 	chunks := cap(s.queue)
 	// the writer is stuck in its first Rows: every chunk fills, then the
 	// batches after that are dropped
@@ -229,7 +230,7 @@ func TestCaptureSinkAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer o.Discard()
-		opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: fft, Hop: fft / 4, Channel: -1}, Format: format}
+		opts := CaptureOptions{FFT: fft, Hop: fft / 4, Channel: -1, Format: format}
 		opts.Image.Width, opts.Image.Height = 200, 100
 		total := 1 << 20
 		var rw encode.RowWriter

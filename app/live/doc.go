@@ -2,30 +2,28 @@
 // stream into spectra, exponential, linear and long-term averages, peak
 // and min holds, the dominant peak, RTA band levels and a spectrogram
 // history, batch by batch on one engine (falling back to the CPU if the
-// GPU fails) — the averages, holds, band sums and the history's columns
-// are computed on the engine itself (gpufft.LivePlan), and only what is
-// shown or recorded comes back —, with the
-// other engine timed in the background on copies of the same batches;
-// Monitor is the desktop session around it (source switching, the
-// band-filtered MonitorOut playback, file analysis on the same engines);
-// Capture records a live spectrogram to a file. On demand Live exports
-// its spectrogram history as kept (history.go: NPY, CSV or PNG with a
-// JSON sidecar saying the columns' spacing and how many frames each
-// folds) and records every analyzed frame of one output channel at full
-// resolution while asked (record.go: the live plan's own columns up to
-// 500 frames/s, above that a second, one-channel live plan on a one-frame
-// grid run beside it on the same batch; the rows go through Capture's
-// sink, so the view's folded waterfall is unchanged and gaps are NaN rows
-// at their place). Live also feeds every
-// block of input it reads to the level meters (meters.go: sample and true
-// peak, RMS, EBU R128 loudness, with their ballistics), read with
-// ReadMeters.
+// GPU fails, by package engine's rule) — the averages, holds, band sums
+// and the history's columns are computed on the engine itself
+// (gpufft.LivePlan), and only what is shown or recorded comes back —,
+// with the other engine timed in the background on copies of the same
+// batches; Capture records a live spectrogram to a file. On demand Live
+// exports its spectrogram history as kept (history.go: NPY, CSV or PNG
+// with a JSON sidecar saying the columns' spacing and how many frames
+// each folds) and records every analyzed frame of one output channel at
+// full resolution while asked (record.go: the live plan's own columns up
+// to 500 frames/s, above that a second, one-channel live plan on a
+// one-frame grid run beside it on the same batch; the rows go through
+// Capture's sink, so the view's folded waterfall is unchanged and gaps
+// are NaN rows at their place). Live also feeds every block of input it
+// reads to a meter.Bank, the level meters, read with ReadMeters.
 //
 // Live's engine goroutine is the one that calls Step or Run; it owns the
 // plan, the buffers and the post-processing state. Other goroutines copy
-// results out (ReadMeters; Latest, Columns, ReadStats: each result carries the
-// Geometry it was computed with) and change settings with Apply,
-// UseEngine and SwitchSource, which take effect between batches. It knows
-// nothing of Fyne or flags; file pipelines, engines and the fallback rule
-// are package analysis's.
+// results out (ReadMeters; Latest, Columns, ReadStats: each result carries
+// the Geometry it was computed with; a channel the current source lacks
+// reads empty) and change settings with Apply, UseEngine and
+// SwitchSource, which take effect between batches. It imports engine
+// (the engines and their fallback), dsp and meter; it knows nothing of
+// Fyne, flags, file pipelines (package analysis) or the desktop session
+// (package session).
 package live

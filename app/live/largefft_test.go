@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
 // TestLiveLargestFFT: the live path runs at the largest FFT size the
@@ -24,12 +25,12 @@ func TestLiveLargestFFT(t *testing.T) {
 	}
 }
 
-func largestFFT(t *testing.T, engs analysis.Engines, rate int, freq float64) {
+func largestFFT(t *testing.T, engs engine.Pair, rate int, freq float64) {
 	{
-		rec := startGenerator(t, "sine:1000.3:-6", rate, 1)
-		s := DefaultLiveSettings()
-		s.FFT, s.Hop = analysis.MaxFFT, analysis.MaxFFT/8
-		l, err := NewLive(rec, engs, s)
+		rec := apptest.StartGenerator(t, "sine:1000.3:-6", rate, 1)
+		s := DefaultSettings()
+		s.FFT, s.Hop = engine.MaxFFT, engine.MaxFFT/8
+		l, err := New(rec, engs, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,9 +46,9 @@ func largestFFT(t *testing.T, engs analysis.Engines, rate int, freq float64) {
 		st := l.Stats()
 		l.Close()
 		if st.Frames == 0 {
-			t.Fatalf("%s: no frame of %d points in 40 s: %+v", engs.Preferred.Name(), analysis.MaxFFT, st)
+			t.Fatalf("%s: no frame of %d points in 40 s: %+v", engs.Preferred.Name(), engine.MaxFFT, st)
 		}
-		if len(sp.Current) != analysis.MaxFFT/2+1 || math.Abs(sp.BinHz-float64(rate)/analysis.MaxFFT) > 1e-9 {
+		if len(sp.Current) != engine.MaxFFT/2+1 || math.Abs(sp.BinHz-float64(rate)/engine.MaxFFT) > 1e-9 {
 			t.Fatalf("%s: %d bins of %g Hz", engs.Preferred.Name(), len(sp.Current), sp.BinHz)
 		}
 		if math.Abs(sp.Peak.Freq-freq) > 0.1*sp.BinHz || math.Abs(sp.Peak.LevelDB+6.02) > 0.3 {

@@ -6,20 +6,22 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
-// LiveSettings configure the real-time analysis. New settings take
+// Settings configure the real-time analysis. New settings take
 // effect whole (Apply); FFT 0 means 4096, Hop 0 means FFT/4, AvgFrames
 // below 1 means 1, History 0 means 2048 and a negative History keeps none;
 // every other field is used as given (a zero AvgTau or PeakHold means
 // none).
-type LiveSettings struct {
+type Settings struct {
 	FFT, Hop  int
-	Window    gpufft.Window
+	Window    window.Func
 	AvgTau    time.Duration // exponential averaging time constant
 	AvgFrames int           // linear average over this many frames
 	PeakHold  time.Duration // how long a peak is held before it decays
@@ -41,17 +43,17 @@ type LiveSettings struct {
 	ColumnChannel int
 }
 
-// DefaultLiveSettings are 4096-point Hann frames every 1024 samples, 1 s
+// DefaultSettings are 4096-point Hann frames every 1024 samples, 1 s
 // exponential averaging, 8-frame linear average, 2 s peak hold decaying at
 // 20 dB/s, and 2048 history columns.
-func DefaultLiveSettings() LiveSettings {
-	return LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: time.Second,
+func DefaultSettings() Settings {
+	return Settings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, AvgTau: time.Second,
 		AvgFrames: 8, PeakHold: 2 * time.Second, PeakDecay: 20, History: 2048}
 }
 
 // withDefaults fills the fields whose zero value means a default.
-func (s LiveSettings) withDefaults() LiveSettings {
-	d := DefaultLiveSettings()
+func (s Settings) withDefaults() Settings {
+	d := DefaultSettings()
 	if s.FFT == 0 {
 		s.FFT = d.FFT
 	}
@@ -85,7 +87,7 @@ func (g Geometry) HopSeconds() float64 { return float64(g.Hop) / float64(g.Rate)
 // Columns and ReadStats, and change settings with Apply, UseEngine and
 // SwitchSource, which take effect between batches.
 type Live struct {
-	engines analysis.Engines
+	engines engine.Pair
 	cmds    chan func(*Live) error
 
 	// the engine goroutine's own
@@ -109,17 +111,17 @@ type Live struct {
 	shadow shadowState
 	tee    teeRing
 	paused atomic.Bool
-	meters meterState // the level meters, fed every block of input read
+	meters meter.Bank // the level meters, fed every block of input read
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the
 // source: while paused, Step analyzes nothing, the input goes on to a
-// monitor output (SetTee) and is otherwise dropped, and the results stay
+// playthrough (SetTee) and is otherwise dropped, and the results stay
 // as they were. Any goroutine may call it.
 func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 
-// NewLive starts analysis on rec's stream with the preferred engine.
-func NewLive(rec *audio.Recorder, engines analysis.Engines, s LiveSettings) (*Live, error) {
+// New starts analysis on rec's stream with the preferred engine.
+func New(rec *audio.Recorder, engines engine.Pair, s Settings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
 	l.stats.init()
 	l.setSource(rec)
@@ -135,14 +137,14 @@ func NewLive(rec *audio.Recorder, engines analysis.Engines, s LiveSettings) (*Li
 
 // configure (re)builds the plan and state for settings s; on failure the
 // old configuration stays.
-func (l *Live) configure(s LiveSettings) error {
+func (l *Live) configure(s Settings) error {
 	s = s.withDefaults()
-	if err := analysis.CheckFFT(s.FFT, s.Hop); err != nil {
+	if err := engine.CheckFFT(s.FFT, s.Hop); err != nil {
 		return err
 	}
 	r := &l.run
 	geo := Geometry{Rate: r.rate, FFT: s.FFT, Hop: s.Hop}
-	gains, err := analysis.BandGains(s.Band, r.rate, s.FFT)
+	gains, err := dsp.BandGains(s.Band, r.rate, s.FFT)
 	if err != nil {
 		return err
 	}
@@ -193,7 +195,7 @@ func liveBytes(eng gpufft.Engine) int {
 // few in steady state); after a hiccup it may take up to 100 ms of frames
 // at once (within liveBytes), so catching up costs fewer, larger engine
 // calls.
-func newLivePlan(eng gpufft.Engine, post *postState, s LiveSettings, rate, outCh int, gains []float32) (gpufft.LivePlan, gpufft.LiveConfig, error) {
+func newLivePlan(eng gpufft.Engine, post *postState, s Settings, rate, outCh int, gains []float32) (gpufft.LivePlan, gpufft.LiveConfig, error) {
 	maxFrames := max(1, min(rate/10/s.Hop+2, liveBytes(eng)/(4*outCh*(s.FFT/2+1))))
 	spec := gpufft.SpectrogramConfig{Size: s.FFT, Hop: s.Hop, Window: s.Window, Channels: outCh,
 		MaxSamples: s.FFT + (maxFrames-1)*s.Hop, Output: gpufft.Power, BinGain: gains}
@@ -215,7 +217,7 @@ func newLivePlan(eng gpufft.Engine, post *postState, s LiveSettings, rate, outCh
 
 // Apply queues a settings change; it takes effect between batches,
 // without losing the stream.
-func (l *Live) Apply(s LiveSettings) {
+func (l *Live) Apply(s Settings) {
 	l.cmds <- func(l *Live) error {
 		if err := l.configure(s); err != nil {
 			l.run.settingsErr = true
@@ -234,7 +236,7 @@ func (l *Live) Apply(s LiveSettings) {
 func (l *Live) UseEngine(name string) {
 	l.cmds <- func(l *Live) error {
 		next := l.engines.CPU
-		if name == analysis.EngineGPU {
+		if name == engine.GPU {
 			if !l.engines.HasGPU() {
 				return errors.New("no GPU engine: OpenCL is not usable here")
 			}
@@ -276,7 +278,7 @@ func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
 }
 
 // SetTee makes the engine goroutine copy every block of input it reads
-// into r (a monitor output's ring; nil stops it). Blocks whose channel
+// into r (a playthrough's ring; nil stops it). Blocks whose channel
 // count is not r's are not copied. Any goroutine may call it.
 func (l *Live) SetTee(r *audio.Ring) { l.tee.Store(r) }
 
@@ -343,7 +345,7 @@ func (l *Live) Step() (int, error) {
 		l.stats.skip(n)
 	}
 	got := r.take(&l.tee)
-	l.meters.write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
+	l.meters.Write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
 	if r.have < r.set.FFT {
 		return 0, nil
 	}
@@ -382,7 +384,7 @@ func (l *Live) engineFailed(err error) error {
 		l.stats.setStatus(err.Error())
 		return err
 	}
-	l.stats.setStatus(analysis.FallbackNotice(err))
+	l.stats.setStatus(engine.FallbackNotice(err))
 	l.setEngine(l.engines.CPU)
 	return l.configure(l.run.set)
 }

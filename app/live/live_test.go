@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -18,30 +18,16 @@ import (
 // startCPULive starts a live analysis on the CPU engine of a 48 kHz
 // stereo generator (spec) with settings s; the caller closes it, the
 // engine and the recorder go when the test ends.
-func startCPULive(t testing.TB, spec string, s LiveSettings) *Live {
+func startCPULive(t testing.TB, spec string, s Settings) *Live {
 	t.Helper()
-	rec := startGenerator(t, spec, 48000, 2)
+	rec := apptest.StartGenerator(t, spec, 48000, 2)
 	cpu := gpufft.NewCPU(0)
 	t.Cleanup(func() { cpu.Close() })
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
-}
-
-func startGenerator(t testing.TB, spec string, rate, channels int) *audio.Recorder {
-	t.Helper()
-	gs, err := audio.ParseGenerator(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := audio.StartRecorder(func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rec.Stop)
-	return rec
 }
 
 // runLive steps the analyzer for d of real time.
@@ -70,8 +56,8 @@ func runFrames(l *Live, want uint64) {
 // holds consistent, on every engine.
 func TestLiveGenerator(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		rec := startGenerator(t, "sine:1000:-6", 48000, 2)
-		l, err := NewLive(rec, engs, DefaultLiveSettings()) // Hann: the parabola fits its main lobe
+		rec := apptest.StartGenerator(t, "sine:1000:-6", 48000, 2)
+		l, err := New(rec, engs, DefaultSettings()) // Hann: the parabola fits its main lobe
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,14 +99,14 @@ func TestLiveGenerator(t *testing.T) {
 func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	engs := testEngines(t)
 	e := engs[len(engs)-1] // GPU where there is one
-	rec := startGenerator(t, "sine:3000:-12", 48000, 1)
-	l, err := NewLive(rec, e, DefaultLiveSettings())
+	rec := apptest.StartGenerator(t, "sine:3000:-12", 48000, 1)
+	l, err := New(rec, e, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	runLive(l, 300*time.Millisecond)
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 256
 	l.Apply(s)
 	l.UseEngine("cpu")
@@ -135,7 +121,7 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 		t.Errorf("%d frames dropped across the changes", st.DroppedFrames)
 	}
 	// another source: 44.1 kHz stereo instead of 48 kHz mono
-	rec2 := startGenerator(t, "sine:5000:-12", 44100, 2)
+	rec2 := apptest.StartGenerator(t, "sine:5000:-12", 44100, 2)
 	l.SwitchSource(rec2, nil)
 	runFrames(l, l.Stats().Frames+20)
 	l.Latest(2, &sp)
@@ -154,13 +140,13 @@ func TestLiveNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
 	}
-	rec := startGenerator(t, "pink:-20", 48000, 2)
+	rec := apptest.StartGenerator(t, "pink:-20", 48000, 2)
 	// two engines, so the inactive one is timed in the background, and a
 	// monitor output's ring fed: the desktop's steady state
 	cpu, other := gpufft.NewCPU(0), gpufft.NewCPU(1)
 	defer cpu.Close()
 	defer other.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: other, CPU: cpu}, DefaultLiveSettings())
+	l, err := New(rec, engine.Pair{Preferred: other, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,9 +239,9 @@ func TestFileSourceLive(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 1024, 256
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, s)
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +261,10 @@ func TestFileSourceLive(t *testing.T) {
 // TestLiveGPUFailure: a GPU that fails mid-stream hands over to the CPU
 // and says so; the analysis goes on.
 func TestLiveGPUFailure(t *testing.T) {
-	rec := startGenerator(t, "sine:2000:-6", 48000, 1)
+	rec := apptest.StartGenerator(t, "sine:2000:-6", 48000, 1)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultLiveSettings())
+	l, err := New(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 5}, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,10 +288,10 @@ func TestLiveGPUFailure(t *testing.T) {
 // at −20.0 ± 0.1 dB in its third-octave band, A-weighted, on every engine.
 func TestLiveBandAndRTA(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		rec := startGenerator(t, "tones:1000,5000:-20", 48000, 1)
-		s := DefaultLiveSettings()
+		rec := apptest.StartGenerator(t, "tones:1000,5000:-20", 48000, 1)
+		s := DefaultSettings()
 		s.Band, s.Fraction, s.Weighting = apptest.Band(t, "lowpass:2000"), 3, dsp.WeightA
-		l, err := NewLive(rec, engs, s)
+		l, err := New(rec, engs, s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,14 +323,14 @@ func TestLiveBandAndRTA(t *testing.T) {
 }
 
 // testEngines is every engine pair to test on (apptest.Engines).
-func testEngines(t *testing.T) []analysis.Engines {
-	return apptest.Engines(t, func(p, c gpufft.Engine) analysis.Engines { return analysis.Engines{Preferred: p, CPU: c} })
+func testEngines(t *testing.T) []engine.Pair {
+	return apptest.Engines(t, func(p, c gpufft.Engine) engine.Pair { return engine.Pair{Preferred: p, CPU: c} })
 }
 
 // TestLivePause: a paused analysis analyzes nothing but keeps feeding a
 // monitor output, and resumes at the live input (no backlog).
 func TestLivePause(t *testing.T) {
-	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
+	l := startCPULive(t, "sine:1000:-6", DefaultSettings())
 	defer l.Close()
 	tee := audio.NewRing(48000, 2)
 	l.SetTee(tee)

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestLongFramesFollowsTheTraces: Latest's LongFrames is the number of
@@ -28,7 +30,7 @@ func TestLongFramesFollowsTheTraces(t *testing.T) {
 			}
 		}
 	}
-	win := gpufft.Window{Kind: gpufft.Hann}
+	win := window.Func{Kind: window.Hann}
 	var sp Spectrum
 	for i, st := range []struct {
 		frames int
@@ -72,8 +74,8 @@ func TestLongFramesFollowsTheTraces(t *testing.T) {
 // no more frames than analyzed since.
 func TestLiveLongAverage(t *testing.T) {
 	for _, engs := range testEngines(t) {
-		rec := startGenerator(t, "sine:1000:-6", 48000, 1)
-		l, err := NewLive(rec, engs, DefaultLiveSettings())
+		rec := apptest.StartGenerator(t, "sine:1000:-6", 48000, 1)
+		l, err := New(rec, engs, DefaultSettings())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +89,7 @@ func TestLiveLongAverage(t *testing.T) {
 			t.Errorf("%s: %d frames averaged of %d; at 1 kHz long-term %.2f dBFS, current %.2f", engs.Preferred.Name(),
 				before, l.Frames(), sp.LongAvg[k], sp.Current[k])
 		}
-		l.Apply(DefaultLiveSettings())
+		l.Apply(DefaultSettings())
 		since := 0
 		for since < 8 { // Apply takes effect at the next Step
 			n, err := l.Step()
@@ -111,7 +113,7 @@ func TestLiveLongAverage(t *testing.T) {
 // empty, each equal to what a full read gives; the peak comes with the
 // current spectrum; bands only fills no trace. It does not allocate.
 func TestLatestWant(t *testing.T) {
-	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
+	l := startCPULive(t, "sine:1000:-6", DefaultSettings())
 	defer l.Close()
 	runFrames(l, 10)
 	var all, some, bands Spectrum
@@ -145,7 +147,7 @@ func TestLatestWant(t *testing.T) {
 // traces (Want 0), the three a spectrum view draws by default (current,
 // exponential average, peak hold), and the bands alone (the RTA's read).
 func BenchmarkLatest(b *testing.B) {
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = 1<<20, 1<<18
 	l := startCPULive(b, "sine:1000:-6", s)
 	defer l.Close()

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -25,7 +25,7 @@ func (s flakySource) Read(dst []float32) (int, time.Time, error) {
 	return s.Generator.Read(dst)
 }
 
-// TestLiveOutage: the live view's source (a Recorder, as Monitor and
+// TestLiveOutage: the live view's source (a Recorder, as Session and
 // SwitchSource use) fails for 0.6 s (or what a loaded machine makes of it)
 // and comes back: it is reopened, the
 // analysis goes on with the tone where it was, and the statistics count
@@ -52,7 +52,7 @@ func TestLiveOutage(t *testing.T) {
 	defer rec.Stop()
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	l, err := NewLive(rec, analysis.Engines{Preferred: cpu, CPU: cpu}, DefaultLiveSettings())
+	l, err := New(rec, engine.Pair{Preferred: cpu, CPU: cpu}, DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestLivePeakEveryWindow: the live readout (Latest's Peak) of a tone
@@ -15,19 +16,19 @@ import (
 // table follows the window. Latest does not allocate once warm.
 func TestLivePeakEveryWindow(t *testing.T) {
 	const hz, levelDB = 1234.5, -10.0
-	rec := startGenerator(t, "sine:1234.5:-10", 48000, 1)
-	l, err := NewLive(rec, testEngines(t)[0], DefaultLiveSettings())
+	rec := apptest.StartGenerator(t, "sine:1234.5:-10", 48000, 1)
+	l, err := New(rec, testEngines(t)[0], DefaultSettings())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	var sp Spectrum
-	for _, name := range append(gpufft.WindowNames(), "kaiser:2", "kaiser:20", "kaiser:100") {
-		w, err := gpufft.ParseWindow(name)
+	for _, name := range append(window.Names(), "kaiser:2", "kaiser:20", "kaiser:100") {
+		w, err := window.Parse(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := DefaultLiveSettings()
+		s := DefaultSettings()
 		s.Window = w
 		l.Apply(s)
 		deadline := time.Now().Add(3 * time.Second)

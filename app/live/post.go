@@ -13,7 +13,7 @@ import (
 // per-frame constants, the RTA's bands and the gains that make |X|² a
 // power relative to a full-scale sine.
 type postState struct {
-	set    LiveSettings
+	set    Settings
 	geo    Geometry
 	gain2  []float32            // (c_k/Σw)²: |X|² → power relative to a full-scale sine
 	rta    *dsp.BandAccumulator // nil: no RTA
@@ -21,7 +21,7 @@ type postState struct {
 }
 
 // newRTA is the band accumulator of settings s (nil with Fraction 0).
-func newRTA(s LiveSettings, rate int) (*dsp.BandAccumulator, error) {
+func newRTA(s Settings, rate int) (*dsp.BandAccumulator, error) {
 	if s.Fraction == 0 {
 		return nil, nil
 	}
@@ -33,7 +33,7 @@ func newRTA(s LiveSettings, rate int) (*dsp.BandAccumulator, error) {
 	return dsp.NewBandAccumulator(bands, s.FFT, rate, dsp.SumsOf(s.Window.Values(s.FFT)), s.Weighting), nil
 }
 
-func (p *postState) reset(s LiveSettings, geo Geometry, rta *dsp.BandAccumulator) {
+func (p *postState) reset(s Settings, geo Geometry, rta *dsp.BandAccumulator) {
 	p.set, p.geo, p.rta, p.frames = s, geo, rta, 0
 	p.gain2 = make([]float32, geo.Bins())
 	dsp.SumsOf(s.Window.Values(s.FFT)).SinePowerGains(p.gain2)

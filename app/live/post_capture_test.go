@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestCaptureRowsFromEngine: a capture's NPY rows are the engine's
@@ -23,15 +23,15 @@ import (
 func TestCaptureRowsFromEngine(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		t.Run(engs.Preferred.Name(), func(t *testing.T) {
-			rec := startGenerator(t, "sine:3000:-6", 48000, 2)
+			rec := apptest.StartGenerator(t, "sine:3000:-6", 48000, 2)
 			out := filepath.Join(t.TempDir(), "cap.npy")
-			opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: 1},
+			opts := CaptureOptions{FFT: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: 1,
 				Seconds: 0.5, Out: out, Format: encode.FormatNPY}
 			if _, err := Capture(context.Background(), rec, engs, opts); err != nil {
 				t.Fatal(err)
 			}
 			rows, cols, vals := apptest.ReadNPY(t, out)
-			if want := analysis.FrameCount(24000, 1024, 256); rows != want || cols != 513 {
+			if want := dsp.FrameCount(24000, 1024, 256); rows != want || cols != 513 {
 				t.Fatalf("shape (%d, %d), want (%d, 513)", rows, cols, want)
 			}
 			good := 0
@@ -60,10 +60,10 @@ func TestCaptureImageFromEngine(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		for _, width := range []int{64, 1000} {
 			t.Run(fmt.Sprintf("%s/width=%d", engs.Preferred.Name(), width), func(t *testing.T) {
-				rec := startGenerator(t, "sweep:100:10000:-12:1", 48000, 2)
+				rec := apptest.StartGenerator(t, "sweep:100:10000:-12:1", 48000, 2)
 				out := filepath.Join(t.TempDir(), "cap.png")
-				opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: 1024, Hop: 256, Window: gpufft.Window{Kind: gpufft.Hann}, Channel: -1,
-					Image: plot.ImageOptions{Width: width, Height: 100, DBMin: -120, DBMax: 0}},
+				opts := CaptureOptions{FFT: 1024, Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: -1,
+					Image:   plot.ImageOptions{Width: width, Height: 100, DBMin: -120, DBMax: 0},
 					Seconds: 0.5, Out: out, Format: encode.FormatPNG}
 				if _, err := Capture(context.Background(), rec, engs, opts); err != nil {
 					t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // TestLiveConfigMatchesSettings: the engine's live plan, as Live
@@ -24,7 +25,7 @@ func TestLiveConfigMatchesSettings(t *testing.T) {
 	for _, pr := range apptest.Engines(t, func(e, _ gpufft.Engine) pair { return pair{e} }) {
 		t.Run(pr.eng.Name(), func(t *testing.T) {
 			const rate, outCh = 48000, 2
-			s := LiveSettings{FFT: 4096, Hop: 1024, Window: gpufft.Window{Kind: gpufft.Hann}, AvgTau: 100 * time.Millisecond,
+			s := Settings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, AvgTau: 100 * time.Millisecond,
 				AvgFrames: 4, PeakHold: time.Second, PeakDecay: 20, Fraction: 3, Weighting: dsp.WeightA}.withDefaults()
 			geo := Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
 			rta, err := newRTA(s, rate)
@@ -88,18 +89,7 @@ func TestLiveConfigMatchesSettings(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			for i := range refBands {
-				if got := out.Bands[i]; math.Abs(got-refBands[i]) > 1e-9*refBands[i] {
-					t.Errorf("band %v: %g, want %g", rta.Bands[i], got, refBands[i])
-				}
-			}
-			for k := range bins {
-				e := float64(out.Traces[gpufft.TraceExp*bins+k])
-				l := float64(out.Traces[gpufft.TraceLong*bins+k])
-				if math.Abs(e-refExp[k]) > 4e-5*refExp[k] || math.Abs(l-refSum[k]/float64(frames)) > 1e-6*refSum[k]/float64(frames) {
-					t.Fatalf("bin %d: exp %g long %g, want %g and %g", k, e, l, refExp[k], refSum[k]/float64(frames))
-				}
-			}
+			checkLiveAgainst(t, out, rta.Bands, refBands, refExp, refSum, frames)
 		})
 	}
 }
@@ -118,7 +108,7 @@ func BenchmarkPost(b *testing.B) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
 	for _, fft := range []int{4096, 65536} {
-		s := DefaultLiveSettings()
+		s := DefaultSettings()
 		s.FFT, s.Hop = fft, 64
 		s = s.withDefaults()
 		geo := Geometry{Rate: 48000, FFT: fft, Hop: 64}
@@ -144,5 +134,26 @@ func BenchmarkPost(b *testing.B) {
 			}
 		})
 		plan.Close()
+	}
+}
+
+// checkLiveAgainst compares a live plan's output with the float64
+// reference of the same frames: the band levels (refBands), the
+// exponential average (refExp) and the long-term average (refSum over
+// frames), in power.
+func checkLiveAgainst(t *testing.T, out *gpufft.LiveOutput, bands []dsp.Band, refBands, refExp, refSum []float64, frames int) {
+	t.Helper()
+	bins := len(refExp)
+	for i := range refBands {
+		if got := out.Bands[i]; math.Abs(got-refBands[i]) > 1e-9*refBands[i] {
+			t.Errorf("band %v: %g, want %g", bands[i], got, refBands[i])
+		}
+	}
+	for k := range bins {
+		e := float64(out.Traces[gpufft.TraceExp*bins+k])
+		l := float64(out.Traces[gpufft.TraceLong*bins+k])
+		if math.Abs(e-refExp[k]) > 4e-5*refExp[k] || math.Abs(l-refSum[k]/float64(frames)) > 1e-6*refSum[k]/float64(frames) {
+			t.Fatalf("bin %d: exp %g long %g, want %g and %g", k, e, l, refExp[k], refSum[k]/float64(frames))
+		}
 	}
 }

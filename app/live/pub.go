@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // Spectrum is a copy of one output channel's spectra, in dBFS, bins 0…N/2.
@@ -29,7 +29,7 @@ type Spectrum struct {
 	Peak                                                dsp.Peak
 	BinHz                                               float64
 	Geometry                                            Geometry
-	Bands                                               []analysis.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
+	Bands                                               []dsp.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 	Want                                                Traces
 
 	raw [gpufft.NumTraces][]float32 // Latest's copies of the power traces
@@ -77,7 +77,7 @@ type published struct {
 	// settings last changed (nil from a reset to the next publish): the
 	// peak readout's table, built once per settings, never per frame.
 	peak    *dsp.WindowKernel
-	peakWin gpufft.Window
+	peakWin window.Func
 }
 
 // historyBytes caps the spectrogram history's memory: at large FFT sizes
@@ -146,7 +146,7 @@ func (p *published) pushColumns(out *gpufft.LiveOutput) {
 
 // publish copies a batch's results: the band levels, and the traces when
 // they crossed back.
-func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, window gpufft.Window, frames int, traces bool) {
+func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, window window.Func, frames int, traces bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.setPeakWindow(window)
@@ -168,7 +168,7 @@ func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, wi
 		binHz := p.geo.BinHz()
 		nb := len(rta.Bands)
 		for i, b := range rta.Bands {
-			s.Bands = append(s.Bands, analysis.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(out.Bands[c*nb+i]),
+			s.Bands = append(s.Bands, dsp.BandLevel{Band: b, LevelDB: dsp.MeanSquareDBFS(out.Bands[c*nb+i]),
 				UnderResolved: dsp.UnderResolved(b, binHz)})
 		}
 	}
@@ -178,7 +178,7 @@ func (p *published) publish(out *gpufft.LiveOutput, rta *dsp.BandAccumulator, wi
 // setPeakWindow builds the peak readout's kernel at the first publish of
 // new settings: O(N) once, on the engine goroutine. A window the kernel
 // refuses leaves the readout empty.
-func (p *published) setPeakWindow(w gpufft.Window) {
+func (p *published) setPeakWindow(w window.Func) {
 	if p.peak != nil && p.peakWin == w {
 		return
 	}
@@ -198,8 +198,11 @@ func (p *published) frameCount() uint64 {
 // when it is among them (dsp's PeakDB on the window's exact response; the
 // zero Peak until the first batch of new settings is published). The
 // power traces are copied under the lock and converted after it, so a
-// reader never holds the engine back for the conversion. Any goroutine
-// may call it; it allocates only when dst's slices are short.
+// reader never holds the engine back for the conversion. A channel the
+// results do not have (the source changed its channel count since the
+// caller chose c) leaves dst's traces and bands empty, with the zero Peak
+// and the current Geometry, as Columns returns no column for it. Any
+// goroutine may call it; it allocates only when dst's slices are short.
 func (l *Live) Latest(c int, dst *Spectrum) {
 	want := dst.Want
 	if want == 0 {
@@ -207,6 +210,12 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	}
 	p := &l.pub
 	p.mu.Lock()
+	if c < 0 || c >= len(p.spectra) {
+		geo := p.geo
+		p.mu.Unlock()
+		dst.empty(geo)
+		return
+	}
 	s := &p.spectra[c]
 	src := [gpufft.NumTraces][]float32{s.Current, s.ExpAvg, s.LinAvg, s.LongAvg, s.PeakHold, s.MinHold}
 	for i := range dst.raw {
@@ -232,6 +241,20 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 	}
 }
 
+// empty is a Spectrum of geometry geo with no trace, band or peak.
+func (dst *Spectrum) empty(geo Geometry) {
+	for i, t := range dst.traces() {
+		*t = (*t)[:0]
+		dst.raw[i] = dst.raw[i][:0]
+	}
+	dst.Bands = dst.Bands[:0]
+	dst.Peak, dst.LongFrames = dsp.Peak{}, 0
+	dst.Geometry, dst.BinHz = geo, 0
+	if geo.FFT > 0 {
+		dst.BinHz = geo.BinHz()
+	}
+}
+
 // Columns copies output channel c's spectrogram columns (c = Channels for
 // the mix) after column number `after` (oldest first, at most len(dst))
 // into dst's rows as dBFS, reusing them, and returns how many it copied,
@@ -247,7 +270,7 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 	p := &l.pub
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c >= len(p.hist) || len(p.hist[c]) == 0 {
+	if c < 0 || c >= len(p.hist) || len(p.hist[c]) == 0 {
 		return 0, p.histNext, p.colGeo
 	}
 	h := p.hist[c]

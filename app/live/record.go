@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -139,7 +138,7 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 	if err := l.recordPlan(d); err != nil {
 		return err
 	}
-	opts := CaptureOptions{AnalyzeOptions: analysis.AnalyzeOptions{FFT: geo.FFT, Hop: geo.Hop, Channel: d.col}}
+	opts := CaptureOptions{FFT: geo.FFT, Hop: geo.Hop, Channel: d.col}
 	d.sink = newCaptureSink(rw, opts, 1, math.MaxInt32)
 	d.expect = int64(r.lostFrames + l.post.frames)
 	d.sink.origin = int(d.expect)

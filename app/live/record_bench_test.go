@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -20,10 +20,10 @@ import (
 func BenchmarkRecordPlan(b *testing.B) {
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	engines := []analysis.Engines{{Preferred: cpu, CPU: cpu}}
+	engines := []engine.Pair{{Preferred: cpu, CPU: cpu}}
 	if g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{}); err == nil {
 		defer g.Close()
-		engines = append(engines, analysis.Engines{Preferred: g, CPU: cpu})
+		engines = append(engines, engine.Pair{Preferred: g, CPU: cpu})
 	} else {
 		b.Logf("no OpenCL: %v", err)
 	}
@@ -36,7 +36,7 @@ func BenchmarkRecordPlan(b *testing.B) {
 	}
 }
 
-func benchRecordPlan(b *testing.B, eng analysis.Engines, fft, hop int) {
+func benchRecordPlan(b *testing.B, eng engine.Pair, fft, hop int) {
 	gs, err := audio.ParseGenerator("pink:-20")
 	if err != nil {
 		b.Fatal(err)
@@ -46,9 +46,9 @@ func benchRecordPlan(b *testing.B, eng analysis.Engines, fft, hop int) {
 		b.Fatal(err)
 	}
 	defer rec.Stop()
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.FFT, s.Hop = fft, hop
-	l, err := NewLive(rec, eng, s)
+	l, err := New(rec, eng, s)
 	if err != nil {
 		b.Fatal(err)
 	}

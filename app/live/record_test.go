@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -19,8 +19,8 @@ import (
 // foldSettings analyze 1024-point Hann frames every 64 samples: at
 // 48 kHz 750 frames/s, so the waterfall's history folds 2 frames into
 // each column while a recording gets every frame.
-func foldSettings() LiveSettings {
-	s := DefaultLiveSettings()
+func foldSettings() Settings {
+	s := DefaultSettings()
 	s.FFT, s.Hop, s.History = 1024, 64, 4096
 	return s
 }
@@ -85,7 +85,7 @@ func TestRecordToneAndGap(t *testing.T) {
 
 // eachRecordCase runs f on every test engine at hop 64 (above 500 frames/s:
 // a record plan of its own) and 256 (the live plan's per-frame columns).
-func eachRecordCase(t *testing.T, f func(*testing.T, analysis.Engines, int)) {
+func eachRecordCase(t *testing.T, f func(*testing.T, engine.Pair, int)) {
 	for _, engs := range testEngines(t) {
 		for _, hop := range []int{64, 256} {
 			t.Run(fmt.Sprintf("%s/hop=%d", engs.Preferred.Name(), hop), func(t *testing.T) { f(t, engs, hop) })
@@ -95,19 +95,19 @@ func eachRecordCase(t *testing.T, f func(*testing.T, analysis.Engines, int)) {
 
 // startFoldLive starts a live analysis of generator spec on engs with
 // foldSettings at hop; the caller closes it.
-func startFoldLive(t *testing.T, spec string, engs analysis.Engines, hop int) *Live {
+func startFoldLive(t *testing.T, spec string, engs engine.Pair, hop int) *Live {
 	t.Helper()
-	rec := startGenerator(t, spec, 48000, 2)
+	rec := apptest.StartGenerator(t, spec, 48000, 2)
 	s := foldSettings()
 	s.Hop = hop
-	l, err := NewLive(rec, engs, s)
+	l, err := New(rec, engs, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return l
 }
 
-func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
+func recordToneAndGap(t *testing.T, engs engine.Pair, hop int) {
 	l := startFoldLive(t, "sine:3000:-6", engs, hop)
 	defer l.Close()
 	stepFor(l, 100*time.Millisecond)
@@ -132,7 +132,7 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 	s := foldSettings()
 	s.Hop, s.AvgTau = hop, 3*time.Second
 	l.Apply(s)
-	l.UseEngine(analysis.EngineCPU)
+	l.UseEngine(engine.CPU)
 	frames += stepFor(l, 200*time.Millisecond)
 	lost += int(l.run.lostFrames)
 	if lost < jump+4000/hop {
@@ -178,8 +178,8 @@ func recordToneAndGap(t *testing.T, engs analysis.Engines, hop int) {
 func TestHistoryExport(t *testing.T) {
 	for _, engs := range testEngines(t) {
 		t.Run(engs.Preferred.Name(), func(t *testing.T) {
-			rec := startGenerator(t, "sweep:200:8000:-12:0.5", 48000, 2)
-			l, err := NewLive(rec, engs, foldSettings())
+			rec := apptest.StartGenerator(t, "sweep:200:8000:-12:0.5", 48000, 2)
+			l, err := New(rec, engs, foldSettings())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,7 +272,7 @@ func TestRecordNoAllocs(t *testing.T) {
 	eachRecordCase(t, recordNoAllocs)
 }
 
-func recordNoAllocs(t *testing.T, engs analysis.Engines, hop int) {
+func recordNoAllocs(t *testing.T, engs engine.Pair, hop int) {
 	l := startFoldLive(t, "pink:-20", engs, hop)
 	defer l.Close()
 	startRec(t, l, filepath.Join(t.TempDir(), "rec.npy"), 0)
@@ -306,7 +306,7 @@ func (failingRows) Finish(int) error { return nil }
 // file is discarded, the error said, the live view goes on) and new
 // settings that change the frames (the recording ends, its file kept).
 func TestRecordErrors(t *testing.T) {
-	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
+	l := startCPULive(t, "sine:1000:-6", DefaultSettings())
 	defer l.Close()
 	dir := t.TempDir()
 	for _, p := range []string{filepath.Join(dir, "a.png"), filepath.Join(dir, "a.txt"), filepath.Join(dir, "no", "a.npy")} {
@@ -359,7 +359,7 @@ func TestRecordErrors(t *testing.T) {
 	kept := filepath.Join(dir, "kept.csv")
 	startRec(t, l, kept, 0)
 	stepFor(l, 100*time.Millisecond)
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.AvgTau = 3 * time.Second // the frames stay: it goes on
 	l.Apply(s)
 	stepFor(l, 100*time.Millisecond)
@@ -388,7 +388,7 @@ func TestRecordErrors(t *testing.T) {
 // directory that does not exist and a history with nothing kept are
 // errors that say so, and write nothing.
 func TestHistoryExportErrors(t *testing.T) {
-	l := startCPULive(t, "sine:1000:-6", DefaultLiveSettings())
+	l := startCPULive(t, "sine:1000:-6", DefaultSettings())
 	defer l.Close()
 	dir := t.TempDir()
 	img := plot.ImageOptions{Width: 100, Height: 50, DBMin: -120, DBMax: 0}
@@ -413,7 +413,7 @@ func TestHistoryExportErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("files left: %v", entries)
 	}
-	s := DefaultLiveSettings()
+	s := DefaultSettings()
 	s.History = -1
 	l.Apply(s)
 	stepFor(l, 200*time.Millisecond)

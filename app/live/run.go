@@ -13,7 +13,7 @@ import (
 type runState struct {
 	rec         *audio.Recorder
 	eng         gpufft.Engine
-	set         LiveSettings
+	set         Settings
 	cfg         gpufft.SpectrogramConfig // the live plan's spectrogram
 	plan        gpufft.LivePlan
 	rate, ch    int
@@ -29,7 +29,7 @@ type runState struct {
 	lostSamples uint64             // samples lost not yet counted in lostFrames
 }
 
-// teeRing is where Live copies its input for a monitor output (nil: none).
+// teeRing is where Live copies its input for a playthrough (nil: none).
 type teeRing = atomic.Pointer[audio.Ring]
 
 // reset sizes the buffers for the current plan and starts at stream

@@ -38,7 +38,7 @@ type shadowJob struct {
 // MeasureOther starts timing the inactive engine (the CPU while the GPU
 // runs, and the other way round) on a copy of a live batch every 250 ms,
 // on its own goroutine. Its mean time per batch appears in
-// LiveStats.EngineMs beside the active engine's. Call it before Run, from
+// Stats.EngineMs beside the active engine's. Call it before Run, from
 // the goroutine that will call Run or Step; Close stops it. Without a GPU
 // engine it does nothing.
 func (l *Live) MeasureOther() {

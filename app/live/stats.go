@@ -9,8 +9,8 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// LiveStats describe the analysis at any time.
-type LiveStats struct {
+// Stats describe the analysis at any time.
+type Stats struct {
 	Engine         string             `json:"engine"`
 	Device         string             `json:"device"`
 	Source         string             `json:"source"`
@@ -59,7 +59,7 @@ type LiveStats struct {
 // goroutine.
 type liveStats struct {
 	mu       sync.Mutex
-	s        LiveStats
+	s        Stats
 	rec      *audio.Recorder
 	eng      gpufft.Engine
 	lat      []float64 // recent latencies, ms (ring)
@@ -163,17 +163,17 @@ func (t *liveStats) recordEngineMsLocked(name string, v float64) {
 }
 
 // Stats returns the current statistics.
-func (l *Live) Stats() LiveStats {
-	var s LiveStats
+func (l *Live) Stats() Stats {
+	var s Stats
 	l.ReadStats(&s)
 	return s
 }
 
 // ReadStats writes the current statistics into dst, reusing its EngineMs
 // map: a display polling it does not allocate. Any goroutine may call it.
-func (l *Live) ReadStats(dst *LiveStats) { l.stats.read(dst) }
+func (l *Live) ReadStats(dst *Stats) { l.stats.read(dst) }
 
-func (t *liveStats) read(dst *LiveStats) {
+func (t *liveStats) read(dst *Stats) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rs := t.rec.Stats()

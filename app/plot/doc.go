@@ -2,7 +2,7 @@
 // their mapping to pixel rows and FFT bins, tick positions and labels for
 // frequency, time and dB, the colormaps with the one rule that turns a
 // level into a colour, the one rule that folds levels into a pixel (by
-// maximum, MaxLevel), and the spectrogram image with its axes and
+// maximum, a NaN never winning: MaxLevel, MaxLevels, MaxOf; fold.go), and the spectrogram image with its axes and
 // colorbar that `prism analyze`, `prism capture` and the window's exports
 // write.
 //

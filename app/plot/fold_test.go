@@ -7,8 +7,8 @@ import (
 )
 
 // TestMaxLevel: the largest level of a slice and the starting value,
-// against a sort-free reference on random levels; NaN is passed over; an
-// empty slice leaves m.
+// against a sort-free reference on random levels; NaN is passed over (a
+// NaN m too); an empty slice leaves m.
 func TestMaxLevel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 200 {
@@ -28,6 +28,41 @@ func TestMaxLevel(t *testing.T) {
 	}
 	if got := MaxLevel(-3, nil); got != -3 {
 		t.Errorf("empty: %g", got)
+	}
+	if got := MaxLevel(nan, []float32{nan, -70, -75}); got != -70 {
+		t.Errorf("NaN m: %g, want -70", got)
+	}
+	if got := MaxLevel(nan, []float32{nan, nan}); got == got {
+		t.Errorf("every level NaN: %g, want NaN", got)
+	}
+}
+
+// TestFoldRule: MaxOf, MaxLevels and MaxLevel agree with one another and
+// with maxNum (math.Max on the numbers alone, NaN only when every value
+// is NaN) on every pair of levels from a set with NaN and ±Inf, whatever
+// their order.
+func TestFoldRule(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	vals := []float32{nan, -inf, -200, -3.5, 0, 12, inf}
+	maxNum := func(a, b float32) float32 {
+		switch {
+		case a != a:
+			return b
+		case b != b:
+			return a
+		}
+		return float32(math.Max(float64(a), float64(b)))
+	}
+	same := func(x, y float32) bool { return x == y || (x != x && y != y) }
+	for _, a := range vals {
+		for _, b := range vals {
+			want := maxNum(a, b)
+			dst := []float32{a}
+			MaxLevels(dst, []float32{b})
+			if got := MaxOf(a, b); !same(got, want) || !same(dst[0], want) || !same(MaxLevel(a, []float32{b}), want) {
+				t.Errorf("max(%g, %g): MaxOf %g, MaxLevels %g, MaxLevel %g; want %g", a, b, got, dst[0], MaxLevel(a, []float32{b}), want)
+			}
+		}
 	}
 }
 

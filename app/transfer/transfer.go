@@ -9,15 +9,17 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // Options are a measurement's settings (`prism transfer`'s contract).
 type Options struct {
-	FFT        int           // frame length, a power of two (analysis.CheckFFT)
-	OverlapPct float64       // frame overlap, 0 ≤ PCT < 100
-	Window     gpufft.Window // both channels' window (the zero value is Rect: set Hann)
+	FFT        int         // frame length, a power of two (engine.CheckFFT)
+	OverlapPct float64     // frame overlap, 0 ≤ PCT < 100
+	Window     window.Func // both channels' window (the zero value is Rect: set Hann)
 	Average    dsp.TransferAverage
 	// Smoothing is the 1/Smoothing-octave smoothing of magnitude and
 	// phase (dsp.Smoother), or 0 for none. Coherence is not smoothed.
@@ -35,7 +37,7 @@ func (o Options) Hop() int {
 }
 
 func (o Options) check() error {
-	if err := analysis.CheckFFT(o.FFT, 1); err != nil {
+	if err := engine.CheckFFT(o.FFT, 1); err != nil {
 		return &analysis.InputError{Err: fmt.Errorf("transfer: %w", err)}
 	}
 	switch {
@@ -103,7 +105,7 @@ const (
 // AnalyzeFiles decodes the inputs and measures them (AnalyzeSignals).
 // Bad input (an undecodable file, a channel it lacks, different sample
 // rates) is an *analysis.InputError.
-func AnalyzeFiles(ctx context.Context, in Inputs, o Options, eng analysis.Engines) (Result, error) {
+func AnalyzeFiles(ctx context.Context, in Inputs, o Options, eng engine.Pair) (Result, error) {
 	if err := o.check(); err != nil {
 		return Result{}, err
 	}
@@ -186,7 +188,7 @@ func readChannels(path string, chans []int, skip int) ([]Signal, int, []string, 
 // AnalyzeSignals measures the measurement channels meas against the
 // reference ref (samples at rate Hz; the shortest length counts) on the
 // engines, with the one GPU→CPU fallback of the file pipelines.
-func AnalyzeSignals(ctx context.Context, ref []float32, meas []Signal, rate int, o Options, eng analysis.Engines) (Result, error) {
+func AnalyzeSignals(ctx context.Context, ref []float32, meas []Signal, rate int, o Options, eng engine.Pair) (Result, error) {
 	if err := o.check(); err != nil {
 		return Result{}, err
 	}
@@ -203,7 +205,7 @@ func AnalyzeSignals(ctx context.Context, ref []float32, meas []Signal, rate int,
 	if length < o.FFT {
 		return Result{}, &analysis.InputError{Err: fmt.Errorf("transfer: %d samples, fewer than one frame of %d", length, o.FFT)}
 	}
-	res, notice, err := analysis.WithFallback(ctx, eng, func(e gpufft.Engine) (Result, error) {
+	res, notice, err := engine.WithFallback(ctx, eng, func(e gpufft.Engine) (Result, error) {
 		return measure(ctx, e, ref[:length], meas, length, rate, o)
 	})
 	if notice != "" {
@@ -354,7 +356,7 @@ func average(ctx context.Context, te gpufft.TransferEngine, ref []float32, meas 
 				MaxSamples: (frames-1)*hop + n, Frames: frames}
 			p, err := te.NewTransfer(cfg)
 			if err != nil {
-				return nil, 0, &analysis.EngineError{Err: err}
+				return nil, 0, &engine.Error{Err: err}
 			}
 			plan = p
 		}
@@ -366,10 +368,10 @@ func average(ctx context.Context, te gpufft.TransferEngine, ref []float32, meas 
 			fill(in[(1+c)*l:(2+c)*l], s.Samples[:length], start+shifts[c])
 		}
 		if _, err := plan.Execute(in); err != nil {
-			return nil, 0, &analysis.EngineError{Err: err}
+			return nil, 0, &engine.Error{Err: err}
 		}
 		if err := plan.Read(dst); err != nil {
-			return nil, 0, &analysis.EngineError{Err: err}
+			return nil, 0, &engine.Error{Err: err}
 		}
 		for i, v := range dst {
 			sums[i] += float64(v) * float64(frames)

@@ -10,8 +10,10 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // ---- an independent float64 model of the system under test
@@ -135,9 +137,9 @@ func system(x []float64, fs, d, pol float64, seed uint64) ([]float64, func(f flo
 	}
 }
 
-func engineSets(t *testing.T) []analysis.Engines {
-	return apptest.Engines(t, func(p, cpu gpufft.Engine) analysis.Engines {
-		return analysis.Engines{Preferred: p, CPU: cpu, Strict: true}
+func engineSets(t *testing.T) []engine.Pair {
+	return apptest.Engines(t, func(p, cpu gpufft.Engine) engine.Pair {
+		return engine.Pair{Preferred: p, CPU: cpu, Strict: true}
 	})
 }
 
@@ -164,7 +166,7 @@ func TestTransferKnownSystem(t *testing.T) {
 		meas = append(meas, Signal{Index: i + 1, Samples: f32(y)})
 		want = append(want, h)
 	}
-	o := Options{FFT: n, OverlapPct: 50, Window: gpufft.Window{Kind: gpufft.Hann}, Average: dsp.AverageComplex, DelayAuto: true}
+	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dsp.AverageComplex, DelayAuto: true}
 	var results []Result
 	for _, eng := range engineSets(t) {
 		res, err := AnalyzeSignals(context.Background(), f32(x), meas, fs, o, eng)
@@ -272,7 +274,7 @@ func TestTransferCoherence(t *testing.T) {
 		yd[i] += nz[i]
 	}
 	unrelated := noise(len(x), 5, 1)
-	o := Options{FFT: n, OverlapPct: 50, Window: gpufft.Window{Kind: gpufft.Hann}, Average: dsp.AverageComplex}
+	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dsp.AverageComplex}
 	for _, eng := range engineSets(t) {
 		res, err := AnalyzeSignals(context.Background(), f32(x), []Signal{{1, f32(yd)}, {2, f32(unrelated)}}, fs, o, eng)
 		if err != nil {
@@ -316,10 +318,10 @@ func TestTransferFiles(t *testing.T) {
 	apptest.WriteWAV(t, refPath, fs, [][]float32{f32(x)})
 	apptest.WriteWAV(t, measPath, fs, [][]float32{f32(y)})
 	apptest.WriteWAV(t, other, 2*fs, [][]float32{f32(y)})
-	eng := analysis.Engines{Preferred: gpufft.NewCPU(0)}
+	eng := engine.Pair{Preferred: gpufft.NewCPU(0)}
 	eng.CPU = eng.Preferred
 	defer eng.Preferred.Close()
-	o := Options{FFT: n, OverlapPct: 50, Window: gpufft.Window{Kind: gpufft.Hann}, DelayMs: 1}
+	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, DelayMs: 1}
 	one, err := AnalyzeFiles(context.Background(), Inputs{Ref: both, RefChannel: 1}, o, eng)
 	if err != nil {
 		t.Fatal(err)

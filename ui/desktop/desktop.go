@@ -16,9 +16,10 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/cli"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/ui"
 	_ "github.com/prismaudio/prism/ui/desktop/locale" // before Fyne reads the locale
 )
@@ -66,7 +67,7 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.Generator, "generator", "", "start on the signal generator: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	fs.StringVar(&f.Device, "device", "", "start on this audio input (index or name substring, see `prism devices`)")
-	fs.IntVar(&f.FFT, "fft", 0, fmt.Sprintf("FFT size, a power of two %d…%d (default: as last used)", analysis.MinFFT, ui.MaxFFT))
+	fs.IntVar(&f.FFT, "fft", 0, fmt.Sprintf("FFT size, a power of two %d…%d (default: as last used)", engine.MinFFT, ui.MaxFFT))
 	fs.IntVar(&f.Hop, "hop", 0, "hop in samples, 1…FFT (default: as last used)")
 	fs.StringVar(&f.Engine, "engine", "auto", "engine: auto, gpu, cpu")
 	fs.Bool("verbose", false, "let the audio libraries' own messages through (read at start-up by package audio)")
@@ -81,13 +82,13 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 		return f, true, fmt.Errorf("one file at most, not %q", rest)
 	}
 	if f.FFT != 0 && ui.CheckFFT(f.FFT) != nil {
-		return f, true, fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, analysis.MinFFT, ui.MaxFFT)
+		return f, true, fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, engine.MinFFT, ui.MaxFFT)
 	}
 	if f.Hop < 0 || (f.Hop > 0 && f.FFT > 0 && f.Hop > f.FFT) {
 		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
 	}
 	if f.Generator != "" {
-		if _, err := live.ParseGeneratorSpec(f.Generator); err != nil {
+		if _, err := session.ParseGeneratorSpec(f.Generator); err != nil {
 			return f, true, err
 		}
 	}
@@ -124,7 +125,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		cli.Usage(stderr)
 		return cli.ExitFailure
 	}
-	engines, notice, err := analysis.OpenEngines(f.Engine, "")
+	engines, notice, err := engine.Open(f.Engine, "")
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: %v\n", err)
 		return cli.ExitFailure
@@ -141,9 +142,9 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	set := ui.LoadSettings(a.Preferences())
 	switch {
 	case f.Generator != "":
-		set.Source = live.SourceSpec{Kind: live.SourceGenerator, Generator: f.Generator}
+		set.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: f.Generator}
 	case f.Device != "":
-		set.Source = live.SourceSpec{Kind: live.SourceDevice, Device: f.Device}
+		set.Source = session.SourceSpec{Kind: session.SourceDevice, Device: f.Device}
 	}
 	if f.FFT > 0 {
 		set.FFT = f.FFT
@@ -157,13 +158,13 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	set.Save(a.Preferences())
 	ls, err := set.Live()
 	if err != nil {
-		ls = live.DefaultLiveSettings()
+		ls = live.DefaultSettings()
 	}
-	m, srcNotice, err := live.NewMonitor(set.Source, ls, engines)
-	if err != nil && set.Source.Kind != live.SourceDevice {
+	m, srcNotice, err := session.New(set.Source, ls, engines)
+	if err != nil && set.Source.Kind != session.SourceDevice {
 		// the saved source is gone (a file moved, …): start on the default input
 		fmt.Fprintf(stderr, "prism: %s: %v: using the default input\n", set.Source, err)
-		m, srcNotice, err = live.NewMonitor(live.SourceSpec{Kind: live.SourceDevice}, ls, engines)
+		m, srcNotice, err = session.New(session.SourceSpec{Kind: session.SourceDevice}, ls, engines)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: %v\n", err)

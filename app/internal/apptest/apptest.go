@@ -22,6 +22,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
 )
 
 // WriteWAV writes 32-bit float WAV: ch[c][i] is channel c's sample i.
@@ -85,7 +86,7 @@ func FFT64(x []complex128) []complex128 {
 // STFT64 is the contract's spectrogram in float64: frame i covers samples
 // [i·hop, i·hop+n) of the mix, no padding; dBFS with the window's coherent
 // gain; floor −200.
-func STFT64(x []float64, n, hop int, w gpufft.Window) [][]float64 {
+func STFT64(x []float64, n, hop int, w window.Func) [][]float64 {
 	win := w.Values(n)
 	sum := 0.0
 	for _, v := range win {
@@ -355,4 +356,21 @@ func Band(t *testing.T, spec string) dsp.BandSpec {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// StartGenerator starts a recorder on the signal generator (spec, as
+// audio.ParseGenerator reads it) at rate Hz with channels; it stops when
+// the test ends.
+func StartGenerator(t testing.TB, spec string, rate, channels int) *audio.Recorder {
+	t.Helper()
+	gs, err := audio.ParseGenerator(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := audio.StartRecorder(func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rec.Stop)
+	return rec
 }

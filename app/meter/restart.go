@@ -3,7 +3,7 @@
 // A gap in the stream is the other way round: the measurements stay, the
 // state that joined the samples across it goes.
 
-package dsp
+package meter
 
 // Restart forgets everything measured (as Reset) but keeps the
 // interpolator's history: a stream that goes on reads as it is, without

@@ -1,4 +1,4 @@
-package gpufft
+package window
 
 import (
 	"math"
@@ -23,7 +23,7 @@ var scipyWindows = []struct {
 
 func TestWindowsMatchScipy(t *testing.T) {
 	for _, c := range scipyWindows {
-		w, err := ParseWindow(c.spec)
+		w, err := Parse(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,45 +43,11 @@ func TestWindowsMatchScipy(t *testing.T) {
 
 func TestParseWindowErrors(t *testing.T) {
 	for _, s := range []string{"", "hanning", "kaiser:x", "kaiser:-1", "hann:3", "kaiser:nan"} {
-		if _, err := ParseWindow(s); err == nil {
-			t.Errorf("ParseWindow(%q): no error", s)
+		if _, err := Parse(s); err == nil {
+			t.Errorf("Parse(%q): no error", s)
 		}
 	}
-	if w, err := ParseWindow(" Kaiser "); err != nil || w.Beta != 8.6 {
-		t.Errorf("ParseWindow(Kaiser) = %v, %v", w, err)
-	}
-}
-
-// TestTwiddles checks the symmetric twiddle generator against plain Sincos.
-func TestTwiddles(t *testing.T) {
-	for _, n := range []int{2, 4, 8, 64, 4096, 1 << 20} {
-		tw := twiddles(n)
-		for i := 0; i < n; i += max(1, n/512) {
-			s, c := math.Sincos(2 * math.Pi * float64(i) / float64(n))
-			if math.Abs(float64(real(tw[i]))-c) > 6e-8 || math.Abs(float64(imag(tw[i]))+s) > 6e-8 {
-				t.Fatalf("n=%d i=%d: %v, want (%g, %g)", n, i, tw[i], c, -s)
-			}
-		}
-		if n >= 4 && (tw[n/4] != complex(0, -1) || tw[n/2] != -1) {
-			t.Errorf("n=%d: quarter/half turn twiddles %v %v not exact", n, tw[n/4], tw[n/2])
-		}
-	}
-}
-
-// TestPowerDB: the host dB rule against math.Log10 in float64, and its
-// floor.
-func TestPowerDB(t *testing.T) {
-	for _, p := range []float32{1, 0.5, 1e-3, 3.7e-12, 2e-20, 123.4} {
-		want := 10 * math.Log10(float64(p))
-		if got := float64(PowerDB(p)); math.Abs(got-want) > 1e-4 {
-			t.Errorf("PowerDB(%g) = %g, want %g", p, got, want)
-		}
-	}
-	if PowerDB(0) != FloorDB || PowerDB(1e-21) != FloorDB {
-		t.Error("no floor")
-	}
-	got := AppendPowerDB(nil, []float32{1, 0.25}, []float32{0.5, 4})
-	if math.Abs(float64(got[0])+3.0103) > 1e-4 || math.Abs(float64(got[1])) > 1e-4 {
-		t.Errorf("AppendPowerDB with gains: %v", got)
+	if w, err := Parse(" Kaiser "); err != nil || w.Beta != 8.6 {
+		t.Errorf("Parse(Kaiser) = %v, %v", w, err)
 	}
 }

@@ -1,4 +1,4 @@
-package live
+package session
 
 import (
 	"context"
@@ -10,9 +10,11 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
-	"github.com/prismaudio/prism/gpufft"
 )
 
 // Source kinds.
@@ -22,7 +24,7 @@ const (
 	SourceFile      = "file"
 )
 
-// SourceSpec chooses what a Monitor analyzes.
+// SourceSpec chooses what a Session analyzes.
 type SourceSpec struct {
 	Kind      string // SourceDevice, SourceGenerator or SourceFile
 	Device    string // SourceDevice: "", an index or a name substring (see `prism devices`)
@@ -46,13 +48,13 @@ func (s SourceSpec) String() string {
 	return "input " + s.Device
 }
 
-// Monitor is the live analyzer as a desktop window uses it: engines, a
+// Session is the live analyzer as a desktop window uses it: engines, a
 // recorder on the chosen source, and a Live analyzer on its own engine
 // goroutine, with the inactive engine timed in the background. Every
 // method may be called from any goroutine.
-type Monitor struct {
-	engines analysis.Engines
-	live    *Live
+type Session struct {
+	engines engine.Pair
+	live    *live.Live
 	stop    chan struct{}
 	done    chan struct{}
 
@@ -60,32 +62,32 @@ type Monitor struct {
 	rec     *audio.Recorder
 	spec    SourceSpec
 	closed  bool
-	out     *MonitorOut // nil: monitor output off
+	out     *Playthrough // nil: playthrough off
 	outOn   bool
 	outBand dsp.BandSpec
 	outErr  string
 }
 
-// NewMonitor opens src (falling back to the default generator, with a
+// New opens src (falling back to the default generator, with a
 // notice, when the default input device is asked for and there is none)
-// and starts analyzing it with s on engines. The Monitor owns neither the
+// and starts analyzing it with s on engines. The Session owns neither the
 // engines nor their closing.
-func NewMonitor(src SourceSpec, s LiveSettings, engines analysis.Engines) (*Monitor, string, error) {
+func New(src SourceSpec, s live.Settings, engines engine.Pair) (*Session, string, error) {
 	rec, spec, notice, err := startSource(src)
 	if err != nil {
 		return nil, "", err
 	}
-	live, err := NewLive(rec, engines, s)
+	l, err := live.New(rec, engines, s)
 	if err != nil {
 		rec.Stop()
 		return nil, "", err
 	}
-	m := &Monitor{engines: engines, live: live, rec: rec, spec: spec, stop: make(chan struct{}), done: make(chan struct{})}
-	live.MeasureOther()
+	m := &Session{engines: engines, live: l, rec: rec, spec: spec, stop: make(chan struct{}), done: make(chan struct{})}
+	l.MeasureOther()
 	go func() {
 		defer close(m.done)
-		live.Run(m.stop)
-		live.Close()
+		l.Run(m.stop)
+		l.Close()
 	}()
 	return m, notice, nil
 }
@@ -111,14 +113,14 @@ func startSource(spec SourceSpec) (*audio.Recorder, SourceSpec, string, error) {
 		open = func() (audio.Source, error) { return audio.OpenFileSource(path, true) }
 	case SourceGenerator:
 		if spec.Generator == "" {
-			spec.Generator = DefaultGenerator
+			spec.Generator = live.DefaultGenerator
 		}
-		open, _, err = OpenSource("", spec.Rate, spec.Channels, spec.Generator)
+		open, _, err = live.OpenSource("", spec.Rate, spec.Channels, spec.Generator)
 	case SourceDevice, "":
 		spec.Kind = SourceDevice
-		open, notice, err = OpenSource(spec.Device, spec.Rate, spec.Channels, "")
+		open, notice, err = live.OpenSource(spec.Device, spec.Rate, spec.Channels, "")
 		if notice != "" {
-			spec = SourceSpec{Kind: SourceGenerator, Generator: DefaultGenerator, Rate: spec.Rate, Channels: spec.Channels}
+			spec = SourceSpec{Kind: SourceGenerator, Generator: live.DefaultGenerator, Rate: spec.Rate, Channels: spec.Channels}
 		}
 	default:
 		return nil, spec, "", fmt.Errorf("unknown source kind %q", spec.Kind)
@@ -134,7 +136,7 @@ func startSource(spec SourceSpec) (*audio.Recorder, SourceSpec, string, error) {
 }
 
 // Source is the spec in use (after any fallback to the generator).
-func (m *Monitor) Source() SourceSpec {
+func (m *Session) Source() SourceSpec {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.spec
@@ -143,7 +145,7 @@ func (m *Monitor) Source() SourceSpec {
 // SetSource switches to another source between batches. It returns once
 // the switch is made, or with the reason it could not be (the current
 // source then carries on) and the notice of any fallback.
-func (m *Monitor) SetSource(spec SourceSpec) (string, error) {
+func (m *Session) SetSource(spec SourceSpec) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -167,11 +169,11 @@ func (m *Monitor) SetSource(spec SourceSpec) (string, error) {
 	return notice, nil
 }
 
-// SetMonitorOutput turns the monitor output (the input played to the
+// SetPlaythrough turns the playthrough (the input played to the
 // default output device, band-filtered by band, the zero BandSpec for
 // none) on or off.
 // With no output device it returns the reason and stays off.
-func (m *Monitor) SetMonitorOutput(on bool, band dsp.BandSpec) error {
+func (m *Session) SetPlaythrough(on bool, band dsp.BandSpec) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -186,9 +188,9 @@ func (m *Monitor) SetMonitorOutput(on bool, band dsp.BandSpec) error {
 	return m.startOutLocked()
 }
 
-func (m *Monitor) startOutLocked() error {
+func (m *Session) startOutLocked() error {
 	m.stopOutLocked()
-	out, err := StartMonitorOut("", m.rec.SampleRate(), m.rec.Channels(), m.outBand, m.engines)
+	out, err := StartPlaythrough("", m.rec.SampleRate(), m.rec.Channels(), m.outBand, m.engines)
 	if err != nil {
 		m.outOn = false
 		m.outErr = "monitor output: " + err.Error()
@@ -200,7 +202,7 @@ func (m *Monitor) startOutLocked() error {
 	return nil
 }
 
-func (m *Monitor) stopOutLocked() {
+func (m *Session) stopOutLocked() {
 	if m.out == nil {
 		return
 	}
@@ -209,8 +211,8 @@ func (m *Monitor) stopOutLocked() {
 	m.out = nil
 }
 
-// MonitorOutput describes the monitor output ("" when off and no error).
-func (m *Monitor) MonitorOutput() string {
+// PlaythroughStatus describes the playthrough ("" when off and no error).
+func (m *Session) PlaythroughStatus() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.out != nil {
@@ -220,69 +222,65 @@ func (m *Monitor) MonitorOutput() string {
 }
 
 // Latest is Live.Latest.
-func (m *Monitor) Latest(c int, dst *Spectrum) { m.live.Latest(c, dst) }
+func (m *Session) Latest(c int, dst *live.Spectrum) { m.live.Latest(c, dst) }
 
 // Columns is Live.Columns.
-func (m *Monitor) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geometry) {
+func (m *Session) Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry) {
 	return m.live.Columns(c, dst, after)
 }
 
 // ExportHistory is Live.ExportHistory.
-func (m *Monitor) ExportHistory(paths []string, chans []int, img plot.ImageOptions) (HistoryInfo, error) {
+func (m *Session) ExportHistory(paths []string, chans []int, img plot.ImageOptions) (live.HistoryInfo, error) {
 	return m.live.ExportHistory(paths, chans, img)
 }
 
 // StartRecording is Live.StartRecording.
-func (m *Monitor) StartRecording(path string, c int, done func(error)) error {
+func (m *Session) StartRecording(path string, c int, done func(error)) error {
 	return m.live.StartRecording(path, c, done)
 }
 
 // StopRecording is Live.StopRecording.
-func (m *Monitor) StopRecording(done func(RecordStatus, error)) { m.live.StopRecording(done) }
+func (m *Session) StopRecording(done func(live.RecordStatus, error)) { m.live.StopRecording(done) }
 
 // RecordStatus is Live.RecordStatus.
-func (m *Monitor) RecordStatus() RecordStatus { return m.live.RecordStatus() }
+func (m *Session) RecordStatus() live.RecordStatus { return m.live.RecordStatus() }
 
 // SetPaused is Live.SetPaused: the window pauses the analysis while it
 // shows a file.
-func (m *Monitor) SetPaused(paused bool) { m.live.SetPaused(paused) }
+func (m *Session) SetPaused(paused bool) { m.live.SetPaused(paused) }
 
 // Frames is Live.Frames.
-func (m *Monitor) Frames() uint64 { return m.live.Frames() }
+func (m *Session) Frames() uint64 { return m.live.Frames() }
 
 // ReadStats is Live.ReadStats.
-func (m *Monitor) ReadStats(dst *LiveStats) { m.live.ReadStats(dst) }
+func (m *Session) ReadStats(dst *live.Stats) { m.live.ReadStats(dst) }
 
 // ReadMeters is Live.ReadMeters.
-func (m *Monitor) ReadMeters(dst *Meters) { m.live.ReadMeters(dst) }
+func (m *Session) ReadMeters(dst *meter.Meters) { m.live.ReadMeters(dst) }
 
 // ResetMeters is Live.ResetMeters.
-func (m *Monitor) ResetMeters() { m.live.ResetMeters() }
+func (m *Session) ResetMeters() { m.live.ResetMeters() }
 
 // MeasureCalibrator is Live.MeasureCalibrator.
-func (m *Monitor) MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error) {
+func (m *Session) MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error) {
 	return m.live.MeasureCalibrator(c, toneHz, referenceDBSPL)
 }
 
 // Apply is Live.Apply.
-func (m *Monitor) Apply(s LiveSettings) { m.live.Apply(s) }
+func (m *Session) Apply(s live.Settings) { m.live.Apply(s) }
 
 // UseEngine is Live.UseEngine ("gpu" or "cpu").
-func (m *Monitor) UseEngine(name string) { m.live.UseEngine(name) }
+func (m *Session) UseEngine(name string) { m.live.UseEngine(name) }
 
 // HasGPU says whether a GPU engine is there to switch to.
-func (m *Monitor) HasGPU() bool { return m.engines.HasGPU() }
+func (m *Session) HasGPU() bool { return m.engines.HasGPU() }
 
 // GPUOnCPU says whether that GPU engine's OpenCL device is a CPU
-// (analysis.Engines.GPUOnCPU).
-func (m *Monitor) GPUOnCPU() bool { return m.engines.GPUOnCPU() }
-
-// analysis.Engines are the engines the monitor runs on (for file analysis in the
-// same window).
-func (m *Monitor) Engines() analysis.Engines { return m.engines }
+// (engine.Pair.GPUOnCPU).
+func (m *Session) GPUOnCPU() bool { return m.engines.GPUOnCPU() }
 
 // InputDevices lists the input devices' names, or says why there are none.
-func (m *Monitor) InputDevices() ([]string, error) {
+func (m *Session) InputDevices() ([]string, error) {
 	devs, err := audio.Devices()
 	if err != nil {
 		return nil, err
@@ -300,7 +298,7 @@ func (m *Monitor) InputDevices() ([]string, error) {
 }
 
 // Close stops the analysis and the recorder. Calling it twice is harmless.
-func (m *Monitor) Close() {
+func (m *Session) Close() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -313,32 +311,24 @@ func (m *Monitor) Close() {
 	m.rec.Stop()
 }
 
-// analysis.AnalyzeView is analysis.AnalyzeView on the monitor's engines.
-func (m *Monitor) AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error) {
+// AnalyzeView is analysis.AnalyzeView on the session's engines.
+func (m *Session) AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error) {
 	return analysis.AnalyzeView(ctx, path, o, m.engines, progress)
 }
 
 // AnalyzeSpectrum is a file's long-term (Welch) spectrum exactly as
-// `prism spectrum` computes it, on the monitor's engines.
-func (m *Monitor) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
+// `prism spectrum` computes it, on the session's engines.
+func (m *Session) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
 	return analysis.AnalyzeSpectrum(ctx, path, o, m.engines)
 }
 
 // ExportSpectrogram writes a file's spectrogram to out (npy, csv or png,
-// by format) exactly as `prism analyze` does, on the monitor's engines.
-func (m *Monitor) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error {
+// by format) exactly as `prism analyze` does, on the session's engines.
+func (m *Session) ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error {
 	opts := analysis.AnalyzeOptions{FFT: o.FFT, Hop: o.Hop, Window: o.Window, Channel: o.Channel, Image: img}
 	_, err := analysis.AnalyzeFile(ctx, in, out, format, opts, m.engines, progress)
 	return err
 }
-
-// ParseWindow reads a window name (hann, blackman-harris, kaiser:BETA, …)
-// for the UI, which does not import the engine package.
-func ParseWindow(s string) (gpufft.Window, error) { return gpufft.ParseWindow(s) }
-
-// WindowNames lists the window names ParseWindow accepts (kaiser takes
-// :BETA).
-func WindowNames() []string { return gpufft.WindowNames() }
 
 // ParseGeneratorSpec checks a signal generator spec (sine:F:DB,
 // tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB) for the UI.

@@ -1,4 +1,4 @@
-package live
+package session
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// MonitorOut plays the analyzed input to an output device, band-filtered
+// Playthrough plays the analyzed input to an output device, band-filtered
 // by the same linear-phase FIR as `prism filter` (Kaiser design, applied
 // by overlap-save FFT convolution on the engine: the GPU when there is
 // one, the CPU if it fails), or unfiltered without a band. The analyzer
@@ -20,7 +20,7 @@ import (
 // the output's goroutine filters whole blocks and writes them to
 // PortAudio. Its latency is one block plus the FIR's delay (half its
 // length): the price of a linear-phase filter, stated by Latency.
-type MonitorOut struct {
+type Playthrough struct {
 	ring    *audio.Ring
 	out     *audio.Playback
 	band    dsp.BandSpec
@@ -42,15 +42,15 @@ type MonitorOut struct {
 // output device's clock against the input's.
 const outRingSeconds = 2
 
-// StartMonitorOut opens the output device (device: "" for the default)
+// StartPlaythrough opens the output device (device: "" for the default)
 // for rate and ch and starts playing what is written to Ring(), filtered
 // by band (the zero BandSpec for none).
-func StartMonitorOut(device string, rate, ch int, band dsp.BandSpec, engines analysis.Engines) (*MonitorOut, error) {
-	m := &MonitorOut{band: band, rate: rate, ch: ch, stop: make(chan struct{}), done: make(chan struct{})}
+func StartPlaythrough(device string, rate, ch int, band dsp.BandSpec, engines engine.Pair) (*Playthrough, error) {
+	m := &Playthrough{band: band, rate: rate, ch: ch, stop: make(chan struct{}), done: make(chan struct{})}
 	var conv gpufft.ConvolvePlan
 	if !band.IsZero() {
 		var err error
-		if m.taps, err = analysis.BandTaps(band, rate); err != nil {
+		if m.taps, err = dsp.BandTaps(band, rate, dsp.DefaultTransitionOct); err != nil {
 			return nil, err
 		}
 		taps := len(m.taps)
@@ -85,14 +85,14 @@ func StartMonitorOut(device string, rate, ch int, band dsp.BandSpec, engines ana
 }
 
 // newConvolver makes the convolver on the preferred engine, or on the CPU
-// if that fails (analysis.WithFallback).
-func newConvolver(engines analysis.Engines, taps []float32, size, ch int) (gpufft.ConvolvePlan, string, error) {
+// if that fails (engine.WithFallback).
+func newConvolver(engines engine.Pair, taps []float32, size, ch int) (gpufft.ConvolvePlan, string, error) {
 	var name string
-	c, _, err := analysis.WithFallback(context.Background(), engines, func(eng gpufft.Engine) (gpufft.ConvolvePlan, error) {
+	c, _, err := engine.WithFallback(context.Background(), engines, func(eng gpufft.Engine) (gpufft.ConvolvePlan, error) {
 		name = eng.Name()
 		c, err := eng.NewConvolver(taps, size, ch)
 		if err != nil {
-			return nil, &analysis.EngineError{Err: err}
+			return nil, &engine.Error{Err: err}
 		}
 		return c, nil
 	})
@@ -100,18 +100,18 @@ func newConvolver(engines analysis.Engines, taps []float32, size, ch int) (gpuff
 }
 
 // Ring is where the input goes (Live.SetTee).
-func (m *MonitorOut) Ring() *audio.Ring { return m.ring }
+func (m *Playthrough) Ring() *audio.Ring { return m.ring }
 
 // Latency is the delay from input to output added here (one block and
 // the filter's delay), not counting the devices' buffers.
-func (m *MonitorOut) Latency() time.Duration { return m.latency }
+func (m *Playthrough) Latency() time.Duration { return m.latency }
 
 // Band is the band filter applied (the zero BandSpec: none).
-func (m *MonitorOut) Band() dsp.BandSpec { return m.band }
+func (m *Playthrough) Band() dsp.BandSpec { return m.band }
 
 // Status describes the output: device, band, engine, latency, and any
 // error or fallback.
-func (m *MonitorOut) Status() string {
+func (m *Playthrough) Status() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := fmt.Sprintf("monitor → %s", m.out.Name())
@@ -135,14 +135,14 @@ func engineName(e string) string {
 	return "CPU"
 }
 
-func (m *MonitorOut) setStatus(s string) {
+func (m *Playthrough) setStatus(s string) {
 	m.mu.Lock()
 	m.status = s
 	m.mu.Unlock()
 }
 
 // run is the output goroutine: it owns conv and the block buffers.
-func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines analysis.Engines) {
+func (m *Playthrough) run(conv gpufft.ConvolvePlan, engines engine.Pair) {
 	defer close(m.done)
 	var f *blockFilter
 	if conv != nil {
@@ -175,7 +175,7 @@ func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines analysis.Engines) {
 				f.conv.Close()
 				var eng string
 				var err error
-				f.conv, eng, err = newConvolver(analysis.Engines{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
+				f.conv, eng, err = newConvolver(engine.Pair{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
 				m.mu.Lock()
 				m.engine = eng
 				m.mu.Unlock()
@@ -183,7 +183,7 @@ func (m *MonitorOut) run(conv gpufft.ConvolvePlan, engines analysis.Engines) {
 					m.setStatus(fmt.Sprintf("filter failed: %v", err))
 					return
 				}
-				m.setStatus(analysis.FallbackNotice(gpuErr))
+				m.setStatus(engine.FallbackNotice(gpuErr))
 				continue
 			}
 		}
@@ -226,7 +226,7 @@ func (f *blockFilter) filter(in []float32) ([]float32, error) {
 		}
 	}
 	for c := range f.ch {
-		copy(f.src[c*f.size:(c+1)*f.size], analysis.PadFront(f.hist[c], f.size))
+		copy(f.src[c*f.size:(c+1)*f.size], dsp.PadFront(f.hist[c], f.size))
 	}
 	if err := f.conv.Execute(f.dst, f.src); err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (f *blockFilter) filter(in []float32) ([]float32, error) {
 
 // Close stops the output and closes the device. Calling it twice is
 // harmless.
-func (m *MonitorOut) Close() {
+func (m *Playthrough) Close() {
 	select {
 	case <-m.stop:
 		return

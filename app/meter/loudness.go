@@ -2,7 +2,7 @@
 // K-weighting, momentary and short-term loudness, gated integrated loudness
 // and loudness range.
 
-package dsp
+package meter
 
 import (
 	"fmt"

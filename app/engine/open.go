@@ -1,4 +1,4 @@
-package analysis
+package engine
 
 import (
 	"context"
@@ -16,25 +16,26 @@ import (
 
 // Engine choices, as --engine names them.
 const (
-	EngineAuto = "auto" // the GPU when usable, else the CPU
-	EngineGPU  = "gpu"  // the GPU or fail
-	EngineCPU  = "cpu"
+	Auto = "auto" // the GPU when usable, else the CPU
+	GPU  = "gpu"  // the GPU or fail
+	CPU  = "cpu"
 )
 
-// CheckEngine says whether name is an engine choice.
-func CheckEngine(name string) error {
+// CheckChoice says whether name is an engine choice.
+func CheckChoice(name string) error {
 	switch name {
-	case EngineAuto, EngineGPU, EngineCPU:
+	case Auto, GPU, CPU:
 		return nil
 	}
 	return fmt.Errorf("engine %q: want auto, gpu or cpu", name)
 }
 
-// Engines provides the engines an analysis may use: the preferred one
-// (GPU or CPU) and the CPU engine to fall back on when the GPU fails.
+// Pair is the engines an analysis runs on: the preferred one (a GPU or
+// the CPU backend) and the CPU backend to fall back on when the GPU fails
+// (the same engine when the CPU is preferred).
 // Strict (the user asked for the GPU) turns a GPU failure into an error
 // instead of a fallback.
-type Engines struct {
+type Pair struct {
 	Preferred gpufft.Engine
 	CPU       gpufft.Engine
 	Strict    bool
@@ -45,12 +46,12 @@ type Engines struct {
 }
 
 // HasGPU says whether the preferred engine is a GPU one.
-func (e Engines) HasGPU() bool { return e.Preferred != e.CPU }
+func (e Pair) HasGPU() bool { return e.Preferred != e.CPU }
 
 // GPUOnCPU says whether the GPU engine runs on an OpenCL device that is a
 // CPU (PoCL, say): a machine without a GPU, where both engines share the
 // same cores.
-func (e Engines) GPUOnCPU() bool {
+func (e Pair) GPUOnCPU() bool {
 	g, ok := e.Preferred.(*gpufft.OpenCL)
 	return ok && g.Info().Type == "CPU"
 }
@@ -85,18 +86,18 @@ func probeOpenCL(device string) error {
 	return err
 }
 
-// OpenEngines opens the engines for choice (EngineAuto, EngineGPU,
-// EngineCPU) on the OpenCL device (index or name; "": the
-// PRISM_OPENCL_DEVICE variable, else the first GPU). With EngineGPU and no
-// usable OpenCL it fails; with EngineAuto the notice says why the CPU is
+// Open opens the engines for choice (Auto, GPU,
+// CPU) on the OpenCL device (index or name; "": the
+// PRISM_OPENCL_DEVICE variable, else the first GPU). With GPU and no
+// usable OpenCL it fails; with Auto the notice says why the CPU is
 // used, if it is.
-func OpenEngines(choice, device string) (Engines, string, error) {
-	if err := CheckEngine(choice); err != nil {
-		return Engines{}, "", err
+func Open(choice, device string) (Pair, string, error) {
+	if err := CheckChoice(choice); err != nil {
+		return Pair{}, "", err
 	}
 	cpu := gpufft.NewCPU(0)
-	if choice == EngineCPU {
-		return Engines{Preferred: cpu, CPU: cpu}, "", nil
+	if choice == CPU {
+		return Pair{Preferred: cpu, CPU: cpu}, "", nil
 	}
 	err := probeOpenCL(device)
 	var g *gpufft.OpenCL
@@ -104,26 +105,26 @@ func OpenEngines(choice, device string) (Engines, string, error) {
 		g, err = gpufft.NewOpenCL(gpufft.OpenCLOptions{Device: device})
 	}
 	if err != nil {
-		if choice == EngineGPU {
+		if choice == GPU {
 			cpu.Close()
-			return Engines{}, "", fmt.Errorf("--engine gpu: %w", err)
+			return Pair{}, "", fmt.Errorf("--engine gpu: %w", err)
 		}
-		return Engines{Preferred: cpu, CPU: cpu}, fmt.Sprintf("%v: using the CPU engine", err), nil
+		return Pair{Preferred: cpu, CPU: cpu}, fmt.Sprintf("%v: using the CPU engine", err), nil
 	}
-	return Engines{Preferred: g, CPU: cpu, Strict: choice == EngineGPU}, "", nil
+	return Pair{Preferred: g, CPU: cpu, Strict: choice == GPU}, "", nil
 }
 
 // DeviceAll is the OpenCL device choice that means every GPU.
 const DeviceAll = "all"
 
-// OpenEngineSet opens the engines for choice on every GPU of the host
+// OpenSet opens the engines for choice on every GPU of the host
 // (device DeviceAll, or "" when there are several GPUs, spread is set — a
-// batch of files — and $PRISM_OPENCL_DEVICE names none), one Engines
+// batch of files — and $PRISM_OPENCL_DEVICE names none), one Pair
 // each, sharing one CPU engine to fall back on; for any other device it is
-// OpenEngines. It waits for every GPU (StartEngineSet does not); a GPU
+// Open. It waits for every GPU (StartSet does not); a GPU
 // that fails fails it. Close them with CloseSet.
-func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error) {
-	o, notice, err := StartEngineSet(choice, device, spread)
+func OpenSet(choice, device string, spread bool) ([]Pair, string, error) {
+	o, notice, err := StartSet(choice, device, spread)
 	if err != nil {
 		return nil, "", err
 	}
@@ -135,15 +136,15 @@ func OpenEngineSet(choice, device string, spread bool) ([]Engines, string, error
 	return set, notice, nil
 }
 
-// EngineOpening is a set of engines being opened, one per GPU, all at
-// once (StartEngineSet): a caller starts work on each as soon as it is
+// Opening is a set of engines being opened, one per GPU, all at
+// once (StartSet): a caller starts work on each as soon as it is
 // open instead of waiting for the slowest (opening a context costs a
 // driver 100–250 ms, and several take longer together than one).
-type EngineOpening struct {
+type Opening struct {
 	// Plans, set by the caller before it reads Ready, is given to every
 	// engine of the set (a batch's plan pool).
 	Plans *PlanPool
-	set   []Engines
+	set   []Pair
 	ok    []bool
 	ready chan int
 	done  chan struct{}
@@ -151,14 +152,14 @@ type EngineOpening struct {
 }
 
 // Len is how many engines are being opened.
-func (o *EngineOpening) Len() int { return len(o.set) }
+func (o *Opening) Len() int { return len(o.set) }
 
 // Ready delivers the index of each engine as it opens; it is closed once
 // every one has opened or failed.
-func (o *EngineOpening) Ready() <-chan int { return o.ready }
+func (o *Opening) Ready() <-chan int { return o.ready }
 
 // Engine returns engine i, which Ready has delivered.
-func (o *EngineOpening) Engine(i int) Engines {
+func (o *Opening) Engine(i int) Pair {
 	e := o.set[i]
 	e.Plans = o.Plans
 	return e
@@ -166,9 +167,9 @@ func (o *EngineOpening) Engine(i int) Engines {
 
 // Wait waits until every engine has opened or failed and returns those
 // that opened and the failures (joined), if any.
-func (o *EngineOpening) Wait() ([]Engines, error) {
+func (o *Opening) Wait() ([]Pair, error) {
 	<-o.done
-	var set []Engines
+	var set []Pair
 	for i := range o.set {
 		if o.ok[i] {
 			set = append(set, o.Engine(i))
@@ -177,14 +178,14 @@ func (o *EngineOpening) Wait() ([]Engines, error) {
 	return set, o.err
 }
 
-// StartEngineSet starts opening the engines OpenEngineSet opens, each GPU
+// StartSet starts opening the engines OpenSet opens, each GPU
 // on a goroutine of its own, and returns at once; the engines come
 // through the opening's Ready. For anything but several GPUs it opens the
 // one set of engines before it returns (its errors are returned then).
-func StartEngineSet(choice, device string, spread bool) (*EngineOpening, string, error) {
+func StartSet(choice, device string, spread bool) (*Opening, string, error) {
 	chosen := device != "" || os.Getenv(gpufft.EnvDevice) != ""
 	var gpus []int
-	if choice != EngineCPU && (device == DeviceAll || (!chosen && spread)) && probeOpenCL("") == nil {
+	if choice != CPU && (device == DeviceAll || (!chosen && spread)) && probeOpenCL("") == nil {
 		devs, _ := gpufft.Devices()
 		for _, d := range devs {
 			if d.Type == "GPU" {
@@ -196,7 +197,7 @@ func StartEngineSet(choice, device string, spread bool) (*EngineOpening, string,
 		if device == DeviceAll {
 			device = ""
 		}
-		e, notice, err := OpenEngines(choice, device)
+		e, notice, err := Open(choice, device)
 		if err != nil {
 			return nil, "", err
 		}
@@ -220,7 +221,7 @@ func StartEngineSet(choice, device string, spread bool) (*EngineOpening, string,
 	if os.Getenv("PRISM_OPENCL_STAGGER") == "1" {
 		opens = oneAfterAnother(opens)
 	}
-	return StartEngines(opens, gpufft.NewCPU(0), choice == EngineGPU), "", nil
+	return Start(opens, gpufft.NewCPU(0), choice == GPU), "", nil
 }
 
 // oneAfterAnother makes each of opens start once the one before it has
@@ -244,12 +245,12 @@ func oneAfterAnother(opens []func() (gpufft.Engine, error)) []func() (gpufft.Eng
 	return out
 }
 
-// StartEngines opens engines with opens, each on a goroutine of its own
+// Start opens engines with opens, each on a goroutine of its own
 // (a driver spends most of its start-up per context, so each GPU's at
-// once), and returns at once: Engines{Preferred: the opened engine, CPU:
+// once), and returns at once: Pair{Preferred: the opened engine, CPU:
 // cpu, Strict: strict} come through the opening's Ready as they open. cpu
 // is closed if none opens (else CloseSet closes it).
-func StartEngines(opens []func() (gpufft.Engine, error), cpu gpufft.Engine, strict bool) *EngineOpening {
+func Start(opens []func() (gpufft.Engine, error), cpu gpufft.Engine, strict bool) *Opening {
 	o := newOpening(len(opens))
 	errs := make([]error, len(opens))
 	var wg sync.WaitGroup
@@ -260,7 +261,7 @@ func StartEngines(opens []func() (gpufft.Engine, error), cpu gpufft.Engine, stri
 				errs[k] = err
 				return
 			}
-			o.set[k], o.ok[k] = Engines{Preferred: g, CPU: cpu, Strict: strict}, true
+			o.set[k], o.ok[k] = Pair{Preferred: g, CPU: cpu, Strict: strict}, true
 			o.ready <- k
 		})
 	}
@@ -276,12 +277,12 @@ func StartEngines(opens []func() (gpufft.Engine, error), cpu gpufft.Engine, stri
 	return o
 }
 
-func newOpening(n int) *EngineOpening {
-	return &EngineOpening{set: make([]Engines, n), ok: make([]bool, n), ready: make(chan int, n), done: make(chan struct{})}
+func newOpening(n int) *Opening {
+	return &Opening{set: make([]Pair, n), ok: make([]bool, n), ready: make(chan int, n), done: make(chan struct{})}
 }
 
 // CloseSet closes every engine of a set (the shared CPU engine once).
-func CloseSet(set []Engines) {
+func CloseSet(set []Pair) {
 	for i, e := range set {
 		e.Plans.Close()
 		if e.Preferred != e.CPU {
@@ -300,7 +301,7 @@ func CloseSet(set []Engines) {
 // engine that is not OpenCL is closed as CloseSet does. It returns how
 // long it took and, for each OpenCL engine, its statistics (Release zero:
 // nothing released).
-func CloseSetForExit(set []Engines) (time.Duration, []gpufft.OpenCLStats) {
+func CloseSetForExit(set []Pair) (time.Duration, []gpufft.OpenCLStats) {
 	t0 := time.Now()
 	var stats []gpufft.OpenCLStats
 	for i, e := range set {
@@ -322,7 +323,7 @@ func CloseSetForExit(set []Engines) (time.Duration, []gpufft.OpenCLStats) {
 
 // Close closes the engines (the GPU one, then the CPU one). Calling it
 // twice is harmless (the engines' Close is).
-func (e Engines) Close() {
+func (e Pair) Close() {
 	e.Plans.Close()
 	if e.Preferred != nil && e.Preferred != e.CPU {
 		e.Preferred.Close()
@@ -330,43 +331,4 @@ func (e Engines) Close() {
 	if e.CPU != nil {
 		e.CPU.Close()
 	}
-}
-
-// InputError is bad input (exit code 2): a file that cannot be decoded, a
-// channel it does not have, fewer samples than one frame.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
-
-func inputErrorf(format string, args ...any) error {
-	return &InputError{fmt.Errorf(format, args...)}
-}
-
-// EngineError is a failure of the engine (so that the CPU may succeed
-// where the GPU failed), as opposed to an input or output problem.
-type EngineError struct{ Err error }
-
-func (e *EngineError) Error() string { return e.Err.Error() }
-func (e *EngineError) Unwrap() error { return e.Err }
-
-// FallbackNotice is what every pipeline says when the GPU fails and the
-// CPU takes over.
-func FallbackNotice(err error) string {
-	return fmt.Sprintf("GPU failed: %v — using the CPU", err)
-}
-
-// WithFallback runs fn on the preferred engine and, when it fails with an
-// EngineError on the GPU (and ctx is not done, and the engines are not
-// Strict), once more on the CPU engine; the notice then says so
-// (FallbackNotice). It is the one GPU→CPU retry of every file pipeline.
-func WithFallback[T any](ctx context.Context, e Engines, fn func(gpufft.Engine) (T, error)) (T, string, error) {
-	res, err := fn(e.Preferred)
-	var ee *EngineError
-	if err == nil || !e.HasGPU() || e.Strict || ctx.Err() != nil || !errors.As(err, &ee) {
-		return res, "", err
-	}
-	notice := FallbackNotice(err)
-	res, err = fn(e.CPU)
-	return res, notice, err
 }

@@ -1,4 +1,4 @@
-package live
+package session
 
 import (
 	"context"
@@ -11,7 +11,8 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/internal/apptest"
-	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/window"
 )
 
 // waitUntil polls cond for up to 10 s.
@@ -26,13 +27,13 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// TestMonitor: the desktop's analyzer runs on its own goroutine, switches
+// TestSession: the desktop's analyzer runs on its own goroutine, switches
 // sources (generator ↔ file) and engines, times the inactive engine in the
 // background, and refuses a bad source without losing the current one.
-func TestMonitor(t *testing.T) {
+func TestSession(t *testing.T) {
 	engs := testEngines(t)
 	e := engs[len(engs)-1]
-	s := DefaultLiveSettings()
+	s := live.DefaultSettings()
 	s.FFT, s.Hop = 4096, 256 // the desktop demo's setting: 48 kHz stereo, N=4096, hop 256
 	// PRISM_LIVE_FFT / PRISM_LIVE_HOP measure other settings (closing notes)
 	if v, err := strconv.Atoi(os.Getenv("PRISM_LIVE_FFT")); err == nil {
@@ -41,12 +42,12 @@ func TestMonitor(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("PRISM_LIVE_HOP")); err == nil {
 		s.Hop = v
 	}
-	m, notice, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "sine:2000:-10", Rate: 48000, Channels: 2}, s, e)
+	m, notice, err := New(SourceSpec{Kind: SourceGenerator, Generator: "sine:2000:-10", Rate: 48000, Channels: 2}, s, e)
 	if err != nil || notice != "" {
 		t.Fatal(err, notice)
 	}
 	defer m.Close()
-	var sp Spectrum
+	var sp live.Spectrum
 	peakNear := func(c int, f float64) func() bool {
 		return func() bool {
 			m.Latest(c, &sp)
@@ -57,7 +58,7 @@ func TestMonitor(t *testing.T) {
 
 	if e.Preferred != e.CPU {
 		// both engines timed, the inactive one in the background
-		var st LiveStats
+		var st live.Stats
 		waitUntil(t, "both engines' times", func() bool {
 			m.ReadStats(&st)
 			return st.EngineMs["cpu"] > 0 && st.EngineMs["opencl"] > 0
@@ -80,7 +81,7 @@ func TestMonitor(t *testing.T) {
 	if _, err := m.SetSource(SourceSpec{Kind: SourceFile, File: path}); err != nil {
 		t.Fatal(err)
 	}
-	var st LiveStats
+	var st live.Stats
 	m.ReadStats(&st)
 	if st.SampleRate != 44100 || st.Channels != 2 || !strings.Contains(st.Source, "tone.wav") {
 		t.Errorf("after switching to the file: %d Hz × %d, source %q", st.SampleRate, st.Channels, st.Source)
@@ -102,44 +103,6 @@ func TestMonitor(t *testing.T) {
 	m.Close()
 }
 
-// TestColumnsEveryFrame: the live history holds every analyzed frame, in
-// order, and a reader gets each exactly once.
-func TestColumnsEveryFrame(t *testing.T) {
-	engs := testEngines(t)
-	rec := startGenerator(t, "sweep:100:10000:-6:1", 48000, 1)
-	s := DefaultLiveSettings()
-	s.FFT, s.Hop = 1024, 128
-	l, err := NewLive(rec, engs[0], s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	cols := make([][]float32, 64)
-	var after uint64
-	got := 0
-	deadline := time.Now().Add(500 * time.Millisecond)
-	for time.Now().Before(deadline) {
-		if n, _ := l.Step(); n == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		n, next, _ := l.Columns(1, cols, after)
-		if next != after+uint64(n) {
-			t.Fatalf("Columns after %d: %d columns, next %d", after, n, next)
-		}
-		for _, c := range cols[:n] {
-			if len(c) != 513 {
-				t.Fatalf("column of %d bins", len(c))
-			}
-		}
-		got += n
-		after = next
-	}
-	st := l.Stats()
-	if uint64(got) != st.Frames || got < 100 {
-		t.Errorf("read %d columns, %d frames analyzed", got, st.Frames)
-	}
-}
-
 // TestAnalyzeView: a file's overview folds frames into columns by their
 // maximum (checked against the float64 STFT), a region is analyzed from
 // its start, and a one-frame click survives the folding.
@@ -154,8 +117,8 @@ func TestAnalyzeView(t *testing.T) {
 	for i, v := range x {
 		x64[i] = float64(v)
 	}
-	ref := apptest.STFT64(x64, n, hop, gpufft.Window{Kind: gpufft.Hann})
-	win := gpufft.Window{Kind: gpufft.Hann}
+	ref := apptest.STFT64(x64, n, hop, window.Func{Kind: window.Hann})
+	win := window.Func{Kind: window.Hann}
 	for _, e := range testEngines(t) {
 		fs, err := analysis.AnalyzeView(context.Background(), path, analysis.ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1, MaxColumns: 100}, e, nil)
 		if err != nil {
@@ -210,21 +173,5 @@ func TestAnalyzeView(t *testing.T) {
 	cancel()
 	if _, err := analysis.AnalyzeView(ctx, path, analysis.ViewOptions{FFT: n, Hop: hop, Window: win, Channel: -1}, testEngines(t)[0], nil); err == nil {
 		t.Error("a cancelled analysis did not fail")
-	}
-}
-
-// TestProcessCPU: the process's CPU time grows when it works.
-func TestProcessCPU(t *testing.T) {
-	a, ok := ProcessCPU()
-	if !ok {
-		t.Skip("the OS does not report CPU time")
-	}
-	x := 0.0
-	for i := range 20_000_000 {
-		x += math.Sqrt(float64(i))
-	}
-	b, _ := ProcessCPU()
-	if b <= a {
-		t.Errorf("CPU time %v → %v after work (%s)", a, b, strconv.FormatFloat(x, 'g', 3, 64))
 	}
 }

@@ -1,12 +1,13 @@
 // Sample peak, true peak (ITU-R BS.1770-4 Annex 2, 4× oversampling) and
 // RMS (AES17) per channel.
 
-package dsp
+package meter
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/internal/kaiser"
 )
 
@@ -266,10 +267,5 @@ func (m *PeakMeter) RMS(c int) float64 {
 	if n == 0 {
 		return math.Inf(-1)
 	}
-	return RMSDBFS((m.sumSq[c] + m.done.sumSq[c]) / float64(n))
+	return dsp.RMSDBFS((m.sumSq[c] + m.done.sumSq[c]) / float64(n))
 }
-
-// RMSDBFS is the AES17 RMS level in dBFS of a signal of mean square ms:
-// 10·log10(ms) + 3.01, so a full-scale sine reads 0.00 dBFS (−Inf for 0).
-// It is MeanSquareDBFS without the floor.
-func RMSDBFS(ms float64) float64 { return 10 * math.Log10(ms/fullScaleMeanSquare) }

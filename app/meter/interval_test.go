@@ -1,4 +1,4 @@
-package dsp
+package meter
 
 import (
 	"math"
@@ -98,40 +98,6 @@ func TestPeakMeterIntervals(t *testing.T) {
 		}
 	}()
 	m.TakeInterval(make([]PeakInterval, 2))
-}
-
-// TestUnitOffsetDB: the offset that turns a sine-level (dBFS) spectrum
-// into noise density is Welch's own rule for every window (Levels in
-// dBFS/Hz minus Levels in dBFS, at every bin, DC and Nyquist included),
-// and for Hann, whose ENBW is exactly 1.5 bins, it is −10·log10(2·1.5·fs/N).
-func TestUnitOffsetDB(t *testing.T) {
-	const fs, n = 48000.0, 1024
-	r := rand.New(rand.NewPCG(6, 6))
-	spec := make([]float32, n/2+1)
-	for k := range spec {
-		spec[k] = float32(r.Float64() + 0.1)
-	}
-	for _, name := range testWindowNames {
-		win := testWindow(name, n)
-		w, err := NewWelch(win, fs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Add(spec)
-		a, b := make([]float64, w.Bins()), make([]float64, w.Bins())
-		w.Levels(a, DBFS)
-		w.Levels(b, DBFSPerHz)
-		off := SumsOf(win).UnitOffsetDB(DBFSPerHz, fs)
-		for k := range a {
-			if math.Abs(b[k]-(a[k]+off)) > 1e-9 {
-				t.Fatalf("%s bin %d: dBFS/Hz %v, dBFS %v + offset %v", name, k, b[k], a[k], off)
-			}
-		}
-		if o := SumsOf(win).UnitOffsetDB(DBSPL, fs); o != 0 {
-			t.Errorf("%s: dB SPL offset %v, want 0 (LevelCal's)", name, o)
-		}
-	}
-	near(t, "hann dBFS/Hz offset", SumsOf(testWindow("hann", n)).UnitOffsetDB(DBFSPerHz, fs), -10*math.Log10(2*1.5*fs/n), 1e-9)
 }
 
 // TestRestart: a meter restarted mid-stream measures what follows as a

@@ -1,4 +1,4 @@
-package analysis
+package engine
 
 import (
 	"errors"
@@ -10,11 +10,11 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// TestStartEngines: every engine opened comes through Ready once, Wait
+// TestStart: every engine opened comes through Ready once, Wait
 // returns those that opened in their order with their failures joined,
 // and oneAfterAnother starts each open only after the one before it has
 // returned (the events of three opens started at once never interleave).
-func TestStartEngines(t *testing.T) {
+func TestStart(t *testing.T) {
 	engines := []gpufft.Engine{gpufft.NewCPU(1), gpufft.NewCPU(1), gpufft.NewCPU(1)}
 	defer func() {
 		for _, e := range engines {
@@ -41,7 +41,7 @@ func TestStartEngines(t *testing.T) {
 		}
 	}
 	cpu := gpufft.NewCPU(1)
-	o := StartEngines(oneAfterAnother(opens), cpu, true)
+	o := Start(oneAfterAnother(opens), cpu, true)
 	var got []int
 	for i := range o.Ready() {
 		got = append(got, i)

@@ -1,4 +1,4 @@
-package gpufft
+package window
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"github.com/prismaudio/prism/internal/kaiser"
 )
 
-// WindowKind names a window function.
-type WindowKind int
+// Kind names a window function.
+type Kind int
 
 const (
-	Rect WindowKind = iota
+	Rect Kind = iota
 	Hann
 	Hamming
 	Blackman
@@ -22,7 +22,7 @@ const (
 	Kaiser // parameter Beta
 )
 
-var windowNames = [...]string{
+var names = [...]string{
 	Rect:           "rect",
 	Hann:           "hann",
 	Hamming:        "hamming",
@@ -32,60 +32,62 @@ var windowNames = [...]string{
 	Kaiser:         "kaiser",
 }
 
-// Window is a window function with its parameter. The zero value is Rect.
-type Window struct {
-	Kind WindowKind
+// Func is a window function with its parameter. The zero value is Rect.
+type Func struct {
+	Kind Kind
 	Beta float64 // Kaiser's shape parameter; ignored by the others
 }
 
-// WindowNames lists the accepted window names, for usage messages.
-func WindowNames() []string { return append([]string(nil), windowNames[:]...) }
+// Names lists the accepted window names, for usage messages.
+func Names() []string { return append([]string(nil), names[:]...) }
 
-// ParseWindow reads "rect", "hann", "hamming", "blackman",
+// Parse reads "rect", "hann", "hamming", "blackman",
 // "blackman-harris", "flattop" or "kaiser:BETA" (BETA ≥ 0; "kaiser" alone
 // means β = 8.6, about Blackman-Harris's main lobe).
-func ParseWindow(s string) (Window, error) {
+func Parse(s string) (Func, error) {
 	name, arg, hasArg := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
-	for k, n := range windowNames {
+	for k, n := range names {
 		if n != name {
 			continue
 		}
-		w := Window{Kind: WindowKind(k)}
+		w := Func{Kind: Kind(k)}
 		switch {
 		case w.Kind == Kaiser && hasArg:
 			beta, err := strconv.ParseFloat(arg, 64)
 			if err != nil || beta < 0 || beta > 100 || math.IsNaN(beta) {
-				return Window{}, fmt.Errorf("gpufft: window %q: kaiser β must be a number in [0, 100]", s)
+				return Func{}, fmt.Errorf("window: %q: kaiser β must be a number in [0, 100]", s)
 			}
 			w.Beta = beta
 		case w.Kind == Kaiser:
 			w.Beta = 8.6
 		case hasArg:
-			return Window{}, fmt.Errorf("gpufft: window %q takes no parameter", s)
+			return Func{}, fmt.Errorf("window: %q takes no parameter", s)
 		}
 		return w, nil
 	}
-	return Window{}, fmt.Errorf("gpufft: unknown window %q (want one of %s, kaiser:BETA)", s, strings.Join(windowNames[:], ", "))
+	return Func{}, fmt.Errorf("window: unknown window %q (want one of %s, kaiser:BETA)", s, strings.Join(names[:], ", "))
 }
 
-func (w Window) String() string {
-	if w.Kind < 0 || int(w.Kind) >= len(windowNames) {
+func (w Func) String() string {
+	if w.Kind < 0 || int(w.Kind) >= len(names) {
 		return fmt.Sprintf("window(%d)", int(w.Kind))
 	}
 	if w.Kind == Kaiser {
 		return "kaiser:" + strconv.FormatFloat(w.Beta, 'g', -1, 64)
 	}
-	return windowNames[w.Kind]
+	return names[w.Kind]
 }
 
-func (w Window) valid() bool {
+// Valid says whether w is a window the engines accept: a known kind, and
+// for Kaiser a finite β ≥ 0.
+func (w Func) Valid() bool {
 	return w.Kind >= Rect && w.Kind <= Kaiser && !(w.Kind == Kaiser && (w.Beta < 0 || math.IsNaN(w.Beta) || math.IsInf(w.Beta, 0)))
 }
 
 // Values returns the periodic (DFT-even) window of n samples, exactly the
 // definitions of scipy.signal.get_window(name, n, fftbins=True): the
 // symmetric window of n+1 points without its last point.
-func (w Window) Values(n int) []float64 {
+func (w Func) Values(n int) []float64 {
 	v := make([]float64, n)
 	var a []float64 // general cosine coefficients, w = Σ a_k (-1)^k cos(2πkn/N)
 	switch w.Kind {
@@ -108,7 +110,7 @@ func (w Window) Values(n int) []float64 {
 		kaiser.Window(v, w.Beta)
 		return v
 	default:
-		panic(fmt.Sprintf("gpufft: invalid window kind %d", int(w.Kind)))
+		panic(fmt.Sprintf("window: invalid kind %d", int(w.Kind)))
 	}
 	for i := range v {
 		s := 0.0

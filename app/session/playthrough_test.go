@@ -1,6 +1,6 @@
 //go:build cgo
 
-package live
+package session
 
 import (
 	"bytes"
@@ -16,12 +16,13 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
 )
 
 // testSink makes a PulseAudio null sink of its own for the duration of the
 // test and makes it the default sink (new playback streams go there), so
-// the monitor output neither feeds back into the default input nor
+// the playthrough neither feeds back into the default input nor
 // disturbs the capture tests' sink. It returns the sink's name.
 func testSink(t *testing.T) string {
 	t.Helper()
@@ -85,15 +86,15 @@ func toneDB(x []float64, rate, f float64) float64 {
 	return 20 * math.Log10(2*cmplx.Abs(sum)/wsum+1e-30)
 }
 
-// TestMonitorOutput plays the generator (500 Hz and 5 kHz, −12 dBFS each)
-// through the monitor output into a null sink of its own and records it:
+// TestPlaythrough plays the generator (500 Hz and 5 kHz, −12 dBFS each)
+// through the playthrough into a null sink of its own and records it:
 // unfiltered both tones arrive at their level; with lowpass:1000 the 500 Hz
 // tone passes within 0.1 dB and the 5 kHz one is ≥ 60 dB down; bandpass
 // the other way round. Both engines.
-func TestMonitorOutput(t *testing.T) {
+func TestPlaythrough(t *testing.T) {
 	sink := testSink(t)
 	for _, e := range testEngines(t) {
-		m, _, err := NewMonitor(SourceSpec{Kind: SourceGenerator, Generator: "tones:500,5000:-12", Rate: 48000, Channels: 2}, DefaultLiveSettings(), e)
+		m, _, err := New(SourceSpec{Kind: SourceGenerator, Generator: "tones:500,5000:-12", Rate: 48000, Channels: 2}, live.DefaultSettings(), e)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,10 +109,10 @@ func TestMonitorOutput(t *testing.T) {
 			{"lowpass:1000", 500, 5000, -12, 60, "lowpass:1000 on"},
 			{"bandpass:4000-6000", 5000, 500, -12, 60, "bandpass:4000-6000 on"},
 		} {
-			if err := m.SetMonitorOutput(true, apptest.Band(t, tc.band)); err != nil {
+			if err := m.SetPlaythrough(true, apptest.Band(t, tc.band)); err != nil {
 				t.Fatal(err)
 			}
-			st := m.MonitorOutput()
+			st := m.PlaythroughStatus()
 			if !strings.Contains(st, tc.wantInStatus) {
 				t.Errorf("%s: status %q", tc.band, st)
 			}
@@ -120,38 +121,7 @@ func TestMonitorOutput(t *testing.T) {
 			// a loaded machine can take seconds: record again while the
 			// sink is still silent, up to 15 s)
 			time.Sleep(700 * time.Millisecond)
-			var x []float64
-			// the median over eight 0.125 s pieces of the last second: a
-			// scheduling hiccup on a loaded machine (an output underflow)
-			// spoils a piece, not the measurement
-			piece := func(f float64) float64 {
-				var v []float64
-				for i := range 8 {
-					v = append(v, toneDB(x[i*6000:(i+1)*6000], 48000, f))
-				}
-				slices.Sort(v)
-				return (v[3] + v[4]) / 2
-			}
-			// the output has settled when two recordings in a row measure
-			// the pass band alike (after a switch the old stream's tail
-			// or the new one's start can still be in the first second)
-			prev := math.Inf(-1)
-			for deadline := time.Now().Add(15 * time.Second); ; {
-				// parec starts late on a loaded machine: a short recording is
-				// taken again, not failed, until the deadline
-				if x = recordSink(t, sink, 1.2); len(x) < 48000 {
-					if time.Now().After(deadline) {
-						t.Fatalf("%s: recorded %d samples", tc.band, len(x))
-					}
-					continue
-				}
-				x = x[len(x)-48000:]
-				p := piece(tc.pass)
-				if (p > -100 && math.Abs(p-prev) <= 0.05) || time.Now().After(deadline) {
-					break
-				}
-				prev = p
-			}
+			piece := recordSettled(t, sink, tc.band, tc.pass)
 			pass := piece(tc.pass)
 			if math.Abs(pass-tc.passDB) > 0.1 {
 				t.Errorf("%s on %s: %g Hz at %.2f dBFS, want %.1f ± 0.1", tc.band, e.Preferred.Name(), tc.pass, pass, tc.passDB)
@@ -164,17 +134,57 @@ func TestMonitorOutput(t *testing.T) {
 				t.Logf("%s on %s: pass %.2f dBFS, stop %.1f dB down; %s", tc.band, e.Preferred.Name(), pass, pass-stop, st)
 			}
 		}
-		if err := m.SetMonitorOutput(false, dsp.BandSpec{}); err != nil || m.MonitorOutput() != "" {
-			t.Errorf("off: %v, %q", err, m.MonitorOutput())
+		if err := m.SetPlaythrough(false, dsp.BandSpec{}); err != nil || m.PlaythroughStatus() != "" {
+			t.Errorf("off: %v, %q", err, m.PlaythroughStatus())
 		}
 		m.Close()
 	}
 	// no such output device: a clear error
 	cpu := testEngines(t)[0]
-	if _, err := StartMonitorOut("no-such-output-device", 48000, 2, dsp.BandSpec{}, cpu); !errors.Is(err, audio.ErrNoOutputDevice) {
+	if _, err := StartPlaythrough("no-such-output-device", 48000, 2, dsp.BandSpec{}, cpu); !errors.Is(err, audio.ErrNoOutputDevice) {
 		t.Errorf("a missing output device: %v", err)
 	}
-	if _, err := StartMonitorOut("", 48000, 2, apptest.Band(t, "lowpass:30000"), cpu); err == nil {
+	if _, err := StartPlaythrough("", 48000, 2, apptest.Band(t, "lowpass:30000"), cpu); err == nil {
 		t.Error("a bad band did not fail")
 	}
+}
+
+// recordSettled records the sink until two recordings in a row measure the
+// pass band (pass Hz) alike, and returns the level of a tone of the last
+// second: the median over its eight 0.125 s pieces.
+func recordSettled(t *testing.T, sink string, band string, pass float64) func(f float64) float64 {
+	t.Helper()
+	var x []float64
+	// the median over eight 0.125 s pieces of the last second: a
+	// scheduling hiccup on a loaded machine (an output underflow)
+	// spoils a piece, not the measurement
+	piece := func(f float64) float64 {
+		var v []float64
+		for i := range 8 {
+			v = append(v, toneDB(x[i*6000:(i+1)*6000], 48000, f))
+		}
+		slices.Sort(v)
+		return (v[3] + v[4]) / 2
+	}
+	// the output has settled when two recordings in a row measure
+	// the pass band alike (after a switch the old stream's tail
+	// or the new one's start can still be in the first second)
+	prev := math.Inf(-1)
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		// parec starts late on a loaded machine: a short recording is
+		// taken again, not failed, until the deadline
+		if x = recordSink(t, sink, 1.2); len(x) < 48000 {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: recorded %d samples", band, len(x))
+			}
+			continue
+		}
+		x = x[len(x)-48000:]
+		p := piece(pass)
+		if (p > -100 && math.Abs(p-prev) <= 0.05) || time.Now().After(deadline) {
+			break
+		}
+		prev = p
+	}
+	return piece
 }

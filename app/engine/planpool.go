@@ -1,11 +1,6 @@
-package analysis
+package engine
 
-import (
-	"fmt"
-	"sync"
-
-	"github.com/prismaudio/prism/gpufft"
-)
+import "sync"
 
 // PlanPool keeps the GPU file pipeline's plans between the files of a
 // batch: a file of the shape of one done before (same engine, PCM format,
@@ -17,27 +12,19 @@ import (
 // and a nil pool pools nothing.
 type PlanPool struct {
 	mu     sync.Mutex
-	idle   map[string][]pooledPlan
+	idle   map[string][]Pooled
 	closed bool
 }
 
-// pooledPlan is a PCM image or spectrogram plan.
-type pooledPlan interface{ Close() error }
+// Pooled is a plan a pool keeps: a PCM image or spectrogram plan (one
+// with Reset() error is reset before it is kept).
+type Pooled interface{ Close() error }
 
 // NewPlanPool makes an empty pool.
-func NewPlanPool() *PlanPool { return &PlanPool{idle: map[string][]pooledPlan{}} }
+func NewPlanPool() *PlanPool { return &PlanPool{idle: map[string][]Pooled{}} }
 
-// imageKey and rowsKey name a plan's shape.
-func imageKey(eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig, ic gpufft.ImageConfig) string {
-	return fmt.Sprintf("image %p %+v %+v %d %d %v %v", eng, pf, cfg, ic.Columns, ic.TotalFrames, ic.RowLo, ic.RowHi)
-}
-
-func rowsKey(eng gpufft.Engine, pf gpufft.PCMFormat, cfg gpufft.SpectrogramConfig) string {
-	return fmt.Sprintf("rows %p %+v %+v", eng, pf, cfg)
-}
-
-// get returns an idle plan of shape key (reused true), else make's.
-func (p *PlanPool) get(key string, make func() (pooledPlan, error)) (plan pooledPlan, reused bool, err error) {
+// Get returns an idle plan of shape key (reused true), else make's.
+func (p *PlanPool) Get(key string, make func() (Pooled, error)) (plan Pooled, reused bool, err error) {
 	if p != nil {
 		p.mu.Lock()
 		if l := p.idle[key]; len(l) > 0 {
@@ -52,10 +39,10 @@ func (p *PlanPool) get(key string, make func() (pooledPlan, error)) (plan pooled
 	return plan, false, err
 }
 
-// put gives a plan back after a file that succeeded: an image plan is
+// Put gives a plan back after a file that succeeded: an image plan is
 // Reset first. A plan that fails to reset, or any plan when the pool is
 // nil or closed, is closed instead.
-func (p *PlanPool) put(key string, plan pooledPlan) {
+func (p *PlanPool) Put(key string, plan Pooled) {
 	if r, ok := plan.(interface{ Reset() error }); ok && p != nil {
 		if err := r.Reset(); err != nil {
 			plan.Close()

@@ -1,4 +1,4 @@
-package analysis
+package engine
 
 import (
 	"context"
@@ -20,12 +20,12 @@ func TestProbeCrashFallsBack(t *testing.T) {
 	ProbeCommand = func(ctx context.Context, _ string) *exec.Cmd {
 		return exec.CommandContext(ctx, "sh", "-c", "kill -SEGV $$")
 	}
-	e, notice, err := OpenEngines(EngineAuto, "")
+	e, notice, err := Open(Auto, "")
 	if err != nil || e.HasGPU() || !strings.Contains(notice, "using the CPU engine") {
 		t.Fatalf("auto: %v, GPU %v, notice %q", err, e.HasGPU(), notice)
 	}
 	e.Close()
-	if _, _, err := OpenEngines(EngineGPU, ""); err == nil || !errors.Is(err, gpufft.ErrProbe) {
+	if _, _, err := Open(GPU, ""); err == nil || !errors.Is(err, gpufft.ErrProbe) {
 		t.Errorf("gpu: %v, want the probe's failure", err)
 	}
 	if !gpufft.ProbeNeeded() {
@@ -39,11 +39,11 @@ func TestProbeCrashFallsBack(t *testing.T) {
 func TestGPUOnCPU(t *testing.T) {
 	cpu := gpufft.NewCPU(1)
 	defer cpu.Close()
-	if (Engines{Preferred: cpu, CPU: cpu}).GPUOnCPU() {
+	if (Pair{Preferred: cpu, CPU: cpu}).GPUOnCPU() {
 		t.Error("CPU-only engines: GPU on a CPU device")
 	}
 	g := apptest.OpenCL(t)
-	e := Engines{Preferred: g, CPU: cpu}
+	e := Pair{Preferred: g, CPU: cpu}
 	if got, want := e.GPUOnCPU(), g.Info().Type == "CPU"; got != want {
 		t.Errorf("%s (type %s): GPUOnCPU %v, want %v", g.Device(), g.Info().Type, got, want)
 	}
