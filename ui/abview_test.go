@@ -104,7 +104,7 @@ func TestCompareAB(t *testing.T) {
 	capture(w.win)
 	// the readout under the cursor at 1 kHz: both files and B − A
 	dp := w.ab.DiffPlot()
-	cx := float32(float64(dp.area.Min.X)+dp.axis.Pos(1000)*float64(dp.area.Dx())) / dp.p.scale
+	cx := float32(float64(dp.Area().Min.X)+dp.Axis().Pos(1000)*float64(dp.Area().Dx())) / dp.Scale()
 	dp.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(cx, 40)}})
 	capture(w.win)
 	if r := dp.Readout(); !strings.HasPrefix(r, "100") && !strings.HasPrefix(r, "99") || !strings.Contains(r, "B − A −6.02 dB") {

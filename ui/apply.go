@@ -5,6 +5,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // change applies fn to the settings, saves them, and applies what changed.
@@ -71,7 +72,7 @@ func (w *Window) applyDisplay() {
 	if fft == 0 {
 		fft = s.FFT
 	}
-	for _, v := range []*SpectrumView{w.spec, w.fspec} {
+	for _, v := range []*view.SpectrumView{w.spec, w.fspec} {
 		v.SetRange(s.DBMin, s.DBMax)
 		v.SetDark(dark)
 	}
@@ -83,10 +84,10 @@ func (w *Window) applyDisplay() {
 	w.wf.SetRange(s.DBMin, s.DBMax)
 	w.wf.SetColormap(s.Colormap)
 	w.wf.SetDark(dark)
-	if w.wf.span != s.Span {
+	if w.wf.Span() != s.Span {
 		w.wf.SetSpan(s.Span)
 	}
-	if w.wf.scale != s.FreqScale && w.cfg[0] > 0 {
+	if w.wf.Scale() != s.FreqScale && w.cfg[0] > 0 {
 		w.wf.SetConfig(w.cfg[0], w.cfg[2], w.cfg[3], s.FreqScale)
 	}
 	w.rta.SetRange(s.DBMin, s.DBMax)
@@ -120,7 +121,7 @@ func (w *Window) markBand() {
 	}
 	lo, hi := 0.0, 0.0
 	if w.set.Band != "" {
-		if b, err := parseBand(w.set.Band, rate); err == nil {
+		if b, err := view.ParseBand(w.set.Band, rate); err == nil {
 			switch b.Kind {
 			case dsp.Lowpass:
 				lo, hi = 0, b.Hi

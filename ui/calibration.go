@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // maxCalOffset bounds a saved calibration offset (dB SPL − dBFS): a
@@ -46,10 +47,10 @@ func (s Settings) saneCal(d Settings) Settings {
 // calState is the window's unit and calibration: the conversion, the
 // microphone response read and from where, and the controls showing them.
 type calState struct {
-	disp    displayCal
-	src     calSource
-	file    displayCal    // the file tab's spectrum under the cursor
-	fileRaw live.Spectrum // that spectrum as the file view gave it (dBFS)
+	disp    view.DisplayCal
+	src     view.CalSource
+	file    view.DisplayCal // the file tab's spectrum under the cursor
+	fileRaw live.Spectrum   // that spectrum as the file view gave it (dBFS)
 	mic     *dsp.MicResponse
 	micPath string
 	unit    *widget.Select
@@ -59,7 +60,7 @@ type calState struct {
 
 // unitLabel is the spectrum's unit as shown: "dB SPL (umik.txt)".
 func (w *Window) unitLabel() string {
-	l := unitLabels[w.set.unit()]
+	l := view.UnitLabels[w.set.unit()]
 	if w.cal.mic != nil {
 		l += " (" + w.cal.mic.Name + ")"
 	}
@@ -85,8 +86,8 @@ func (w *Window) applyCal() {
 		}
 	}
 	u := s.unit()
-	w.cal.disp.set(u, s.CalOffset, w.cal.mic, s.Window)
-	w.cal.src = calSource{src: w.eng, d: &w.cal.disp}
+	w.cal.disp.Set(u, s.CalOffset, w.cal.mic, s.Window)
+	w.cal.src = view.CalSource{Src: w.eng, Cal: &w.cal.disp}
 	shift := 0.0
 	rtaUnit := "dBFS"
 	if u == dsp.DBSPL { // the axes follow: −120…0 dBFS shows as −6…114 dB SPL at 114 dB
@@ -96,8 +97,8 @@ func (w *Window) applyCal() {
 	if w.cal.mic != nil {
 		rtaUnit += " (" + w.cal.mic.Name + ")"
 	}
-	w.cal.file.set(u, s.CalOffset, w.cal.mic, s.Window)
-	for _, v := range []*SpectrumView{w.spec, w.fspec} {
+	w.cal.file.Set(u, s.CalOffset, w.cal.mic, s.Window)
+	for _, v := range []*view.SpectrumView{w.spec, w.fspec} {
 		v.SetRange(s.DBMin+shift, s.DBMax+shift)
 		v.SetUnit(w.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
 	}
@@ -119,7 +120,7 @@ func (w *Window) showFileSpectrum(sp *live.Spectrum) {
 		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
 	}
 	w.fspec.ShowSpectrum(raw)
-	w.cal.file.apply(&w.fspec.spectra[0])
+	w.cal.file.Apply(w.fspec.Shown())
 }
 
 // readMicFile reads a microphone response file (REW/miniDSP text).
@@ -209,11 +210,11 @@ func (w *Window) ClearCalibration() {
 // buildCalControls is the controls' unit and calibration section.
 func (w *Window) buildCalControls() fyne.CanvasObject {
 	c := &w.cal
-	c.unit = widget.NewSelect(unitLabels, func(v string) {
+	c.unit = widget.NewSelect(view.UnitLabels, func(v string) {
 		if w.c.syncing {
 			return
 		}
-		if err := w.SetUnit(dsp.Unit(indexOf(unitLabels, v)).String()); err != nil {
+		if err := w.SetUnit(dsp.Unit(indexOf(view.UnitLabels, v)).String()); err != nil {
 			dialog.ShowError(err, w.win)
 		}
 	})
@@ -241,7 +242,7 @@ func (w *Window) syncCalControls() {
 	w.c.syncing = true
 	defer func() { w.c.syncing = prev }()
 	s := w.set
-	c.unit.SetSelected(unitLabels[s.unit()])
+	c.unit.SetSelected(view.UnitLabels[s.unit()])
 	text := "Not calibrated: dB SPL needs a calibration."
 	if s.CalNote != "" {
 		text = fmt.Sprintf("dB SPL = dBFS %+.1f dB (%s).", s.CalOffset, s.CalNote)

@@ -16,19 +16,20 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // hover puts the cursor over the spectrum at frequency f.
 func hover(w *Window, f float64) {
 	w.spec.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(w.spec.XFor(f), 40)}})
-	w.spec.draw(w.spec.img.Rect.Dx(), w.spec.img.Rect.Dy())
+	w.spec.Render(w.spec.Image().Rect.Dx(), w.spec.Image().Rect.Dy())
 }
 
 // checkLevels compares the live spectrum shown with the fake's levels
 // plus offset(f) at every bin.
 func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) float64) {
 	t.Helper()
-	sp := &w.spec.spectra[0]
+	sp := w.spec.Shown()
 	for k, v := range sp.Current {
 		f := float64(k) * sp.BinHz
 		if want := float64(fakeLevel(f)) + offset(f); math.Abs(float64(v)-want) > 0.001 {
@@ -55,8 +56,8 @@ func TestUnitDensity(t *testing.T) {
 	if !strings.Contains(w.spec.Readout(), " dBFS/Hz   B4") || !strings.Contains(w.spec.PeakLabel(), "−21.5 dBFS/Hz") {
 		t.Errorf("readout %q, peak %q", w.spec.Readout(), w.spec.PeakLabel())
 	}
-	if want := -6 + off; math.Abs(w.spec.spectra[0].Peak.LevelDB-want) > 0.01 {
-		t.Errorf("peak level %v, want %v", w.spec.spectra[0].Peak.LevelDB, want)
+	if want := -6 + off; math.Abs(w.spec.Shown().Peak.LevelDB-want) > 0.01 {
+		t.Errorf("peak level %v, want %v", w.spec.Shown().Peak.LevelDB, want)
 	}
 	rows := exportCSV(t, w)
 	if strings.Join(rows[0], ",") != "freq_hz,current_dbfs_hz,average_dbfs_hz,peak_hold_dbfs_hz" {
@@ -65,8 +66,8 @@ func TestUnitDensity(t *testing.T) {
 	if l, _ := strconv.ParseFloat(rows[86][1], 64); math.Abs(l-(float64(fakeLevel(85*48000/4096.0))+off)) > 0.005 {
 		t.Errorf("bin 85 exported as %v", rows[86])
 	}
-	if w.rta.unit != "dBFS" {
-		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.unit)
+	if w.rta.UnitLabel() != "dBFS" {
+		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.UnitLabel())
 	}
 	if err := w.SetUnit("dbspl"); !errors.Is(err, ErrNotCalibrated) || w.set.Unit != "dbfs-hz" {
 		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit)
@@ -116,8 +117,8 @@ func TestCalibrationAndMic(t *testing.T) {
 	w.Pull()
 	capture(w.win)
 	checkLevels(t, w, "dB SPL", func(float64) float64 { return 120 })
-	if w.spec.unit != "dB SPL" || !strings.Contains(w.spec.PeakLabel(), "114.0 dB SPL") || w.spec.dbMax != 120 {
-		t.Errorf("unit %q, peak %q, axis top %v", w.spec.unit, w.spec.PeakLabel(), w.spec.dbMax)
+	if w.spec.UnitLabel() != "dB SPL" || !strings.Contains(w.spec.PeakLabel(), "114.0 dB SPL") || specMax(w.spec) != 120 {
+		t.Errorf("unit %q, peak %q, axis top %v", w.spec.UnitLabel(), w.spec.PeakLabel(), specMax(w.spec))
 	}
 	if !strings.Contains(w.Meters().Text(), "RMS 95.7 dB SPL") {
 		t.Errorf("meters: %q", w.Meters().Text())
@@ -141,8 +142,8 @@ func TestCalibrationAndMic(t *testing.T) {
 	capture(w.win)
 	resp := func(f float64) float64 { return 2 * math.Min(1, math.Max(0, math.Log10(f/200))) }
 	checkLevels(t, w, "dB SPL with mic", func(f float64) float64 { return 120 - resp(f) })
-	if w.spec.unit != "dB SPL (mic.txt)" || w.rta.unit != "dB SPL (mic.txt)" {
-		t.Errorf("units %q, %q", w.spec.unit, w.rta.unit)
+	if w.spec.UnitLabel() != "dB SPL (mic.txt)" || w.rta.UnitLabel() != "dB SPL (mic.txt)" {
+		t.Errorf("units %q, %q", w.spec.UnitLabel(), w.rta.UnitLabel())
 	}
 	for _, b := range w.rta.Levels() {
 		if want := float64(fakeLevel(b.Exact)) + 120 - resp(b.Exact); math.Abs(b.LevelDB-want) > 1e-3 {
@@ -157,8 +158,8 @@ func TestCalibrationAndMic(t *testing.T) {
 	w.ClearCalibration()
 	w.Pull()
 	checkLevels(t, w, "cleared", func(float64) float64 { return 0 })
-	if w.set.Unit != "dbfs" || w.cal.mic != nil || w.spec.unit != "dBFS" || w.spec.dbMax != 0 {
-		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit, w.cal.mic, w.spec.unit)
+	if w.set.Unit != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
+		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit, w.cal.mic, w.spec.UnitLabel())
 	}
 }
 
@@ -200,9 +201,9 @@ func TestCalSourceNoAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d displayCal
-	d.set(dsp.DBSPL, 100, mic, "hann")
-	src := &calSource{src: newFakeEngine(), d: &d}
+	var d view.DisplayCal
+	d.Set(dsp.DBSPL, 100, mic, "hann")
+	src := &view.CalSource{Src: newFakeEngine(), Cal: &d}
 	var sp live.Spectrum
 	src.Latest(0, &sp)
 	if n := testing.AllocsPerRun(20, func() { src.Latest(0, &sp) }); n != 0 {
@@ -227,19 +228,19 @@ func TestFileSpectrumUnit(t *testing.T) {
 	}
 	check := func(what string, off float64) {
 		t.Helper()
-		got := w.fspec.spectra[0].Current
+		got := w.fspec.Shown().Current
 		for k := range col {
 			if math.Abs(float64(got[k]-col[k])-off) > 1e-3 {
 				t.Fatalf("%s: bin %d reads %v, the file %v", what, k, got[k], col[k])
 			}
 		}
-		if d := w.fspec.spectra[0].Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
+		if d := w.fspec.Shown().Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
 			t.Errorf("%s: peak %+.3f dB from the file's", what, d)
 		}
 	}
 	check("dB SPL", 100)
-	if w.fspec.unit != "dB SPL" {
-		t.Errorf("file spectrum unit %q", w.fspec.unit)
+	if w.fspec.UnitLabel() != "dB SPL" {
+		t.Errorf("file spectrum unit %q", w.fspec.UnitLabel())
 	}
 	if err := w.SetUnit("dbfs"); err != nil {
 		t.Fatal(err)
@@ -308,8 +309,8 @@ func TestWindowPullNoAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(50, w.Pull); n != 0 {
 		t.Errorf("Window.Pull: %v allocs per frame", n)
 	}
-	if w.spec.unit != "dB SPL (mic.txt)" || w.lastFrames == 0 {
-		t.Errorf("unit %q, frames %d", w.spec.unit, w.lastFrames)
+	if w.spec.UnitLabel() != "dB SPL (mic.txt)" || w.lastFrames == 0 {
+		t.Errorf("unit %q, frames %d", w.spec.UnitLabel(), w.lastFrames)
 	}
 }
 
@@ -319,8 +320,8 @@ func TestUnitControl(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.cal.unit.SetSelected("dBFS/Hz")
-	if w.set.Unit != "dbfs-hz" || w.spec.unit != "dBFS/Hz" {
-		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit, w.spec.unit)
+	if w.set.Unit != "dbfs-hz" || w.spec.UnitLabel() != "dBFS/Hz" {
+		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit, w.spec.UnitLabel())
 	}
 	w.cal.unit.SetSelected("dB SPL")
 	if w.set.Unit != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {

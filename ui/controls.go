@@ -16,6 +16,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // controls are the side panel's widgets, kept so keyboard shortcuts and
@@ -126,13 +127,13 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		set(func(s *Settings) {
 			switch indexOf(averagings, v) {
 			case 0:
-				s.Averaging = AvgOff
+				s.Averaging = view.AvgOff
 			case 1, 2, 3:
-				s.Averaging, s.AvgSeconds = AvgExp, []float64{0.25, 1, 4}[indexOf(averagings, v)-1]
+				s.Averaging, s.AvgSeconds = view.AvgExp, []float64{0.25, 1, 4}[indexOf(averagings, v)-1]
 			case 4, 5:
-				s.Averaging, s.AvgFrames = AvgLin, []int{8, 32}[indexOf(averagings, v)-4]
+				s.Averaging, s.AvgFrames = view.AvgLin, []int{8, 32}[indexOf(averagings, v)-4]
 			case 6:
-				s.Averaging = AvgLong
+				s.Averaging = view.AvgLong
 			}
 		})
 	})
@@ -178,11 +179,11 @@ func (w *Window) buildControls() fyne.CanvasObject {
 		if v == "" {
 			return nil
 		}
-		_, err := parseBand(v, w.rate())
+		_, err := view.ParseBand(v, w.rate())
 		return err
 	}
 	c.bandEntry.OnSubmitted = func(v string) {
-		if _, err := parseBand(v, w.rate()); err != nil && v != "" {
+		if _, err := view.ParseBand(v, w.rate()); err != nil && v != "" {
 			dialog.ShowError(err, w.win)
 			return
 		}
@@ -343,13 +344,13 @@ func (w *Window) syncControls() {
 	c.overlap.SetSelected(overlaps[nearest(overlapVals, s.Overlap)])
 	c.window.SetSelected(s.Window)
 	switch s.Averaging {
-	case AvgOff:
+	case view.AvgOff:
 		c.avg.SetSelected(averagings[0])
-	case AvgExp:
+	case view.AvgExp:
 		c.avg.SetSelected(averagings[1+nearest([]float64{0.25, 1, 4}, s.AvgSeconds)])
-	case AvgLin:
+	case view.AvgLin:
 		c.avg.SetSelected(averagings[4+nearest([]float64{8, 32}, float64(s.AvgFrames))])
-	case AvgLong:
+	case view.AvgLong:
 		c.avg.SetSelected(averagings[6])
 	}
 	c.hold.SetSelected(holds[nearest(holdVals, s.PeakHold)])

@@ -8,6 +8,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // Engine is what the window calls on the analysis: live.Monitor in the
@@ -16,9 +17,9 @@ import (
 // AnalyzeView, AnalyzeSpectrum and ExportSpectrogram block and are called
 // from goroutines of their own.
 type Engine interface {
-	SpectrumSource
-	ColumnSource
-	MeterSource
+	view.SpectrumSource
+	view.ColumnSource
+	view.MeterSource
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

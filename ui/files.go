@@ -16,6 +16,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // OpenFile analyzes a whole file in the background, with progress and
@@ -84,7 +85,7 @@ func (w *Window) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 	w.closeAB() // a comparison of the file shown before
 	w.fspec.SetConfig(fs.Rate, fs.FFT, w.set.FreqScale)
 	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %s on %s",
-		filepath.Base(fs.Path), fs.Rate, fs.Channels, formatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
+		filepath.Base(fs.Path), fs.Rate, fs.Channels, view.FormatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
 		formatDuration(fs.Elapsed), fs.Engine)
 	if len(fs.Warnings) > 0 {
 		info += " · ⚠ " + strings.Join(fs.Warnings, "; ")
@@ -97,7 +98,7 @@ func (w *Window) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 // format, length and the analysis on screen (refined when zoomed).
 func (w *Window) fileSummary(fs *analysis.FileSpectrogram) string {
 	return fmt.Sprintf("File %s · %d Hz × %d · %s · %s", filepath.Base(fs.Path), fs.Rate, fs.Channels,
-		formatTime(fs.Duration, 0.001, fs.Duration), w.fview.Analysis())
+		view.FormatTime(fs.Duration, 0.001, fs.Duration), w.fview.Analysis())
 }
 
 // fileCursor shows the spectrum of the column under the cursor.
@@ -105,11 +106,11 @@ func (w *Window) fileCursor(sp *live.Spectrum, t float64, ok bool) {
 	if !ok || sp == nil {
 		return
 	}
-	w.fspec.SetTitle("at " + formatTime(t, 0.001, w.fview.File().Duration))
+	w.fspec.SetTitle("at " + view.FormatTime(t, 0.001, w.fview.File().Duration))
 	w.showFileSpectrum(sp) // in the unit shown
-	w.fharm.stale = true
+	w.fharm.MarkStale()
 	w.measureFileDue(w.now())
-	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, AvgOff)
+	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)
 }
 
 // fileViewChanged schedules a finer analysis of the visible region once
@@ -122,7 +123,7 @@ func (w *Window) fileViewChanged(t0, t1 float64) {
 	if fs == nil {
 		return
 	}
-	width := max(64, w.fview.area.Dx())
+	width := max(64, w.fview.Area().Dx())
 	visibleFrames := (t1 - t0) * float64(fs.Rate) / float64(fs.Hop)
 	if fs.FramesPerColumn <= 1 && visibleFrames >= float64(width) {
 		return // the overview already has a frame per pixel or more
@@ -234,14 +235,14 @@ func (w *Window) ExportSpectrum(path string) error {
 	}
 	v := w.spec
 	if w.tabs.Selected() == w.fileTab {
-		if w.fspec.n == 0 {
-			return fmt.Errorf("no spectrum: move the cursor over the file first")
-		}
 		v = w.fspec
-	} else if w.spec.n == 0 {
+	}
+	sp := v.Shown()
+	if sp == nil && v == w.fspec {
+		return fmt.Errorf("no spectrum: move the cursor over the file first")
+	} else if sp == nil {
 		return fmt.Errorf("no spectrum yet")
 	}
-	sp := &v.spectra[0]
 	_, unit := v.Unit() // the columns say the unit: current_dbspl, …
 	traces := []encode.Trace{{Name: "current_" + unit, DB: sp.Current}}
 	if avg, name := exportedAverage(sp, w.set.Averaging); len(avg) == len(sp.Current) {
@@ -255,14 +256,14 @@ func (w *Window) ExportSpectrum(path string) error {
 
 // exportedAverage is the average ExportSpectrum writes for averaging
 // mode avg and its column's name before the unit: the one shown
-// (averageTrace; "long_term_average_" for the long-term average), else
+// (view.AverageTrace; "long_term_average_" for the long-term average), else
 // the exponential average.
 func exportedAverage(sp *live.Spectrum, avg string) ([]float32, string) {
-	t := averageTrace(sp, avg)
+	t := view.AverageTrace(sp, avg)
 	switch {
 	case t == nil:
 		return sp.ExpAvg, "average_"
-	case avg == AvgLong:
+	case avg == view.AvgLong:
 		return t, "long_term_average_"
 	}
 	return t, "average_"

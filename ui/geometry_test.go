@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // column is an N-point FFT's column of levels: −120 dBFS with one bin at
@@ -39,7 +40,7 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	for _, n := range sizes {
 		valid[n/2+1] = true
 	}
-	valid[maxStoredBins] = true // 32768 and up are stored max-pooled
+	valid[view.MaxStoredBins] = true // 32768 and up are stored max-pooled
 	for i := range 200 {
 		// the analysis switches size (as Apply would, later than the key)
 		n := sizes[rng.Intn(len(sizes))]
@@ -61,13 +62,13 @@ func TestSettingsRaceTheViews(t *testing.T) {
 		}
 		w.Pull()
 		drawViews(w) // what each raster does on a paint (a whole-window capture is slow)
-		for j, row := range w.wf.hist[:len(w.wf.hist)] {
+		for j, row := range w.wf.History() {
 			if len(row) != 0 && !valid[len(row)] {
 				t.Fatalf("step %d: stored row %d has %d bins", i, j, len(row))
 			}
 		}
-		if w.wf.rows > len(w.wf.hist) {
-			t.Fatalf("step %d: %d rows in a history of %d", i, w.wf.rows, len(w.wf.hist))
+		if w.wf.Rows() > len(w.wf.History()) {
+			t.Fatalf("step %d: %d rows in a history of %d", i, w.wf.Rows(), len(w.wf.History()))
 		}
 	}
 	// settle: waterfall on a log axis, 4096 points, and a 5 kHz tone
@@ -81,14 +82,14 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	w.Pull()
 	capture(w.win)
 	wf := w.wf
-	if wf.fft != 4096 || wf.axis.Scale != plot.Log {
-		t.Fatalf("waterfall set up for N=%d %s", wf.fft, wf.axis.Scale)
+	if cfgFFT(wf) != 4096 || wf.Axis().Scale != plot.Log {
+		t.Fatalf("waterfall set up for N=%d %s", cfgFFT(wf), wf.Axis().Scale)
 	}
 	drawViews(w)
 	img := wf.Image()
 	k := math.Round(5000 * 4096 / 48000.0)
-	x := wf.area.Min.X + int(wf.axis.Pos(k*48000/4096)*float64(wf.area.Dx()))
-	y := wf.area.Min.Y + 1
+	x := wf.Area().Min.X + int(wf.Axis().Pos(k*48000/4096)*float64(wf.Area().Dx()))
+	y := wf.Area().Min.Y + 1
 	best, bestX := 0, 0
 	for xx := x - 30; xx <= x+30; xx++ {
 		c := img.RGBAAt(xx, y)
@@ -98,32 +99,6 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	}
 	if bestX < x-2 || bestX > x+2 {
 		t.Errorf("the 5 kHz tone shows at x=%d, want %d±2", bestX, x)
-	}
-}
-
-// TestBinMapsByLength: the map a spectrum gets is made for its own length,
-// and a short spectrum is never read past its end.
-func TestBinMapsByLength(t *testing.T) {
-	test.NewTempApp(t)
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
-	var c binMaps
-	for _, n := range []int{4096, 8192, 64, 4096} {
-		m := c.get(v.axis, 500, 48000, n/2+1)
-		if m.bins != n/2+1 {
-			t.Fatalf("map for %d bins is for %d", n/2+1, m.bins)
-		}
-		short := make([]float32, 10)
-		for x := range m.width() {
-			if math.IsNaN(float64(m.value(x, short))) {
-				t.Fatal("NaN")
-			}
-		}
-	}
-	if len(c.maps) != 3 {
-		t.Errorf("%d maps for 3 geometries", len(c.maps))
-	}
-	if c.get(v.axis, 500, 48000, 1) != nil || c.get(v.axis, 0, 48000, 2049) != nil {
-		t.Error("a map for no geometry")
 	}
 }
 
@@ -163,12 +138,12 @@ func drawViews(w *Window) {
 			continue
 		}
 		switch v := v.(type) {
-		case *SpectrumView:
-			v.draw(int(s.Width), int(s.Height))
-		case *Waterfall:
-			v.draw(int(s.Width), int(s.Height))
-		case *RTAView:
-			v.draw(int(s.Width), int(s.Height))
+		case *view.SpectrumView:
+			v.Render(int(s.Width), int(s.Height))
+		case *view.Waterfall:
+			v.Render(int(s.Width), int(s.Height))
+		case *view.RTAView:
+			v.Render(int(s.Width), int(s.Height))
 		}
 	}
 }
@@ -273,14 +248,14 @@ func TestControlStress(t *testing.T) {
 	w.Pull()
 	drawViews(w)
 	st := w.stats
-	if w.spec.fft != st.FFT || w.spec.rate != st.SampleRate || w.wf.fft != st.FFT || w.wf.rate != st.SampleRate {
-		t.Errorf("views at N=%d/%d, %d/%d Hz; analysis N=%d, %d Hz", w.spec.fft, w.wf.fft, w.spec.rate, w.wf.rate, st.FFT, st.SampleRate)
+	if cfgFFT(w.spec) != st.FFT || cfgRate(w.spec) != st.SampleRate || cfgFFT(w.wf) != st.FFT || cfgRate(w.wf) != st.SampleRate {
+		t.Errorf("views at N=%d/%d, %d/%d Hz; analysis N=%d, %d Hz", cfgFFT(w.spec), cfgFFT(w.wf), cfgRate(w.spec), cfgRate(w.wf), st.FFT, st.SampleRate)
 	}
-	if w.spec.axis.Scale.String() != w.set.FreqScale || w.wf.axis.Scale.String() != w.set.FreqScale {
-		t.Errorf("axes %s/%s, setting %s", w.spec.axis.Scale, w.wf.axis.Scale, w.set.FreqScale)
+	if w.spec.Axis().Scale.String() != w.set.FreqScale || w.wf.Axis().Scale.String() != w.set.FreqScale {
+		t.Errorf("axes %s/%s, setting %s", w.spec.Axis().Scale, w.wf.Axis().Scale, w.set.FreqScale)
 	}
-	if w.wf.colormap != w.set.Colormap || w.wf.dbMin != w.set.DBMin || w.rta.weighting != w.set.Weighting {
-		t.Errorf("waterfall %s %g, RTA %s; settings %s %g %s", w.wf.colormap, w.wf.dbMin, w.rta.weighting, w.set.Colormap, w.set.DBMin, w.set.Weighting)
+	if w.wf.Colormap() != w.set.Colormap || wfMin(w.wf) != w.set.DBMin || w.rta.Weighting() != w.set.Weighting {
+		t.Errorf("waterfall %s %g, RTA %s; settings %s %g %s", w.wf.Colormap(), wfMin(w.wf), w.rta.Weighting(), w.set.Colormap, w.set.DBMin, w.set.Weighting)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // Keys lists the keyboard shortcuts (shown by the Keys button).
@@ -72,7 +73,7 @@ func (w *Window) TypedRune(r rune) {
 	case 'm', 'M':
 		w.change(func(s *Settings) { s.Colormap = next(plot.ColormapNames(), s.Colormap) })
 	case 'a', 'A':
-		w.change(func(s *Settings) { s.Averaging = next(avgModes, s.Averaging) })
+		w.change(func(s *Settings) { s.Averaging = next(view.AvgModes, s.Averaging) })
 	case 'h', 'H':
 		w.change(func(s *Settings) {
 			if s.PeakHold != 0 {
@@ -88,7 +89,7 @@ func (w *Window) TypedRune(r rune) {
 	case 's', 'S':
 		w.storeReferenceDialog()
 	case 'd', 'D':
-		w.Harmonics(!w.harm.on)
+		w.Harmonics(!w.harm.On())
 	case 't', 'T':
 		w.change(func(s *Settings) { s.Theme = next([]string{"dark", "light"}, s.Theme) })
 	case '[':

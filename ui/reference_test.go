@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // TestReferenceStoreSaveLoad: the live average stored as a reference
@@ -89,7 +90,7 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	if leg := w.spec.RefLegend(); len(leg) != 2 || leg[1].Label != "cli" {
 		t.Errorf("with one hidden, legend %+v", leg)
 	}
-	for i := 3; i < MaxReferences; i++ {
+	for i := 3; i < view.MaxReferences; i++ {
 		if err := w.StoreReference("r" + strconv.Itoa(i)); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +102,7 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 		t.Error("a second reference named r3 was accepted")
 	}
 	w.DeleteReference(0)
-	if n := len(w.References()); n != MaxReferences-1 || w.References()[0].Trace.Name != "bench" {
+	if n := len(w.References()); n != view.MaxReferences-1 || w.References()[0].Trace.Name != "bench" {
 		t.Errorf("after deleting the first: %d references, first %q", n, w.References()[0].Trace.Name)
 	}
 	if err := w.StoreReference("again"); err != nil {

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // refPanel is the side panel's part for references and distortion: Store
@@ -36,10 +37,10 @@ const diffNone = "None"
 // buildMeasureViews makes the difference plots (live and file) and the
 // A/B view, hidden, and connects the references to the spectra.
 func (w *Window) buildMeasureViews() {
-	w.refs.diffTo = -1
-	w.diff = NewLinePlot("dB", -diffRangeDB, diffRangeDB)
-	w.fdiff = NewLinePlot("dB", -diffRangeDB, diffRangeDB)
-	for _, d := range []*LinePlot{w.diff, w.fdiff} {
+	w.refs.SetDiffTo(-1)
+	w.diff = view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
+	w.fdiff = view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
+	for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
 		d.SetZeroLine(true)
 		d.Hide()
 	}
@@ -47,22 +48,22 @@ func (w *Window) buildMeasureViews() {
 	w.fspec.SetReferences(&w.refs)
 	w.spec.SetHarmonics(&w.harm)
 	w.fspec.SetHarmonics(&w.fharm)
-	w.ab = NewABView()
+	w.ab = view.NewABView()
 	w.ab.OnClose = w.closeAB
 	w.ab.Hide()
 }
 
 // applyMeasureDisplay follows the frequency scale and theme.
 func (w *Window) applyMeasureDisplay(scale string, dark bool) {
-	for _, d := range []*LinePlot{w.diff, w.fdiff} {
-		d.SetConfig(d.rate, d.fft, scale)
+	for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
+		d.SetScale(scale)
 		d.SetDark(dark)
-		if i := w.refs.diffTo; i >= 0 && len(d.lines) > 0 {
-			d.lines[0].Color = refColor(w.refs.refs[i].Color, dark)
+		if i := w.refs.DiffTo(); i >= 0 && len(d.Lines()) > 0 {
+			d.Lines()[0].Color = view.RefColor(w.refs.Refs()[i].Color, dark)
 		}
 		d.Refresh()
 	}
-	w.ab.spectra.SetRange(w.set.DBMin, w.set.DBMax)
+	w.ab.Spectra().SetRange(w.set.DBMin, w.set.DBMax)
 	w.ab.SetDisplay(scale, dark)
 }
 
@@ -76,7 +77,7 @@ func (w *Window) buildRefControls() fyne.CanvasObject {
 		}
 	})
 	w.c.harmonics = widget.NewCheck("Harmonics, THD (D)", func(on bool) {
-		if on != w.harm.on {
+		if on != w.harm.On() {
 			w.Harmonics(on)
 		}
 	})
@@ -93,7 +94,7 @@ func (w *Window) buildRefControls() fyne.CanvasObject {
 
 // refIndex is the index of the reference named name, or −1.
 func (w *Window) refIndex(name string) int {
-	for i, r := range w.refs.refs {
+	for i, r := range w.refs.Refs() {
 		if r.Trace.Name == name {
 			return i
 		}
@@ -113,7 +114,7 @@ func (w *Window) syncRefControls() {
 	rp.list.RemoveAll()
 	rp.rows = rp.rows[:0]
 	opts := []string{diffNone}
-	for i, r := range w.refs.refs {
+	for i, r := range w.refs.Refs() {
 		sw := canvas.NewRectangle(r.Color)
 		sw.SetMinSize(fyne.NewSize(12, 12))
 		shown := widget.NewCheck(r.Trace.Name, func(on bool) {
@@ -134,8 +135,8 @@ func (w *Window) syncRefControls() {
 	}
 	rp.diff.SetOptions(opts)
 	sel := diffNone
-	if w.refs.diffTo >= 0 {
-		sel = w.refs.refs[w.refs.diffTo].Trace.Name
+	if w.refs.DiffTo() >= 0 {
+		sel = w.refs.Refs()[w.refs.DiffTo()].Trace.Name
 	}
 	rp.diff.SetSelected(sel)
 }
@@ -148,7 +149,7 @@ func (w *Window) storeReferenceDialog() {
 		dialog.ShowError(err, w.win)
 		return
 	}
-	t, err := traceOf("ref", shownLevels(sp, avg), sp.BinHz)
+	t, err := view.TraceOf("ref", view.ShownLevels(sp, avg), sp.BinHz)
 	if err != nil {
 		dialog.ShowError(err, w.win)
 		return
@@ -179,10 +180,10 @@ func (w *Window) loadReferenceDialog() {
 
 // saveReferenceDialog asks where to save reference i as CSV.
 func (w *Window) saveReferenceDialog(i int) {
-	if i < 0 || i >= len(w.refs.refs) {
+	if i < 0 || i >= len(w.refs.Refs()) {
 		return
 	}
-	w.saveDialog(w.refs.refs[i].Trace.Name+".csv", func(path string) {
+	w.saveDialog(w.refs.Refs()[i].Trace.Name+".csv", func(path string) {
 		if err := w.SaveReference(i, path); err != nil {
 			dialog.ShowError(err, w.win)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // refFileName is the file that keeps the seq-th reference named name:
@@ -88,16 +89,16 @@ func writeTrace(t *dsp.Trace, path string) error {
 // directory. A reference that could not be kept is still added (for this
 // session): the error says so.
 func (w *Window) addReference(t *dsp.Trace) error {
-	if err := w.refs.add(t); err != nil {
+	if err := w.refs.Add(t); err != nil {
 		return err
 	}
 	w.referencesChanged()
-	return w.keepReference(w.refs.refs[len(w.refs.refs)-1])
+	return w.keepReference(w.refs.Refs()[len(w.refs.Refs())-1])
 }
 
 // keepReference writes r into the reference directory (none: nothing),
 // after every file already there.
-func (w *Window) keepReference(r *Reference) error {
+func (w *Window) keepReference(r *view.Reference) error {
 	dir := w.opts.ReferenceDir
 	if dir == "" {
 		return nil
@@ -113,16 +114,16 @@ func (w *Window) keepReference(r *Reference) error {
 		return fail(err)
 	}
 	w.refSeq++
-	r.file = path
+	r.File = path
 	return nil
 }
 
 // forgetKept removes r's file from the reference directory, if it has one.
-func (w *Window) forgetKept(r *Reference) error {
-	if r.file == "" {
+func (w *Window) forgetKept(r *view.Reference) error {
+	if r.File == "" {
 		return nil
 	}
-	if err := os.Remove(r.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(r.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("prism: reference %q: %w", r.Trace.Name, err)
 	}
 	return nil
@@ -137,7 +138,7 @@ type keptFile struct {
 // loadKeptReferences loads the references kept in the reference directory
 // (its files of refFileName's form, in their order; other files are left
 // alone). A directory that does not exist yet holds none; a file that
-// does not read, or more than MaxReferences, is skipped and said in the
+// does not read, or more than view.MaxReferences, is skipped and said in the
 // status bar.
 func (w *Window) loadKeptReferences() {
 	dir := w.opts.ReferenceDir
@@ -164,18 +165,18 @@ func (w *Window) loadKeptReferences() {
 		t, err := dsp.ReadTraceFile(f.path)
 		if err == nil {
 			t.Name = f.name
-			err = w.refs.add(t)
+			err = w.refs.Add(t)
 		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s (%v)", filepath.Base(f.path), err))
 			continue
 		}
-		w.refs.refs[len(w.refs.refs)-1].file = f.path
+		w.refs.Refs()[len(w.refs.Refs())-1].File = f.path
 	}
 	if len(skipped) > 0 {
 		w.addNotice(fmt.Sprintf("prism: kept references not loaded from %s: %s", dir, strings.Join(skipped, "; ")))
 	}
-	if len(w.refs.refs) > 0 {
+	if len(w.refs.Refs()) > 0 {
 		w.referencesChanged()
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // keptFiles lists the .csv files in dir, sorted.
@@ -72,9 +73,9 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 		t.Fatalf("kept files %v, want 3", files)
 	}
 	for _, r := range w1.References() {
-		back, err := dsp.ReadTraceFile(r.file)
-		if err != nil || !sameTrace(back, r.Trace) || filepath.Dir(r.file) != dir {
-			t.Errorf("%q kept in %s: read back %v", r.Trace.Name, r.file, err)
+		back, err := dsp.ReadTraceFile(r.File)
+		if err != nil || !sameTrace(back, r.Trace) || filepath.Dir(r.File) != dir {
+			t.Errorf("%q kept in %s: read back %v", r.Trace.Name, r.File, err)
 		}
 	}
 
@@ -116,14 +117,14 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	if err := w3.StoreReference("last"); err != nil {
 		t.Fatal(err)
 	}
-	if r := w3.References()[3]; filepath.Base(r.file) != "101 last.csv" {
-		t.Errorf("the new reference is kept in %s, want 101 last.csv", filepath.Base(r.file))
+	if r := w3.References()[3]; filepath.Base(r.File) != "101 last.csv" {
+		t.Errorf("the new reference is kept in %s, want 101 last.csv", filepath.Base(r.File))
 	}
 }
 
 // TestReferenceDirFaults: a reference directory that cannot be made
 // keeps the reference for the session and says so; more files than
-// MaxReferences load the first ones, with a notice; without a directory
+// view.MaxReferences load the first ones, with a notice; without a directory
 // nothing is written anywhere.
 func TestReferenceDirFaults(t *testing.T) {
 	block := filepath.Join(t.TempDir(), "file")
@@ -138,15 +139,15 @@ func TestReferenceDirFaults(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	for i := 1; i <= MaxReferences+1; i++ {
+	for i := 1; i <= view.MaxReferences+1; i++ {
 		body := fmt.Sprintf("freq_hz,level\n100,%d\n1000,%d\n", -i, -2*i)
 		if err := os.WriteFile(filepath.Join(dir, refFileName(i, fmt.Sprintf("r%d", i))), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	w2, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: dir})
-	if n := len(w2.References()); n != MaxReferences || w2.References()[7].Trace.Level[1] != -16 {
-		t.Errorf("%d references loaded from %d files", n, MaxReferences+1)
+	if n := len(w2.References()); n != view.MaxReferences || w2.References()[7].Trace.Level[1] != -16 {
+		t.Errorf("%d references loaded from %d files", n, view.MaxReferences+1)
 	}
 	if s := w2.StatusText(); !strings.Contains(s, "009 r9.csv") || !strings.Contains(s, "at most 8") {
 		t.Errorf("status %q: want the ninth file named", s)
@@ -157,8 +158,8 @@ func TestReferenceDirFaults(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", home)
 	w3, _ := newTestWindow(t, newFakeEngine())
 	w3.Pull()
-	if err := w3.StoreReference("b"); err != nil || w3.References()[0].file != "" {
-		t.Errorf("without a directory: %v, kept in %q", err, w3.References()[0].file)
+	if err := w3.StoreReference("b"); err != nil || w3.References()[0].File != "" {
+		t.Errorf("without a directory: %v, kept in %q", err, w3.References()[0].File)
 	}
 	if ents, _ := os.ReadDir(home); len(ents) != 0 {
 		t.Errorf("without a directory the window wrote %d entries under the config home", len(ents))

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // Settings are everything the window lets the user choose; they are saved
@@ -17,9 +18,9 @@ type Settings struct {
 	FFT        int
 	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
 	Window     string
-	Averaging  string  // AvgOff, AvgExp, AvgLin, AvgLong
-	AvgSeconds float64 // AvgExp time constant
-	AvgFrames  int     // AvgLin frames
+	Averaging  string  // view.AvgOff, view.AvgExp, view.AvgLin, view.AvgLong
+	AvgSeconds float64 // view.AvgExp time constant
+	AvgFrames  int     // view.AvgLin frames
 	PeakHold   float64 // seconds; 0: off; < 0: hold forever
 	FreqScale  string  // log, lin, mel
 	DBMin      float64
@@ -51,7 +52,7 @@ type Settings struct {
 func DefaultSettings() Settings {
 	return Settings{
 		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
-		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
+		Averaging: view.AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
 		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting.String(),
 		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: "dbfs",
 	}
@@ -81,7 +82,7 @@ func (s Settings) Live() (live.LiveSettings, error) {
 	default:
 		l.PeakHold = time.Duration(s.PeakHold * float64(time.Second))
 	}
-	band, err := parseBand(s.Band, 1<<30) // the syntax; Nyquist is the analyzer's to check
+	band, err := view.ParseBand(s.Band, 1<<30) // the syntax; Nyquist is the analyzer's to check
 	if err != nil {
 		return l, err
 	}
@@ -164,13 +165,13 @@ func (s Settings) sane(d Settings) Settings {
 	if s.Overlap < 0 || s.Overlap > 0.97 {
 		s.Overlap = d.Overlap
 	}
-	if _, err := newFreqAxis(s.FreqScale, 48000, 4096); err != nil {
+	if _, err := view.NewFreqAxis(s.FreqScale, 48000, 4096); err != nil {
 		s.FreqScale = d.FreqScale
 	}
 	if !dbRangeOK(s.DBMin, s.DBMax) {
 		s.DBMin, s.DBMax = d.DBMin, d.DBMax
 	}
-	if _, err := colormapLUT(s.Colormap); err != nil {
+	if _, err := view.ColormapLUT(s.Colormap); err != nil {
 		s.Colormap = d.Colormap
 	}
 	if s.Span <= 0 || s.Span > 600 {
@@ -185,7 +186,7 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(s.Weighting, "A", "C", "Z") {
 		s.Weighting = d.Weighting
 	}
-	if !oneOf(s.Averaging, avgModes...) {
+	if !oneOf(s.Averaging, view.AvgModes...) {
 		s.Averaging = d.Averaging
 	}
 	if s.AvgSeconds <= 0 || s.AvgFrames < 1 {
@@ -204,7 +205,7 @@ func (s Settings) sane(d Settings) Settings {
 		s.Source = d.Source
 	}
 	if s.Band != "" {
-		if _, err := parseBand(s.Band, 48000); err != nil {
+		if _, err := view.ParseBand(s.Band, 48000); err != nil {
 			s.Band = ""
 		}
 	}

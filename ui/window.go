@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // Options start a Window.
@@ -44,13 +45,13 @@ type Window struct {
 	ap   *applier     // settings → engine, off the Fyne goroutine
 	do   func(func()) // onto the Fyne goroutine
 
-	spec  *SpectrumView
-	wf    *Waterfall
-	rta   *RTAView
-	lvl   *MetersView
+	spec  *view.SpectrumView
+	wf    *view.Waterfall
+	rta   *view.RTAView
+	lvl   *view.MetersView
 	cal   calState // the unit and calibration the live spectrum and RTA show
-	fview *FileView
-	fspec *SpectrumView
+	fview *view.FileView
+	fspec *view.SpectrumView
 
 	tabs       *container.AppTabs
 	liveTab    *container.TabItem
@@ -99,13 +100,14 @@ type Window struct {
 
 	// reference traces, their differences, harmonics and A/B
 	// (reference.go, refpanel.go, harmonics.go, abview.go)
-	refs                refSet
-	refSeq              int       // the order number of the last reference kept in ReferenceDir
-	diff, fdiff         *LinePlot // the difference to a reference, live and file
-	diffGrid, fdiffGrid refGrid
+	refs                view.RefSet
+	refSeq              int            // the order number of the last reference kept in ReferenceDir
+	diff, fdiff         *view.LinePlot // the difference to a reference, live and file
+	diffGrid, fdiffGrid view.RefGrid
 	rp                  refPanel
-	harm, fharm         harmonicMeter // live and file
-	ab                  *ABView
+	harm, fharm         view.HarmonicMeter // live and file
+	ab                  *view.ABView
+	abGen               int              // the comparison running or shown
 	fileSplit           *container.Split // spectrogram over spectrum (or A/B)
 }
 
@@ -172,21 +174,21 @@ func (w *Window) Close() {
 // Settings are the current settings.
 func (w *Window) Settings() Settings { return w.set }
 
-// Spectrum, Waterfall, RTA and FileView give tests and the desktop
+// Spectrum, view.Waterfall, RTA and view.FileView give tests and the desktop
 // package the views.
-func (w *Window) Spectrum() *SpectrumView { return w.spec }
+func (w *Window) Spectrum() *view.SpectrumView { return w.spec }
 
-// Waterfall is the live waterfall.
-func (w *Window) Waterfall() *Waterfall { return w.wf }
+// view.Waterfall is the live waterfall.
+func (w *Window) Waterfall() *view.Waterfall { return w.wf }
 
 // RTA is the live band-level view.
-func (w *Window) RTA() *RTAView { return w.rta }
+func (w *Window) RTA() *view.RTAView { return w.rta }
 
 // Meters is the live level meters' view.
-func (w *Window) Meters() *MetersView { return w.lvl }
+func (w *Window) Meters() *view.MetersView { return w.lvl }
 
-// FileView is the file tab's spectrogram.
-func (w *Window) FileView() *FileView { return w.fview }
+// view.FileView is the file tab's spectrogram.
+func (w *Window) FileView() *view.FileView { return w.fview }
 
 // StatusText is the status area's text: the strip, the line under it and
 // the details.
@@ -199,19 +201,19 @@ func (w *Window) StatusStrip() string { return w.status.Text }
 
 func (w *Window) build() {
 	s := w.set
-	w.spec = NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
-	w.wf = NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
-	w.rta = NewRTAView(48000, s.DBMin, s.DBMax)
-	w.fview = NewFileView(s.FreqScale, s.Colormap, s.DBMin, s.DBMax)
-	w.fspec = NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
-	w.fspec.SetTraces(AvgOff, false)
+	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
+	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
+	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
+	w.fview = view.NewFileView(s.FreqScale, s.Colormap, s.DBMin, s.DBMax)
+	w.fspec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
+	w.fspec.SetTraces(view.AvgOff, false)
 	w.fspec.SetTitle("the spectrum under the cursor")
 	w.fview.OnCursor = w.fileCursor
 	w.fview.OnView = w.fileViewChanged
 	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
-	w.lvl = NewMetersView()
+	w.lvl = view.NewMetersView()
 	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
 	w.fileInfo = widget.NewLabel("No file open.")
 	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
@@ -342,7 +344,7 @@ func (w *Window) syncConfig() {
 		w.trace("engine", map[string]any{"engine": st.Engine, "device": st.Device})
 		w.syncControls()
 	}
-	if !w.readyDone && w.win.Canvas().Size().Width > 0 && w.spec.area.Dx() > 0 { // laid out and drawn once
+	if !w.readyDone && w.win.Canvas().Size().Width > 0 && w.spec.Area().Dx() > 0 { // laid out and drawn once
 		w.readyDone = true
 		w.traceReady()
 	}

@@ -3,6 +3,9 @@ package ui
 import (
 	"encoding/csv"
 	"errors"
+	"image"
+	"image/color"
+	"image/draw"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // uiQueue stands in for the Fyne goroutine: the window's background work
@@ -86,8 +90,8 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	if got := e.lastApplied(); got.Band.String() != "bandpass:500-2000" {
 		t.Errorf("band: engine got %q", got.Band)
 	}
-	if w.spec.bandLo != 500 || w.spec.bandHi != 2000 {
-		t.Errorf("band marked at %g…%g Hz, want 500…2000", w.spec.bandLo, w.spec.bandHi)
+	if bandLo(w.spec) != 500 || bandHi(w.spec) != 2000 {
+		t.Errorf("band marked at %g…%g Hz, want 500…2000", bandLo(w.spec), bandHi(w.spec))
 	}
 	// the monitor output plays the band, and follows it
 	c.monitor.SetChecked(true)
@@ -119,12 +123,12 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	}
 	c.dbFloor.SetSelected("-80")
 	c.dbTop.SetSelected("-20")
-	if w.spec.dbMin != -80 || w.spec.dbMax != -20 {
-		t.Errorf("dB range %g…%g, want −80…−20", w.spec.dbMin, w.spec.dbMax)
+	if specMin(w.spec) != -80 || specMax(w.spec) != -20 {
+		t.Errorf("dB range %g…%g, want −80…−20", specMin(w.spec), specMax(w.spec))
 	}
 	c.cmap.SetSelected("magma")
-	if w.wf.colormap != "magma" {
-		t.Errorf("colormap %s", w.wf.colormap)
+	if w.wf.Colormap() != "magma" {
+		t.Errorf("colormap %s", w.wf.Colormap())
 	}
 
 	// the engine toggle, by the radio and by the key
@@ -172,13 +176,11 @@ func TestKeys(t *testing.T) {
 		t.Errorf("Space: paused %v, status %q", w.paused, w.StatusText())
 	}
 	// paused: the views do not pull
-	before := w.spec.n
-	w.spec.n = 0
+	before := e.latestN
 	w.Pull()
-	if w.spec.n != 0 {
+	if e.latestN != before {
 		t.Error("a paused window pulled spectra")
 	}
-	w.spec.n = before
 	w.TypedKey(fyne.KeySpace)
 	if w.paused {
 		t.Error("Space again did not resume")
@@ -223,11 +225,11 @@ func TestKeys(t *testing.T) {
 		t.Errorf("V: lower view %s", w.set.Lower)
 	}
 	w.TypedRune('t')
-	if w.set.Theme != "light" || w.spec.dark {
+	if w.set.Theme != "light" || w.spec.Dark() {
 		t.Errorf("T: theme %s", w.set.Theme)
 	}
 	w.TypedRune('a')
-	if w.set.Averaging != AvgLin {
+	if w.set.Averaging != view.AvgLin {
 		t.Errorf("A: averaging %s", w.set.Averaging)
 	}
 }
@@ -347,7 +349,7 @@ func TestOpenFileAndZoom(t *testing.T) {
 	}
 	w.win.Canvas().Capture()
 	w.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
-	waitFor(t, func() bool { return w.fview.detail != nil })
+	waitFor(t, func() bool { return w.fview.Detail() != nil })
 	o := e.views[1]
 	if o.Start > 1.9 || o.End < 2.1 || o.Hop >= 256 || o.Hop < 1024/64 || o.FFT != 1024 {
 		t.Errorf("detail asked with %+v", o)
@@ -445,4 +447,30 @@ func TestPullSkipsWhenNothingNew(t *testing.T) {
 	if e.latestN == after {
 		t.Error("a new frame was not pulled")
 	}
+}
+
+// The views' settings, one value at a time.
+func specMin(v *view.SpectrumView) float64           { lo, _ := v.Range(); return lo }
+func specMax(v *view.SpectrumView) float64           { _, hi := v.Range(); return hi }
+func wfMin(v *view.Waterfall) float64                { lo, _ := v.Range(); return lo }
+func bandLo(v *view.SpectrumView) float64            { lo, _ := v.Band(); return lo }
+func bandHi(v *view.SpectrumView) float64            { _, hi := v.Band(); return hi }
+func cfgRate(v interface{ Config() (int, int) }) int { r, _ := v.Config(); return r }
+func cfgFFT(v interface{ Config() (int, int) }) int  { _, n := v.Config(); return n }
+
+// capture renders the window and returns its pixels.
+func capture(win fyne.Window) *image.RGBA {
+	img := win.Canvas().Capture()
+	if r, ok := img.(*image.RGBA); ok {
+		return r
+	}
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Rect, img, img.Bounds().Min, draw.Src)
+	return out
+}
+
+// near says whether c is want within tol per channel.
+func near(c color.RGBA, want color.RGBA, tol int) bool {
+	ok := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= float64(tol) }
+	return ok(c.R, want.R) && ok(c.G, want.G) && ok(c.B, want.B)
 }

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -58,7 +58,7 @@ func (v *LinePlot) CreateRenderer() fyne.WidgetRenderer {
 
 // SetConfig sets the sample rate, FFT size and frequency scale.
 func (v *LinePlot) SetConfig(rate, fft int, scale string) {
-	if a, err := newFreqAxis(scale, rate, fft); err == nil && rate > 0 && fft >= 2 {
+	if a, err := NewFreqAxis(scale, rate, fft); err == nil && rate > 0 && fft >= 2 {
 		v.rate, v.fft, v.axis = rate, fft, a
 	}
 }
@@ -260,3 +260,10 @@ func drawTrace(p *painter, a image.Rectangle, m *binMap, db []float32, dbMin, db
 		prev = y
 	}
 }
+
+// SetScale changes the frequency scale ("lin", "log", "mel"), keeping
+// the rate and FFT size.
+func (v *LinePlot) SetScale(scale string) { v.SetConfig(v.rate, v.fft, scale) }
+
+// Redraw repaints the plot (the traces changed in place).
+func (v *LinePlot) Redraw() { v.raster.Refresh() }

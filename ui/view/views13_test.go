@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -17,9 +17,9 @@ import (
 
 // waterfallWithTone fills a waterfall with 60 frames of a 5 kHz tone
 // (as a colormap's top colour) and returns it and its window.
-func waterfallWithTone(t *testing.T) (*Waterfall, fyne.Window, *fakeEngine) {
+func waterfallWithTone(t *testing.T) (*Waterfall, fyne.Window, *fakeSource) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	wf := NewWaterfall(48000, 4096, 1024, "log", "gray", -120, 0, 2)
 	win := showIn(t, wf, 600, 240)
 	capture(win)
@@ -66,7 +66,7 @@ func TestWaterfallKeepsHistory(t *testing.T) {
 	// colormap: the old rows take the new colours (magma's top colour)
 	wf.SetColormap("magma")
 	img = capture(win)
-	lut, _ := colormapLUT("magma")
+	lut, _ := ColormapLUT("magma")
 	if c := img.RGBAAt(x, y); !near(c, rgb(lut[255]), 2) {
 		t.Errorf("after the colormap change the tone is %v, want magma's %v", c, lut[255])
 	}
@@ -124,7 +124,7 @@ func TestWaterfallColorbar(t *testing.T) {
 	if r.Dx() < 50 || r.Max.Y > wf.area.Min.Y {
 		t.Fatalf("colour bar %v above the plot at %d", r, wf.area.Min.Y)
 	}
-	lut, _ := colormapLUT("viridis")
+	lut, _ := ColormapLUT("viridis")
 	mid := (r.Min.Y + r.Max.Y) / 2
 	if c := img.RGBAAt(r.Min.X, mid); !near(c, rgb(lut[0]), 2) {
 		t.Errorf("left end %v, want %v", c, lut[0])
@@ -141,7 +141,7 @@ func TestWaterfallColorbar(t *testing.T) {
 // max-pooled, and a one-bin tone survives the pooling at its frequency.
 func TestWaterfallPooledColumns(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	wf := NewWaterfall(48000, 65536, 16384, "lin", "gray", -120, 0, 2)
 	win := showIn(t, wf, 600, 240)
 	capture(win)
@@ -151,8 +151,8 @@ func TestWaterfallPooledColumns(t *testing.T) {
 	wf.Pull(e, 0)
 	img := capture(win)
 	newest := wf.hist[(wf.head-1+len(wf.hist))%len(wf.hist)]
-	if len(newest) != maxStoredBins {
-		t.Fatalf("stored %d bins, want %d", len(newest), maxStoredBins)
+	if len(newest) != MaxStoredBins {
+		t.Fatalf("stored %d bins, want %d", len(newest), MaxStoredBins)
 	}
 	x := wf.area.Min.X + int(wf.axis.Pos(12000)*float64(wf.area.Dx()))
 	if got := brightest(img, x, wf.area.Min.Y+2); got < x-1 || got > x+1 {
@@ -163,7 +163,7 @@ func TestWaterfallPooledColumns(t *testing.T) {
 // TestLegend: the spectrum names its channels and traces in their colours.
 func TestLegend(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
 	v.SetChannels("L", "R")
 	win := showIn(t, v, 900, 300)
@@ -214,7 +214,7 @@ func TestLegend(t *testing.T) {
 // does not cover the peak's marker or its label.
 func TestReadoutClearsPeak(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
 	win := showIn(t, v, 800, 300)
 	v.Pull(e, []int{0})
@@ -241,11 +241,8 @@ func TestReadoutClearsPeak(t *testing.T) {
 // hatched and say so; the caps hold the highest level and then fall;
 // hovering a band reads it out; the default weighting is Z.
 func TestRTAResolutionCapsReadout(t *testing.T) {
-	if d := DefaultSettings(); d.Weighting != "Z" {
-		t.Errorf("default weighting %s, want Z (as prism bands)", d.Weighting)
-	}
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewRTAView(48000, -120, 0)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	v.now = func() time.Time { return clock }
@@ -308,7 +305,7 @@ func TestRTAResolutionCapsReadout(t *testing.T) {
 // droppedLevels is a SpectrumSource whose band levels are the fake's
 // shifted by d dB.
 type droppedLevels struct {
-	e *fakeEngine
+	e *fakeSource
 	d float64
 }
 
@@ -338,7 +335,7 @@ func TestTimeAxis(t *testing.T) {
 		step := timeStep(c.t0, c.t1, 600, 100)
 		var labels []string
 		for _, t := range ticksEvery(c.t0, c.t1, step) {
-			labels = append(labels, formatTime(t, step, c.maxT))
+			labels = append(labels, FormatTime(t, step, c.maxT))
 		}
 		if got := strings.Join(labels, ","); got != c.want {
 			t.Errorf("%g…%g s on 600 px: %s, want %s", c.t0, c.t1, got, c.want)
@@ -408,7 +405,7 @@ func TestMelTicks(t *testing.T) {
 	test.NewTempApp(t)
 	for _, scale := range []string{"mel", "log", "lin"} {
 		for _, px := range []int{300, 700, 1200} {
-			a, _ := newFreqAxis(scale, 48000, 4096)
+			a, _ := NewFreqAxis(scale, 48000, 4096)
 			ticks := plot.FreqTicks(a, px)
 			if scale == "mel" && len(ticks) > 0 && ticks[0] < 20 {
 				t.Errorf("mel at %d px: tick at %g Hz", px, ticks[0])
@@ -440,7 +437,7 @@ func TestMelTicks(t *testing.T) {
 // column of 40 reaches the history.
 func TestWaterfallPullIsBounded(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	const n = 1 << 20
 	wf := NewWaterfall(48000, n, 256, "lin", "gray", -120, 0, 2) // 40 columns: ~20 rows
 	capture(showIn(t, wf, 600, 240))                             // laid out: rows to fill

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"math"
@@ -21,7 +21,7 @@ func BenchmarkHarmonicMeasure(b *testing.B) {
 				f := float64(k) * binHz
 				db[k] = float32(math.Max(-140, -6-3*math.Pow((f-1000)/binHz, 2)))
 			}
-			var h harmonicMeter
+			var h HarmonicMeter
 			h.measure(db, binHz, "blackman-harris")
 			b.ReportAllocs()
 			for b.Loop() {
@@ -35,24 +35,24 @@ func BenchmarkHarmonicMeasure(b *testing.B) {
 // eight references drawn and the harmonics marked: one pull and one draw.
 func BenchmarkFrameWithReferences(b *testing.B) {
 	test.NewTempApp(b)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
 	win := test.NewTempWindow(b, v)
 	win.SetPadded(false)
 	win.Resize(fyne.NewSize(800, 300))
 	v.Pull(e, []int{2})
-	var refs refSet
+	var refs RefSet
 	for i := range MaxReferences {
-		t, err := traceOf("r"+strconv.Itoa(i), v.spectra[0].ExpAvg, v.spectra[0].BinHz)
+		t, err := TraceOf("r"+strconv.Itoa(i), v.spectra[0].ExpAvg, v.spectra[0].BinHz)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := refs.add(t); err != nil {
+		if err := refs.Add(t); err != nil {
 			b.Fatal(err)
 		}
 	}
 	v.SetReferences(&refs)
-	h := &harmonicMeter{on: true}
+	h := &HarmonicMeter{on: true}
 	h.measure(v.spectra[0].Current, v.spectra[0].BinHz, "hann")
 	v.SetHarmonics(h)
 	capture(win)

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -39,6 +39,7 @@ func capture(win fyne.Window) *image.RGBA {
 	return out
 }
 
+// near says whether c is want within tol per channel.
 func near(c color.RGBA, want color.RGBA, tol int) bool {
 	ok := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= float64(tol) }
 	return ok(c.R, want.R) && ok(c.G, want.G) && ok(c.B, want.B)
@@ -47,7 +48,7 @@ func near(c color.RGBA, want color.RGBA, tol int) bool {
 // TestSpectrumGolden renders the fake spectrum on log and linear axes.
 func TestSpectrumGolden(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	for _, scale := range []string{"log", "lin", "mel"} {
 		v := NewSpectrumView(48000, 4096, scale, -120, 0)
 		v.SetChannels("mix") // the legend: live, average, peak hold
@@ -62,7 +63,7 @@ func TestSpectrumGolden(t *testing.T) {
 // puts it; the tone's trace peaks at 1 kHz.
 func TestSpectrumAxes(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	for _, tc := range []struct {
 		scale string
 		want  []float64 // labelled frequencies that must be there
@@ -137,7 +138,7 @@ func TestSpectrumAxes(t *testing.T) {
 // frequency (to a pixel's width), the fake level there and the note.
 func TestSpectrumReadout(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
 	win := showIn(t, v, 800, 300)
 	v.Pull(e, []int{2})
@@ -184,7 +185,7 @@ func TestSpectrumReadout(t *testing.T) {
 // column, and nowhere else.
 func TestWaterfallKeepsShortEvents(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	// 48 kHz, hop 1024: 46.875 frames/s; a span of 4·H/46.875 s gives 4 frames per row
 	wf := NewWaterfall(48000, 4096, 1024, "log", "gray", -120, 0, 1)
 	win := showIn(t, wf, 600, 200)
@@ -238,7 +239,7 @@ func TestWaterfallKeepsShortEvents(t *testing.T) {
 // TestRTAGolden renders the fake third-octave levels.
 func TestRTAGolden(t *testing.T) {
 	test.NewTempApp(t)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewRTAView(48000, -120, 0)
 	win := showIn(t, v, 800, 250)
 	v.Pull(e, 2)
@@ -327,9 +328,9 @@ func liveFrame(tb testing.TB) func() { return liveFrameWith(tb, nil) }
 
 // liveFrameWith is liveFrame with setup run on the spectrum view and the
 // fake before the first frame (nil: none).
-func liveFrameWith(tb testing.TB, setup func(v *SpectrumView, e *fakeEngine)) func() {
+func liveFrameWith(tb testing.TB, setup func(v *SpectrumView, e *fakeSource)) func() {
 	test.NewTempApp(tb)
-	e := newFakeEngine()
+	e := newFakeSource()
 	v := NewSpectrumView(48000, 4096, "log", -120, 0)
 	if setup != nil {
 		setup(v, e)

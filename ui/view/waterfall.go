@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -17,11 +17,11 @@ type ColumnSource interface {
 	Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry)
 }
 
-// maxStoredBins bounds a stored waterfall row: columns of larger FFTs are
+// MaxStoredBins bounds a stored waterfall row: columns of larger FFTs are
 // kept max-pooled to this many bins (a 16384-point FFT's resolution,
 // finer than a pixel of a log axis at 20 Hz on a 1600-pixel plot), so the
 // history stays within rows × 8193 floats.
-const maxStoredBins = 8193
+const MaxStoredBins = 8193
 
 // Waterfall is a scrolling spectrogram: frequency across (aligned with a
 // SpectrumView of the same width above it), time downwards, newest at the
@@ -55,7 +55,7 @@ type Waterfall struct {
 	acc     []float32   // the pending row: maximum per bin
 	accN    int
 	pending float64   // rows owed to frames already folded in
-	pool    []float32 // a column max-pooled to maxStoredBins
+	pool    []float32 // a column max-pooled to MaxStoredBins
 	cols    [][]float32
 	after   uint64
 }
@@ -81,7 +81,7 @@ func (w *Waterfall) CreateRenderer() fyne.WidgetRenderer {
 // SetConfig sets rate, FFT size, hop and frequency scale. The history is
 // kept (re-rendered on the new axis) unless the rate changes.
 func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
-	axis, err := newFreqAxis(scale, rate, fft)
+	axis, err := NewFreqAxis(scale, rate, fft)
 	if err != nil || hop < 1 {
 		return
 	}
@@ -95,7 +95,7 @@ func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
 // SetColormap chooses the colormap by name (plot.ColormapNames); the
 // history is re-rendered with it.
 func (w *Waterfall) SetColormap(name string) {
-	if lut, err := colormapLUT(name); err == nil && name != w.colormap {
+	if lut, err := ColormapLUT(name); err == nil && name != w.colormap {
 		w.lut, w.colormap = lut, name
 		w.dirty = true
 	}
@@ -184,15 +184,15 @@ func (w *Waterfall) addFrame(db []float32) {
 }
 
 // pooled is db, or db max-pooled by a power of two to at most
-// maxStoredBins bins: bin i of the result is the maximum of db's bins
+// MaxStoredBins bins: bin i of the result is the maximum of db's bins
 // within half a pooled bin of i·factor, so the result is the spectrum of
 // an N/factor-point FFT as far as the axis is concerned.
 func (w *Waterfall) pooled(db []float32) []float32 {
-	if len(db) <= maxStoredBins {
+	if len(db) <= MaxStoredBins {
 		return db
 	}
 	f := 1
-	for (len(db)-1)/f+1 > maxStoredBins {
+	for (len(db)-1)/f+1 > MaxStoredBins {
 		f *= 2
 	}
 	n := (len(db)-1)/f + 1
@@ -325,7 +325,7 @@ func (w *Waterfall) drawBackground() {
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
 		label := "now"
 		if t > 0 {
-			label = formatTime(-t, step, w.span)
+			label = FormatTime(-t, step, w.span)
 		}
 		p.text(label, a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 	}
@@ -370,3 +370,9 @@ func (w *Waterfall) drawColorbar(pal *palette) {
 		p.vline(x, r.Max.Y, r.Max.Y+p.px(2), pal.text)
 	}
 }
+
+// Span is the waterfall's time span in seconds.
+func (w *Waterfall) Span() float64 { return w.span }
+
+// Scale is the frequency scale's name the waterfall draws on.
+func (w *Waterfall) Scale() string { return w.scale }

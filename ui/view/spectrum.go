@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -23,12 +23,12 @@ const (
 	AvgLong = "long"
 )
 
-// avgModes are the averaging modes in the order the A key cycles them.
-var avgModes = []string{AvgOff, AvgExp, AvgLin, AvgLong}
+// AvgModes are the averaging modes in the order the A key cycles them.
+var AvgModes = []string{AvgOff, AvgExp, AvgLin, AvgLong}
 
-// averageTrace is the average of sp that mode avg shows: nil with
+// AverageTrace is the average of sp that mode avg shows: nil with
 // AvgOff, or while sp has no such trace of its current spectrum's length.
-func averageTrace(sp *live.Spectrum, avg string) []float32 {
+func AverageTrace(sp *live.Spectrum, avg string) []float32 {
 	var t []float32
 	switch avg {
 	case AvgExp:
@@ -102,7 +102,7 @@ type SpectrumView struct {
 	legend      []legendItem             // where the legend was drawn
 	OnHoverFreq func(f float64, ok bool) // optional: the frequency under the cursor
 	refs        refOverlay               // reference traces drawn over the spectra (reference.go)
-	harm        *harmonicMeter           // harmonic markers and readout, if on (harmonics.go)
+	harm        *HarmonicMeter           // harmonic markers and readout, if on (harmonics.go)
 }
 
 // NewSpectrumView makes a spectrum plot for rate and FFT size on a
@@ -126,7 +126,7 @@ func (v *SpectrumView) SetConfig(rate, fft int, scale string) {
 	if rate <= 0 || fft < 2 {
 		return
 	}
-	axis, err := newFreqAxis(scale, rate, fft)
+	axis, err := NewFreqAxis(scale, rate, fft)
 	if err != nil {
 		return
 	}
@@ -306,7 +306,7 @@ func (v *SpectrumView) draw(w, h int) image.Image {
 			v.trace(sp.PeakHold, holdColor(c, pal), true)
 		}
 		v.trace(sp.Current, c, false)
-		if avg := averageTrace(sp, v.avg); avg != nil {
+		if avg := AverageTrace(sp, v.avg); avg != nil {
 			v.trace(avg, avgColor(c, pal), false)
 		}
 	}
@@ -498,3 +498,16 @@ func blend(a, b color.RGBA, w uint8) color.RGBA {
 	m := func(x, y uint8) uint8 { return uint8((uint32(x)*uint32(255-w) + uint32(y)*uint32(w)) / 255) }
 	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 255}
 }
+
+// Shown is the first spectrum the view holds (the one a reference stores
+// and the harmonics measure), nil before any. It stays the view's: valid
+// until the next Pull or ShowSpectrum.
+func (v *SpectrumView) Shown() *live.Spectrum {
+	if v.n == 0 {
+		return nil
+	}
+	return &v.spectra[0]
+}
+
+// Scale is the frequency scale's name the view draws on.
+func (v *SpectrumView) Scale() string { return v.scale }

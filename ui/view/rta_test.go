@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 )
 
@@ -17,9 +18,6 @@ import (
 // the title names the fraction and the weighting in use, which starts as
 // prism bands' default.
 func TestRTAFineFractions(t *testing.T) {
-	if got := DefaultSettings().Weighting; got != dsp.DefaultWeighting.String() {
-		t.Errorf("window's default weighting %s, prism bands' %s", got, dsp.DefaultWeighting)
-	}
 	test.NewTempApp(t)
 	for _, frac := range []int{24, 48} {
 		for _, fft := range []int{4096, 65536} {
@@ -27,7 +25,7 @@ func TestRTAFineFractions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := newFakeEngine()
+			e := newFakeSource()
 			e.fft, e.bands = fft, bands
 			v := NewRTAView(48000, -120, 0)
 			v.SetBands(frac, "A")
@@ -62,17 +60,17 @@ func TestRTAFineFractions(t *testing.T) {
 			if marked > 0 {
 				w0 := bands[0].Upper - bands[0].Lower
 				n := fft
-				for n < MaxFFT && w0 < 4*48000/float64(n) {
+				for n < analysis.MaxFFT && w0 < 4*48000/float64(n) {
 					n *= 2
 				}
 				if w0 >= 4*48000/float64(n) {
 					wantNote += ": N=" + strconv.Itoa(n) + " resolves every band"
 				} else {
 					i := 0
-					for bands[i].Upper-bands[i].Lower < 4*48000/float64(MaxFFT) {
+					for bands[i].Upper-bands[i].Lower < 4*48000/float64(analysis.MaxFFT) {
 						i++
 					}
-					wantNote += ": N=" + strconv.Itoa(MaxFFT) + " resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
+					wantNote += ": N=" + strconv.Itoa(analysis.MaxFFT) + " resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
 				}
 			}
 			if note != wantNote {

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -65,7 +65,7 @@ func (v *RTAView) CreateRenderer() fyne.WidgetRenderer {
 
 // SetRate sets the sample rate (the axis runs from 20 Hz to Nyquist).
 func (v *RTAView) SetRate(rate int) {
-	if a, err := newFreqAxis("log", rate, 1<<16); err == nil && rate > 0 {
+	if a, err := NewFreqAxis("log", rate, 1<<16); err == nil && rate > 0 {
 		v.rate, v.axis = rate, a
 	}
 }
@@ -254,13 +254,13 @@ func (v *RTAView) ResolutionNote() string {
 		return v.note
 	}
 	fft := int(math.Round(float64(v.rate) / v.sp.BinHz))
-	for n := fft; n <= MaxFFT; n *= 2 {
+	for n := fft; n <= analysis.MaxFFT; n *= 2 {
 		binHz := float64(v.rate) / float64(n)
 		if !v.underResolvedAt(0, binHz) {
 			v.note += ": N=" + strconv.Itoa(n) + " resolves every band"
 			return v.note
 		}
-		if n == MaxFFT {
+		if n == analysis.MaxFFT {
 			for i := range bands {
 				if !v.underResolvedAt(i, binHz) {
 					v.note += ": N=" + strconv.Itoa(n) + " resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"
