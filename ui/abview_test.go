@@ -71,7 +71,7 @@ func TestCompareAB(t *testing.T) {
 	compare := func(path string) error {
 		var res error
 		finished := false
-		w.CompareFile(path, func(err error) { res, finished = err, true })
+		w.compareFile(path, func(err error) { res, finished = err, true })
 		if !w.progress.Visible() || !w.cancel.Visible() {
 			t.Error("no progress and cancel while comparing")
 		}
@@ -123,7 +123,7 @@ func TestCompareAB(t *testing.T) {
 	e.mu.Unlock()
 	var res error
 	finished := false
-	w.CompareFile(pathB, func(err error) { res, finished = err, true })
+	w.compareFile(pathB, func(err error) { res, finished = err, true })
 	test.Tap(w.cancel)
 	waitFor(t, func() bool { return finished })
 	if !errors.Is(res, context.Canceled) || w.fileInfo.Text != "Comparison cancelled." || w.ab.Visible() || w.progress.Visible() {

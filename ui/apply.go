@@ -181,8 +181,8 @@ func (w *Window) setMonitorOutput(on bool) {
 	}()
 }
 
-// TogglePause freezes or resumes the display (the analysis carries on).
-func (w *Window) TogglePause() {
+// togglePause freezes or resumes the display (the analysis carries on).
+func (w *Window) togglePause() {
 	w.paused = !w.paused
 	w.c.pause.SetText(pauseText(w.paused))
 	w.updateStatus()
@@ -195,8 +195,8 @@ func pauseText(paused bool) string {
 	return "Pause (Space)"
 }
 
-// ToggleEngine switches GPU ↔ CPU.
-func (w *Window) ToggleEngine() {
+// toggleEngine switches GPU ↔ CPU.
+func (w *Window) toggleEngine() {
 	if !w.eng.HasGPU() {
 		w.notice = "no GPU engine: OpenCL is not usable here"
 		w.updateStatus()

@@ -26,8 +26,8 @@ const maxCalOffset = 400
 // calToneHz is the calibrator's frequency.
 const calToneHz = 1000
 
-// ErrNotCalibrated is SetUnit's error for dB SPL before a calibration.
-var ErrNotCalibrated = errors.New("prism: dB SPL needs a level calibration first (Calibrate…)")
+// errNotCalibrated is setUnit's error for dB SPL before a calibration.
+var errNotCalibrated = errors.New("prism: dB SPL needs a level calibration first (Calibrate…)")
 
 // saneCal drops a unit or calibration the preferences hold that no longer
 // makes sense.
@@ -133,24 +133,24 @@ func readMicFile(path string) (*dsp.MicResponse, error) {
 	return dsp.ParseMicResponse(f, filepath.Base(path))
 }
 
-// SetUnit shows the spectrum in unit name ("dbfs", "dbfs-hz", "dbspl");
-// dB SPL needs a level calibration (ErrNotCalibrated).
-func (w *Window) SetUnit(name string) error {
+// setUnit shows the spectrum in unit name ("dbfs", "dbfs-hz", "dbspl");
+// dB SPL needs a level calibration (errNotCalibrated).
+func (w *Window) setUnit(name string) error {
 	u, err := dsp.ParseUnit(name)
 	if err != nil {
 		return fmt.Errorf("prism: %w", err)
 	}
 	if u == dsp.DBSPL && w.set.CalNote == "" {
 		w.syncCalControls()
-		return ErrNotCalibrated
+		return errNotCalibrated
 	}
 	w.change(func(s *Settings) { s.Unit = u.String() })
 	return nil
 }
 
-// CalibrateFullScale calibrates the level so that a full-scale sine reads
+// calibrateFullScale calibrates the level so that a full-scale sine reads
 // level dB SPL, and shows dB SPL.
-func (w *Window) CalibrateFullScale(level float64) error {
+func (w *Window) calibrateFullScale(level float64) error {
 	cal, err := dsp.CalFromDBSPL(level)
 	if err != nil {
 		return err
@@ -159,11 +159,11 @@ func (w *Window) CalibrateFullScale(level float64) error {
 	return nil
 }
 
-// CalibrateFromInput measures the last second of input channel c (from 0)
+// calibrateFromInput measures the last second of input channel c (from 0)
 // as a 1 kHz calibrator of level dB SPL, on a goroutine; on the Fyne
 // goroutine it then sets the calibration (showing dB SPL) or shows the
 // error, and calls done (if not nil) with the outcome.
-func (w *Window) CalibrateFromInput(c int, level float64, done func(error)) {
+func (w *Window) calibrateFromInput(c int, level float64, done func(error)) {
 	go func() {
 		cal, err := w.eng.MeasureCalibrator(c, calToneHz, level)
 		w.do(func() {
@@ -184,9 +184,9 @@ func (w *Window) setCalibration(cal dsp.LevelCal, note string) {
 	w.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL.String() })
 }
 
-// LoadMicFile reads a microphone response file and applies it to the
+// loadMicFile reads a microphone response file and applies it to the
 // spectrum and the RTA; a bad file is an error naming its line.
-func (w *Window) LoadMicFile(path string) error {
+func (w *Window) loadMicFile(path string) error {
 	mic, err := readMicFile(path)
 	if err != nil {
 		return err
@@ -196,9 +196,9 @@ func (w *Window) LoadMicFile(path string) error {
 	return nil
 }
 
-// ClearCalibration forgets the level calibration and the microphone
+// clearCalibration forgets the level calibration and the microphone
 // response (dB SPL turns back to dBFS).
-func (w *Window) ClearCalibration() {
+func (w *Window) clearCalibration() {
 	w.change(func(s *Settings) {
 		s.CalNote, s.CalOffset, s.MicFile = "", 0, ""
 		if s.Unit == dsp.DBSPL.String() {
@@ -214,7 +214,7 @@ func (w *Window) buildCalControls() fyne.CanvasObject {
 		if w.c.syncing {
 			return
 		}
-		if err := w.SetUnit(dsp.Unit(indexOf(view.UnitLabels, v)).String()); err != nil {
+		if err := w.setUnit(dsp.Unit(indexOf(view.UnitLabels, v)).String()); err != nil {
 			dialog.ShowError(err, w.win)
 		}
 	})
@@ -228,7 +228,7 @@ func (w *Window) buildCalControls() fyne.CanvasObject {
 		container.NewGridWithColumns(3,
 			widget.NewButton("Calibrate…", w.calibrateDialog),
 			widget.NewButton("Mic file…", w.micDialog),
-			widget.NewButton("Clear", w.ClearCalibration)),
+			widget.NewButton("Clear", w.clearCalibration)),
 	)
 }
 
@@ -298,17 +298,17 @@ func (w *Window) calibrateAs(mode, levelText string, channel int) error {
 		return fmt.Errorf("prism: calibration level %q is not a number of dB SPL", levelText)
 	}
 	if mode == calModeFullScale {
-		return w.CalibrateFullScale(level)
+		return w.calibrateFullScale(level)
 	}
 	if _, err := dsp.CalFromRecording(-20, level); err != nil { // the level's range, before measuring
 		return err
 	}
-	w.CalibrateFromInput(max(0, channel), level, nil)
+	w.calibrateFromInput(max(0, channel), level, nil)
 	return nil
 }
 
 // micDialog asks for a microphone response file; a bad one shows an
 // error naming its line.
 func (w *Window) micDialog() {
-	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), w.LoadMicFile)
+	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), w.loadMicFile)
 }

@@ -45,7 +45,7 @@ func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) fl
 func TestUnitDensity(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.SetUnit("dbfs-hz"); err != nil {
+	if err := w.setUnit("dbfs-hz"); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -69,7 +69,7 @@ func TestUnitDensity(t *testing.T) {
 	if w.rta.UnitLabel() != "dBFS" {
 		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.UnitLabel())
 	}
-	if err := w.SetUnit("dbspl"); !errors.Is(err, ErrNotCalibrated) || w.set.Unit != "dbfs-hz" {
+	if err := w.setUnit("dbspl"); !errors.Is(err, errNotCalibrated) || w.set.Unit != "dbfs-hz" {
 		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit)
 	}
 }
@@ -77,7 +77,7 @@ func TestUnitDensity(t *testing.T) {
 func exportCSV(t *testing.T, w *Window) [][]string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "spectrum.csv")
-	if err := w.ExportSpectrum(p); err != nil {
+	if err := w.exportSpectrum(p); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(p)
@@ -110,31 +110,30 @@ const goodMic = "\"Sens Factor =-1.5dB, SERNO: 700\"\n* a test microphone\n20 0 
 func TestCalibrationAndMic(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	if err := w.CalibrateFullScale(120); err != nil {
+	if err := w.calibrateFullScale(120); err != nil {
 		t.Fatal(err)
 	}
-	w.Settings() // (settings applied synchronously)
 	w.Pull()
 	capture(w.win)
 	checkLevels(t, w, "dB SPL", func(float64) float64 { return 120 })
 	if w.spec.UnitLabel() != "dB SPL" || !strings.Contains(w.spec.PeakLabel(), "114.0 dB SPL") || specMax(w.spec) != 120 {
 		t.Errorf("unit %q, peak %q, axis top %v", w.spec.UnitLabel(), w.spec.PeakLabel(), specMax(w.spec))
 	}
-	if !strings.Contains(w.Meters().Text(), "RMS 95.7 dB SPL") {
-		t.Errorf("meters: %q", w.Meters().Text())
+	if !strings.Contains(w.lvl.Text(), "RMS 95.7 dB SPL") {
+		t.Errorf("meters: %q", w.lvl.Text())
 	}
-	if err := w.CalibrateFullScale(-3); err == nil {
+	if err := w.calibrateFullScale(-3); err == nil {
 		t.Error("a −3 dB SPL calibration: no error")
 	}
 
 	// 0 dB to 200 Hz, +2 dB from 2 kHz, linear in log f between
 	bad := writeMic(t, goodMic+"2000 2 0\n1000 1 0\n")
-	err := w.LoadMicFile(bad)
+	err := w.loadMicFile(bad)
 	var ce *dsp.CalFileError
 	if !errors.As(err, &ce) || ce.Line != 6 || !strings.Contains(err.Error(), "line 6") || w.cal.mic != nil {
 		t.Errorf("bad file: %v", err)
 	}
-	if err := w.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
+	if err := w.loadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -155,7 +154,7 @@ func TestCalibrationAndMic(t *testing.T) {
 	if s.Unit != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
 		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit, s.CalOffset, s.CalNote, s.MicFile)
 	}
-	w.ClearCalibration()
+	w.clearCalibration()
 	w.Pull()
 	checkLevels(t, w, "cleared", func(float64) float64 { return 0 })
 	if w.set.Unit != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
@@ -171,14 +170,14 @@ func TestCalibrateFromInput(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	var got error
 	done := false
-	w.CalibrateFromInput(1, 94, func(err error) { got, done = err, true })
+	w.calibrateFromInput(1, 94, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if got != nil || w.set.CalOffset != 120 || w.set.Unit != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
 		t.Errorf("calibrated: %v, %+v", got, w.set)
 	}
 	e.calErr = live.ErrNoCalibratorInput
 	done = false
-	w.CalibrateFromInput(0, 114, func(err error) { got, done = err, true })
+	w.calibrateFromInput(0, 114, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if !errors.Is(got, live.ErrNoCalibratorInput) || !strings.HasPrefix(got.Error(), "prism: ") || w.set.CalOffset != 120 {
 		t.Errorf("failed measurement: %v, offset %v", got, w.set.CalOffset)
@@ -218,12 +217,12 @@ func TestFileSpectrumUnit(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	fs := syntheticFile()
 	e.file = fs
-	w.OpenFile("synthetic.wav")
+	w.openFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
 	col := fs.Columns[100]
 	sp := &live.Spectrum{Current: col, BinHz: fs.BinHz(), Peak: fs.Peak(col)}
 	w.fileCursor(sp, 1, true)
-	if err := w.CalibrateFullScale(100); err != nil {
+	if err := w.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, off float64) {
@@ -242,7 +241,7 @@ func TestFileSpectrumUnit(t *testing.T) {
 	if w.fspec.UnitLabel() != "dB SPL" {
 		t.Errorf("file spectrum unit %q", w.fspec.UnitLabel())
 	}
-	if err := w.SetUnit("dbfs"); err != nil {
+	if err := w.setUnit("dbfs"); err != nil {
 		t.Fatal(err)
 	}
 	check("dBFS", 0)
@@ -295,10 +294,10 @@ func TestWindowPullNoAllocs(t *testing.T) {
 	}
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.CalibrateFullScale(110); err != nil {
+	if err := w.calibrateFullScale(110); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
+	if err := w.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -330,7 +329,7 @@ func TestUnitControl(t *testing.T) {
 	if !strings.Contains(w.cal.label.Text, "Not calibrated") {
 		t.Errorf("label %q", w.cal.label.Text)
 	}
-	if err := w.CalibrateFullScale(100); err != nil {
+	if err := w.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	if w.cal.unit.Selected != "dB SPL" || !strings.Contains(w.cal.label.Text, "dB SPL = dBFS +100.0 dB (full-scale sine = 100 dB SPL)") {

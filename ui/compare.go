@@ -31,13 +31,13 @@ func (w *Window) compareDialog() {
 		dialog.ShowInformation("Compare A/B", "Open file A first.", w.win)
 		return
 	}
-	w.showOpenDialog("Compare "+filepath.Base(fs.Path)+" (A) with file B", func(p string) { w.CompareFile(p, nil) })
+	w.showOpenDialog("Compare "+filepath.Base(fs.Path)+" (A) with file B", func(p string) { w.compareFile(p, nil) })
 }
 
-// CompareFile analyses the open file (A) and pathB into their long-term
+// compareFile analyses the open file (A) and pathB into their long-term
 // spectra in the background, with progress and cancel, and shows the A/B
 // view; done (optional) gets the outcome on the Fyne goroutine.
-func (w *Window) CompareFile(pathB string, done func(error)) {
+func (w *Window) compareFile(pathB string, done func(error)) {
 	fs := w.fview.File()
 	if fs == nil {
 		w.compareDone(w.abGen, "", "", nil, errors.New("prism: A/B: open file A first"), done)

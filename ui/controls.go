@@ -37,7 +37,14 @@ type controls struct {
 
 // option lists (label ↔ value)
 var (
-	fftSizes    = powersOfTwo(analysis.MinFFT, MaxFFT)
+	// the analyses' own limit (2^20 points, 0.046 Hz bins at 48 kHz). Above
+	// 16384 bins the waterfall stores its columns max-pooled
+	// (view.MaxStoredBins) and the history keeps fewer columns
+	// (live.historyBytes), so no view's memory grows with the size beyond
+	// one spectrum per trace; the views read only the traces they draw
+	// (live.Spectrum.Want), a waterfall at most its pullBins bins per tick,
+	// and slow pulls give way to the window's drawing (pullShare).
+	fftSizes    = powersOfTwo(analysis.MinFFT, analysis.MaxFFT)
 	overlaps    = []string{"0 %", "50 %", "75 %", "87.5 %", "93.75 %"}
 	overlapVals = []float64{0, 0.5, 0.75, 0.875, 0.9375}
 	averagings  = []string{"Off", "Exponential 0.25 s", "Exponential 1 s", "Exponential 4 s", "Linear 8 frames", "Linear 32 frames", "Long-term (since reset)"}
@@ -226,10 +233,10 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	})
 	c.theme.Horizontal = true
 	c.theme.Required = true
-	c.pause = widget.NewButton(pauseText(false), w.TogglePause)
-	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", w.Stress)
+	c.pause = widget.NewButton(pauseText(false), w.togglePause)
+	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", w.stress)
 	keys := widget.NewButton("Keys…", func() {
-		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(Keys, "\t", "    ")), w.win)
+		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(keyHelp, "\t", "    ")), w.win)
 	})
 	w.syncControls()
 

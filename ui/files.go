@@ -19,9 +19,9 @@ import (
 	"github.com/prismaudio/prism/ui/view"
 )
 
-// OpenFile analyzes a whole file in the background, with progress and
+// openFile analyzes a whole file in the background, with progress and
 // cancel, and shows it in the File tab.
-func (w *Window) OpenFile(path string) {
+func (w *Window) openFile(path string) {
 	if w.fileCtx != nil {
 		w.fileCtx()
 	}
@@ -188,9 +188,9 @@ func (w *Window) saveDialog(name string, fn func(path string)) {
 	d.Show()
 }
 
-// ExportPNG writes the current view (the live plots, or the file view and
+// exportPNG writes the current view (the live plots, or the file view and
 // its spectrum) as one PNG.
-func (w *Window) ExportPNG(path string) error {
+func (w *Window) exportPNG(path string) error {
 	var imgs []*image.RGBA
 	if w.tabs.Selected() == w.fileTab {
 		imgs = append(imgs, w.fview.Image(), w.fspec.Image())
@@ -225,10 +225,10 @@ func stack(imgs []*image.RGBA) *image.RGBA {
 	return out
 }
 
-// ExportSpectrum writes the current spectrum, its average and its peak
+// exportSpectrum writes the current spectrum, its average and its peak
 // hold (live: the first channel shown; file: the column under the cursor)
 // as CSV or NPY, by the path's extension.
-func (w *Window) ExportSpectrum(path string) error {
+func (w *Window) exportSpectrum(path string) error {
 	format, ok := encode.FormatOf(path)
 	if !ok || format == encode.FormatPNG {
 		return fmt.Errorf("%s: export the spectrum as .csv or .npy", filepath.Base(path))
@@ -271,7 +271,7 @@ func exportedAverage(sp *live.Spectrum, avg string) ([]float32, string) {
 
 func (w *Window) exportPNGDialog() {
 	w.saveDialog("prism.png", func(path string) {
-		if err := w.ExportPNG(path); err != nil {
+		if err := w.exportPNG(path); err != nil {
 			dialog.ShowError(err, w.win)
 		}
 	})
@@ -279,7 +279,7 @@ func (w *Window) exportPNGDialog() {
 
 func (w *Window) exportSpectrumDialog() {
 	w.saveDialog("spectrum.csv", func(path string) {
-		if err := w.ExportSpectrum(path); err != nil {
+		if err := w.exportSpectrum(path); err != nil {
 			dialog.ShowError(err, w.win)
 		}
 	})
@@ -294,12 +294,12 @@ func (w *Window) exportSpectrogramDialog() {
 		return
 	}
 	base := strings.TrimSuffix(filepath.Base(fs.Path), filepath.Ext(fs.Path))
-	w.saveDialog(base+".npy", func(path string) { w.ExportSpectrogram(path, nil) })
+	w.saveDialog(base+".npy", func(path string) { w.exportSpectrogram(path, nil) })
 }
 
-// ExportSpectrogram writes the open file's spectrogram to path in the
+// exportSpectrogram writes the open file's spectrogram to path in the
 // background; done (optional) gets the outcome on the Fyne goroutine.
-func (w *Window) ExportSpectrogram(path string, done func(error)) {
+func (w *Window) exportSpectrogram(path string, done func(error)) {
 	fs := w.fview.File()
 	report := func(err error) {
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/ui/view"
@@ -35,7 +36,7 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	rng := rand.New(rand.NewSource(13))
-	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536, MaxFFT}
+	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536, analysis.MaxFFT}
 	valid := map[int]bool{}
 	for _, n := range sizes {
 		valid[n/2+1] = true
@@ -55,7 +56,7 @@ func TestSettingsRaceTheViews(t *testing.T) {
 			w.statusDue = time.Time{} // the window learns the new size now, or not
 		}
 		if rng.Intn(3) == 0 {
-			w.TypedRune([]rune{']', '[', 'f', 'v'}[rng.Intn(4)])
+			w.typedRune([]rune{']', '[', 'f', 'v'}[rng.Intn(4)])
 		}
 		if rng.Intn(10) == 0 {
 			w.win.Resize(fyne.NewSize(float32(900+rng.Intn(700)), float32(600+rng.Intn(400))))
@@ -174,10 +175,10 @@ func TestBlockedApplyDoesNotFreeze(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 40 {
-			w.TypedRune(']')
-			w.TypedRune('[')
+			w.typedRune(']')
+			w.typedRune('[')
 		}
-		w.TypedRune(']')
+		w.typedRune(']')
 	}()
 	select {
 	case <-done:
@@ -220,7 +221,7 @@ func TestControlStress(t *testing.T) {
 			rg := radios[rng.Intn(len(radios))]
 			rg.SetSelected(rg.Options[rng.Intn(len(rg.Options))])
 		default:
-			w.TypedRune([]rune("gfmahrvt[]+-0")[rng.Intn(13)])
+			w.typedRune([]rune("gfmahrvt[]+-0")[rng.Intn(13)])
 		}
 		settle(t, w)
 		if rng.Intn(3) == 0 { // the source changes format under the window

@@ -7,9 +7,9 @@ import (
 	"github.com/prismaudio/prism/ui/view"
 )
 
-// Harmonics turns the harmonic markers and the distortion readout on or
+// harmonics turns the harmonic markers and the distortion readout on or
 // off (live and file spectra).
-func (w *Window) Harmonics(on bool) {
+func (w *Window) harmonics(on bool) {
 	w.harm.SetOn(on)
 	w.fharm.SetOn(on)
 	w.measureFileDue(w.now())
@@ -20,10 +20,10 @@ func (w *Window) Harmonics(on bool) {
 	w.fspec.Refresh()
 }
 
-// Distortion is the last measurement of the spectrum shown (live, or the
+// distortion is the last measurement of the spectrum shown (live, or the
 // file's spectrum under the cursor) and its readout (with the note on
 // the window, if any).
-func (w *Window) Distortion() (dsp.Distortion, string, error) {
+func (w *Window) distortion() (dsp.Distortion, string, error) {
 	h := &w.harm
 	if w.tabs.Selected() == w.fileTab {
 		h = &w.fharm

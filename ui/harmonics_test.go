@@ -82,7 +82,7 @@ func TestHarmonicReadout(t *testing.T) {
 	}
 	w.Pull()
 	waitFor(t, func() bool { return !w.harm.Busy() }) // the measurement runs on its own goroutine
-	d, line, err := w.Distortion()
+	d, line, err := w.distortion()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,28 +127,28 @@ func TestHarmonicReadout(t *testing.T) {
 	if w.harm.Busy() {
 		t.Error("measuring again within view.HarmonicEvery")
 	}
-	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
+	if d2, _, _ := w.distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
 		t.Errorf("measured again within %v", view.HarmonicEvery)
 	}
 	clock = clock.Add(view.HarmonicEvery)
 	w.Pull()
 	waitFor(t, func() bool { return !w.harm.Busy() }) // the measurement runs on its own goroutine
-	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-10) > 0.01 {
+	if d2, _, _ := w.distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-10) > 0.01 {
 		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", view.HarmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+10)
 	}
 	// calibrated, the readout measures the spectrum shown in dB SPL and
 	// says so
-	if err := w.CalibrateFullScale(100); err != nil {
+	if err := w.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(view.HarmonicEvery)
 	w.Pull()
 	waitFor(t, func() bool { return !w.harm.Busy() })
-	d3, line3, _ := w.Distortion()
+	d3, line3, _ := w.distortion()
 	if math.Abs(d3.FundamentalDBFS-d.FundamentalDBFS-110) > 0.01 || !strings.Contains(line3, " dB SPL") || strings.Contains(line3, "dBFS") {
 		t.Errorf("in dB SPL: fundamental %.3f, readout %q; want %.3f dB SPL", d3.FundamentalDBFS, line3, d.FundamentalDBFS+110)
 	}
-	w.TypedRune('d')
+	w.typedRune('d')
 	if w.harm.On() || w.c.harmonics.Checked {
 		t.Error("D did not turn the harmonics off")
 	}
@@ -165,17 +165,17 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	for _, name := range []string{"a", "b"} {
-		if err := w.StoreReference(name); err != nil {
+		if err := w.storeReference(name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w.Harmonics(true)
+	w.harmonics(true)
 	clock := time.Now()
 	w.now = func() time.Time { return clock }
 	w.statusDue = clock.Add(time.Hour)
 	w.Pull()                                          // measures once; the clock stands still from here
 	waitFor(t, func() bool { return !w.harm.Busy() }) // the measurement runs on its own goroutine
-	if _, _, err := w.Distortion(); err != nil {
+	if _, _, err := w.distortion(); err != nil {
 		t.Fatal(err)
 	}
 	spectrum := func() {
@@ -188,7 +188,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(20, spectrum); n != 0 {
 		t.Errorf("a frame with references and harmonics allocates %v times", n)
 	}
-	w.SetDifference(1)
+	w.setDifference(1)
 	difference := func() {
 		w.Pull()
 		w.diff.Render(640, 240)
@@ -215,34 +215,34 @@ func TestFileViewMeasures(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.OpenFile("synthetic.wav")
+	w.openFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
-	if err := w.StoreReference("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
+	if err := w.storeReference("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
 		t.Errorf("storing before the cursor was over the file: %v", err)
 	}
-	w.Harmonics(true)
+	w.harmonics(true)
 	w.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
 	waitFor(t, func() bool { return !w.fharm.Busy() })
-	d, line, err := w.Distortion()
+	d, line, err := w.distortion()
 	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
 		t.Errorf("file: THD %.5f %% at %.3f Hz (%v), want %.5f %% at %g Hz", d.THDPercent, d.FundamentalHz, err, truth, f0)
 	}
 	if strings.Contains(line, "leaks") {
 		t.Errorf("flat-top readout warns: %q", line)
 	}
-	if err := w.StoreReference("file"); err != nil {
+	if err := w.storeReference("file"); err != nil {
 		t.Fatal(err)
 	}
-	if lv := w.References()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
+	if lv := w.references()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
 		t.Fatalf("the file's reference is not the spectrum under the cursor")
 	}
-	w.SetDifference(0)
+	w.setDifference(0)
 	louder := make([]float32, len(db))
 	for k, v := range db {
 		louder[k] = v + 2
 	}
 	w.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
-	if w.Difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
+	if w.difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
 		t.Fatal("the file tab does not show the difference")
 	}
 	for k, v := range w.fdiff.Lines()[0].DB {
@@ -255,13 +255,13 @@ func TestFileViewMeasures(t *testing.T) {
 	if w.fharm.Busy() {
 		t.Errorf("measuring again within %v of the last", view.HarmonicEvery)
 	}
-	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
+	if d2, _, _ := w.distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
 		t.Errorf("measured again within %v of the last", view.HarmonicEvery)
 	}
 	clock = clock.Add(view.HarmonicEvery)
 	w.Pull()
 	waitFor(t, func() bool { return !w.fharm.Busy() })
-	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-2) > 0.01 {
+	if d2, _, _ := w.distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-2) > 0.01 {
 		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", view.HarmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+2)
 	}
 }

@@ -115,7 +115,7 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	w, a := newTestWindow(t, e)
 	var got []string
 	for range 4 {
-		w.TypedRune('a')
+		w.typedRune('a')
 		got = append(got, w.set.Averaging)
 		if LoadSettings(a.Preferences()).Averaging != w.set.Averaging {
 			t.Errorf("averaging %q is not saved", w.set.Averaging)
@@ -124,15 +124,15 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	if strings.Join(got, " ") != "lin long off exp" { // from the default, exp
 		t.Errorf("A cycles %v", got)
 	}
-	w.TypedRune('a')
-	w.TypedRune('a')
+	w.typedRune('a')
+	w.typedRune('a')
 	if w.set.Averaging != view.AvgLong || LoadSettings(a.Preferences()).Averaging != view.AvgLong {
 		t.Fatalf("averaging %q, saved %q", w.set.Averaging, LoadSettings(a.Preferences()).Averaging)
 	}
 	if w.c.avg.Selected != "Long-term (since reset)" {
 		t.Errorf("the selector shows %q", w.c.avg.Selected)
 	}
-	if !strings.Contains(Keys, "A\taveraging: off → exponential → linear → long-term") {
+	if !strings.Contains(keyHelp, "A\taveraging: off → exponential → linear → long-term") {
 		t.Error("the keys' help does not list the long-term average")
 	}
 	e.settle()
@@ -145,7 +145,7 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	if got := avgLegend(w.spec); got != "long-term average (64 s)" {
 		t.Errorf("before R: legend %q", got)
 	}
-	w.TypedRune('r')
+	w.typedRune('r')
 	e.settle()
 	if len(e.applied) != applied+1 {
 		t.Fatalf("R applied the settings %d times, want once", len(e.applied)-applied)
@@ -159,34 +159,34 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 
 // TestLongTermAverageStoredExportedConverted: in the long-term mode a
 // stored reference holds LongAvg (none while it holds no frame),
-// ExportSpectrum writes it in a column named long_term_average_<unit>,
+// exportSpectrum writes it in a column named long_term_average_<unit>,
 // and the unit conversion shifts it as it shifts the current spectrum.
 func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	w.TypedRune('a')
-	w.TypedRune('a') // exp → lin → long
+	w.typedRune('a')
+	w.typedRune('a') // exp → lin → long
 	e.settle()
 	w.Pull()
-	if err := w.StoreReference("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
+	if err := w.storeReference("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
 		t.Errorf("storing a long-term average of no frame: %v", err)
 	}
 	e.mu.Lock()
 	e.longFrames = 100
 	e.mu.Unlock()
 	w.Pull()
-	if err := w.StoreReference("long"); err != nil {
+	if err := w.storeReference("long"); err != nil {
 		t.Fatal(err)
 	}
 	binHz := 48000.0 / 4096
-	ref := w.References()[0].Trace
+	ref := w.references()[0].Trace
 	for k, lv := range ref.Level {
 		if want := float64(fakeLevel(float64(k)*binHz) + fakeLongOffset); lv != want {
 			t.Fatalf("stored bin %d: %g dB, want the long-term average's %g", k, lv, want)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "spectrum.csv")
-	if err := w.ExportSpectrum(path); err != nil {
+	if err := w.exportSpectrum(path); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -204,7 +204,7 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 			t.Errorf("exported bin %d: %v, want %.3f", k, rows[k+1], want)
 		}
 	}
-	if err := w.SetUnit("dbfs-hz"); err != nil {
+	if err := w.setUnit("dbfs-hz"); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -216,7 +216,7 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 			t.Errorf("dBFS/Hz bin %d: current shifted %.3f dB, long-term average %.3f → %.3f", k, off, fakeLevel(fk)+fakeLongOffset, sp.LongAvg[k])
 		}
 	}
-	if err := w.ExportSpectrum(path); err != nil {
+	if err := w.exportSpectrum(path); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
@@ -241,7 +241,7 @@ func TestHarmonicReadoutOnLongTerm(t *testing.T) {
 	w.c.harmonics.SetChecked(true)
 	w.Pull()
 	waitFor(t, func() bool { return !w.harm.Busy() })
-	d, line, err := w.Distortion()
+	d, line, err := w.distortion()
 	if err != nil {
 		t.Fatal(err)
 	}

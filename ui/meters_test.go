@@ -17,7 +17,7 @@ func TestMetersViewShowsEngine(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	capture(w.win)
-	v := w.Meters()
+	v := w.lvl
 	text := v.Text()
 	for _, want := range []string{
 		"M −18.2 LUFS  max −16.0", "S −19.4 LUFS  max −18.3", "I −20.1 LUFS  LRA 4.5 LU",
@@ -58,7 +58,7 @@ func TestMetersViewShowsEngine(t *testing.T) {
 			t.Errorf("channel %d: RMS bar over its level %v", c, got)
 		}
 	}
-	w.TypedRune('r')
+	w.typedRune('r')
 	if e.meterResets != 1 {
 		t.Errorf("R: %d meter resets, want 1", e.meterResets)
 	}

@@ -15,7 +15,7 @@ import (
 
 // recordState is the window's side of the live history's export and of
 // the full-resolution recording (live.Live's ExportHistory and
-// StartRecording/StopRecording; the work runs off the Fyne goroutine).
+// startRecording/StopRecording; the work runs off the Fyne goroutine).
 type recordState struct {
 	btn     *widget.Button // Record / Stop recording
 	export  *widget.Button // Export history…
@@ -25,7 +25,7 @@ type recordState struct {
 
 // buildRecordButtons makes the buttons beside the status bar's Details.
 func (w *Window) buildRecordButtons() (*widget.Button, *widget.Button) {
-	w.rec.btn = widget.NewButton("● Record", w.ToggleRecord)
+	w.rec.btn = widget.NewButton("● Record", w.toggleRecord)
 	w.rec.export = widget.NewButton("Export history…", w.exportHistoryDialog)
 	return w.rec.btn, w.rec.export
 }
@@ -35,7 +35,7 @@ func (w *Window) buildRecordButtons() (*widget.Button, *widget.Button) {
 func (w *Window) recordChannel() int { return w.stats.Channels }
 
 func (w *Window) exportHistoryDialog() {
-	w.saveDialog("history.npy", func(path string) { w.ExportHistory(path, nil) })
+	w.saveDialog("history.npy", func(path string) { w.exportHistory(path, nil) })
 }
 
 // historyTargets are the files and output channels of a history export to
@@ -59,12 +59,12 @@ func historyTargets(path string, all bool, channels int) ([]string, []int) {
 	return paths, chans
 }
 
-// ExportHistory writes the live spectrogram history (every bin, dBFS, as
+// exportHistory writes the live spectrogram history (every bin, dBFS, as
 // the waterfall's columns were kept) to path — NPY, CSV or PNG by its
 // extension, with PATH.json beside it — in the background, and says what
 // it wrote (the columns' spacing and the frames each folds) or the error
 // in a dialog; done (optional) gets the outcome on the Fyne goroutine.
-func (w *Window) ExportHistory(path string, done func(live.HistoryInfo, error)) {
+func (w *Window) exportHistory(path string, done func(live.HistoryInfo, error)) {
 	paths, chans := historyTargets(path, w.set.Channels == "all", w.stats.Channels)
 	scale, err1 := plot.ParseScale(w.set.FreqScale)
 	cmap, err2 := plot.ParseColormap(w.set.Colormap)
@@ -101,24 +101,24 @@ func historyMessage(paths []string, info live.HistoryInfo) string {
 		g.FFT, info.Geometry.Hop, fold, filepath.Base(paths[0]))
 }
 
-// ToggleRecord starts a full-resolution recording of the waterfall's
+// toggleRecord starts a full-resolution recording of the waterfall's
 // channel (asking for the file) or stops the one running.
-func (w *Window) ToggleRecord() {
+func (w *Window) toggleRecord() {
 	if w.rec.pending {
 		return
 	}
 	if w.eng.RecordStatus().Active {
-		w.StopRecording(nil)
+		w.stopRecording(nil)
 		return
 	}
-	w.saveDialog("recording.npy", func(path string) { w.StartRecording(path, nil) })
+	w.saveDialog("recording.npy", func(path string) { w.startRecording(path, nil) })
 }
 
-// StartRecording records every analyzed frame of the waterfall's channel
+// startRecording records every analyzed frame of the waterfall's channel
 // to path (NPY or CSV) until StopRecording; a bad path or format is said
 // at once, in a dialog; done (optional) gets the outcome on the Fyne
 // goroutine once the recording runs or has failed to start.
-func (w *Window) StartRecording(path string, done func(error)) {
+func (w *Window) startRecording(path string, done func(error)) {
 	report := func(err error) {
 		w.rec.pending = false
 		if err != nil {
@@ -136,10 +136,10 @@ func (w *Window) StartRecording(path string, done func(error)) {
 	}
 }
 
-// StopRecording ends the recording; its file is completed in the
+// stopRecording ends the recording; its file is completed in the
 // background and the dialog says what it holds (or the error); done
 // (optional) gets the outcome on the Fyne goroutine.
-func (w *Window) StopRecording(done func(live.RecordStatus, error)) {
+func (w *Window) stopRecording(done func(live.RecordStatus, error)) {
 	w.rec.pending = true
 	w.eng.StopRecording(func(st live.RecordStatus, err error) {
 		w.do(func() {

@@ -32,10 +32,10 @@ func (w *Window) shownSpectrum() (*live.Spectrum, string, error) {
 	return sp, w.set.Averaging, nil
 }
 
-// StoreReference stores the spectrum shown (live: the average if one is
+// storeReference stores the spectrum shown (live: the average if one is
 // on, else the latest, of the first channel shown; file: the spectrum
 // under the cursor) as a reference named name.
-func (w *Window) StoreReference(name string) error {
+func (w *Window) storeReference(name string) error {
 	sp, avg, err := w.shownSpectrum()
 	if err != nil {
 		return err
@@ -47,10 +47,10 @@ func (w *Window) StoreReference(name string) error {
 	return w.addReference(t)
 }
 
-// LoadReference reads a reference CSV (freq_hz,level, as `prism
+// loadReference reads a reference CSV (freq_hz,level, as `prism
 // spectrum` writes it), named after the file ("NAME (2)" if a reference
 // has that name).
-func (w *Window) LoadReference(path string) error {
+func (w *Window) loadReference(path string) error {
 	t, err := dsp.ReadTraceFile(path)
 	if err != nil {
 		return fmt.Errorf("prism: load reference: %w", err)
@@ -64,9 +64,9 @@ func (w *Window) LoadReference(path string) error {
 	return w.addReference(t)
 }
 
-// SaveReference writes reference i to path as CSV (freq_hz,level, every
+// saveReference writes reference i to path as CSV (freq_hz,level, every
 // value exact), through a temporary file renamed into place.
-func (w *Window) SaveReference(i int, path string) error {
+func (w *Window) saveReference(i int, path string) error {
 	if i < 0 || i >= len(w.refs.Refs()) {
 		return fmt.Errorf("prism: no reference %d", i)
 	}
@@ -76,9 +76,9 @@ func (w *Window) SaveReference(i int, path string) error {
 	return nil
 }
 
-// DeleteReference forgets reference i, and removes its file from the
+// deleteReference forgets reference i, and removes its file from the
 // reference directory (the error says if that failed).
-func (w *Window) DeleteReference(i int) error {
+func (w *Window) deleteReference(i int) error {
 	if i < 0 || i >= len(w.refs.Refs()) {
 		return fmt.Errorf("prism: no reference %d", i)
 	}
@@ -88,20 +88,20 @@ func (w *Window) DeleteReference(i int) error {
 	return w.forgetKept(r)
 }
 
-// ShowReference draws reference i over the spectra or hides it.
-func (w *Window) ShowReference(i int, on bool) {
+// showReference draws reference i over the spectra or hides it.
+func (w *Window) showReference(i int, on bool) {
 	if i >= 0 && i < len(w.refs.Refs()) && w.refs.Refs()[i].Shown != on {
 		w.refs.SetShown(i, on)
 		w.referencesChanged()
 	}
 }
 
-// References are the stored references, in order.
-func (w *Window) References() []*view.Reference { return w.refs.Refs() }
+// references are the stored references, in order.
+func (w *Window) references() []*view.Reference { return w.refs.Refs() }
 
-// SetDifference shows the spectrum shown less reference i (−1: the
+// setDifference shows the spectrum shown less reference i (−1: the
 // spectra again) in the spectrum's place, live and in the file tab.
-func (w *Window) SetDifference(i int) {
+func (w *Window) setDifference(i int) {
 	if i >= len(w.refs.Refs()) {
 		i = -1
 	}
@@ -109,9 +109,9 @@ func (w *Window) SetDifference(i int) {
 	w.referencesChanged()
 }
 
-// Difference is the difference plot shown (live or file), or nil when no
+// difference is the difference plot shown (live or file), or nil when no
 // difference is shown.
-func (w *Window) Difference() *view.LinePlot {
+func (w *Window) difference() *view.LinePlot {
 	if w.refs.DiffTo() < 0 {
 		return nil
 	}

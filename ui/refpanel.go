@@ -73,12 +73,12 @@ func (w *Window) buildRefControls() fyne.CanvasObject {
 	rp.list = container.NewVBox()
 	rp.diff = widget.NewSelect([]string{diffNone}, func(v string) {
 		if !rp.syncing {
-			w.SetDifference(w.refIndex(v))
+			w.setDifference(w.refIndex(v))
 		}
 	})
 	w.c.harmonics = widget.NewCheck("Harmonics, THD (D)", func(on bool) {
 		if on != w.harm.On() {
-			w.Harmonics(on)
+			w.harmonics(on)
 		}
 	})
 	w.syncRefControls()
@@ -119,13 +119,13 @@ func (w *Window) syncRefControls() {
 		sw.SetMinSize(fyne.NewSize(12, 12))
 		shown := widget.NewCheck(r.Trace.Name, func(on bool) {
 			if !rp.syncing {
-				w.ShowReference(i, on)
+				w.showReference(i, on)
 			}
 		})
 		shown.SetChecked(r.Shown)
 		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { w.saveReferenceDialog(i) })
 		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
-			if err := w.DeleteReference(i); err != nil {
+			if err := w.deleteReference(i); err != nil {
 				dialog.ShowError(err, w.win)
 			}
 		})
@@ -175,7 +175,7 @@ func (w *Window) storeReferenceDialog() {
 // loadReferenceDialog asks for a reference CSV and loads it; a bad file
 // is an error dialog naming the line.
 func (w *Window) loadReferenceDialog() {
-	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".csv", ".CSV"}), w.LoadReference)
+	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".csv", ".CSV"}), w.loadReference)
 }
 
 // saveReferenceDialog asks where to save reference i as CSV.
@@ -184,7 +184,7 @@ func (w *Window) saveReferenceDialog(i int) {
 		return
 	}
 	w.saveDialog(w.refs.Refs()[i].Trace.Name+".csv", func(path string) {
-		if err := w.SaveReference(i, path); err != nil {
+		if err := w.saveReference(i, path); err != nil {
 			dialog.ShowError(err, w.win)
 		}
 	})

@@ -1,6 +1,6 @@
-// References kept between sessions: with Options.ReferenceDir set, every
+// references kept between sessions: with Options.ReferenceDir set, every
 // reference stored or loaded is also written there, as the CSV
-// SaveReference writes, in a file named after its order and name
+// saveReference writes, in a file named after its order and name
 // ("003 bench A.csv"); deleting it removes the file, and the next window
 // loads them back in that order.
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/ui/view"
@@ -64,7 +65,7 @@ func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5
 // Live turns the settings into the analyzer's.
 func (s Settings) Live() (live.LiveSettings, error) {
 	l := live.DefaultLiveSettings()
-	if err := CheckFFT(s.FFT); err != nil {
+	if err := checkFFT(s.FFT); err != nil {
 		return l, err
 	}
 	w, err := live.ParseWindow(s.Window)
@@ -96,6 +97,14 @@ func (s Settings) Live() (live.LiveSettings, error) {
 	// keep about a waterfall's span of columns, within reason
 	l.History = min(16384, max(2048, int(s.Span*48000/float64(l.Hop))))
 	return l, nil
+}
+
+// checkFFT is the analyses' FFT-size rule (analysis.CheckFFT).
+func checkFFT(n int) error {
+	if err := analysis.CheckFFT(n, 1); err != nil {
+		return fmt.Errorf("FFT size %d: want a power of two %d…%d", n, analysis.MinFFT, analysis.MaxFFT)
+	}
+	return nil
 }
 
 // preference keys

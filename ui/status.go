@@ -31,7 +31,7 @@ func (w *Window) countFrame(now time.Time) {
 		w.trace("perf", map[string]any{"fps": w.fps, "cpu_percent": w.cpuPct, "engine": w.stats.Engine,
 			"ms_per_batch": w.stats.MsPerBatch, "engine_ms": w.stats.EngineMs, "frames_per_s": w.stats.FramesPerSec,
 			"latency_p99_ms": w.stats.LatencyP99Ms, "dropped": w.stats.DroppedFrames, "stalls": w.stats.Stalls, "paused": w.paused, "fft": w.cfg[2],
-			"status": w.StatusText()})
+			"status": w.statusText()})
 	}
 }
 
@@ -51,9 +51,6 @@ func fillText(st *live.LiveStats, framesAt uint64, waited time.Duration) string 
 	left := max(span-waited, 0)
 	return fmt.Sprintf("first frame in %.0f s (N=%d spans %.1f s)", math.Ceil(left.Seconds()), st.FFT, span.Seconds())
 }
-
-// FPS is the frames drawn per second, measured over the last second.
-func (w *Window) FPS() float64 { return w.fps }
 
 // engineLabel names an engine for people.
 func engineLabel(name string) string {
@@ -184,8 +181,8 @@ func (w *Window) showDetails() {
 	pop.ShowAtPosition(fyne.NewPos(max(0, pos.X+w.detailsBtn.Size().Width-size.Width), max(0, pos.Y-size.Height)))
 }
 
-// StatusDetails is the text of the status details.
-func (w *Window) StatusDetails() string { return w.detailText.Text }
+// statusDetails is the text of the status details.
+func (w *Window) statusDetails() string { return w.detailText.Text }
 
 // trace writes a JSON event line when tracing.
 func (w *Window) trace(event string, fields map[string]any) {

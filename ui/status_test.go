@@ -22,10 +22,10 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	e.mu.Lock()
 	e.status = "no data for 371.519272ms"
 	e.mu.Unlock()
-	w.TypedKey(fyne.KeySpace)
+	w.typedKey(fyne.KeySpace)
 	w.statusDue = time.Time{}
 	w.Pull()
-	strip := w.StatusStrip()
+	strip := w.statusStrip()
 	for _, want := range []string{"PAUSED", "GPU", "ms/batch", "drops 0", "stalls 0", "CPU", "⚠ no data for 372 ms"} {
 		if !strings.Contains(strip, want) {
 			t.Errorf("strip %q lacks %q", strip, want)
@@ -43,10 +43,10 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	clock = clock.Add(warnFor + time.Second)
 	w.statusDue = time.Time{}
 	w.Pull()
-	if strings.Contains(w.StatusStrip(), "no data") {
-		t.Errorf("the warning is still in the strip after %v: %q", warnFor+time.Second, w.StatusStrip())
+	if strings.Contains(w.statusStrip(), "no data") {
+		t.Errorf("the warning is still in the strip after %v: %q", warnFor+time.Second, w.statusStrip())
 	}
-	if d := w.StatusDetails(); !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
+	if d := w.statusDetails(); !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
 		t.Errorf("details %q", d)
 	}
 	// a new warning shows again
@@ -55,8 +55,8 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	e.mu.Unlock()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if !strings.Contains(w.StatusStrip(), "⚠ GPU failed") {
-		t.Errorf("a new warning is not shown: %q", w.StatusStrip())
+	if !strings.Contains(w.statusStrip(), "⚠ GPU failed") {
+		t.Errorf("a new warning is not shown: %q", w.statusStrip())
 	}
 	w.showDetails() // the popover opens over the window
 	if !strings.Contains(w.detailText.Text, "Engine: GPU (fake device)") {
@@ -94,14 +94,14 @@ func TestFileShownPausesLive(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.OpenFile("synthetic.wav")
+	w.openFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
 	n := e.latestN
 	w.Pull()
 	if e.latestN != n {
 		t.Error("the live spectrum pulled while the file is shown")
 	}
-	if s := w.StatusText(); !strings.Contains(s, "File synthetic.wav · 48000 Hz × 1 · 4.000 s · N=1024 hop 256") {
+	if s := w.statusText(); !strings.Contains(s, "File synthetic.wav · 48000 Hz × 1 · 4.000 s · N=1024 hop 256") {
 		t.Errorf("status while a file is shown: %q", s)
 	}
 	e.mu.Lock()
@@ -132,7 +132,7 @@ func TestFirstFrameNote(t *testing.T) {
 	pull := func() string {
 		w.statusDue = time.Time{}
 		w.Pull()
-		return w.StatusStrip()
+		return w.statusStrip()
 	}
 	w.change(func(s *Settings) { s.FFT = 65536 })
 	settle(t, w)

@@ -135,7 +135,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	w.loadKeptReferences()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
-			w.OpenFile(uris[0].Path())
+			w.openFile(uris[0].Path())
 		}
 	})
 	if !opts.Manual {
@@ -149,7 +149,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	}
 	win.SetOnClosed(w.Close)
 	if opts.File != "" {
-		w.OpenFile(opts.File)
+		w.openFile(opts.File)
 	}
 	return w
 }
@@ -171,33 +171,14 @@ func (w *Window) Close() {
 	w.saveWindowSize()
 }
 
-// Settings are the current settings.
-func (w *Window) Settings() Settings { return w.set }
-
-// Spectrum, view.Waterfall, RTA and view.FileView give tests and the desktop
-// package the views.
-func (w *Window) Spectrum() *view.SpectrumView { return w.spec }
-
-// view.Waterfall is the live waterfall.
-func (w *Window) Waterfall() *view.Waterfall { return w.wf }
-
-// RTA is the live band-level view.
-func (w *Window) RTA() *view.RTAView { return w.rta }
-
-// Meters is the live level meters' view.
-func (w *Window) Meters() *view.MetersView { return w.lvl }
-
-// view.FileView is the file tab's spectrogram.
-func (w *Window) FileView() *view.FileView { return w.fview }
-
-// StatusText is the status area's text: the strip, the line under it and
+// statusText is the status area's text: the strip, the line under it and
 // the details.
-func (w *Window) StatusText() string {
+func (w *Window) statusText() string {
 	return w.status.Text + "\n" + w.speed.Text + "\n" + w.detailText.Text
 }
 
-// StatusStrip is the strip's text alone (what shows at any window width).
-func (w *Window) StatusStrip() string { return w.status.Text }
+// statusStrip is the strip's text alone (what shows at any window width).
+func (w *Window) statusStrip() string { return w.status.Text }
 
 func (w *Window) build() {
 	s := w.set

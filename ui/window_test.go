@@ -104,8 +104,8 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	waitFor(t, func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.monitorBand == "speech" })
 	w.statusDue = time.Time{}
 	w.Pull()
-	if !strings.Contains(w.StatusText(), "monitor → fake output, speech") {
-		t.Errorf("status lacks the monitor output: %q", w.StatusText())
+	if !strings.Contains(w.statusText(), "monitor → fake output, speech") {
+		t.Errorf("status lacks the monitor output: %q", w.statusText())
 	}
 	c.band.SetSelected("bandpass:500-2000")
 	c.lower.SetSelected("RTA bars")
@@ -136,18 +136,18 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "CPU (fake device)") {
-		t.Errorf("CPU chosen: engine %s, status %q", e.engine, w.StatusText())
+	if e.engine != "cpu" || !strings.Contains(w.statusText(), "CPU (fake device)") {
+		t.Errorf("CPU chosen: engine %s, status %q", e.engine, w.statusText())
 	}
-	w.TypedRune('g')
+	w.typedRune('g')
 	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if e.engine != "opencl" || !strings.Contains(w.StatusText(), "GPU (fake device)") || c.engine.Selected != "GPU" {
-		t.Errorf("after G: engine %s, radio %s, status %q", e.engine, c.engine.Selected, w.StatusText())
+	if e.engine != "opencl" || !strings.Contains(w.statusText(), "GPU (fake device)") || c.engine.Selected != "GPU" {
+		t.Errorf("after G: engine %s, radio %s, status %q", e.engine, c.engine.Selected, w.statusText())
 	}
-	if !strings.Contains(w.StatusText(), "GPU 0.250 ms · CPU 2.000 ms → GPU 8.0× faster") {
-		t.Errorf("status lacks the side-by-side times: %q", w.StatusText())
+	if !strings.Contains(w.statusText(), "GPU 0.250 ms · CPU 2.000 ms → GPU 8.0× faster") {
+		t.Errorf("status lacks the side-by-side times: %q", w.statusText())
 	}
 
 	// the source: the generator with a spec
@@ -171,9 +171,9 @@ func TestControlsDriveTheEngine(t *testing.T) {
 func TestKeys(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	w.TypedKey(fyne.KeySpace)
-	if !w.paused || !strings.Contains(w.StatusText(), "PAUSED") {
-		t.Errorf("Space: paused %v, status %q", w.paused, w.StatusText())
+	w.typedKey(fyne.KeySpace)
+	if !w.paused || !strings.Contains(w.statusText(), "PAUSED") {
+		t.Errorf("Space: paused %v, status %q", w.paused, w.statusText())
 	}
 	// paused: the views do not pull
 	before := e.latestN
@@ -181,37 +181,37 @@ func TestKeys(t *testing.T) {
 	if e.latestN != before {
 		t.Error("a paused window pulled spectra")
 	}
-	w.TypedKey(fyne.KeySpace)
+	w.typedKey(fyne.KeySpace)
 	if w.paused {
 		t.Error("Space again did not resume")
 	}
-	w.TypedRune('f')
+	w.typedRune('f')
 	if w.set.FreqScale != "lin" {
 		t.Errorf("F: scale %s, want lin", w.set.FreqScale)
 	}
-	w.TypedRune(']')
+	w.typedRune(']')
 	if got := e.lastApplied(); got.FFT != 8192 {
 		t.Errorf("]: FFT %d", got.FFT)
 	}
-	w.TypedRune('[')
-	w.TypedRune('[')
+	w.typedRune('[')
+	w.typedRune('[')
 	if got := e.lastApplied(); got.FFT != 2048 {
 		t.Errorf("[ [: FFT %d", got.FFT)
 	}
-	w.TypedKey(fyne.KeyDown)
+	w.typedKey(fyne.KeyDown)
 	if w.set.DBMin != -130 || w.set.DBMax != -10 {
 		t.Errorf("Down: %g…%g", w.set.DBMin, w.set.DBMax)
 	}
 	// Up and Down stop where the range would leave what the settings
 	// accept (a range saved past it would come back as the default)
 	for range 30 {
-		w.TypedKey(fyne.KeyUp)
+		w.typedKey(fyne.KeyUp)
 	}
 	if w.set.DBMin != -20 || w.set.DBMax != 100 {
 		t.Errorf("Up ×30: %g…%g, want -20…100", w.set.DBMin, w.set.DBMax)
 	}
 	for range 40 {
-		w.TypedKey(fyne.KeyDown)
+		w.typedKey(fyne.KeyDown)
 	}
 	if w.set.DBMin != -300 || w.set.DBMax != -180 {
 		t.Errorf("Down ×40: %g…%g, want -300…-180", w.set.DBMin, w.set.DBMax)
@@ -220,15 +220,15 @@ func TestKeys(t *testing.T) {
 		t.Errorf("saved range %g…%g comes back as %g…%g", w.set.DBMin, w.set.DBMax, got.DBMin, got.DBMax)
 	}
 	w.change(func(s *Settings) { s.DBMin, s.DBMax = -130, -10 })
-	w.TypedRune('v')
+	w.typedRune('v')
 	if w.set.Lower != "rta" {
 		t.Errorf("V: lower view %s", w.set.Lower)
 	}
-	w.TypedRune('t')
+	w.typedRune('t')
 	if w.set.Theme != "light" || w.spec.Dark() {
 		t.Errorf("T: theme %s", w.set.Theme)
 	}
-	w.TypedRune('a')
+	w.typedRune('a')
 	if w.set.Averaging != view.AvgLin {
 		t.Errorf("A: averaging %s", w.set.Averaging)
 	}
@@ -242,12 +242,12 @@ func TestNoGPU(t *testing.T) {
 	if !w.c.engine.Disabled() {
 		t.Error("the engine toggle is enabled without a GPU")
 	}
-	w.TypedRune('g')
+	w.typedRune('g')
 	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "no GPU engine") {
-		t.Errorf("G without a GPU: engine %s, status %q", e.engine, w.StatusText())
+	if e.engine != "cpu" || !strings.Contains(w.statusText(), "no GPU engine") {
+		t.Errorf("G without a GPU: engine %s, status %q", e.engine, w.statusText())
 	}
 }
 
@@ -258,14 +258,14 @@ func TestExports(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.win.Canvas().Capture()
 	dir := t.TempDir()
-	if err := w.ExportPNG(filepath.Join(dir, "view.png")); err != nil {
+	if err := w.exportPNG(filepath.Join(dir, "view.png")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "view.png")); err != nil || fi.Size() < 1000 {
 		t.Errorf("view.png: %v", err)
 	}
 	csvPath := filepath.Join(dir, "spectrum.csv")
-	if err := w.ExportSpectrum(csvPath); err != nil {
+	if err := w.exportSpectrum(csvPath); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(csvPath)
@@ -280,23 +280,23 @@ func TestExports(t *testing.T) {
 	if f85 != 85*48000.0/4096 || math.Abs(l85-float64(fakeLevel(f85))) > 0.005 {
 		t.Errorf("row of bin 85: %v", rows[86])
 	}
-	if err := w.ExportSpectrum(filepath.Join(dir, "spectrum.npy")); err != nil {
+	if err := w.exportSpectrum(filepath.Join(dir, "spectrum.npy")); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "spectrum.npy"))
 	if len(raw) != 128+4*4*2049 || !strings.Contains(string(raw[:128]), "'shape': (4, 2049)") {
 		t.Errorf("spectrum.npy: %d bytes, header %q", len(raw), raw[:min(128, len(raw))])
 	}
-	if err := w.ExportSpectrum(filepath.Join(dir, "spectrum.txt")); err == nil {
+	if err := w.exportSpectrum(filepath.Join(dir, "spectrum.txt")); err == nil {
 		t.Error("a .txt spectrum export did not fail")
 	}
 	// the file's spectrogram goes through the engine
 	e.file = syntheticFile()
-	w.OpenFile("synthetic.wav")
+	w.openFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
 	var exportErr error
 	exported := false
-	w.ExportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
+	w.exportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
 	waitFor(t, func() bool { return exported })
 	if exportErr != nil || len(e.exported) != 1 {
 		t.Errorf("spectrogram export: %v, %v", exportErr, e.exported)
@@ -339,7 +339,7 @@ func TestOpenFileAndZoom(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.OpenFile("synthetic.wav")
+	w.openFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
 	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
 		t.Errorf("file tab: %q", w.fileInfo.Text)
@@ -369,8 +369,8 @@ func TestGPUFallbackShown(t *testing.T) {
 	e.mu.Unlock()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if !strings.Contains(w.StatusText(), "⚠ GPU failed: CL_OUT_OF_RESOURCES — using the CPU") || w.c.engine.Selected != "CPU" {
-		t.Errorf("after a fallback: toggle %q, status %q", w.c.engine.Selected, w.StatusText())
+	if !strings.Contains(w.statusText(), "⚠ GPU failed: CL_OUT_OF_RESOURCES — using the CPU") || w.c.engine.Selected != "CPU" {
+		t.Errorf("after a fallback: toggle %q, status %q", w.c.engine.Selected, w.statusText())
 	}
 }
 
@@ -380,12 +380,12 @@ func TestBadFile(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.OpenFile("synthetic.wav")
+	w.openFile("synthetic.wav")
 	waitFor(t, func() bool { return w.fview.File() != nil })
 	e.mu.Lock()
 	e.fileErr = errors.New("broken.wav: not a RIFF/WAVE file")
 	e.mu.Unlock()
-	w.OpenFile("broken.wav")
+	w.openFile("broken.wav")
 	waitFor(t, func() bool { return strings.HasPrefix(w.fileInfo.Text, "Could not analyze") })
 	if !strings.Contains(w.fileInfo.Text, "not a RIFF/WAVE file") || w.fview.File() != e.file || w.progress.Visible() {
 		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fileInfo.Text, w.fview.File() != nil, w.progress.Visible())
