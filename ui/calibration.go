@@ -44,9 +44,30 @@ func (s Settings) saneCal(d Settings) Settings {
 	return s
 }
 
-// calState is the window's unit and calibration: the conversion, the
-// microphone response read and from where, and the controls showing them.
-type calState struct {
+// calHost is what the calibration panel needs of the window.
+type calHost interface {
+	settings() Settings
+	change(fn func(s *Settings))
+	chooseFile(filter storage.FileFilter, use func(path string) error)
+	channels() int // the input's channels (the dialog offers each)
+}
+
+// calEngine measures a calibrator in the input.
+type calEngine interface {
+	// MeasureCalibrator reads the last second of input channel c as a
+	// calibrator's tone of toneHz at referenceDBSPL (live.Live's).
+	MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error)
+}
+
+// calPanel is the unit and calibration: the conversion of the engine's
+// dBFS spectra into the unit shown, the microphone response read and from
+// where, the side panel's section showing them and the dialogs that
+// change them.
+type calPanel struct {
+	host    calHost
+	eng     calEngine
+	win     fyne.Window
+	do      func(func()) // onto the Fyne goroutine
 	disp    view.DisplayCal
 	src     view.CalSource
 	file    view.DisplayCal // the file tab's spectrum under the cursor
@@ -56,13 +77,14 @@ type calState struct {
 	unit    *widget.Select
 	label   *widget.Label
 	dlg     *dialog.FormDialog // the calibration dialog last shown (tests)
+	syncing bool               // the controls show the settings: no change
 }
 
 // unitLabel is the spectrum's unit as shown: "dB SPL (umik.txt)".
-func (w *Window) unitLabel() string {
-	l := view.UnitLabels[w.set.unit()]
-	if w.cal.mic != nil {
-		l += " (" + w.cal.mic.Name + ")"
+func (p *calPanel) unitLabel() string {
+	l := view.UnitLabels[p.host.settings().unit()]
+	if p.mic != nil {
+		l += " (" + p.mic.Name + ")"
 	}
 	return l
 }
@@ -74,15 +96,9 @@ func (w *Window) unitLabel() string {
 func (w *Window) applyCal() {
 	s := &w.set
 	if s.MicFile != w.cal.micPath {
-		w.cal.mic, w.cal.micPath = nil, ""
-		if s.MicFile != "" {
-			mic, err := readMicFile(s.MicFile)
-			if err != nil {
-				w.notice = err.Error()
-				s.MicFile = ""
-			} else {
-				w.cal.mic, w.cal.micPath = mic, s.MicFile
-			}
+		if err := w.cal.readMic(s.MicFile); err != nil {
+			w.notice = err.Error()
+			s.MicFile = ""
 		}
 	}
 	u := s.unit()
@@ -98,9 +114,9 @@ func (w *Window) applyCal() {
 		rtaUnit += " (" + w.cal.mic.Name + ")"
 	}
 	w.cal.file.Set(u, s.CalOffset, w.cal.mic, s.Window)
-	for _, v := range []*view.SpectrumView{w.spec, w.fspec} {
+	for _, v := range []*view.SpectrumView{w.spec, w.fp.fspec} {
 		v.SetRange(s.DBMin+shift, s.DBMax+shift)
-		v.SetUnit(w.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
+		v.SetUnit(w.cal.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
 	}
 	if len(w.cal.fileRaw.Current) > 0 {
 		w.showFileSpectrum(&w.cal.fileRaw)
@@ -119,8 +135,23 @@ func (w *Window) showFileSpectrum(sp *live.Spectrum) {
 		raw.Current = append(raw.Current[:0], sp.Current...)
 		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
 	}
-	w.fspec.ShowSpectrum(raw)
-	w.cal.file.Apply(w.fspec.Shown())
+	w.fp.fspec.ShowSpectrum(raw)
+	w.cal.file.Apply(w.fp.fspec.Shown())
+}
+
+// readMic reads the microphone response file at path ("" none) in place
+// of the one read before; a file that does not read leaves none.
+func (p *calPanel) readMic(path string) error {
+	p.mic, p.micPath = nil, ""
+	if path == "" {
+		return nil
+	}
+	mic, err := readMicFile(path)
+	if err != nil {
+		return err
+	}
+	p.mic, p.micPath = mic, path
+	return nil
 }
 
 // readMicFile reads a microphone response file (REW/miniDSP text).
@@ -135,27 +166,27 @@ func readMicFile(path string) (*dsp.MicResponse, error) {
 
 // setUnit shows the spectrum in unit name ("dbfs", "dbfs-hz", "dbspl");
 // dB SPL needs a level calibration (errNotCalibrated).
-func (w *Window) setUnit(name string) error {
+func (p *calPanel) setUnit(name string) error {
 	u, err := dsp.ParseUnit(name)
 	if err != nil {
 		return fmt.Errorf("prism: %w", err)
 	}
-	if u == dsp.DBSPL && w.set.CalNote == "" {
-		w.syncCalControls()
+	if u == dsp.DBSPL && p.host.settings().CalNote == "" {
+		p.sync()
 		return errNotCalibrated
 	}
-	w.change(func(s *Settings) { s.Unit = u.String() })
+	p.host.change(func(s *Settings) { s.Unit = u.String() })
 	return nil
 }
 
 // calibrateFullScale calibrates the level so that a full-scale sine reads
 // level dB SPL, and shows dB SPL.
-func (w *Window) calibrateFullScale(level float64) error {
+func (p *calPanel) calibrateFullScale(level float64) error {
 	cal, err := dsp.CalFromDBSPL(level)
 	if err != nil {
 		return err
 	}
-	w.setCalibration(cal, "full-scale sine = "+strconv.FormatFloat(level, 'f', -1, 64)+" dB SPL")
+	p.setCalibration(cal, "full-scale sine = "+strconv.FormatFloat(level, 'f', -1, 64)+" dB SPL")
 	return nil
 }
 
@@ -163,15 +194,15 @@ func (w *Window) calibrateFullScale(level float64) error {
 // as a 1 kHz calibrator of level dB SPL, on a goroutine; on the Fyne
 // goroutine it then sets the calibration (showing dB SPL) or shows the
 // error, and calls done (if not nil) with the outcome.
-func (w *Window) calibrateFromInput(c int, level float64, done func(error)) {
+func (p *calPanel) calibrateFromInput(c int, level float64, done func(error)) {
 	go func() {
-		cal, err := w.eng.MeasureCalibrator(c, calToneHz, level)
-		w.do(func() {
+		cal, err := p.eng.MeasureCalibrator(c, calToneHz, level)
+		p.do(func() {
 			if err != nil {
 				err = fmt.Errorf("prism: calibration from the input: %w", err)
-				dialog.ShowError(err, w.win)
+				dialog.ShowError(err, p.win)
 			} else {
-				w.setCalibration(cal, fmt.Sprintf("input ch %d = %g dB SPL at 1 kHz", c+1, level))
+				p.setCalibration(cal, fmt.Sprintf("input ch %d = %g dB SPL at 1 kHz", c+1, level))
 			}
 			if done != nil {
 				done(err)
@@ -180,26 +211,26 @@ func (w *Window) calibrateFromInput(c int, level float64, done func(error)) {
 	}()
 }
 
-func (w *Window) setCalibration(cal dsp.LevelCal, note string) {
-	w.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL.String() })
+func (p *calPanel) setCalibration(cal dsp.LevelCal, note string) {
+	p.host.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL.String() })
 }
 
 // loadMicFile reads a microphone response file and applies it to the
 // spectrum and the RTA; a bad file is an error naming its line.
-func (w *Window) loadMicFile(path string) error {
+func (p *calPanel) loadMicFile(path string) error {
 	mic, err := readMicFile(path)
 	if err != nil {
 		return err
 	}
-	w.cal.mic, w.cal.micPath = mic, path
-	w.change(func(s *Settings) { s.MicFile = path })
+	p.mic, p.micPath = mic, path
+	p.host.change(func(s *Settings) { s.MicFile = path })
 	return nil
 }
 
 // clearCalibration forgets the level calibration and the microphone
 // response (dB SPL turns back to dBFS).
-func (w *Window) clearCalibration() {
-	w.change(func(s *Settings) {
+func (p *calPanel) clearCalibration() {
+	p.host.change(func(s *Settings) {
 		s.CalNote, s.CalOffset, s.MicFile = "", 0, ""
 		if s.Unit == dsp.DBSPL.String() {
 			s.Unit = dsp.DBFS.String()
@@ -207,41 +238,40 @@ func (w *Window) clearCalibration() {
 	})
 }
 
-// buildCalControls is the controls' unit and calibration section.
-func (w *Window) buildCalControls() fyne.CanvasObject {
-	c := &w.cal
+// build is the controls' unit and calibration section.
+func (p *calPanel) build() fyne.CanvasObject {
+	c := p
 	c.unit = widget.NewSelect(view.UnitLabels, func(v string) {
-		if w.c.syncing {
+		if c.syncing {
 			return
 		}
-		if err := w.setUnit(dsp.Unit(indexOf(view.UnitLabels, v)).String()); err != nil {
-			dialog.ShowError(err, w.win)
+		if err := p.setUnit(dsp.Unit(indexOf(view.UnitLabels, v)).String()); err != nil {
+			dialog.ShowError(err, p.win)
 		}
 	})
 	c.label = widget.NewLabel("")
 	c.label.Wrapping = fyne.TextWrapWord
-	w.syncCalControls()
+	p.sync()
 	return container.NewVBox(
 		widget.NewLabelWithStyle("Units and calibration", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewBorder(nil, nil, widget.NewLabel("Unit"), nil, c.unit),
 		c.label,
 		container.NewGridWithColumns(3,
-			widget.NewButton("Calibrate…", w.calibrateDialog),
-			widget.NewButton("Mic file…", w.micDialog),
-			widget.NewButton("Clear", w.clearCalibration)),
+			widget.NewButton("Calibrate…", p.calibrateDialog),
+			widget.NewButton("Mic file…", p.micDialog),
+			widget.NewButton("Clear", p.clearCalibration)),
 	)
 }
 
-// syncCalControls shows the unit and calibration in the controls.
-func (w *Window) syncCalControls() {
-	c := &w.cal
+// sync shows the unit and calibration in the controls.
+func (p *calPanel) sync() {
+	c := p
 	if c.unit == nil {
 		return
 	}
-	prev := w.c.syncing
-	w.c.syncing = true
-	defer func() { w.c.syncing = prev }()
-	s := w.set
+	c.syncing = true
+	defer func() { c.syncing = false }()
+	s := p.host.settings()
 	c.unit.SetSelected(view.UnitLabels[s.unit()])
 	text := "Not calibrated: dB SPL needs a calibration."
 	if s.CalNote != "" {
@@ -255,14 +285,14 @@ func (w *Window) syncCalControls() {
 
 // calibrateDialog asks how to calibrate: a full-scale sine's level, or
 // the input now being a 1 kHz calibrator (its level and channel).
-func (w *Window) calibrateDialog() {
+func (p *calPanel) calibrateDialog() {
 	mode := widget.NewRadioGroup([]string{calModeFullScale, calModeInput}, nil)
 	mode.Required = true
 	mode.SetSelected(calModeInput)
 	level := widget.NewEntry()
 	level.SetText("94")
 	var chans []string
-	for c := range max(1, w.stats.Channels) {
+	for c := range max(1, p.host.channels()) {
 		chans = append(chans, strconv.Itoa(c+1))
 	}
 	ch := widget.NewSelect(chans, nil)
@@ -276,13 +306,13 @@ func (w *Window) calibrateDialog() {
 		if !ok {
 			return
 		}
-		if err := w.calibrateAs(mode.Selected, level.Text, indexOf(chans, ch.Selected)); err != nil {
-			dialog.ShowError(err, w.win)
+		if err := p.calibrateAs(mode.Selected, level.Text, indexOf(chans, ch.Selected)); err != nil {
+			dialog.ShowError(err, p.win)
 		}
-	}, w.win)
+	}, p.win)
 	d.Resize(fyne.NewSize(460, 0))
 	d.Show()
-	w.cal.dlg = d
+	p.dlg = d
 }
 
 // The calibration dialog's modes.
@@ -292,23 +322,23 @@ const (
 )
 
 // calibrateAs calibrates as the dialog says.
-func (w *Window) calibrateAs(mode, levelText string, channel int) error {
+func (p *calPanel) calibrateAs(mode, levelText string, channel int) error {
 	level, err := strconv.ParseFloat(strings.TrimSpace(levelText), 64)
 	if err != nil || math.IsNaN(level) || math.IsInf(level, 0) {
 		return fmt.Errorf("prism: calibration level %q is not a number of dB SPL", levelText)
 	}
 	if mode == calModeFullScale {
-		return w.calibrateFullScale(level)
+		return p.calibrateFullScale(level)
 	}
 	if _, err := dsp.CalFromRecording(-20, level); err != nil { // the level's range, before measuring
 		return err
 	}
-	w.calibrateFromInput(max(0, channel), level, nil)
+	p.calibrateFromInput(max(0, channel), level, nil)
 	return nil
 }
 
 // micDialog asks for a microphone response file; a bad one shows an
 // error naming its line.
-func (w *Window) micDialog() {
-	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), w.loadMicFile)
+func (p *calPanel) micDialog() {
+	p.host.chooseFile(storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), p.loadMicFile)
 }

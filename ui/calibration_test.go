@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -45,7 +46,7 @@ func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) fl
 func TestUnitDensity(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.setUnit("dbfs-hz"); err != nil {
+	if err := w.cal.setUnit("dbfs-hz"); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -69,7 +70,7 @@ func TestUnitDensity(t *testing.T) {
 	if w.rta.UnitLabel() != "dBFS" {
 		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.UnitLabel())
 	}
-	if err := w.setUnit("dbspl"); !errors.Is(err, errNotCalibrated) || w.set.Unit != "dbfs-hz" {
+	if err := w.cal.setUnit("dbspl"); !errors.Is(err, errNotCalibrated) || w.set.Unit != "dbfs-hz" {
 		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit)
 	}
 }
@@ -110,7 +111,7 @@ const goodMic = "\"Sens Factor =-1.5dB, SERNO: 700\"\n* a test microphone\n20 0 
 func TestCalibrationAndMic(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	if err := w.calibrateFullScale(120); err != nil {
+	if err := w.cal.calibrateFullScale(120); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -122,18 +123,18 @@ func TestCalibrationAndMic(t *testing.T) {
 	if !strings.Contains(w.lvl.Text(), "RMS 95.7 dB SPL") {
 		t.Errorf("meters: %q", w.lvl.Text())
 	}
-	if err := w.calibrateFullScale(-3); err == nil {
+	if err := w.cal.calibrateFullScale(-3); err == nil {
 		t.Error("a −3 dB SPL calibration: no error")
 	}
 
 	// 0 dB to 200 Hz, +2 dB from 2 kHz, linear in log f between
 	bad := writeMic(t, goodMic+"2000 2 0\n1000 1 0\n")
-	err := w.loadMicFile(bad)
+	err := w.cal.loadMicFile(bad)
 	var ce *dsp.CalFileError
 	if !errors.As(err, &ce) || ce.Line != 6 || !strings.Contains(err.Error(), "line 6") || w.cal.mic != nil {
 		t.Errorf("bad file: %v", err)
 	}
-	if err := w.loadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
+	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -154,7 +155,7 @@ func TestCalibrationAndMic(t *testing.T) {
 	if s.Unit != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
 		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit, s.CalOffset, s.CalNote, s.MicFile)
 	}
-	w.clearCalibration()
+	w.cal.clearCalibration()
 	w.Pull()
 	checkLevels(t, w, "cleared", func(float64) float64 { return 0 })
 	if w.set.Unit != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
@@ -170,22 +171,22 @@ func TestCalibrateFromInput(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	var got error
 	done := false
-	w.calibrateFromInput(1, 94, func(err error) { got, done = err, true })
+	w.cal.calibrateFromInput(1, 94, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if got != nil || w.set.CalOffset != 120 || w.set.Unit != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
 		t.Errorf("calibrated: %v, %+v", got, w.set)
 	}
 	e.calErr = live.ErrNoCalibratorInput
 	done = false
-	w.calibrateFromInput(0, 114, func(err error) { got, done = err, true })
+	w.cal.calibrateFromInput(0, 114, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if !errors.Is(got, live.ErrNoCalibratorInput) || !strings.HasPrefix(got.Error(), "prism: ") || w.set.CalOffset != 120 {
 		t.Errorf("failed measurement: %v, offset %v", got, w.set.CalOffset)
 	}
-	if err := w.calibrateAs(calModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {
+	if err := w.cal.calibrateAs(calModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("a level that is not a number: %v", err)
 	}
-	if err := w.calibrateAs(calModeFullScale, "110", 0); err != nil || w.set.CalOffset != 110 {
+	if err := w.cal.calibrateAs(calModeFullScale, "110", 0); err != nil || w.set.CalOffset != 110 {
 		t.Errorf("full scale from the dialog: %v, %v", err, w.set.CalOffset)
 	}
 }
@@ -201,7 +202,7 @@ func TestCalSourceNoAllocs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d view.DisplayCal
-	d.Set(dsp.DBSPL, 100, mic, "hann")
+	d.Set(dsp.DBSPL, 100, mic, gpufft.Window{Kind: gpufft.Hann})
 	src := &view.CalSource{Src: newFakeEngine(), Cal: &d}
 	var sp live.Spectrum
 	src.Latest(0, &sp)
@@ -217,31 +218,31 @@ func TestFileSpectrumUnit(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	fs := syntheticFile()
 	e.file = fs
-	w.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	col := fs.Columns[100]
 	sp := &live.Spectrum{Current: col, BinHz: fs.BinHz(), Peak: fs.Peak(col)}
-	w.fileCursor(sp, 1, true)
-	if err := w.calibrateFullScale(100); err != nil {
+	w.fp.fileCursor(sp, 1, true)
+	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, off float64) {
 		t.Helper()
-		got := w.fspec.Shown().Current
+		got := w.fp.fspec.Shown().Current
 		for k := range col {
 			if math.Abs(float64(got[k]-col[k])-off) > 1e-3 {
 				t.Fatalf("%s: bin %d reads %v, the file %v", what, k, got[k], col[k])
 			}
 		}
-		if d := w.fspec.Shown().Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
+		if d := w.fp.fspec.Shown().Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
 			t.Errorf("%s: peak %+.3f dB from the file's", what, d)
 		}
 	}
 	check("dB SPL", 100)
-	if w.fspec.UnitLabel() != "dB SPL" {
-		t.Errorf("file spectrum unit %q", w.fspec.UnitLabel())
+	if w.fp.fspec.UnitLabel() != "dB SPL" {
+		t.Errorf("file spectrum unit %q", w.fp.fspec.UnitLabel())
 	}
-	if err := w.setUnit("dbfs"); err != nil {
+	if err := w.cal.setUnit("dbfs"); err != nil {
 		t.Fatal(err)
 	}
 	check("dBFS", 0)
@@ -277,7 +278,7 @@ func TestCalibrationRestored(t *testing.T) {
 			if (w.cal.mic != nil) != c.wantMic || (!c.wantMic && (w.set.MicFile != "" || !strings.Contains(w.notice, "microphone file"))) {
 				t.Errorf("mic %v, setting %q, notice %q", w.cal.mic, w.set.MicFile, w.notice)
 			}
-			w.calibrateDialog()
+			w.cal.calibrateDialog()
 			if w.cal.dlg == nil {
 				t.Error("no calibration dialog")
 			}
@@ -294,10 +295,10 @@ func TestWindowPullNoAllocs(t *testing.T) {
 	}
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.calibrateFullScale(110); err != nil {
+	if err := w.cal.calibrateFullScale(110); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
+	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -329,7 +330,7 @@ func TestUnitControl(t *testing.T) {
 	if !strings.Contains(w.cal.label.Text, "Not calibrated") {
 		t.Errorf("label %q", w.cal.label.Text)
 	}
-	if err := w.calibrateFullScale(100); err != nil {
+	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	if w.cal.unit.Selected != "dB SPL" || !strings.Contains(w.cal.label.Text, "dB SPL = dBFS +100.0 dB (full-scale sine = 100 dB SPL)") {

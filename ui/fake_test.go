@@ -346,7 +346,7 @@ type historyCall struct {
 	chans []int
 }
 
-// exportHistory records the call and says the columns fold 3 frames.
+// ExportHistory records the call and says the columns fold 3 frames.
 func (e *fakeEngine) ExportHistory(paths []string, chans []int, _ plot.ImageOptions) (live.HistoryInfo, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -357,7 +357,7 @@ func (e *fakeEngine) ExportHistory(paths []string, chans []int, _ plot.ImageOpti
 	return live.HistoryInfo{Geometry: geo, ColumnGeometry: cg, FramesPerColumn: 3, Columns: 10}, nil
 }
 
-// startRecording refuses a .png at once, else starts (or fails with
+// StartRecording refuses a .png at once, else starts (or fails with
 // recordErr) in the background, as live.Live's engine goroutine does.
 func (e *fakeEngine) StartRecording(path string, c int, done func(error)) error {
 	if filepath.Ext(path) == ".png" {
@@ -376,7 +376,7 @@ func (e *fakeEngine) StartRecording(path string, c int, done func(error)) error 
 	return nil
 }
 
-// stopRecording ends the fake's recording, its file saved.
+// StopRecording ends the fake's recording, its file saved.
 func (e *fakeEngine) StopRecording(done func(live.RecordStatus, error)) {
 	go func() {
 		e.mu.Lock()

@@ -73,7 +73,7 @@ func TestSettingsRaceTheViews(t *testing.T) {
 		}
 	}
 	// settle: waterfall on a log axis, 4096 points, and a 5 kHz tone
-	w.change(func(s *Settings) { s.Lower, s.FreqScale, s.FFT = "waterfall", "log", 4096 })
+	w.change(func(s *Settings) { s.Lower, s.FreqScale, s.FFT = "waterfall", plot.Log, 4096 })
 	settle(t, w) // the applier has handed the settings over
 	w.statusDue = time.Time{}
 	w.Pull()
@@ -207,7 +207,7 @@ func TestBlockedApplyDoesNotFreeze(t *testing.T) {
 func TestControlStress(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	c := &w.c
+	c := w.c
 	rng := rand.New(rand.NewSource(1313))
 	pick := func(s *widget.Select) { s.SetSelected(s.Options[rng.Intn(len(s.Options))]) }
 	selects := []*widget.Select{c.fft, c.overlap, c.window, c.avg, c.hold, c.scale, c.dbTop, c.dbFloor,
@@ -252,7 +252,7 @@ func TestControlStress(t *testing.T) {
 	if cfgFFT(w.spec) != st.FFT || cfgRate(w.spec) != st.SampleRate || cfgFFT(w.wf) != st.FFT || cfgRate(w.wf) != st.SampleRate {
 		t.Errorf("views at N=%d/%d, %d/%d Hz; analysis N=%d, %d Hz", cfgFFT(w.spec), cfgFFT(w.wf), cfgRate(w.spec), cfgRate(w.wf), st.FFT, st.SampleRate)
 	}
-	if w.spec.Axis().Scale.String() != w.set.FreqScale || w.wf.Axis().Scale.String() != w.set.FreqScale {
+	if w.spec.Axis().Scale != w.set.FreqScale || w.wf.Axis().Scale != w.set.FreqScale {
 		t.Errorf("axes %s/%s, setting %s", w.spec.Axis().Scale, w.wf.Axis().Scale, w.set.FreqScale)
 	}
 	if w.wf.Colormap() != w.set.Colormap || wfMin(w.wf) != w.set.DBMin || w.rta.Weighting() != w.set.Weighting {

@@ -13,11 +13,11 @@ func (w *Window) harmonics(on bool) {
 	w.harm.SetOn(on)
 	w.fharm.SetOn(on)
 	w.measureFileDue(w.now())
-	if w.c.harmonics != nil && w.c.harmonics.Checked != on {
-		w.c.harmonics.SetChecked(on)
+	if w.rp.harmonics != nil && w.rp.harmonics.Checked != on {
+		w.rp.harmonics.SetChecked(on)
 	}
 	w.spec.Refresh()
-	w.fspec.Refresh()
+	w.fp.fspec.Refresh()
 }
 
 // distortion is the last measurement of the spectrum shown (live, or the
@@ -51,12 +51,12 @@ func (w *Window) measureLive(now time.Time) {
 // pull calls it so that the last position is measured too).
 func (w *Window) measureFileDue(now time.Time) {
 	h := &w.fharm
-	fs := w.fview.File()
-	sp := w.fspec.Shown()
+	fs := w.fp.fview.File()
+	sp := w.fp.fspec.Shown()
 	if !h.Stale() || !h.Due(now) || sp == nil || fs == nil {
 		return
 	}
 	if len(sp.Current) > 1 {
-		h.Start(sp.Current, sp.BinHz, fs.Window.String(), view.UnitLabels[w.set.unit()], now, w.do, w.fspec.Refresh)
+		h.Start(sp.Current, sp.BinHz, fs.Window, view.UnitLabels[w.set.unit()], now, w.do, w.fp.fspec.Refresh)
 	}
 }

@@ -76,7 +76,7 @@ func TestHarmonicReadout(t *testing.T) {
 	w.c.avg.SetSelected("Off")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.c.harmonics.SetChecked(true)
+	w.rp.harmonics.SetChecked(true)
 	if !w.harm.On() {
 		t.Fatal("the check box did not turn the harmonics on")
 	}
@@ -138,7 +138,7 @@ func TestHarmonicReadout(t *testing.T) {
 	}
 	// calibrated, the readout measures the spectrum shown in dB SPL and
 	// says so
-	if err := w.calibrateFullScale(100); err != nil {
+	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(view.HarmonicEvery)
@@ -149,7 +149,7 @@ func TestHarmonicReadout(t *testing.T) {
 		t.Errorf("in dB SPL: fundamental %.3f, readout %q; want %.3f dB SPL", d3.FundamentalDBFS, line3, d.FundamentalDBFS+110)
 	}
 	w.typedRune('d')
-	if w.harm.On() || w.c.harmonics.Checked {
+	if w.harm.On() || w.rp.harmonics.Checked {
 		t.Error("D did not turn the harmonics off")
 	}
 }
@@ -165,7 +165,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	for _, name := range []string{"a", "b"} {
-		if err := w.storeReference(name); err != nil {
+		if err := w.rp.store(name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -188,7 +188,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(20, spectrum); n != 0 {
 		t.Errorf("a frame with references and harmonics allocates %v times", n)
 	}
-	w.setDifference(1)
+	w.rp.setDifference(1)
 	difference := func() {
 		w.Pull()
 		w.diff.Render(640, 240)
@@ -215,13 +215,13 @@ func TestFileViewMeasures(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
-	if err := w.storeReference("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	if err := w.rp.store("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
 		t.Errorf("storing before the cursor was over the file: %v", err)
 	}
 	w.harmonics(true)
-	w.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
+	w.fp.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
 	waitFor(t, func() bool { return !w.fharm.Busy() })
 	d, line, err := w.distortion()
 	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
@@ -230,22 +230,22 @@ func TestFileViewMeasures(t *testing.T) {
 	if strings.Contains(line, "leaks") {
 		t.Errorf("flat-top readout warns: %q", line)
 	}
-	if err := w.storeReference("file"); err != nil {
+	if err := w.rp.store("file"); err != nil {
 		t.Fatal(err)
 	}
-	if lv := w.references()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
+	if lv := w.rp.refs()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
 		t.Fatalf("the file's reference is not the spectrum under the cursor")
 	}
-	w.setDifference(0)
+	w.rp.setDifference(0)
 	louder := make([]float32, len(db))
 	for k, v := range db {
 		louder[k] = v + 2
 	}
-	w.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
-	if w.difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
+	w.fp.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
+	if w.difference() != w.fp.fdiff || !w.fp.fdiff.Visible() || w.fp.fspec.Visible() {
 		t.Fatal("the file tab does not show the difference")
 	}
-	for k, v := range w.fdiff.Lines()[0].DB {
+	for k, v := range w.fp.fdiff.Lines()[0].DB {
 		if want := float64(louder[k]) - float64(db[k]); math.Abs(float64(v)-want) > 1e-4 {
 			t.Fatalf("bin %d: difference %g, want %g", k, v, want)
 		}

@@ -40,7 +40,7 @@ func (w *Window) installKeys() {
 	} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { fn() })
 	}
-	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.exportHistoryDialog, fyne.KeyR: w.toggleRecord} {
+	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.exportDialog, fyne.KeyR: w.rec.toggle} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func(fyne.Shortcut) { fn() })
 	}
 }
@@ -58,9 +58,9 @@ func (w *Window) typedKey(k fyne.KeyName) {
 	case fyne.KeyDown:
 		w.change(func(s *Settings) { s.shiftDB(-10) })
 	case fyne.KeyLeft:
-		w.fview.Pan(-0.1)
+		w.fp.fview.Pan(-0.1)
 	case fyne.KeyRight:
-		w.fview.Pan(0.1)
+		w.fp.fview.Pan(0.1)
 	}
 }
 
@@ -70,9 +70,9 @@ func (w *Window) typedRune(r rune) {
 	case 'g', 'G':
 		w.toggleEngine()
 	case 'f', 'F':
-		w.change(func(s *Settings) { s.FreqScale = next([]string{"log", "lin", "mel"}, s.FreqScale) })
+		w.change(func(s *Settings) { s.FreqScale = next([]plot.Scale{plot.Log, plot.Lin, plot.Mel}, s.FreqScale) })
 	case 'm', 'M':
-		w.change(func(s *Settings) { s.Colormap = next(plot.ColormapNames(), s.Colormap) })
+		w.change(func(s *Settings) { s.Colormap = next(plot.Colormaps, s.Colormap) })
 	case 'a', 'A':
 		w.change(func(s *Settings) { s.Averaging = next(view.AvgModes, s.Averaging) })
 	case 'h', 'H':
@@ -88,7 +88,7 @@ func (w *Window) typedRune(r rune) {
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
 	case 's', 'S':
-		w.storeReferenceDialog()
+		w.rp.storeDialog()
 	case 'd', 'D':
 		w.harmonics(!w.harm.On())
 	case 't', 'T':
@@ -98,18 +98,18 @@ func (w *Window) typedRune(r rune) {
 	case ']':
 		w.change(func(s *Settings) { s.FFT = min(analysis.MaxFFT, s.FFT*2) })
 	case '+', '=':
-		t0, t1 := w.fview.View()
-		w.fview.Zoom(0.5, (t0+t1)/2)
+		t0, t1 := w.fp.fview.View()
+		w.fp.fview.Zoom(0.5, (t0+t1)/2)
 	case '-':
-		t0, t1 := w.fview.View()
-		w.fview.Zoom(2, (t0+t1)/2)
+		t0, t1 := w.fp.fview.View()
+		w.fp.fview.Zoom(2, (t0+t1)/2)
 	case '0':
-		w.zoomReset()
+		w.fp.zoomReset()
 	}
 }
 
 // next is the option after cur (the first if cur is not there).
-func next(opts []string, cur string) string {
+func next[T comparable](opts []T, cur T) T {
 	for i, o := range opts {
 		if o == cur {
 			return opts[(i+1)%len(opts)]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
@@ -16,7 +17,7 @@ import (
 // first live spectrum shown.
 func (w *Window) shownSpectrum() (*live.Spectrum, string, error) {
 	if w.tabs.Selected() == w.fileTab {
-		sp := w.fspec.Shown()
+		sp := w.fp.fspec.Shown()
 		if sp == nil {
 			return nil, "", errors.New("prism: no spectrum to store: move the cursor over the file first")
 		}
@@ -32,11 +33,11 @@ func (w *Window) shownSpectrum() (*live.Spectrum, string, error) {
 	return sp, w.set.Averaging, nil
 }
 
-// storeReference stores the spectrum shown (live: the average if one is
+// store stores the spectrum shown (live: the average if one is
 // on, else the latest, of the first channel shown; file: the spectrum
 // under the cursor) as a reference named name.
-func (w *Window) storeReference(name string) error {
-	sp, avg, err := w.shownSpectrum()
+func (p *refPanel) store(name string) error {
+	sp, avg, err := p.host.shownSpectrum()
 	if err != nil {
 		return err
 	}
@@ -44,13 +45,13 @@ func (w *Window) storeReference(name string) error {
 	if err != nil {
 		return err
 	}
-	return w.addReference(t)
+	return p.add(t)
 }
 
-// loadReference reads a reference CSV (freq_hz,level, as `prism
+// load reads a reference CSV (freq_hz,level, as `prism
 // spectrum` writes it), named after the file ("NAME (2)" if a reference
 // has that name).
-func (w *Window) loadReference(path string) error {
+func (p *refPanel) load(path string) error {
 	t, err := dsp.ReadTraceFile(path)
 	if err != nil {
 		return fmt.Errorf("prism: load reference: %w", err)
@@ -58,65 +59,65 @@ func (w *Window) loadReference(path string) error {
 	// a file loaded again, or one named like a stored reference: the
 	// name with a number
 	base := t.Name
-	for n := 2; w.refIndex(t.Name) >= 0; n++ {
+	for n := 2; p.index(t.Name) >= 0; n++ {
 		t.Name = base + " (" + strconv.Itoa(n) + ")"
 	}
-	return w.addReference(t)
+	return p.add(t)
 }
 
-// saveReference writes reference i to path as CSV (freq_hz,level, every
+// save writes reference i to path as CSV (freq_hz,level, every
 // value exact), through a temporary file renamed into place.
-func (w *Window) saveReference(i int, path string) error {
-	if i < 0 || i >= len(w.refs.Refs()) {
+func (p *refPanel) save(i int, path string) error {
+	if i < 0 || i >= len(p.set.Refs()) {
 		return fmt.Errorf("prism: no reference %d", i)
 	}
-	if err := writeTrace(w.refs.Refs()[i].Trace, path); err != nil {
+	if err := writeTrace(p.set.Refs()[i].Trace, path); err != nil {
 		return fmt.Errorf("prism: save reference: %w", err)
 	}
 	return nil
 }
 
-// deleteReference forgets reference i, and removes its file from the
+// delete forgets reference i, and removes its file from the
 // reference directory (the error says if that failed).
-func (w *Window) deleteReference(i int) error {
-	if i < 0 || i >= len(w.refs.Refs()) {
+func (p *refPanel) delete(i int) error {
+	if i < 0 || i >= len(p.set.Refs()) {
 		return fmt.Errorf("prism: no reference %d", i)
 	}
-	r := w.refs.Refs()[i]
-	w.refs.Remove(i)
-	w.referencesChanged()
-	return w.forgetKept(r)
+	r := p.set.Refs()[i]
+	p.set.Remove(i)
+	p.host.referencesChanged()
+	return p.forget(r)
 }
 
-// showReference draws reference i over the spectra or hides it.
-func (w *Window) showReference(i int, on bool) {
-	if i >= 0 && i < len(w.refs.Refs()) && w.refs.Refs()[i].Shown != on {
-		w.refs.SetShown(i, on)
-		w.referencesChanged()
+// show draws reference i over the spectra or hides it.
+func (p *refPanel) show(i int, on bool) {
+	if i >= 0 && i < len(p.set.Refs()) && p.set.Refs()[i].Shown != on {
+		p.set.SetShown(i, on)
+		p.host.referencesChanged()
 	}
 }
 
-// references are the stored references, in order.
-func (w *Window) references() []*view.Reference { return w.refs.Refs() }
+// refs are the stored references, in order.
+func (p *refPanel) refs() []*view.Reference { return p.set.Refs() }
 
 // setDifference shows the spectrum shown less reference i (−1: the
 // spectra again) in the spectrum's place, live and in the file tab.
-func (w *Window) setDifference(i int) {
-	if i >= len(w.refs.Refs()) {
+func (p *refPanel) setDifference(i int) {
+	if i >= len(p.set.Refs()) {
 		i = -1
 	}
-	w.refs.SetDiffTo(i)
-	w.referencesChanged()
+	p.set.SetDiffTo(i)
+	p.host.referencesChanged()
 }
 
 // difference is the difference plot shown (live or file), or nil when no
 // difference is shown.
 func (w *Window) difference() *view.LinePlot {
-	if w.refs.DiffTo() < 0 {
+	if w.rp.set.DiffTo() < 0 {
 		return nil
 	}
 	if w.tabs.Selected() == w.fileTab {
-		return w.fdiff
+		return w.fp.fdiff
 	}
 	return w.diff
 }
@@ -124,9 +125,9 @@ func (w *Window) difference() *view.LinePlot {
 // referencesChanged brings the views and the references panel up to
 // date after any change of the set.
 func (w *Window) referencesChanged() {
-	if i := w.refs.DiffTo(); i >= 0 {
-		name, c := w.refs.Refs()[i].Trace.Name, view.RefColor(w.refs.Refs()[i].Color, w.set.Theme != "light")
-		for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
+	if i := w.rp.set.DiffTo(); i >= 0 {
+		name, c := w.rp.set.Refs()[i].Trace.Name, view.RefColor(w.rp.set.Refs()[i].Color, w.set.Theme != "light")
+		for _, d := range []*view.LinePlot{w.diff, w.fp.fdiff} {
 			d.SetTitle("difference to " + name)
 			l := &d.SetLines(1)[0]
 			l.Name, l.Color = "shown − "+name, c
@@ -137,12 +138,12 @@ func (w *Window) referencesChanged() {
 		w.diff.Hide()
 		w.spec.Show()
 	}
-	w.showFileLower()
+	w.fp.showFileLower()
 	w.spec.Refresh()
-	w.fspec.Refresh()
+	w.fp.fspec.Refresh()
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
-	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)
-	w.syncRefControls()
+	w.updateDiff(w.fp.fspec, w.fp.fdiff, &w.fp.fdiffGrid, view.AvgOff)
+	w.rp.sync()
 }
 
 // updateDiff recomputes the difference plot d from the spectrum view's
@@ -150,17 +151,24 @@ func (w *Window) referencesChanged() {
 // allocate once the difference has its size.
 func (w *Window) updateDiff(v *view.SpectrumView, d *view.LinePlot, g *view.RefGrid, avg string) {
 	sp := v.Shown()
-	if w.refs.DiffTo() < 0 || sp == nil {
+	if w.rp.set.DiffTo() < 0 || sp == nil {
 		return
 	}
 	cur := view.ShownLevels(sp, avg)
 	if len(cur) < 2 {
 		return
 	}
-	ref := g.Levels(&w.refs, w.refs.DiffTo(), len(cur), sp.BinHz)
+	ref := g.Levels(&w.rp.set, w.rp.set.DiffTo(), len(cur), sp.BinHz)
 	l := &d.SetLines(1)[0]
 	l.DB = view.DifferenceDB(l.DB, cur, ref)
 	fft := 2 * (len(cur) - 1)
 	d.SetConfig(int(math.Round(sp.BinHz*float64(fft))), fft, v.Scale())
 	d.Redraw()
 }
+
+// harmonicsOn says whether the harmonic markers and readout are on
+// (refHost).
+func (w *Window) harmonicsOn() bool { return w.harm.On() }
+
+// clock is the window's time (refHost; tests set it).
+func (w *Window) clock() time.Time { return w.now() }

@@ -34,8 +34,8 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	if w.win.Canvas().Size() != fyne.NewSize(1280, 800) {
 		t.Fatalf("window %v", w.win.Canvas().Size())
 	}
-	text := fyne.MeasureText(strip, theme.TextSize(), w.status.TextStyle)
-	room := w.status.Size().Width - 2*theme.InnerPadding()
+	text := fyne.MeasureText(strip, theme.TextSize(), w.bar.strip.TextStyle)
+	room := w.bar.strip.Size().Width - 2*theme.InnerPadding()
 	if text.Width > room {
 		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
 	}
@@ -46,7 +46,7 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	if strings.Contains(w.statusStrip(), "no data") {
 		t.Errorf("the warning is still in the strip after %v: %q", warnFor+time.Second, w.statusStrip())
 	}
-	if d := w.statusDetails(); !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
+	if d := w.bar.details.Text; !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
 		t.Errorf("details %q", d)
 	}
 	// a new warning shows again
@@ -58,9 +58,9 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	if !strings.Contains(w.statusStrip(), "⚠ GPU failed") {
 		t.Errorf("a new warning is not shown: %q", w.statusStrip())
 	}
-	w.showDetails() // the popover opens over the window
-	if !strings.Contains(w.detailText.Text, "Engine: GPU (fake device)") {
-		t.Errorf("details %q", w.detailText.Text)
+	w.bar.detailsBtn.OnTapped() // the popover opens over the window
+	if !strings.Contains(w.bar.details.Text, "Engine: GPU (fake device)") {
+		t.Errorf("details %q", w.bar.details.Text)
 	}
 }
 
@@ -94,8 +94,8 @@ func TestFileShownPausesLive(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	n := e.latestN
 	w.Pull()
 	if e.latestN != n {

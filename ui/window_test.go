@@ -65,7 +65,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	if got := e.lastApplied(); got.FFT != 4096 || got.Hop != 1024 {
 		t.Fatalf("initial settings %+v, want FFT 4096 hop 1024", got)
 	}
-	c := &w.c
+	c := w.c
 	c.fft.SetSelected("8192")
 	if got := e.lastApplied(); got.FFT != 8192 || got.Hop != 2048 {
 		t.Errorf("FFT 8192: engine got FFT %d hop %d", got.FFT, got.Hop)
@@ -127,7 +127,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 		t.Errorf("dB range %g…%g, want −80…−20", specMin(w.spec), specMax(w.spec))
 	}
 	c.cmap.SetSelected("magma")
-	if w.wf.Colormap() != "magma" {
+	if w.wf.Colormap().String() != "magma" {
 		t.Errorf("colormap %s", w.wf.Colormap())
 	}
 
@@ -160,9 +160,9 @@ func TestControlsDriveTheEngine(t *testing.T) {
 
 	// remembered: a new window on the same preferences starts the same
 	got := LoadSettings(a.Preferences())
-	if got.FFT != 8192 || got.Overlap != 0.9375 || got.Window != "blackman-harris" || got.FreqScale != "mel" ||
-		got.DBMin != -80 || got.DBMax != -20 || got.Colormap != "magma" || got.Lower != "rta" || got.Fraction != 6 ||
-		got.Band != "bandpass:500-2000" || got.Engine != "gpu" || got.AvgSeconds != 4 || got.PeakHold != 10 {
+	if got.FFT != 8192 || got.Overlap != 0.9375 || got.Window.String() != "blackman-harris" || got.FreqScale.String() != "mel" ||
+		got.DBMin != -80 || got.DBMax != -20 || got.Colormap.String() != "magma" || got.Lower != "rta" || got.Fraction != 6 ||
+		got.Band.String() != "bandpass:500-2000" || got.Engine != "gpu" || got.AvgSeconds != 4 || got.PeakHold != 10 {
 		t.Errorf("saved settings %+v", got)
 	}
 }
@@ -186,7 +186,7 @@ func TestKeys(t *testing.T) {
 		t.Error("Space again did not resume")
 	}
 	w.typedRune('f')
-	if w.set.FreqScale != "lin" {
+	if w.set.FreqScale.String() != "lin" {
 		t.Errorf("F: scale %s, want lin", w.set.FreqScale)
 	}
 	w.typedRune(']')
@@ -292,11 +292,11 @@ func TestExports(t *testing.T) {
 	}
 	// the file's spectrogram goes through the engine
 	e.file = syntheticFile()
-	w.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	var exportErr error
 	exported := false
-	w.exportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
+	w.fp.exportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
 	waitFor(t, func() bool { return exported })
 	if exportErr != nil || len(e.exported) != 1 {
 		t.Errorf("spectrogram export: %v, %v", exportErr, e.exported)
@@ -339,17 +339,17 @@ func TestOpenFileAndZoom(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
-	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
-		t.Errorf("file tab: %q", w.fileInfo.Text)
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fp.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
+		t.Errorf("file tab: %q", w.fp.fileInfo.Text)
 	}
 	if o := e.views[0]; o.FFT != 4096 || o.Hop != 1024 || o.MaxColumns != 4096 || o.Channel != -1 {
 		t.Errorf("overview asked with %+v", o)
 	}
 	w.win.Canvas().Capture()
-	w.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
-	waitFor(t, func() bool { return w.fview.Detail() != nil })
+	w.fp.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
+	waitFor(t, func() bool { return w.fp.fview.Detail() != nil })
 	o := e.views[1]
 	if o.Start > 1.9 || o.End < 2.1 || o.Hop >= 256 || o.Hop < 1024/64 || o.FFT != 1024 {
 		t.Errorf("detail asked with %+v", o)
@@ -380,15 +380,15 @@ func TestBadFile(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	e.mu.Lock()
 	e.fileErr = errors.New("broken.wav: not a RIFF/WAVE file")
 	e.mu.Unlock()
-	w.openFile("broken.wav")
-	waitFor(t, func() bool { return strings.HasPrefix(w.fileInfo.Text, "Could not analyze") })
-	if !strings.Contains(w.fileInfo.Text, "not a RIFF/WAVE file") || w.fview.File() != e.file || w.progress.Visible() {
-		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fileInfo.Text, w.fview.File() != nil, w.progress.Visible())
+	w.fp.openFile("broken.wav")
+	waitFor(t, func() bool { return strings.HasPrefix(w.fp.fileInfo.Text, "Could not analyze") })
+	if !strings.Contains(w.fp.fileInfo.Text, "not a RIFF/WAVE file") || w.fp.fview.File() != e.file || w.fp.progress.Visible() {
+		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fp.fileInfo.Text, w.fp.fview.File() != nil, w.fp.progress.Visible())
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // ABView shows two files' long-term spectra (A and B, labelled with the
@@ -49,7 +50,7 @@ func NewABView() *ABView {
 func (v *ABView) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(v.content) }
 
 // SetDisplay follows the frequency scale and theme.
-func (v *ABView) SetDisplay(scale string, dark bool) {
+func (v *ABView) SetDisplay(scale plot.Scale, dark bool) {
 	for _, p := range []*LinePlot{v.spectra, v.diff} {
 		p.SetConfig(p.rate, p.fft, scale)
 		p.SetDark(dark)
@@ -73,7 +74,7 @@ func (v *ABView) Active() bool { return v.active }
 // and size) of files nameA and nameB, and b − a: B's levels less A's,
 // A taken as a reference trace (dsp.Trace.Difference, as `prism spectrum
 // --ref` does).
-func (v *ABView) SetResults(nameA, nameB string, a, b analysis.SpectrumResult, scale string) error {
+func (v *ABView) SetResults(nameA, nameB string, a, b analysis.SpectrumResult, scale plot.Scale) error {
 	if len(a.Levels) == 0 || len(b.Levels) == 0 {
 		return errors.New("prism: A/B: no spectrum")
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/gpufft"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -230,4 +232,22 @@ func distortedSpectrum(t *testing.T, window string, n, rate int, a1, f0 float64,
 		db[k] = float32(10 * math.Log10(p))
 	}
 	return db
+}
+
+// scaleOf is the frequency scale named s ("log", "lin", "mel").
+func scaleOf(s string) plot.Scale {
+	sc, err := plot.ParseScale(s)
+	if err != nil {
+		panic(err)
+	}
+	return sc
+}
+
+// windowOf is the window function named s.
+func windowOf(s string) gpufft.Window {
+	w, err := live.ParseWindow(s)
+	if err != nil {
+		panic(err)
+	}
+	return w
 }

@@ -23,7 +23,7 @@ import (
 type FileView struct {
 	plotBase
 	fs, detail   *analysis.FileSpectrogram
-	scale        string
+	scale        plot.Scale
 	axis         plot.FreqAxis
 	lut          *[256][3]uint8
 	dbMin, dbMax float64
@@ -53,7 +53,7 @@ type fileKey struct {
 }
 
 // NewFileView makes an empty file view.
-func NewFileView(scale, colormap string, dbMin, dbMax float64) *FileView {
+func NewFileView(scale plot.Scale, colormap plot.Colormap, dbMin, dbMax float64) *FileView {
 	v := &FileView{scale: scale, dbMin: dbMin, dbMax: dbMax}
 	v.dark = true
 	v.SetColormap(colormap)
@@ -102,21 +102,17 @@ func (v *FileView) Analysis() string {
 }
 
 // SetScale sets the frequency scale.
-func (v *FileView) SetScale(scale string) {
+func (v *FileView) SetScale(scale plot.Scale) {
 	v.scale = scale
 	if v.fs == nil {
 		return
 	}
-	if a, err := NewFreqAxis(scale, v.fs.Rate, v.fs.FFT); err == nil {
-		v.axis = a
-	}
+	v.axis = plot.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT)
 }
 
 // SetColormap chooses the colormap.
-func (v *FileView) SetColormap(name string) {
-	if lut, err := ColormapLUT(name); err == nil {
-		v.lut = lut
-	}
+func (v *FileView) SetColormap(c plot.Colormap) {
+	v.lut = c.LUT()
 }
 
 // SetRange sets the colour range in dBFS.

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2/test"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // TestBinMapsByLength: the map a spectrum gets is made for its own length,
 // and a short spectrum is never read past its end.
 func TestBinMapsByLength(t *testing.T) {
 	test.NewTempApp(t)
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	var c binMaps
 	for _, n := range []int{4096, 8192, 64, 4096} {
 		m := c.get(v.axis, 500, 48000, n/2+1)

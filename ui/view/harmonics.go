@@ -16,6 +16,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // ErrNoSpectrum is the distortion readout's error before a spectrum arrives.
@@ -48,8 +49,8 @@ type HarmonicMeter struct {
 type harmonicWork struct {
 	in     []float32
 	binHz  float64
-	window string // a name live.ParseWindow reads
-	kwin   string // the kernel's window and size
+	window gpufft.Window
+	kwin   gpufft.Window // the kernel's window
 	fft    int
 	kernel *dsp.WindowKernel
 	leakDB float64 // the kernel's highest side lobe beyond leakFromBins (dB)
@@ -64,7 +65,7 @@ var harmonicLabels = [...][]byte{[]byte("F"), nil, []byte("2"), []byte("3"), []b
 
 // measure analyses db (dB per bin, sine-level dBFS, bins 0…N/2 binHz
 // apart) taken with window at once, on the calling goroutine.
-func (h *HarmonicMeter) measure(db []float32, binHz float64, window string) {
+func (h *HarmonicMeter) measure(db []float32, binHz float64, window gpufft.Window) {
 	h.load(db, binHz, window)
 	h.work.run()
 	h.publish()
@@ -73,7 +74,7 @@ func (h *HarmonicMeter) measure(db []float32, binHz float64, window string) {
 // startWork measures db in the background unless a measurement is running,
 // then, through do (onto the Fyne goroutine), publishes the result and
 // calls done.
-func (h *HarmonicMeter) startWork(db []float32, binHz float64, window string, do func(func()), done func()) {
+func (h *HarmonicMeter) startWork(db []float32, binHz float64, window gpufft.Window, do func(func()), done func()) {
 	if h.busy {
 		return
 	}
@@ -90,7 +91,7 @@ func (h *HarmonicMeter) startWork(db []float32, binHz float64, window string, do
 }
 
 // load copies the job into work (not while busy).
-func (h *HarmonicMeter) load(db []float32, binHz float64, window string) {
+func (h *HarmonicMeter) load(db []float32, binHz float64, window gpufft.Window) {
 	h.work.in = append(h.work.in[:0], db...)
 	h.work.binHz, h.work.window = binHz, window
 }
@@ -101,7 +102,7 @@ func (h *HarmonicMeter) publish() {
 	h.valid = h.err == nil
 	h.leaky = ""
 	if h.work.kernel != nil && h.work.leakDB > leakLimitDB {
-		h.leaky = h.work.kwin
+		h.leaky = h.work.kwin.String()
 	}
 	h.formatLine()
 }
@@ -123,7 +124,7 @@ func (m *harmonicWork) run() {
 
 // ensureKernel makes the window kernel of window at size fft, unless it
 // has it.
-func (m *harmonicWork) ensureKernel(window string, fft int) error {
+func (m *harmonicWork) ensureKernel(window gpufft.Window, fft int) error {
 	if m.kernel != nil && m.kwin == window && m.fft == fft {
 		return nil
 	}
@@ -131,11 +132,7 @@ func (m *harmonicWork) ensureKernel(window string, fft int) error {
 	if fft < 2 {
 		return ErrNoSpectrum
 	}
-	w, err := live.ParseWindow(window)
-	if err != nil {
-		return err
-	}
-	k, err := dsp.NewWindowKernel(w.Values(fft))
+	k, err := dsp.NewWindowKernel(window.Values(fft))
 	if err != nil {
 		return err
 	}
@@ -299,7 +296,7 @@ func (h *HarmonicMeter) Due(now time.Time) bool { return h.on && !h.busy && !now
 // with window) on a goroutine of its own unless one is running, then,
 // through do (onto the Fyne goroutine), publishes the result and calls
 // done. The next Due is HarmonicEvery after now.
-func (h *HarmonicMeter) Start(db []float32, binHz float64, window, unit string, now time.Time, do func(func()), done func()) {
+func (h *HarmonicMeter) Start(db []float32, binHz float64, window gpufft.Window, unit string, now time.Time, do func(func()), done func()) {
 	h.stale = false
 	h.due = now.Add(HarmonicEvery)
 	h.unit = unit

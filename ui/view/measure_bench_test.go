@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // BenchmarkHarmonicMeasure is one distortion measurement of a spectrum
@@ -22,10 +23,10 @@ func BenchmarkHarmonicMeasure(b *testing.B) {
 				db[k] = float32(math.Max(-140, -6-3*math.Pow((f-1000)/binHz, 2)))
 			}
 			var h HarmonicMeter
-			h.measure(db, binHz, "blackman-harris")
+			h.measure(db, binHz, windowOf("blackman-harris"))
 			b.ReportAllocs()
 			for b.Loop() {
-				h.measure(db, binHz, "blackman-harris")
+				h.measure(db, binHz, windowOf("blackman-harris"))
 			}
 		})
 	}
@@ -36,7 +37,7 @@ func BenchmarkHarmonicMeasure(b *testing.B) {
 func BenchmarkFrameWithReferences(b *testing.B) {
 	test.NewTempApp(b)
 	e := newFakeSource()
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	win := test.NewTempWindow(b, v)
 	win.SetPadded(false)
 	win.Resize(fyne.NewSize(800, 300))
@@ -53,7 +54,7 @@ func BenchmarkFrameWithReferences(b *testing.B) {
 	}
 	v.SetReferences(&refs)
 	h := &HarmonicMeter{on: true}
-	h.measure(v.spectra[0].Current, v.spectra[0].BinHz, "hann")
+	h.measure(v.spectra[0].Current, v.spectra[0].BinHz, windowOf("hann"))
 	v.SetHarmonics(h)
 	capture(win)
 	b.ReportAllocs()

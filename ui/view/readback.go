@@ -5,6 +5,7 @@ import (
 	"image/color"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -48,8 +49,8 @@ func (w *Waterfall) Config() (rate, fft int) { return w.rate, w.fft }
 // Axis is the waterfall's frequency axis.
 func (w *Waterfall) Axis() plot.FreqAxis { return w.axis }
 
-// Colormap is the colormap's name.
-func (w *Waterfall) Colormap() string { return w.colormap }
+// Colormap is the waterfall's colormap.
+func (w *Waterfall) Colormap() plot.Colormap { return w.colormap }
 
 // Range is the dB range the colormap spans.
 func (w *Waterfall) Range() (dbMin, dbMax float64) { return w.dbMin, w.dbMax }
@@ -61,8 +62,8 @@ func (w *Waterfall) History() [][]float32 { return w.hist }
 // UnitLabel is the levels' unit label (SetUnit).
 func (v *RTAView) UnitLabel() string { return v.unit }
 
-// Weighting is the bands' weighting name.
-func (v *RTAView) Weighting() string { return v.weighting }
+// Weighting is the bands' weighting.
+func (v *RTAView) Weighting() dsp.Weighting { return v.weighting }
 
 // Axis is the plot's frequency axis.
 func (v *LinePlot) Axis() plot.FreqAxis { return v.axis }

@@ -28,7 +28,7 @@ func TestRTAFineFractions(t *testing.T) {
 			e := newFakeSource()
 			e.fft, e.bands = fft, bands
 			v := NewRTAView(48000, -120, 0)
-			v.SetBands(frac, "A")
+			v.SetBands(frac, dsp.WeightA)
 			win := showIn(t, v, 900, 300)
 			v.Pull(e, 0)
 			capture(win)

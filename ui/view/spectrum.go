@@ -79,7 +79,7 @@ type SpectrumView struct {
 	spectra     []live.Spectrum // one per trace set shown
 	n           int             // spectra in use
 	rate, fft   int
-	scale       string
+	scale       plot.Scale
 	axis        plot.FreqAxis
 	maps        binMaps // per spectrum geometry: each trace is mapped by its own length
 	dbMin       float64
@@ -106,8 +106,8 @@ type SpectrumView struct {
 }
 
 // NewSpectrumView makes a spectrum plot for rate and FFT size on a
-// frequency scale ("log", "lin", "mel") and dB range.
-func NewSpectrumView(rate, fft int, scale string, dbMin, dbMax float64) *SpectrumView {
+// frequency scale and dB range.
+func NewSpectrumView(rate, fft int, scale plot.Scale, dbMin, dbMax float64) *SpectrumView {
 	v := &SpectrumView{dbMin: dbMin, dbMax: dbMax, avg: AvgExp, peakHold: true, unit: "dBFS", unitID: "dbfs"}
 	v.dark = true
 	v.SetConfig(rate, fft, scale)
@@ -122,15 +122,11 @@ func (v *SpectrumView) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetConfig sets the sample rate, FFT size and frequency scale.
-func (v *SpectrumView) SetConfig(rate, fft int, scale string) {
+func (v *SpectrumView) SetConfig(rate, fft int, scale plot.Scale) {
 	if rate <= 0 || fft < 2 {
 		return
 	}
-	axis, err := NewFreqAxis(scale, rate, fft)
-	if err != nil {
-		return
-	}
-	v.rate, v.fft, v.scale, v.axis = rate, fft, scale, axis
+	v.rate, v.fft, v.scale, v.axis = rate, fft, scale, plot.NewFreqAxis(scale, rate, fft)
 }
 
 // Axis is the frequency axis in use.
@@ -509,5 +505,5 @@ func (v *SpectrumView) Shown() *live.Spectrum {
 	return &v.spectra[0]
 }
 
-// Scale is the frequency scale's name the view draws on.
-func (v *SpectrumView) Scale() string { return v.scale }
+// Scale is the frequency scale the view draws on.
+func (v *SpectrumView) Scale() plot.Scale { return v.scale }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // The spectrum's units in the controls, in the order of dsp's Unit
@@ -22,14 +23,14 @@ type DisplayCal struct {
 	unit   dsp.Unit
 	offset float64 // dB SPL − dBFS
 	mic    *dsp.MicResponse
-	window string
+	window gpufft.Window
 	binHz  float64   // what off was computed for (0: nothing yet)
 	off    []float32 // per bin
 }
 
 // Set changes what the conversion does (and forgets the offsets when
 // that changes).
-func (d *DisplayCal) Set(u dsp.Unit, offset float64, mic *dsp.MicResponse, window string) {
+func (d *DisplayCal) Set(u dsp.Unit, offset float64, mic *dsp.MicResponse, window gpufft.Window) {
 	if u != d.unit || offset != d.offset || mic != d.mic || window != d.window {
 		d.unit, d.offset, d.mic, d.window = u, offset, mic, window
 		d.binHz = 0
@@ -48,9 +49,7 @@ func (d *DisplayCal) offsets(binHz float64, bins int) []float32 {
 	base := 0.0
 	switch d.unit {
 	case dsp.DBFSPerHz:
-		if w, err := live.ParseWindow(d.window); err == nil {
-			base = dsp.SumsOf(w.Values(fft)).UnitOffsetDB(dsp.DBFSPerHz, binHz*float64(fft))
-		}
+		base = dsp.SumsOf(d.window.Values(fft)).UnitOffsetDB(dsp.DBFSPerHz, binHz*float64(fft))
 	case dsp.DBSPL:
 		base = d.offset
 	}

@@ -20,7 +20,7 @@ import (
 func waterfallWithTone(t *testing.T) (*Waterfall, fyne.Window, *fakeSource) {
 	test.NewTempApp(t)
 	e := newFakeSource()
-	wf := NewWaterfall(48000, 4096, 1024, "log", "gray", -120, 0, 2)
+	wf := NewWaterfall(48000, 4096, 1024, plot.Log, plot.Gray, -120, 0, 2)
 	win := showIn(t, wf, 600, 240)
 	capture(win)
 	for range 60 {
@@ -64,9 +64,9 @@ func TestWaterfallKeepsHistory(t *testing.T) {
 	}
 	x = brightest(img, x, y)
 	// colormap: the old rows take the new colours (magma's top colour)
-	wf.SetColormap("magma")
+	wf.SetColormap(plot.Magma)
 	img = capture(win)
-	lut, _ := ColormapLUT("magma")
+	lut := plot.Magma.LUT()
 	if c := img.RGBAAt(x, y); !near(c, rgb(lut[255]), 2) {
 		t.Errorf("after the colormap change the tone is %v, want magma's %v", c, lut[255])
 	}
@@ -78,7 +78,7 @@ func TestWaterfallKeepsHistory(t *testing.T) {
 	}
 	wf.SetRange(-120, 0)
 	// frequency axis: the rows move to the tone's place on a linear axis
-	wf.SetConfig(48000, 4096, 1024, "lin")
+	wf.SetConfig(48000, 4096, 1024, plot.Lin)
 	img = capture(win)
 	if got, want := brightest(img, toneX(wf), y), toneX(wf); got < want-1 || got > want+1 {
 		t.Errorf("on a linear axis the old rows' tone is at %d, want %d", got, want)
@@ -87,7 +87,7 @@ func TestWaterfallKeepsHistory(t *testing.T) {
 		t.Errorf("the axis change left %d rows of %d", wf.Rows(), rows)
 	}
 	// FFT: the rows stay, mapped by their own geometry
-	wf.SetConfig(48000, 16384, 4096, "lin")
+	wf.SetConfig(48000, 16384, 4096, plot.Lin)
 	img = capture(win)
 	if wf.Rows() != rows || brightest(img, toneX(wf), y) < toneX(wf)-1 {
 		t.Errorf("after an FFT change: %d rows (had %d)", wf.Rows(), rows)
@@ -108,7 +108,7 @@ func TestWaterfallKeepsHistory(t *testing.T) {
 		t.Errorf("after halving the span %d rows", got)
 	}
 	// rate: a new source clears it
-	wf.SetConfig(44100, 4096, 1024, "lin")
+	wf.SetConfig(44100, 4096, 1024, plot.Lin)
 	if wf.Rows() != 0 {
 		t.Errorf("a rate change kept %d rows", wf.Rows())
 	}
@@ -118,13 +118,13 @@ func TestWaterfallKeepsHistory(t *testing.T) {
 // colour (left) to its top (right).
 func TestWaterfallColorbar(t *testing.T) {
 	wf, win, _ := waterfallWithTone(t)
-	wf.SetColormap("viridis")
+	wf.SetColormap(plot.Viridis)
 	img := capture(win)
 	r := wf.ColorbarRect()
 	if r.Dx() < 50 || r.Max.Y > wf.area.Min.Y {
 		t.Fatalf("colour bar %v above the plot at %d", r, wf.area.Min.Y)
 	}
-	lut, _ := ColormapLUT("viridis")
+	lut := plot.Viridis.LUT()
 	mid := (r.Min.Y + r.Max.Y) / 2
 	if c := img.RGBAAt(r.Min.X, mid); !near(c, rgb(lut[0]), 2) {
 		t.Errorf("left end %v, want %v", c, lut[0])
@@ -142,7 +142,7 @@ func TestWaterfallColorbar(t *testing.T) {
 func TestWaterfallPooledColumns(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
-	wf := NewWaterfall(48000, 65536, 16384, "lin", "gray", -120, 0, 2)
+	wf := NewWaterfall(48000, 65536, 16384, plot.Lin, plot.Gray, -120, 0, 2)
 	win := showIn(t, wf, 600, 240)
 	capture(win)
 	for range 20 {
@@ -164,7 +164,7 @@ func TestWaterfallPooledColumns(t *testing.T) {
 func TestLegend(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	v.SetChannels("L", "R")
 	win := showIn(t, v, 900, 300)
 	v.Pull(e, []int{0, 1})
@@ -215,7 +215,7 @@ func TestLegend(t *testing.T) {
 func TestReadoutClearsPeak(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	win := showIn(t, v, 800, 300)
 	v.Pull(e, []int{0})
 	capture(win)
@@ -343,7 +343,7 @@ func TestTimeAxis(t *testing.T) {
 	}
 	// the file view at several zooms: distinct labels that do not overlap
 	test.NewTempApp(t)
-	v := NewFileView("log", "magma", -100, 0)
+	v := NewFileView(plot.Log, plot.Magma, -100, 0)
 	win := showIn(t, v, 700, 300)
 	v.SetFile(syntheticFile())
 	for _, span := range []float64{4, 0.4, 0.04, 0.008} {
@@ -372,7 +372,7 @@ func TestTimeAxis(t *testing.T) {
 func TestFileReadoutFollowsKeyboardZoom(t *testing.T) {
 	test.NewTempApp(t)
 	fs := syntheticFile()
-	v := NewFileView("log", "magma", -100, 0)
+	v := NewFileView(plot.Log, plot.Magma, -100, 0)
 	win := showIn(t, v, 700, 300)
 	v.SetFile(fs)
 	capture(win)
@@ -405,7 +405,7 @@ func TestMelTicks(t *testing.T) {
 	test.NewTempApp(t)
 	for _, scale := range []string{"mel", "log", "lin"} {
 		for _, px := range []int{300, 700, 1200} {
-			a, _ := NewFreqAxis(scale, 48000, 4096)
+			a := plot.NewFreqAxis(scaleOf(scale), 48000, 4096)
 			ticks := plot.FreqTicks(a, px)
 			if scale == "mel" && len(ticks) > 0 && ticks[0] < 20 {
 				t.Errorf("mel at %d px: tick at %g Hz", px, ticks[0])
@@ -439,8 +439,8 @@ func TestWaterfallPullIsBounded(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
 	const n = 1 << 20
-	wf := NewWaterfall(48000, n, 256, "lin", "gray", -120, 0, 2) // 40 columns: ~20 rows
-	capture(showIn(t, wf, 600, 240))                             // laid out: rows to fill
+	wf := NewWaterfall(48000, n, 256, plot.Lin, plot.Gray, -120, 0, 2) // 40 columns: ~20 rows
+	capture(showIn(t, wf, 600, 240))                                   // laid out: rows to fill
 	for i := range 40 {
 		f := 3000.0
 		if i == 37 {

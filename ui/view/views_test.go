@@ -50,7 +50,7 @@ func TestSpectrumGolden(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
 	for _, scale := range []string{"log", "lin", "mel"} {
-		v := NewSpectrumView(48000, 4096, scale, -120, 0)
+		v := NewSpectrumView(48000, 4096, scaleOf(scale), -120, 0)
 		v.SetChannels("mix") // the legend: live, average, peak hold
 		win := showIn(t, v, 800, 300)
 		v.Pull(e, []int{2})
@@ -71,7 +71,7 @@ func TestSpectrumAxes(t *testing.T) {
 		{"log", []float64{20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000}},
 		{"lin", []float64{0, 5000, 10000, 15000, 20000}},
 	} {
-		v := NewSpectrumView(48000, 4096, tc.scale, -120, 0)
+		v := NewSpectrumView(48000, 4096, scaleOf(tc.scale), -120, 0)
 		win := showIn(t, v, 800, 300)
 		v.Pull(e, []int{2})
 		img := capture(win)
@@ -139,7 +139,7 @@ func TestSpectrumAxes(t *testing.T) {
 func TestSpectrumReadout(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	win := showIn(t, v, 800, 300)
 	v.Pull(e, []int{2})
 	capture(win)
@@ -187,7 +187,7 @@ func TestWaterfallKeepsShortEvents(t *testing.T) {
 	test.NewTempApp(t)
 	e := newFakeSource()
 	// 48 kHz, hop 1024: 46.875 frames/s; a span of 4·H/46.875 s gives 4 frames per row
-	wf := NewWaterfall(48000, 4096, 1024, "log", "gray", -120, 0, 1)
+	wf := NewWaterfall(48000, 4096, 1024, plot.Log, plot.Gray, -120, 0, 1)
 	win := showIn(t, wf, 600, 200)
 	capture(win) // lays out: the ring exists now
 	H := wf.area.Dy()
@@ -255,7 +255,7 @@ func TestRTAGolden(t *testing.T) {
 func TestFileView(t *testing.T) {
 	test.NewTempApp(t)
 	fs := syntheticFile()
-	v := NewFileView("log", "magma", -100, 0)
+	v := NewFileView(plot.Log, plot.Magma, -100, 0)
 	var got *live.Spectrum
 	var gotT float64
 	v.OnCursor = func(sp *live.Spectrum, t float64, ok bool) {
@@ -331,11 +331,11 @@ func liveFrame(tb testing.TB) func() { return liveFrameWith(tb, nil) }
 func liveFrameWith(tb testing.TB, setup func(v *SpectrumView, e *fakeSource)) func() {
 	test.NewTempApp(tb)
 	e := newFakeSource()
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	if setup != nil {
 		setup(v, e)
 	}
-	wf := NewWaterfall(48000, 4096, 1024, "log", "viridis", -120, 0, 10)
+	wf := NewWaterfall(48000, 4096, 1024, plot.Log, plot.Viridis, -120, 0, 10)
 	rta := NewRTAView(48000, -120, 0)
 	win := test.NewTempWindow(tb, container.NewGridWithRows(3, v, wf, rta))
 	win.SetPadded(false)

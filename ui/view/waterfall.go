@@ -39,11 +39,11 @@ type Waterfall struct {
 	plotBase
 	rate, fft, hop int
 	colHop         int // samples between the source's columns (0: hop)
-	scale          string
+	scale          plot.Scale
 	axis           plot.FreqAxis
 	maps           binMaps
 	lut            *[256][3]uint8
-	colormap       string
+	colormap       plot.Colormap
 	dbMin, dbMax   float64
 	span           float64 // seconds shown top to bottom
 
@@ -62,7 +62,7 @@ type Waterfall struct {
 
 // NewWaterfall makes a waterfall for rate, FFT size and hop (samples), on
 // frequency scale `scale`, with a colormap, dB range and time span.
-func NewWaterfall(rate, fft, hop int, scale, colormap string, dbMin, dbMax, spanSeconds float64) *Waterfall {
+func NewWaterfall(rate, fft, hop int, scale plot.Scale, colormap plot.Colormap, dbMin, dbMax, spanSeconds float64) *Waterfall {
 	w := &Waterfall{dbMin: dbMin, dbMax: dbMax, span: spanSeconds}
 	w.dark = true
 	w.SetConfig(rate, fft, hop, scale)
@@ -80,11 +80,11 @@ func (w *Waterfall) CreateRenderer() fyne.WidgetRenderer {
 
 // SetConfig sets rate, FFT size, hop and frequency scale. The history is
 // kept (re-rendered on the new axis) unless the rate changes.
-func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
-	axis, err := NewFreqAxis(scale, rate, fft)
-	if err != nil || hop < 1 {
+func (w *Waterfall) SetConfig(rate, fft, hop int, scale plot.Scale) {
+	if hop < 1 {
 		return
 	}
+	axis := plot.NewFreqAxis(scale, rate, fft)
 	if rate != w.rate {
 		w.rows, w.head, w.accN, w.pending = 0, 0, 0, 0
 	}
@@ -92,11 +92,10 @@ func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
 	w.dirty = true
 }
 
-// SetColormap chooses the colormap by name (plot.ColormapNames); the
-// history is re-rendered with it.
-func (w *Waterfall) SetColormap(name string) {
-	if lut, err := ColormapLUT(name); err == nil && name != w.colormap {
-		w.lut, w.colormap = lut, name
+// SetColormap chooses the colormap; the history is re-rendered with it.
+func (w *Waterfall) SetColormap(c plot.Colormap) {
+	if w.lut == nil || c != w.colormap {
+		w.lut, w.colormap = c.LUT(), c
 		w.dirty = true
 	}
 }
@@ -284,7 +283,7 @@ func (w *Waterfall) resample(height int, factor float64) {
 func (w *Waterfall) Image() *image.RGBA { return w.img }
 
 func (w *Waterfall) draw(width, height int) image.Image {
-	key := bgKey{axis: w.axis, extra: w.span, dbMin: w.dbMin, dbMax: w.dbMax, extraS: w.colormap}
+	key := bgKey{axis: w.axis, extra: w.span, dbMin: w.dbMin, dbMax: w.dbMax, extraS: w.colormap.String()}
 	if w.begin(width, height, key) {
 		w.drawBackground()
 	}
@@ -374,5 +373,5 @@ func (w *Waterfall) drawColorbar(pal *palette) {
 // Span is the waterfall's time span in seconds.
 func (w *Waterfall) Span() float64 { return w.span }
 
-// Scale is the frequency scale's name the waterfall draws on.
-func (w *Waterfall) Scale() string { return w.scale }
+// Scale is the frequency scale the waterfall draws on.
+func (w *Waterfall) Scale() plot.Scale { return w.scale }
