@@ -32,13 +32,10 @@ var errNotCalibrated = errors.New("prism: dB SPL needs a level calibration first
 // saneCal drops a unit or calibration the preferences hold that no longer
 // makes sense.
 func (s Settings) saneCal(d Settings) Settings {
-	if _, err := dsp.ParseUnit(s.Unit); err != nil {
-		s.Unit = d.Unit
-	}
 	if s.CalNote == "" || !(math.Abs(s.CalOffset) <= maxCalOffset) {
 		s.CalNote, s.CalOffset = "", 0
 	}
-	if s.Unit == dsp.DBSPL.String() && s.CalNote == "" {
+	if s.Unit == dsp.DBSPL && s.CalNote == "" {
 		s.Unit = d.Unit
 	}
 	return s
@@ -82,7 +79,7 @@ type calPanel struct {
 
 // unitLabel is the spectrum's unit as shown: "dB SPL (umik.txt)".
 func (p *calPanel) unitLabel() string {
-	l := view.UnitLabels[p.host.settings().unit()]
+	l := view.UnitLabels[p.host.settings().Unit]
 	if p.mic != nil {
 		l += " (" + p.mic.Name + ")"
 	}
@@ -101,7 +98,7 @@ func (w *Window) applyCal() {
 			s.MicFile = ""
 		}
 	}
-	u := s.unit()
+	u := s.Unit
 	w.cal.disp.Set(u, s.CalOffset, w.cal.mic, s.Window)
 	w.cal.src = view.CalSource{Src: w.eng, Cal: &w.cal.disp}
 	shift := 0.0
@@ -164,18 +161,14 @@ func readMicFile(path string) (*dsp.MicResponse, error) {
 	return dsp.ParseMicResponse(f, filepath.Base(path))
 }
 
-// setUnit shows the spectrum in unit name ("dbfs", "dbfs-hz", "dbspl");
-// dB SPL needs a level calibration (errNotCalibrated).
-func (p *calPanel) setUnit(name string) error {
-	u, err := dsp.ParseUnit(name)
-	if err != nil {
-		return fmt.Errorf("prism: %w", err)
-	}
+// setUnit shows the spectrum in unit u; dB SPL needs a level
+// calibration (errNotCalibrated).
+func (p *calPanel) setUnit(u dsp.Unit) error {
 	if u == dsp.DBSPL && p.host.settings().CalNote == "" {
 		p.sync()
 		return errNotCalibrated
 	}
-	p.host.change(func(s *Settings) { s.Unit = u.String() })
+	p.host.change(func(s *Settings) { s.Unit = u })
 	return nil
 }
 
@@ -212,7 +205,7 @@ func (p *calPanel) calibrateFromInput(c int, level float64, done func(error)) {
 }
 
 func (p *calPanel) setCalibration(cal dsp.LevelCal, note string) {
-	p.host.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL.String() })
+	p.host.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL })
 }
 
 // loadMicFile reads a microphone response file and applies it to the
@@ -232,8 +225,8 @@ func (p *calPanel) loadMicFile(path string) error {
 func (p *calPanel) clearCalibration() {
 	p.host.change(func(s *Settings) {
 		s.CalNote, s.CalOffset, s.MicFile = "", 0, ""
-		if s.Unit == dsp.DBSPL.String() {
-			s.Unit = dsp.DBFS.String()
+		if s.Unit == dsp.DBSPL {
+			s.Unit = dsp.DBFS
 		}
 	})
 }
@@ -245,7 +238,7 @@ func (p *calPanel) build() fyne.CanvasObject {
 		if c.syncing {
 			return
 		}
-		if err := p.setUnit(dsp.Unit(indexOf(view.UnitLabels, v)).String()); err != nil {
+		if err := p.setUnit(dsp.Unit(indexOf(view.UnitLabels, v))); err != nil {
 			dialog.ShowError(err, p.win)
 		}
 	})
@@ -272,7 +265,7 @@ func (p *calPanel) sync() {
 	c.syncing = true
 	defer func() { c.syncing = false }()
 	s := p.host.settings()
-	c.unit.SetSelected(view.UnitLabels[s.unit()])
+	c.unit.SetSelected(view.UnitLabels[s.Unit])
 	text := "Not calibrated: dB SPL needs a calibration."
 	if s.CalNote != "" {
 		text = fmt.Sprintf("dB SPL = dBFS %+.1f dB (%s).", s.CalOffset, s.CalNote)

@@ -46,7 +46,7 @@ func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) fl
 func TestUnitDensity(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.cal.setUnit("dbfs-hz"); err != nil {
+	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -70,8 +70,8 @@ func TestUnitDensity(t *testing.T) {
 	if w.rta.UnitLabel() != "dBFS" {
 		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.UnitLabel())
 	}
-	if err := w.cal.setUnit("dbspl"); !errors.Is(err, errNotCalibrated) || w.set.Unit != "dbfs-hz" {
-		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit)
+	if err := w.cal.setUnit(dsp.DBSPL); !errors.Is(err, errNotCalibrated) || w.set.Unit.String() != "dbfs-hz" {
+		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit.String())
 	}
 }
 
@@ -152,14 +152,14 @@ func TestCalibrationAndMic(t *testing.T) {
 	}
 
 	s := LoadSettings(a.Preferences())
-	if s.Unit != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
-		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit, s.CalOffset, s.CalNote, s.MicFile)
+	if s.Unit.String() != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
+		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit.String(), s.CalOffset, s.CalNote, s.MicFile)
 	}
 	w.cal.clearCalibration()
 	w.Pull()
 	checkLevels(t, w, "cleared", func(float64) float64 { return 0 })
-	if w.set.Unit != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
-		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit, w.cal.mic, w.spec.UnitLabel())
+	if w.set.Unit.String() != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
+		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit.String(), w.cal.mic, w.spec.UnitLabel())
 	}
 }
 
@@ -173,7 +173,7 @@ func TestCalibrateFromInput(t *testing.T) {
 	done := false
 	w.cal.calibrateFromInput(1, 94, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
-	if got != nil || w.set.CalOffset != 120 || w.set.Unit != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
+	if got != nil || w.set.CalOffset != 120 || w.set.Unit.String() != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
 		t.Errorf("calibrated: %v, %+v", got, w.set)
 	}
 	e.calErr = live.ErrNoCalibratorInput
@@ -242,7 +242,7 @@ func TestFileSpectrumUnit(t *testing.T) {
 	if w.fp.fspec.UnitLabel() != "dB SPL" {
 		t.Errorf("file spectrum unit %q", w.fp.fspec.UnitLabel())
 	}
-	if err := w.cal.setUnit("dbfs"); err != nil {
+	if err := w.cal.setUnit(dsp.DBFS); err != nil {
 		t.Fatal(err)
 	}
 	check("dBFS", 0)
@@ -320,12 +320,12 @@ func TestUnitControl(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.cal.unit.SetSelected("dBFS/Hz")
-	if w.set.Unit != "dbfs-hz" || w.spec.UnitLabel() != "dBFS/Hz" {
-		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit, w.spec.UnitLabel())
+	if w.set.Unit.String() != "dbfs-hz" || w.spec.UnitLabel() != "dBFS/Hz" {
+		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit.String(), w.spec.UnitLabel())
 	}
 	w.cal.unit.SetSelected("dB SPL")
-	if w.set.Unit != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {
-		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit, w.cal.unit.Selected)
+	if w.set.Unit.String() != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {
+		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit.String(), w.cal.unit.Selected)
 	}
 	if !strings.Contains(w.cal.label.Text, "Not calibrated") {
 		t.Errorf("label %q", w.cal.label.Text)
@@ -360,8 +360,8 @@ func TestCalibrationSettingsSane(t *testing.T) {
 		p.SetString(prefPrefix+"cal.note", c.note)
 		p.SetFloat(prefPrefix+"cal.offset", c.offset)
 		s := LoadSettings(p)
-		if s.Unit != c.wantUnit || s.CalOffset != c.wantOffset {
-			t.Errorf("%+v: unit %q offset %v", c, s.Unit, s.CalOffset)
+		if s.Unit.String() != c.wantUnit || s.CalOffset != c.wantOffset {
+			t.Errorf("%+v: unit %q offset %v", c, s.Unit.String(), s.CalOffset)
 		}
 	}
 }

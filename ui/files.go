@@ -191,7 +191,7 @@ func (fp *filePanel) fileDone(gen int, fs *analysis.FileSpectrogram, err error) 
 	fp.fspec.SetConfig(fs.Rate, fs.FFT, fp.host.settings().FreqScale)
 	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %s on %s",
 		filepath.Base(fs.Path), fs.Rate, fs.Channels, view.FormatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
-		formatDuration(fs.Elapsed), fs.Engine)
+		view.FormatDuration(fs.Elapsed), fs.Engine)
 	if len(fs.Warnings) > 0 {
 		info += " · ⚠ " + strings.Join(fs.Warnings, "; ")
 	}

@@ -41,7 +41,7 @@ func (w *Window) measureLive(now time.Time) {
 	}
 	if lv := view.ShownLevels(sp, w.set.Averaging); len(lv) > 1 {
 		// the spectrum shown is in the unit shown
-		h.Start(lv, sp.BinHz, w.set.Window, view.UnitLabels[w.set.unit()], now, w.do, w.spec.Refresh)
+		h.Start(lv, sp.BinHz, w.set.Window, view.UnitLabels[w.set.Unit], now, w.do, w.spec.Refresh)
 	}
 }
 
@@ -57,6 +57,6 @@ func (w *Window) measureFileDue(now time.Time) {
 		return
 	}
 	if len(sp.Current) > 1 {
-		h.Start(sp.Current, sp.BinHz, fs.Window, view.UnitLabels[w.set.unit()], now, w.do, w.fp.fspec.Refresh)
+		h.Start(sp.Current, sp.BinHz, fs.Window, view.UnitLabels[w.set.Unit], now, w.do, w.fp.fspec.Refresh)
 	}
 }

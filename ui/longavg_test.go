@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -204,7 +205,7 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 			t.Errorf("exported bin %d: %v, want %.3f", k, rows[k+1], want)
 		}
 	}
-	if err := w.cal.setUnit("dbfs-hz"); err != nil {
+	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // recordEngine is what the recording panel needs of the analysis:
@@ -123,7 +124,7 @@ func historyMessage(paths []string, info live.HistoryInfo) string {
 		fold = fmt.Sprintf("each the per-bin maximum of %d frames", info.FramesPerColumn)
 	}
 	return fmt.Sprintf("Wrote %d columns × %d bins (dBFS) to %s:\none column every %s (N=%d, hop %d), %s.\nThe geometry is in %s.json.",
-		info.Columns, g.Bins(), strings.Join(paths, ", "), formatDuration(time.Duration(g.HopSeconds()*float64(time.Second))),
+		info.Columns, g.Bins(), strings.Join(paths, ", "), view.FormatDuration(time.Duration(g.HopSeconds()*float64(time.Second))),
 		g.FFT, info.Geometry.Hop, fold, filepath.Base(paths[0]))
 }
 
@@ -187,7 +188,7 @@ func (r *recordPanel) stop(done func(live.RecordStatus, error)) {
 // recordMessage says what a recording holds.
 func recordMessage(st live.RecordStatus) string {
 	return fmt.Sprintf("%s: %d frames × %d bins (dBFS, one every %s, N=%d), %d of them gap rows (NaN) for lost input, %d dropped by a slow disk.",
-		st.Path, st.Frames, st.Geometry.Bins(), formatDuration(time.Duration(st.Geometry.HopSeconds()*float64(time.Second))), st.Geometry.FFT, st.Gaps, st.Dropped)
+		st.Path, st.Frames, st.Geometry.Bins(), view.FormatDuration(time.Duration(st.Geometry.HopSeconds()*float64(time.Second))), st.Geometry.FFT, st.Gaps, st.Dropped)
 }
 
 // sync follows the recorder's state into the button, and shows an

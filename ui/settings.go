@@ -37,9 +37,9 @@ type Settings struct {
 	Channels   string        // "mix" or "all"
 	Engine     string        // "gpu" or "cpu"
 	Theme      string        // "dark" or "light"
-	// Unit is the spectrum's level unit: dbfs (sine level), dbfs-hz (noise
-	// density) or dbspl (with the level calibration), dsp.ParseUnit's names.
-	Unit string
+	// Unit is the spectrum's level unit: dBFS (sine level), dBFS/Hz
+	// (noise density) or dB SPL (with the level calibration).
+	Unit dsp.Unit
 	// CalNote says how the level calibration was made ("" none); with
 	// one, dB SPL = dBFS (sine level) + CalOffset.
 	CalNote   string
@@ -57,7 +57,7 @@ func DefaultSettings() Settings {
 		Source: live.SourceSpec{Kind: live.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: gpufft.Window{Kind: gpufft.Hann},
 		Averaging: view.AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: plot.Log,
 		DBMin: -120, DBMax: 0, Colormap: plot.Viridis, Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting,
-		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: "dbfs",
+		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: dsp.DBFS,
 	}
 }
 
@@ -127,13 +127,15 @@ func LoadSettings(p fyne.Preferences) Settings {
 	s.Channels = str("channels", d.Channels)
 	s.Engine = str("engine", d.Engine)
 	s.Theme = str("theme", d.Theme)
-	s.Unit = str("unit", d.Unit)
 	s.CalNote = str("cal.note", "")
 	s.CalOffset = p.FloatWithFallback(prefPrefix+"cal.offset", 0)
 	s.MicFile = str("cal.mic", "")
 	// the names, read where they are stored: one that no longer reads
 	// falls back to the default (a window, like a bad FFT size, to both)
 	var err error
+	if s.Unit, err = dsp.ParseUnit(str("unit", d.Unit.String())); err != nil {
+		s.Unit = d.Unit
+	}
 	s.FreqScale, err = plot.ParseScale(str("freqscale", d.FreqScale.String()))
 	if err != nil {
 		s.FreqScale = d.FreqScale
@@ -257,7 +259,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetString(prefPrefix+"channels", s.Channels)
 	p.SetString(prefPrefix+"engine", s.Engine)
 	p.SetString(prefPrefix+"theme", s.Theme)
-	p.SetString(prefPrefix+"unit", s.Unit)
+	p.SetString(prefPrefix+"unit", s.Unit.String())
 	p.SetString(prefPrefix+"cal.note", s.CalNote)
 	p.SetFloat(prefPrefix+"cal.offset", s.CalOffset)
 	p.SetString(prefPrefix+"cal.mic", s.MicFile)

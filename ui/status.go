@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // statusBar is the status area: the strip (what must always show at
@@ -133,7 +134,7 @@ func (w *Window) updateStatus() {
 		msg = w.notice
 	}
 	w.rec.sync()
-	w.bar.show(humanDurations(msg), &f)
+	w.bar.show(view.HumanDurations(msg), &f)
 }
 
 // show writes the three texts with msg the warning now.
@@ -182,7 +183,7 @@ func lineText(f *statusFacts) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
 		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
-		formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
+		view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
 	if f.rec.Active {
 		s.WriteString(" · recording to " + f.rec.Path)
 	}
@@ -202,7 +203,7 @@ func (b *statusBar) detailsText(f *statusFacts) string {
 	fmt.Fprintf(&s, "Source: %s\nFormat: %d Hz × %d channels\nAnalysis: N=%d, hop %d\nEngine: %s (%s)\n",
 		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, engineLabel(st.Engine), st.Device)
 	fmt.Fprintf(&s, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
-		st.MsPerBatch, st.FramesPerSec, formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
+		st.MsPerBatch, st.FramesPerSec, view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
 		st.DroppedFrames, st.Overflows, st.Stalls, b.fps, b.cpuPct)
 	if st.Outages > 0 {
 		fmt.Fprintf(&s, "Source outages %d: %.1f s without input (of the dropped frames), kept as gaps\n",
@@ -222,7 +223,7 @@ func (b *statusBar) detailsText(f *statusFacts) string {
 		fmt.Fprintf(&s, "Recording %s: %d frames, %d gap rows, %d dropped (Ctrl+Shift+R stops)\n", rs.Path, rs.Frames, rs.Gaps, rs.Dropped)
 	}
 	if b.warn != "" {
-		fmt.Fprintf(&s, "Last warning (%s ago): %s\n", formatDuration(f.now.Sub(b.warnAt).Round(time.Second)), b.warn)
+		fmt.Fprintf(&s, "Last warning (%s ago): %s\n", view.FormatDuration(f.now.Sub(b.warnAt).Round(time.Second)), b.warn)
 	}
 	return strings.TrimSuffix(s.String(), "\n")
 }

@@ -5,10 +5,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
 )
 
 // TestRTAFineFractions: at 1/24 and 1/48 octave, for several FFT sizes,
@@ -81,5 +85,97 @@ func TestRTAFineFractions(t *testing.T) {
 				t.Errorf("title %q, want %q…", v.Title(), want)
 			}
 		}
+	}
+}
+
+// TestRTAGolden renders the fake third-octave levels.
+func TestRTAGolden(t *testing.T) {
+	test.NewTempApp(t)
+	e := newFakeSource()
+	v := NewRTAView(48000, -120, 0)
+	win := showIn(t, v, 800, 250)
+	v.Pull(e, 2)
+	if len(v.Levels()) != 31 {
+		t.Errorf("%d bands, want 31 (20 Hz … 20 kHz)", len(v.Levels()))
+	}
+	test.AssertImageMatches(t, "rta.png", capture(win))
+}
+
+// TestRTAResolutionCapsReadout: bands narrower than four FFT bins are
+// hatched and say so; the caps hold the highest level and then fall;
+// hovering a band reads it out; the default weighting is Z.
+func TestRTAResolutionCapsReadout(t *testing.T) {
+	test.NewTempApp(t)
+	e := newFakeSource()
+	v := NewRTAView(48000, -120, 0)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	v.now = func() time.Time { return clock }
+	win := showIn(t, v, 900, 300)
+	v.Pull(e, 0)
+	img := capture(win)
+	binHz := 48000.0 / 4096
+	ur := v.UnderResolved()
+	pal := paletteFor(true)
+	for i, b := range v.Levels() {
+		want := b.Upper-b.Lower < 4*binHz
+		if ur[i] != want {
+			t.Errorf("band %g Hz (%.1f Hz wide): under-resolved %v, want %v", b.Nominal, b.Upper-b.Lower, ur[i], want)
+		}
+		// an under-resolved bar shows the plot background between stripes
+		x0 := v.area.Min.X + int(v.axis.Pos(b.Lower)*float64(v.area.Dx()))
+		x1 := v.area.Min.X + int(v.axis.Pos(b.Upper)*float64(v.area.Dx()))
+		if x1-x0 < 8 || b.Nominal < 25 {
+			continue
+		}
+		y := v.area.Max.Y - 3
+		bg := 0
+		for x := x0 + (x1-x0)/4; x < x1-(x1-x0)/4; x++ {
+			if near(img.RGBAAt(x, y), pal.plotBg, 1) {
+				bg++
+			}
+		}
+		if hatched := bg > 0; hatched != want {
+			t.Errorf("band %g Hz: hatched %v, under-resolved %v", b.Nominal, hatched, want)
+		}
+	}
+	// caps: the levels drop 20 dB; the caps stay for capHold, then fall
+	// at capFall dB/s
+	first := append([]float64(nil), v.Caps()...)
+	drop := &droppedLevels{e, -20}
+	clock = clock.Add(time.Second)
+	v.Pull(drop, 0)
+	for i, c := range v.Caps() {
+		if c != first[i] {
+			t.Fatalf("band %d: cap %g moved within the hold (was %g)", i, c, first[i])
+		}
+	}
+	clock = clock.Add(capHold - 500*time.Millisecond) // 2 s after the peak: 0.5 s past the hold, 10 dB down
+	v.Pull(drop, 0)
+	for i, c := range v.Caps() {
+		want := max(first[i]-capFall*0.5, v.Levels()[i].LevelDB)
+		if math.Abs(c-want) > 1e-9 {
+			t.Fatalf("band %d: cap %g, want %g", i, c, want)
+		}
+	}
+	// hover over 1 kHz
+	x := float32(v.area.Min.X+int(v.axis.Pos(1000)*float64(v.area.Dx()))) / win.Canvas().Scale()
+	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, 100)}})
+	capture(win)
+	if r := v.Readout(); !strings.HasPrefix(r, "1k Hz band (891–1122 Hz)") || !strings.Contains(r, "dBFS") {
+		t.Errorf("readout %q", r)
+	}
+}
+
+// droppedLevels is a SpectrumSource whose band levels are the fake's
+// shifted by d dB.
+type droppedLevels struct {
+	e *fakeSource
+	d float64
+}
+
+func (s *droppedLevels) Latest(c int, dst *live.Spectrum) {
+	s.e.Latest(c, dst)
+	for i := range dst.Bands {
+		dst.Bands[i].LevelDB += s.d
 	}
 }

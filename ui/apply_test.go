@@ -103,30 +103,6 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	}
 }
 
-// TestSpaceTogglesOnce: the driver delivers Space as a key and as the
-// rune ' '; one press pauses, the next resumes.
-func TestSpaceTogglesOnce(t *testing.T) {
-	e := newFakeEngine()
-	w, _ := newTestWindow(t, e)
-	c := w.win.Canvas()
-	press := func() {
-		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeySpace})
-		c.OnTypedRune()(' ')
-	}
-	press()
-	if !w.paused {
-		t.Fatal("one Space press did not pause")
-	}
-	press()
-	if w.paused {
-		t.Fatal("a second Space press did not resume")
-	}
-	test.TypeOnCanvas(c, "   ") // runes alone (as an entry would get them) do nothing
-	if w.paused {
-		t.Error("typed spaces paused")
-	}
-}
-
 // drawViews draws the live views at their laid-out sizes, as their
 // rasters do when the window paints.
 func drawViews(w *Window) {
