@@ -5,16 +5,17 @@
 // differences and A/B spectra are drawn in (lineplot.go, abview.go), and
 // the file view's spectrogram. Under them: the raster base they share
 // (plot.go), the painter and palettes (draw.go), the mapping of bins to
-// pixel columns (freqmap.go), the time axis (timeaxis.go) and the
-// conversions of the engine's dBFS spectra into the unit shown
-// (units.go, convert.go).
+// pixel columns (freqmap.go), the time axis and durations for people
+// (timeaxis.go), the conversions of the engine's dBFS spectra into the
+// unit shown (units.go), and what the window reads back of a view
+// (readback.go).
 //
 // A view draws the data it is handed or pulls through a small source
 // interface (SpectrumSource, ColumnSource, MeterSource) and knows nothing
 // of the window, the settings or the controls; it imports only Fyne,
 // app/plot, app/dsp and the session's data types (live.Spectrum,
-// analysis.FileSpectrogram). Package ui builds the window out of these
-// views. Each view belongs to the Fyne goroutine and owns its buffers:
+// analysis.FileSpectrogram, the window function gpufft.Window). Package
+// ui builds the window out of these views. Each view belongs to the Fyne goroutine and owns its buffers:
 // an image is remade only when the widget's pixel size changes, grids and
 // labels are drawn once into a cached background, and a steady-state pull
 // and draw allocate nothing (TestPullDoesNotAllocate). Every view maps
