@@ -76,6 +76,10 @@ func newFilePanel(host fileHost, eng fileEngine, win fyne.Window, do func(func()
 	fp.fspec.SetTitle("the spectrum under the cursor")
 	fp.fview.OnCursor = fp.fileCursor
 	fp.fview.OnView = fp.fileViewChanged
+	fp.fdiff = newDiffPlot()
+	fp.ab = view.NewABView()
+	fp.ab.OnClose = fp.closeAB
+	fp.ab.Hide()
 	return fp
 }
 

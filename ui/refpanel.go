@@ -57,23 +57,23 @@ type refRow struct {
 // diffNone is the difference picker's "no difference" entry.
 const diffNone = "None"
 
-// buildMeasureViews makes the difference plots (live and file) and the
-// A/B view, hidden, and connects the references to the spectra.
+// buildMeasureViews makes the live difference plot (the file tab makes
+// its own) and connects the references and the harmonics to the spectra.
 func (w *Window) buildMeasureViews() {
 	w.rp.set.SetDiffTo(-1)
-	w.diff = view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
-	w.fp.fdiff = view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
-	for _, d := range []*view.LinePlot{w.diff, w.fp.fdiff} {
-		d.SetZeroLine(true)
-		d.Hide()
-	}
+	w.diff = newDiffPlot()
 	w.spec.SetReferences(&w.rp.set)
 	w.fp.fspec.SetReferences(&w.rp.set)
 	w.spec.SetHarmonics(&w.harm)
 	w.fp.fspec.SetHarmonics(&w.fharm)
-	w.fp.ab = view.NewABView()
-	w.fp.ab.OnClose = w.fp.closeAB
-	w.fp.ab.Hide()
+}
+
+// newDiffPlot makes a difference plot (a reference's), hidden.
+func newDiffPlot() *view.LinePlot {
+	d := view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
+	d.SetZeroLine(true)
+	d.Hide()
+	return d
 }
 
 // applyMeasureDisplay follows the frequency scale and theme.
