@@ -1,11 +1,15 @@
 package ui
 
 import (
+	"image/color"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // change applies fn to the settings, saves them, and applies what changed.
@@ -72,22 +76,22 @@ func (w *Window) applyDisplay() {
 	if fft == 0 {
 		fft = s.FFT
 	}
-	for _, v := range []*SpectrumView{w.spec, w.fspec} {
+	for _, v := range []*view.SpectrumView{w.spec, w.fp.fspec} {
 		v.SetRange(s.DBMin, s.DBMax)
 		v.SetDark(dark)
 	}
 	w.spec.SetConfig(rate, fft, s.FreqScale)
 	w.spec.SetTraces(s.Averaging, s.PeakHold != 0)
-	if fs := w.fview.File(); fs != nil {
-		w.fspec.SetConfig(fs.Rate, fs.FFT, s.FreqScale)
+	if fs := w.fp.fview.File(); fs != nil {
+		w.fp.fspec.SetConfig(fs.Rate, fs.FFT, s.FreqScale)
 	}
 	w.wf.SetRange(s.DBMin, s.DBMax)
 	w.wf.SetColormap(s.Colormap)
 	w.wf.SetDark(dark)
-	if w.wf.span != s.Span {
+	if w.wf.Span() != s.Span {
 		w.wf.SetSpan(s.Span)
 	}
-	if w.wf.scale != s.FreqScale && w.cfg[0] > 0 {
+	if w.wf.Scale() != s.FreqScale && w.cfg[0] > 0 {
 		w.wf.SetConfig(w.cfg[0], w.cfg[2], w.cfg[3], s.FreqScale)
 	}
 	w.rta.SetRange(s.DBMin, s.DBMax)
@@ -95,10 +99,10 @@ func (w *Window) applyDisplay() {
 	w.rta.SetDark(dark)
 	w.lvl.SetDark(dark)
 	w.applyCal()
-	w.fview.SetRange(s.DBMin, s.DBMax)
-	w.fview.SetColormap(s.Colormap)
-	w.fview.SetScale(s.FreqScale)
-	w.fview.SetDark(dark)
+	w.fp.fview.SetRange(s.DBMin, s.DBMax)
+	w.fp.fview.SetColormap(s.Colormap)
+	w.fp.fview.SetScale(s.FreqScale)
+	w.fp.fview.SetDark(dark)
 	if s.Lower == "rta" {
 		w.wf.Hide()
 		w.rta.Show()
@@ -108,7 +112,7 @@ func (w *Window) applyDisplay() {
 	}
 	w.markBand()
 	w.applyMeasureDisplay(s.FreqScale, dark)
-	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.lvl, w.fview, w.fspec} {
+	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.lvl, w.fp.fview, w.fp.fspec} {
 		o.Refresh()
 	}
 }
@@ -120,8 +124,8 @@ func (w *Window) markBand() {
 		rate = 48000
 	}
 	lo, hi := 0.0, 0.0
-	if w.set.Band != "" {
-		if b, err := parseBand(w.set.Band, rate); err == nil {
+	if b := w.set.Band; !b.IsZero() {
+		if err := b.Check(rate); err == nil {
 			switch b.Kind {
 			case dsp.Lowpass:
 				lo, hi = 0, b.Hi
@@ -133,7 +137,7 @@ func (w *Window) markBand() {
 		}
 	}
 	w.spec.SetBand(lo, hi)
-	w.fspec.SetBand(lo, hi)
+	w.fp.fspec.SetBand(lo, hi)
 }
 
 // setSource switches the source on a goroutine (it blocks until the
@@ -165,15 +169,13 @@ func (w *Window) setSource(spec session.SourceSpec) {
 // band, on a goroutine (opening the device blocks).
 func (w *Window) setMonitorOutput(on bool) {
 	w.monitorOn = on
-	band, err := dsp.ParseBand(w.set.Band)
+	band := w.set.Band
 	go func() {
-		if err == nil {
-			err = w.eng.SetPlaythrough(on, band)
-		}
+		err := w.eng.SetPlaythrough(on, band)
 		w.do(func() {
 			if err != nil {
 				w.monitorOn = false
-				w.c.monitor.SetChecked(false)
+				w.c.setMonitor(false)
 				dialog.ShowError(err, w.win)
 			}
 			w.updateStatus()
@@ -181,10 +183,10 @@ func (w *Window) setMonitorOutput(on bool) {
 	}()
 }
 
-// TogglePause freezes or resumes the display (the analysis carries on).
-func (w *Window) TogglePause() {
+// togglePause freezes or resumes the display (the analysis carries on).
+func (w *Window) togglePause() {
 	w.paused = !w.paused
-	w.c.pause.SetText(pauseText(w.paused))
+	w.c.showPaused(w.paused)
 	w.updateStatus()
 }
 
@@ -195,8 +197,8 @@ func pauseText(paused bool) string {
 	return "Pause (Space)"
 }
 
-// ToggleEngine switches GPU ↔ CPU.
-func (w *Window) ToggleEngine() {
+// toggleEngine switches GPU ↔ CPU.
+func (w *Window) toggleEngine() {
 	if !w.eng.HasGPU() {
 		w.notice = "no GPU engine: OpenCL is not usable here"
 		w.updateStatus()
@@ -209,4 +211,60 @@ func (w *Window) ToggleEngine() {
 			s.Engine = "gpu"
 		}
 	})
+}
+
+// syncControls shows the settings in the panels without re-applying
+// them.
+func (w *Window) syncControls() {
+	if w.c == nil {
+		return
+	}
+	w.c.sync()
+	w.cal.sync()
+}
+
+// settings are the current settings (controlsHost).
+func (w *Window) settings() Settings { return w.set }
+
+// runningEngine is the engine that actually runs, after any fallback:
+// "gpu", "cpu", or "" before the first stats (controlsHost).
+func (w *Window) runningEngine() string {
+	switch w.stats.Engine {
+	case "":
+		return ""
+	case "cpu":
+		return "cpu"
+	}
+	return "gpu"
+}
+
+// channels are the input's channels (calHost).
+func (w *Window) channels() int { return w.stats.Channels }
+
+// rate is the analysis's sample rate (48000 before the first stats).
+func (w *Window) rate() int {
+	if w.cfg[0] > 0 {
+		return w.cfg[0]
+	}
+	return 48000
+}
+
+// applyTheme sets the light or dark variant of Fyne's theme and the plots'
+// palette.
+func (w *Window) applyTheme() {
+	v := theme.VariantDark
+	if w.set.Theme == "light" {
+		v = theme.VariantLight
+	}
+	w.app.Settings().SetTheme(&variantTheme{Theme: theme.DefaultTheme(), variant: v})
+}
+
+// variantTheme is Fyne's default theme held to one variant.
+type variantTheme struct {
+	fyne.Theme
+	variant fyne.ThemeVariant
+}
+
+func (t *variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
+	return t.Theme.Color(n, t.variant)
 }

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // maxCalOffset bounds a saved calibration offset (dB SPL − dBFS): a
@@ -25,43 +26,62 @@ const maxCalOffset = 400
 // calToneHz is the calibrator's frequency.
 const calToneHz = 1000
 
-// ErrNotCalibrated is SetUnit's error for dB SPL before a calibration.
-var ErrNotCalibrated = errors.New("prism: dB SPL needs a level calibration first (Calibrate…)")
+// errNotCalibrated is setUnit's error for dB SPL before a calibration.
+var errNotCalibrated = errors.New("prism: dB SPL needs a level calibration first (Calibrate…)")
 
 // saneCal drops a unit or calibration the preferences hold that no longer
 // makes sense.
 func (s Settings) saneCal(d Settings) Settings {
-	if _, err := dsp.ParseUnit(s.Unit); err != nil {
-		s.Unit = d.Unit
-	}
 	if s.CalNote == "" || !(math.Abs(s.CalOffset) <= maxCalOffset) {
 		s.CalNote, s.CalOffset = "", 0
 	}
-	if s.Unit == dsp.DBSPL.String() && s.CalNote == "" {
+	if s.Unit == dsp.DBSPL && s.CalNote == "" {
 		s.Unit = d.Unit
 	}
 	return s
 }
 
-// calState is the window's unit and calibration: the conversion, the
-// microphone response read and from where, and the controls showing them.
-type calState struct {
-	disp    displayCal
-	src     calSource
-	file    displayCal    // the file tab's spectrum under the cursor
-	fileRaw live.Spectrum // that spectrum as the file view gave it (dBFS)
+// calHost is what the calibration panel needs of the window.
+type calHost interface {
+	settings() Settings
+	change(fn func(s *Settings))
+	chooseFile(filter storage.FileFilter, use func(path string) error)
+	channels() int // the input's channels (the dialog offers each)
+}
+
+// calEngine measures a calibrator in the input.
+type calEngine interface {
+	// MeasureCalibrator reads the last second of input channel c as a
+	// calibrator's tone of toneHz at referenceDBSPL (live.Live's).
+	MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error)
+}
+
+// calPanel is the unit and calibration: the conversion of the engine's
+// dBFS spectra into the unit shown, the microphone response read and from
+// where, the side panel's section showing them and the dialogs that
+// change them.
+type calPanel struct {
+	host    calHost
+	eng     calEngine
+	win     fyne.Window
+	do      func(func()) // onto the Fyne goroutine
+	disp    view.DisplayCal
+	src     view.CalSource
+	file    view.DisplayCal // the file tab's spectrum under the cursor
+	fileRaw live.Spectrum   // that spectrum as the file view gave it (dBFS)
 	mic     *dsp.MicResponse
 	micPath string
 	unit    *widget.Select
 	label   *widget.Label
 	dlg     *dialog.FormDialog // the calibration dialog last shown (tests)
+	syncing bool               // the controls show the settings: no change
 }
 
 // unitLabel is the spectrum's unit as shown: "dB SPL (umik.txt)".
-func (w *Window) unitLabel() string {
-	l := unitLabels[w.set.unit()]
-	if w.cal.mic != nil {
-		l += " (" + w.cal.mic.Name + ")"
+func (p *calPanel) unitLabel() string {
+	l := view.UnitLabels[p.host.settings().Unit]
+	if p.mic != nil {
+		l += " (" + p.mic.Name + ")"
 	}
 	return l
 }
@@ -73,20 +93,14 @@ func (w *Window) unitLabel() string {
 func (w *Window) applyCal() {
 	s := &w.set
 	if s.MicFile != w.cal.micPath {
-		w.cal.mic, w.cal.micPath = nil, ""
-		if s.MicFile != "" {
-			mic, err := readMicFile(s.MicFile)
-			if err != nil {
-				w.notice = err.Error()
-				s.MicFile = ""
-			} else {
-				w.cal.mic, w.cal.micPath = mic, s.MicFile
-			}
+		if err := w.cal.readMic(s.MicFile); err != nil {
+			w.notice = err.Error()
+			s.MicFile = ""
 		}
 	}
-	u := s.unit()
-	w.cal.disp.set(u, s.CalOffset, w.cal.mic, s.Window)
-	w.cal.src = calSource{src: w.eng, d: &w.cal.disp}
+	u := s.Unit
+	w.cal.disp.Set(u, s.CalOffset, w.cal.mic, s.Window)
+	w.cal.src = view.CalSource{Src: w.eng, Cal: &w.cal.disp}
 	shift := 0.0
 	rtaUnit := "dBFS"
 	if u == dsp.DBSPL { // the axes follow: −120…0 dBFS shows as −6…114 dB SPL at 114 dB
@@ -96,10 +110,10 @@ func (w *Window) applyCal() {
 	if w.cal.mic != nil {
 		rtaUnit += " (" + w.cal.mic.Name + ")"
 	}
-	w.cal.file.set(u, s.CalOffset, w.cal.mic, s.Window)
-	for _, v := range []*SpectrumView{w.spec, w.fspec} {
+	w.cal.file.Set(u, s.CalOffset, w.cal.mic, s.Window)
+	for _, v := range []*view.SpectrumView{w.spec, w.fp.fspec} {
 		v.SetRange(s.DBMin+shift, s.DBMax+shift)
-		v.SetUnit(w.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
+		v.SetUnit(w.cal.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
 	}
 	if len(w.cal.fileRaw.Current) > 0 {
 		w.showFileSpectrum(&w.cal.fileRaw)
@@ -118,8 +132,23 @@ func (w *Window) showFileSpectrum(sp *live.Spectrum) {
 		raw.Current = append(raw.Current[:0], sp.Current...)
 		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
 	}
-	w.fspec.ShowSpectrum(raw)
-	w.cal.file.apply(&w.fspec.spectra[0])
+	w.fp.fspec.ShowSpectrum(raw)
+	w.cal.file.Apply(w.fp.fspec.Shown())
+}
+
+// readMic reads the microphone response file at path ("" none) in place
+// of the one read before; a file that does not read leaves none.
+func (p *calPanel) readMic(path string) error {
+	p.mic, p.micPath = nil, ""
+	if path == "" {
+		return nil
+	}
+	mic, err := readMicFile(path)
+	if err != nil {
+		return err
+	}
+	p.mic, p.micPath = mic, path
+	return nil
 }
 
 // readMicFile reads a microphone response file (REW/miniDSP text).
@@ -132,45 +161,41 @@ func readMicFile(path string) (*dsp.MicResponse, error) {
 	return dsp.ParseMicResponse(f, filepath.Base(path))
 }
 
-// SetUnit shows the spectrum in unit name ("dbfs", "dbfs-hz", "dbspl");
-// dB SPL needs a level calibration (ErrNotCalibrated).
-func (w *Window) SetUnit(name string) error {
-	u, err := dsp.ParseUnit(name)
-	if err != nil {
-		return fmt.Errorf("prism: %w", err)
+// setUnit shows the spectrum in unit u; dB SPL needs a level
+// calibration (errNotCalibrated).
+func (p *calPanel) setUnit(u dsp.Unit) error {
+	if u == dsp.DBSPL && p.host.settings().CalNote == "" {
+		p.sync()
+		return errNotCalibrated
 	}
-	if u == dsp.DBSPL && w.set.CalNote == "" {
-		w.syncCalControls()
-		return ErrNotCalibrated
-	}
-	w.change(func(s *Settings) { s.Unit = u.String() })
+	p.host.change(func(s *Settings) { s.Unit = u })
 	return nil
 }
 
-// CalibrateFullScale calibrates the level so that a full-scale sine reads
+// calibrateFullScale calibrates the level so that a full-scale sine reads
 // level dB SPL, and shows dB SPL.
-func (w *Window) CalibrateFullScale(level float64) error {
+func (p *calPanel) calibrateFullScale(level float64) error {
 	cal, err := dsp.CalFromDBSPL(level)
 	if err != nil {
 		return err
 	}
-	w.setCalibration(cal, "full-scale sine = "+strconv.FormatFloat(level, 'f', -1, 64)+" dB SPL")
+	p.setCalibration(cal, "full-scale sine = "+strconv.FormatFloat(level, 'f', -1, 64)+" dB SPL")
 	return nil
 }
 
-// CalibrateFromInput measures the last second of input channel c (from 0)
+// calibrateFromInput measures the last second of input channel c (from 0)
 // as a 1 kHz calibrator of level dB SPL, on a goroutine; on the Fyne
 // goroutine it then sets the calibration (showing dB SPL) or shows the
 // error, and calls done (if not nil) with the outcome.
-func (w *Window) CalibrateFromInput(c int, level float64, done func(error)) {
+func (p *calPanel) calibrateFromInput(c int, level float64, done func(error)) {
 	go func() {
-		cal, err := w.eng.MeasureCalibrator(c, calToneHz, level)
-		w.do(func() {
+		cal, err := p.eng.MeasureCalibrator(c, calToneHz, level)
+		p.do(func() {
 			if err != nil {
 				err = fmt.Errorf("prism: calibration from the input: %w", err)
-				dialog.ShowError(err, w.win)
+				dialog.ShowError(err, p.win)
 			} else {
-				w.setCalibration(cal, fmt.Sprintf("input ch %d = %g dB SPL at 1 kHz", c+1, level))
+				p.setCalibration(cal, fmt.Sprintf("input ch %d = %g dB SPL at 1 kHz", c+1, level))
 			}
 			if done != nil {
 				done(err)
@@ -179,69 +204,68 @@ func (w *Window) CalibrateFromInput(c int, level float64, done func(error)) {
 	}()
 }
 
-func (w *Window) setCalibration(cal dsp.LevelCal, note string) {
-	w.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL.String() })
+func (p *calPanel) setCalibration(cal dsp.LevelCal, note string) {
+	p.host.change(func(s *Settings) { s.CalOffset, s.CalNote, s.Unit = cal.OffsetDB, note, dsp.DBSPL })
 }
 
-// LoadMicFile reads a microphone response file and applies it to the
+// loadMicFile reads a microphone response file and applies it to the
 // spectrum and the RTA; a bad file is an error naming its line.
-func (w *Window) LoadMicFile(path string) error {
+func (p *calPanel) loadMicFile(path string) error {
 	mic, err := readMicFile(path)
 	if err != nil {
 		return err
 	}
-	w.cal.mic, w.cal.micPath = mic, path
-	w.change(func(s *Settings) { s.MicFile = path })
+	p.mic, p.micPath = mic, path
+	p.host.change(func(s *Settings) { s.MicFile = path })
 	return nil
 }
 
-// ClearCalibration forgets the level calibration and the microphone
+// clearCalibration forgets the level calibration and the microphone
 // response (dB SPL turns back to dBFS).
-func (w *Window) ClearCalibration() {
-	w.change(func(s *Settings) {
+func (p *calPanel) clearCalibration() {
+	p.host.change(func(s *Settings) {
 		s.CalNote, s.CalOffset, s.MicFile = "", 0, ""
-		if s.Unit == dsp.DBSPL.String() {
-			s.Unit = dsp.DBFS.String()
+		if s.Unit == dsp.DBSPL {
+			s.Unit = dsp.DBFS
 		}
 	})
 }
 
-// buildCalControls is the controls' unit and calibration section.
-func (w *Window) buildCalControls() fyne.CanvasObject {
-	c := &w.cal
-	c.unit = widget.NewSelect(unitLabels, func(v string) {
-		if w.c.syncing {
+// build is the controls' unit and calibration section.
+func (p *calPanel) build() fyne.CanvasObject {
+	c := p
+	c.unit = widget.NewSelect(view.UnitLabels, func(v string) {
+		if c.syncing {
 			return
 		}
-		if err := w.SetUnit(dsp.Unit(indexOf(unitLabels, v)).String()); err != nil {
-			dialog.ShowError(err, w.win)
+		if err := p.setUnit(dsp.Unit(indexOf(view.UnitLabels, v))); err != nil {
+			dialog.ShowError(err, p.win)
 		}
 	})
 	c.label = widget.NewLabel("")
 	c.label.Wrapping = fyne.TextWrapWord
-	w.syncCalControls()
+	p.sync()
 	return container.NewVBox(
 		widget.NewLabelWithStyle("Units and calibration", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		container.NewBorder(nil, nil, widget.NewLabel("Unit"), nil, c.unit),
 		c.label,
 		container.NewGridWithColumns(3,
-			widget.NewButton("Calibrate…", w.calibrateDialog),
-			widget.NewButton("Mic file…", w.micDialog),
-			widget.NewButton("Clear", w.ClearCalibration)),
+			widget.NewButton("Calibrate…", p.calibrateDialog),
+			widget.NewButton("Mic file…", p.micDialog),
+			widget.NewButton("Clear", p.clearCalibration)),
 	)
 }
 
-// syncCalControls shows the unit and calibration in the controls.
-func (w *Window) syncCalControls() {
-	c := &w.cal
+// sync shows the unit and calibration in the controls.
+func (p *calPanel) sync() {
+	c := p
 	if c.unit == nil {
 		return
 	}
-	prev := w.c.syncing
-	w.c.syncing = true
-	defer func() { w.c.syncing = prev }()
-	s := w.set
-	c.unit.SetSelected(unitLabels[s.unit()])
+	c.syncing = true
+	defer func() { c.syncing = false }()
+	s := p.host.settings()
+	c.unit.SetSelected(view.UnitLabels[s.Unit])
 	text := "Not calibrated: dB SPL needs a calibration."
 	if s.CalNote != "" {
 		text = fmt.Sprintf("dB SPL = dBFS %+.1f dB (%s).", s.CalOffset, s.CalNote)
@@ -254,14 +278,14 @@ func (w *Window) syncCalControls() {
 
 // calibrateDialog asks how to calibrate: a full-scale sine's level, or
 // the input now being a 1 kHz calibrator (its level and channel).
-func (w *Window) calibrateDialog() {
+func (p *calPanel) calibrateDialog() {
 	mode := widget.NewRadioGroup([]string{calModeFullScale, calModeInput}, nil)
 	mode.Required = true
 	mode.SetSelected(calModeInput)
 	level := widget.NewEntry()
 	level.SetText("94")
 	var chans []string
-	for c := range max(1, w.stats.Channels) {
+	for c := range max(1, p.host.channels()) {
 		chans = append(chans, strconv.Itoa(c+1))
 	}
 	ch := widget.NewSelect(chans, nil)
@@ -275,13 +299,13 @@ func (w *Window) calibrateDialog() {
 		if !ok {
 			return
 		}
-		if err := w.calibrateAs(mode.Selected, level.Text, indexOf(chans, ch.Selected)); err != nil {
-			dialog.ShowError(err, w.win)
+		if err := p.calibrateAs(mode.Selected, level.Text, indexOf(chans, ch.Selected)); err != nil {
+			dialog.ShowError(err, p.win)
 		}
-	}, w.win)
+	}, p.win)
 	d.Resize(fyne.NewSize(460, 0))
 	d.Show()
-	w.cal.dlg = d
+	p.dlg = d
 }
 
 // The calibration dialog's modes.
@@ -291,23 +315,23 @@ const (
 )
 
 // calibrateAs calibrates as the dialog says.
-func (w *Window) calibrateAs(mode, levelText string, channel int) error {
+func (p *calPanel) calibrateAs(mode, levelText string, channel int) error {
 	level, err := strconv.ParseFloat(strings.TrimSpace(levelText), 64)
 	if err != nil || math.IsNaN(level) || math.IsInf(level, 0) {
 		return fmt.Errorf("prism: calibration level %q is not a number of dB SPL", levelText)
 	}
 	if mode == calModeFullScale {
-		return w.CalibrateFullScale(level)
+		return p.calibrateFullScale(level)
 	}
 	if _, err := dsp.CalFromRecording(-20, level); err != nil { // the level's range, before measuring
 		return err
 	}
-	w.CalibrateFromInput(max(0, channel), level, nil)
+	p.calibrateFromInput(max(0, channel), level, nil)
 	return nil
 }
 
 // micDialog asks for a microphone response file; a bad one shows an
 // error naming its line.
-func (w *Window) micDialog() {
-	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), w.LoadMicFile)
+func (p *calPanel) micDialog() {
+	p.host.chooseFile(storage.NewExtensionFileFilter([]string{".txt", ".TXT", ".cal", ".CAL", ".frd", ".FRD", ".csv", ".CSV"}), p.loadMicFile)
 }

@@ -17,19 +17,21 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/meter"
+	"github.com/prismaudio/prism/ui/view"
+	"github.com/prismaudio/prism/window"
 )
 
 // hover puts the cursor over the spectrum at frequency f.
 func hover(w *Window, f float64) {
 	w.spec.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(w.spec.XFor(f), 40)}})
-	w.spec.draw(w.spec.img.Rect.Dx(), w.spec.img.Rect.Dy())
+	w.spec.Render(w.spec.Image().Rect.Dx(), w.spec.Image().Rect.Dy())
 }
 
 // checkLevels compares the live spectrum shown with the fake's levels
 // plus offset(f) at every bin.
 func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) float64) {
 	t.Helper()
-	sp := &w.spec.spectra[0]
+	sp := w.spec.Shown()
 	for k, v := range sp.Current {
 		f := float64(k) * sp.BinHz
 		if want := float64(fakeLevel(f)) + offset(f); math.Abs(float64(v)-want) > 0.001 {
@@ -45,7 +47,7 @@ func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) fl
 func TestUnitDensity(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.SetUnit("dbfs-hz"); err != nil {
+	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -56,8 +58,8 @@ func TestUnitDensity(t *testing.T) {
 	if !strings.Contains(w.spec.Readout(), " dBFS/Hz   B4") || !strings.Contains(w.spec.PeakLabel(), "−21.5 dBFS/Hz") {
 		t.Errorf("readout %q, peak %q", w.spec.Readout(), w.spec.PeakLabel())
 	}
-	if want := -6 + off; math.Abs(w.spec.spectra[0].Peak.LevelDB-want) > 0.01 {
-		t.Errorf("peak level %v, want %v", w.spec.spectra[0].Peak.LevelDB, want)
+	if want := -6 + off; math.Abs(w.spec.Shown().Peak.LevelDB-want) > 0.01 {
+		t.Errorf("peak level %v, want %v", w.spec.Shown().Peak.LevelDB, want)
 	}
 	rows := exportCSV(t, w)
 	if strings.Join(rows[0], ",") != "freq_hz,current_dbfs_hz,average_dbfs_hz,peak_hold_dbfs_hz" {
@@ -66,18 +68,18 @@ func TestUnitDensity(t *testing.T) {
 	if l, _ := strconv.ParseFloat(rows[86][1], 64); math.Abs(l-(float64(fakeLevel(85*48000/4096.0))+off)) > 0.005 {
 		t.Errorf("bin 85 exported as %v", rows[86])
 	}
-	if w.rta.unit != "dBFS" {
-		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.unit)
+	if w.rta.UnitLabel() != "dBFS" {
+		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.UnitLabel())
 	}
-	if err := w.SetUnit("dbspl"); !errors.Is(err, ErrNotCalibrated) || w.set.Unit != "dbfs-hz" {
-		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit)
+	if err := w.cal.setUnit(dsp.DBSPL); !errors.Is(err, errNotCalibrated) || w.set.Unit.String() != "dbfs-hz" {
+		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit.String())
 	}
 }
 
 func exportCSV(t *testing.T, w *Window) [][]string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "spectrum.csv")
-	if err := w.ExportSpectrum(p); err != nil {
+	if err := w.exportSpectrum(p); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(p)
@@ -110,31 +112,30 @@ const goodMic = "\"Sens Factor =-1.5dB, SERNO: 700\"\n* a test microphone\n20 0 
 func TestCalibrationAndMic(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	if err := w.CalibrateFullScale(120); err != nil {
+	if err := w.cal.calibrateFullScale(120); err != nil {
 		t.Fatal(err)
 	}
-	w.Settings() // (settings applied synchronously)
 	w.Pull()
 	capture(w.win)
 	checkLevels(t, w, "dB SPL", func(float64) float64 { return 120 })
-	if w.spec.unit != "dB SPL" || !strings.Contains(w.spec.PeakLabel(), "114.0 dB SPL") || w.spec.dbMax != 120 {
-		t.Errorf("unit %q, peak %q, axis top %v", w.spec.unit, w.spec.PeakLabel(), w.spec.dbMax)
+	if w.spec.UnitLabel() != "dB SPL" || !strings.Contains(w.spec.PeakLabel(), "114.0 dB SPL") || specMax(w.spec) != 120 {
+		t.Errorf("unit %q, peak %q, axis top %v", w.spec.UnitLabel(), w.spec.PeakLabel(), specMax(w.spec))
 	}
-	if !strings.Contains(w.Meters().Text(), "RMS 95.7 dB SPL") {
-		t.Errorf("meters: %q", w.Meters().Text())
+	if !strings.Contains(w.lvl.Text(), "RMS 95.7 dB SPL") {
+		t.Errorf("meters: %q", w.lvl.Text())
 	}
-	if err := w.CalibrateFullScale(-3); err == nil {
+	if err := w.cal.calibrateFullScale(-3); err == nil {
 		t.Error("a −3 dB SPL calibration: no error")
 	}
 
 	// 0 dB to 200 Hz, +2 dB from 2 kHz, linear in log f between
 	bad := writeMic(t, goodMic+"2000 2 0\n1000 1 0\n")
-	err := w.LoadMicFile(bad)
+	err := w.cal.loadMicFile(bad)
 	var ce *dsp.CalFileError
 	if !errors.As(err, &ce) || ce.Line != 6 || !strings.Contains(err.Error(), "line 6") || w.cal.mic != nil {
 		t.Errorf("bad file: %v", err)
 	}
-	if err := w.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
+	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -142,8 +143,8 @@ func TestCalibrationAndMic(t *testing.T) {
 	capture(w.win)
 	resp := func(f float64) float64 { return 2 * math.Min(1, math.Max(0, math.Log10(f/200))) }
 	checkLevels(t, w, "dB SPL with mic", func(f float64) float64 { return 120 - resp(f) })
-	if w.spec.unit != "dB SPL (mic.txt)" || w.rta.unit != "dB SPL (mic.txt)" {
-		t.Errorf("units %q, %q", w.spec.unit, w.rta.unit)
+	if w.spec.UnitLabel() != "dB SPL (mic.txt)" || w.rta.UnitLabel() != "dB SPL (mic.txt)" {
+		t.Errorf("units %q, %q", w.spec.UnitLabel(), w.rta.UnitLabel())
 	}
 	for _, b := range w.rta.Levels() {
 		if want := float64(fakeLevel(b.Exact)) + 120 - resp(b.Exact); math.Abs(b.LevelDB-want) > 1e-3 {
@@ -152,14 +153,14 @@ func TestCalibrationAndMic(t *testing.T) {
 	}
 
 	s := LoadSettings(a.Preferences())
-	if s.Unit != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
-		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit, s.CalOffset, s.CalNote, s.MicFile)
+	if s.Unit.String() != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
+		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit.String(), s.CalOffset, s.CalNote, s.MicFile)
 	}
-	w.ClearCalibration()
+	w.cal.clearCalibration()
 	w.Pull()
 	checkLevels(t, w, "cleared", func(float64) float64 { return 0 })
-	if w.set.Unit != "dbfs" || w.cal.mic != nil || w.spec.unit != "dBFS" || w.spec.dbMax != 0 {
-		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit, w.cal.mic, w.spec.unit)
+	if w.set.Unit.String() != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
+		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit.String(), w.cal.mic, w.spec.UnitLabel())
 	}
 }
 
@@ -171,22 +172,22 @@ func TestCalibrateFromInput(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	var got error
 	done := false
-	w.CalibrateFromInput(1, 94, func(err error) { got, done = err, true })
+	w.cal.calibrateFromInput(1, 94, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
-	if got != nil || w.set.CalOffset != 120 || w.set.Unit != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
+	if got != nil || w.set.CalOffset != 120 || w.set.Unit.String() != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
 		t.Errorf("calibrated: %v, %+v", got, w.set)
 	}
 	e.calErr = meter.ErrNoCalibratorInput
 	done = false
-	w.CalibrateFromInput(0, 114, func(err error) { got, done = err, true })
+	w.cal.calibrateFromInput(0, 114, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if !errors.Is(got, meter.ErrNoCalibratorInput) || !strings.HasPrefix(got.Error(), "prism: ") || w.set.CalOffset != 120 {
 		t.Errorf("failed measurement: %v, offset %v", got, w.set.CalOffset)
 	}
-	if err := w.calibrateAs(calModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {
+	if err := w.cal.calibrateAs(calModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("a level that is not a number: %v", err)
 	}
-	if err := w.calibrateAs(calModeFullScale, "110", 0); err != nil || w.set.CalOffset != 110 {
+	if err := w.cal.calibrateAs(calModeFullScale, "110", 0); err != nil || w.set.CalOffset != 110 {
 		t.Errorf("full scale from the dialog: %v, %v", err, w.set.CalOffset)
 	}
 }
@@ -201,9 +202,9 @@ func TestCalSourceNoAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d displayCal
-	d.set(dsp.DBSPL, 100, mic, "hann")
-	src := &calSource{src: newFakeEngine(), d: &d}
+	var d view.DisplayCal
+	d.Set(dsp.DBSPL, 100, mic, window.Func{Kind: window.Hann})
+	src := &view.CalSource{Src: newFakeEngine(), Cal: &d}
 	var sp live.Spectrum
 	src.Latest(0, &sp)
 	if n := testing.AllocsPerRun(20, func() { src.Latest(0, &sp) }); n != 0 {
@@ -218,31 +219,31 @@ func TestFileSpectrumUnit(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	fs := syntheticFile()
 	e.file = fs
-	w.OpenFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	col := fs.Columns[100]
 	sp := &live.Spectrum{Current: col, BinHz: fs.BinHz(), Peak: fs.Peak(col)}
-	w.fileCursor(sp, 1, true)
-	if err := w.CalibrateFullScale(100); err != nil {
+	w.fp.fileCursor(sp, 1, true)
+	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, off float64) {
 		t.Helper()
-		got := w.fspec.spectra[0].Current
+		got := w.fp.fspec.Shown().Current
 		for k := range col {
 			if math.Abs(float64(got[k]-col[k])-off) > 1e-3 {
 				t.Fatalf("%s: bin %d reads %v, the file %v", what, k, got[k], col[k])
 			}
 		}
-		if d := w.fspec.spectra[0].Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
+		if d := w.fp.fspec.Shown().Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
 			t.Errorf("%s: peak %+.3f dB from the file's", what, d)
 		}
 	}
 	check("dB SPL", 100)
-	if w.fspec.unit != "dB SPL" {
-		t.Errorf("file spectrum unit %q", w.fspec.unit)
+	if w.fp.fspec.UnitLabel() != "dB SPL" {
+		t.Errorf("file spectrum unit %q", w.fp.fspec.UnitLabel())
 	}
-	if err := w.SetUnit("dbfs"); err != nil {
+	if err := w.cal.setUnit(dsp.DBFS); err != nil {
 		t.Fatal(err)
 	}
 	check("dBFS", 0)
@@ -278,7 +279,7 @@ func TestCalibrationRestored(t *testing.T) {
 			if (w.cal.mic != nil) != c.wantMic || (!c.wantMic && (w.set.MicFile != "" || !strings.Contains(w.notice, "microphone file"))) {
 				t.Errorf("mic %v, setting %q, notice %q", w.cal.mic, w.set.MicFile, w.notice)
 			}
-			w.calibrateDialog()
+			w.cal.calibrateDialog()
 			if w.cal.dlg == nil {
 				t.Error("no calibration dialog")
 			}
@@ -295,10 +296,10 @@ func TestWindowPullNoAllocs(t *testing.T) {
 	}
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.CalibrateFullScale(110); err != nil {
+	if err := w.cal.calibrateFullScale(110); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
+	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -309,8 +310,8 @@ func TestWindowPullNoAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(50, w.Pull); n != 0 {
 		t.Errorf("Window.Pull: %v allocs per frame", n)
 	}
-	if w.spec.unit != "dB SPL (mic.txt)" || w.lastFrames == 0 {
-		t.Errorf("unit %q, frames %d", w.spec.unit, w.lastFrames)
+	if w.spec.UnitLabel() != "dB SPL (mic.txt)" || w.lastFrames == 0 {
+		t.Errorf("unit %q, frames %d", w.spec.UnitLabel(), w.lastFrames)
 	}
 }
 
@@ -320,17 +321,17 @@ func TestUnitControl(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.cal.unit.SetSelected("dBFS/Hz")
-	if w.set.Unit != "dbfs-hz" || w.spec.unit != "dBFS/Hz" {
-		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit, w.spec.unit)
+	if w.set.Unit.String() != "dbfs-hz" || w.spec.UnitLabel() != "dBFS/Hz" {
+		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit.String(), w.spec.UnitLabel())
 	}
 	w.cal.unit.SetSelected("dB SPL")
-	if w.set.Unit != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {
-		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit, w.cal.unit.Selected)
+	if w.set.Unit.String() != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {
+		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit.String(), w.cal.unit.Selected)
 	}
 	if !strings.Contains(w.cal.label.Text, "Not calibrated") {
 		t.Errorf("label %q", w.cal.label.Text)
 	}
-	if err := w.CalibrateFullScale(100); err != nil {
+	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	if w.cal.unit.Selected != "dB SPL" || !strings.Contains(w.cal.label.Text, "dB SPL = dBFS +100.0 dB (full-scale sine = 100 dB SPL)") {
@@ -360,8 +361,8 @@ func TestCalibrationSettingsSane(t *testing.T) {
 		p.SetString(prefPrefix+"cal.note", c.note)
 		p.SetFloat(prefPrefix+"cal.offset", c.offset)
 		s := LoadSettings(p)
-		if s.Unit != c.wantUnit || s.CalOffset != c.wantOffset {
-			t.Errorf("%+v: unit %q offset %v", c, s.Unit, s.CalOffset)
+		if s.Unit.String() != c.wantUnit || s.CalOffset != c.wantOffset {
+			t.Errorf("%+v: unit %q offset %v", c, s.Unit.String(), s.CalOffset)
 		}
 	}
 }

@@ -2,57 +2,78 @@ package ui
 
 import (
 	"fmt"
-	"image/color"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
-	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
-	"github.com/prismaudio/prism/window"
 )
 
-// controls are the side panel's widgets, kept so keyboard shortcuts and
-// fallbacks can show their effect there too.
+// controlsHost is what the controls panel needs of the window: the
+// settings and a way to change them, what actually runs, and the actions
+// of its buttons.
+type controlsHost interface {
+	settings() Settings
+	change(fn func(s *Settings))
+	runningEngine() string // "gpu", "cpu" or "" before the first stats
+	rate() int             // the analysis's sample rate
+	togglePause()
+	resetHolds()
+	stress()
+	setMonitorOutput(on bool)
+	pickSourceFile()
+}
+
+// option is one entry of a choice: its label, what choosing it does to
+// the settings, and whether the settings select it. An option with do
+// runs that instead of changing the settings.
+type option struct {
+	label    string
+	apply    func(s *Settings)
+	selected func(s *Settings) bool
+	do       func()
+}
+
+// What a choice shows when no option is selected.
+const (
+	keepShown = -1 // the option shown before
+	showNone  = -2 // no option
+)
+
+// choice is a select over a table of options.
+type choice struct {
+	opts []option
+	none int // the option shown when none is selected, keepShown or showNone
+	sel  *widget.Select
+}
+
+// controls is the side panel: the engine, source, analysis, band filter
+// and display settings as tables of options, kept in step with the
+// settings (sync) so that keyboard shortcuts and fallbacks show there too.
+// The unit and calibration and the references sections are other
+// panels' (built by them, placed here).
 type controls struct {
-	syncing                                     bool
+	host    controlsHost
+	win     fyne.Window
+	syncing bool
+	choices []*choice
+
 	source, rate, chans                         *widget.Select
-	gen                                         *widget.Entry
+	gen, bandEntry                              *widget.Entry
 	fft, overlap, window, avg, hold             *widget.Select
 	scale, dbTop, dbFloor, cmap, span           *widget.Select
 	lower, fraction, weighting, band, chanShown *widget.Select
-	bandEntry                                   *widget.Entry
 	engine, theme                               *widget.RadioGroup
 	pause                                       *widget.Button
 	monitor                                     *widget.Check
-	harmonics                                   *widget.Check // harmonics.go
+	devices                                     func() ([]string, error)
 }
-
-// option lists (label ↔ value)
-var (
-	fftSizes    = powersOfTwo(engine.MinFFT, MaxFFT)
-	overlaps    = []string{"0 %", "50 %", "75 %", "87.5 %", "93.75 %"}
-	overlapVals = []float64{0, 0.5, 0.75, 0.875, 0.9375}
-	averagings  = []string{"Off", "Exponential 0.25 s", "Exponential 1 s", "Exponential 4 s", "Linear 8 frames", "Linear 32 frames", "Long-term (since reset)"}
-	holds       = []string{"Off", "2 s", "10 s", "Infinite"}
-	holdVals    = []float64{0, 2, 10, -1}
-	dbTops      = []string{"+10", "0", "-10", "-20", "-40"}
-	dbFloors    = []string{"-40", "-60", "-80", "-100", "-120", "-140", "-160"}
-	spans       = []string{"5 s", "10 s", "30 s", "60 s"}
-	spanVals    = []float64{5, 10, 30, 60}
-	fractions   = []string{"1/1", "1/3", "1/6", "1/12", "1/24", "1/48"}
-	bandPresets = []string{"None", "speech", "lowpass:1000", "highpass:100", "bandpass:500-2000", "bandstop:1000-4000", "octave:1000", "third:1000", "Custom…"}
-	rates       = []string{"Device default", "44100", "48000", "96000"}
-	chanOpts    = []string{"Device default", "1", "2"}
-)
 
 const (
 	srcDefault   = "Default input"
@@ -60,39 +81,124 @@ const (
 	srcFile      = "File, in real time…"
 )
 
-func (w *Window) buildControls() fyne.CanvasObject {
-	c := &w.c
-	set := func(fn func(s *Settings)) {
-		if !c.syncing {
-			w.change(fn)
+// newChoice makes the select of a table of options.
+func (c *controls) newChoice(none int, opts []option) *widget.Select {
+	ch := &choice{opts: opts, none: none}
+	labels := make([]string, len(opts))
+	for i, o := range opts {
+		labels[i] = o.label
+	}
+	ch.sel = widget.NewSelect(labels, func(v string) {
+		if c.syncing {
+			return
+		}
+		i := indexOf(labels, v)
+		switch {
+		case i < 0:
+		case opts[i].do != nil:
+			opts[i].do()
+		default:
+			c.host.change(opts[i].apply)
+		}
+	})
+	c.choices = append(c.choices, ch)
+	return ch.sel
+}
+
+// sync selects the first option the settings select.
+func (ch *choice) sync(s *Settings) {
+	for _, o := range ch.opts {
+		if o.selected(s) {
+			ch.sel.SetSelected(o.label)
+			return
 		}
 	}
+	switch {
+	case ch.none >= 0:
+		ch.sel.SetSelected(ch.opts[ch.none].label)
+	case ch.none == showNone:
+		ch.sel.ClearSelected()
+	}
+}
+
+// newControls builds the side panel around the calibration and
+// references sections and the export buttons.
+func newControls(host controlsHost, win fyne.Window, devices func() ([]string, error), hasGPU bool, cal, refs, exports fyne.CanvasObject) (*controls, fyne.CanvasObject) {
+	c := &controls{host: host, win: win, devices: devices}
+	c.buildSource()
+	c.buildChoices()
+	c.buildBand()
+	c.engine = c.radio([]string{"GPU", "CPU"}, func(s *Settings, v string) { s.Engine = v })
+	if !hasGPU {
+		c.engine.Disable()
+	}
+	c.theme = c.radio([]string{"Dark", "Light"}, func(s *Settings, v string) { s.Theme = v })
+	c.pause = widget.NewButton(pauseText(false), host.togglePause)
+	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", host.stress)
+	keys := widget.NewButton("Keys…", func() {
+		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(keyHelp, "\t", "    ")), win)
+	})
+	reset := widget.NewButton("Reset averages, holds, meters (R)", host.resetHolds)
+	c.sync()
+	section := func(title string) fyne.CanvasObject {
+		return widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	}
+	row := func(label string, o fyne.CanvasObject) fyne.CanvasObject {
+		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, o)
+	}
+	return c, container.NewVBox(
+		section("Engine"), c.engine, c.pause, stress,
+		section("Source"), c.source, row("Generator", c.gen), row("Rate", c.rate), row("Channels", c.chans),
+		section("Analysis"), row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
+		row("Average", c.avg), row("Peak hold", c.hold), reset,
+		section("Band filter"), c.band, c.bandEntry, c.monitor,
+		cal,
+		section("Display"), row("Frequency", c.scale), row("dB top", c.dbTop), row("dB floor", c.dbFloor),
+		row("Show", c.chanShown), row("Below", c.lower), row("Colormap", c.cmap), row("Waterfall", c.span),
+		row("RTA", container.NewGridWithColumns(2, c.fraction, c.weighting)), row("Theme", c.theme),
+		section("References and distortion"), refs, exports, keys,
+	)
+}
+
+// radio is a horizontal, required choice of labels whose lower case is
+// the setting set.
+func (c *controls) radio(labels []string, set func(s *Settings, v string)) *widget.RadioGroup {
+	r := widget.NewRadioGroup(labels, func(v string) {
+		if !c.syncing {
+			c.host.change(func(s *Settings) { set(s, strings.ToLower(v)) })
+		}
+	})
+	r.Horizontal, r.Required = true, true
+	return r
+}
+
+// buildSource makes the source picker and the generator's entry.
+func (c *controls) buildSource() {
 	c.source = widget.NewSelect(nil, func(v string) {
 		if c.syncing {
 			return
 		}
+		kind, dev := session.SourceDevice, ""
 		switch v {
 		case srcGenerator:
 			spec := c.gen.Text
 			if spec == "" {
 				spec = live.DefaultGenerator
 			}
-			set(func(s *Settings) {
-				s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
-			})
+			c.setGenerator(spec)
+			return
 		case srcFile:
-			w.pickSourceFile()
+			c.host.pickSourceFile()
+			return
 		case srcDefault:
-			set(func(s *Settings) {
-				s.Source = session.SourceSpec{Kind: session.SourceDevice, Rate: s.Source.Rate, Channels: s.Source.Channels}
-			})
 		default:
-			set(func(s *Settings) {
-				s.Source = session.SourceSpec{Kind: session.SourceDevice, Device: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
-			})
+			dev = v
 		}
+		c.host.change(func(s *Settings) {
+			s.Source = session.SourceSpec{Kind: kind, Device: dev, Rate: s.Source.Rate, Channels: s.Source.Channels}
+		})
 	})
-	w.refreshSources()
+	c.refreshSources()
 	c.gen = widget.NewEntry()
 	c.gen.SetPlaceHolder(live.DefaultGenerator)
 	c.gen.Validator = func(s string) error {
@@ -101,231 +207,85 @@ func (w *Window) buildControls() fyne.CanvasObject {
 	}
 	c.gen.OnSubmitted = func(v string) {
 		if _, err := session.ParseGeneratorSpec(v); err != nil {
-			dialog.ShowError(err, w.win)
+			dialog.ShowError(err, c.win)
 			return
 		}
-		set(func(s *Settings) {
-			s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: v, Rate: s.Source.Rate, Channels: s.Source.Channels}
-		})
-	}
-	c.rate = widget.NewSelect(rates, func(v string) {
-		r, _ := strconv.Atoi(v)
-		set(func(s *Settings) { s.Source.Rate = r })
-	})
-	c.chans = widget.NewSelect(chanOpts, func(v string) {
-		n, _ := strconv.Atoi(v)
-		set(func(s *Settings) { s.Source.Channels = n })
-	})
-	c.fft = widget.NewSelect(fftSizes, func(v string) {
-		n, _ := strconv.Atoi(v)
-		set(func(s *Settings) { s.FFT = n })
-	})
-	c.overlap = widget.NewSelect(overlaps, func(v string) {
-		set(func(s *Settings) { s.Overlap = overlapVals[indexOf(overlaps, v)] })
-	})
-	c.window = widget.NewSelect(window.Names(), func(v string) { set(func(s *Settings) { s.Window = v }) })
-	c.avg = widget.NewSelect(averagings, func(v string) {
-		set(func(s *Settings) {
-			switch indexOf(averagings, v) {
-			case 0:
-				s.Averaging = AvgOff
-			case 1, 2, 3:
-				s.Averaging, s.AvgSeconds = AvgExp, []float64{0.25, 1, 4}[indexOf(averagings, v)-1]
-			case 4, 5:
-				s.Averaging, s.AvgFrames = AvgLin, []int{8, 32}[indexOf(averagings, v)-4]
-			case 6:
-				s.Averaging = AvgLong
-			}
-		})
-	})
-	c.hold = widget.NewSelect(holds, func(v string) {
-		set(func(s *Settings) { s.PeakHold = holdVals[indexOf(holds, v)] })
-	})
-	reset := widget.NewButton("Reset averages, holds, meters (R)", w.resetHolds)
-	c.scale = widget.NewSelect([]string{"log", "lin", "mel"}, func(v string) { set(func(s *Settings) { s.FreqScale = v }) })
-	c.dbTop = widget.NewSelect(dbTops, func(v string) {
-		f, _ := strconv.ParseFloat(v, 64)
-		set(func(s *Settings) {
-			if f > s.DBMin {
-				s.DBMax = f
-			}
-		})
-	})
-	c.dbFloor = widget.NewSelect(dbFloors, func(v string) {
-		f, _ := strconv.ParseFloat(v, 64)
-		set(func(s *Settings) {
-			if f < s.DBMax {
-				s.DBMin = f
-			}
-		})
-	})
-	c.cmap = widget.NewSelect(plot.ColormapNames(), func(v string) { set(func(s *Settings) { s.Colormap = v }) })
-	c.span = widget.NewSelect(spans, func(v string) { set(func(s *Settings) { s.Span = spanVals[indexOf(spans, v)] }) })
-	c.lower = widget.NewSelect([]string{"Waterfall", "RTA bars"}, func(v string) {
-		set(func(s *Settings) {
-			s.Lower = "waterfall"
-			if v == "RTA bars" {
-				s.Lower = "rta"
-			}
-		})
-	})
-	c.fraction = widget.NewSelect(fractions, func(v string) {
-		n, _ := strconv.Atoi(strings.TrimPrefix(v, "1/"))
-		set(func(s *Settings) { s.Fraction = n })
-	})
-	c.weighting = widget.NewSelect([]string{"A", "C", "Z"}, func(v string) { set(func(s *Settings) { s.Weighting = v }) })
-	c.bandEntry = widget.NewEntry()
-	c.bandEntry.SetPlaceHolder("bandpass:300-3400")
-	c.bandEntry.Validator = func(v string) error {
-		if v == "" {
-			return nil
-		}
-		_, err := parseBand(v, w.rate())
-		return err
-	}
-	c.bandEntry.OnSubmitted = func(v string) {
-		if _, err := parseBand(v, w.rate()); err != nil && v != "" {
-			dialog.ShowError(err, w.win)
-			return
-		}
-		set(func(s *Settings) { s.Band = v })
-	}
-	c.band = widget.NewSelect(bandPresets, func(v string) {
-		switch v {
-		case "None":
-			set(func(s *Settings) { s.Band = "" })
-		case "Custom…":
-			w.win.Canvas().Focus(c.bandEntry)
-		default:
-			set(func(s *Settings) { s.Band = v })
-		}
-	})
-	c.monitor = widget.NewCheck("Play it (monitor output)", func(on bool) {
 		if !c.syncing {
-			w.setMonitorOutput(on)
-			w.win.Canvas().Unfocus()
+			c.setGenerator(v)
 		}
-	})
-	c.chanShown = widget.NewSelect([]string{"Mix", "All channels"}, func(v string) {
-		set(func(s *Settings) {
-			s.Channels = "mix"
-			if v == "All channels" {
-				s.Channels = "all"
-			}
-		})
-	})
-	c.engine = widget.NewRadioGroup([]string{"GPU", "CPU"}, func(v string) {
-		set(func(s *Settings) { s.Engine = strings.ToLower(v) })
-	})
-	c.engine.Horizontal = true
-	c.engine.Required = true
-	if !w.eng.HasGPU() {
-		c.engine.Disable()
 	}
-	c.theme = widget.NewRadioGroup([]string{"Dark", "Light"}, func(v string) {
-		set(func(s *Settings) { s.Theme = strings.ToLower(v) })
-	})
-	c.theme.Horizontal = true
-	c.theme.Required = true
-	c.pause = widget.NewButton(pauseText(false), w.TogglePause)
-	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", w.Stress)
-	keys := widget.NewButton("Keys…", func() {
-		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(Keys, "\t", "    ")), w.win)
-	})
-	w.syncControls()
-
-	section := func(title string) fyne.CanvasObject {
-		l := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		return l
-	}
-	row := func(label string, o fyne.CanvasObject) fyne.CanvasObject {
-		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, o)
-	}
-	return container.NewVBox(
-		section("Engine"),
-		c.engine,
-		c.pause,
-		stress,
-		section("Source"),
-		c.source,
-		row("Generator", c.gen),
-		row("Rate", c.rate),
-		row("Channels", c.chans),
-		section("Analysis"),
-		row("FFT", c.fft),
-		row("Overlap", c.overlap),
-		row("Window", c.window),
-		row("Average", c.avg),
-		row("Peak hold", c.hold),
-		reset,
-		section("Band filter"),
-		c.band,
-		c.bandEntry,
-		c.monitor,
-		w.buildCalControls(),
-		section("Display"),
-		row("Frequency", c.scale),
-		row("dB top", c.dbTop),
-		row("dB floor", c.dbFloor),
-		row("Show", c.chanShown),
-		row("Below", c.lower),
-		row("Colormap", c.cmap),
-		row("Waterfall", c.span),
-		row("RTA", container.NewGridWithColumns(2, c.fraction, c.weighting)),
-		row("Theme", c.theme),
-		section("References and distortion"),
-		w.buildRefControls(),
-		container.NewGridWithColumns(2,
-			widget.NewButton("Export PNG", w.exportPNGDialog),
-			widget.NewButton("Export spectrum", w.exportSpectrumDialog)),
-		keys,
-	)
 }
 
-// rate is the analysis's sample rate (48000 before the first stats).
-func (w *Window) rate() int {
-	if w.cfg[0] > 0 {
-		return w.cfg[0]
-	}
-	return 48000
+// setGenerator makes the generator with spec the source.
+func (c *controls) setGenerator(spec string) {
+	c.host.change(func(s *Settings) {
+		s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: spec, Rate: s.Source.Rate, Channels: s.Source.Channels}
+	})
 }
 
 // refreshSources fills the source list: the default input, each input
 // device, the generator and a file.
-func (w *Window) refreshSources() {
+func (c *controls) refreshSources() {
 	opts := []string{srcDefault}
-	devs, err := w.eng.InputDevices()
-	if err == nil {
+	if devs, err := c.devices(); err == nil {
 		opts = append(opts, devs...)
 	}
-	w.c.source.SetOptions(append(opts, srcGenerator, srcFile))
+	c.source.SetOptions(append(opts, srcGenerator, srcFile))
 }
 
-func (w *Window) pickSourceFile() {
-	w.showOpenDialog("Play a file in real time", w.playFile)
+// buildChoices makes the selects of the option tables (controltables.go).
+func (c *controls) buildChoices() {
+	c.rate = c.newChoice(0, intOptions([]string{"Device default", "44100", "48000", "96000"}, func(s *Settings) *int { return &s.Source.Rate }))
+	c.chans = c.newChoice(0, intOptions([]string{"Device default", "1", "2"}, func(s *Settings) *int { return &s.Source.Channels }))
+	c.fft = c.newChoice(keepShown, intOptions(powersOfTwo(engine.MinFFT, engine.MaxFFT), func(s *Settings) *int { return &s.FFT }))
+	c.overlap = c.newChoice(keepShown, nearestOptions(overlaps, func(s *Settings) *float64 { return &s.Overlap }))
+	c.window = c.newChoice(keepShown, windowOptions())
+	c.avg = c.newChoice(keepShown, averagingOptions)
+	c.hold = c.newChoice(keepShown, nearestOptions(holds, func(s *Settings) *float64 { return &s.PeakHold }))
+	c.scale = c.newChoice(keepShown, scaleOptions)
+	c.dbTop = c.newChoice(showNone, dbOptions([]float64{10, 0, -10, -20, -40}, true))
+	c.dbFloor = c.newChoice(showNone, dbOptions([]float64{-40, -60, -80, -100, -120, -140, -160}, false))
+	c.cmap = c.newChoice(keepShown, colormapOptions())
+	c.span = c.newChoice(keepShown, nearestOptions(spans, func(s *Settings) *float64 { return &s.Span }))
+	c.lower = c.newChoice(keepShown, lowerOptions)
+	c.fraction = c.newChoice(keepShown, fractionOptions())
+	c.weighting = c.newChoice(keepShown, weightingOptions)
+	c.chanShown = c.newChoice(keepShown, channelsOptions)
 }
 
-// playFile makes the file at path the live source, played in real time
-// and heard: the monitor output comes on with it (the check box turns it
-// off again).
-func (w *Window) playFile(path string) {
-	w.rememberFolder(filepath.Dir(path))
-	w.change(func(s *Settings) { s.Source = session.SourceSpec{Kind: session.SourceFile, File: path} })
-	if !w.monitorOn {
-		w.c.monitor.SetChecked(true) // (its OnChanged turns the output on)
+// buildBand makes the band filter's presets, its entry for any spec and
+// the monitor output's switch.
+func (c *controls) buildBand() {
+	c.bandEntry = widget.NewEntry()
+	c.bandEntry.SetPlaceHolder("bandpass:300-3400")
+	c.bandEntry.Validator = func(v string) error {
+		_, err := checkedBand(v, c.host.rate())
+		return err
 	}
+	c.bandEntry.OnSubmitted = func(v string) {
+		b, err := checkedBand(v, c.host.rate())
+		if err != nil {
+			dialog.ShowError(err, c.win)
+			return
+		}
+		if !c.syncing {
+			c.host.change(func(s *Settings) { s.Band = b })
+		}
+	}
+	c.band = c.newChoice(keepShown, bandOptions(func() { c.win.Canvas().Focus(c.bandEntry) }))
+	c.monitor = widget.NewCheck("Play it (monitor output)", func(on bool) {
+		if !c.syncing {
+			c.host.setMonitorOutput(on)
+			c.win.Canvas().Unfocus()
+		}
+	})
 }
 
-// syncControls shows the settings in the controls without re-applying
-// them.
-func (w *Window) syncControls() {
-	c := &w.c
-	if c.source == nil {
-		return
-	}
+// sync shows the settings in the controls without re-applying them.
+func (c *controls) sync() {
 	c.syncing = true
 	defer func() { c.syncing = false }()
-	s := w.set
+	s := c.host.settings()
 	switch s.Source.Kind {
 	case session.SourceGenerator:
 		c.source.SetSelected(srcGenerator)
@@ -339,58 +299,13 @@ func (w *Window) syncControls() {
 			c.source.SetSelected(s.Source.Device)
 		}
 	}
-	selectOr(c.rate, strconv.Itoa(s.Source.Rate), rates[0])
-	selectOr(c.chans, strconv.Itoa(s.Source.Channels), chanOpts[0])
-	c.fft.SetSelected(strconv.Itoa(s.FFT))
-	c.overlap.SetSelected(overlaps[nearest(overlapVals, s.Overlap)])
-	c.window.SetSelected(s.Window)
-	switch s.Averaging {
-	case AvgOff:
-		c.avg.SetSelected(averagings[0])
-	case AvgExp:
-		c.avg.SetSelected(averagings[1+nearest([]float64{0.25, 1, 4}, s.AvgSeconds)])
-	case AvgLin:
-		c.avg.SetSelected(averagings[4+nearest([]float64{8, 32}, float64(s.AvgFrames))])
-	case AvgLong:
-		c.avg.SetSelected(averagings[6])
+	for _, ch := range c.choices {
+		ch.sync(&s)
 	}
-	c.hold.SetSelected(holds[nearest(holdVals, s.PeakHold)])
-	c.scale.SetSelected(s.FreqScale)
-	top := fmt.Sprintf("%g", s.DBMax) // the options read +10, 0, -10, …
-	if s.DBMax > 0 {
-		top = "+" + top
-	}
-	selectOr(c.dbTop, top, "")
-	selectOr(c.dbFloor, fmt.Sprintf("%g", s.DBMin), "")
-	c.cmap.SetSelected(s.Colormap)
-	c.span.SetSelected(spans[nearest(spanVals, s.Span)])
-	if s.Lower == "rta" {
-		c.lower.SetSelected("RTA bars")
-	} else {
-		c.lower.SetSelected("Waterfall")
-	}
-	c.fraction.SetSelected("1/" + strconv.Itoa(s.Fraction))
-	c.weighting.SetSelected(s.Weighting)
-	switch {
-	case s.Band == "":
-		c.band.SetSelected("None")
-	case indexOf(bandPresets, s.Band) >= 0:
-		c.band.SetSelected(s.Band)
-	default:
-		c.band.SetSelected("Custom…")
-	}
-	c.bandEntry.SetText(s.Band)
-	if s.Channels == "all" {
-		c.chanShown.SetSelected("All channels")
-	} else {
-		c.chanShown.SetSelected("Mix")
-	}
+	c.bandEntry.SetText(s.Band.String())
 	engine := s.Engine
-	if w.stats.Engine != "" { // what actually runs (after any fallback)
-		engine = "gpu"
-		if w.stats.Engine == "cpu" {
-			engine = "cpu"
-		}
+	if running := c.host.runningEngine(); running != "" { // what actually runs (after any fallback)
+		engine = running
 	}
 	c.engine.SetSelected(strings.ToUpper(engine))
 	if s.Theme == "light" {
@@ -398,24 +313,14 @@ func (w *Window) syncControls() {
 	} else {
 		c.theme.SetSelected("Dark")
 	}
-	w.syncCalControls()
 }
 
-// selectOr selects v if it is an option, else def (if not empty), else
-// clears the selection.
-func selectOr(s *widget.Select, v, def string) {
-	for _, o := range s.Options {
-		if o == v {
-			s.SetSelected(v)
-			return
-		}
-	}
-	if def != "" {
-		s.SetSelected(def)
-		return
-	}
-	s.ClearSelected()
-}
+// showPaused labels the pause button.
+func (c *controls) showPaused(paused bool) { c.pause.SetText(pauseText(paused)) }
+
+// setMonitor shows the monitor output on or off; turning it on here
+// turns the output on (the check box's OnChanged).
+func (c *controls) setMonitor(on bool) { c.monitor.SetChecked(on) }
 
 // powersOfTwo lists the powers of two from lo to hi as option labels.
 func powersOfTwo(lo, hi int) []string {
@@ -445,22 +350,10 @@ func nearest(vals []float64, v float64) int {
 	return best
 }
 
-// applyTheme sets the light or dark variant of Fyne's theme and the plots'
-// palette.
-func (w *Window) applyTheme() {
-	v := theme.VariantDark
-	if w.set.Theme == "light" {
-		v = theme.VariantLight
+// dbLabel is a dB option's label: "+10", "0", "-10".
+func dbLabel(db float64) string {
+	if db > 0 {
+		return fmt.Sprintf("+%g", db)
 	}
-	w.app.Settings().SetTheme(&variantTheme{Theme: theme.DefaultTheme(), variant: v})
-}
-
-// variantTheme is Fyne's default theme held to one variant.
-type variantTheme struct {
-	fyne.Theme
-	variant fyne.ThemeVariant
-}
-
-func (t *variantTheme) Color(n fyne.ThemeColorName, _ fyne.ThemeVariant) color.Color {
-	return t.Theme.Color(n, t.variant)
+	return fmt.Sprintf("%g", db)
 }

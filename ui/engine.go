@@ -1,14 +1,10 @@
 package ui
 
 import (
-	"context"
-
-	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
-	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
-	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // Engine is what the window calls on the analysis: session.Session in the
@@ -17,15 +13,15 @@ import (
 // AnalyzeView, AnalyzeSpectrum and ExportSpectrogram block and are called
 // from goroutines of their own.
 type Engine interface {
-	SpectrumSource
-	ColumnSource
-	MeterSource
+	view.SpectrumSource
+	view.ColumnSource
+	view.MeterSource
+	calEngine    // MeasureCalibrator (calibration.go)
+	fileEngine   // the file tab's analyses (files.go)
+	recordEngine // the history's export and the recording (record.go)
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()
-	// MeasureCalibrator reads the last second of input channel c as a
-	// calibrator's tone of toneHz at referenceDBSPL (live.Live's).
-	MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error)
 	ReadStats(dst *live.Stats)
 	Frames() uint64 // frames analyzed so far: unchanged, nothing new to draw
 	// SetPaused stops or resumes the live analysis (the source stays
@@ -40,18 +36,8 @@ type Engine interface {
 	Source() session.SourceSpec
 	InputDevices() ([]string, error)
 	// SetPlaythrough plays the input to the default output device,
-	// band-filtered by band ("" none), or stops (blocks while the device
-	// opens); MonitorOutput describes it.
+	// band-filtered by band (the zero value: none), or stops (blocks while
+	// the device opens); PlaythroughStatus describes it.
 	SetPlaythrough(on bool, band dsp.BandSpec) error
 	PlaythroughStatus() string
-	AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error)
-	AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error)
-	ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error
-	// ExportHistory writes the live spectrogram history (blocks: called
-	// from a goroutine); StartRecording, StopRecording and RecordStatus
-	// (live.Live's) never block, their outcome comes to the callbacks.
-	ExportHistory(paths []string, chans []int, img plot.ImageOptions) (live.HistoryInfo, error)
-	StartRecording(path string, c int, done func(error)) error
-	StopRecording(done func(live.RecordStatus, error))
-	RecordStatus() live.RecordStatus
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -63,7 +64,7 @@ func distortedSpectrum(t *testing.T, winName string, n, rate int, a1, f0 float64
 // and 0.02 % at 2, 3 and 5 × 1 kHz, noise 120 dB under the fundamental)
 // the window's readout gives the fundamental's frequency and level and
 // THD within 0.002 % of the truth, marks the harmonics, and is measured
-// again only after harmonicEvery, not per frame.
+// again only after view.HarmonicEvery, not per frame.
 func TestHarmonicReadout(t *testing.T) {
 	const rate, n, a1, f0 = 48000, 8192, 0.5, 1000.0
 	amps := map[int]float64{2: 0.001 * a1, 3: 0.0005 * a1, 5: 0.0002 * a1}
@@ -76,13 +77,13 @@ func TestHarmonicReadout(t *testing.T) {
 	w.c.avg.SetSelected("Off")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.c.harmonics.SetChecked(true)
-	if !w.harm.on {
+	w.rp.harmonics.SetChecked(true)
+	if !w.harm.On() {
 		t.Fatal("the check box did not turn the harmonics on")
 	}
 	w.Pull()
-	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
-	d, line, err := w.Distortion()
+	waitFor(t, func() bool { return !w.harm.Busy() }) // the measurement runs on its own goroutine
+	d, line, err := w.distortion()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,50 +107,50 @@ func TestHarmonicReadout(t *testing.T) {
 	// the markers: the band colour above the spectrum at each harmonic
 	capture(w.win)
 	img := w.spec.Image()
-	pal := paletteFor(true)
-	a := w.spec.area
+	pal := view.ColorsFor(true)
+	a := w.spec.Area()
 	for _, f := range []float64{f0, 2 * f0, 3 * f0, 5 * f0} {
-		x := a.Min.X + int(w.spec.axis.Pos(f)*float64(a.Dx()))
+		x := a.Min.X + int(w.spec.Axis().Pos(f)*float64(a.Dx()))
 		found := false
 		for y := a.Min.Y; y < a.Max.Y && !found; y++ {
-			found = near(img.RGBAAt(x, y), pal.band, 2)
+			found = near(img.RGBAAt(x, y), pal.Band, 2)
 		}
 		if !found {
 			t.Errorf("no marker at %g Hz (x %d)", f, x)
 		}
 	}
-	// within harmonicEvery the readout stays; after it, it follows
+	// within view.HarmonicEvery the readout stays; after it, it follows
 	e.mu.Lock()
 	e.offset = 10
 	e.mu.Unlock()
-	clock = clock.Add(harmonicEvery / 2)
+	clock = clock.Add(view.HarmonicEvery / 2)
 	w.Pull()
-	if w.harm.busy {
-		t.Error("measuring again within harmonicEvery")
+	if w.harm.Busy() {
+		t.Error("measuring again within view.HarmonicEvery")
 	}
-	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
-		t.Errorf("measured again within %v", harmonicEvery)
+	if d2, _, _ := w.distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
+		t.Errorf("measured again within %v", view.HarmonicEvery)
 	}
-	clock = clock.Add(harmonicEvery)
+	clock = clock.Add(view.HarmonicEvery)
 	w.Pull()
-	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
-	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-10) > 0.01 {
-		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", harmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+10)
+	waitFor(t, func() bool { return !w.harm.Busy() }) // the measurement runs on its own goroutine
+	if d2, _, _ := w.distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-10) > 0.01 {
+		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", view.HarmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+10)
 	}
 	// calibrated, the readout measures the spectrum shown in dB SPL and
 	// says so
-	if err := w.CalibrateFullScale(100); err != nil {
+	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
-	clock = clock.Add(harmonicEvery)
+	clock = clock.Add(view.HarmonicEvery)
 	w.Pull()
-	waitFor(t, func() bool { return !w.harm.busy })
-	d3, line3, _ := w.Distortion()
+	waitFor(t, func() bool { return !w.harm.Busy() })
+	d3, line3, _ := w.distortion()
 	if math.Abs(d3.FundamentalDBFS-d.FundamentalDBFS-110) > 0.01 || !strings.Contains(line3, " dB SPL") || strings.Contains(line3, "dBFS") {
 		t.Errorf("in dB SPL: fundamental %.3f, readout %q; want %.3f dB SPL", d3.FundamentalDBFS, line3, d.FundamentalDBFS+110)
 	}
-	w.TypedRune('d')
-	if w.harm.on || w.c.harmonics.Checked {
+	w.typedRune('d')
+	if w.harm.On() || w.rp.harmonics.Checked {
 		t.Error("D did not turn the harmonics off")
 	}
 }
@@ -165,22 +166,22 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	for _, name := range []string{"a", "b"} {
-		if err := w.StoreReference(name); err != nil {
+		if err := w.rp.store(name); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w.Harmonics(true)
+	w.harmonics(true)
 	clock := time.Now()
 	w.now = func() time.Time { return clock }
 	w.statusDue = clock.Add(time.Hour)
-	w.Pull()                                        // measures once; the clock stands still from here
-	waitFor(t, func() bool { return !w.harm.busy }) // the measurement runs on its own goroutine
-	if _, _, err := w.Distortion(); err != nil {
+	w.Pull()                                          // measures once; the clock stands still from here
+	waitFor(t, func() bool { return !w.harm.Busy() }) // the measurement runs on its own goroutine
+	if _, _, err := w.distortion(); err != nil {
 		t.Fatal(err)
 	}
 	spectrum := func() {
 		w.Pull()
-		w.spec.draw(640, 240)
+		w.spec.Render(640, 240)
 	}
 	for range 3 {
 		spectrum()
@@ -188,41 +189,16 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(20, spectrum); n != 0 {
 		t.Errorf("a frame with references and harmonics allocates %v times", n)
 	}
-	w.SetDifference(1)
+	w.rp.setDifference(1)
 	difference := func() {
 		w.Pull()
-		w.diff.draw(640, 240)
+		w.diff.Render(640, 240)
 	}
 	for range 3 {
 		difference()
 	}
 	if n := testing.AllocsPerRun(20, difference); n != 0 {
 		t.Errorf("a frame of the difference allocates %v times", n)
-	}
-}
-
-// TestHarmonicWindows: the readout is exact (THD within 0.002 %) with the
-// windows whose side lobes lie under the harmonics, and says that the
-// others leak instead of passing their reading off as a measurement.
-func TestHarmonicWindows(t *testing.T) {
-	const rate, n, a1, f0 = 48000, 8192, 0.5, 1000.0
-	amps := map[int]float64{2: 0.001 * a1, 3: 0.0005 * a1, 5: 0.0002 * a1}
-	truth := 100 * math.Sqrt(0.001*0.001+0.0005*0.0005+0.0002*0.0002)
-	for _, c := range []struct {
-		window string
-		clean  bool
-	}{{"rect", false}, {"hann", false}, {"hamming", false}, {"blackman", false},
-		{"blackman-harris", true}, {"flattop", true}, {"kaiser:20", true}} {
-		var h harmonicMeter
-		h.measure(distortedSpectrum(t, c.window, n, rate, a1, f0, amps, 1e-5, 8), rate/float64(n), c.window)
-		warned := strings.Contains(string(h.note), "leaks")
-		t.Logf("%-16s THD %.5f %% (truth %.5f)  %s  %s", c.window, h.res.THDPercent, truth, h.line, h.note)
-		if warned == c.clean {
-			t.Errorf("%s: leak warning %v, want %v (side lobes %.1f dB)", c.window, warned, !c.clean, h.work.leakDB)
-		}
-		if c.clean && (h.err != nil || math.Abs(h.res.THDPercent-truth) > 0.002) {
-			t.Errorf("%s: THD %.5f %% (%v), want %.5f ± 0.002", c.window, h.res.THDPercent, h.err, truth)
-		}
 	}
 }
 
@@ -240,53 +216,53 @@ func TestFileViewMeasures(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.OpenFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
-	if err := w.StoreReference("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	if err := w.rp.store("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
 		t.Errorf("storing before the cursor was over the file: %v", err)
 	}
-	w.Harmonics(true)
-	w.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
-	waitFor(t, func() bool { return !w.fharm.busy })
-	d, line, err := w.Distortion()
+	w.harmonics(true)
+	w.fp.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
+	waitFor(t, func() bool { return !w.fharm.Busy() })
+	d, line, err := w.distortion()
 	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
 		t.Errorf("file: THD %.5f %% at %.3f Hz (%v), want %.5f %% at %g Hz", d.THDPercent, d.FundamentalHz, err, truth, f0)
 	}
 	if strings.Contains(line, "leaks") {
 		t.Errorf("flat-top readout warns: %q", line)
 	}
-	if err := w.StoreReference("file"); err != nil {
+	if err := w.rp.store("file"); err != nil {
 		t.Fatal(err)
 	}
-	if lv := w.References()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
+	if lv := w.rp.refs()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
 		t.Fatalf("the file's reference is not the spectrum under the cursor")
 	}
-	w.SetDifference(0)
+	w.rp.setDifference(0)
 	louder := make([]float32, len(db))
 	for k, v := range db {
 		louder[k] = v + 2
 	}
-	w.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
-	if w.Difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
+	w.fp.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
+	if w.difference() != w.fp.fdiff || !w.fp.fdiff.Visible() || w.fp.fspec.Visible() {
 		t.Fatal("the file tab does not show the difference")
 	}
-	for k, v := range w.fdiff.Lines()[0].DB {
+	for k, v := range w.fp.fdiff.Lines()[0].DB {
 		if want := float64(louder[k]) - float64(db[k]); math.Abs(float64(v)-want) > 1e-4 {
 			t.Fatalf("bin %d: difference %g, want %g", k, v, want)
 		}
 	}
-	// the cursor moved within harmonicEvery: measured at the next frame
+	// the cursor moved within view.HarmonicEvery: measured at the next frame
 	// after it, not at once
-	if w.fharm.busy {
-		t.Errorf("measuring again within %v of the last", harmonicEvery)
+	if w.fharm.Busy() {
+		t.Errorf("measuring again within %v of the last", view.HarmonicEvery)
 	}
-	if d2, _, _ := w.Distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
-		t.Errorf("measured again within %v of the last", harmonicEvery)
+	if d2, _, _ := w.distortion(); d2.FundamentalDBFS != d.FundamentalDBFS {
+		t.Errorf("measured again within %v of the last", view.HarmonicEvery)
 	}
-	clock = clock.Add(harmonicEvery)
+	clock = clock.Add(view.HarmonicEvery)
 	w.Pull()
-	waitFor(t, func() bool { return !w.fharm.busy })
-	if d2, _, _ := w.Distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-2) > 0.01 {
-		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", harmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+2)
+	waitFor(t, func() bool { return !w.fharm.Busy() })
+	if d2, _, _ := w.distortion(); math.Abs(d2.FundamentalDBFS-d.FundamentalDBFS-2) > 0.01 {
+		t.Errorf("after %v: fundamental %.3f dBFS, want %.3f", view.HarmonicEvery, d2.FundamentalDBFS, d.FundamentalDBFS+2)
 	}
 }

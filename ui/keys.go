@@ -3,11 +3,13 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
-// Keys lists the keyboard shortcuts (shown by the Keys button).
-const Keys = `Space	pause / resume the display
+// keyHelp lists the keyboard shortcuts (shown by the Keys… button).
+const keyHelp = `Space	pause / resume the display
 G	GPU ↔ CPU engine
 F	frequency scale: log → lin → mel
 M	colormap
@@ -31,48 +33,48 @@ Ctrl+Shift+R	record every frame at full resolution / stop`
 
 func (w *Window) installKeys() {
 	c := w.win.Canvas()
-	c.SetOnTypedKey(func(e *fyne.KeyEvent) { w.TypedKey(e.Name) })
-	c.SetOnTypedRune(w.TypedRune)
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) { w.typedKey(e.Name) })
+	c.SetOnTypedRune(w.typedRune)
 	for k, fn := range map[fyne.KeyName]func(){
 		fyne.KeyO: w.openDialog, fyne.KeyS: w.exportPNGDialog, fyne.KeyE: w.exportSpectrumDialog,
 	} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { fn() })
 	}
-	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.exportHistoryDialog, fyne.KeyR: w.ToggleRecord} {
+	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.exportDialog, fyne.KeyR: w.rec.toggle} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func(fyne.Shortcut) { fn() })
 	}
 }
 
-// TypedKey handles the named keys (when no entry has the focus). Space is
+// typedKey handles the named keys (when no entry has the focus). Space is
 // handled here only: the driver delivers it twice, as the key and as the
 // typed rune ' ', and TypedRune ignores the rune, so one press toggles
 // the pause once.
-func (w *Window) TypedKey(k fyne.KeyName) {
+func (w *Window) typedKey(k fyne.KeyName) {
 	switch k {
 	case fyne.KeySpace:
-		w.TogglePause()
+		w.togglePause()
 	case fyne.KeyUp:
 		w.change(func(s *Settings) { s.shiftDB(10) })
 	case fyne.KeyDown:
 		w.change(func(s *Settings) { s.shiftDB(-10) })
 	case fyne.KeyLeft:
-		w.fview.Pan(-0.1)
+		w.fp.fview.Pan(-0.1)
 	case fyne.KeyRight:
-		w.fview.Pan(0.1)
+		w.fp.fview.Pan(0.1)
 	}
 }
 
-// TypedRune handles the letter shortcuts.
-func (w *Window) TypedRune(r rune) {
+// typedRune handles the letter shortcuts.
+func (w *Window) typedRune(r rune) {
 	switch r {
 	case 'g', 'G':
-		w.ToggleEngine()
+		w.toggleEngine()
 	case 'f', 'F':
-		w.change(func(s *Settings) { s.FreqScale = next([]string{"log", "lin", "mel"}, s.FreqScale) })
+		w.change(func(s *Settings) { s.FreqScale = next([]plot.Scale{plot.Log, plot.Lin, plot.Mel}, s.FreqScale) })
 	case 'm', 'M':
-		w.change(func(s *Settings) { s.Colormap = next(plot.ColormapNames(), s.Colormap) })
+		w.change(func(s *Settings) { s.Colormap = next(plot.Colormaps, s.Colormap) })
 	case 'a', 'A':
-		w.change(func(s *Settings) { s.Averaging = next(avgModes, s.Averaging) })
+		w.change(func(s *Settings) { s.Averaging = next(view.AvgModes, s.Averaging) })
 	case 'h', 'H':
 		w.change(func(s *Settings) {
 			if s.PeakHold != 0 {
@@ -86,28 +88,28 @@ func (w *Window) TypedRune(r rune) {
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
 	case 's', 'S':
-		w.storeReferenceDialog()
+		w.rp.storeDialog()
 	case 'd', 'D':
-		w.Harmonics(!w.harm.on)
+		w.harmonics(!w.harm.On())
 	case 't', 'T':
 		w.change(func(s *Settings) { s.Theme = next([]string{"dark", "light"}, s.Theme) })
 	case '[':
 		w.change(func(s *Settings) { s.FFT = max(64, s.FFT/2) })
 	case ']':
-		w.change(func(s *Settings) { s.FFT = min(MaxFFT, s.FFT*2) })
+		w.change(func(s *Settings) { s.FFT = min(engine.MaxFFT, s.FFT*2) })
 	case '+', '=':
-		t0, t1 := w.fview.View()
-		w.fview.Zoom(0.5, (t0+t1)/2)
+		t0, t1 := w.fp.fview.View()
+		w.fp.fview.Zoom(0.5, (t0+t1)/2)
 	case '-':
-		t0, t1 := w.fview.View()
-		w.fview.Zoom(2, (t0+t1)/2)
+		t0, t1 := w.fp.fview.View()
+		w.fp.fview.Zoom(2, (t0+t1)/2)
 	case '0':
-		w.zoomReset()
+		w.fp.zoomReset()
 	}
 }
 
 // next is the option after cur (the first if cur is not there).
-func next(opts []string, cur string) string {
+func next[T comparable](opts []T, cur T) T {
 	for i, o := range opts {
 		if o == cur {
 			return opts[(i+1)%len(opts)]

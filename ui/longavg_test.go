@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // flatSpectrum is a spectrum of bins bins all at db.
@@ -25,16 +26,16 @@ func flatSpectrum(bins int, db float32) []float32 {
 // yOf is the pixel row of level db in a spectrum plot's area, computed
 // here from the axis's definition (dbMax at the top row, dbMin at the
 // bottom one), not by the plot's own mapping.
-func yOf(v *SpectrumView, db float64) int {
-	a := v.area
-	return a.Min.Y + int(math.Round((v.dbMax-db)/(v.dbMax-v.dbMin)*float64(a.Dy()-1)))
+func yOf(v *view.SpectrumView, db float64) int {
+	a := v.Area()
+	dbMin, dbMax := v.Range()
+	return a.Min.Y + int(math.Round((dbMax-db)/(dbMax-dbMin)*float64(a.Dy()-1)))
 }
 
 // avgPixelsAt counts the rows within ±1 of db where column x of v's last
 // frame has the first channel's average colour.
-func avgPixelsAt(v *SpectrumView, x int, db float64) int {
-	pal := paletteFor(v.dark)
-	want := avgColor(pal.traces[0], pal)
+func avgPixelsAt(v *view.SpectrumView, x int, db float64) int {
+	want := view.ColorsFor(v.Dark()).Avg[0]
 	n := 0
 	for y := yOf(v, db) - 1; y <= yOf(v, db)+1; y++ {
 		if near(v.Image().RGBAAt(x, y), want, 2) {
@@ -45,7 +46,7 @@ func avgPixelsAt(v *SpectrumView, x int, db float64) int {
 }
 
 // legendText is the legend label of the average trace ("" none).
-func avgLegend(v *SpectrumView) string {
+func avgLegend(v *view.SpectrumView) string {
 	for _, it := range v.Legend() {
 		if strings.Contains(it.Text(), "average") {
 			return it.Text()
@@ -68,7 +69,7 @@ func TestLongTermAverageMode(t *testing.T) {
 	e.longFrames = 4500
 	e.mu.Unlock()
 	w.c.avg.SetSelected("Long-term (since reset)")
-	if w.set.Averaging != AvgLong {
+	if w.set.Averaging != view.AvgLong {
 		t.Fatalf("the selector set averaging %q", w.set.Averaging)
 	}
 	e.settle()
@@ -78,7 +79,7 @@ func TestLongTermAverageMode(t *testing.T) {
 	w.Pull()
 	capture(w.win)
 	v := w.spec
-	x := (v.area.Min.X + v.area.Max.X) / 2
+	x := (v.Area().Min.X + v.Area().Max.X) / 2
 	if n := avgPixelsAt(v, x, -40+fakeLongOffset); n == 0 {
 		t.Errorf("no average trace at the long-term average's %d dBFS", -40+fakeLongOffset)
 	}
@@ -115,7 +116,7 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	w, a := newTestWindow(t, e)
 	var got []string
 	for range 4 {
-		w.TypedRune('a')
+		w.typedRune('a')
 		got = append(got, w.set.Averaging)
 		if LoadSettings(a.Preferences()).Averaging != w.set.Averaging {
 			t.Errorf("averaging %q is not saved", w.set.Averaging)
@@ -124,15 +125,15 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	if strings.Join(got, " ") != "lin long off exp" { // from the default, exp
 		t.Errorf("A cycles %v", got)
 	}
-	w.TypedRune('a')
-	w.TypedRune('a')
-	if w.set.Averaging != AvgLong || LoadSettings(a.Preferences()).Averaging != AvgLong {
+	w.typedRune('a')
+	w.typedRune('a')
+	if w.set.Averaging != view.AvgLong || LoadSettings(a.Preferences()).Averaging != view.AvgLong {
 		t.Fatalf("averaging %q, saved %q", w.set.Averaging, LoadSettings(a.Preferences()).Averaging)
 	}
 	if w.c.avg.Selected != "Long-term (since reset)" {
 		t.Errorf("the selector shows %q", w.c.avg.Selected)
 	}
-	if !strings.Contains(Keys, "A\taveraging: off → exponential → linear → long-term") {
+	if !strings.Contains(keyHelp, "A\taveraging: off → exponential → linear → long-term") {
 		t.Error("the keys' help does not list the long-term average")
 	}
 	e.settle()
@@ -145,7 +146,7 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	if got := avgLegend(w.spec); got != "long-term average (64 s)" {
 		t.Errorf("before R: legend %q", got)
 	}
-	w.TypedRune('r')
+	w.typedRune('r')
 	e.settle()
 	if len(e.applied) != applied+1 {
 		t.Fatalf("R applied the settings %d times, want once", len(e.applied)-applied)
@@ -159,34 +160,34 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 
 // TestLongTermAverageStoredExportedConverted: in the long-term mode a
 // stored reference holds LongAvg (none while it holds no frame),
-// ExportSpectrum writes it in a column named long_term_average_<unit>,
+// exportSpectrum writes it in a column named long_term_average_<unit>,
 // and the unit conversion shifts it as it shifts the current spectrum.
 func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	w.TypedRune('a')
-	w.TypedRune('a') // exp → lin → long
+	w.typedRune('a')
+	w.typedRune('a') // exp → lin → long
 	e.settle()
 	w.Pull()
-	if err := w.StoreReference("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
+	if err := w.rp.store("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
 		t.Errorf("storing a long-term average of no frame: %v", err)
 	}
 	e.mu.Lock()
 	e.longFrames = 100
 	e.mu.Unlock()
 	w.Pull()
-	if err := w.StoreReference("long"); err != nil {
+	if err := w.rp.store("long"); err != nil {
 		t.Fatal(err)
 	}
 	binHz := 48000.0 / 4096
-	ref := w.References()[0].Trace
+	ref := w.rp.refs()[0].Trace
 	for k, lv := range ref.Level {
 		if want := float64(fakeLevel(float64(k)*binHz) + fakeLongOffset); lv != want {
 			t.Fatalf("stored bin %d: %g dB, want the long-term average's %g", k, lv, want)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "spectrum.csv")
-	if err := w.ExportSpectrum(path); err != nil {
+	if err := w.exportSpectrum(path); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(path)
@@ -204,11 +205,11 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 			t.Errorf("exported bin %d: %v, want %.3f", k, rows[k+1], want)
 		}
 	}
-	if err := w.SetUnit("dbfs-hz"); err != nil {
+	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
-	sp := &w.spec.spectra[0]
+	sp := w.spec.Shown()
 	for _, k := range []int{1, 85, 1000, 2048} {
 		fk := float64(k) * binHz
 		off := float64(sp.Current[k]) - float64(fakeLevel(fk)) // the density offset at k
@@ -216,52 +217,12 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 			t.Errorf("dBFS/Hz bin %d: current shifted %.3f dB, long-term average %.3f → %.3f", k, off, fakeLevel(fk)+fakeLongOffset, sp.LongAvg[k])
 		}
 	}
-	if err := w.ExportSpectrum(path); err != nil {
+	if err := w.exportSpectrum(path); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(path)
 	if !strings.HasPrefix(string(raw), "freq_hz,current_dbfs_hz,long_term_average_dbfs_hz,") {
 		t.Errorf("dBFS/Hz export header %q", strings.SplitN(string(raw), "\n", 2)[0])
-	}
-}
-
-// TestLongLabel: the legend's time reads tenths below 10 s, whole seconds
-// from there.
-func TestLongLabel(t *testing.T) {
-	for _, c := range []struct {
-		secs float64
-		want string
-	}{{0, "long-term average (0.0 s)"}, {9.94, "long-term average (9.9 s)"}, {9.96, "long-term average (10 s)"},
-		{3725.4, "long-term average (3725 s)"}} {
-		if got := string(appendLongLabel(nil, c.secs)); got != c.want {
-			t.Errorf("%g s: %q, want %q", c.secs, got, c.want)
-		}
-	}
-	if s := longSeconds(&live.Spectrum{LongFrames: 10}); s != 0 {
-		t.Errorf("without a geometry: %g s", s)
-	}
-}
-
-// TestPullDoesNotAllocateLongTerm: the steady-state frame allocates
-// nothing in the long-term mode either, with the time it has averaged
-// (and so its legend label) changing every frame.
-func TestPullDoesNotAllocateLongTerm(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
-	}
-	var v *SpectrumView
-	step := liveFrameWith(t, func(sv *SpectrumView, e *fakeEngine) {
-		sv.SetTraces(AvgLong, true)
-		sv.SetChannels("L", "R", "mix")
-		e.longStep = 47 // 1 s of frames at hop 1024: the label changes every frame
-		v = sv
-	})
-	before := avgLegend(v)
-	if n := testing.AllocsPerRun(50, step); n != 0 {
-		t.Errorf("a frame allocates %v times", n)
-	}
-	if after := avgLegend(v); !strings.HasPrefix(before, "long-term average (") || after == before {
-		t.Errorf("the legend read %q, then %q: it did not follow the frames", before, after)
 	}
 }
 
@@ -278,33 +239,14 @@ func TestHarmonicReadoutOnLongTerm(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.c.window.SetSelected("blackman-harris")
 	w.c.avg.SetSelected("Long-term (since reset)")
-	w.c.harmonics.SetChecked(true)
+	w.rp.harmonics.SetChecked(true)
 	w.Pull()
-	waitFor(t, func() bool { return !w.harm.busy })
-	d, line, err := w.Distortion()
+	waitFor(t, func() bool { return !w.harm.Busy() })
+	d, line, err := w.distortion()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := 20*math.Log10(a1) + fakeLongOffset; math.Abs(d.FundamentalDBFS-want) > 0.01 || math.Abs(d.THDPercent-truth) > 0.002 {
 		t.Errorf("fundamental %.3f dBFS, THD %.5f %%; want %.3f dBFS (the long-term average's) and %.5f %% (%s)", d.FundamentalDBFS, d.THDPercent, want, truth, line)
-	}
-}
-
-// BenchmarkFrameLegend is BenchmarkFrame with the channels' legend, in
-// the exponential and the long-term mode (its seconds changing every
-// frame): the legend is drawn over every frame.
-func BenchmarkFrameLegend(b *testing.B) {
-	for _, avg := range []string{AvgExp, AvgLong} {
-		b.Run(avg, func(b *testing.B) {
-			b.ReportAllocs()
-			step := liveFrameWith(b, func(v *SpectrumView, e *fakeEngine) {
-				v.SetTraces(avg, true)
-				v.SetChannels("L", "R", "mix")
-				e.longStep = 47
-			})
-			for b.Loop() {
-				step()
-			}
-		})
 	}
 }

@@ -36,17 +36,17 @@ const (
 	maxRecent     = 8
 )
 
-// DefaultWindowSize is the window's size at the first start.
-var DefaultWindowSize = fyne.NewSize(1280, 800)
+// defaultWindowSize is the window's size at the first start.
+var defaultWindowSize = fyne.NewSize(1280, 800)
 
 // WindowSize is the size the window had when it last closed (the default
 // at the first start). Fyne has no API for a window's position, so only
 // the size is remembered.
 func WindowSize(p fyne.Preferences) fyne.Size {
-	w := p.FloatWithFallback(prefWinWidth, float64(DefaultWindowSize.Width))
-	h := p.FloatWithFallback(prefWinHeight, float64(DefaultWindowSize.Height))
+	w := p.FloatWithFallback(prefWinWidth, float64(defaultWindowSize.Width))
+	h := p.FloatWithFallback(prefWinHeight, float64(defaultWindowSize.Height))
 	if w < 400 || h < 300 || w > 16384 || h > 16384 {
-		return DefaultWindowSize
+		return defaultWindowSize
 	}
 	return fyne.NewSize(float32(w), float32(h))
 }
@@ -61,8 +61,8 @@ func (w *Window) saveWindowSize() {
 	}
 }
 
-// RecentFolders are the folders files were opened from, newest first.
-func (w *Window) RecentFolders() []string {
+// recentFolders are the folders files were opened from, newest first.
+func (w *Window) recentFolders() []string {
 	return w.app.Preferences().StringList(prefRecent)
 }
 
@@ -71,7 +71,7 @@ func (w *Window) rememberFolder(dir string) {
 	if dir == "" || dir == "." {
 		return
 	}
-	old := w.RecentFolders()
+	old := w.recentFolders()
 	list := []string{dir}
 	for _, d := range old {
 		if d != dir && len(list) < maxRecent {
@@ -84,7 +84,7 @@ func (w *Window) rememberFolder(dir string) {
 // startFolder is where the file dialogs open: the newest recent folder
 // that still exists, else the home folder.
 func (w *Window) startFolder() string {
-	for _, d := range w.RecentFolders() {
+	for _, d := range w.recentFolders() {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
 			return d
 		}
@@ -99,7 +99,7 @@ func (w *Window) startFolder() string {
 // (Enter opens it; a folder is browsed), the recent folders (a click
 // browses there) and Browse… (the file dialog, at the newest folder).
 func (w *Window) openDialog() {
-	w.showOpenDialog("Open an audio file", w.OpenFile)
+	w.showOpenDialog("Open an audio file", w.fp.openFile)
 }
 
 // showOpenDialog is the open dialog with `title`, calling open with the
@@ -136,7 +136,7 @@ func (w *Window) showOpenDialog(title string, open func(path string)) {
 	}
 	path.OnSubmitted = submit
 	recent := container.NewVBox()
-	for _, f := range w.RecentFolders() {
+	for _, f := range w.recentFolders() {
 		recent.Add(widget.NewButton(f, func() { browse(f) }))
 	}
 	if len(recent.Objects) == 0 {
@@ -193,4 +193,10 @@ func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path s
 	s := w.win.Canvas().Size()
 	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
 	d.Show()
+}
+
+// chooseFile shows the file-open dialog at the folder files were last
+// opened from (refHost).
+func (w *Window) chooseFile(filter storage.FileFilter, use func(path string) error) {
+	w.pickFile(w.startFolder(), filter, use)
 }

@@ -25,7 +25,7 @@ func TestOpenDialog(t *testing.T) {
 		w.rememberFolder(dirs[i])
 	}
 	w.rememberFolder(dirs[3]) // again: moves to the front, once
-	got := w.RecentFolders()
+	got := w.recentFolders()
 	want := []string{dirs[3], dirs[9], dirs[8], dirs[7], dirs[6], dirs[5], dirs[4], dirs[2]}
 	if !slices.Equal(got, want) {
 		t.Errorf("recent folders %q, want %q", got, want)
@@ -46,8 +46,8 @@ func TestOpenDialog(t *testing.T) {
 	wav := filepath.Join(dirs[1], "a.wav")
 	w.openPath.SetText(wav)
 	w.openPath.OnSubmitted(wav)
-	waitFor(t, func() bool { return w.fview.File() != nil })
-	if r := w.RecentFolders(); r[0] != dirs[1] {
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	if r := w.recentFolders(); r[0] != dirs[1] {
 		t.Errorf("after opening %s the newest folder is %s", wav, r[0])
 	}
 }
@@ -68,7 +68,7 @@ func TestAudioFilter(t *testing.T) {
 func TestWindowSizeRemembered(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	if got := WindowSize(a.Preferences()); got != DefaultWindowSize {
+	if got := WindowSize(a.Preferences()); got != defaultWindowSize {
 		t.Errorf("first start: %v", got)
 	}
 	w.win.Resize(fyne.NewSize(1500, 950))
@@ -77,7 +77,7 @@ func TestWindowSizeRemembered(t *testing.T) {
 		t.Errorf("after closing at 1500×950: %v", got)
 	}
 	a.Preferences().SetFloat(prefWinWidth, 10)
-	if got := WindowSize(a.Preferences()); got != DefaultWindowSize {
+	if got := WindowSize(a.Preferences()); got != defaultWindowSize {
 		t.Errorf("a 10-unit-wide window: %v", got)
 	}
 	if !strings.HasPrefix(prefWinWidth, prefPrefix) {
@@ -99,7 +99,7 @@ func TestPlayFileIsHeard(t *testing.T) {
 		defer e.mu.Unlock()
 		return e.monitorOn
 	})
-	if !w.c.monitor.Checked || w.RecentFolders()[0] != dir {
-		t.Errorf("monitor box %v, recent %q", w.c.monitor.Checked, w.RecentFolders())
+	if !w.c.monitor.Checked || w.recentFolders()[0] != dir {
+		t.Errorf("monitor box %v, recent %q", w.c.monitor.Checked, w.recentFolders())
 	}
 }

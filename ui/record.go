@@ -1,41 +1,74 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
-// recordState is the window's side of the live history's export and of
-// the full-resolution recording (live.Live's ExportHistory and
-// StartRecording/StopRecording; the work runs off the Fyne goroutine).
-type recordState struct {
+// recordEngine is what the recording panel needs of the analysis:
+// ExportHistory writes the live spectrogram history (blocks: called from
+// a goroutine); StartRecording, StopRecording and RecordStatus
+// (live.Live's) never block, their outcome comes to the callbacks.
+type recordEngine interface {
+	ExportHistory(paths []string, chans []int, img plot.ImageOptions) (live.HistoryInfo, error)
+	StartRecording(path string, c int, done func(error)) error
+	StopRecording(done func(live.RecordStatus, error))
+	RecordStatus() live.RecordStatus
+}
+
+// recordHost is what the recording panel needs of the window: a save
+// dialog, and what is shown (the channel recorded, the channels and the
+// image an export takes).
+type recordHost interface {
+	saveDialog(name string, fn func(path string))
+	recordChannel() int
+	historyOptions() (all bool, channels int, img plot.ImageOptions)
+}
+
+// recordPanel is the history's export and the full-resolution Record
+// toggle beside the status bar's Details, with their dialogs.
+type recordPanel struct {
+	eng     recordEngine
+	host    recordHost
+	win     fyne.Window
+	do      func(func())   // onto the Fyne goroutine
 	btn     *widget.Button // Record / Stop recording
 	export  *widget.Button // Export history…
 	pending bool           // a start or stop was asked for and not yet done
 	errSeen string         // the recording error last shown
 }
 
-// buildRecordButtons makes the buttons beside the status bar's Details.
-func (w *Window) buildRecordButtons() (*widget.Button, *widget.Button) {
-	w.rec.btn = widget.NewButton("● Record", w.ToggleRecord)
-	w.rec.export = widget.NewButton("Export history…", w.exportHistoryDialog)
-	return w.rec.btn, w.rec.export
+// newRecordPanel makes the panel and its buttons.
+func newRecordPanel(eng recordEngine, host recordHost, win fyne.Window, do func(func())) *recordPanel {
+	r := &recordPanel{eng: eng, host: host, win: win, do: do}
+	r.btn = widget.NewButton("● Record", r.toggle)
+	r.export = widget.NewButton("Export history…", r.exportDialog)
+	return r
 }
 
 // recordChannel is the output channel recorded and, by default, exported:
 // the waterfall's, the mix (or the one channel of a mono input).
 func (w *Window) recordChannel() int { return w.stats.Channels }
 
-func (w *Window) exportHistoryDialog() {
-	w.saveDialog("history.npy", func(path string) { w.ExportHistory(path, nil) })
+// historyOptions are what a history export writes: every channel shown
+// or the mix, of how many, and the image's axes and colours.
+func (w *Window) historyOptions() (bool, int, plot.ImageOptions) {
+	s := w.set
+	return s.Channels == "all", w.stats.Channels,
+		plot.ImageOptions{Width: 1920, Height: 1080, Scale: s.FreqScale, DBMin: s.DBMin, DBMax: s.DBMax, Colormap: s.Colormap}
+}
+
+func (r *recordPanel) exportDialog() {
+	r.host.saveDialog("history.npy", func(path string) { r.exportHistory(path, nil) })
 }
 
 // historyTargets are the files and output channels of a history export to
@@ -59,33 +92,27 @@ func historyTargets(path string, all bool, channels int) ([]string, []int) {
 	return paths, chans
 }
 
-// ExportHistory writes the live spectrogram history (every bin, dBFS, as
+// exportHistory writes the live spectrogram history (every bin, dBFS, as
 // the waterfall's columns were kept) to path — NPY, CSV or PNG by its
 // extension, with PATH.json beside it — in the background, and says what
 // it wrote (the columns' spacing and the frames each folds) or the error
 // in a dialog; done (optional) gets the outcome on the Fyne goroutine.
-func (w *Window) ExportHistory(path string, done func(live.HistoryInfo, error)) {
-	paths, chans := historyTargets(path, w.set.Channels == "all", w.stats.Channels)
-	scale, err1 := plot.ParseScale(w.set.FreqScale)
-	cmap, err2 := plot.ParseColormap(w.set.Colormap)
-	img := plot.ImageOptions{Width: 1920, Height: 1080, Scale: scale, DBMin: w.set.DBMin, DBMax: w.set.DBMax, Colormap: cmap}
+func (r *recordPanel) exportHistory(path string, done func(live.HistoryInfo, error)) {
+	all, channels, img := r.host.historyOptions()
+	paths, chans := historyTargets(path, all, channels)
 	finish := func(info live.HistoryInfo, err error) {
 		if err != nil {
-			dialog.ShowError(err, w.win)
+			dialog.ShowError(err, r.win)
 		} else {
-			dialog.ShowInformation("History exported", historyMessage(paths, info), w.win)
+			dialog.ShowInformation("History exported", historyMessage(paths, info), r.win)
 		}
 		if done != nil {
 			done(info, err)
 		}
 	}
-	if err := errors.Join(err1, err2); err != nil {
-		finish(live.HistoryInfo{}, err)
-		return
-	}
 	go func() {
-		info, err := w.eng.ExportHistory(paths, chans, img)
-		w.do(func() { finish(info, err) })
+		info, err := r.eng.ExportHistory(paths, chans, img)
+		r.do(func() { finish(info, err) })
 	}()
 }
 
@@ -97,60 +124,60 @@ func historyMessage(paths []string, info live.HistoryInfo) string {
 		fold = fmt.Sprintf("each the per-bin maximum of %d frames", info.FramesPerColumn)
 	}
 	return fmt.Sprintf("Wrote %d columns × %d bins (dBFS) to %s:\none column every %s (N=%d, hop %d), %s.\nThe geometry is in %s.json.",
-		info.Columns, g.Bins(), strings.Join(paths, ", "), formatDuration(time.Duration(g.HopSeconds()*float64(time.Second))),
+		info.Columns, g.Bins(), strings.Join(paths, ", "), view.FormatDuration(time.Duration(g.HopSeconds()*float64(time.Second))),
 		g.FFT, info.Geometry.Hop, fold, filepath.Base(paths[0]))
 }
 
-// ToggleRecord starts a full-resolution recording of the waterfall's
+// toggle starts a full-resolution recording of the waterfall's
 // channel (asking for the file) or stops the one running.
-func (w *Window) ToggleRecord() {
-	if w.rec.pending {
+func (r *recordPanel) toggle() {
+	if r.pending {
 		return
 	}
-	if w.eng.RecordStatus().Active {
-		w.StopRecording(nil)
+	if r.eng.RecordStatus().Active {
+		r.stop(nil)
 		return
 	}
-	w.saveDialog("recording.npy", func(path string) { w.StartRecording(path, nil) })
+	r.host.saveDialog("recording.npy", func(path string) { r.start(path, nil) })
 }
 
-// StartRecording records every analyzed frame of the waterfall's channel
-// to path (NPY or CSV) until StopRecording; a bad path or format is said
+// start records every analyzed frame of the waterfall's channel
+// to path (NPY or CSV) until stop; a bad path or format is said
 // at once, in a dialog; done (optional) gets the outcome on the Fyne
 // goroutine once the recording runs or has failed to start.
-func (w *Window) StartRecording(path string, done func(error)) {
+func (r *recordPanel) start(path string, done func(error)) {
 	report := func(err error) {
-		w.rec.pending = false
+		r.pending = false
 		if err != nil {
-			dialog.ShowError(err, w.win)
+			dialog.ShowError(err, r.win)
 		}
-		w.syncRecord()
+		r.sync()
 		if done != nil {
 			done(err)
 		}
 	}
-	w.rec.pending = true
-	err := w.eng.StartRecording(path, w.recordChannel(), func(err error) { w.do(func() { report(err) }) })
+	r.pending = true
+	err := r.eng.StartRecording(path, r.host.recordChannel(), func(err error) { r.do(func() { report(err) }) })
 	if err != nil {
 		report(err)
 	}
 }
 
-// StopRecording ends the recording; its file is completed in the
+// stop ends the recording; its file is completed in the
 // background and the dialog says what it holds (or the error); done
 // (optional) gets the outcome on the Fyne goroutine.
-func (w *Window) StopRecording(done func(live.RecordStatus, error)) {
-	w.rec.pending = true
-	w.eng.StopRecording(func(st live.RecordStatus, err error) {
-		w.do(func() {
-			w.rec.pending = false
-			w.rec.errSeen = st.Err
+func (r *recordPanel) stop(done func(live.RecordStatus, error)) {
+	r.pending = true
+	r.eng.StopRecording(func(st live.RecordStatus, err error) {
+		r.do(func() {
+			r.pending = false
+			r.errSeen = st.Err
 			if err != nil {
-				dialog.ShowError(err, w.win)
+				dialog.ShowError(err, r.win)
 			} else {
-				dialog.ShowInformation("Recording saved", recordMessage(st), w.win)
+				dialog.ShowInformation("Recording saved", recordMessage(st), r.win)
 			}
-			w.syncRecord()
+			r.sync()
 			if done != nil {
 				done(st, err)
 			}
@@ -161,30 +188,30 @@ func (w *Window) StopRecording(done func(live.RecordStatus, error)) {
 // recordMessage says what a recording holds.
 func recordMessage(st live.RecordStatus) string {
 	return fmt.Sprintf("%s: %d frames × %d bins (dBFS, one every %s, N=%d), %d of them gap rows (NaN) for lost input, %d dropped by a slow disk.",
-		st.Path, st.Frames, st.Geometry.Bins(), formatDuration(time.Duration(st.Geometry.HopSeconds()*float64(time.Second))), st.Geometry.FFT, st.Gaps, st.Dropped)
+		st.Path, st.Frames, st.Geometry.Bins(), view.FormatDuration(time.Duration(st.Geometry.HopSeconds()*float64(time.Second))), st.Geometry.FFT, st.Gaps, st.Dropped)
 }
 
-// syncRecord follows the recorder's state into the button, and shows an
+// sync follows the recorder's state into the button, and shows an
 // error that ended a recording (a full disk, new settings) once.
-func (w *Window) syncRecord() {
-	if w.rec.btn == nil {
+func (r *recordPanel) sync() {
+	if r.btn == nil {
 		return
 	}
-	st := w.eng.RecordStatus()
+	st := r.eng.RecordStatus()
 	text := "● Record"
 	if st.Active {
 		text = "■ Stop recording"
 	}
-	if w.rec.btn.Text != text {
-		w.rec.btn.SetText(text)
+	if r.btn.Text != text {
+		r.btn.SetText(text)
 	}
-	if !st.Active && !w.rec.pending && st.Err != "" && st.Err != w.rec.errSeen {
-		w.rec.errSeen = st.Err
+	if !st.Active && !r.pending && st.Err != "" && st.Err != r.errSeen {
+		r.errSeen = st.Err
 		kept := "nothing was kept"
 		if st.Saved {
 			kept = fmt.Sprintf("the %d frames before are in %s", st.Frames, st.Path)
 		}
-		dialog.ShowError(fmt.Errorf("recording stopped: %s; %s", st.Err, kept), w.win)
+		dialog.ShowError(fmt.Errorf("recording stopped: %s; %s", st.Err, kept), r.win)
 	}
 }
 

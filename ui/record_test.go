@@ -26,7 +26,7 @@ func TestExportHistory(t *testing.T) {
 	var info live.HistoryInfo
 	var exportErr error
 	done := false
-	w.ExportHistory(filepath.Join(dir, "h.npy"), func(i live.HistoryInfo, err error) { info, exportErr, done = i, err, true })
+	w.rec.exportHistory(filepath.Join(dir, "h.npy"), func(i live.HistoryInfo, err error) { info, exportErr, done = i, err, true })
 	waitFor(t, func() bool { return done })
 	if exportErr != nil || len(e.history) != 1 || !slices.Equal(e.history[0].paths, []string{filepath.Join(dir, "h.npy")}) ||
 		!slices.Equal(e.history[0].chans, []int{2}) {
@@ -39,7 +39,7 @@ func TestExportHistory(t *testing.T) {
 	}
 	w.set.Channels = "all"
 	done = false
-	w.ExportHistory(filepath.Join(dir, "h.csv"), func(_ live.HistoryInfo, err error) { exportErr, done = err, true })
+	w.rec.exportHistory(filepath.Join(dir, "h.csv"), func(_ live.HistoryInfo, err error) { exportErr, done = err, true })
 	waitFor(t, func() bool { return done })
 	want := []string{filepath.Join(dir, "h.ch1.csv"), filepath.Join(dir, "h.ch2.csv"), filepath.Join(dir, "h.mix.csv")}
 	if exportErr != nil || len(e.history) != 2 || !slices.Equal(e.history[1].paths, want) || !slices.Equal(e.history[1].chans, []int{0, 1, 2}) {
@@ -58,26 +58,26 @@ func TestRecordToggle(t *testing.T) {
 	dir := t.TempDir()
 	var startErr error
 	started := false
-	w.StartRecording(filepath.Join(dir, "rec.npy"), func(err error) { startErr, started = err, true })
+	w.rec.start(filepath.Join(dir, "rec.npy"), func(err error) { startErr, started = err, true })
 	waitFor(t, func() bool { return started })
 	w.updateStatus()
 	if st := e.RecordStatus(); startErr != nil || !st.Active || st.Channel != 2 || w.rec.btn.Text != "■ Stop recording" ||
-		!strings.Contains(w.StatusStrip(), "● REC 42 frames · gaps 2 · dropped 0") || !strings.Contains(w.speed.Text, "recording to "+filepath.Join(dir, "rec.npy")) {
-		t.Fatalf("recording: %v, status %+v, button %q, strip %q", startErr, st, w.rec.btn.Text, w.StatusStrip())
+		!strings.Contains(w.statusStrip(), "● REC 42 frames · gaps 2 · dropped 0") || !strings.Contains(w.bar.line.Text, "recording to "+filepath.Join(dir, "rec.npy")) {
+		t.Fatalf("recording: %v, status %+v, button %q, strip %q", startErr, st, w.rec.btn.Text, w.statusStrip())
 	}
 	// paused, with a warning and recording, the strip still fits at 1280×800
 	e.mu.Lock()
 	e.status = "no data for 371.519272ms"
 	e.mu.Unlock()
-	w.TypedKey(fyne.KeySpace)
+	w.typedKey(fyne.KeySpace)
 	w.statusDue = time.Time{}
 	w.Pull()
-	strip := w.StatusStrip()
-	text := fyne.MeasureText(strip, theme.TextSize(), w.status.TextStyle)
-	if room := w.status.Size().Width - 2*theme.InnerPadding(); text.Width > room || !strings.Contains(strip, "● REC") {
+	strip := w.statusStrip()
+	text := fyne.MeasureText(strip, theme.TextSize(), w.bar.strip.TextStyle)
+	if room := w.bar.strip.Size().Width - 2*theme.InnerPadding(); text.Width > room || !strings.Contains(strip, "● REC") {
 		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
 	}
-	w.TypedKey(fyne.KeySpace)
+	w.typedKey(fyne.KeySpace)
 	// Ctrl+Shift+R stops it
 	sh, ok := w.win.Canvas().(interface{ TypedShortcut(fyne.Shortcut) })
 	if !ok {
@@ -87,28 +87,28 @@ func TestRecordToggle(t *testing.T) {
 	waitFor(t, func() bool { return !e.RecordStatus().Active && !w.rec.pending })
 	final := e.RecordStatus()
 	w.updateStatus()
-	if final.Active || !final.Saved || w.rec.btn.Text != "● Record" || strings.Contains(w.StatusStrip(), "REC") {
-		t.Errorf("after stop: %+v, button %q, strip %q", final, w.rec.btn.Text, w.StatusStrip())
+	if final.Active || !final.Saved || w.rec.btn.Text != "● Record" || strings.Contains(w.statusStrip(), "REC") {
+		t.Errorf("after stop: %+v, button %q, strip %q", final, w.rec.btn.Text, w.statusStrip())
 	}
 	if msg := recordMessage(final); !strings.Contains(msg, "42 frames × 2049 bins") || !strings.Contains(msg, "2 of them gap rows") {
 		t.Errorf("message %q", msg)
 	}
 
 	started = false
-	w.StartRecording(filepath.Join(dir, "rec.png"), func(err error) { startErr, started = err, true })
+	w.rec.start(filepath.Join(dir, "rec.png"), func(err error) { startErr, started = err, true })
 	if !started || startErr == nil || w.rec.pending {
 		t.Errorf("a .png recording: %v (reported %v, pending %v)", startErr, started, w.rec.pending)
 	}
 	e.recordErr = errors.New("live: record: no output channel 2")
 	started = false
-	w.StartRecording(filepath.Join(dir, "rec2.npy"), func(err error) { startErr, started = err, true })
+	w.rec.start(filepath.Join(dir, "rec2.npy"), func(err error) { startErr, started = err, true })
 	waitFor(t, func() bool { return started })
 	if startErr == nil || w.rec.pending || w.rec.btn.Text != "● Record" {
 		t.Errorf("an engine's error: %v, pending %v, button %q", startErr, w.rec.pending, w.rec.btn.Text)
 	}
 	// a recording the engine ended (a full disk) is said once
 	e.record = live.RecordStatus{Path: "x.npy", Err: "live: record: write output: no space left on device"}
-	w.syncRecord()
+	w.rec.sync()
 	if w.rec.errSeen != e.record.Err {
 		t.Errorf("the error that ended a recording was not shown: %q", w.rec.errSeen)
 	}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -10,18 +11,41 @@ import (
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
-// refPanel is the side panel's part for references and distortion: Store
-// and Load, one row per reference (shown, colour, name, save, delete),
-// the reference the difference is taken to, and the harmonics switch.
+// refHost is what the references panel needs of the window.
+type refHost interface {
+	shownSpectrum() (*live.Spectrum, string, error) // what a reference stores
+	referencesChanged()                             // the views follow the set
+	harmonics(on bool)
+	harmonicsOn() bool
+	saveDialog(name string, fn func(path string))
+	chooseFile(filter storage.FileFilter, use func(path string) error)
+	addNotice(msg string)
+	clock() time.Time
+}
+
+// refPanel is the references: the set the spectra draw (with the
+// difference to one of them), kept between sessions in dir (refstore.go),
+// and its part of the side panel: Store and Load, one row per reference
+// (shown, colour, name, save, delete), the reference the difference is
+// taken to, and the harmonics switch.
 type refPanel struct {
-	list     *fyne.Container
-	diff     *widget.Select
-	syncing  bool
-	storeDlg *dialog.FormDialog // the Store dialog last shown (tests)
-	name     *widget.Entry      // its name entry
-	rows     []refRow           // one per reference, in order
+	host      refHost
+	win       fyne.Window
+	dir       string      // Options.ReferenceDir ("" none)
+	set       view.RefSet // drawn by the live and file spectra
+	seq       int         // the order number of the last reference kept in dir
+	list      *fyne.Container
+	diff      *widget.Select
+	syncing   bool
+	storeDlg  *dialog.FormDialog // the Store dialog last shown (tests)
+	name      *widget.Entry      // its name entry
+	rows      []refRow           // one per reference, in order
+	harmonics *widget.Check      // the markers and distortion readout (harmonics.go)
 }
 
 // refRow is one reference's row: shown, save, delete.
@@ -33,67 +57,66 @@ type refRow struct {
 // diffNone is the difference picker's "no difference" entry.
 const diffNone = "None"
 
-// buildMeasureViews makes the difference plots (live and file) and the
-// A/B view, hidden, and connects the references to the spectra.
+// buildMeasureViews makes the live difference plot (the file tab makes
+// its own) and connects the references and the harmonics to the spectra.
 func (w *Window) buildMeasureViews() {
-	w.refs.diffTo = -1
-	w.diff = NewLinePlot("dB", -diffRangeDB, diffRangeDB)
-	w.fdiff = NewLinePlot("dB", -diffRangeDB, diffRangeDB)
-	for _, d := range []*LinePlot{w.diff, w.fdiff} {
-		d.SetZeroLine(true)
-		d.Hide()
-	}
-	w.spec.SetReferences(&w.refs)
-	w.fspec.SetReferences(&w.refs)
+	w.rp.set.SetDiffTo(-1)
+	w.diff = newDiffPlot()
+	w.spec.SetReferences(&w.rp.set)
+	w.fp.fspec.SetReferences(&w.rp.set)
 	w.spec.SetHarmonics(&w.harm)
-	w.fspec.SetHarmonics(&w.fharm)
-	w.ab = NewABView()
-	w.ab.OnClose = w.closeAB
-	w.ab.Hide()
+	w.fp.fspec.SetHarmonics(&w.fharm)
+}
+
+// newDiffPlot makes a difference plot (a reference's), hidden.
+func newDiffPlot() *view.LinePlot {
+	d := view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
+	d.SetZeroLine(true)
+	d.Hide()
+	return d
 }
 
 // applyMeasureDisplay follows the frequency scale and theme.
-func (w *Window) applyMeasureDisplay(scale string, dark bool) {
-	for _, d := range []*LinePlot{w.diff, w.fdiff} {
-		d.SetConfig(d.rate, d.fft, scale)
+func (w *Window) applyMeasureDisplay(scale plot.Scale, dark bool) {
+	for _, d := range []*view.LinePlot{w.diff, w.fp.fdiff} {
+		d.SetScale(scale)
 		d.SetDark(dark)
-		if i := w.refs.diffTo; i >= 0 && len(d.lines) > 0 {
-			d.lines[0].Color = refColor(w.refs.refs[i].Color, dark)
+		if i := w.rp.set.DiffTo(); i >= 0 && len(d.Lines()) > 0 {
+			d.Lines()[0].Color = view.RefColor(w.rp.set.Refs()[i].Color, dark)
 		}
 		d.Refresh()
 	}
-	w.ab.spectra.SetRange(w.set.DBMin, w.set.DBMax)
-	w.ab.SetDisplay(scale, dark)
+	w.fp.ab.Spectra().SetRange(w.set.DBMin, w.set.DBMax)
+	w.fp.ab.SetDisplay(scale, dark)
 }
 
-// buildRefControls is the panel's references and distortion section.
-func (w *Window) buildRefControls() fyne.CanvasObject {
-	rp := &w.rp
-	rp.list = container.NewVBox()
-	rp.diff = widget.NewSelect([]string{diffNone}, func(v string) {
-		if !rp.syncing {
-			w.SetDifference(w.refIndex(v))
+// build makes the panel's references and distortion section.
+func (p *refPanel) build() fyne.CanvasObject {
+	p.list = container.NewVBox()
+	p.diff = widget.NewSelect([]string{diffNone}, func(v string) {
+		if !p.syncing {
+			p.setDifference(p.index(v))
 		}
 	})
-	w.c.harmonics = widget.NewCheck("Harmonics, THD (D)", func(on bool) {
-		if on != w.harm.on {
-			w.Harmonics(on)
+	p.harmonics = widget.NewCheck("Harmonics, THD (D)", func(on bool) {
+		if on != p.host.harmonicsOn() {
+			p.host.harmonics(on)
 		}
 	})
-	w.syncRefControls()
+	p.sync()
 	return container.NewVBox(
 		container.NewGridWithColumns(2,
-			widget.NewButton("Store (S)", w.storeReferenceDialog),
-			widget.NewButton("Load…", w.loadReferenceDialog)),
-		rp.list,
-		container.NewBorder(nil, nil, widget.NewLabel("Difference to"), nil, rp.diff),
-		w.c.harmonics,
+			widget.NewButton("Store (S)", p.storeDialog),
+			widget.NewButton("Load…", p.loadDialog)),
+		p.list,
+		container.NewBorder(nil, nil, widget.NewLabel("Difference to"), nil, p.diff),
+		p.harmonics,
 	)
 }
 
-// refIndex is the index of the reference named name, or −1.
-func (w *Window) refIndex(name string) int {
-	for i, r := range w.refs.refs {
+// index is the index of the reference named name, or −1.
+func (p *refPanel) index(name string) int {
+	for i, r := range p.set.Refs() {
 		if r.Trace.Name == name {
 			return i
 		}
@@ -101,90 +124,89 @@ func (w *Window) refIndex(name string) int {
 	return -1
 }
 
-// syncRefControls rebuilds the panel's reference rows and the difference
+// sync rebuilds the panel's reference rows and the difference
 // picker from the set.
-func (w *Window) syncRefControls() {
-	rp := &w.rp
-	if rp.list == nil {
+func (p *refPanel) sync() {
+	if p.list == nil {
 		return
 	}
-	rp.syncing = true
-	defer func() { rp.syncing = false }()
-	rp.list.RemoveAll()
-	rp.rows = rp.rows[:0]
+	p.syncing = true
+	defer func() { p.syncing = false }()
+	p.list.RemoveAll()
+	p.rows = p.rows[:0]
 	opts := []string{diffNone}
-	for i, r := range w.refs.refs {
+	for i, r := range p.set.Refs() {
 		sw := canvas.NewRectangle(r.Color)
 		sw.SetMinSize(fyne.NewSize(12, 12))
 		shown := widget.NewCheck(r.Trace.Name, func(on bool) {
-			if !rp.syncing {
-				w.ShowReference(i, on)
+			if !p.syncing {
+				p.show(i, on)
 			}
 		})
 		shown.SetChecked(r.Shown)
-		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { w.saveReferenceDialog(i) })
+		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { p.saveDialog(i) })
 		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() {
-			if err := w.DeleteReference(i); err != nil {
-				dialog.ShowError(err, w.win)
+			if err := p.delete(i); err != nil {
+				dialog.ShowError(err, p.win)
 			}
 		})
-		rp.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(save, del), shown))
-		rp.rows = append(rp.rows, refRow{shown, save, del})
+		p.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(save, del), shown))
+		p.rows = append(p.rows, refRow{shown, save, del})
 		opts = append(opts, r.Trace.Name)
 	}
-	rp.diff.SetOptions(opts)
+	p.diff.SetOptions(opts)
 	sel := diffNone
-	if w.refs.diffTo >= 0 {
-		sel = w.refs.refs[w.refs.diffTo].Trace.Name
+	if p.set.DiffTo() >= 0 {
+		sel = p.set.Refs()[p.set.DiffTo()].Trace.Name
 	}
-	rp.diff.SetSelected(sel)
+	p.diff.SetSelected(sel)
 }
 
-// storeReferenceDialog takes the spectrum shown now (the press of S or
+// storeDialog takes the spectrum shown now (the press of S or
 // Store) and asks for its name (the time by default) before storing it.
-func (w *Window) storeReferenceDialog() {
-	sp, avg, err := w.shownSpectrum()
+func (p *refPanel) storeDialog() {
+	sp, avg, err := p.host.shownSpectrum()
 	if err != nil {
-		dialog.ShowError(err, w.win)
+		dialog.ShowError(err, p.win)
 		return
 	}
-	t, err := traceOf("ref", shownLevels(sp, avg), sp.BinHz)
+	t, err := view.TraceOf("ref", view.ShownLevels(sp, avg), sp.BinHz)
 	if err != nil {
-		dialog.ShowError(err, w.win)
+		dialog.ShowError(err, p.win)
 		return
 	}
 	name := widget.NewEntry()
-	name.SetText("ref " + w.now().Format("15:04:05"))
+	name.SetText("ref " + p.host.clock().Format("15:04:05"))
 	d := dialog.NewForm("Store the spectrum shown as a reference", "Store", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
 			if !ok {
 				return
 			}
 			t.Name = strings.TrimSpace(name.Text)
-			if err := w.addReference(t); err != nil {
-				dialog.ShowError(err, w.win)
+			if err := p.add(t); err != nil {
+				dialog.ShowError(err, p.win)
 			}
-		}, w.win)
+		}, p.win)
 	name.OnSubmitted = func(string) { d.Submit() } // Enter stores
-	w.rp.storeDlg, w.rp.name = d, name
+	p.storeDlg, p.name = d, name
 	d.Show()
-	w.win.Canvas().Focus(name)
+	p.win.Canvas().Focus(name)
 }
 
-// loadReferenceDialog asks for a reference CSV and loads it; a bad file
+// loadDialog asks for a reference CSV and loads it; a bad file
 // is an error dialog naming the line.
-func (w *Window) loadReferenceDialog() {
-	w.pickFile(w.startFolder(), storage.NewExtensionFileFilter([]string{".csv", ".CSV"}), w.LoadReference)
+func (p *refPanel) loadDialog() {
+	p.host.chooseFile(storage.NewExtensionFileFilter([]string{".csv", ".CSV"}), p.load)
 }
 
-// saveReferenceDialog asks where to save reference i as CSV.
-func (w *Window) saveReferenceDialog(i int) {
-	if i < 0 || i >= len(w.refs.refs) {
+// saveDialog asks where to save reference i as CSV.
+func (p *refPanel) saveDialog(i int) {
+	if i < 0 || i >= len(p.set.Refs()) {
 		return
 	}
-	w.saveDialog(w.refs.refs[i].Trace.Name+".csv", func(path string) {
-		if err := w.SaveReference(i, path); err != nil {
-			dialog.ShowError(err, w.win)
+	p.host.saveDialog(p.set.Refs()[i].Trace.Name+".csv", func(path string) {
+		if err := p.save(i, path); err != nil {
+			dialog.ShowError(err, p.win)
 		}
 	})
 }

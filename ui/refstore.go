@@ -1,6 +1,6 @@
-// References kept between sessions: with Options.ReferenceDir set, every
+// list kept between sessions: with Options.ReferenceDir set, every
 // reference stored or loaded is also written there, as the CSV
-// SaveReference writes, in a file named after its order and name
+// save writes, in a file named after its order and name
 // ("003 bench A.csv"); deleting it removes the file, and the next window
 // loads them back in that order.
 
@@ -18,6 +18,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // refFileName is the file that keeps the seq-th reference named name:
@@ -84,21 +85,21 @@ func writeTrace(t *dsp.Trace, path string) error {
 	return o.Commit()
 }
 
-// addReference adds t to the references and keeps it in the reference
+// add adds t to the references and keeps it in the reference
 // directory. A reference that could not be kept is still added (for this
 // session): the error says so.
-func (w *Window) addReference(t *dsp.Trace) error {
-	if err := w.refs.add(t); err != nil {
+func (p *refPanel) add(t *dsp.Trace) error {
+	if err := p.set.Add(t); err != nil {
 		return err
 	}
-	w.referencesChanged()
-	return w.keepReference(w.refs.refs[len(w.refs.refs)-1])
+	p.host.referencesChanged()
+	return p.keep(p.set.Refs()[len(p.set.Refs())-1])
 }
 
-// keepReference writes r into the reference directory (none: nothing),
+// keep writes r into the reference directory (none: nothing),
 // after every file already there.
-func (w *Window) keepReference(r *Reference) error {
-	dir := w.opts.ReferenceDir
+func (p *refPanel) keep(r *view.Reference) error {
+	dir := p.dir
 	if dir == "" {
 		return nil
 	}
@@ -108,21 +109,21 @@ func (w *Window) keepReference(r *Reference) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
 	}
-	path := filepath.Join(dir, refFileName(w.refSeq+1, r.Trace.Name))
+	path := filepath.Join(dir, refFileName(p.seq+1, r.Trace.Name))
 	if err := writeTrace(r.Trace, path); err != nil {
 		return fail(err)
 	}
-	w.refSeq++
-	r.file = path
+	p.seq++
+	r.File = path
 	return nil
 }
 
-// forgetKept removes r's file from the reference directory, if it has one.
-func (w *Window) forgetKept(r *Reference) error {
-	if r.file == "" {
+// forget removes r's file from the reference directory, if it has one.
+func (p *refPanel) forget(r *view.Reference) error {
+	if r.File == "" {
 		return nil
 	}
-	if err := os.Remove(r.file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(r.File); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("prism: reference %q: %w", r.Trace.Name, err)
 	}
 	return nil
@@ -134,20 +135,20 @@ type keptFile struct {
 	name, path string
 }
 
-// loadKeptReferences loads the references kept in the reference directory
+// loadKept loads the references kept in the reference directory
 // (its files of refFileName's form, in their order; other files are left
 // alone). A directory that does not exist yet holds none; a file that
-// does not read, or more than MaxReferences, is skipped and said in the
+// does not read, or more than view.MaxReferences, is skipped and said in the
 // status bar.
-func (w *Window) loadKeptReferences() {
-	dir := w.opts.ReferenceDir
+func (p *refPanel) loadKept() {
+	dir := p.dir
 	if dir == "" {
 		return
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			w.addNotice(fmt.Sprintf("prism: kept references: %v", err))
+			p.host.addNotice(fmt.Sprintf("prism: kept references: %v", err))
 		}
 		return
 	}
@@ -160,23 +161,23 @@ func (w *Window) loadKeptReferences() {
 	slices.SortFunc(files, func(a, b keptFile) int { return a.seq - b.seq })
 	var skipped []string
 	for _, f := range files {
-		w.refSeq = max(w.refSeq, f.seq)
+		p.seq = max(p.seq, f.seq)
 		t, err := dsp.ReadTraceFile(f.path)
 		if err == nil {
 			t.Name = f.name
-			err = w.refs.add(t)
+			err = p.set.Add(t)
 		}
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s (%v)", filepath.Base(f.path), err))
 			continue
 		}
-		w.refs.refs[len(w.refs.refs)-1].file = f.path
+		p.set.Refs()[len(p.set.Refs())-1].File = f.path
 	}
 	if len(skipped) > 0 {
-		w.addNotice(fmt.Sprintf("prism: kept references not loaded from %s: %s", dir, strings.Join(skipped, "; ")))
+		p.host.addNotice(fmt.Sprintf("prism: kept references not loaded from %s: %s", dir, strings.Join(skipped, "; ")))
 	}
-	if len(w.refs.refs) > 0 {
-		w.referencesChanged()
+	if len(p.set.Refs()) > 0 {
+		p.host.referencesChanged()
 	}
 }
 

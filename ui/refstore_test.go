@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // keptFiles lists the .csv files in dir, sorted.
@@ -28,7 +29,7 @@ func keptFiles(t *testing.T, dir string) []string {
 // refNames are the names of w's references, in order.
 func refNames(w *Window) []string {
 	var n []string
-	for _, r := range w.References() {
+	for _, r := range w.rp.refs() {
 		n = append(n, r.Trace.Name)
 	}
 	return n
@@ -54,27 +55,27 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	e := newFakeEngine()
 	w1, _ := newTestWindowWith(t, e, Options{ReferenceDir: dir})
 	w1.Pull()
-	if err := w1.StoreReference("bench/A: 1%"); err != nil {
+	if err := w1.rp.store("bench/A: 1%"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w1.LoadReference(cli); err != nil {
+	if err := w1.rp.load(cli); err != nil {
 		t.Fatal(err)
 	}
 	e.mu.Lock()
 	e.offset = -12.5
 	e.mu.Unlock()
 	w1.Pull()
-	if err := w1.StoreReference("quiet"); err != nil {
+	if err := w1.rp.store("quiet"); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"bench/A: 1%", "cli", "quiet"}
 	if files := keptFiles(t, dir); len(files) != 3 {
 		t.Fatalf("kept files %v, want 3", files)
 	}
-	for _, r := range w1.References() {
-		back, err := dsp.ReadTraceFile(r.file)
-		if err != nil || !sameTrace(back, r.Trace) || filepath.Dir(r.file) != dir {
-			t.Errorf("%q kept in %s: read back %v", r.Trace.Name, r.file, err)
+	for _, r := range w1.rp.refs() {
+		back, err := dsp.ReadTraceFile(r.File)
+		if err != nil || !sameTrace(back, r.Trace) || filepath.Dir(r.File) != dir {
+			t.Errorf("%q kept in %s: read back %v", r.Trace.Name, r.File, err)
 		}
 	}
 
@@ -82,20 +83,20 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	if got := refNames(w2); !slices.Equal(got, want) {
 		t.Fatalf("the next session has %q, want %q", got, want)
 	}
-	for i, r := range w2.References() {
-		old := w1.References()[i]
+	for i, r := range w2.rp.refs() {
+		old := w1.rp.refs()[i]
 		if !sameTrace(r.Trace, old.Trace) || r.Color != old.Color || !r.Shown {
 			t.Errorf("%q: reloaded %d points, colour %v (was %v), shown %v", r.Trace.Name, len(r.Trace.Level), r.Color, old.Color, r.Shown)
 		}
 	}
-	if err := w2.DeleteReference(0); err != nil {
+	if err := w2.rp.delete(0); err != nil {
 		t.Fatal(err)
 	}
 	if files := keptFiles(t, dir); len(files) != 2 || strings.Contains(strings.Join(files, ","), "bench") {
 		t.Errorf("after deleting bench: %v", files)
 	}
 	w2.Pull()
-	if err := w2.StoreReference("after"); err != nil {
+	if err := w2.rp.store("after"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "100 broken.csv"), []byte("freq_hz,level\n100,loud\n"), 0o644); err != nil {
@@ -108,22 +109,22 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	if got := refNames(w3); !slices.Equal(got, []string{"cli", "quiet", "after"}) {
 		t.Errorf("the third session has %q", got)
 	}
-	if s := w3.StatusText(); !strings.Contains(s, "100 broken.csv") || strings.Contains(s, "notes.csv") {
+	if s := w3.statusText(); !strings.Contains(s, "100 broken.csv") || strings.Contains(s, "notes.csv") {
 		t.Errorf("status %q: want the broken file named, the other file left alone", s)
 	}
 	// the next reference goes after the broken file's number too
 	w3.Pull()
-	if err := w3.StoreReference("last"); err != nil {
+	if err := w3.rp.store("last"); err != nil {
 		t.Fatal(err)
 	}
-	if r := w3.References()[3]; filepath.Base(r.file) != "101 last.csv" {
-		t.Errorf("the new reference is kept in %s, want 101 last.csv", filepath.Base(r.file))
+	if r := w3.rp.refs()[3]; filepath.Base(r.File) != "101 last.csv" {
+		t.Errorf("the new reference is kept in %s, want 101 last.csv", filepath.Base(r.File))
 	}
 }
 
 // TestReferenceDirFaults: a reference directory that cannot be made
 // keeps the reference for the session and says so; more files than
-// MaxReferences load the first ones, with a notice; without a directory
+// view.MaxReferences load the first ones, with a notice; without a directory
 // nothing is written anywhere.
 func TestReferenceDirFaults(t *testing.T) {
 	block := filepath.Join(t.TempDir(), "file")
@@ -132,23 +133,23 @@ func TestReferenceDirFaults(t *testing.T) {
 	}
 	w, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: filepath.Join(block, "references")})
 	w.Pull()
-	err := w.StoreReference("a")
-	if err == nil || !strings.HasPrefix(err.Error(), "prism: ") || !strings.Contains(err.Error(), "this session only") || len(w.References()) != 1 {
-		t.Errorf("unwritable directory: %v, %d references", err, len(w.References()))
+	err := w.rp.store("a")
+	if err == nil || !strings.HasPrefix(err.Error(), "prism: ") || !strings.Contains(err.Error(), "this session only") || len(w.rp.refs()) != 1 {
+		t.Errorf("unwritable directory: %v, %d references", err, len(w.rp.refs()))
 	}
 
 	dir := t.TempDir()
-	for i := 1; i <= MaxReferences+1; i++ {
+	for i := 1; i <= view.MaxReferences+1; i++ {
 		body := fmt.Sprintf("freq_hz,level\n100,%d\n1000,%d\n", -i, -2*i)
 		if err := os.WriteFile(filepath.Join(dir, refFileName(i, fmt.Sprintf("r%d", i))), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	w2, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: dir})
-	if n := len(w2.References()); n != MaxReferences || w2.References()[7].Trace.Level[1] != -16 {
-		t.Errorf("%d references loaded from %d files", n, MaxReferences+1)
+	if n := len(w2.rp.refs()); n != view.MaxReferences || w2.rp.refs()[7].Trace.Level[1] != -16 {
+		t.Errorf("%d references loaded from %d files", n, view.MaxReferences+1)
 	}
-	if s := w2.StatusText(); !strings.Contains(s, "009 r9.csv") || !strings.Contains(s, "at most 8") {
+	if s := w2.statusText(); !strings.Contains(s, "009 r9.csv") || !strings.Contains(s, "at most 8") {
 		t.Errorf("status %q: want the ninth file named", s)
 	}
 
@@ -157,8 +158,8 @@ func TestReferenceDirFaults(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", home)
 	w3, _ := newTestWindow(t, newFakeEngine())
 	w3.Pull()
-	if err := w3.StoreReference("b"); err != nil || w3.References()[0].file != "" {
-		t.Errorf("without a directory: %v, kept in %q", err, w3.References()[0].file)
+	if err := w3.rp.store("b"); err != nil || w3.rp.refs()[0].File != "" {
+		t.Errorf("without a directory: %v, kept in %q", err, w3.rp.refs()[0].File)
 	}
 	if ents, _ := os.ReadDir(home); len(ents) != 0 {
 		t.Errorf("without a directory the window wrote %d entries under the config home", len(ents))

@@ -7,8 +7,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
 )
 
@@ -18,26 +21,26 @@ type Settings struct {
 	Source     session.SourceSpec
 	FFT        int
 	Overlap    float64 // 0…0.9375: hop = FFT·(1−Overlap)
-	Window     string
-	Averaging  string  // AvgOff, AvgExp, AvgLin, AvgLong
-	AvgSeconds float64 // AvgExp time constant
-	AvgFrames  int     // AvgLin frames
+	Window     window.Func
+	Averaging  string  // view.AvgOff, view.AvgExp, view.AvgLin, view.AvgLong
+	AvgSeconds float64 // view.AvgExp time constant
+	AvgFrames  int     // view.AvgLin frames
 	PeakHold   float64 // seconds; 0: off; < 0: hold forever
-	FreqScale  string  // log, lin, mel
+	FreqScale  plot.Scale
 	DBMin      float64
 	DBMax      float64
-	Colormap   string
-	Span       float64 // waterfall seconds
-	Lower      string  // the view under the spectrum: "waterfall" or "rta"
-	Fraction   int     // RTA: 1, 3, 6, 12, 24
-	Weighting  string  // RTA: A, C, Z
-	Band       string  // band filter spec ("" none)
-	Channels   string  // "mix" or "all"
-	Engine     string  // "gpu" or "cpu"
-	Theme      string  // "dark" or "light"
-	// Unit is the spectrum's level unit: dbfs (sine level), dbfs-hz (noise
-	// density) or dbspl (with the level calibration), dsp.ParseUnit's names.
-	Unit string
+	Colormap   plot.Colormap
+	Span       float64       // waterfall seconds
+	Lower      string        // the view under the spectrum: "waterfall" or "rta"
+	Fraction   int           // RTA: 1, 3, 6, 12, 24
+	Weighting  dsp.Weighting // RTA
+	Band       dsp.BandSpec  // the band filter (the zero value: none)
+	Channels   string        // "mix" or "all"
+	Engine     string        // "gpu" or "cpu"
+	Theme      string        // "dark" or "light"
+	// Unit is the spectrum's level unit: dBFS (sine level), dBFS/Hz
+	// (noise density) or dB SPL (with the level calibration).
+	Unit dsp.Unit
 	// CalNote says how the level calibration was made ("" none); with
 	// one, dB SPL = dBFS (sine level) + CalOffset.
 	CalNote   string
@@ -52,10 +55,10 @@ type Settings struct {
 // one, dark theme, the spectrum in dBFS and no calibration.
 func DefaultSettings() Settings {
 	return Settings{
-		Source: session.SourceSpec{Kind: session.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: "hann",
-		Averaging: AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: "log",
-		DBMin: -120, DBMax: 0, Colormap: "viridis", Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting.String(),
-		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: "dbfs",
+		Source: session.SourceSpec{Kind: session.SourceDevice}, FFT: 4096, Overlap: 0.75, Window: window.Func{Kind: window.Hann},
+		Averaging: view.AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: plot.Log,
+		DBMin: -120, DBMax: 0, Colormap: plot.Viridis, Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting,
+		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: dsp.DBFS,
 	}
 }
 
@@ -65,14 +68,10 @@ func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5
 // Live turns the settings into the analyzer's.
 func (s Settings) Live() (live.Settings, error) {
 	l := live.DefaultSettings()
-	if err := CheckFFT(s.FFT); err != nil {
+	if err := checkFFT(s.FFT); err != nil {
 		return l, err
 	}
-	w, err := window.Parse(s.Window)
-	if err != nil {
-		return l, err
-	}
-	l.FFT, l.Hop, l.Window = s.FFT, s.Hop(), w
+	l.FFT, l.Hop, l.Window = s.FFT, s.Hop(), s.Window
 	l.AvgTau = time.Duration(s.AvgSeconds * float64(time.Second))
 	l.AvgFrames = max(1, s.AvgFrames)
 	switch {
@@ -83,20 +82,21 @@ func (s Settings) Live() (live.Settings, error) {
 	default:
 		l.PeakHold = time.Duration(s.PeakHold * float64(time.Second))
 	}
-	band, err := parseBand(s.Band, 1<<30) // the syntax; Nyquist is the analyzer's to check
-	if err != nil {
-		return l, err
-	}
-	l.Band = band
+	l.Band = s.Band // Nyquist is the analyzer's to check
 	if s.Lower == "rta" {
-		l.Fraction = s.Fraction
-		if l.Weighting, err = dsp.ParseWeighting(s.Weighting); err != nil {
-			return l, err
-		}
+		l.Fraction, l.Weighting = s.Fraction, s.Weighting
 	}
 	// keep about a waterfall's span of columns, within reason
 	l.History = min(16384, max(2048, int(s.Span*48000/float64(l.Hop))))
 	return l, nil
+}
+
+// checkFFT is the analyses' FFT-size rule (engine.CheckFFT).
+func checkFFT(n int) error {
+	if err := engine.CheckFFT(n, 1); err != nil {
+		return fmt.Errorf("FFT size %d: want a power of two %d…%d", n, engine.MinFFT, engine.MaxFFT)
+	}
+	return nil
 }
 
 // preference keys
@@ -116,27 +116,52 @@ func LoadSettings(p fyne.Preferences) Settings {
 	s.Source.Channels = p.IntWithFallback(prefPrefix+"source.channels", 0)
 	s.FFT = p.IntWithFallback(prefPrefix+"fft", d.FFT)
 	s.Overlap = p.FloatWithFallback(prefPrefix+"overlap", d.Overlap)
-	s.Window = str("window", d.Window)
 	s.Averaging = str("averaging", d.Averaging)
 	s.AvgSeconds = p.FloatWithFallback(prefPrefix+"avg.seconds", d.AvgSeconds)
 	s.AvgFrames = p.IntWithFallback(prefPrefix+"avg.frames", d.AvgFrames)
 	s.PeakHold = p.FloatWithFallback(prefPrefix+"peakhold", d.PeakHold)
-	s.FreqScale = str("freqscale", d.FreqScale)
 	s.DBMin = p.FloatWithFallback(prefPrefix+"db.min", d.DBMin)
 	s.DBMax = p.FloatWithFallback(prefPrefix+"db.max", d.DBMax)
-	s.Colormap = str("colormap", d.Colormap)
 	s.Span = p.FloatWithFallback(prefPrefix+"span", d.Span)
 	s.Lower = str("lower", d.Lower)
 	s.Fraction = p.IntWithFallback(prefPrefix+"rta.fraction", d.Fraction)
-	s.Weighting = str("rta.weighting", d.Weighting)
-	s.Band = str("band", "")
 	s.Channels = str("channels", d.Channels)
 	s.Engine = str("engine", d.Engine)
 	s.Theme = str("theme", d.Theme)
-	s.Unit = str("unit", d.Unit)
 	s.CalNote = str("cal.note", "")
 	s.CalOffset = p.FloatWithFallback(prefPrefix+"cal.offset", 0)
 	s.MicFile = str("cal.mic", "")
+	// the names, read where they are stored: one that no longer reads
+	// falls back to the default (a window, like a bad FFT size, to both)
+	var err error
+	if s.Unit, err = dsp.ParseUnit(str("unit", d.Unit.String())); err != nil {
+		s.Unit = d.Unit
+	}
+	s.FreqScale, err = plot.ParseScale(str("freqscale", d.FreqScale.String()))
+	if err != nil {
+		s.FreqScale = d.FreqScale
+	}
+	s.Colormap, err = plot.ParseColormap(str("colormap", d.Colormap.String()))
+	if err != nil {
+		s.Colormap = d.Colormap
+	}
+	var bad bool // a name the analysis would refuse: FFT size and window fall back
+	if s.Window, err = window.Parse(str("window", d.Window.String())); err != nil {
+		s.Window, bad = d.Window, true
+	}
+	if s.Weighting, err = dsp.ParseWeighting(str("rta.weighting", d.Weighting.String())); err != nil {
+		s.Weighting, bad = d.Weighting, bad || s.Lower == "rta"
+	}
+	s.Band, err = dsp.ParseBand(str("band", ""))
+	if err != nil || s.Band.Check(1<<30) != nil {
+		bad = true
+	}
+	if err != nil || s.Band.Check(48000) != nil {
+		s.Band = dsp.BandSpec{}
+	}
+	if bad {
+		s.FFT, s.Window = d.FFT, d.Window
+	}
 	return s.sane(d)
 }
 
@@ -166,14 +191,8 @@ func (s Settings) sane(d Settings) Settings {
 	if s.Overlap < 0 || s.Overlap > 0.97 {
 		s.Overlap = d.Overlap
 	}
-	if _, err := newFreqAxis(s.FreqScale, 48000, 4096); err != nil {
-		s.FreqScale = d.FreqScale
-	}
 	if !dbRangeOK(s.DBMin, s.DBMax) {
 		s.DBMin, s.DBMax = d.DBMin, d.DBMax
-	}
-	if _, err := colormapLUT(s.Colormap); err != nil {
-		s.Colormap = d.Colormap
 	}
 	if s.Span <= 0 || s.Span > 600 {
 		s.Span = d.Span
@@ -184,10 +203,7 @@ func (s Settings) sane(d Settings) Settings {
 	if !oneOf(fmt.Sprint(s.Fraction), "1", "3", "6", "12", "24", "48") {
 		s.Fraction = d.Fraction
 	}
-	if !oneOf(s.Weighting, "A", "C", "Z") {
-		s.Weighting = d.Weighting
-	}
-	if !oneOf(s.Averaging, avgModes...) {
+	if !oneOf(s.Averaging, view.AvgModes...) {
 		s.Averaging = d.Averaging
 	}
 	if s.AvgSeconds <= 0 || s.AvgFrames < 1 {
@@ -204,11 +220,6 @@ func (s Settings) sane(d Settings) Settings {
 	}
 	if !oneOf(s.Source.Kind, session.SourceDevice, session.SourceGenerator, session.SourceFile) {
 		s.Source = d.Source
-	}
-	if s.Band != "" {
-		if _, err := parseBand(s.Band, 48000); err != nil {
-			s.Band = ""
-		}
 	}
 	return s.saneCal(d)
 }
@@ -232,24 +243,24 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetInt(prefPrefix+"source.channels", s.Source.Channels)
 	p.SetInt(prefPrefix+"fft", s.FFT)
 	p.SetFloat(prefPrefix+"overlap", s.Overlap)
-	p.SetString(prefPrefix+"window", s.Window)
+	p.SetString(prefPrefix+"window", s.Window.String())
 	p.SetString(prefPrefix+"averaging", s.Averaging)
 	p.SetFloat(prefPrefix+"avg.seconds", s.AvgSeconds)
 	p.SetInt(prefPrefix+"avg.frames", s.AvgFrames)
 	p.SetFloat(prefPrefix+"peakhold", s.PeakHold)
-	p.SetString(prefPrefix+"freqscale", s.FreqScale)
+	p.SetString(prefPrefix+"freqscale", s.FreqScale.String())
 	p.SetFloat(prefPrefix+"db.min", s.DBMin)
 	p.SetFloat(prefPrefix+"db.max", s.DBMax)
-	p.SetString(prefPrefix+"colormap", s.Colormap)
+	p.SetString(prefPrefix+"colormap", s.Colormap.String())
 	p.SetFloat(prefPrefix+"span", s.Span)
 	p.SetString(prefPrefix+"lower", s.Lower)
 	p.SetInt(prefPrefix+"rta.fraction", s.Fraction)
-	p.SetString(prefPrefix+"rta.weighting", s.Weighting)
-	p.SetString(prefPrefix+"band", s.Band)
+	p.SetString(prefPrefix+"rta.weighting", s.Weighting.String())
+	p.SetString(prefPrefix+"band", s.Band.String())
 	p.SetString(prefPrefix+"channels", s.Channels)
 	p.SetString(prefPrefix+"engine", s.Engine)
 	p.SetString(prefPrefix+"theme", s.Theme)
-	p.SetString(prefPrefix+"unit", s.Unit)
+	p.SetString(prefPrefix+"unit", s.Unit.String())
 	p.SetString(prefPrefix+"cal.note", s.CalNote)
 	p.SetFloat(prefPrefix+"cal.offset", s.CalOffset)
 	p.SetString(prefPrefix+"cal.mic", s.MicFile)

@@ -12,27 +12,79 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/view"
 )
+
+// statusBar is the status area: the strip (what must always show at
+// 1280×800), the line under it (the source and the analysis, or the file
+// shown) and the details behind the Details button; it keeps the
+// window's frame rate and process CPU and the warning shown.
+type statusBar struct {
+	strip, line, details *widget.Label
+	detailsBtn           *widget.Button
+	win                  fyne.Window
+	warn                 string    // the warning shown (engine status or notice)
+	warnAt               time.Time // when it appeared
+	ticks                int
+	tickMark             time.Time
+	cpuMark              time.Duration
+	fps, cpuPct          float64
+}
+
+// statusFacts are what the status area shows, gathered by the window.
+type statusFacts struct {
+	st             *live.Stats
+	rec            live.RecordStatus
+	paused, hasGPU bool
+	monitor        string // the monitor output ("" off)
+	fill           string // fillText
+	noise          string // mixNoiseNote
+	file           string // the file shown, in place of the live line ("" live)
+	now            time.Time
+}
+
+// newStatusBar makes the status area; refresh runs before the details
+// open.
+func newStatusBar(win fyne.Window, refresh func()) *statusBar {
+	b := &statusBar{win: win, strip: widget.NewLabel("starting…"), line: widget.NewLabel(""), details: widget.NewLabel("")}
+	b.strip.Truncation = fyne.TextTruncateEllipsis
+	b.line.Truncation = fyne.TextTruncateEllipsis
+	b.detailsBtn = widget.NewButton("Details", func() {
+		refresh()
+		b.showDetails()
+	})
+	return b
+}
+
+// countFrame counts a tick; once a second it measures the frames per
+// second and the process's CPU, and says so (true).
+func (b *statusBar) countFrame(now time.Time) bool {
+	b.ticks++
+	if b.tickMark.IsZero() {
+		b.tickMark = now
+		b.cpuMark, _ = live.ProcessCPU()
+		return false
+	}
+	d := now.Sub(b.tickMark)
+	if d < time.Second {
+		return false
+	}
+	b.fps = float64(b.ticks) / d.Seconds()
+	cpu, ok := live.ProcessCPU()
+	if ok {
+		b.cpuPct = 100 * (cpu - b.cpuMark).Seconds() / d.Seconds()
+	}
+	b.ticks, b.tickMark, b.cpuMark = 0, now, cpu
+	return true
+}
 
 // countFrame keeps the frames-per-second and CPU-load figures.
 func (w *Window) countFrame(now time.Time) {
-	w.ticks++
-	if w.tickMark.IsZero() {
-		w.tickMark = now
-		w.cpuMark, _ = live.ProcessCPU()
-		return
-	}
-	if d := now.Sub(w.tickMark); d >= time.Second {
-		w.fps = float64(w.ticks) / d.Seconds()
-		cpu, ok := live.ProcessCPU()
-		if ok {
-			w.cpuPct = 100 * (cpu - w.cpuMark).Seconds() / d.Seconds()
-		}
-		w.ticks, w.tickMark, w.cpuMark = 0, now, cpu
-		w.trace("perf", map[string]any{"fps": w.fps, "cpu_percent": w.cpuPct, "engine": w.stats.Engine,
+	if w.bar.countFrame(now) {
+		w.trace("perf", map[string]any{"fps": w.bar.fps, "cpu_percent": w.bar.cpuPct, "engine": w.stats.Engine,
 			"ms_per_batch": w.stats.MsPerBatch, "engine_ms": w.stats.EngineMs, "frames_per_s": w.stats.FramesPerSec,
 			"latency_p99_ms": w.stats.LatencyP99Ms, "dropped": w.stats.DroppedFrames, "stalls": w.stats.Stalls, "paused": w.paused, "fft": w.cfg[2],
-			"status": w.StatusText()})
+			"status": w.statusText()})
 	}
 }
 
@@ -53,9 +105,6 @@ func fillText(st *live.Stats, framesAt uint64, waited time.Duration) string {
 	return fmt.Sprintf("first frame in %.0f s (N=%d spans %.1f s)", math.Ceil(left.Seconds()), st.FFT, span.Seconds())
 }
 
-// FPS is the frames drawn per second, measured over the last second.
-func (w *Window) FPS() float64 { return w.fps }
-
 // engineLabel names an engine for people.
 func engineLabel(name string) string {
 	if name == "opencl" {
@@ -75,118 +124,144 @@ const warnFor = 5 * time.Second
 // it, with the last warning and its age).
 func (w *Window) updateStatus() {
 	st := &w.stats
-	now := w.now()
+	f := statusFacts{st: st, rec: w.eng.RecordStatus(), paused: w.paused, hasGPU: w.eng.HasGPU(),
+		monitor: w.eng.PlaythroughStatus(), now: w.now(), noise: mixNoiseNote(w.set, st.Channels)}
+	f.fill = fillText(st, w.cfgFrames, f.now.Sub(w.cfgAt))
+	if fs := w.fp.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
+		f.file = w.fp.fileSummary(fs)
+	}
 	msg := st.Status
 	if msg == "" {
 		msg = w.notice
 	}
-	msg = humanDurations(msg)
-	if msg != w.warn {
-		w.warn, w.warnAt = msg, now
+	w.rec.sync()
+	w.bar.show(view.HumanDurations(msg), &f)
+}
+
+// show writes the three texts with msg the warning now.
+func (b *statusBar) show(msg string, f *statusFacts) {
+	if msg != b.warn {
+		b.warn, b.warnAt = msg, f.now
 	}
-	var b strings.Builder
-	if w.paused {
-		b.WriteString("⏸ PAUSED · ")
+	b.strip.SetText(b.stripText(f))
+	b.line.SetText(lineText(f))
+	b.details.SetText(b.detailsText(f))
+}
+
+// stripText is what must always show.
+func (b *statusBar) stripText(f *statusFacts) string {
+	st := f.st
+	var s strings.Builder
+	if f.paused {
+		s.WriteString("⏸ PAUSED · ")
 	}
-	rs := w.eng.RecordStatus()
-	if r := recordText(rs); r != "" {
-		b.WriteString(r + " · ")
+	if r := recordText(f.rec); r != "" {
+		s.WriteString(r + " · ")
 	}
-	w.syncRecord()
-	fmt.Fprintf(&b, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
-		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	fmt.Fprintf(&s, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
+		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, b.fps, b.cpuPct)
 	if st.Outages > 0 { // source outages, kept as gaps in the timeline
-		fmt.Fprintf(&b, " · gaps %d", st.Outages)
+		fmt.Fprintf(&s, " · gaps %d", st.Outages)
 	}
 	if l := loadText(engineLoads(st)); l != "" {
-		b.WriteString(" · " + l)
+		s.WriteString(" · " + l)
 	}
-	if f := fillText(st, w.cfgFrames, now.Sub(w.cfgAt)); f != "" {
-		b.WriteString(" · " + f)
+	if f.fill != "" {
+		s.WriteString(" · " + f.fill)
 	}
-	if w.warn != "" && now.Sub(w.warnAt) < warnFor {
-		b.WriteString(" · ⚠ " + w.warn)
+	if b.warn != "" && f.now.Sub(b.warnAt) < warnFor {
+		s.WriteString(" · ⚠ " + b.warn)
 	}
-	w.status.SetText(b.String())
+	return s.String()
+}
 
-	b.Reset()
-	if fs := w.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
-		b.WriteString(w.fileSummary(fs))
-		b.WriteString(" · live display paused")
-	} else {
-		fmt.Fprintf(&b, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
-			st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
-			formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
-		if rs.Active {
-			b.WriteString(" · recording to " + rs.Path)
-		}
-		if mo := w.eng.PlaythroughStatus(); mo != "" {
-			b.WriteString(" · " + mo)
-		}
-		if n := mixNoiseNote(w.set, st.Channels); n != "" {
-			b.WriteString(" · " + n)
-		}
+// lineText is the source and the analysis, or the file shown.
+func lineText(f *statusFacts) string {
+	if f.file != "" {
+		return f.file + " · live display paused"
 	}
-	w.speed.SetText(b.String())
+	st := f.st
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
+		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
+		view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
+	if f.rec.Active {
+		s.WriteString(" · recording to " + f.rec.Path)
+	}
+	if f.monitor != "" {
+		s.WriteString(" · " + f.monitor)
+	}
+	if f.noise != "" {
+		s.WriteString(" · " + f.noise)
+	}
+	return s.String()
+}
 
-	b.Reset()
-	fmt.Fprintf(&b, "Source: %s\nFormat: %d Hz × %d channels\nAnalysis: N=%d, hop %d\nEngine: %s (%s)\n",
+// detailsText is everything, with the last warning and its age.
+func (b *statusBar) detailsText(f *statusFacts) string {
+	st := f.st
+	var s strings.Builder
+	fmt.Fprintf(&s, "Source: %s\nFormat: %d Hz × %d channels\nAnalysis: N=%d, hop %d\nEngine: %s (%s)\n",
 		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, engineLabel(st.Engine), st.Device)
-	fmt.Fprintf(&b, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
-		st.MsPerBatch, st.FramesPerSec, formatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
-		st.DroppedFrames, st.Overflows, st.Stalls, w.fps, w.cpuPct)
+	fmt.Fprintf(&s, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
+		st.MsPerBatch, st.FramesPerSec, view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
+		st.DroppedFrames, st.Overflows, st.Stalls, b.fps, b.cpuPct)
 	if st.Outages > 0 {
-		fmt.Fprintf(&b, "Source outages %d: %.1f s without input (of the dropped frames), kept as gaps\n",
+		fmt.Fprintf(&s, "Source outages %d: %.1f s without input (of the dropped frames), kept as gaps\n",
 			st.Outages, float64(st.DroppedOutageFrames)/float64(max(st.SampleRate, 1)))
 	}
+	s.WriteString(engineTimes(st))
+	if !f.hasGPU {
+		s.WriteString("No GPU engine here (OpenCL is not usable): the CPU engine does all the work\n")
+	}
+	if f.monitor != "" {
+		s.WriteString("Monitor: " + f.monitor + "\n")
+	}
+	if f.paused {
+		s.WriteString("Display PAUSED (Space resumes)\n")
+	}
+	if rs := f.rec; rs.Active {
+		fmt.Fprintf(&s, "Recording %s: %d frames, %d gap rows, %d dropped (Ctrl+Shift+R stops)\n", rs.Path, rs.Frames, rs.Gaps, rs.Dropped)
+	}
+	if b.warn != "" {
+		fmt.Fprintf(&s, "Last warning (%s ago): %s\n", view.FormatDuration(f.now.Sub(b.warnAt).Round(time.Second)), b.warn)
+	}
+	return strings.TrimSuffix(s.String(), "\n")
+}
+
+// engineTimes compares the engines' times per batch and their shares of
+// real time, a line each.
+func engineTimes(st *live.Stats) string {
+	var s strings.Builder
 	gpu, okG := st.EngineMs["opencl"]
 	cpu, okC := st.EngineMs["cpu"]
 	switch {
 	case okG && okC && gpu > 0 && cpu >= gpu:
-		fmt.Fprintf(&b, "Per batch: GPU %.3f ms · CPU %.3f ms → GPU %.1f× faster\n", gpu, cpu, cpu/gpu)
+		fmt.Fprintf(&s, "Per batch: GPU %.3f ms · CPU %.3f ms → GPU %.1f× faster\n", gpu, cpu, cpu/gpu)
 	case okG && okC && cpu > 0:
-		fmt.Fprintf(&b, "Per batch: GPU %.3f ms · CPU %.3f ms → CPU %.1f× faster\n", gpu, cpu, gpu/cpu)
+		fmt.Fprintf(&s, "Per batch: GPU %.3f ms · CPU %.3f ms → CPU %.1f× faster\n", gpu, cpu, gpu/cpu)
 	case okC:
-		fmt.Fprintf(&b, "Per batch: CPU %.3f ms\n", cpu)
+		fmt.Fprintf(&s, "Per batch: CPU %.3f ms\n", cpu)
 	}
 	if loads := engineLoads(st); len(loads) > 0 {
-		b.WriteString("Share of real time used (headroom):")
+		s.WriteString("Share of real time used (headroom):")
 		for _, e := range []string{"opencl", "cpu"} {
 			if l, ok := loads[e]; ok && l > 0 {
-				fmt.Fprintf(&b, " %s %.0f%% (%.1f×)", engineLabel(e), 100*l, 1/l)
+				fmt.Fprintf(&s, " %s %.0f%% (%.1f×)", engineLabel(e), 100*l, 1/l)
 			}
 		}
-		b.WriteString("\n")
+		s.WriteString("\n")
 	}
-	if !w.eng.HasGPU() {
-		b.WriteString("No GPU engine here (OpenCL is not usable): the CPU engine does all the work\n")
-	}
-	if mo := w.eng.PlaythroughStatus(); mo != "" {
-		b.WriteString("Monitor: " + mo + "\n")
-	}
-	if w.paused {
-		b.WriteString("Display PAUSED (Space resumes)\n")
-	}
-	if rs.Active {
-		fmt.Fprintf(&b, "Recording %s: %d frames, %d gap rows, %d dropped (Ctrl+Shift+R stops)\n", rs.Path, rs.Frames, rs.Gaps, rs.Dropped)
-	}
-	if w.warn != "" {
-		fmt.Fprintf(&b, "Last warning (%s ago): %s\n", formatDuration(now.Sub(w.warnAt).Round(time.Second)), w.warn)
-	}
-	w.detailText.SetText(strings.TrimSuffix(b.String(), "\n"))
+	return s.String()
 }
 
 // showDetails opens the status details under the Details button.
-func (w *Window) showDetails() {
-	w.updateStatus()
-	pop := widget.NewPopUp(container.NewPadded(w.detailText), w.win.Canvas())
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(w.detailsBtn)
+func (b *statusBar) showDetails() {
+	pop := widget.NewPopUp(container.NewPadded(b.details), b.win.Canvas())
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b.detailsBtn)
 	size := pop.MinSize()
-	pop.ShowAtPosition(fyne.NewPos(max(0, pos.X+w.detailsBtn.Size().Width-size.Width), max(0, pos.Y-size.Height)))
+	pop.ShowAtPosition(fyne.NewPos(max(0, pos.X+b.detailsBtn.Size().Width-size.Width), max(0, pos.Y-size.Height)))
 }
-
-// StatusDetails is the text of the status details.
-func (w *Window) StatusDetails() string { return w.detailText.Text }
 
 // trace writes a JSON event line when tracing.
 func (w *Window) trace(event string, fields map[string]any) {

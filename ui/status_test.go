@@ -22,10 +22,10 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	e.mu.Lock()
 	e.status = "no data for 371.519272ms"
 	e.mu.Unlock()
-	w.TypedKey(fyne.KeySpace)
+	w.typedKey(fyne.KeySpace)
 	w.statusDue = time.Time{}
 	w.Pull()
-	strip := w.StatusStrip()
+	strip := w.statusStrip()
 	for _, want := range []string{"PAUSED", "GPU", "ms/batch", "drops 0", "stalls 0", "CPU", "⚠ no data for 372 ms"} {
 		if !strings.Contains(strip, want) {
 			t.Errorf("strip %q lacks %q", strip, want)
@@ -34,8 +34,8 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	if w.win.Canvas().Size() != fyne.NewSize(1280, 800) {
 		t.Fatalf("window %v", w.win.Canvas().Size())
 	}
-	text := fyne.MeasureText(strip, theme.TextSize(), w.status.TextStyle)
-	room := w.status.Size().Width - 2*theme.InnerPadding()
+	text := fyne.MeasureText(strip, theme.TextSize(), w.bar.strip.TextStyle)
+	room := w.bar.strip.Size().Width - 2*theme.InnerPadding()
 	if text.Width > room {
 		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
 	}
@@ -43,10 +43,10 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	clock = clock.Add(warnFor + time.Second)
 	w.statusDue = time.Time{}
 	w.Pull()
-	if strings.Contains(w.StatusStrip(), "no data") {
-		t.Errorf("the warning is still in the strip after %v: %q", warnFor+time.Second, w.StatusStrip())
+	if strings.Contains(w.statusStrip(), "no data") {
+		t.Errorf("the warning is still in the strip after %v: %q", warnFor+time.Second, w.statusStrip())
 	}
-	if d := w.StatusDetails(); !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
+	if d := w.bar.details.Text; !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
 		t.Errorf("details %q", d)
 	}
 	// a new warning shows again
@@ -55,36 +55,12 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	e.mu.Unlock()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if !strings.Contains(w.StatusStrip(), "⚠ GPU failed") {
-		t.Errorf("a new warning is not shown: %q", w.StatusStrip())
+	if !strings.Contains(w.statusStrip(), "⚠ GPU failed") {
+		t.Errorf("a new warning is not shown: %q", w.statusStrip())
 	}
-	w.showDetails() // the popover opens over the window
-	if !strings.Contains(w.detailText.Text, "Engine: GPU (fake device)") {
-		t.Errorf("details %q", w.detailText.Text)
-	}
-}
-
-// TestFormatDuration: durations as people write them, and Go durations in
-// messages rewritten.
-func TestFormatDuration(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{371519272 * time.Nanosecond, "372 ms"},
-		{2400 * time.Millisecond, "2.4 s"},
-		{3700 * time.Microsecond, "3.7 ms"},
-		{850 * time.Microsecond, "850 µs"},
-		{12 * time.Second, "12 s"},
-		{65 * time.Second, "1 m 05 s"},
-		{500, "500 ns"},
-	} {
-		if got := formatDuration(c.d); got != c.want {
-			t.Errorf("%v: %q, want %q", c.d, got, c.want)
-		}
-	}
-	if got := humanDurations("no data for 371.519272ms; stalled 2.4s (1m5s total) at 3 dB"); got != "no data for 372 ms; stalled 2.4 s (1 m 05 s total) at 3 dB" {
-		t.Errorf("humanDurations: %q", got)
+	w.bar.detailsBtn.OnTapped() // the popover opens over the window
+	if !strings.Contains(w.bar.details.Text, "Engine: GPU (fake device)") {
+		t.Errorf("details %q", w.bar.details.Text)
 	}
 }
 
@@ -94,14 +70,14 @@ func TestFileShownPausesLive(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.OpenFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	n := e.latestN
 	w.Pull()
 	if e.latestN != n {
 		t.Error("the live spectrum pulled while the file is shown")
 	}
-	if s := w.StatusText(); !strings.Contains(s, "File synthetic.wav · 48000 Hz × 1 · 4.000 s · N=1024 hop 256") {
+	if s := w.statusText(); !strings.Contains(s, "File synthetic.wav · 48000 Hz × 1 · 4.000 s · N=1024 hop 256") {
 		t.Errorf("status while a file is shown: %q", s)
 	}
 	e.mu.Lock()
@@ -132,7 +108,7 @@ func TestFirstFrameNote(t *testing.T) {
 	pull := func() string {
 		w.statusDue = time.Time{}
 		w.Pull()
-		return w.StatusStrip()
+		return w.statusStrip()
 	}
 	w.change(func(s *Settings) { s.FFT = 65536 })
 	settle(t, w)

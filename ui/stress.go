@@ -19,11 +19,11 @@ const (
 	stressSignal   = "pink:-20"
 )
 
-// Stress switches to the stress preset: the generator at 192 kHz × 8
+// stress switches to the stress preset: the generator at 192 kHz × 8
 // channels, N=65536, hop 16. On a machine without a GPU engine it says
 // that the CPU engine is all there is, and where the GPU engine's OpenCL
 // device is a CPU, that there is no GPU to show.
-func (w *Window) Stress() {
+func (w *Window) stress() {
 	w.change(func(s *Settings) {
 		s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
 		s.FFT = stressFFT

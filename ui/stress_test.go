@@ -17,7 +17,7 @@ func TestStressPreset(t *testing.T) {
 		e := newFakeEngine()
 		e.hasGPU, e.gpuOnCPU = hasGPU, c.onCPU
 		w, _ := newTestWindow(t, e)
-		w.Stress()
+		w.stress()
 		settle(t, w)
 		got := e.lastApplied()
 		want := session.SourceSpec{Kind: session.SourceGenerator, Generator: "pink:-20", Rate: 192000, Channels: 8}
@@ -26,7 +26,7 @@ func TestStressPreset(t *testing.T) {
 		}
 		w.statusDue = w.now().Add(-1)
 		w.Pull()
-		s := w.StatusText()
+		s := w.statusText()
 		// the fake: 4 frames of hop 16 at its 48 kHz per batch (1.33 ms),
 		// GPU 0.25 ms and CPU 2 ms per batch
 		if !strings.Contains(s, "load GPU 19% · CPU 150% ✗") {

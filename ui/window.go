@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"io"
 	"os"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // Options start a Window.
@@ -44,26 +44,19 @@ type Window struct {
 	ap   *applier     // settings → engine, off the Fyne goroutine
 	do   func(func()) // onto the Fyne goroutine
 
-	spec  *SpectrumView
-	wf    *Waterfall
-	rta   *RTAView
-	lvl   *MetersView
-	cal   calState // the unit and calibration the live spectrum and RTA show
-	fview *FileView
-	fspec *SpectrumView
+	spec *view.SpectrumView
+	wf   *view.Waterfall
+	rta  *view.RTAView
+	lvl  *view.MetersView
+	cal  calPanel // the unit and calibration the live spectrum and RTA show
 
-	tabs       *container.AppTabs
-	liveTab    *container.TabItem
-	fileTab    *container.TabItem
-	status     *widget.Label // the strip: always shown in full at 1280×800
-	speed      *widget.Label // the source and analysis, or the file shown
-	detailText *widget.Label // everything, behind the Details button
-	detailsBtn *widget.Button
-	fileInfo   *widget.Label
-	progress   *widget.ProgressBar
-	cancel     *widget.Button
-	c          controls
-	rec        recordState
+	tabs    *container.AppTabs
+	liveTab *container.TabItem
+	fileTab *container.TabItem
+	c       *controls
+	fp      *filePanel // the File tab
+	rec     *recordPanel
+	bar     *statusBar
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -77,36 +70,21 @@ type Window struct {
 	cfgFrames  uint64    // LiveStats.Frames then
 	anim       *fyne.Animation
 	dog        watchdog // with a trace: reports a tick that stopped running
-	ticks      int
-	tickMark   time.Time
-	fps        float64
-	cpuMark    time.Duration
-	cpuPct     float64
 	statusDue  time.Time
 	notice     string
-	warn       string    // the warning shown (engine status or notice)
-	warnAt     time.Time // when it appeared
 	now        func() time.Time
 	lastEngine string
 	readyDone  bool
 
-	openDlg      dialog.Dialog // the open dialog last shown (tests)
-	openPath     *widget.Entry // its path entry
-	fileCtx      context.CancelFunc
-	detailCancel context.CancelFunc
-	detailTimer  *time.Timer
-	fileGen      int
+	openDlg  dialog.Dialog // the open dialog last shown (tests)
+	openPath *widget.Entry // its path entry
 
-	// reference traces, their differences, harmonics and A/B
-	// (reference.go, refpanel.go, harmonics.go, abview.go)
-	refs                refSet
-	refSeq              int       // the order number of the last reference kept in ReferenceDir
-	diff, fdiff         *LinePlot // the difference to a reference, live and file
-	diffGrid, fdiffGrid refGrid
-	rp                  refPanel
-	harm, fharm         harmonicMeter // live and file
-	ab                  *ABView
-	fileSplit           *container.Split // spectrogram over spectrum (or A/B)
+	// the live difference to a reference and the harmonics (references.go,
+	// harmonics.go)
+	diff        *view.LinePlot // the difference to a reference, live
+	diffGrid    view.RefGrid
+	rp          refPanel           // the references
+	harm, fharm view.HarmonicMeter // live and file
 }
 
 // New builds the main window's content into win and starts pulling data
@@ -130,10 +108,10 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 		w.ap.useEngine("cpu")
 	}
 	w.installKeys()
-	w.loadKeptReferences()
+	w.rp.loadKept()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
-			w.OpenFile(uris[0].Path())
+			w.fp.openFile(uris[0].Path())
 		}
 	})
 	if !opts.Manual {
@@ -147,7 +125,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	}
 	win.SetOnClosed(w.Close)
 	if opts.File != "" {
-		w.OpenFile(opts.File)
+		w.fp.openFile(opts.File)
 	}
 	return w
 }
@@ -158,82 +136,35 @@ func (w *Window) Close() {
 		w.anim.Stop()
 	}
 	w.dog.close()
-	if w.fileCtx != nil {
-		w.fileCtx()
-	}
-	if w.detailCancel != nil {
-		w.detailCancel()
-	}
+	w.fp.close()
 	w.ap.close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
 }
 
-// Settings are the current settings.
-func (w *Window) Settings() Settings { return w.set }
-
-// Spectrum, Waterfall, RTA and FileView give tests and the desktop
-// package the views.
-func (w *Window) Spectrum() *SpectrumView { return w.spec }
-
-// Waterfall is the live waterfall.
-func (w *Window) Waterfall() *Waterfall { return w.wf }
-
-// RTA is the live band-level view.
-func (w *Window) RTA() *RTAView { return w.rta }
-
-// Meters is the live level meters' view.
-func (w *Window) Meters() *MetersView { return w.lvl }
-
-// FileView is the file tab's spectrogram.
-func (w *Window) FileView() *FileView { return w.fview }
-
-// StatusText is the status area's text: the strip, the line under it and
+// statusText is the status area's text: the strip, the line under it and
 // the details.
-func (w *Window) StatusText() string {
-	return w.status.Text + "\n" + w.speed.Text + "\n" + w.detailText.Text
+func (w *Window) statusText() string {
+	return w.bar.strip.Text + "\n" + w.bar.line.Text + "\n" + w.bar.details.Text
 }
 
-// StatusStrip is the strip's text alone (what shows at any window width).
-func (w *Window) StatusStrip() string { return w.status.Text }
+// statusStrip is the strip's text alone (what shows at any window width).
+func (w *Window) statusStrip() string { return w.bar.strip.Text }
 
 func (w *Window) build() {
 	s := w.set
-	w.spec = NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
-	w.wf = NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
-	w.rta = NewRTAView(48000, s.DBMin, s.DBMax)
-	w.fview = NewFileView(s.FreqScale, s.Colormap, s.DBMin, s.DBMax)
-	w.fspec = NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
-	w.fspec.SetTraces(AvgOff, false)
-	w.fspec.SetTitle("the spectrum under the cursor")
-	w.fview.OnCursor = w.fileCursor
-	w.fview.OnView = w.fileViewChanged
+	w.rp.host, w.rp.win, w.rp.dir = w, w.win, w.opts.ReferenceDir
+	w.cal.host, w.cal.eng, w.cal.win, w.cal.do = w, w.eng, w.win, w.do
+	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
+	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
+	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
+	w.fp = newFilePanel(w, w.eng, w.win, w.do, s)
 	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
-	w.lvl = NewMetersView()
+	w.lvl = view.NewMetersView()
 	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
-	w.fileInfo = widget.NewLabel("No file open.")
-	w.fileInfo.Truncation = fyne.TextTruncateEllipsis
-	w.progress = widget.NewProgressBar()
-	w.progress.Hide()
-	w.cancel = widget.NewButton("Cancel", func() {
-		if w.fileCtx != nil {
-			w.fileCtx()
-		}
-	})
-	w.cancel.Hide()
-	fileBar := container.NewBorder(nil, nil,
-		container.NewHBox(
-			widget.NewButton("Open…", w.openDialog),
-			widget.NewButton("Whole file", func() { w.zoomReset() }),
-			widget.NewButton("Export spectrogram…", w.exportSpectrogramDialog),
-			widget.NewButton("Compare B…", w.compareDialog),
-		),
-		container.NewHBox(w.progress, w.cancel), w.fileInfo)
-	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(w.fview, container.NewStack(w.fspec, w.fdiff, w.ab)))
-	w.fileSplit = file.Objects[0].(*container.Split)
-	w.fileSplit.Offset = fileSplitOffset
+	file := w.fp.build(w.openDialog)
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
@@ -241,16 +172,16 @@ func (w *Window) build() {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file is shown
 		w.updateStatus()
 	}
-	w.status = widget.NewLabel("starting…")
-	w.status.Truncation = fyne.TextTruncateEllipsis
-	w.speed = widget.NewLabel("")
-	w.speed.Truncation = fyne.TextTruncateEllipsis
-	w.detailText = widget.NewLabel("")
-	w.detailsBtn = widget.NewButton("Details", w.showDetails)
-	recBtn, histBtn := w.buildRecordButtons()
-	statusBar := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, w.detailsBtn,
-		container.NewVBox(w.status, container.NewBorder(nil, nil, nil, container.NewHBox(recBtn, histBtn), w.speed))))
-	side := container.NewVScroll(w.buildControls())
+	w.bar = newStatusBar(w.win, w.updateStatus)
+	w.rec = newRecordPanel(w.eng, w, w.win, w.do)
+	statusBar := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, w.bar.detailsBtn,
+		container.NewVBox(w.bar.strip, container.NewBorder(nil, nil, nil, container.NewHBox(w.rec.btn, w.rec.export), w.bar.line))))
+	exports := container.NewGridWithColumns(2,
+		widget.NewButton("Export PNG", w.exportPNGDialog),
+		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
+	var panel fyne.CanvasObject
+	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.build(), exports)
+	side := container.NewVScroll(panel)
 	side.SetMinSize(fyne.NewSize(250, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))
 }
@@ -342,7 +273,7 @@ func (w *Window) syncConfig() {
 		w.trace("engine", map[string]any{"engine": st.Engine, "device": st.Device})
 		w.syncControls()
 	}
-	if !w.readyDone && w.win.Canvas().Size().Width > 0 && w.spec.area.Dx() > 0 { // laid out and drawn once
+	if !w.readyDone && w.win.Canvas().Size().Width > 0 && w.spec.Area().Dx() > 0 { // laid out and drawn once
 		w.readyDone = true
 		w.traceReady()
 	}

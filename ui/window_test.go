@@ -3,6 +3,9 @@ package ui
 import (
 	"encoding/csv"
 	"errors"
+	"image"
+	"image/color"
+	"image/draw"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +19,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // uiQueue stands in for the Fyne goroutine: the window's background work
@@ -61,7 +65,7 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	if got := e.lastApplied(); got.FFT != 4096 || got.Hop != 1024 {
 		t.Fatalf("initial settings %+v, want FFT 4096 hop 1024", got)
 	}
-	c := &w.c
+	c := w.c
 	c.fft.SetSelected("8192")
 	if got := e.lastApplied(); got.FFT != 8192 || got.Hop != 2048 {
 		t.Errorf("FFT 8192: engine got FFT %d hop %d", got.FFT, got.Hop)
@@ -86,8 +90,8 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	if got := e.lastApplied(); got.Band.String() != "bandpass:500-2000" {
 		t.Errorf("band: engine got %q", got.Band)
 	}
-	if w.spec.bandLo != 500 || w.spec.bandHi != 2000 {
-		t.Errorf("band marked at %g…%g Hz, want 500…2000", w.spec.bandLo, w.spec.bandHi)
+	if bandLo(w.spec) != 500 || bandHi(w.spec) != 2000 {
+		t.Errorf("band marked at %g…%g Hz, want 500…2000", bandLo(w.spec), bandHi(w.spec))
 	}
 	// the monitor output plays the band, and follows it
 	c.monitor.SetChecked(true)
@@ -100,8 +104,8 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	waitFor(t, func() bool { e.mu.Lock(); defer e.mu.Unlock(); return e.monitorBand == "speech" })
 	w.statusDue = time.Time{}
 	w.Pull()
-	if !strings.Contains(w.StatusText(), "monitor → fake output, speech") {
-		t.Errorf("status lacks the monitor output: %q", w.StatusText())
+	if !strings.Contains(w.statusText(), "monitor → fake output, speech") {
+		t.Errorf("status lacks the monitor output: %q", w.statusText())
 	}
 	c.band.SetSelected("bandpass:500-2000")
 	c.lower.SetSelected("RTA bars")
@@ -119,12 +123,12 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	}
 	c.dbFloor.SetSelected("-80")
 	c.dbTop.SetSelected("-20")
-	if w.spec.dbMin != -80 || w.spec.dbMax != -20 {
-		t.Errorf("dB range %g…%g, want −80…−20", w.spec.dbMin, w.spec.dbMax)
+	if specMin(w.spec) != -80 || specMax(w.spec) != -20 {
+		t.Errorf("dB range %g…%g, want −80…−20", specMin(w.spec), specMax(w.spec))
 	}
 	c.cmap.SetSelected("magma")
-	if w.wf.colormap != "magma" {
-		t.Errorf("colormap %s", w.wf.colormap)
+	if w.wf.Colormap().String() != "magma" {
+		t.Errorf("colormap %s", w.wf.Colormap())
 	}
 
 	// the engine toggle, by the radio and by the key
@@ -132,18 +136,18 @@ func TestControlsDriveTheEngine(t *testing.T) {
 	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "CPU (fake device)") {
-		t.Errorf("CPU chosen: engine %s, status %q", e.engine, w.StatusText())
+	if e.engine != "cpu" || !strings.Contains(w.statusText(), "CPU (fake device)") {
+		t.Errorf("CPU chosen: engine %s, status %q", e.engine, w.statusText())
 	}
-	w.TypedRune('g')
+	w.typedRune('g')
 	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if e.engine != "opencl" || !strings.Contains(w.StatusText(), "GPU (fake device)") || c.engine.Selected != "GPU" {
-		t.Errorf("after G: engine %s, radio %s, status %q", e.engine, c.engine.Selected, w.StatusText())
+	if e.engine != "opencl" || !strings.Contains(w.statusText(), "GPU (fake device)") || c.engine.Selected != "GPU" {
+		t.Errorf("after G: engine %s, radio %s, status %q", e.engine, c.engine.Selected, w.statusText())
 	}
-	if !strings.Contains(w.StatusText(), "GPU 0.250 ms · CPU 2.000 ms → GPU 8.0× faster") {
-		t.Errorf("status lacks the side-by-side times: %q", w.StatusText())
+	if !strings.Contains(w.statusText(), "GPU 0.250 ms · CPU 2.000 ms → GPU 8.0× faster") {
+		t.Errorf("status lacks the side-by-side times: %q", w.statusText())
 	}
 
 	// the source: the generator with a spec
@@ -156,9 +160,9 @@ func TestControlsDriveTheEngine(t *testing.T) {
 
 	// remembered: a new window on the same preferences starts the same
 	got := LoadSettings(a.Preferences())
-	if got.FFT != 8192 || got.Overlap != 0.9375 || got.Window != "blackman-harris" || got.FreqScale != "mel" ||
-		got.DBMin != -80 || got.DBMax != -20 || got.Colormap != "magma" || got.Lower != "rta" || got.Fraction != 6 ||
-		got.Band != "bandpass:500-2000" || got.Engine != "gpu" || got.AvgSeconds != 4 || got.PeakHold != 10 {
+	if got.FFT != 8192 || got.Overlap != 0.9375 || got.Window.String() != "blackman-harris" || got.FreqScale.String() != "mel" ||
+		got.DBMin != -80 || got.DBMax != -20 || got.Colormap.String() != "magma" || got.Lower != "rta" || got.Fraction != 6 ||
+		got.Band.String() != "bandpass:500-2000" || got.Engine != "gpu" || got.AvgSeconds != 4 || got.PeakHold != 10 {
 		t.Errorf("saved settings %+v", got)
 	}
 }
@@ -167,49 +171,47 @@ func TestControlsDriveTheEngine(t *testing.T) {
 func TestKeys(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	w.TypedKey(fyne.KeySpace)
-	if !w.paused || !strings.Contains(w.StatusText(), "PAUSED") {
-		t.Errorf("Space: paused %v, status %q", w.paused, w.StatusText())
+	w.typedKey(fyne.KeySpace)
+	if !w.paused || !strings.Contains(w.statusText(), "PAUSED") {
+		t.Errorf("Space: paused %v, status %q", w.paused, w.statusText())
 	}
 	// paused: the views do not pull
-	before := w.spec.n
-	w.spec.n = 0
+	before := e.latestN
 	w.Pull()
-	if w.spec.n != 0 {
+	if e.latestN != before {
 		t.Error("a paused window pulled spectra")
 	}
-	w.spec.n = before
-	w.TypedKey(fyne.KeySpace)
+	w.typedKey(fyne.KeySpace)
 	if w.paused {
 		t.Error("Space again did not resume")
 	}
-	w.TypedRune('f')
-	if w.set.FreqScale != "lin" {
+	w.typedRune('f')
+	if w.set.FreqScale.String() != "lin" {
 		t.Errorf("F: scale %s, want lin", w.set.FreqScale)
 	}
-	w.TypedRune(']')
+	w.typedRune(']')
 	if got := e.lastApplied(); got.FFT != 8192 {
 		t.Errorf("]: FFT %d", got.FFT)
 	}
-	w.TypedRune('[')
-	w.TypedRune('[')
+	w.typedRune('[')
+	w.typedRune('[')
 	if got := e.lastApplied(); got.FFT != 2048 {
 		t.Errorf("[ [: FFT %d", got.FFT)
 	}
-	w.TypedKey(fyne.KeyDown)
+	w.typedKey(fyne.KeyDown)
 	if w.set.DBMin != -130 || w.set.DBMax != -10 {
 		t.Errorf("Down: %g…%g", w.set.DBMin, w.set.DBMax)
 	}
 	// Up and Down stop where the range would leave what the settings
 	// accept (a range saved past it would come back as the default)
 	for range 30 {
-		w.TypedKey(fyne.KeyUp)
+		w.typedKey(fyne.KeyUp)
 	}
 	if w.set.DBMin != -20 || w.set.DBMax != 100 {
 		t.Errorf("Up ×30: %g…%g, want -20…100", w.set.DBMin, w.set.DBMax)
 	}
 	for range 40 {
-		w.TypedKey(fyne.KeyDown)
+		w.typedKey(fyne.KeyDown)
 	}
 	if w.set.DBMin != -300 || w.set.DBMax != -180 {
 		t.Errorf("Down ×40: %g…%g, want -300…-180", w.set.DBMin, w.set.DBMax)
@@ -218,16 +220,16 @@ func TestKeys(t *testing.T) {
 		t.Errorf("saved range %g…%g comes back as %g…%g", w.set.DBMin, w.set.DBMax, got.DBMin, got.DBMax)
 	}
 	w.change(func(s *Settings) { s.DBMin, s.DBMax = -130, -10 })
-	w.TypedRune('v')
+	w.typedRune('v')
 	if w.set.Lower != "rta" {
 		t.Errorf("V: lower view %s", w.set.Lower)
 	}
-	w.TypedRune('t')
-	if w.set.Theme != "light" || w.spec.dark {
+	w.typedRune('t')
+	if w.set.Theme != "light" || w.spec.Dark() {
 		t.Errorf("T: theme %s", w.set.Theme)
 	}
-	w.TypedRune('a')
-	if w.set.Averaging != AvgLin {
+	w.typedRune('a')
+	if w.set.Averaging != view.AvgLin {
 		t.Errorf("A: averaging %s", w.set.Averaging)
 	}
 }
@@ -240,12 +242,12 @@ func TestNoGPU(t *testing.T) {
 	if !w.c.engine.Disabled() {
 		t.Error("the engine toggle is enabled without a GPU")
 	}
-	w.TypedRune('g')
+	w.typedRune('g')
 	e.settle()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if e.engine != "cpu" || !strings.Contains(w.StatusText(), "no GPU engine") {
-		t.Errorf("G without a GPU: engine %s, status %q", e.engine, w.StatusText())
+	if e.engine != "cpu" || !strings.Contains(w.statusText(), "no GPU engine") {
+		t.Errorf("G without a GPU: engine %s, status %q", e.engine, w.statusText())
 	}
 }
 
@@ -256,14 +258,14 @@ func TestExports(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.win.Canvas().Capture()
 	dir := t.TempDir()
-	if err := w.ExportPNG(filepath.Join(dir, "view.png")); err != nil {
+	if err := w.exportPNG(filepath.Join(dir, "view.png")); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "view.png")); err != nil || fi.Size() < 1000 {
 		t.Errorf("view.png: %v", err)
 	}
 	csvPath := filepath.Join(dir, "spectrum.csv")
-	if err := w.ExportSpectrum(csvPath); err != nil {
+	if err := w.exportSpectrum(csvPath); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(csvPath)
@@ -278,23 +280,23 @@ func TestExports(t *testing.T) {
 	if f85 != 85*48000.0/4096 || math.Abs(l85-float64(fakeLevel(f85))) > 0.005 {
 		t.Errorf("row of bin 85: %v", rows[86])
 	}
-	if err := w.ExportSpectrum(filepath.Join(dir, "spectrum.npy")); err != nil {
+	if err := w.exportSpectrum(filepath.Join(dir, "spectrum.npy")); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "spectrum.npy"))
 	if len(raw) != 128+4*4*2049 || !strings.Contains(string(raw[:128]), "'shape': (4, 2049)") {
 		t.Errorf("spectrum.npy: %d bytes, header %q", len(raw), raw[:min(128, len(raw))])
 	}
-	if err := w.ExportSpectrum(filepath.Join(dir, "spectrum.txt")); err == nil {
+	if err := w.exportSpectrum(filepath.Join(dir, "spectrum.txt")); err == nil {
 		t.Error("a .txt spectrum export did not fail")
 	}
 	// the file's spectrogram goes through the engine
 	e.file = syntheticFile()
-	w.OpenFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	var exportErr error
 	exported := false
-	w.ExportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
+	w.fp.exportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
 	waitFor(t, func() bool { return exported })
 	if exportErr != nil || len(e.exported) != 1 {
 		t.Errorf("spectrogram export: %v, %v", exportErr, e.exported)
@@ -337,17 +339,17 @@ func TestOpenFileAndZoom(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.OpenFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
-	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
-		t.Errorf("file tab: %q", w.fileInfo.Text)
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fp.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
+		t.Errorf("file tab: %q", w.fp.fileInfo.Text)
 	}
 	if o := e.views[0]; o.FFT != 4096 || o.Hop != 1024 || o.MaxColumns != 4096 || o.Channel != -1 {
 		t.Errorf("overview asked with %+v", o)
 	}
 	w.win.Canvas().Capture()
-	w.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
-	waitFor(t, func() bool { return w.fview.detail != nil })
+	w.fp.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
+	waitFor(t, func() bool { return w.fp.fview.Detail() != nil })
 	o := e.views[1]
 	if o.Start > 1.9 || o.End < 2.1 || o.Hop >= 256 || o.Hop < 1024/64 || o.FFT != 1024 {
 		t.Errorf("detail asked with %+v", o)
@@ -367,8 +369,8 @@ func TestGPUFallbackShown(t *testing.T) {
 	e.mu.Unlock()
 	w.statusDue = time.Time{}
 	w.Pull()
-	if !strings.Contains(w.StatusText(), "⚠ GPU failed: CL_OUT_OF_RESOURCES — using the CPU") || w.c.engine.Selected != "CPU" {
-		t.Errorf("after a fallback: toggle %q, status %q", w.c.engine.Selected, w.StatusText())
+	if !strings.Contains(w.statusText(), "⚠ GPU failed: CL_OUT_OF_RESOURCES — using the CPU") || w.c.engine.Selected != "CPU" {
+		t.Errorf("after a fallback: toggle %q, status %q", w.c.engine.Selected, w.statusText())
 	}
 }
 
@@ -378,15 +380,15 @@ func TestBadFile(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.OpenFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fview.File() != nil })
+	w.fp.openFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fp.fview.File() != nil })
 	e.mu.Lock()
 	e.fileErr = errors.New("broken.wav: not a RIFF/WAVE file")
 	e.mu.Unlock()
-	w.OpenFile("broken.wav")
-	waitFor(t, func() bool { return strings.HasPrefix(w.fileInfo.Text, "Could not analyze") })
-	if !strings.Contains(w.fileInfo.Text, "not a RIFF/WAVE file") || w.fview.File() != e.file || w.progress.Visible() {
-		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fileInfo.Text, w.fview.File() != nil, w.progress.Visible())
+	w.fp.openFile("broken.wav")
+	waitFor(t, func() bool { return strings.HasPrefix(w.fp.fileInfo.Text, "Could not analyze") })
+	if !strings.Contains(w.fp.fileInfo.Text, "not a RIFF/WAVE file") || w.fp.fview.File() != e.file || w.fp.progress.Visible() {
+		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fp.fileInfo.Text, w.fp.fview.File() != nil, w.fp.progress.Visible())
 	}
 }
 
@@ -445,4 +447,30 @@ func TestPullSkipsWhenNothingNew(t *testing.T) {
 	if e.latestN == after {
 		t.Error("a new frame was not pulled")
 	}
+}
+
+// The views' settings, one value at a time.
+func specMin(v *view.SpectrumView) float64           { lo, _ := v.Range(); return lo }
+func specMax(v *view.SpectrumView) float64           { _, hi := v.Range(); return hi }
+func wfMin(v *view.Waterfall) float64                { lo, _ := v.Range(); return lo }
+func bandLo(v *view.SpectrumView) float64            { lo, _ := v.Band(); return lo }
+func bandHi(v *view.SpectrumView) float64            { _, hi := v.Band(); return hi }
+func cfgRate(v interface{ Config() (int, int) }) int { r, _ := v.Config(); return r }
+func cfgFFT(v interface{ Config() (int, int) }) int  { _, n := v.Config(); return n }
+
+// capture renders the window and returns its pixels.
+func capture(win fyne.Window) *image.RGBA {
+	img := win.Canvas().Capture()
+	if r, ok := img.(*image.RGBA); ok {
+		return r
+	}
+	out := image.NewRGBA(img.Bounds())
+	draw.Draw(out, out.Rect, img, img.Bounds().Min, draw.Src)
+	return out
+}
+
+// near says whether c is want within tol per channel.
+func near(c color.RGBA, want color.RGBA, tol int) bool {
+	ok := func(a, b uint8) bool { return math.Abs(float64(a)-float64(b)) <= float64(tol) }
+	return ok(c.R, want.R) && ok(c.G, want.G) && ok(c.B, want.B)
 }

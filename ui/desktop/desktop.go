@@ -67,7 +67,7 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.Generator, "generator", "", "start on the signal generator: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	fs.StringVar(&f.Device, "device", "", "start on this audio input (index or name substring, see `prism devices`)")
-	fs.IntVar(&f.FFT, "fft", 0, fmt.Sprintf("FFT size, a power of two %d…%d (default: as last used)", engine.MinFFT, ui.MaxFFT))
+	fs.IntVar(&f.FFT, "fft", 0, fmt.Sprintf("FFT size, a power of two %d…%d (default: as last used)", engine.MinFFT, engine.MaxFFT))
 	fs.IntVar(&f.Hop, "hop", 0, "hop in samples, 1…FFT (default: as last used)")
 	fs.StringVar(&f.Engine, "engine", "auto", "engine: auto, gpu, cpu")
 	fs.Bool("verbose", false, "let the audio libraries' own messages through (read at start-up by package audio)")
@@ -81,8 +81,8 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 	default:
 		return f, true, fmt.Errorf("one file at most, not %q", rest)
 	}
-	if f.FFT != 0 && ui.CheckFFT(f.FFT) != nil {
-		return f, true, fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, engine.MinFFT, ui.MaxFFT)
+	if f.FFT != 0 && engine.CheckFFT(f.FFT, 1) != nil {
+		return f, true, fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, engine.MinFFT, engine.MaxFFT)
 	}
 	if f.Hop < 0 || (f.Hop > 0 && f.FFT > 0 && f.Hop > f.FFT) {
 		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -17,11 +17,11 @@ type ColumnSource interface {
 	Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry)
 }
 
-// maxStoredBins bounds a stored waterfall row: columns of larger FFTs are
+// MaxStoredBins bounds a stored waterfall row: columns of larger FFTs are
 // kept max-pooled to this many bins (a 16384-point FFT's resolution,
 // finer than a pixel of a log axis at 20 Hz on a 1600-pixel plot), so the
 // history stays within rows × 8193 floats.
-const maxStoredBins = 8193
+const MaxStoredBins = 8193
 
 // Waterfall is a scrolling spectrogram: frequency across (aligned with a
 // SpectrumView of the same width above it), time downwards, newest at the
@@ -39,11 +39,11 @@ type Waterfall struct {
 	plotBase
 	rate, fft, hop int
 	colHop         int // samples between the source's columns (0: hop)
-	scale          string
+	scale          plot.Scale
 	axis           plot.FreqAxis
 	maps           binMaps
 	lut            *[256][3]uint8
-	colormap       string
+	colormap       plot.Colormap
 	dbMin, dbMax   float64
 	span           float64 // seconds shown top to bottom
 
@@ -55,14 +55,14 @@ type Waterfall struct {
 	acc     []float32   // the pending row: maximum per bin
 	accN    int
 	pending float64   // rows owed to frames already folded in
-	pool    []float32 // a column max-pooled to maxStoredBins
+	pool    []float32 // a column max-pooled to MaxStoredBins
 	cols    [][]float32
 	after   uint64
 }
 
 // NewWaterfall makes a waterfall for rate, FFT size and hop (samples), on
 // frequency scale `scale`, with a colormap, dB range and time span.
-func NewWaterfall(rate, fft, hop int, scale, colormap string, dbMin, dbMax, spanSeconds float64) *Waterfall {
+func NewWaterfall(rate, fft, hop int, scale plot.Scale, colormap plot.Colormap, dbMin, dbMax, spanSeconds float64) *Waterfall {
 	w := &Waterfall{dbMin: dbMin, dbMax: dbMax, span: spanSeconds}
 	w.dark = true
 	w.SetConfig(rate, fft, hop, scale)
@@ -80,11 +80,11 @@ func (w *Waterfall) CreateRenderer() fyne.WidgetRenderer {
 
 // SetConfig sets rate, FFT size, hop and frequency scale. The history is
 // kept (re-rendered on the new axis) unless the rate changes.
-func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
-	axis, err := newFreqAxis(scale, rate, fft)
-	if err != nil || hop < 1 {
+func (w *Waterfall) SetConfig(rate, fft, hop int, scale plot.Scale) {
+	if hop < 1 {
 		return
 	}
+	axis := plot.NewFreqAxis(scale, rate, fft)
 	if rate != w.rate {
 		w.rows, w.head, w.accN, w.pending = 0, 0, 0, 0
 	}
@@ -92,11 +92,10 @@ func (w *Waterfall) SetConfig(rate, fft, hop int, scale string) {
 	w.dirty = true
 }
 
-// SetColormap chooses the colormap by name (plot.ColormapNames); the
-// history is re-rendered with it.
-func (w *Waterfall) SetColormap(name string) {
-	if lut, err := colormapLUT(name); err == nil && name != w.colormap {
-		w.lut, w.colormap = lut, name
+// SetColormap chooses the colormap; the history is re-rendered with it.
+func (w *Waterfall) SetColormap(c plot.Colormap) {
+	if w.lut == nil || c != w.colormap {
+		w.lut, w.colormap = c.LUT(), c
 		w.dirty = true
 	}
 }
@@ -184,15 +183,15 @@ func (w *Waterfall) addFrame(db []float32) {
 }
 
 // pooled is db, or db max-pooled by a power of two to at most
-// maxStoredBins bins: bin i of the result is the maximum of db's bins
+// MaxStoredBins bins: bin i of the result is the maximum of db's bins
 // within half a pooled bin of i·factor, so the result is the spectrum of
 // an N/factor-point FFT as far as the axis is concerned.
 func (w *Waterfall) pooled(db []float32) []float32 {
-	if len(db) <= maxStoredBins {
+	if len(db) <= MaxStoredBins {
 		return db
 	}
 	f := 1
-	for (len(db)-1)/f+1 > maxStoredBins {
+	for (len(db)-1)/f+1 > MaxStoredBins {
 		f *= 2
 	}
 	n := (len(db)-1)/f + 1
@@ -284,7 +283,7 @@ func (w *Waterfall) resample(height int, factor float64) {
 func (w *Waterfall) Image() *image.RGBA { return w.img }
 
 func (w *Waterfall) draw(width, height int) image.Image {
-	key := bgKey{axis: w.axis, extra: w.span, dbMin: w.dbMin, dbMax: w.dbMax, extraS: w.colormap}
+	key := bgKey{axis: w.axis, extra: w.span, dbMin: w.dbMin, dbMax: w.dbMax, extraS: w.colormap.String()}
 	if w.begin(width, height, key) {
 		w.drawBackground()
 	}
@@ -325,7 +324,7 @@ func (w *Waterfall) drawBackground() {
 		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
 		label := "now"
 		if t > 0 {
-			label = formatTime(-t, step, w.span)
+			label = FormatTime(-t, step, w.span)
 		}
 		p.text(label, a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 	}
@@ -370,3 +369,9 @@ func (w *Waterfall) drawColorbar(pal *palette) {
 		p.vline(x, r.Max.Y, r.Max.Y+p.px(2), pal.text)
 	}
 }
+
+// Span is the waterfall's time span in seconds.
+func (w *Waterfall) Span() float64 { return w.span }
+
+// Scale is the frequency scale the waterfall draws on.
+func (w *Waterfall) Scale() plot.Scale { return w.scale }

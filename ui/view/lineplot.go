@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -45,7 +45,7 @@ func NewLinePlot(unit string, dbMin, dbMax float64) *LinePlot {
 	v := &LinePlot{dbMin: dbMin, dbMax: dbMax}
 	v.SetUnit(unit)
 	v.dark = true
-	v.SetConfig(48000, 4096, "log")
+	v.SetConfig(48000, 4096, plot.Log)
 	v.raster = canvas.NewRaster(v.draw)
 	v.ExtendBaseWidget(v)
 	return v
@@ -57,9 +57,9 @@ func (v *LinePlot) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetConfig sets the sample rate, FFT size and frequency scale.
-func (v *LinePlot) SetConfig(rate, fft int, scale string) {
-	if a, err := newFreqAxis(scale, rate, fft); err == nil && rate > 0 && fft >= 2 {
-		v.rate, v.fft, v.axis = rate, fft, a
+func (v *LinePlot) SetConfig(rate, fft int, scale plot.Scale) {
+	if rate > 0 && fft >= 2 {
+		v.rate, v.fft, v.axis = rate, fft, plot.NewFreqAxis(scale, rate, fft)
 	}
 }
 
@@ -260,3 +260,10 @@ func drawTrace(p *painter, a image.Rectangle, m *binMap, db []float32, dbMin, db
 		prev = y
 	}
 }
+
+// SetScale changes the frequency scale, keeping
+// the rate and FFT size.
+func (v *LinePlot) SetScale(scale plot.Scale) { v.SetConfig(v.rate, v.fft, scale) }
+
+// Redraw repaints the plot (the traces changed in place).
+func (v *LinePlot) Redraw() { v.raster.Refresh() }

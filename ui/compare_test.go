@@ -66,13 +66,13 @@ func TestCompareAB(t *testing.T) {
 	hann, _ := window.Parse("hann")
 	fs := syntheticFile() // shown as file A: its analysis's size (1024) and window are the comparison's
 	fs.Path, fs.Window = pathA, hann
-	w.fview.SetFile(fs)
+	w.fp.fview.SetFile(fs)
 	w.tabs.Select(w.fileTab)
 	compare := func(path string) error {
 		var res error
 		finished := false
-		w.CompareFile(path, func(err error) { res, finished = err, true })
-		if !w.progress.Visible() || !w.cancel.Visible() {
+		w.fp.compareFile(path, func(err error) { res, finished = err, true })
+		if !w.fp.progress.Visible() || !w.fp.cancel.Visible() {
 			t.Error("no progress and cancel while comparing")
 		}
 		waitFor(t, func() bool { return finished })
@@ -81,14 +81,14 @@ func TestCompareAB(t *testing.T) {
 	if err := compare(pathB); err != nil {
 		t.Fatal(err)
 	}
-	if !w.ab.Active() || !w.ab.Visible() || w.fspec.Visible() {
+	if !w.fp.ab.Active() || !w.fp.ab.Visible() || w.fp.fspec.Visible() {
 		t.Fatal("the A/B view is not shown in the spectrum's place")
 	}
-	lines := w.ab.Spectra().Lines()
+	lines := w.fp.ab.Spectra().Lines()
 	if len(lines) != 2 || lines[0].Name != "A: a.wav" || lines[1].Name != "B: b.wav" {
 		t.Errorf("spectra %q %q", lines[0].Name, lines[1].Name)
 	}
-	diff := w.ab.DiffPlot().Lines()[0].DB
+	diff := w.fp.ab.DiffPlot().Lines()[0].DB
 	if len(diff) != 513 {
 		t.Fatalf("difference of %d bins, want 513", len(diff))
 	}
@@ -98,13 +98,13 @@ func TestCompareAB(t *testing.T) {
 			t.Fatalf("bin %d: B − A = %.4f dB, want %.4f ± 0.01", k, d, want)
 		}
 	}
-	if !strings.Contains(w.fileInfo.Text, "a.wav") || !strings.Contains(w.fileInfo.Text, "b.wav") {
-		t.Errorf("info %q", w.fileInfo.Text)
+	if !strings.Contains(w.fp.fileInfo.Text, "a.wav") || !strings.Contains(w.fp.fileInfo.Text, "b.wav") {
+		t.Errorf("info %q", w.fp.fileInfo.Text)
 	}
 	capture(w.win)
 	// the readout under the cursor at 1 kHz: both files and B − A
-	dp := w.ab.DiffPlot()
-	cx := float32(float64(dp.area.Min.X)+dp.axis.Pos(1000)*float64(dp.area.Dx())) / dp.p.scale
+	dp := w.fp.ab.DiffPlot()
+	cx := float32(float64(dp.Area().Min.X)+dp.Axis().Pos(1000)*float64(dp.Area().Dx())) / dp.Scale()
 	dp.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(cx, 40)}})
 	capture(w.win)
 	if r := dp.Readout(); !strings.HasPrefix(r, "100") && !strings.HasPrefix(r, "99") || !strings.Contains(r, "B − A −6.02 dB") {
@@ -113,8 +113,8 @@ func TestCompareAB(t *testing.T) {
 	if err := compare(pathC); err == nil || !strings.Contains(err.Error(), "one sample rate") {
 		t.Errorf("A at 48 kHz with B at 44.1 kHz: %v", err)
 	}
-	w.ab.OnClose()
-	if w.ab.Visible() || !w.fspec.Visible() {
+	w.fp.ab.OnClose()
+	if w.fp.ab.Visible() || !w.fp.fspec.Visible() {
 		t.Error("Close A/B did not bring the spectrum back")
 	}
 	// Cancel stops a comparison: nothing is shown, the line says so
@@ -123,10 +123,10 @@ func TestCompareAB(t *testing.T) {
 	e.mu.Unlock()
 	var res error
 	finished := false
-	w.CompareFile(pathB, func(err error) { res, finished = err, true })
-	test.Tap(w.cancel)
+	w.fp.compareFile(pathB, func(err error) { res, finished = err, true })
+	test.Tap(w.fp.cancel)
 	waitFor(t, func() bool { return finished })
-	if !errors.Is(res, context.Canceled) || w.fileInfo.Text != "Comparison cancelled." || w.ab.Visible() || w.progress.Visible() {
-		t.Errorf("cancelled: %v, %q, A/B shown %v", res, w.fileInfo.Text, w.ab.Visible())
+	if !errors.Is(res, context.Canceled) || w.fp.fileInfo.Text != "Comparison cancelled." || w.fp.ab.Visible() || w.fp.progress.Visible() {
+		t.Errorf("cancelled: %v, %q, A/B shown %v", res, w.fp.fileInfo.Text, w.fp.ab.Visible())
 	}
 }

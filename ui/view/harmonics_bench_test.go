@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"github.com/prismaudio/prism/app/plot"
 )
 
 // BenchmarkHarmonicMeasure is one distortion measurement of a spectrum
@@ -21,11 +22,11 @@ func BenchmarkHarmonicMeasure(b *testing.B) {
 				f := float64(k) * binHz
 				db[k] = float32(math.Max(-140, -6-3*math.Pow((f-1000)/binHz, 2)))
 			}
-			var h harmonicMeter
-			h.measure(db, binHz, "blackman-harris")
+			var h HarmonicMeter
+			h.measure(db, binHz, windowOf("blackman-harris"))
 			b.ReportAllocs()
 			for b.Loop() {
-				h.measure(db, binHz, "blackman-harris")
+				h.measure(db, binHz, windowOf("blackman-harris"))
 			}
 		})
 	}
@@ -35,25 +36,25 @@ func BenchmarkHarmonicMeasure(b *testing.B) {
 // eight references drawn and the harmonics marked: one pull and one draw.
 func BenchmarkFrameWithReferences(b *testing.B) {
 	test.NewTempApp(b)
-	e := newFakeEngine()
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
+	e := newFakeSource()
+	v := NewSpectrumView(48000, 4096, plot.Log, -120, 0)
 	win := test.NewTempWindow(b, v)
 	win.SetPadded(false)
 	win.Resize(fyne.NewSize(800, 300))
 	v.Pull(e, []int{2})
-	var refs refSet
+	var refs RefSet
 	for i := range MaxReferences {
-		t, err := traceOf("r"+strconv.Itoa(i), v.spectra[0].ExpAvg, v.spectra[0].BinHz)
+		t, err := TraceOf("r"+strconv.Itoa(i), v.spectra[0].ExpAvg, v.spectra[0].BinHz)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := refs.add(t); err != nil {
+		if err := refs.Add(t); err != nil {
 			b.Fatal(err)
 		}
 	}
 	v.SetReferences(&refs)
-	h := &harmonicMeter{on: true}
-	h.measure(v.spectra[0].Current, v.spectra[0].BinHz, "hann")
+	h := &HarmonicMeter{on: true}
+	h.measure(v.spectra[0].Current, v.spectra[0].BinHz, windowOf("hann"))
 	v.SetHarmonics(h)
 	capture(win)
 	b.ReportAllocs()

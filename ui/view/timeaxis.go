@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"math"
@@ -59,11 +59,11 @@ func stepDecimals(step float64) int {
 	return d
 }
 
-// formatTime writes time t (seconds ≥ 0) for an axis whose ticks are
+// FormatTime writes time t (seconds ≥ 0) for an axis whose ticks are
 // `step` apart and whose largest time is maxT: "2.5 s" under a minute,
 // "2:09.150" (m:ss.fff) under an hour, "1:02:09" from an hour, with as
 // many decimals as the step needs, so neighbouring labels always differ.
-func formatTime(t, step, maxT float64) string {
+func FormatTime(t, step, maxT float64) string {
 	d := stepDecimals(step)
 	neg := t < 0
 	t = math.Abs(t)
@@ -109,13 +109,13 @@ func appendPad2(b []byte, v int64) []byte {
 	return strconv.AppendInt(b, v, 10)
 }
 
-// formatDuration writes a duration for people: "850 µs", "3.7 ms",
+// FormatDuration writes a duration for people: "850 µs", "3.7 ms",
 // "371 ms", "2.4 s", "1 m 05 s".
-func formatDuration(d time.Duration) string {
+func FormatDuration(d time.Duration) string {
 	s := d.Seconds()
 	switch {
 	case d < 0:
-		return "−" + formatDuration(-d)
+		return "−" + FormatDuration(-d)
 	case d < time.Microsecond:
 		return strconv.FormatInt(int64(d), 10) + " ns"
 	case d < time.Millisecond:
@@ -136,12 +136,12 @@ func formatDuration(d time.Duration) string {
 // goDuration matches a Go duration as time.Duration.String writes it.
 var goDuration = regexp.MustCompile(`\b[0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h)([0-9]+(\.[0-9]+)?(ns|µs|us|ms|s|m|h))*\b`)
 
-// humanDurations rewrites the Go durations in a message from the engine
-// ("no data for 371.519272ms") into formatDuration's ("no data for
+// HumanDurations rewrites the Go durations in a message from the engine
+// ("no data for 371.519272ms") into FormatDuration's ("no data for
 // 371 ms"). The engine's messages should say it so themselves (the lead
-// moves formatDuration to where they are made); until then the status bar
+// moves FormatDuration to where they are made); until then the status bar
 // does.
-func humanDurations(msg string) string {
+func HumanDurations(msg string) string {
 	if !strings.ContainsAny(msg, "0123456789") {
 		return msg
 	}
@@ -150,6 +150,6 @@ func humanDurations(msg string) string {
 		if err != nil {
 			return s
 		}
-		return formatDuration(d)
+		return FormatDuration(d)
 	})
 }

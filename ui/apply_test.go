@@ -9,8 +9,10 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // column is an N-point FFT's column of levels: −120 dBFS with one bin at
@@ -34,12 +36,12 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	rng := rand.New(rand.NewSource(13))
-	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536, MaxFFT}
+	sizes := []int{64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536, engine.MaxFFT}
 	valid := map[int]bool{}
 	for _, n := range sizes {
 		valid[n/2+1] = true
 	}
-	valid[maxStoredBins] = true // 32768 and up are stored max-pooled
+	valid[view.MaxStoredBins] = true // 32768 and up are stored max-pooled
 	for i := range 200 {
 		// the analysis switches size (as Apply would, later than the key)
 		n := sizes[rng.Intn(len(sizes))]
@@ -54,24 +56,24 @@ func TestSettingsRaceTheViews(t *testing.T) {
 			w.statusDue = time.Time{} // the window learns the new size now, or not
 		}
 		if rng.Intn(3) == 0 {
-			w.TypedRune([]rune{']', '[', 'f', 'v'}[rng.Intn(4)])
+			w.typedRune([]rune{']', '[', 'f', 'v'}[rng.Intn(4)])
 		}
 		if rng.Intn(10) == 0 {
 			w.win.Resize(fyne.NewSize(float32(900+rng.Intn(700)), float32(600+rng.Intn(400))))
 		}
 		w.Pull()
 		drawViews(w) // what each raster does on a paint (a whole-window capture is slow)
-		for j, row := range w.wf.hist[:len(w.wf.hist)] {
+		for j, row := range w.wf.History() {
 			if len(row) != 0 && !valid[len(row)] {
 				t.Fatalf("step %d: stored row %d has %d bins", i, j, len(row))
 			}
 		}
-		if w.wf.rows > len(w.wf.hist) {
-			t.Fatalf("step %d: %d rows in a history of %d", i, w.wf.rows, len(w.wf.hist))
+		if w.wf.Rows() > len(w.wf.History()) {
+			t.Fatalf("step %d: %d rows in a history of %d", i, w.wf.Rows(), len(w.wf.History()))
 		}
 	}
 	// settle: waterfall on a log axis, 4096 points, and a 5 kHz tone
-	w.change(func(s *Settings) { s.Lower, s.FreqScale, s.FFT = "waterfall", "log", 4096 })
+	w.change(func(s *Settings) { s.Lower, s.FreqScale, s.FFT = "waterfall", plot.Log, 4096 })
 	settle(t, w) // the applier has handed the settings over
 	w.statusDue = time.Time{}
 	w.Pull()
@@ -81,14 +83,14 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	w.Pull()
 	capture(w.win)
 	wf := w.wf
-	if wf.fft != 4096 || wf.axis.Scale != plot.Log {
-		t.Fatalf("waterfall set up for N=%d %s", wf.fft, wf.axis.Scale)
+	if cfgFFT(wf) != 4096 || wf.Axis().Scale != plot.Log {
+		t.Fatalf("waterfall set up for N=%d %s", cfgFFT(wf), wf.Axis().Scale)
 	}
 	drawViews(w)
 	img := wf.Image()
 	k := math.Round(5000 * 4096 / 48000.0)
-	x := wf.area.Min.X + int(wf.axis.Pos(k*48000/4096)*float64(wf.area.Dx()))
-	y := wf.area.Min.Y + 1
+	x := wf.Area().Min.X + int(wf.Axis().Pos(k*48000/4096)*float64(wf.Area().Dx()))
+	y := wf.Area().Min.Y + 1
 	best, bestX := 0, 0
 	for xx := x - 30; xx <= x+30; xx++ {
 		c := img.RGBAAt(xx, y)
@@ -98,56 +100,6 @@ func TestSettingsRaceTheViews(t *testing.T) {
 	}
 	if bestX < x-2 || bestX > x+2 {
 		t.Errorf("the 5 kHz tone shows at x=%d, want %d±2", bestX, x)
-	}
-}
-
-// TestBinMapsByLength: the map a spectrum gets is made for its own length,
-// and a short spectrum is never read past its end.
-func TestBinMapsByLength(t *testing.T) {
-	test.NewTempApp(t)
-	v := NewSpectrumView(48000, 4096, "log", -120, 0)
-	var c binMaps
-	for _, n := range []int{4096, 8192, 64, 4096} {
-		m := c.get(v.axis, 500, 48000, n/2+1)
-		if m.bins != n/2+1 {
-			t.Fatalf("map for %d bins is for %d", n/2+1, m.bins)
-		}
-		short := make([]float32, 10)
-		for x := range m.width() {
-			if math.IsNaN(float64(m.value(x, short))) {
-				t.Fatal("NaN")
-			}
-		}
-	}
-	if len(c.maps) != 3 {
-		t.Errorf("%d maps for 3 geometries", len(c.maps))
-	}
-	if c.get(v.axis, 500, 48000, 1) != nil || c.get(v.axis, 0, 48000, 2049) != nil {
-		t.Error("a map for no geometry")
-	}
-}
-
-// TestSpaceTogglesOnce: the driver delivers Space as a key and as the
-// rune ' '; one press pauses, the next resumes.
-func TestSpaceTogglesOnce(t *testing.T) {
-	e := newFakeEngine()
-	w, _ := newTestWindow(t, e)
-	c := w.win.Canvas()
-	press := func() {
-		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeySpace})
-		c.OnTypedRune()(' ')
-	}
-	press()
-	if !w.paused {
-		t.Fatal("one Space press did not pause")
-	}
-	press()
-	if w.paused {
-		t.Fatal("a second Space press did not resume")
-	}
-	test.TypeOnCanvas(c, "   ") // runes alone (as an entry would get them) do nothing
-	if w.paused {
-		t.Error("typed spaces paused")
 	}
 }
 
@@ -163,12 +115,12 @@ func drawViews(w *Window) {
 			continue
 		}
 		switch v := v.(type) {
-		case *SpectrumView:
-			v.draw(int(s.Width), int(s.Height))
-		case *Waterfall:
-			v.draw(int(s.Width), int(s.Height))
-		case *RTAView:
-			v.draw(int(s.Width), int(s.Height))
+		case *view.SpectrumView:
+			v.Render(int(s.Width), int(s.Height))
+		case *view.Waterfall:
+			v.Render(int(s.Width), int(s.Height))
+		case *view.RTAView:
+			v.Render(int(s.Width), int(s.Height))
 		}
 	}
 }
@@ -199,10 +151,10 @@ func TestBlockedApplyDoesNotFreeze(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range 40 {
-			w.TypedRune(']')
-			w.TypedRune('[')
+			w.typedRune(']')
+			w.typedRune('[')
 		}
-		w.TypedRune(']')
+		w.typedRune(']')
 	}()
 	select {
 	case <-done:
@@ -231,7 +183,7 @@ func TestBlockedApplyDoesNotFreeze(t *testing.T) {
 func TestControlStress(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	c := &w.c
+	c := w.c
 	rng := rand.New(rand.NewSource(1313))
 	pick := func(s *widget.Select) { s.SetSelected(s.Options[rng.Intn(len(s.Options))]) }
 	selects := []*widget.Select{c.fft, c.overlap, c.window, c.avg, c.hold, c.scale, c.dbTop, c.dbFloor,
@@ -245,7 +197,7 @@ func TestControlStress(t *testing.T) {
 			rg := radios[rng.Intn(len(radios))]
 			rg.SetSelected(rg.Options[rng.Intn(len(rg.Options))])
 		default:
-			w.TypedRune([]rune("gfmahrvt[]+-0")[rng.Intn(13)])
+			w.typedRune([]rune("gfmahrvt[]+-0")[rng.Intn(13)])
 		}
 		settle(t, w)
 		if rng.Intn(3) == 0 { // the source changes format under the window
@@ -273,14 +225,14 @@ func TestControlStress(t *testing.T) {
 	w.Pull()
 	drawViews(w)
 	st := w.stats
-	if w.spec.fft != st.FFT || w.spec.rate != st.SampleRate || w.wf.fft != st.FFT || w.wf.rate != st.SampleRate {
-		t.Errorf("views at N=%d/%d, %d/%d Hz; analysis N=%d, %d Hz", w.spec.fft, w.wf.fft, w.spec.rate, w.wf.rate, st.FFT, st.SampleRate)
+	if cfgFFT(w.spec) != st.FFT || cfgRate(w.spec) != st.SampleRate || cfgFFT(w.wf) != st.FFT || cfgRate(w.wf) != st.SampleRate {
+		t.Errorf("views at N=%d/%d, %d/%d Hz; analysis N=%d, %d Hz", cfgFFT(w.spec), cfgFFT(w.wf), cfgRate(w.spec), cfgRate(w.wf), st.FFT, st.SampleRate)
 	}
-	if w.spec.axis.Scale.String() != w.set.FreqScale || w.wf.axis.Scale.String() != w.set.FreqScale {
-		t.Errorf("axes %s/%s, setting %s", w.spec.axis.Scale, w.wf.axis.Scale, w.set.FreqScale)
+	if w.spec.Axis().Scale != w.set.FreqScale || w.wf.Axis().Scale != w.set.FreqScale {
+		t.Errorf("axes %s/%s, setting %s", w.spec.Axis().Scale, w.wf.Axis().Scale, w.set.FreqScale)
 	}
-	if w.wf.colormap != w.set.Colormap || w.wf.dbMin != w.set.DBMin || w.rta.weighting != w.set.Weighting {
-		t.Errorf("waterfall %s %g, RTA %s; settings %s %g %s", w.wf.colormap, w.wf.dbMin, w.rta.weighting, w.set.Colormap, w.set.DBMin, w.set.Weighting)
+	if w.wf.Colormap() != w.set.Colormap || wfMin(w.wf) != w.set.DBMin || w.rta.Weighting() != w.set.Weighting {
+		t.Errorf("waterfall %s %g, RTA %s; settings %s %g %s", w.wf.Colormap(), wfMin(w.wf), w.rta.Weighting(), w.set.Colormap, w.set.DBMin, w.set.Weighting)
 	}
 }
 

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -23,12 +23,12 @@ const (
 	AvgLong = "long"
 )
 
-// avgModes are the averaging modes in the order the A key cycles them.
-var avgModes = []string{AvgOff, AvgExp, AvgLin, AvgLong}
+// AvgModes are the averaging modes in the order the A key cycles them.
+var AvgModes = []string{AvgOff, AvgExp, AvgLin, AvgLong}
 
-// averageTrace is the average of sp that mode avg shows: nil with
+// AverageTrace is the average of sp that mode avg shows: nil with
 // AvgOff, or while sp has no such trace of its current spectrum's length.
-func averageTrace(sp *live.Spectrum, avg string) []float32 {
+func AverageTrace(sp *live.Spectrum, avg string) []float32 {
 	var t []float32
 	switch avg {
 	case AvgExp:
@@ -79,7 +79,7 @@ type SpectrumView struct {
 	spectra     []live.Spectrum // one per trace set shown
 	n           int             // spectra in use
 	rate, fft   int
-	scale       string
+	scale       plot.Scale
 	axis        plot.FreqAxis
 	maps        binMaps // per spectrum geometry: each trace is mapped by its own length
 	dbMin       float64
@@ -102,12 +102,12 @@ type SpectrumView struct {
 	legend      []legendItem             // where the legend was drawn
 	OnHoverFreq func(f float64, ok bool) // optional: the frequency under the cursor
 	refs        refOverlay               // reference traces drawn over the spectra (reference.go)
-	harm        *harmonicMeter           // harmonic markers and readout, if on (harmonics.go)
+	harm        *HarmonicMeter           // harmonic markers and readout, if on (harmonics.go)
 }
 
 // NewSpectrumView makes a spectrum plot for rate and FFT size on a
-// frequency scale ("log", "lin", "mel") and dB range.
-func NewSpectrumView(rate, fft int, scale string, dbMin, dbMax float64) *SpectrumView {
+// frequency scale and dB range.
+func NewSpectrumView(rate, fft int, scale plot.Scale, dbMin, dbMax float64) *SpectrumView {
 	v := &SpectrumView{dbMin: dbMin, dbMax: dbMax, avg: AvgExp, peakHold: true, unit: "dBFS", unitID: "dbfs"}
 	v.dark = true
 	v.SetConfig(rate, fft, scale)
@@ -122,15 +122,11 @@ func (v *SpectrumView) CreateRenderer() fyne.WidgetRenderer {
 }
 
 // SetConfig sets the sample rate, FFT size and frequency scale.
-func (v *SpectrumView) SetConfig(rate, fft int, scale string) {
+func (v *SpectrumView) SetConfig(rate, fft int, scale plot.Scale) {
 	if rate <= 0 || fft < 2 {
 		return
 	}
-	axis, err := newFreqAxis(scale, rate, fft)
-	if err != nil {
-		return
-	}
-	v.rate, v.fft, v.scale, v.axis = rate, fft, scale, axis
+	v.rate, v.fft, v.scale, v.axis = rate, fft, scale, plot.NewFreqAxis(scale, rate, fft)
 }
 
 // Axis is the frequency axis in use.
@@ -306,7 +302,7 @@ func (v *SpectrumView) draw(w, h int) image.Image {
 			v.trace(sp.PeakHold, holdColor(c, pal), true)
 		}
 		v.trace(sp.Current, c, false)
-		if avg := averageTrace(sp, v.avg); avg != nil {
+		if avg := AverageTrace(sp, v.avg); avg != nil {
 			v.trace(avg, avgColor(c, pal), false)
 		}
 	}
@@ -498,3 +494,16 @@ func blend(a, b color.RGBA, w uint8) color.RGBA {
 	m := func(x, y uint8) uint8 { return uint8((uint32(x)*uint32(255-w) + uint32(y)*uint32(w)) / 255) }
 	return color.RGBA{m(a.R, b.R), m(a.G, b.G), m(a.B, b.B), 255}
 }
+
+// Shown is the first spectrum the view holds (the one a reference stores
+// and the harmonics measure), nil before any. It stays the view's: valid
+// until the next Pull or ShowSpectrum.
+func (v *SpectrumView) Shown() *live.Spectrum {
+	if v.n == 0 {
+		return nil
+	}
+	return &v.spectra[0]
+}
+
+// Scale is the frequency scale the view draws on.
+func (v *SpectrumView) Scale() plot.Scale { return v.scale }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // TestReferenceStoreSaveLoad: the live average stored as a reference
@@ -23,10 +24,10 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.Pull()
-	if err := w.StoreReference("bench A"); err != nil {
+	if err := w.rp.store("bench A"); err != nil {
 		t.Fatal(err)
 	}
-	ref := w.References()[0].Trace
+	ref := w.rp.refs()[0].Trace
 	binHz := 48000.0 / 4096
 	if len(ref.Level) != 2049 {
 		t.Fatalf("reference of %d points, want 2049", len(ref.Level))
@@ -40,7 +41,7 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bench.csv")
-	if err := w.SaveReference(0, path); err != nil {
+	if err := w.rp.save(0, path); err != nil {
 		t.Fatal(err)
 	}
 	back, err := dsp.ReadTraceFile(path)
@@ -55,16 +56,16 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 			t.Fatalf("bin %d: read back %g Hz %g dB, stored %g Hz %g dB", k, back.FreqHz[k], back.Level[k], ref.FreqHz[k], ref.Level[k])
 		}
 	}
-	if err := w.LoadReference(path); err != nil {
+	if err := w.rp.load(path); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.References()[1].Trace.Name; got != "bench" {
+	if got := w.rp.refs()[1].Trace.Name; got != "bench" {
 		t.Errorf("loaded reference named %q, want the file's name", got)
 	}
-	if err := w.LoadReference(path); err != nil || w.References()[2].Trace.Name != "bench (2)" {
-		t.Errorf("loaded again: %v, named %q", err, w.References()[2].Trace.Name)
+	if err := w.rp.load(path); err != nil || w.rp.refs()[2].Trace.Name != "bench (2)" {
+		t.Errorf("loaded again: %v, named %q", err, w.rp.refs()[2].Trace.Name)
 	}
-	w.DeleteReference(2)
+	w.rp.delete(2)
 	// the CSV `prism spectrum -o X.csv` writes: freq as %g-free decimal, level to 4 places
 	cli := filepath.Join(dir, "cli.csv")
 	var b strings.Builder
@@ -73,10 +74,10 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 		b.WriteString(strconv.FormatFloat(float64(k)*binHz, 'f', -1, 64) + "," + strconv.FormatFloat(-50.25-1.5*float64(k), 'f', 4, 64) + "\n")
 	}
 	writeFile(t, cli, b.String())
-	if err := w.LoadReference(cli); err != nil {
+	if err := w.rp.load(cli); err != nil {
 		t.Fatalf("prism spectrum's CSV: %v", err)
 	}
-	if got := w.References()[2].Trace; got.Name != "cli" || got.Level[1] != -51.75 {
+	if got := w.rp.refs()[2].Trace; got.Name != "cli" || got.Level[1] != -51.75 {
 		t.Errorf("prism spectrum's CSV read as %q %v", got.Name, got.Level)
 	}
 	capture(w.win)
@@ -84,27 +85,27 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	if len(leg) != 3 || leg[0].Label != "bench A" || leg[1].Label != "bench" || leg[0].Color == leg[1].Color {
 		t.Errorf("legend %+v, want three references in distinct colours", leg)
 	}
-	w.ShowReference(1, false)
+	w.rp.show(1, false)
 	capture(w.win)
 	if leg := w.spec.RefLegend(); len(leg) != 2 || leg[1].Label != "cli" {
 		t.Errorf("with one hidden, legend %+v", leg)
 	}
-	for i := 3; i < MaxReferences; i++ {
-		if err := w.StoreReference("r" + strconv.Itoa(i)); err != nil {
+	for i := 3; i < view.MaxReferences; i++ {
+		if err := w.rp.store("r" + strconv.Itoa(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.StoreReference("one too many"); err == nil || !strings.Contains(err.Error(), "at most 8") {
+	if err := w.rp.store("one too many"); err == nil || !strings.Contains(err.Error(), "at most 8") {
 		t.Errorf("a ninth reference: %v, want refused", err)
 	}
-	if err := w.StoreReference("r3"); err == nil {
+	if err := w.rp.store("r3"); err == nil {
 		t.Error("a second reference named r3 was accepted")
 	}
-	w.DeleteReference(0)
-	if n := len(w.References()); n != MaxReferences-1 || w.References()[0].Trace.Name != "bench" {
-		t.Errorf("after deleting the first: %d references, first %q", n, w.References()[0].Trace.Name)
+	w.rp.delete(0)
+	if n := len(w.rp.refs()); n != view.MaxReferences-1 || w.rp.refs()[0].Trace.Name != "bench" {
+		t.Errorf("after deleting the first: %d references, first %q", n, w.rp.refs()[0].Trace.Name)
 	}
-	if err := w.StoreReference("again"); err != nil {
+	if err := w.rp.store("again"); err != nil {
 		t.Errorf("after a delete: %v", err)
 	}
 }
@@ -132,15 +133,15 @@ func TestLoadBadReference(t *testing.T) {
 	} {
 		path := filepath.Join(dir, c.name+".csv")
 		writeFile(t, path, c.text)
-		err := w.LoadReference(path)
+		err := w.rp.load(path)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "prism: ") {
 			t.Errorf("%s: %v, want a prism: error with %q", c.name, err, c.want)
 		}
 	}
-	if n := len(w.References()); n != 0 {
+	if n := len(w.rp.refs()); n != 0 {
 		t.Errorf("%d references after bad files", n)
 	}
-	if err := w.LoadReference(filepath.Join(dir, "missing.csv")); err == nil || !strings.Contains(err.Error(), "missing.csv") {
+	if err := w.rp.load(filepath.Join(dir, "missing.csv")); err == nil || !strings.Contains(err.Error(), "missing.csv") {
 		t.Errorf("a missing file: %v", err)
 	}
 }
@@ -154,15 +155,15 @@ func TestReferenceDifference(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.Pull()
-	if err := w.StoreReference("before"); err != nil {
+	if err := w.rp.store("before"); err != nil {
 		t.Fatal(err)
 	}
 	e.mu.Lock()
 	e.offset = 4.5
 	e.mu.Unlock()
-	w.SetDifference(0)
+	w.rp.setDifference(0)
 	w.Pull()
-	d := w.Difference()
+	d := w.difference()
 	if d == nil || !d.Visible() || w.spec.Visible() {
 		t.Fatal("the difference does not replace the spectrum")
 	}
@@ -188,12 +189,12 @@ func TestReferenceDifference(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "coarse.csv")
 	writeFile(t, path, b.String())
-	if err := w.LoadReference(path); err != nil {
+	if err := w.rp.load(path); err != nil {
 		t.Fatal(err)
 	}
 	w.rp.diff.SetSelected("coarse") // through the panel's picker
 	w.Pull()
-	diff = w.Difference().Lines()[0].DB
+	diff = w.difference().Lines()[0].DB
 	for k, v := range diff {
 		f := float64(k) * binHz
 		want := float64(fakeLevel(f)-3+4.5) - logInterp(pts, f)
@@ -201,11 +202,11 @@ func TestReferenceDifference(t *testing.T) {
 			t.Fatalf("bin %d (%g Hz): difference %g, want %g", k, f, v, want)
 		}
 	}
-	if got := w.Difference().Lines()[0].Name; got != "shown − coarse" {
+	if got := w.difference().Lines()[0].Name; got != "shown − coarse" {
 		t.Errorf("difference labelled %q", got)
 	}
-	w.SetDifference(-1)
-	if w.Difference() != nil || !w.spec.Visible() || w.diff.Visible() {
+	w.rp.setDifference(-1)
+	if w.difference() != nil || !w.spec.Visible() || w.diff.Visible() {
 		t.Error("the spectrum did not come back")
 	}
 }
@@ -234,7 +235,7 @@ func TestStoreKey(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.now = func() time.Time { return time.Date(2026, 1, 1, 17, 23, 5, 0, time.UTC) }
 	w.Pull()
-	w.TypedRune('s')
+	w.typedRune('s')
 	if w.rp.storeDlg == nil || w.rp.name.Text != "ref 17:23:05" {
 		t.Fatalf("no Store dialog with the time as the name")
 	}
@@ -247,14 +248,14 @@ func TestStoreKey(t *testing.T) {
 	}
 	w.rp.name.SetText("  quiet room ")
 	w.rp.name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter stores
-	refs := w.References()
+	refs := w.rp.refs()
 	if len(refs) != 1 || refs[0].Trace.Name != "quiet room" {
 		t.Fatalf("stored %d references", len(refs))
 	}
 	if got, want := refs[0].Trace.Level[100], float64(fakeLevel(100*48000.0/4096)-3); got != want {
 		t.Errorf("bin 100: stored %g dB, want %g (the spectrum at the key press)", got, want)
 	}
-	if !strings.Contains(Keys, "S\tstore") || !strings.Contains(Keys, "D\tharmonic") {
+	if !strings.Contains(keyHelp, "S\tstore") || !strings.Contains(keyHelp, "D\tharmonic") {
 		t.Error("S and D are not in the keys' help")
 	}
 	if got := w.rp.diff.Options; len(got) != 2 || got[1] != "quiet room" {
@@ -269,7 +270,7 @@ func TestReferencePanel(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	for _, n := range []string{"one", "two"} {
-		if err := w.StoreReference(n); err != nil {
+		if err := w.rp.store(n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,17 +279,17 @@ func TestReferencePanel(t *testing.T) {
 		t.Fatalf("panel rows %d", len(rows))
 	}
 	test.Tap(rows[0].shown)
-	if w.References()[0].Shown {
+	if w.rp.refs()[0].Shown {
 		t.Error("unchecking did not hide the reference")
 	}
 	test.Tap(w.rp.rows[0].shown)
-	if !w.References()[0].Shown {
+	if !w.rp.refs()[0].Shown {
 		t.Error("checking did not show the reference")
 	}
 	w.rp.diff.SetSelected("two")
 	test.Tap(w.rp.rows[1].del)
-	if n := len(w.References()); n != 1 || len(w.rp.rows) != 1 || w.Difference() != nil || w.rp.diff.Selected != diffNone {
+	if n := len(w.rp.refs()); n != 1 || len(w.rp.rows) != 1 || w.difference() != nil || w.rp.diff.Selected != diffNone {
 		t.Errorf("after deleting the reference the difference was to: %d references, %d rows, difference %v, picker %q",
-			n, len(w.rp.rows), w.Difference() != nil, w.rp.diff.Selected)
+			n, len(w.rp.rows), w.difference() != nil, w.rp.diff.Selected)
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/driver/desktop"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -26,7 +27,7 @@ type RTAView struct {
 	axis         plot.FreqAxis
 	dbMin, dbMax float64
 	fraction     int
-	weighting    string
+	weighting    dsp.Weighting
 	unit         string   // the levels' unit label (SetUnit)
 	labels       [][]byte // nominal labels, per band (remade when the bands change)
 	labelFor     []float64
@@ -49,7 +50,7 @@ const (
 
 // NewRTAView makes a bar view for a sample rate and dB range.
 func NewRTAView(rate int, dbMin, dbMax float64) *RTAView {
-	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: dsp.DefaultWeighting.String(), unit: "dBFS", now: time.Now}
+	v := &RTAView{dbMin: dbMin, dbMax: dbMax, fraction: 3, weighting: dsp.DefaultWeighting, unit: "dBFS", now: time.Now}
 	v.dark = true
 	v.SetRate(rate)
 	v.raster = canvas.NewRaster(v.draw)
@@ -64,13 +65,13 @@ func (v *RTAView) CreateRenderer() fyne.WidgetRenderer {
 
 // SetRate sets the sample rate (the axis runs from 20 Hz to Nyquist).
 func (v *RTAView) SetRate(rate int) {
-	if a, err := newFreqAxis("log", rate, 1<<16); err == nil && rate > 0 {
-		v.rate, v.axis = rate, a
+	if rate > 0 {
+		v.rate, v.axis = rate, plot.NewFreqAxis(plot.Log, rate, 1<<16)
 	}
 }
 
 // SetBands says which bands the levels are (for the title).
-func (v *RTAView) SetBands(fraction int, weighting string) {
+func (v *RTAView) SetBands(fraction int, weighting dsp.Weighting) {
 	v.fraction, v.weighting = fraction, weighting
 }
 
@@ -175,8 +176,8 @@ func (v *RTAView) Image() *image.RGBA { return v.img }
 func (v *RTAView) draw(w, h int) image.Image {
 	note := v.ResolutionNote()
 	wk := 0 // the weighting's letter, for the title
-	if v.weighting != "" {
-		wk = int(v.weighting[0])
+	if s := v.weighting.String(); s != "" {
+		wk = int(s[0])
 	}
 	key := bgKey{axis: v.axis, dbMin: v.dbMin, dbMax: v.dbMax, extra: float64(v.fraction), extraS: note, extraI: wk, unit: v.unit}
 	if v.begin(w, h, key) {
@@ -230,9 +231,9 @@ func (v *RTAView) draw(w, h int) image.Image {
 // Title names the bands and the weighting in use (drawn over the bars).
 func (v *RTAView) Title() string {
 	if v.fraction == 1 {
-		return "octave bands, " + v.weighting + "-weighted, " + v.unit
+		return "octave bands, " + v.weighting.String() + "-weighted, " + v.unit
 	}
-	return "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting + "-weighted, " + v.unit
+	return "1/" + strconv.Itoa(v.fraction) + " octave, " + v.weighting.String() + "-weighted, " + v.unit
 }
 
 // underResolvedNote explains the hatched bars.
@@ -253,13 +254,13 @@ func (v *RTAView) ResolutionNote() string {
 		return v.note
 	}
 	fft := int(math.Round(float64(v.rate) / v.sp.BinHz))
-	for n := fft; n <= MaxFFT; n *= 2 {
+	for n := fft; n <= engine.MaxFFT; n *= 2 {
 		binHz := float64(v.rate) / float64(n)
 		if !v.underResolvedAt(0, binHz) {
 			v.note += ": N=" + strconv.Itoa(n) + " resolves every band"
 			return v.note
 		}
-		if n == MaxFFT {
+		if n == engine.MaxFFT {
 			for i := range bands {
 				if !v.underResolvedAt(i, binHz) {
 					v.note += ": N=" + strconv.Itoa(n) + " resolves from " + string(v.label(i, bands[i].Nominal)) + " Hz"

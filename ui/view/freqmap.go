@@ -1,8 +1,10 @@
-package ui
+package view
 
 import (
 	"math"
+	"math/bits"
 
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -70,7 +72,7 @@ type binMaps struct {
 }
 
 // maxBinMaps bounds the geometries kept: every FFT size the window offers.
-var maxBinMaps = len(fftSizes)
+var maxBinMaps = bits.TrailingZeros(uint(engine.MaxFFT/engine.MinFFT)) + 1
 
 // get is the map for spectra of `bins` values (bins = N/2+1 of an N-point
 // FFT) on axis, width columns and rate; nil when bins < 2 or width < 1.

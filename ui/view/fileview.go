@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"image"
@@ -23,7 +23,7 @@ import (
 type FileView struct {
 	plotBase
 	fs, detail   *analysis.FileSpectrogram
-	scale        string
+	scale        plot.Scale
 	axis         plot.FreqAxis
 	lut          *[256][3]uint8
 	dbMin, dbMax float64
@@ -53,7 +53,7 @@ type fileKey struct {
 }
 
 // NewFileView makes an empty file view.
-func NewFileView(scale, colormap string, dbMin, dbMax float64) *FileView {
+func NewFileView(scale plot.Scale, colormap plot.Colormap, dbMin, dbMax float64) *FileView {
 	v := &FileView{scale: scale, dbMin: dbMin, dbMax: dbMax}
 	v.dark = true
 	v.SetColormap(colormap)
@@ -102,21 +102,17 @@ func (v *FileView) Analysis() string {
 }
 
 // SetScale sets the frequency scale.
-func (v *FileView) SetScale(scale string) {
+func (v *FileView) SetScale(scale plot.Scale) {
 	v.scale = scale
 	if v.fs == nil {
 		return
 	}
-	if a, err := newFreqAxis(scale, v.fs.Rate, v.fs.FFT); err == nil {
-		v.axis = a
-	}
+	v.axis = plot.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT)
 }
 
 // SetColormap chooses the colormap.
-func (v *FileView) SetColormap(name string) {
-	if lut, err := colormapLUT(name); err == nil {
-		v.lut = lut
-	}
+func (v *FileView) SetColormap(c plot.Colormap) {
+	v.lut = c.LUT()
 }
 
 // SetRange sets the colour range in dBFS.
@@ -254,7 +250,7 @@ func (v *FileView) updateCursor() {
 	v.cur.Current = append(v.cur.Current[:0], col...)
 	v.cur.BinHz = src.BinHz()
 	v.cur.Peak = src.Peak(v.cur.Current)
-	b := append(v.readout, formatTime(t, 0.001, v.fs.Duration)...)
+	b := append(v.readout, FormatTime(t, 0.001, v.fs.Duration)...)
 	b = append(b, "   "...)
 	b = appendHz(b, f)
 	b = append(b, "   "...)
@@ -362,7 +358,7 @@ func (v *FileView) drawBackground() {
 	for _, t := range ticksEvery(v.t0, v.t1, step) {
 		x := a.Min.X + int((t-v.t0)/(v.t1-v.t0)*float64(a.Dx()-1)+0.5)
 		p.vline(x, a.Max.Y, a.Max.Y+p.px(4), pal.gridMajor)
-		p.text(formatTime(t, step, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
+		p.text(FormatTime(t, step, v.fs.Duration), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
 	}
 	p.text("Hz", p.px(4), p.px(2), 0, 0, pal.text)
 	p.text(v.Analysis(), a.Max.X, p.px(2), 1, 0, pal.text)
@@ -370,7 +366,7 @@ func (v *FileView) drawBackground() {
 
 // timeGap is the room one time label needs at step (pixels).
 func (v *FileView) timeGap(step float64) int {
-	return v.p.textWidth(formatTime(v.fs.Duration, step, v.fs.Duration)) + v.p.px(16)
+	return v.p.textWidth(FormatTime(v.fs.Duration, step, v.fs.Duration)) + v.p.px(16)
 }
 
 // TimeStep is the time axis's tick step: the finest of timeSteps whose
@@ -393,7 +389,7 @@ func (v *FileView) TimeLabels() []string {
 	step := v.TimeStep()
 	var out []string
 	for _, t := range ticksEvery(v.t0, v.t1, step) {
-		out = append(out, formatTime(t, step, v.fs.Duration))
+		out = append(out, FormatTime(t, step, v.fs.Duration))
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package ui
+package view
 
 import (
 	"slices"
@@ -10,33 +10,27 @@ import (
 
 // The spectrum's units in the controls, in the order of dsp's Unit
 // (DBFS, DBFSPerHz, DBSPL).
-var unitLabels = []string{"dBFS", "dBFS/Hz", "dB SPL"}
+var UnitLabels = []string{"dBFS", "dBFS/Hz", "dB SPL"}
 
-// unit is the settings' unit (DBFS if unknown).
-func (s Settings) unit() dsp.Unit {
-	u, _ := dsp.ParseUnit(s.Unit)
-	return u
-}
-
-// displayCal turns the engine's spectra (dBFS: sine level) into the unit
+// DisplayCal turns the engine's spectra (dBFS: sine level) into the unit
 // shown: per bin, an offset computed once per unit, calibration, window
 // and geometry (dsp's rule for noise density, the level calibration for
 // dB SPL) less the microphone's response at the bin's frequency; the band
 // levels get the calibration less the response at the band's centre.
 // Only the Fyne goroutine uses it; applying it does not allocate once the
 // offsets are computed.
-type displayCal struct {
+type DisplayCal struct {
 	unit   dsp.Unit
 	offset float64 // dB SPL − dBFS
 	mic    *dsp.MicResponse
-	window string
+	window window.Func
 	binHz  float64   // what off was computed for (0: nothing yet)
 	off    []float32 // per bin
 }
 
-// set changes what the conversion does (and forgets the offsets when
+// Set changes what the conversion does (and forgets the offsets when
 // that changes).
-func (d *displayCal) set(u dsp.Unit, offset float64, mic *dsp.MicResponse, window string) {
+func (d *DisplayCal) Set(u dsp.Unit, offset float64, mic *dsp.MicResponse, window window.Func) {
 	if u != d.unit || offset != d.offset || mic != d.mic || window != d.window {
 		d.unit, d.offset, d.mic, d.window = u, offset, mic, window
 		d.binHz = 0
@@ -44,10 +38,10 @@ func (d *displayCal) set(u dsp.Unit, offset float64, mic *dsp.MicResponse, windo
 }
 
 // identity says whether the spectra are shown as they come.
-func (d *displayCal) identity() bool { return d.unit == dsp.DBFS && d.mic == nil }
+func (d *DisplayCal) identity() bool { return d.unit == dsp.DBFS && d.mic == nil }
 
 // offsets are the per-bin offsets for spectra of `bins` bins binHz apart.
-func (d *displayCal) offsets(binHz float64, bins int) []float32 {
+func (d *DisplayCal) offsets(binHz float64, bins int) []float32 {
 	if binHz == d.binHz && bins == len(d.off) {
 		return d.off
 	}
@@ -55,9 +49,7 @@ func (d *displayCal) offsets(binHz float64, bins int) []float32 {
 	base := 0.0
 	switch d.unit {
 	case dsp.DBFSPerHz:
-		if w, err := window.Parse(d.window); err == nil {
-			base = dsp.SumsOf(w.Values(fft)).UnitOffsetDB(dsp.DBFSPerHz, binHz*float64(fft))
-		}
+		base = dsp.SumsOf(d.window.Values(fft)).UnitOffsetDB(dsp.DBFSPerHz, binHz*float64(fft))
 	case dsp.DBSPL:
 		base = d.offset
 	}
@@ -75,7 +67,7 @@ func (d *displayCal) offsets(binHz float64, bins int) []float32 {
 
 // apply converts a spectrum in place: every trace it holds, the peak and
 // the bands (a spectrum of bands only, live.WantBandsOnly, has no trace).
-func (d *displayCal) apply(sp *live.Spectrum) {
+func (d *DisplayCal) Apply(sp *live.Spectrum) {
 	if d.identity() || !(sp.BinHz > 0) {
 		return
 	}
@@ -100,7 +92,7 @@ func (d *displayCal) apply(sp *live.Spectrum) {
 // bandOffset is a band level's offset: the level calibration in dB SPL
 // (band levels are sine-level powers, never densities) less the
 // microphone's response at the band's centre.
-func (d *displayCal) bandOffset(b dsp.Band) float64 {
+func (d *DisplayCal) bandOffset(b dsp.Band) float64 {
 	o := 0.0
 	if d.unit == dsp.DBSPL {
 		o = d.offset
@@ -111,14 +103,14 @@ func (d *displayCal) bandOffset(b dsp.Band) float64 {
 	return o
 }
 
-// calSource is the engine's spectra in the unit shown.
-type calSource struct {
-	src SpectrumSource
-	d   *displayCal
+// CalSource is the engine's spectra in the unit shown.
+type CalSource struct {
+	Src SpectrumSource
+	Cal *DisplayCal
 }
 
 // Latest implements SpectrumSource.
-func (s *calSource) Latest(c int, dst *live.Spectrum) {
-	s.src.Latest(c, dst)
-	s.d.apply(dst)
+func (s *CalSource) Latest(c int, dst *live.Spectrum) {
+	s.Src.Latest(c, dst)
+	s.Cal.Apply(dst)
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package view
+
+const raceEnabled = true

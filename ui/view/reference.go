@@ -1,0 +1,260 @@
+// Reference traces: the spectrum shown, stored under a name, drawn over
+// the live and file spectra in its own colour, saved and loaded as the
+// CSV `prism spectrum` writes and `prism spectrum --ref` reads (dsp.Trace),
+// and the difference of the spectrum shown to one of them.
+
+package view
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
+)
+
+// MaxReferences is how many reference traces the window keeps.
+const MaxReferences = 8
+
+// refColors are the references' colours, distinct from the channels'.
+var refColors = [MaxReferences]color.RGBA{
+	{255, 215, 0, 255}, {255, 105, 180, 255}, {0, 206, 209, 255}, {173, 255, 47, 255},
+	{255, 127, 80, 255}, {147, 112, 219, 255}, {210, 180, 140, 255}, {135, 206, 250, 255},
+}
+
+// DiffRangeDB is the half-height of the difference plot's dB axis.
+const DiffRangeDB = 30
+
+// Reference is one stored trace: its levels (in the unit of the spectrum
+// it came from), whether it is drawn, and its colour.
+type Reference struct {
+	Trace *dsp.Trace
+	Shown bool
+	Color color.RGBA
+	File  string // where the window keeps it between sessions ("" nowhere)
+}
+
+// RefSet holds the window's references, shared by the live and file
+// spectrum views. ver changes with every change, so the views know to
+// resample and redraw their legends. Only the Fyne goroutine uses it.
+type RefSet struct {
+	refs   []*Reference
+	diffTo int // the reference the difference is taken to; −1: none
+	ver    int
+}
+
+// Add keeps t, shown, in the first colour not in use.
+func (s *RefSet) Add(t *dsp.Trace) error {
+	if len(s.refs) >= MaxReferences {
+		return fmt.Errorf("prism: at most %d references: delete one first", MaxReferences)
+	}
+	if t.Name == "" {
+		return errors.New("prism: a reference needs a name")
+	}
+	used := make([]bool, MaxReferences)
+	for _, r := range s.refs {
+		if r.Trace.Name == t.Name {
+			return fmt.Errorf("prism: a reference named %q exists: choose another name", t.Name)
+		}
+		used[slices.Index(refColors[:], r.Color)] = true
+	}
+	c := refColors[slices.Index(used, false)]
+	s.refs = append(s.refs, &Reference{Trace: t, Shown: true, Color: c})
+	s.ver++
+	return nil
+}
+
+// Remove forgets reference i (the difference to it ends).
+func (s *RefSet) Remove(i int) {
+	if i < 0 || i >= len(s.refs) {
+		return
+	}
+	s.refs = slices.Delete(s.refs, i, i+1)
+	switch {
+	case s.diffTo == i:
+		s.diffTo = -1
+	case s.diffTo > i:
+		s.diffTo--
+	}
+	s.ver++
+}
+
+// RefGrid holds the references resampled onto one spectrum geometry
+// (bins × binHz) as float32 dB, remade when the geometry or the set
+// changes, so drawing them and taking differences each frame allocate
+// nothing.
+type RefGrid struct {
+	ver   int
+	bins  int
+	binHz float64
+	at    [][]float32
+}
+
+// Levels is reference i at bins 0…bins−1, binHz apart (dsp.Trace.At:
+// linear in log-frequency between its points).
+func (g *RefGrid) Levels(s *RefSet, i, bins int, binHz float64) []float32 {
+	if g.ver != s.ver || g.bins != bins || g.binHz != binHz || len(g.at) != len(s.refs) {
+		g.ver, g.bins, g.binHz = s.ver, bins, binHz
+		for len(g.at) < len(s.refs) {
+			g.at = append(g.at, nil)
+		}
+		g.at = g.at[:len(s.refs)]
+		for j, r := range s.refs {
+			g.at[j] = slices.Grow(g.at[j][:0], bins)[:bins]
+			for k := range bins {
+				g.at[j][k] = float32(r.Trace.At(float64(k) * binHz))
+			}
+		}
+	}
+	return g.at[i]
+}
+
+// refOverlay draws a RefSet over a SpectrumView's spectra.
+type refOverlay struct {
+	set    *RefSet
+	grid   RefGrid
+	legend []legendItem
+}
+
+// key says what the references' legend shows (for the background cache).
+func (o *refOverlay) key() int {
+	if o.set == nil {
+		return 0
+	}
+	return o.set.ver
+}
+
+// SetReferences draws the shown references of s over the spectra.
+func (v *SpectrumView) SetReferences(s *RefSet) { v.refs.set = s }
+
+// geometry is the bins and bin width of the spectrum shown (the view's
+// configuration before any).
+func (v *SpectrumView) geometry() (bins int, binHz float64) {
+	if v.n > 0 && len(v.spectra[0].Current) > 1 {
+		return len(v.spectra[0].Current), v.spectra[0].BinHz
+	}
+	return v.fft/2 + 1, float64(v.rate) / float64(v.fft)
+}
+
+// drawRefs draws the shown references on the spectrum's bin grid.
+func (v *SpectrumView) drawRefs() {
+	s := v.refs.set
+	if s == nil {
+		return
+	}
+	bins, binHz := v.geometry()
+	for i, r := range s.refs {
+		if r.Shown {
+			v.trace(v.refs.grid.Levels(s, i, bins, binHz), RefColor(r.Color, v.dark), false)
+		}
+	}
+}
+
+// RefColor is a reference's colour on the dark or light palette (darker
+// on white, where the bright ones fade).
+func RefColor(c color.RGBA, dark bool) color.RGBA {
+	if dark {
+		return c
+	}
+	return blend(c, color.RGBA{0, 0, 0, 255}, 90)
+}
+
+// drawRefLegend lists the shown references in the top margin, after the
+// title, onto the background.
+func (v *SpectrumView) drawRefLegend(pal *palette) {
+	o := &v.refs
+	o.legend = o.legend[:0]
+	if o.set == nil {
+		return
+	}
+	for _, r := range o.set.refs {
+		if r.Shown {
+			o.legend = append(o.legend, legendItem{Label: r.Trace.Name, Color: RefColor(r.Color, v.dark)})
+		}
+	}
+	if len(o.legend) == 0 {
+		return
+	}
+	p := &v.p
+	right := v.area.Min.X + p.px(4)
+	if v.title != "" {
+		right += p.textWidth(v.title) + p.px(12)
+	}
+	for _, it := range o.legend {
+		right += p.px(16) + p.px(4) + it.width(p) + p.px(12)
+	}
+	drawLegendItems(p, o.legend, right, p.px(2), pal)
+}
+
+// RefLegend is the references' legend last drawn.
+func (v *SpectrumView) RefLegend() []legendItem { return v.refs.legend }
+
+// ShownLevels is the trace of sp that is on screen and that a reference
+// stores: the average when one is on (avg AvgExp, AvgLin or AvgLong:
+// AverageTrace), else the latest spectrum.
+func ShownLevels(sp *live.Spectrum, avg string) []float32 {
+	if t := AverageTrace(sp, avg); t != nil {
+		return t
+	}
+	return sp.Current
+}
+
+// DifferenceDB writes cur − ref (dB) per bin into dst, reusing it, and
+// returns it: bins silent in both read 0 dB (no difference), never NaN.
+func DifferenceDB(dst, cur, ref []float32) []float32 {
+	n := min(len(cur), len(ref))
+	dst = slices.Grow(dst[:0], n)[:n]
+	for k := range n {
+		d := cur[k] - ref[k]
+		if d != d { // −Inf − −Inf
+			d = 0
+		}
+		dst[k] = d
+	}
+	return dst
+}
+
+// TraceOf makes a reference trace named name from dB levels at bins
+// binHz apart.
+func TraceOf(name string, db []float32, binHz float64) (*dsp.Trace, error) {
+	freq := make([]float64, len(db))
+	lv := make([]float64, len(db))
+	for k, d := range db {
+		freq[k], lv[k] = float64(k)*binHz, float64(d)
+		if math.IsNaN(lv[k]) {
+			lv[k] = math.Inf(-1)
+		}
+	}
+	t, err := dsp.NewTrace(name, freq, lv)
+	if err != nil {
+		return nil, fmt.Errorf("prism: store reference: %w", err)
+	}
+	return t, nil
+}
+
+// Refs are the references, in the order kept. The slice is the set's:
+// valid until the next change.
+func (s *RefSet) Refs() []*Reference { return s.refs }
+
+// DiffTo is the reference the difference is taken to; −1: none.
+func (s *RefSet) DiffTo() int { return s.diffTo }
+
+// SetDiffTo takes the difference to reference i (−1: none).
+func (s *RefSet) SetDiffTo(i int) {
+	s.diffTo = i
+	s.ver++
+}
+
+// SetShown shows or hides reference i.
+func (s *RefSet) SetShown(i int, on bool) {
+	if i >= 0 && i < len(s.refs) && s.refs[i].Shown != on {
+		s.refs[i].Shown = on
+		s.ver++
+	}
+}
+
+// Version changes with every change of the set.
+func (s *RefSet) Version() int { return s.ver }
