@@ -25,6 +25,9 @@ type AnalyzeOptions struct {
 	Window  window.Func
 	Channel int // −1: the mix (mean of channels); else a 0-based channel
 	Image   plot.ImageOptions
+	// Force replaces an existing output whose permissions forbid writing
+	// it (else encode.ErrNotWritable, bad input).
+	Force bool
 	// EngineDone, if not nil, is called on the calling goroutine once a
 	// file on the raw PCM path (a WAV whose bytes go to the engine; see
 	// pcmfile.go) no longer uses its engines: the rows or
@@ -168,7 +171,7 @@ func analyzeWith(ctx context.Context, in, out string, format encode.Format, opts
 			return res, tooShort(in, n, opts.FFT)
 		}
 	}
-	o, err := createOutput(out, in)
+	o, err := createOutput(out, in, opts.Force)
 	if err != nil {
 		return res, err
 	}
@@ -313,11 +316,12 @@ func streamError(ctx context.Context, err error) error {
 
 func engineLabel(eng gpufft.Engine) string { return eng.Name() + " (" + eng.Device() + ")" }
 
-// createOutput is encode.Create for an output of input in: an output that
-// is the input is bad usage.
-func createOutput(out, in string) (*encode.Output, error) {
-	o, err := encode.Create(out, in)
-	if errors.Is(err, encode.ErrOutputIsInput) {
+// createOutput is encode.CreateWith for an output of input in: an output
+// that is the input, or that its permissions forbid replacing without
+// force, is bad usage.
+func createOutput(out, in string, force bool) (*encode.Output, error) {
+	o, err := encode.CreateWith(out, encode.CreateOptions{Inputs: []string{in}, Force: force})
+	if errors.Is(err, encode.ErrOutputIsInput) || errors.Is(err, encode.ErrNotWritable) {
 		return nil, &InputError{err}
 	}
 	return o, err

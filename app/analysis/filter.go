@@ -21,6 +21,7 @@ type FilterOptions struct {
 	Band          dsp.BandSpec
 	TransitionOct float64 // 0: dsp.DefaultTransitionOct
 	KeepFormat    bool    // write the input's sample format, else float32
+	Force         bool    // replace an output its permissions protect
 }
 
 // FilterResult says what a filtering did.
@@ -68,7 +69,7 @@ func filterWith(ctx context.Context, in, out string, o FilterOptions, eng gpufft
 		return res, err
 	}
 	defer ols.close()
-	of, err := createOutput(out, in)
+	of, err := createOutput(out, in, o.Force)
 	if err != nil {
 		return res, err
 	}

@@ -156,6 +156,9 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
+	if err := checkReplace(opts.Force, dsts...); err != nil {
+		return usage("%v", err)
+	}
 	stopProfiles, err := prof.Start()
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)

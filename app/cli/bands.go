@@ -26,6 +26,8 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	cal.register(fs, "channel as --channel or 0")
 	var choice, device string
 	registerEngine(fs, &choice, &device, "device")
+	var force bool
+	registerForce(fs, &force)
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -51,6 +53,9 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if err := engine.CheckChoice(choice); err != nil {
 		return usage("--engine: %v", err)
 	}
+	if err := checkReplace(force, *out); err != nil {
+		return usage("%v", err)
+	}
 	sess, ok := openSession("bands", choice, device, false, stderr)
 	if !ok {
 		return ExitFailure
@@ -71,7 +76,7 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
-	under, err := writeBands(*out, pos[0], res.Levels)
+	under, err := writeBands(*out, pos[0], res.Levels, force)
 	if errors.Is(err, encode.ErrOutputIsInput) {
 		return usage("%v", err)
 	}
@@ -135,8 +140,8 @@ func bandsAdvice(o analysis.BandsOptions) string {
 
 // writeBands writes the bands CSV of input in and returns how many bands
 // are under-resolved.
-func writeBands(path, in string, levels []dsp.BandLevel) (int, error) {
-	o, err := encode.Create(path, in)
+func writeBands(path, in string, levels []dsp.BandLevel, force bool) (int, error) {
+	o, err := encode.CreateWith(path, encode.CreateOptions{Inputs: []string{in}, Force: force})
 	if err != nil {
 		return 0, err
 	}

@@ -46,6 +46,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return usage("--rate and --channels must be positive")
 	}
 	opts, err := af.options()
+	if err == nil {
+		err = checkReplace(opts.Force, *out)
+	}
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -85,7 +88,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
 	co := live.CaptureOptions{FFT: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channel: opts.Channel, Image: opts.Image,
-		Seconds: *seconds, Out: *out, Format: format}
+		Seconds: *seconds, Out: *out, Format: format, Force: opts.Force}
 	if !*quiet {
 		co.Log = stderr
 	}

@@ -22,6 +22,8 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	var choice, device string
 	registerEngine(fs, &choice, &device, "device")
 	quiet := fs.Bool("quiet", false, "no summary")
+	var force bool
+	registerForce(fs, &force)
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -41,6 +43,9 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	case engine.CheckChoice(choice) != nil:
 		return usage("--engine %q: want auto, gpu or cpu", choice)
 	}
+	if err := checkReplace(force, *out); err != nil {
+		return usage("%v", err)
+	}
 	spec, err := dsp.ParseBand(*band) // Nyquist is checked per file
 	if err != nil {
 		return usage("%v", err)
@@ -51,7 +56,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	}
 	defer sess.end() // the output is in place (or discarded) by then
 	sess.written.expect(*out)
-	o := analysis.FilterOptions{Band: spec, TransitionOct: *trans, KeepFormat: *format == "input"}
+	o := analysis.FilterOptions{Band: spec, TransitionOct: *trans, KeepFormat: *format == "input", Force: force}
 	res, err := analysis.FilterFile(sess.ctx, pos[0], *out, o, sess.engines)
 	warn(stderr, res.Warnings)
 	if errors.Is(err, context.Canceled) {

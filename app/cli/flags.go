@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/gpufft"
@@ -22,6 +23,7 @@ type analysisFlags struct {
 	width, height      int
 	freqScale, dbRange string
 	colormap           string
+	force              bool
 }
 
 // register adds the flags; openclFlag names the OpenCL device flag
@@ -32,11 +34,29 @@ func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&a.channel, "channel", "mix", "channel: mix (mean of channels) or a 0-based index")
 	registerEngine(fs, &a.engine, &a.device, openclFlag)
+	registerForce(fs, &a.force)
 	fs.IntVar(&a.width, "width", 1920, "PNG plot area width in pixels")
 	fs.IntVar(&a.height, "height", 1080, "PNG plot area height in pixels")
 	fs.StringVar(&a.freqScale, "freq-scale", "log", "PNG frequency axis: lin, log, mel")
 	fs.StringVar(&a.dbRange, "db-range", "-120:0", "PNG colour range in dBFS, MIN:MAX")
 	fs.StringVar(&a.colormap, "colormap", "viridis", "PNG colormap: "+strings.Join(plot.ColormapNames(), ", "))
+}
+
+// registerForce adds --force: replace an output whose permissions protect
+// it (encode.ErrNotWritable otherwise), as `cp -f` would.
+func registerForce(fs *flag.FlagSet, force *bool) {
+	fs.BoolVar(force, "force", false, "replace an existing output even when its permissions forbid writing it")
+}
+
+// checkReplace refuses, before any work, outputs that exist and that their
+// permissions protect, unless --force.
+func checkReplace(force bool, paths ...string) error {
+	for _, p := range paths {
+		if err := encode.CheckReplace(p, force); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // registerEngine adds --engine and the OpenCL device flag.
@@ -71,7 +91,7 @@ func parseChannel(s string) (int, error) {
 
 // options validates the flags into AnalyzeOptions.
 func (a *analysisFlags) options() (analysis.AnalyzeOptions, error) {
-	o := analysis.AnalyzeOptions{FFT: a.fft, Hop: a.hop}
+	o := analysis.AnalyzeOptions{FFT: a.fft, Hop: a.hop, Force: a.force}
 	if o.Hop == 0 {
 		o.Hop = a.fft / 4
 	}

@@ -39,7 +39,7 @@ type spectrumFlags struct {
 	dbRange, engine, device    string
 	fft                        int
 	overlap                    float64
-	quiet                      bool
+	quiet, force               bool
 }
 
 func runSpectrum(args []string, stdout, stderr io.Writer) int {
@@ -55,6 +55,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.refFile, "ref", "", "reference trace CSV (freq_hz,level): write level − reference")
 	fs.StringVar(&f.dbRange, "db-range", "", "PNG vertical range MIN:MAX in dB (default: the top 120 dB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
+	registerForce(fs, &f.force)
 	registerEngine(fs, &f.engine, &f.device, "device")
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -82,6 +83,9 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := engine.CheckChoice(f.engine); err != nil {
 		return usage("--engine: %v", err)
+	}
+	if err := checkReplace(f.force, f.out); err != nil {
+		return usage("%v", err)
 	}
 	sess, ok := openSession("spectrum", f.engine, f.device, f.quiet, stderr)
 	if !ok {
@@ -206,7 +210,7 @@ func spectrumSummary(res analysis.SpectrumResult, o analysis.SpectrumOptions) st
 }
 
 func writeSpectrum(path string, format encode.Format, res analysis.SpectrumResult, o analysis.SpectrumOptions, f spectrumFlags) error {
-	out, err := encode.Create(path)
+	out, err := encode.CreateWith(path, encode.CreateOptions{Force: f.force})
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ type transferFlags struct {
 	engine, device                                   string
 	refChannel, fft                                  int
 	overlap                                          float64
-	json, quiet                                      bool
+	json, quiet, force                               bool
 }
 
 func runTransfer(args []string, stdout, stderr io.Writer) int {
@@ -72,6 +72,7 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.BoolVar(&f.json, "json", false, "print the delay summary as JSON on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
+	registerForce(fs, &f.force)
 	registerEngine(fs, &f.engine, &f.device, "device")
 	pos, code, ok := parseCommand(fs, args, stderr)
 	if !ok {
@@ -92,6 +93,9 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	if err := engine.CheckChoice(f.engine); err != nil {
 		return usage("--engine: %v", err)
 	}
+	if err := checkReplace(f.force, f.out); err != nil {
+		return usage("%v", err)
+	}
 	sess, ok := openSession("transfer", f.engine, f.device, f.quiet || f.json, stderr)
 	if !ok {
 		return ExitFailure
@@ -102,7 +106,7 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
-	if err := writeTransfer(f.out, format, res, pos); err != nil {
+	if err := writeTransfer(f.out, format, res, pos, f.force); err != nil {
 		fmt.Fprintf(stderr, "prism: transfer: %v\n", err)
 		return ExitFailure
 	}
@@ -183,8 +187,8 @@ func transferColumns(res transfer.Result) []string {
 	return cols
 }
 
-func writeTransfer(path string, format encode.Format, res transfer.Result, inputs []string) error {
-	out, err := encode.Create(path, inputs...)
+func writeTransfer(path string, format encode.Format, res transfer.Result, inputs []string, force bool) error {
+	out, err := encode.CreateWith(path, encode.CreateOptions{Inputs: inputs, Force: force})
 	if err != nil {
 		return err
 	}

@@ -180,6 +180,11 @@ func sameName(f *os.File, name string) bool {
 
 // checkWritable refuses, unless force, an existing file at path that the
 // user may not write.
+// CheckReplace says, before any work, whether CreateWith would refuse to
+// replace path without force (ErrNotWritable): nil when there is no file,
+// when force is set, or when its permission bits let the user write it.
+func CheckReplace(path string, force bool) error { return checkWritable(path, force) }
+
 func checkWritable(path string, force bool) error {
 	st, err := os.Stat(path)
 	if err != nil || force || !st.Mode().IsRegular() || writableByMode(st) {

@@ -67,6 +67,7 @@ type CaptureOptions struct {
 	Seconds  float64
 	Out      string
 	Format   encode.Format
+	Force    bool      // replace an output its permissions protect
 	Log      io.Writer // progress lines; nil: none
 	// Grace is how long past Seconds of wall-clock time a capture waits
 	// for a source that stops delivering (0: 5 s).
@@ -97,7 +98,7 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts
 	if total < 1 {
 		return Stats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
-	o, err := encode.Create(opts.Out)
+	o, err := encode.CreateWith(opts.Out, encode.CreateOptions{Force: opts.Force})
 	if err != nil {
 		return Stats{}, err
 	}
