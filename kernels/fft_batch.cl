@@ -613,7 +613,7 @@ inline float spec_lg2(float p) {
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
     return r;
 #else
-    return native_log2(fmax(p, 1.17549435e-38f));
+    return native_log2(p < 1.17549435e-38f ? 1.17549435e-38f : p); // keeps a NaN for db_lg2
 #endif
 }
 // spec_level is level()'s dBFS for 2X with 10*log10(g2) = off.

@@ -564,23 +564,29 @@ inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
 #endif
 }
 
+// CEIL_DB is gpufft's CeilDB, 10*log10(2^128): the level of a power that
+// overflows float, or is NaN (a non-finite sample reads as overload).
+#define CEIL_DB 385.318394f
+
 #ifdef OUTPUT
 // db_lg2 is the one dB rule of the single-pass kernels: a power whose
 // log2 is lg2p, times a gain whose dB is off, in dB (10*log10(2) = DB_LG2
-// a doubling), floored at -200 (gpufft's FloorDB). 2*DB_LG2 is 20*log10(2),
-// an amplitude's doubling.
+// a doubling), capped at CEIL_DB and floored at -200 (gpufft's FloorDB),
+// in that order, so a NaN (fmin's other operand wins) reads CEIL_DB.
+// 2*DB_LG2 is 20*log10(2), an amplitude's doubling.
 #define DB_LG2 3.01029995663981195f
-inline float db_lg2(float lg2p, float off) { return fmax(fma(DB_LG2, lg2p, off), -200.0f); }
+inline float db_lg2(float lg2p, float off) { return fmax(fmin(fma(DB_LG2, lg2p, off), CEIL_DB), -200.0f); }
 
 // level is the stored value of a bin X (or 2X from r2c_bin2) whose power
-// is |X|^2 * g2: 0 dBFS floored at -200 dB (branch-free), 1 and 3 the
-// power itself. g2 carries the bin's scale and its BINGAIN gain.
-// native_log2 errs by ~2^-22 (NVIDIA lg2.approx): ~1e-6 dB, far inside the
-// 0.01 dB the engines must agree to, and much cheaper than log10.
+// is |X|^2 * g2: 0 dBFS floored at -200 dB (branch-free; the clamp below
+// 1e-30 keeps a NaN), 1 and 3 the power itself. g2 carries the bin's
+// scale and its BINGAIN gain. native_log2 errs by ~2^-22 (NVIDIA
+// lg2.approx): ~1e-6 dB, far inside the 0.01 dB the engines must agree
+// to, and much cheaper than log10.
 inline float level(float2 X, float g2) {
     float p = (X.x * X.x + X.y * X.y) * g2;
 #if OUTPUT == 0
-    return db_lg2(native_log2(fmax(p, 1e-30f)), 0.0f);
+    return db_lg2(native_log2(p < 1e-30f ? 1e-30f : p), 0.0f);
 #else
     return p;
 #endif
