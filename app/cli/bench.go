@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/internal/bench"
 )
 
 // parseBenchCase reads one --sizes entry: N (an r2c row), r2c:N, c2c:N or
@@ -176,7 +177,7 @@ func (b *benchRun) cpu(samples int, gonum bool) {
 	})
 	if gonum {
 		b.bench("gonum", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
-			return gpufft.BenchGonum(c.Workers(), cs, b.minTime)
+			return bench.Gonum(c.Workers(), cs, b.minTime)
 		})
 	}
 }
