@@ -215,10 +215,8 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 // paired (HALVES_PAIRED in fft_common.cl): half the local memory per group
 // (R2C 16384: 16.5 KB against 33), so that two groups fit a compute
 // unit's shared memory beside each other, without the loop
-// (persistGroups). H200, device events, 2^26 samples per call, 3
-// alternating rounds: 0.180-0.183 ms against 0.202-0.205 (cuFFT 0.185);
-// numbers in docs/gpufft-experiments.md. Tuning.R2CHalves forces it for
-// every such geometry.
+// (persistGroups): faster on the H200 (docs/gpufft-experiments.md).
+// Tuning.R2CHalves forces it for every such geometry.
 func (e *OpenCL) r2cGeom(g geom) geom {
 	on := e.tuning.R2CHalves.or(e.info.Type == "GPU" && g.len == 8192)
 	if !on || !g.split || g.s != 1 {
@@ -803,9 +801,8 @@ func (e *OpenCL) framesPerGroup() int {
 
 // padBaseDefine turns the spectrogram kernel's PAD_BASE (fft_common.cl,
 // on by default: the exchanges' positions as constant offsets) off on CPU
-// devices, unless $PRISM_OPENCL_TUNE sets it. PoCL here (2^22 samples, 5
-// alternating runs, old / with it / without): 4096/1024 120.5-123.5 ms /
-// 125.2-126.5 / 120.3-123.0; 1024/256 68.8-71.5 / 66.9-68.3 / as old.
+// devices, unless Tuning.Defines sets it: slower on PoCL at 4096/1024
+// (docs/gpufft-experiments.md).
 func (e *OpenCL) padBaseDefine() []string {
 	if e.info.Type != "CPU" {
 		return nil
