@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -458,8 +459,18 @@ func (e *OpenCL) applyTuning() {
 	e.tune = append([]string(nil), t.Defines...)
 }
 
-// Tuning returns the tuning the engine opened with.
-func (e *OpenCL) Tuning() Tuning { return e.tuning }
+// Tuning returns the tuning the engine opened with (a copy).
+func (e *OpenCL) Tuning() Tuning {
+	t := e.tuning
+	t.Defines = slices.Clone(t.Defines)
+	if t.HalvesMax != nil {
+		t.HalvesMax = new(*t.HalvesMax)
+	}
+	if t.Persist != nil {
+		t.Persist = new(*t.Persist)
+	}
+	return t
+}
 
 // Stats reports the engine's start-up costs and program builds so far.
 func (e *OpenCL) Stats() OpenCLStats {
