@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -405,7 +404,7 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 		return nil, err
 	}
 	t2 := time.Now()
-	e := &OpenCL{lib: lib, info: info, tuning: *tuning, openclShared: &openclShared{progs: map[string]*progBuild{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
+	e := &OpenCL{lib: lib, info: info, tuning: tuning.clone(), openclShared: &openclShared{progs: map[string]*progBuild{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
 	e.stats.Load, e.stats.Query = t1.Sub(t0), t2.Sub(t1)
 	e.buildLog = opts.BuildLog
 	if e.buildLog == nil && tuning.BuildLog {
@@ -460,17 +459,7 @@ func (e *OpenCL) applyTuning() {
 }
 
 // Tuning returns the tuning the engine opened with (a copy).
-func (e *OpenCL) Tuning() Tuning {
-	t := e.tuning
-	t.Defines = slices.Clone(t.Defines)
-	if t.HalvesMax != nil {
-		t.HalvesMax = new(*t.HalvesMax)
-	}
-	if t.Persist != nil {
-		t.Persist = new(*t.Persist)
-	}
-	return t
-}
+func (e *OpenCL) Tuning() Tuning { return e.tuning.clone() }
 
 // Stats reports the engine's start-up costs and program builds so far.
 func (e *OpenCL) Stats() OpenCLStats {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,6 +51,18 @@ func (s Switch) or(def bool) bool {
 // on new hardware with `prism bench` (the defaults were measured on an
 // H200 and on PoCL; docs/gpufft-experiments.md has the numbers). The zero
 // value is every default. Each field names the environment variable
+// clone is t with nothing shared with t.
+func (t Tuning) clone() Tuning {
+	t.Defines = slices.Clone(t.Defines)
+	if t.HalvesMax != nil {
+		t.HalvesMax = new(*t.HalvesMax)
+	}
+	if t.Persist != nil {
+		t.Persist = new(*t.Persist)
+	}
+	return t
+}
+
 // TuningFromEnv reads it from; the engine takes it when it opens
 // (OpenCLOptions.Tuning), and plans read nothing else.
 type Tuning struct {
