@@ -583,7 +583,7 @@ inline float level(float2 X, float g2) {
 
 // store_bin writes bin k (0..SPLIT_LEN) of a real transform as OUTPUT asks:
 // 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
-// k = SPLIT_LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
+// k = SPLIT_LEN, floored at -200 dB, capped at CEIL_DB; 1 |X|^2; 2 X itself;
 // 3 |X|^2 * (c_k*scale)^2 (the dB level's argument, for image maxima).
 // With BINGAIN the power is also multiplied by gain[k]: a band filter's
 // response applied on the device after the FFT (not for complex output).
