@@ -2,13 +2,11 @@ package gpufft
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sync"
 	"time"
 
 	"github.com/prismaudio/prism/window"
-	"gonum.org/v1/gonum/dsp/fourier"
 )
 
 // BenchCase is one row of `prism bench`: a plan kind and size, with the
@@ -81,9 +79,9 @@ func Bench(e Engine, cases []BenchCase, minTime time.Duration) ([]BenchResult, e
 	return out, nil
 }
 
-// timeLoop calls f until minTime has passed (at least 3 times, after one
+// TimeLoop calls f until minTime has passed (at least 3 times, after one
 // warm-up call) and returns the mean seconds per call and the call count.
-func timeLoop(minTime time.Duration, f func() error) (float64, int, error) {
+func TimeLoop(minTime time.Duration, f func() error) (float64, int, error) {
 	if err := f(); err != nil {
 		return 0, 0, err
 	}
@@ -175,7 +173,7 @@ func benchOne(e Engine, c BenchCase, minTime time.Duration) (BenchResult, error)
 			return g.lib.Finish(&g.args, g.queue)
 		}
 	}
-	sec, calls, err := timeLoop(minTime, f)
+	sec, calls, err := TimeLoop(minTime, f)
 	if err != nil {
 		return r, err
 	}
@@ -222,7 +220,7 @@ func copyBandwidth(e Engine, minTime time.Duration) (float64, error) {
 		if err := g.lib.Zero(g.queue, src, 0, size); err != nil {
 			return 0, errGPU("fill", err)
 		}
-		sec, _, err := timeLoop(minTime, func() error {
+		sec, _, err := TimeLoop(minTime, func() error {
 			if err := g.lib.Copy(g.queue, src, dst, 0, 0, size, nil); err != nil {
 				return err
 			}
@@ -243,7 +241,7 @@ func copyBandwidth(e Engine, minTime time.Duration) (float64, error) {
 			}
 			copy(dsts[i], srcs[i])
 		}
-		sec, _, err := timeLoop(minTime, func() error {
+		sec, _, err := TimeLoop(minTime, func() error {
 			var wg sync.WaitGroup
 			for i := range w {
 				wg.Go(func() { copy(dsts[i], srcs[i]) })
@@ -254,121 +252,4 @@ func copyBandwidth(e Engine, minTime time.Duration) (float64, error) {
 		return 2 * float64(w*size) / sec / 1e9, err
 	}
 	return 0, nil
-}
-
-// gonumBaseline is gonum's dsp/fourier used the way Prism's CPU engine
-// works: frames split across workers goroutines, each transforming its
-// frames one by one in float64 (as gonum requires, converted from and to
-// float32), and, with a window, dBFS through math.Log10. BenchGonum and
-// BenchmarkGonum both measure it.
-type gonumBaseline struct {
-	n, hop, workers int
-	win             []float64 // nil: plain R2C to complex64
-	scale           float64   // 1/Σw
-	st              []gonumState
-}
-
-type gonumState struct {
-	fft *fourier.FFT
-	in  []float64
-	out []complex128
-}
-
-func newGonumBaseline(n, hop, workers int, win []float64) *gonumBaseline {
-	g := &gonumBaseline{n: n, hop: hop, workers: workers, win: win}
-	for _, v := range win {
-		g.scale += v
-	}
-	if win != nil {
-		g.scale = 1 / g.scale
-	}
-	for range workers {
-		g.st = append(g.st, gonumState{fourier.NewFFT(n), make([]float64, n), make([]complex128, n/2+1)})
-	}
-	return g
-}
-
-// run transforms frames frames of src (hop apart) into cdst (R2C) or fdst
-// (dBFS, with a window), split across the workers.
-func (g *gonumBaseline) run(src []float32, frames int, cdst []complex64, fdst []float32) {
-	var wg sync.WaitGroup
-	for w := range g.workers {
-		wg.Go(func() { g.frames(g.st[w], src, w*frames/g.workers, (w+1)*frames/g.workers, cdst, fdst) })
-	}
-	wg.Wait()
-}
-
-func (g *gonumBaseline) frames(s gonumState, src []float32, lo, hi int, cdst []complex64, fdst []float32) {
-	n, bins := g.n, g.n/2+1
-	for f := lo; f < hi; f++ {
-		for i, v := range src[f*g.hop : f*g.hop+n] {
-			s.in[i] = float64(v)
-			if g.win != nil {
-				s.in[i] *= g.win[i]
-			}
-		}
-		s.fft.Coefficients(s.out, s.in)
-		if g.win == nil {
-			for k, v := range s.out {
-				cdst[f*bins+k] = complex64(v)
-			}
-			continue
-		}
-		for k, v := range s.out {
-			c := 2 * g.scale
-			if k == 0 || k == n/2 {
-				c = g.scale
-			}
-			p := (real(v)*real(v) + imag(v)*imag(v)) * c * c
-			db := float32(FloorDB)
-			if p > 1e-20 {
-				db = float32(10 * math.Log10(p))
-			}
-			fdst[f*bins+k] = db
-		}
-	}
-}
-
-// BenchGonum runs the r2c and spectrogram cases with gonumBaseline, so the
-// CPU engine's speed-up over gonum is measured side by side in one run.
-func BenchGonum(workers int, cases []BenchCase, minTime time.Duration) ([]BenchResult, error) {
-	var out []BenchResult
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range cases {
-		if c.Plan == "c2c" {
-			continue
-		}
-		r := BenchResult{Engine: "gonum", Device: fmt.Sprintf("gonum dsp/fourier, %d goroutines", workers), Plan: c.Plan, Size: c.Size, Hop: c.Hop}
-		n, hop := c.Size, c.Size
-		var win []float64
-		if c.Plan == "spectrogram" {
-			hop, win = c.Hop, window.Func{Kind: window.Hann}.Values(n)
-		}
-		frames := (c.Samples-n)/hop + 1
-		r.Batch, r.Samples = frames, c.Samples
-		if c.Plan == "r2c" {
-			r.Samples = frames * n
-		}
-		src := randReal(rng, c.Samples)
-		bins := n/2 + 1
-		cdst := make([]complex64, frames*bins)
-		fdst := make([]float32, frames*bins)
-		g := newGonumBaseline(n, hop, workers, win)
-		sec, calls, err := timeLoop(minTime, func() error {
-			g.run(src, frames, cdst, fdst)
-			return nil
-		})
-		if err != nil {
-			return out, err
-		}
-		r.Calls, r.MsPerCall = calls, sec*1e3
-		r.GSamplesSec = float64(r.Samples) / sec / 1e9
-		outBytes := 8 * len(cdst)
-		if win != nil {
-			outBytes = 4 * len(fdst)
-		}
-		r.GBs = float64(4*r.Samples+outBytes) / sec / 1e9
-		out = append(out, r)
-	}
-	return out, nil
 }

@@ -90,21 +90,3 @@ func BenchmarkSpectrogram(b *testing.B) {
 		}
 	}
 }
-
-// BenchmarkGonum is gonum's dsp/fourier real FFT used the way the CPU engine
-// works (gonumBaseline). Compare with BenchmarkTransform/cpu/r2c.
-func BenchmarkGonum(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	for _, n := range []int{256, 1024, 4096, 16384, 65536} {
-		const batch = 32
-		b.Run(fmt.Sprintf("r2c/size=%d/batch=%d", n, batch), func(b *testing.B) {
-			src := randReal(rng, n*batch)
-			dst := make([]complex64, (n/2+1)*batch)
-			g := newGonumBaseline(n, n, testCPU.Workers(), nil)
-			b.SetBytes(int64(4 * len(src)))
-			for b.Loop() {
-				g.run(src, batch, dst, nil)
-			}
-		})
-	}
-}

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
+	"github.com/prismaudio/prism/kernels"
 )
 
 // ConvolvePlan filters with a fixed FIR by FFT convolution (overlap-save):
@@ -131,11 +132,11 @@ func (e *OpenCL) NewConvolver(taps []float32, size, batch int) (ConvolvePlan, er
 		rp.Close()
 		return nil, err
 	}
-	if p.mul, err = p.r.elemKernel(size/2, []string{"KERNEL_SPEC_MUL"}, "spec_mul", size/2+1, p.r.cbuf, p.h, int32(0)); err != nil {
+	if p.mul, err = p.r.elemKernel(size/2, []string{"KERNEL_SPEC_MUL"}, kernels.SpecMul.Kernel, size/2+1, p.r.cbuf, p.h, int32(0)); err != nil {
 		rp.Close()
 		return nil, err
 	}
-	p.mul.intArg = 2
+	p.mul.intArg = kernels.SpecMul.Count
 	return p, nil
 }
 

@@ -330,8 +330,8 @@ func (r *rfft) splitDB(z []complex64, dst []float32, g float32) {
 // binDB converts |X|² to dBFS with gain g = c_k/Σw, as store_bin does.
 func binDB(p, g float32) float32 {
 	p *= g * g
-	if p > 1e-20 {
-		return 10 * log10f(p)
+	if p > 1e-20 && p <= math.MaxFloat32 { // PowerDB, inlined
+		return min(10*log10f(p), CeilDB)
 	}
-	return FloorDB
+	return edgeDB(p)
 }

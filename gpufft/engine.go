@@ -43,7 +43,7 @@ type Output int
 
 const (
 	// DBFS: 20·log10(|X_k|·c_k/Σw) as float32, c_k = 2 for 0 < k < N/2 and
-	// 1 at k = 0 and k = N/2, floored at FloorDB. A full-scale sine at a
+	// 1 at k = 0 and k = N/2, floored at FloorDB, capped at CeilDB. A full-scale sine at a
 	// bin centre reads 0 dBFS with every window.
 	DBFS Output = iota
 	// Power: |X_k|² as float32, unscaled.
@@ -59,6 +59,15 @@ const (
 
 // FloorDB is the lowest level a DBFS spectrogram reports.
 const FloorDB = -200
+
+// CeilDB is the highest level a DBFS output reports: 10·log10(2^128), the
+// level of a power at float32's overflow. Both engines report it for a
+// power that overflows float32 or is NaN, as a frame holding a NaN, an
+// infinite or a huge (about 1e19 or more) sample gives: such a frame reads
+// as overload, never as silence or NaN (TestNonFiniteSamplesAgree). An
+// image pixel whose maximum is +Inf reads it too; Power and Complex
+// outputs pass IEEE values through unchanged.
+const CeilDB = 385.3183944498959
 
 func (o Output) String() string {
 	switch o {

@@ -254,8 +254,6 @@ func TestFourStepPassRule(t *testing.T) {
 // (C2R, the spectrogram) nor on CPU devices; and the tuning variables'
 // overrides.
 func TestPassDefines(t *testing.T) {
-	t.Setenv("PRISM_OPENCL_P2REV", "")
-	t.Setenv("PRISM_OPENCL_P1ST", "")
 	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}}
 	amd := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "AMD Accelerated Parallel Processing"}}
 	cpu := &OpenCL{info: DeviceInfo{Type: "CPU", Platform: "Portable Computing Language"}}
@@ -275,8 +273,8 @@ func TestPassDefines(t *testing.T) {
 			t.Errorf("%s, pass 1 %v, %d points, plain %v: %v, want %s", c.e.info.Platform, c.pass1, c.n, c.plain, got, c.want)
 		}
 	}
-	t.Setenv("PRISM_OPENCL_P2REV", "0")
-	t.Setenv("PRISM_OPENCL_P1ST", "1")
+	nv.tuning.Pass2Reverse = SwitchOff // PRISM_OPENCL_P2REV=0
+	cpu.tuning.Pass1Hint = SwitchOn    // PRISM_OPENCL_P1ST=1
 	if got := nv.passDefines(false, 256, true); got[0] != "P2_REV=0" {
 		t.Errorf("PRISM_OPENCL_P2REV=0: %v", got)
 	}

@@ -2,6 +2,7 @@ package gpufft
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 
@@ -111,11 +112,11 @@ func powerToDB(img []float32) {
 }
 
 func powerToDBRange(img []float32) {
-	for i, p := range img {
-		if p > 1e-20 {
-			img[i] = 10 * log10f(p)
+	for i, p := range img { // PowerDB, inlined
+		if p > 1e-20 && p <= math.MaxFloat32 {
+			img[i] = min(10*log10f(p), CeilDB)
 		} else {
-			img[i] = FloorDB
+			img[i] = edgeDB(p)
 		}
 	}
 }
@@ -297,7 +298,7 @@ func (p *gpuImage) init() error {
 	if err != nil {
 		return err
 	}
-	k, err := b.kernel(reduceProgram.source, reduceProgram.defines, "reduce_max", p.sp.out, p.img, lo, hi,
+	k, err := b.kernel(reduceProgram.source, reduceProgram.defines, kernels.ReduceMax.Kernel, p.sp.out, p.img, lo, hi,
 		int32(p.sp.cfg.Bins()), int32(rows), int32(p.rowsPad), int64(0), int32(0), int64(p.ic.TotalFrames), int32(p.ic.Columns), int32(0))
 	if err != nil {
 		return err
@@ -347,7 +348,8 @@ func (p *gpuImage) fold(samples, frames, firstFrame int) error {
 		i    int
 		size uintptr
 		v    unsafe.Pointer
-	}{{7, 8, unsafe.Pointer(&p.argF0)}, {8, 4, unsafe.Pointer(&p.argN)}, {11, 4, unsafe.Pointer(&p.argC0)}} {
+	}{{kernels.ReduceMax.F0, 8, unsafe.Pointer(&p.argF0)}, {kernels.ReduceMax.N, 4, unsafe.Pointer(&p.argN)},
+		{kernels.ReduceMax.CFirst, 4, unsafe.Pointer(&p.argC0)}} {
 		if err := lib.SetArg(&p.reduce.args, k, a.i, a.size, a.v); err != nil {
 			lib.Finish(&sp.args, q)
 			return errGPU("reduce", err)

@@ -58,8 +58,12 @@ type OpenCLOptions struct {
 	// BuildLog, if set, receives every program's build log, and compiler
 	// warnings stay on. Otherwise programs build with -w: a compiler that
 	// prints its diagnostics itself (PoCL's "1 warning generated.") says
-	// nothing on the terminal. $PRISM_OPENCL_BUILDLOG set means os.Stderr.
+	// nothing on the terminal. Tuning.BuildLog set means os.Stderr.
 	BuildLog io.Writer
+	// Tuning is the engine's tuning; nil: TuningFromEnv's (whose error,
+	// naming variables it ignored, is dropped here: `prism devices` shows
+	// it). Every plan of the engine follows it.
+	Tuning *Tuning
 }
 
 // EnvLibrary is the environment variable naming the OpenCL library to load
@@ -83,11 +87,7 @@ func loadLib(names []string) (*cl.Lib, error) {
 		return l, nil
 	}
 	defaultLibOnce.Do(func() {
-		var names []string
-		if env := os.Getenv(EnvLibrary); env != "" {
-			names = filepath.SplitList(env)
-		}
-		defaultLib, defaultLibErr = cl.Load(names...)
+		defaultLib, defaultLibErr = cl.Load(envLibraries()...)
 		if defaultLibErr != nil {
 			defaultLibErr = fmt.Errorf("%w: %v", ErrNoOpenCL, defaultLibErr)
 		}
@@ -296,12 +296,14 @@ type OpenCL struct {
 	// halvesMax is the largest complex transform done in one work-group
 	// with half of one component in local memory at a time (HALVES).
 	halvesMax int
-	// tune holds extra kernel defines from $PRISM_OPENCL_TUNE (comma-
-	// separated NAME=VALUE, added to every FFT kernel build and the live
-	// post-processing's): a tuning aid for trying kernel variants with
-	// `prism bench`, and how the tests run post.cl's float-sum path
-	// (PRISM_FLOAT_SUMS) on a device with fp64.
+	// tune holds extra kernel defines (Tuning.Defines, added to every FFT
+	// kernel build and the live post-processing's): a tuning aid for
+	// trying kernel variants with `prism bench`, and how the tests run
+	// post.cl's float-sum path (PRISM_FLOAT_SUMS) on a device with fp64.
 	tune []string
+	// tuning is what the engine opened with; plan code reads it, never
+	// the environment.
+	tuning Tuning
 	*openclShared
 	// fork is set on an engine withQueue made: it owns only its queue
 	fork *forkState
@@ -390,64 +392,27 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	t1 := time.Now()
 	sel := opts.Device
 	if sel == "" {
-		sel = os.Getenv(EnvDevice)
+		sel = envDevice()
+	}
+	tuning := opts.Tuning
+	if tuning == nil {
+		t, _ := TuningFromEnv() // ignored variables keep their defaults, as they always did
+		tuning = &t
 	}
 	info, err := openDevice(lib, sel)
 	if err != nil {
 		return nil, err
 	}
 	t2 := time.Now()
-	e := &OpenCL{lib: lib, info: info, openclShared: &openclShared{progs: map[string]*progBuild{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
+	e := &OpenCL{lib: lib, info: info, tuning: tuning.clone(), openclShared: &openclShared{progs: map[string]*progBuild{}, plans: map[closer]struct{}{}, cache: newProgCache(info)}}
 	e.stats.Load, e.stats.Query = t1.Sub(t0), t2.Sub(t1)
 	e.buildLog = opts.BuildLog
-	if e.buildLog == nil && os.Getenv("PRISM_OPENCL_BUILDLOG") != "" {
+	if e.buildLog == nil && tuning.BuildLog {
 		e.buildLog = os.Stderr
 	}
 	e.local = int(info.LocalMemBytes) - 256
 	e.maxWG = min(info.MaxWorkGroupSize, 1024)
-	// Tuning aids for `prism bench` on new hardware; the defaults were
-	// measured on an H200.
-	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_RADIX")); err == nil && (r == 4 || r == 8 || r == 16 || r == 32) {
-		e.radix = r
-	}
-	if r, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PASS_RADIX")); err == nil && (r == 8 || r == 16 || r == 32) {
-		e.passSmall = r
-	}
-	// On CPU devices (PoCL) 512-item groups with many barriers are slow:
-	// R2C 16384 ran at 0.72× clFFT's speed single-pass and 1.69× as two
-	// four-step passes, so transforms above 4096 points go multi-pass there.
-	e.singleMax = maxSingle
-	if info.Type == "CPU" {
-		e.singleMax = 4096
-	}
-	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_SINGLE_MAX")); err == nil && m >= 16 && m <= maxSingle {
-		e.singleMax = m
-	}
-	// In one group with HALVES (512 items of 32 values) against two
-	// four-step passes, H200: C2C 16384 0.202 ms against 0.320 (0.251 at
-	// radix 16, 1024 items of 16; cuFFT 0.200), R2C 32768 0.250 against
-	// 0.372 (cuFFT 0.248), spectrogram 32768/8192 0.949 against 1.504.
-	e.halvesMax = 2 * maxSingle
-	if info.Type == "CPU" {
-		e.halvesMax = 0
-	}
-	if m, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_HALVES_MAX")); err == nil && m >= 0 && m <= 2*maxSingle {
-		e.halvesMax = m
-	}
-	// H200: spectrogram 4096/1024 0.627 ms at 128, 0.688 ms at 256; R2C
-	// equal. Again for the transforms (2^26 samples, two alternating
-	// rounds): R2C 1024 0.143-0.144 ms at 32 and 64 against 0.142 at 128,
-	// C2C 1024 0.142-0.144 against 0.143; at 256 (two sequences per group)
-	// R2C 4096 0.156 against 0.148, C2C 4096 0.141 against 0.142.
-	e.groupThreads = 128
-	if g, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_GROUP")); err == nil && g >= 32 && g <= 1024 {
-		e.groupThreads = g
-	}
-	for _, d := range strings.Split(os.Getenv("PRISM_OPENCL_TUNE"), ",") {
-		if d = strings.TrimSpace(d); d != "" {
-			e.tune = append(e.tune, d)
-		}
-	}
+	e.applyTuning()
 	if e.ctx, err = lib.CreateContext(info.device); err != nil {
 		return nil, fmt.Errorf("gpufft: %s: %w", info, err)
 	}
@@ -462,6 +427,39 @@ func NewOpenCL(opts OpenCLOptions) (*OpenCL, error) {
 	e.stats.Context = time.Since(t2)
 	return e, nil
 }
+
+// applyTuning sets the engine's geometry limits from its device and
+// e.tuning; the defaults' measurements are in docs/gpufft-experiments.md.
+func (e *OpenCL) applyTuning() {
+	t, cpu := &e.tuning, e.info.Type == "CPU"
+	e.radix, e.passSmall = t.Radix, t.PassRadix
+	// CPU devices (PoCL) are slow with 512-item groups full of barriers:
+	// above 4096 points two four-step passes win there.
+	e.singleMax = maxSingle
+	if cpu {
+		e.singleMax = 4096
+	}
+	if t.SingleMax != 0 {
+		e.singleMax = t.SingleMax
+	}
+	// One group in halves beats two four-step passes on GPUs, up to 16384.
+	e.halvesMax = 2 * maxSingle
+	if cpu {
+		e.halvesMax = 0
+	}
+	if t.HalvesMax != nil {
+		e.halvesMax = *t.HalvesMax
+	}
+	// 128 items a group measured best or equal on the H200.
+	e.groupThreads = 128
+	if t.GroupThreads != 0 {
+		e.groupThreads = t.GroupThreads
+	}
+	e.tune = append([]string(nil), t.Defines...)
+}
+
+// Tuning returns the tuning the engine opened with (a copy).
+func (e *OpenCL) Tuning() Tuning { return e.tuning.clone() }
 
 // Stats reports the engine's start-up costs and program builds so far.
 func (e *OpenCL) Stats() OpenCLStats {
@@ -570,7 +568,7 @@ func (e *OpenCL) CloseForExit() error {
 // updated under it.
 func (e *OpenCL) program(source string, defines []string) (cl.Program, error) {
 	opts := "-cl-std=CL1.2 -D " + strings.Join(defines, " -D ")
-	if extra := os.Getenv("PRISM_OPENCL_OPTIONS"); extra != "" { // tuning aid, e.g. -cl-nv-verbose
+	if extra := e.tuning.CompilerOptions; extra != "" { // tuning aid, e.g. -cl-nv-verbose
 		opts += " " + extra
 	}
 	if e.buildLog == nil {
@@ -647,7 +645,7 @@ func (e *OpenCL) build(key, opts, source string) (cl.Program, error) {
 		e.mu.Unlock()
 	}
 	bin = nil
-	if e.cache.dir != "" || os.Getenv("PRISM_OPENCL_DUMP") != "" {
+	if e.cache.dir != "" || e.tuning.DumpDir != "" {
 		bin, _ = e.lib.Binary(p) // no binary: nothing to cache or dump
 	}
 	e.mu.Lock() // the cache's read-only flag and the statistics
@@ -664,7 +662,7 @@ func (e *OpenCL) build(key, opts, source string) (cl.Program, error) {
 		}
 	}
 	e.mu.Unlock()
-	if dir := os.Getenv("PRISM_OPENCL_DUMP"); dir != "" && len(bin) > 0 { // the device binary (NVIDIA: PTX), a tuning aid
+	if dir := e.tuning.DumpDir; dir != "" && len(bin) > 0 { // the device binary (NVIDIA: PTX), a tuning aid
 		if err := dumpBinary(dir, key[:16], append([]byte("// "+opts+"\n"), bin...)); err != nil {
 			fmt.Fprintf(os.Stderr, "gpufft: %v\n", err)
 		}

@@ -2,7 +2,6 @@ package gpufft
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -66,9 +65,14 @@ func (b *gpuBase) complexTable(t []complex64) (cl.Mem, error) {
 	return b.table(unsafe.Pointer(&t[0]), 8*len(t))
 }
 
-// kernel builds source with defines and returns its kernel name, with args
-// set in order (cl.Mem, int32, int64 or float32 values).
-func (b *gpuBase) kernel(source string, defines []string, name string, args ...any) (cl.Kernel, error) {
+// kernel builds source with defines and returns its kernel spec.Name,
+// with args set in order (cl.Mem, int32, int64 or float32 values): one
+// for each of the kernel's parameters, or it panics.
+func (b *gpuBase) kernel(source string, defines []string, spec kernels.Kernel, args ...any) (cl.Kernel, error) {
+	if len(args) != spec.Params {
+		panic(fmt.Sprintf("gpufft: %s takes %d arguments, given %d", spec.Name, spec.Params, len(args)))
+	}
+	name := spec.Name
 	prog, err := b.e.program(source, defines)
 	if err != nil {
 		return 0, err
@@ -167,14 +171,15 @@ func (l *launch) enqueue(e *OpenCL, items int) error {
 }
 
 // batchKernel builds one of fft_batch.cl's single-pass kernels.
-func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) (launch, error) {
+func (b *gpuBase) batchKernel(g geom, extra []string, spec kernels.Kernel, args ...any) (launch, error) {
+	name := spec.Name
 	defs := append(append(g.defines(), extra...), b.e.storeDefines(g, name)...)
 	maxGroups := 0
 	if k := b.e.persistGroups(g, name); k > 0 {
 		defs = append(defs, "PERSIST=1")
 		maxGroups = k * max(1, b.e.info.ComputeUnits)
 	}
-	k, err := b.kernel(kernels.Batch, append(defs, b.e.tune...), name, args...)
+	k, err := b.kernel(kernels.Batch, append(defs, b.e.tune...), spec, args...)
 	if err != nil {
 		return launch{}, err
 	}
@@ -189,14 +194,13 @@ func (b *gpuBase) batchKernel(g geom, extra []string, name string, args ...any) 
 // 32, one 256-item group per SM by its registers and 34 KB of local
 // memory; PRISM_OPENCL_R2C_HALVES=0) loops in one group per compute unit;
 // in halves (r2cGeom, the default there) it does not loop.
-// PRISM_OPENCL_PERSIST=k sets k for every C2C, R2C and C2R kernel (0:
-// none), a tuning aid.
+// Tuning.Persist=k sets k for every C2C, R2C and C2R kernel (0: none).
 func (e *OpenCL) persistGroups(g geom, name string) int {
-	if k, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_PERSIST")); err == nil && k >= 0 && k <= 64 {
+	if k := e.tuning.Persist; k != nil {
 		if name == "spectrogram" {
 			return 0
 		}
-		return k
+		return *k
 	}
 	if name == "fft_r2c" && g.len == 8192 && e.info.Type == "GPU" && !g.halvesPaired {
 		return 1
@@ -211,15 +215,10 @@ func (e *OpenCL) persistGroups(g geom, name string) int {
 // paired (HALVES_PAIRED in fft_common.cl): half the local memory per group
 // (R2C 16384: 16.5 KB against 33), so that two groups fit a compute
 // unit's shared memory beside each other, without the loop
-// (persistGroups). H200, device events, 2^26 samples per call, 3
-// alternating rounds: 0.180-0.183 ms against 0.202-0.205 (cuFFT 0.185);
-// numbers in fft_batch.cl. PRISM_OPENCL_R2C_HALVES=0 or 1 sets it for
-// every such geometry (a tuning aid).
+// (persistGroups): faster on the H200 (docs/gpufft-experiments.md).
+// Tuning.R2CHalves forces it for every such geometry.
 func (e *OpenCL) r2cGeom(g geom) geom {
-	on := e.info.Type == "GPU" && g.len == 8192
-	if v := os.Getenv("PRISM_OPENCL_R2C_HALVES"); v == "0" || v == "1" {
-		on = v == "1"
-	}
+	on := e.tuning.R2CHalves.or(e.info.Type == "GPU" && g.len == 8192)
 	if !on || !g.split || g.s != 1 {
 		return g
 	}
@@ -237,17 +236,12 @@ func (e *OpenCL) r2cGeom(g geom) geom {
 // points), STHINT=1: evict-first stores, which take effect on NVIDIA
 // only (H200: 0.250 -> 0.242 ms). STAGE_ST (one row's stores staged
 // through local memory) measured slower and stays off. The numbers are in
-// fft_batch.cl. PRISM_OPENCL_STAGE_ST and PRISM_OPENCL_STHINT (0 or 1)
-// set either for every kernel (tuning aids).
+// docs/gpufft-experiments.md. Tuning.StageStores and Tuning.StoreHint
+// force either for every kernel.
 func (e *OpenCL) storeDefines(g geom, name string) []string {
 	defs := e.ptxDefine()
-	stage, hint := false, name == "fft_r2c" && g.halves && !g.halvesPaired // R2C 32768's rule
-	if v := os.Getenv("PRISM_OPENCL_STAGE_ST"); v == "0" || v == "1" {
-		stage = v == "1"
-	}
-	if v := os.Getenv("PRISM_OPENCL_STHINT"); v == "0" || v == "1" {
-		hint = v == "1"
-	}
+	stage := e.tuning.StageStores.or(false)
+	hint := e.tuning.StoreHint.or(name == "fft_r2c" && g.halves && !g.halvesPaired) // R2C 32768's rule
 	return append(defs, "STAGE_ST="+b01(stage), "STHINT="+b01(hint))
 }
 
@@ -267,27 +261,21 @@ func (e *OpenCL) ptxDefine() []string {
 // reverse order (P2_REV: it starts on the items pass 1 wrote last, some of
 // them still in L2), and on NVIDIA's platform pass 1 of 256 or 512 points
 // stores evict-first (P1_ST=1; at 128 and 1024 it measured slower). The
-// numbers are in fft_passes.cl. PRISM_OPENCL_P2REV and PRISM_OPENCL_P1ST
-// (0 or 1) set either for every pass of every plan (tuning aids).
+// numbers are in docs/gpufft-experiments.md. Tuning.Pass1Hint and
+// Tuning.Pass2Reverse force either for every pass of every plan.
 func (e *OpenCL) passDefines(pass1 bool, n int, plain bool) []string {
 	if pass1 {
-		st := plain && (n == 256 || n == 512) && len(e.ptxDefine()) > 0
-		if v := os.Getenv("PRISM_OPENCL_P1ST"); v == "0" || v == "1" {
-			st = v == "1"
-		}
+		st := e.tuning.Pass1Hint.or(plain && (n == 256 || n == 512) && len(e.ptxDefine()) > 0)
 		return []string{"P1_ST=" + b01(st)}
 	}
-	rev := plain && e.info.Type == "GPU"
-	if v := os.Getenv("PRISM_OPENCL_P2REV"); v == "0" || v == "1" {
-		rev = v == "1"
-	}
+	rev := e.tuning.Pass2Reverse.or(plain && e.info.Type == "GPU")
 	return []string{"P2_REV=" + b01(rev)}
 }
 
 // elemKernel builds one of fft_passes.cl's one-item-per-element kernels.
-func (b *gpuBase) elemKernel(length int, extra []string, name string, perUnit int, args ...any) (launch, error) {
+func (b *gpuBase) elemKernel(length int, extra []string, spec kernels.Kernel, perUnit int, args ...any) (launch, error) {
 	defs := append(geom{len: length, radix: 2, s: 1}.defines(), extra...)
-	k, err := b.kernel(kernels.Passes, defs, name, args...)
+	k, err := b.kernel(kernels.Passes, defs, spec, args...)
 	if err != nil {
 		return launch{}, err
 	}
@@ -305,12 +293,6 @@ type passIO struct {
 	hop        int32 // IN_MODE 1
 }
 
-// Argument indices of fft_pass set per call.
-const (
-	passChanArg   = 7 // long chanStride
-	passFramesArg = 9 // int frames
-)
-
 // fourStep builds the two passes of an n-point complex transform from src
 // to dst through tmp, for whole items of n points. conjIn/conjOut with
 // scale make it an inverse (see fft_passes.cl); io folds a real transform's
@@ -318,7 +300,7 @@ const (
 // can do the split).
 func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, scale float32, io passIO) ([]launch, error) {
 	e := b.e
-	smallA := io.out != 0 || os.Getenv("PRISM_OPENCL_SMALL_A") == "1" // the variable: a tuning aid for the complex plans
+	smallA := io.out != 0 || e.tuning.SmallFirstPass
 	A, B := fourStepSplit(n, smallA)
 	// W_n^i for i < n, then the two-level tables pass 1 reads
 	// (fft_passes.cl): W_n^j for j < lo and W_n^(lo·h) for h < n/lo.
@@ -344,7 +326,9 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 	plain := io.in == 0 && io.out != 2 // complex input, no spectrogram output (passDefines)
 	mk := func(length, seqs, ssIn, esIn, ssOut, esOut int, loadSeq, twiddle4, cin, cout bool, inMode, outMode int, in, out, aux cl.Mem) (launch, error) {
 		g := e.passGeom(length, outMode != 0)
-		slot := ssIn == 1 && ssOut == 1 && outMode == 0 && slotFast()
+		// pass 1 slot-fastest (SLOT_FAST): registers straight to global
+		// memory, never slower (docs/gpufft-experiments.md)
+		slot := ssIn == 1 && ssOut == 1 && outMode == 0 && !e.tuning.StagedPass1
 		g.s = min(g.s, seqs) // a group's sequences belong to one item
 		if seqs%g.s != 0 || (outMode != 0 && g.s < 2) {
 			return launch{}, fmt.Errorf("%w: four-step pass of %d×%d", ErrInvalid, length, seqs)
@@ -360,7 +344,7 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 			"SPLIT_LEN="+strconv.Itoa(n), "SSTRIDE="+strconv.Itoa(g.passStride()), "SLOT_FAST="+b01(slot))
 		defs = append(append(defs, io.defs...), "TWLOG="+strconv.Itoa(bitsLen(lo)-1))
 		defs = append(append(append(defs, e.ptxDefine()...), e.passDefines(twiddle4, length, plain)...), e.tune...)
-		k, err := b.kernel(kernels.Passes, defs, "fft_pass", in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
+		k, err := b.kernel(kernels.Passes, defs, kernels.FFTPass.Kernel, in, out, tws, tw4, scale, orDummy(aux), orDummy(io.gain),
 			int64(0), io.hop, int32(0))
 		if err != nil {
 			return launch{}, err
@@ -379,16 +363,6 @@ func (b *gpuBase) fourStep(n int, src, tmp, dst cl.Mem, conjIn, conjOut bool, sc
 	}
 	return []launch{p1, p2}, nil
 }
-
-// slotFast says whether pass 1 of the four-step transforms (sequences
-// consecutive on both sides) takes its work-items slot-fastest (SLOT_FAST
-// in fft_passes.cl) and so reads and writes global memory straight from
-// registers. PRISM_OPENCL_SLOTFAST=0 turns it off (a tuning aid). On PoCL
-// (this project's 2-core machine, under other work: best of 7 alternating
-// runs of 2^22 samples, staged / slot-fast) it is no slower: C2C 16384 116
-// / 82 ms, 65536 164 / 132, 2^18 198 / 162; R2C 16384 46 / 21, 65536 167
-// / 125, 2^18 181 / 161; spectrogram 16384/4096 275 / 275.
-func slotFast() bool { return os.Getenv("PRISM_OPENCL_SLOTFAST") != "0" }
 
 // fourStepPaired reports whether pass 2 of an n-point four-step transform
 // holds a sequence and its mirror in one group, so the real split folds
@@ -452,11 +426,11 @@ func (p *gpuComplex) init() error {
 			return err
 		}
 		for _, inverse := range []bool{false, true} {
-			l, err := p.batchKernel(g, []string{"KERNEL_C2C", "INVERSE=" + b01(inverse)}, "fft_c2c", p.in, p.out, tws, int32(0))
+			l, err := p.batchKernel(g, []string{"KERNEL_C2C", "INVERSE=" + b01(inverse)}, kernels.FFTC2C.Kernel, p.in, p.out, tws, int32(0))
 			if err != nil {
 				return err
 			}
-			l.intArg = 3
+			l.intArg = kernels.FFTC2C.Count
 			if inverse {
 				p.inv = []launch{l}
 			} else {
@@ -570,15 +544,15 @@ func (p *gpuReal) init() error {
 			return err
 		}
 		fg := e.r2cGeom(g)
-		f, err := p.batchKernel(fg, append([]string{"KERNEL_R2C"}, fg.pairedDefine()...), "fft_r2c", p.rbuf, p.cbuf, tws, twN, int32(0))
+		f, err := p.batchKernel(fg, append([]string{"KERNEL_R2C"}, fg.pairedDefine()...), kernels.FFTR2C.Kernel, p.rbuf, p.cbuf, tws, twN, int32(0))
 		if err != nil {
 			return err
 		}
-		i, err := p.batchKernel(g, []string{"KERNEL_C2R"}, "fft_c2r", p.cbuf, p.rbuf, tws, twN, int32(0))
+		i, err := p.batchKernel(g, []string{"KERNEL_C2R"}, kernels.FFTC2R.Kernel, p.cbuf, p.rbuf, tws, twN, int32(0))
 		if err != nil {
 			return err
 		}
-		f.intArg, i.intArg = 4, 4
+		f.intArg, i.intArg = kernels.FFTR2C.Count, kernels.FFTC2R.Count
 		p.fwd, p.inv = []launch{f}, []launch{i}
 		return nil
 	}
@@ -606,11 +580,11 @@ func (p *gpuReal) init() error {
 	if err != nil {
 		return err
 	}
-	post, err := p.elemKernel(m, []string{"KERNEL_R2C_POST"}, "r2c_post", m+1, tmp2, p.cbuf, twN, int32(0))
+	post, err := p.elemKernel(m, []string{"KERNEL_R2C_POST"}, kernels.R2CPost.Kernel, m+1, tmp2, p.cbuf, twN, int32(0))
 	if err != nil {
 		return err
 	}
-	post.intArg = 3
+	post.intArg = kernels.R2CPost.Count
 	p.fwd = append(fs, post)
 	return nil
 }
@@ -731,15 +705,15 @@ func (p *gpuSpectrogram) init() error {
 		if err != nil {
 			return err
 		}
-		fpg := framesPerGroup()
+		fpg := e.framesPerGroup()
 		extra := append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...)
-		l, err := p.batchKernel(g, append(extra, e.padBaseDefine()...), "spectrogram",
+		l, err := p.batchKernel(g, append(extra, e.padBaseDefine()...), kernels.Spectrogram.Kernel,
 			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
 		if err != nil {
 			return err
 		}
 		l.s *= fpg
-		l.longArg, l.intArg, l.perUnit = 5, 7, outCh
+		l.longArg, l.intArg, l.perUnit = kernels.Spectrogram.ChanStride, kernels.Spectrogram.Frames, outCh
 		p.ls = []launch{l}
 		return nil
 	}
@@ -761,7 +735,7 @@ func (p *gpuSpectrogram) init() error {
 		}
 		for i := range fs {
 			fs[i].perUnit *= outCh
-			fs[i].longArg, fs[i].intArg = passChanArg, passFramesArg
+			fs[i].longArg, fs[i].intArg = kernels.FFTPass.ChanStride, kernels.FFTPass.Frames
 		}
 		p.ls = fs
 		return nil
@@ -770,11 +744,11 @@ func (p *gpuSpectrogram) init() error {
 	if err != nil {
 		return err
 	}
-	fr, err := p.elemKernel(m, append(defs, "KERNEL_FRAMES"), "frames", outCh*m, p.in, tmp, winBuf, int64(0), int32(cfg.Hop), int32(0))
+	fr, err := p.elemKernel(m, append(defs, "KERNEL_FRAMES"), kernels.Frames.Kernel, outCh*m, p.in, tmp, winBuf, int64(0), int32(cfg.Hop), int32(0))
 	if err != nil {
 		return err
 	}
-	fr.longArg, fr.intArg = 3, 5
+	fr.longArg, fr.intArg = kernels.Frames.ChanStride, kernels.Frames.Frames
 	fs, err := p.fourStep(m, tmp, tmp2, tmp, false, false, 1, passIO{})
 	if err != nil {
 		return err
@@ -782,11 +756,11 @@ func (p *gpuSpectrogram) init() error {
 	for i := range fs {
 		fs[i].perUnit *= outCh
 	}
-	post, err := p.elemKernel(m, append(defs, "KERNEL_SPEC_POST"), "spec_post", outCh*(m+1), tmp, p.out, twN, int32(0), scale, gainBuf)
+	post, err := p.elemKernel(m, append(defs, "KERNEL_SPEC_POST"), kernels.SpecPost.Kernel, outCh*(m+1), tmp, p.out, twN, int32(0), scale, gainBuf)
 	if err != nil {
 		return err
 	}
-	post.intArg, post.intMul = 3, outCh // spec_post counts sequences
+	post.intArg, post.intMul = kernels.SpecPost.Count, outCh // spec_post counts sequences
 	p.ls = append(append([]launch{fr}, fs...), post)
 	return nil
 }
@@ -815,23 +789,11 @@ func (p *gpuSpectrogram) Execute(dst, src []float32) (int, error) {
 }
 
 // framesPerGroup is how many overlapping frames one work-group of the
-// single-pass spectrogram does in turn (FPG in fft_batch.cl): one. A
-// loop over the overlap N/hop (at most 8), so the frames after the first
-// read most of their samples from L1, once paid (H100, 4096/1024: 0.586 ms with
-// 4 against 0.657 with 1; H200, 16384/4096: 0.769 with 4 against 0.872).
-// Since the exchanges went float2 (XCH_F2) one frame a group is faster
-// everywhere (`prism bench`, 3 alternating rounds, 1 / 2 / the overlap up
-// to 8, ms): H200 (2^26 samples) 4096/1024 0.398-0.402 / 0.414-0.415 /
-// 0.412-0.413, 4096/512 0.765-0.770 / 0.797-0.799 / 0.799-0.802,
-// 4096/2048 0.220 / 0.221-0.222 / 0.221-0.224, 8192/2048 0.542-0.544 /
-// 0.595-0.597 / 0.573-0.574, 16384/4096 0.535-0.536 / 0.708-0.711 /
-// 0.714-0.716, 8192/256 4.136-4.148 / 4.566-4.568 / 4.325-4.349; PoCL
-// (2^21 samples, 2 rounds) 4096/1024 28.8-32.3 against 46.0-46.1 with 4.
-// Groups of several sequences always did one frame each (1024/256, 8 a
-// group: 0.584 ms with 2, 0.571 with 4, 0.435 with 1 before). The
-// define stays for PRISM_OPENCL_FPG (a tuning aid, 1 to 64).
-func framesPerGroup() int {
-	if v, err := strconv.Atoi(os.Getenv("PRISM_OPENCL_FPG")); err == nil && v >= 1 && v <= 64 {
+// single-pass spectrogram does in turn (FPG in fft_batch.cl): one, unless
+// Tuning.FramesPerGroup says otherwise. Since the exchanges went float2
+// the frame loop loses on every device measured (docs/gpufft-experiments.md).
+func (e *OpenCL) framesPerGroup() int {
+	if v := e.tuning.FramesPerGroup; v != 0 {
 		return v
 	}
 	return 1
@@ -839,9 +801,8 @@ func framesPerGroup() int {
 
 // padBaseDefine turns the spectrogram kernel's PAD_BASE (fft_common.cl,
 // on by default: the exchanges' positions as constant offsets) off on CPU
-// devices, unless $PRISM_OPENCL_TUNE sets it. PoCL here (2^22 samples, 5
-// alternating runs, old / with it / without): 4096/1024 120.5-123.5 ms /
-// 125.2-126.5 / 120.3-123.0; 1024/256 68.8-71.5 / 66.9-68.3 / as old.
+// devices, unless Tuning.Defines sets it: slower on PoCL at 4096/1024
+// (docs/gpufft-experiments.md).
 func (e *OpenCL) padBaseDefine() []string {
 	if e.info.Type != "CPU" {
 		return nil

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -364,17 +363,9 @@ func NewPCMImage(e Engine, f PCMFormat, cfg SpectrogramConfig, ic ImageConfig) (
 // at exit in 2 of about 10 batches of 20 files with a queue per file (an
 // assertion in pocl_release_dlhandle_cache; one queue was not tried
 // there), so there the plans share the engine's queue, as before.
-// $PRISM_OPENCL_PLAN_QUEUE=0 shares it on every device, =1 gives each
-// plan its own on every device (to measure, and to test on PoCL).
-func (e *OpenCL) planQueues() bool {
-	switch os.Getenv("PRISM_OPENCL_PLAN_QUEUE") {
-	case "0":
-		return false
-	case "1":
-		return true
-	}
-	return e.info.Type != "CPU"
-}
+// Tuning.PlanQueue forces either on every device (to measure, and to test
+// on PoCL).
+func (e *OpenCL) planQueues() bool { return e.tuning.PlanQueue.or(e.info.Type != "CPU") }
 
 // planQueue returns the engine a PCM plan is made on: e on a queue of its
 // own (own, which the plan closes after itself), or e itself (own nil).
@@ -581,11 +572,11 @@ func (p *gpuPCM) init() error {
 	}
 	inv := 1 / float32(p.f.Channels)
 	prog := pcmProgram(p.f)
-	k, err := b.kernel(prog.source, prog.defines, "pcm_planar", p.raw, p.sp.in, int64(0), inv)
+	k, err := b.kernel(prog.source, prog.defines, kernels.PCMPlanar.Kernel, p.raw, p.sp.in, int64(0), inv)
 	if err != nil {
 		return err
 	}
-	p.conv = launch{k: k, wg: 256, perUnit: 1, intArg: -1, intMul: 1, longArg: 2}
+	p.conv = launch{k: k, wg: 256, perUnit: 1, intArg: -1, intMul: 1, longArg: kernels.PCMPlanar.Frames}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package gpufft
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -18,8 +19,12 @@ import (
 // releases its queue (the engine tracks nothing more), and an engine closed
 // with a plan open leaves that plan's Close harmless.
 func TestPCMPlanQueues(t *testing.T) {
-	g := requireGPU(t)
-	t.Setenv("PRISM_OPENCL_PLAN_QUEUE", "1") // on PoCL too
+	t.Setenv("PRISM_OPENCL_PLAN_QUEUE", "1") // on PoCL too; read when an engine opens
+	g, err := NewOpenCL(OpenCLOptions{Device: fmt.Sprint(requireGPU(t).info.Index)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
 	r := rand.New(rand.NewPCG(9, 10))
 	f := PCMFormat{Encoding: PCMInt16, Channels: 2, Select: PCMMix}
 	const total = 30011

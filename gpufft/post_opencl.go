@@ -105,7 +105,7 @@ func (p *gpuLive) init() error {
 		return err
 	}
 	defs := append(geom{len: 64, radix: 2, s: 1}.defines(), b.e.tune...) // PRISM_FLOAT_SUMS: post.cl's float path
-	k, err := b.kernel(kernels.Post, defs, "live_update", p.sp.out, gain2, p.entBuf, int32(0), p.tr, age, ring, linSum, longSum,
+	k, err := b.kernel(kernels.Post, defs, kernels.LiveUpdate.Kernel, p.sp.out, gain2, p.entBuf, int32(0), p.tr, age, ring, linSum, longSum,
 		carry, p.colBuf, int32(0), int32(bins), int32(outC), int32(L), int32(0), int32(0), int64(0), int32(0),
 		cfg.ExpAlpha, int32(min(cfg.HoldFrames, math.MaxInt32)), cfg.Decay, int32(col0), int32(colN))
 	if err != nil {
@@ -158,7 +158,7 @@ func (p *gpuLive) initBands(b *gpuBase, defs []string, bins, outC, nb, maxF int)
 	}
 	p.bandHi = make([]float32, 2*outC*nb)
 	normHi := float32(p.cfg.BandNorm)
-	k, err := b.kernel(kernels.Post, defs, "live_bands", p.sp.out, startBuf, binBuf, wBuf, bandPow, ms, p.bandOut,
+	k, err := b.kernel(kernels.Post, defs, kernels.LiveBands.Kernel, p.sp.out, startBuf, binBuf, wBuf, bandPow, ms, p.bandOut,
 		int32(0), int32(bins), int32(nb), int32(maxF), normHi, float32(p.cfg.BandNorm-float64(normHi)), p.cfg.ExpAlpha, int32(0))
 	if err != nil {
 		return err
@@ -236,12 +236,13 @@ func (p *gpuLive) post(frames, nEnts int) error {
 	for _, a := range [...]struct {
 		i int
 		v *int32
-	}{{3, &p.argEnts}, {11, &p.argN}, {15, &p.argLinNext}, {16, &p.argLinCount}, {18, &p.argFirst}} {
+	}{{kernels.LiveUpdate.NEnts, &p.argEnts}, {kernels.LiveUpdate.N, &p.argN}, {kernels.LiveUpdate.LinNext, &p.argLinNext},
+		{kernels.LiveUpdate.LinCount, &p.argLinCount}, {kernels.LiveUpdate.First, &p.argFirst}} {
 		if err := lib.SetArg(&u.args, u.k, a.i, 4, unsafe.Pointer(a.v)); err != nil {
 			return err
 		}
 	}
-	if err := lib.SetArg(&u.args, u.k, 17, 8, unsafe.Pointer(&p.argLongCount)); err != nil {
+	if err := lib.SetArg(&u.args, u.k, kernels.LiveUpdate.LongCount, 8, unsafe.Pointer(&p.argLongCount)); err != nil {
 		return err
 	}
 	if err := u.enqueue(p.sp.e, 1); err != nil {
@@ -251,10 +252,10 @@ func (p *gpuLive) post(frames, nEnts int) error {
 		return nil
 	}
 	bl := &p.bands
-	if err := lib.SetArg(&bl.args, bl.k, 7, 4, unsafe.Pointer(&p.argN)); err != nil {
+	if err := lib.SetArg(&bl.args, bl.k, kernels.LiveBands.N, 4, unsafe.Pointer(&p.argN)); err != nil {
 		return err
 	}
-	if err := lib.SetArg(&bl.args, bl.k, 14, 4, unsafe.Pointer(&p.argFirst)); err != nil {
+	if err := lib.SetArg(&bl.args, bl.k, kernels.LiveBands.First, 4, unsafe.Pointer(&p.argFirst)); err != nil {
 		return err
 	}
 	return bl.enqueue(p.sp.e, 1)

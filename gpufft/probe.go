@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 )
@@ -90,7 +89,7 @@ func ReadProbe(ctx context.Context, cmd *exec.Cmd) (ProbeResult, error) {
 	line, readErr := bufio.NewReader(io.LimitReader(stdout, 1<<20)).ReadBytes('\n')
 	var res ProbeResult
 	parsed := readErr == nil && json.Unmarshal(line, &res) == nil
-	if parsed && ctx.Err() == nil && os.Getenv("PRISM_PROBE_NOWAIT") == "1" {
+	if parsed && ctx.Err() == nil && envProbeNoWait() {
 		go func() { // reap the child once it has ended
 			io.Copy(io.Discard, stdout)
 			cmd.Wait()

@@ -34,14 +34,16 @@ var probeLibDirs = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux
 // modification time).
 func ProbeFingerprint() string {
 	h := sha256.New()
-	for _, k := range probeEnv {
-		fmt.Fprintf(h, "%s=%s\x00", k, os.Getenv(k))
+	env := map[string]string{}
+	for i, v := range envInstall() {
+		env[probeEnv[i]] = v
+		fmt.Fprintf(h, "%s=%s\x00", probeEnv[i], v)
 	}
 	libs := []string{"libOpenCL.so.1"}
-	if env := os.Getenv(EnvLibrary); env != "" {
-		libs = filepath.SplitList(env)
+	if l := env[EnvLibrary]; l != "" {
+		libs = filepath.SplitList(l)
 	}
-	vendors := os.Getenv("OCL_ICD_VENDORS")
+	vendors := env["OCL_ICD_VENDORS"]
 	if vendors == "" {
 		vendors = "/etc/OpenCL/vendors"
 	}
@@ -58,7 +60,7 @@ func ProbeFingerprint() string {
 		}
 	}
 	for _, l := range libs {
-		fmt.Fprintf(h, "lib %s %s\x00", l, libStamp(l))
+		fmt.Fprintf(h, "lib %s %s\x00", l, libStamp(l, env["LD_LIBRARY_PATH"]))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
@@ -74,11 +76,12 @@ func readSmall(path string) ([]byte, error) {
 }
 
 // libStamp is the size and modification time of the file a library name
-// resolves to (searched like the dynamic loader, roughly), or "missing".
-func libStamp(name string) string {
+// resolves to (searched like the dynamic loader, roughly, ldPath first),
+// or "missing".
+func libStamp(name, ldPath string) string {
 	dirs := []string{""}
 	if !strings.Contains(name, "/") {
-		dirs = append(filepath.SplitList(os.Getenv("LD_LIBRARY_PATH")), probeLibDirs...)
+		dirs = append(filepath.SplitList(ldPath), probeLibDirs...)
 	}
 	for _, d := range dirs {
 		p := name

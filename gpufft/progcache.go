@@ -67,7 +67,7 @@ const cacheHeader = len(cacheMagic) + 8 + sha256.Size
 const poclPlatform = "Portable Computing Language"
 
 func newProgCache(info DeviceInfo) progCache {
-	dir := os.Getenv(EnvCacheDir)
+	dir := envCacheDir()
 	if dir == "off" || (dir == "" && info.Platform == poclPlatform) {
 		return progCache{}
 	}

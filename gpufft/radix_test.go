@@ -135,7 +135,6 @@ func TestRadixPersistent(t *testing.T) {
 // default (PERSIST): the R2C kernel of 8192 complex points on GPUs only,
 // and only where it keeps one component in local memory (not in halves).
 func TestRadixPersistRule(t *testing.T) {
-	t.Setenv("PRISM_OPENCL_PERSIST", "")
 	gpu, cpu := &OpenCL{info: DeviceInfo{Type: "GPU"}}, &OpenCL{info: DeviceInfo{Type: "CPU"}}
 	for _, c := range []struct {
 		e    *OpenCL
@@ -154,7 +153,8 @@ func TestRadixPersistRule(t *testing.T) {
 	if got := gpu.persistGroups(geom{len: 8192, radix: 32, s: 1, halves: true, halvesPaired: true}, "fft_r2c"); got != 0 {
 		t.Errorf("GPU device, fft_r2c of 8192 points in halves: %d groups per compute unit, want 0", got)
 	}
-	t.Setenv("PRISM_OPENCL_PERSIST", "3")
+	three := 3
+	gpu.tuning.Persist = &three // PRISM_OPENCL_PERSIST=3
 	if got := gpu.persistGroups(geom{len: 512, radix: 32, s: 8}, "fft_c2c"); got != 3 {
 		t.Errorf("PRISM_OPENCL_PERSIST=3: %d", got)
 	}
@@ -208,8 +208,6 @@ func TestRadixStagedStores(t *testing.T) {
 // default, inline PTX allowed on NVIDIA's platform only; and the tuning
 // variables' overrides.
 func TestRadixStoreRule(t *testing.T) {
-	t.Setenv("PRISM_OPENCL_STAGE_ST", "")
-	t.Setenv("PRISM_OPENCL_STHINT", "")
 	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
 	other := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "AMD Accelerated Parallel Processing"}, local: 64<<10 - 256, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
 	cpu := &OpenCL{info: DeviceInfo{Type: "CPU", Platform: "Portable Computing Language"}, local: 64<<10 - 256, maxWG: 4096, groupThreads: 128, singleMax: 4096}
@@ -236,8 +234,7 @@ func TestRadixStoreRule(t *testing.T) {
 			t.Errorf("%s, %s of %d points: %v, want %v", c.e.info.Platform, c.name, c.len, got, c.want)
 		}
 	}
-	t.Setenv("PRISM_OPENCL_STAGE_ST", "1")
-	t.Setenv("PRISM_OPENCL_STHINT", "0")
+	nv.tuning.StageStores, nv.tuning.StoreHint = SwitchOn, SwitchOff // PRISM_OPENCL_STAGE_ST=1, PRISM_OPENCL_STHINT=0
 	g, _ := nv.planGeom(16384)
 	if got, want := nv.storeDefines(g, "fft_r2c"), []string{"NV_PTX=1", "STAGE_ST=1", "STHINT=0"}; !slices.Equal(got, want) {
 		t.Errorf("overridden: %v, want %v", got, want)
@@ -285,7 +282,6 @@ func TestRadixHalvesPaired(t *testing.T) {
 // 0; without the evict-first stores of R2C in halves (32768 real points),
 // which it leaves as they are, as it does smaller transforms.
 func TestRadixHalvesPairedRule(t *testing.T) {
-	t.Setenv("PRISM_OPENCL_STHINT", "")
 	nv := &OpenCL{info: DeviceInfo{Type: "GPU", Platform: "NVIDIA CUDA"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
 	cpu := &OpenCL{info: DeviceInfo{Type: "CPU", Platform: "Portable Computing Language"}, local: nvidiaLocal, maxWG: 1024, groupThreads: 128, singleMax: maxSingle, halvesMax: 2 * maxSingle}
 	for _, c := range []struct {
@@ -303,7 +299,7 @@ func TestRadixHalvesPairedRule(t *testing.T) {
 		{nv, "1", 16384, true, false, false, "STHINT=1"},
 		{nv, "0", 8192, false, true, false, "STHINT=0"},
 	} {
-		t.Setenv("PRISM_OPENCL_R2C_HALVES", c.env)
+		c.e.tuning.R2CHalves = map[string]Switch{"": SwitchAuto, "0": SwitchOff, "1": SwitchOn}[c.env] // PRISM_OPENCL_R2C_HALVES
 		g, ok := c.e.planGeom(c.len)
 		if !ok {
 			t.Fatalf("%d points not single-pass", c.len)

@@ -500,9 +500,14 @@ func worstFrameError(cfg SpectrogramConfig, out, x []float32) float64 {
 func TestSpectrogramFramesPerGroup(t *testing.T) {
 	g := requireGPU(t)
 	t.Setenv("PRISM_OPENCL_FPG", "4")
-	if framesPerGroup() != 4 {
+	e, err := NewOpenCL(OpenCLOptions{Device: fmt.Sprint(g.info.Index)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.framesPerGroup() != 4 {
 		t.Fatal("PRISM_OPENCL_FPG=4 not taken")
 	}
 	rng := rand.New(rand.NewPCG(36, 1))
-	spectrogramMatchesCPU(t, g, 4096, rng)
+	spectrogramMatchesCPU(t, e, 4096, rng)
 }

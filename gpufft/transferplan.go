@@ -307,23 +307,6 @@ func (p *cpuTransfer) Close() error { return p.sp.Close() }
 
 // ---- OpenCL engine
 
-// transfer_update's argument indices (transfer.cl's signature; the
-// per-call ones are set before each launch).
-const (
-	trArgSpec = iota
-	trArgRing
-	trArgAvg
-	trArgN
-	trArgBins
-	trArgM
-	trArgK
-	trArgNext
-	trArgCount
-	trArgFirst
-	trArgAlpha
-	trArgs
-)
-
 // gpuTransfer is a transfer plan on OpenCL: the spectrogram plan's
 // kernels, then transfer.cl's transfer_update on its output buffer, on
 // one in-order queue; per batch the host uploads the samples, and Read
@@ -375,13 +358,14 @@ func (p *gpuTransfer) init() error {
 	if p.avg, err = zeroed(4 * cfg.DstLen()); err != nil {
 		return err
 	}
-	args := make([]any, trArgs)
-	args[trArgSpec], args[trArgRing], args[trArgAvg] = p.sp.out, ring, p.avg
-	args[trArgN], args[trArgBins], args[trArgM], args[trArgK] = int32(0), int32(bins), int32(M), int32(cfg.Frames)
-	args[trArgNext], args[trArgCount], args[trArgFirst], args[trArgAlpha] = int32(0), int32(0), int32(0), cfg.ExpAlpha
+	a := kernels.TransferUpdate
+	args := make([]any, a.Params)
+	args[a.Spec], args[a.Ring], args[a.Avg] = p.sp.out, ring, p.avg
+	args[a.N], args[a.Bins], args[a.M], args[a.K] = int32(0), int32(bins), int32(M), int32(cfg.Frames)
+	args[a.Next], args[a.Count], args[a.First], args[a.Alpha] = int32(0), int32(0), int32(0), cfg.ExpAlpha
 	// fft_common.cl, built before every kernel file, needs a geometry;
 	// transfer.cl uses none (post.cl's one)
-	k, err := b.kernel(kernels.Transfer, geom{len: 64, radix: 2, s: 1}.defines(), "transfer_update", args...)
+	k, err := b.kernel(kernels.Transfer, geom{len: 64, radix: 2, s: 1}.defines(), a.Kernel, args...)
 	if err != nil {
 		return err
 	}
@@ -428,7 +412,7 @@ func (p *gpuTransfer) post(frames int) error {
 	for _, a := range [...]struct {
 		i int
 		v *int32
-	}{{trArgN, &p.argN}, {trArgNext, &p.argNext}, {trArgCount, &p.argCount}, {trArgFirst, &p.argFirst}} {
+	}{{kernels.TransferUpdate.N, &p.argN}, {kernels.TransferUpdate.Next, &p.argNext}, {kernels.TransferUpdate.Count, &p.argCount}, {kernels.TransferUpdate.First, &p.argFirst}} {
 		if err := lib.SetArg(&u.args, u.k, a.i, 4, unsafe.Pointer(a.v)); err != nil {
 			return err
 		}

@@ -6,10 +6,8 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/prismaudio/prism/kernels"
 	"github.com/prismaudio/prism/window"
 )
 
@@ -305,33 +303,6 @@ func BenchmarkTransferPlan(b *testing.B) {
 				}
 				b.ReportMetric(float64(frames*b.N)/b.Elapsed().Seconds(), "frames/s")
 			})
-		}
-	}
-}
-
-// transfer_update's argument indices (trArg…) name the parameters of its
-// signature in transfer.cl, in order.
-func TestTransferKernelSignature(t *testing.T) {
-	src := kernels.Transfer
-	i := strings.Index(src, "__kernel void transfer_update(")
-	if i < 0 {
-		t.Fatal("transfer.cl has no transfer_update")
-	}
-	sig := src[i+len("__kernel void transfer_update("):]
-	sig = sig[:strings.Index(sig, ")")]
-	var names []string
-	for _, p := range strings.Split(sig, ",") {
-		f := strings.Fields(p)
-		names = append(names, strings.TrimLeft(f[len(f)-1], "*"))
-	}
-	want := map[int]string{trArgSpec: "spec", trArgRing: "ring", trArgAvg: "avg", trArgN: "n", trArgBins: "bins",
-		trArgM: "M", trArgK: "K", trArgNext: "next", trArgCount: "count", trArgFirst: "first", trArgAlpha: "alpha"}
-	if len(names) != trArgs || len(want) != trArgs {
-		t.Fatalf("transfer_update has %d parameters %v, the host %d", len(names), names, trArgs)
-	}
-	for i, n := range names {
-		if want[i] != n {
-			t.Errorf("parameter %d is %q, the host's index names %q", i, n, want[i])
 		}
 	}
 }

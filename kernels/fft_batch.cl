@@ -42,26 +42,8 @@
 // PERSIST (C2C, R2C, C2R): the host launches no more groups than the
 // device holds at once (gpufft's persistGroups per compute unit) and each
 // group loops over group indices grp, grp + groups, ... (a grid-stride
-// loop). On by default for R2C at LEN 8192 only. Measured on the H200
-// (2^26 samples per call, medians of 3 alternating runs, cuFFT in the same
-// call): R2C 16384 0.213 ms against 0.228 (1 or 2 groups per SM alike);
-// with r2c_store_paired's constant twiddles 0.210 against 0.226 (cuFFT
-// 0.186). Everywhere else the loop lost, at the best of 1, 2, 4 and 6
-// groups per SM: R2C 1024 0.166 against 0.150, 4096 0.194 against 0.156,
-// 32768 (HALVES) 0.447 against 0.249; C2C 1024 0.150 against 0.143, 4096
-// 0.220 against 0.142, 16384 (HALVES) 0.296 against 0.204 (4 per SM). The
-// compiler keeps loop-invariant loads (twiddles) in registers across the
-// iterations and the occupancy goes (NVIDIA -cl-nv-verbose, looping with
-// the L2 prefetch below: R2C 1024 141 -> 255 registers, R2C 4096 72 ->
-// 246, C2C 1024 84 -> 223; R2C 16384 looping alone 187 -> 255, 120 bytes
-// spilled, and still faster: it held one group per SM before). Measured
-// with it and dropped (same runs): prefetching the group's next sequences
-// into L2 while this one is transformed (PTX prefetch.global.L2, one per
-// 128-byte line, or OpenCL's prefetch()): R2C 1024 0.157 at best (8
-// groups per SM), 4096 0.159, 16384 0.214, C2C 1024 0.151; and with it
-// loading the next sequences into registers between this one's transform
-// and its stores: R2C 4096 0.154 against 0.156 (within the noise; 242
-// registers), R2C 1024 0.169, 16384 0.231, C2C 1024 0.147.
+// loop). gpufft turns it on only where it measured faster (persistGroups;
+// docs/gpufft-experiments.md: elsewhere the loop lost).
 #ifndef PERSIST
 #define PERSIST 0
 #endif
@@ -85,84 +67,8 @@
 // (the same loads, split and stores: the kernel's memory floor), 2 also
 // stores R2C rows LEN apart without bin LEN (16-byte aligned rows).
 //
-// Measured on the H200 (`prism bench`, 2^26 samples per call, data
-// resident, host-timed, 2 alternating rounds; default first):
-//   floor (COPY_ONLY=1): R2C 1024 0.142 ms / 0.143-0.145, 4096 0.148 /
-//   0.151-0.153, 16384 0.208 / 0.173-0.175, 32768 0.248 / 0.147-0.149;
-//   C2C 1024 0.143 / 0.141-0.145, 4096 0.142 / 0.142-0.144, 16384 0.201
-//   / 0.141-0.142. So R2C 1024/4096 and C2C 1024/4096 run at their own
-//   accesses' floor (the transform is free); R2C 16384 (0.034 ms), R2C
-//   32768 and C2C 16384 (HALVES, 0.06-0.1 ms) are bound by the transform.
-//   R2C 16384's floor is itself 0.03 ms above 1024's: one 256-item group
-//   per SM (255 registers, looping) leaves 8 warps to keep loads in
-//   flight, and no second group to overlap one sequence's transform with
-//   another's traffic (registers cannot be capped without spills: see
-//   gpufft's ptxcap.go). cuFFT takes 0.183 ms there (device events).
-//   Aligned rows (COPY_ONLY=2): R2C 1024 0.143 (no gain: 8 rows per
-//   group), 4096 0.143-0.144 against 0.151-0.153, 16384 0.158-0.162
-//   against 0.173-0.175. Staging the stores to reach that (STAGE_ST,
-//   below) lost.
-//   Load hints: LDHINT=1 slower everywhere (R2C 1024 0.156, 4096 0.152,
-//   16384 0.213-0.216; C2C 1024 0.147-0.148, 4096 0.145-0.146, 16384
-//   0.206-0.209), with STHINT=1 too (R2C 1024 0.146, 4096 0.156).
-//   Store hint STHINT=1: R2C in halves (32768) 0.241 against 0.248-0.249,
-//   confirmed in 3 alternating rounds, 0.241-0.247 against 0.249-0.251
-//   (device events: 0.234 against 0.243 ms; cuFFT 0.246): kept there
-//   (gpufft's storeDefines). Elsewhere slower or equal: R2C 1024
-//   0.147-0.148, 4096 0.151-0.153, 16384 0.209-0.210; C2C 1024 0.144,
-//   4096 0.145, 16384 0.201.
-// R2C 16384 (LEN 8192) in other geometries, measured on the H200
-// (device events, 2^26 samples per call, 2 alternating rounds; the
-// layout before, radix 32 in 256 items looping in one group per SM: 0.203-
-// 0.205 ms, its COPY_ONLY floor 0.167; cuFFT 0.184):
-//   512 items of 16 values (PRISM_OPENCL_RADIX=16: 8192 = 16*16*16*2,
-//   three exchanges; 107 registers, one group per SM): 0.245 ms, 0.283
-//   looping, 0.244 with STHINT; its COPY_ONLY floor 0.171 looping, 0.140
-//   not (a copy with few registers and no exchanges fits several groups
-//   per SM: not the kernel's occupancy). 1024 items of 8 (RADIX=8, 53
-//   registers): 0.293 (floor 0.139 likewise).
-//   Two groups per SM by a register budget (gpufft's ptxcap.go): 256
-//   items at .maxnreg 128 (224 bytes spilled) 0.220-0.223, .minnctapersm
-//   2 (128 registers, 224 bytes) 0.220-0.221, 120 (380 bytes) 0.245-
-//   0.249, 112 (520) 0.272-0.274, 104 0.329-0.331; 512 items of 16 at 64
-//   (184 bytes) 0.251-0.252, at 56 (420) 0.353. Looping in two groups per
-//   SM took 2.5-3.4 times as long (120: 0.571, 112: 0.599, .minnctapersm
-//   2: 0.519, 512 items at 56: 0.698), and at 128 registers without the
-//   loop it ran as one group per SM (0.220, against 0.228-0.231 for one
-//   group per SM without the loop, PERSIST above).
-//   What kept the second group out is, by these numbers, the local memory
-//   (H200, one call, device events,
-//   2^26 samples, 3 alternating rounds; default 0.202-0.205 ms, cuFFT
-//   0.185; ptxas registers, spill stores + loads in bytes per thread):
-//   the same kernel exchanging in halves (PRISM_OPENCL_R2C_HALVES=1:
-//   HALVES_PAIRED, 16912 bytes of local memory per group against 33808)
-//   at .maxnreg 128 without the loop ran 0.179-0.180, faster than any
-//   one-group variant and than the default in every round, while in
-//   halves uncapped, looping in one group per SM (244 registers, no
-//   spill), it ran 0.212-0.213: the halves cost, the second group gains.
-//   The loops in two groups were slow by their spills, not by residency:
-//   looping keeps loop-invariant values in registers, and capped the
-//   loop spills 460 + 832 bytes at 128 (0.292-0.293 ms; .minnctapersm 2
-//   the same, 0.292-0.294), 512 + 956 at 120 (0.306), in halves; 1380 +
-//   1444 at 128 for the default layout. COPY_ONLY cannot tell residency:
-//   it leaves the exchanges out and so has no local memory at all (ptxas:
-//   no smem), and a copy is bound by bandwidth (one group uncapped 0.168;
-//   two looping at 128, 0 spilled: 0.176-0.179, default layout 0.176; at
-//   120 0.216-0.218, as measured before). Groups without the loop, 1, 2 and
-//   4 per SM's worth (132, 264, 528 sequences; us, 2 rounds): default 12.5/
-//   19.3/37.7, at 128 registers 14.1/21.0/39.3; halves 13.4/18.6/33.1, at
-//   128 13.4/18.8/33.4: halves scale better at 4 waves, capped or not,
-//   so halves without the loop may hold two groups uncapped as well.
-//   It does (the lead's follow-up call, H200, device events, 2^26
-//   samples, 3 alternating rounds): halves without the loop compiles to
-//   128 registers uncapped, 0 spilled, 16912 bytes of local memory, and
-//   ran 0.180-0.183 ms; at .maxnreg 128 (the same build) 0.178-0.180;
-//   the default layout at .maxnreg 128 without the loop (224 + 264 bytes
-//   spilled, 33808 bytes) 0.221-0.222; the default then 0.202-0.205;
-//   cuFFT 0.185 (kern10's call). So R2C 16384 on GPUs now exchanges in
-//   halves without the loop, uncapped (gpufft's r2cGeom, persistGroups;
-//   PRISM_OPENCL_R2C_HALVES=0 for the layout above), and
-//   TestRadixHalvesPaired passed on NVIDIA in that call.
+// STHINT=1 pays for R2C in halves only; LDHINT, staged stores and R2C
+// 16384 in other geometries lost (docs/gpufft-experiments.md).
 #ifndef LDHINT
 #define LDHINT 0
 #endif
@@ -297,10 +203,7 @@ inline void publish(const float2 *v, __local float *lre, __local float *lim, int
 // r2c_store_paired splits and stores thread t's bins of sequence seq. The
 // split's W_N^k for k = j + q*NS (N = 2*LEN = 2*LASTR*NS) is twr[j] *
 // W_(2*LASTR)^q: one load per slot and a constant, not one load per bin.
-// H200, medians of 3 alternating runs, against a load per bin: R2C 1024
-// 0.143 ms against 0.151 (130 registers instead of 141), 4096 0.148
-// against 0.152, 16384 0.210 against 0.214 (persistent, above); cuFFT
-// 0.139, 0.142, 0.186 in the same call.
+// Faster than a load per bin at every size measured (docs/gpufft-experiments.md).
 inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
                              __global const float2 *restrict twr, int seq, int count, int t) {
     if (seq >= count) return;
@@ -323,12 +226,8 @@ inline void r2c_store_paired(const float2 *v, __global float2 *restrict dst,
 // their bytes need, and rows share sectors with the neighbouring rows.
 // Where local memory cannot hold the row (SPLIT), two rounds, the
 // registers of the lower half of q first (bins of register q*PER + m lie
-// in [q*NS, (q+1)*NS)). Measured on the H200 and dropped (3 alternating
-// rounds, host-timed; device events): R2C 4096 0.149-0.150 ms against
-// 0.146 (events 0.142 against 0.138), 16384 0.214 against 0.210-0.212
-// (events 0.208 against 0.204), 0.230-0.232 without PERSIST: the local
-// round trip and its barriers cost more than the aligned rows save
-// (COPY_ONLY=2 above). 72 and 255 registers, as without it.
+// in [q*NS, (q+1)*NS)). Measured slower and dropped: the local round trip
+// costs more than the aligned rows save (docs/gpufft-experiments.md).
 #ifndef STAGE_ST
 #define STAGE_ST 0
 #endif
@@ -470,126 +369,21 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // 40 % of the kernel's time). The host now sets 1 (gpufft's framesPerGroup,
 // where the numbers are); FPG > 1 stays as a tuning variant.
 // (Staging the samples in a local ring instead, so each is read once per
-// group, measured slower: 0.76 against 0.59 ms on the H100.)
+// group, measured slower on the H100: docs/gpufft-experiments.md.)
 #ifndef FPG
 #define FPG 1
 #endif
 // SPEC_TWC (PAIRED): the split's twiddles as r2c_store_paired takes them,
 // one load per slot times a constant, instead of one load per bin. Off:
-// mixed on the H200 (2^26 samples per call, 3 alternating rounds, off /
-// on): 4096/1024 0.515-0.519 / 0.541-0.547 ms, 1024/256 0.418-0.422 /
-// 0.409-0.414, 16384/4096 0.756-0.765 / 0.720-0.723. The frame's loads
-// are not what bounds it (below); PRISM_OPENCL_TUNE=SPEC_TWC=1 to measure.
+// mixed (docs/gpufft-experiments.md); PRISM_OPENCL_TUNE=SPEC_TWC=1 to measure.
 #ifndef SPEC_TWC
 #define SPEC_TWC 0
 #endif
-// Measured on the H200 (4096/1024, 0.51 ms as it stands) and not kept:
-// loading the next frame into registers during this one's transform
-// (0.63), the window kept in registers across frames (0.56, spills),
-// float2 local memory (0.51-0.60 by compile), split twiddles derived from
-// one load per slot (0.54), keeping the compiler from hoisting per-thread
-// constants out of the frame loop (72 instead of 128 registers, 0.59),
-// prefetching the next frame's new samples into L1 or L2 (0.55), radix 32
-// (2048 = 32*32*2, 64 items: 0.58, also with FPG 4) and radix 64 (64*32,
-// one exchange, 32 items of 64 values: 0.64; 0.88 with one frame per
-// 32-item group): the registers cost more than the exchange saved.
-// Where the time goes (H200, SASS from ptxas -v and cuobjdump of the
-// driver's PTX): issuing instructions, not moving bytes. With PAD_BASE
-// (fft_common.cl: one PAD per thread and constant offsets for the
-// exchanges' positions) the 4096/1024 kernel went 0.513-0.516 -> 0.479-
-// 0.480 ms and 1024/256 0.419-0.420 -> 0.378-0.379 (3 alternating
-// rounds; SASS per thread 1760 -> 1408 and 2576 -> 2184 instructions,
-// registers 128 -> 96 and 108 -> 96). Now a 4096-point frame issues ~1350
-// instructions per item x 128 items, ~1350 clocks of an SM's 4 schedulers,
-// of ~1900 per frame measured (0.48 ms); its bytes through L1 and local
-// memory (~59 KB of loads, 64 KB of exchanges) take ~960 clocks, in
-// parallel. A 1024-point frame issues ~2050 x 16 (~256 clocks of ~377).
-// Two thirds of the instructions are the FFT's own float arithmetic
-// (FADD/FFMA/FMUL 1438 of 2184 at 1024); the split and dB level ~10 per
-// bin beyond that (2 FMNMX, MUFU.LG2 with its denormal test, 2 FSEL for
-// thread 0's mirrors). The floor of reading the samples once and writing
-// the rows once is 0.21 ms at this GPU's 3.83 TB/s (copy, read + write).
-// So a change pays when it removes instructions, even for more bytes.
-// Measured on the H200 and dropped for that reason (3 alternating rounds):
-// the window from arithmetic (cosine sums: twr[2mt] per thread and
-// compile-time rotations, 2 FMAs per sample and term instead of one load
-// per pair): 4096/1024 0.548-0.556 against 0.516-0.519, 1024/256 0.435-
-// 0.437 against 0.418-0.426; with it the split's constant twiddles
-// (SPEC_TWC) 0.549-0.559 and 0.444-0.450; every stage twiddle loaded
-// instead of derived by complex products (saves ~40 FP instructions per
-// item, adds loads): 0.485-0.493 against 0.479-0.480 and 0.386-0.389
-// against 0.382-0.387. At 1024/256 (S = 8), each against 0.435-0.437 in
-// the same runs (all with the window from arithmetic): FPG 2 and 4 (255
-// registers, spills) 0.584 and 0.571; groups of 64 or 256 items 0.436-
-// 0.437; radix 16 (two exchanges, 72 registers) 0.505-0.510. One exchange for
-// 4096/1024 (2048 = 32 x 64, the 64-point transforms on lane pairs with
-// a radix-2 step through shuffles) was counted, not built: it saves one
-// exchange's 32 KB (~256 LSU clocks, which overlap the issue) but adds
-// ~32 shuffles and ~64 selects per lane to an issue-bound kernel, on top
-// of radix 32's registers (2048 = 32*32*2 measured 0.58 above).
-//
-// SPEC_LEVEL and SPEC_PAIRS (one twiddle load a pair) are on by default,
-// DFT_FMA (fft_common.cl) off: its 1 % costs the engines' 0.01 dB
-// agreement. Measured (H200, 2^26 samples per call, data resident,
-// `prism bench`, 3 alternating rounds in one call, ms; SASS per item from
-// ptxas/cuobjdump of the driver's PTX: the frame loop at 4096 (FPG 4), the
-// whole kernel at 1024 (FPG 1); registers as the driver reports them):
-//   variant (TUNE)             4096/1024    SASS   reg | 1024/256     SASS  reg
-//   before (9c33ad4)           0.479-0.486  1299   96  | 0.378-0.380  2248  96
-//   SPEC_LEVEL alone           0.459-0.463  1227   72  | 0.359-0.363  2064  96
-//   SPEC_LEVEL + DFT_FMA       0.462-0.466  1219   72  | 0.352-0.358  2016  96
-//   SPEC_LEVEL + SPEC_PAIRS    0.450-0.453  1167   96  | 0.337-0.339  1912  96  (default)
-//   all three                  0.446-0.448  1145   96  | 0.335       1864  96
-// (a first call, SPEC_PAIRS loading both twiddles of a pair: all three
-// 0.461-0.465 and 0.358-0.359, 80 and 103 registers.) A register cap
-// (NV_MAXNREG, gpufft's ptxcap.go) on all three: 72 at 4096 (28 bytes
-// spilled) 0.458-0.460, 96 at 1024 0.333-0.340: not kept. The frame
-// index without a division for one output channel (load_frame) took the
-// 4096 loop from 1299 to 1273 instructions, 0.479-0.483 ms (no change).
-// PoCL (this project's 2-core machine, one thread, 2^21 samples, 3-5
-// alternating rounds, ms): 4096/1024 124.2-130.4 against 122.6-127.5
-// (within the spread; each part switched off 123-138), 1024/256 47.5-48.4
-// against 69.4-77.5: on for every device.
-// Where the time goes now, 4096/1024: 1145 instructions per item a frame,
-// of them FP32 781 (the FFT's ~600, the split and level 9 a bin, the
-// window 32), LDS/STS 128 (two exchanges), LDG 82 in the code (the
-// even-hop path runs 50: samples 16, window 16, split twiddles 8, stage
-// twiddles 10; the odd-hop path's 32 single loads beside), integer 61,
-// FSEL 17 (thread 0's operands), MUFU 19: ~1145 of ~1780 clocks per frame
-// per SM (0.447 ms) issue, and ~900 clocks of L1 and local-memory data
-// (64 KB of exchanges, ~50 KB of loads) beside it. 0.30 ms is ~1190 clocks:
-// both would have to fall by about a third. 1024/256: 1864 x 16 items,
-// ~233 of ~334 clocks per frame issue. Counted for the next step, not
-// built: the window folded into the first butterfly level as FMAs (-16
-// FMUL at 4096, -32 at 1024); float2 exchanges (-64 LDS/STS at 4096,
-// same bytes; measured 0.51-0.60 by compile before PAD_BASE, above);
-// stage twiddles in conjugate pairs (w^(a+b), w^(a-b) from 6 products
-// instead of 8: -8 at 4096, -16 at 1024; clang's nvptx build of it
-// put the frame in local memory).
-// Not the groups per SM either: one component in local memory at a time
-// (PRISM_OPENCL_TUNE=SPLIT=1: 8720 bytes a group at 4096 against 17424,
-// 16912 at 1024/256 against 33808; 96 registers, no spill) ran 0.447-
-// 0.451 and 0.336-0.338 ms against 0.448-0.451 and 0.335-0.337, and with
-// it at .maxnreg 80 (more groups by registers) 0.445-0.447 and 0.428-
-// 0.431 (spills at 1024) (H200, 3 alternating rounds, the lead's call).
-// So local memory and registers per group do not hold the spectrogram
-// back, unlike R2C 16384's (fft_r2c above): it is bound by its issue.
-// The float2 exchanges counted above are now the default (XCH_F2 in
-// fft_common.cl): 4096/1024 0.411-0.416 ms against 0.449-0.453, 1024/256
-// 0.328-0.332 against 0.334 (H200, 3 alternating rounds).
-// Measured after them and dropped (H200, `prism bench`, 3 alternating
-// rounds, before XCH_F2; default 0.446-0.453 and 0.338-0.344 ms): what is
-// the same for every frame of a thread loaded once before its frames,
-// in registers (the window, 0.458-0.461 and 0.383-0.386; the split
-// twiddles, 0.454-0.457 and 0.389-0.391; the stage twiddles, 0.458-0.462
-// and 0.346-0.348; all three 0.465-0.468 and 0.513-0.515; all three
-// with FPG 8 or 16, 0.479-0.497 and 0.464-0.468; the window with FPG 8,
-// 0.470-0.479): the registers cost more than the loads they save.
-// cuFFT beside it (CuPy, the same 2^26 samples, CUDA events): the bare
-// R2C of the same 65533 overlapping frames of 4096 points, read in place
-// (advanced layout, idist = hop; no window, no level, complex out) 0.843
-// ms, of 262141 frames of 1024 points 0.704 ms; the same numbers of
-// contiguous frames (4x the input) 0.525 and 0.515 ms.
+// The spectrogram kernel is bound by instruction issue, not bytes: a change
+// pays when it removes instructions. SPEC_LEVEL and SPEC_PAIRS are on,
+// DFT_FMA (fft_common.cl) off (its 1 % costs the engines' 0.01 dB
+// agreement); the variants measured and dropped, with where the time
+// goes, are in docs/gpufft-experiments.md.
 
 // SPEC_LEVEL (OUTPUT 0 without BINGAIN): the dB level as 3.0103*lg2(p)
 // plus a per-thread offset 10*log10(g2) (one per thread, from scale)
@@ -600,9 +394,8 @@ void fft_c2r(__global const float2 *restrict src, __global float2 *restrict dst,
 // denormals by a test, a scaling and a correction per bin); elsewhere
 // native_log2 of p clamped to the normal range (FLT_MIN: -379 dB before
 // the offset, below the floor for any g2 < 1e17; g2 = (c_k*scale)^2/4
-// <= 1 here). SASS a bin: FMUL, FFMA, MUFU.LG2, FFMA, FMNMX, where the
-// product with g2, the clamp and lg2's denormal test, scaling and
-// correction took 10 (FSETP.GEU 17 -> 2 at 4096).
+// <= 1 here). A few instructions a bin where the clamp before the
+// logarithm took 10 (docs/gpufft-experiments.md).
 #ifndef SPEC_LEVEL
 #define SPEC_LEVEL 1
 #endif
@@ -613,7 +406,7 @@ inline float spec_lg2(float p) {
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(p));
     return r;
 #else
-    return native_log2(fmax(p, 1.17549435e-38f));
+    return native_log2(p < 1.17549435e-38f ? 1.17549435e-38f : p); // keeps a NaN for db_lg2
 #endif
 }
 // spec_level is level()'s dBFS for 2X with 10*log10(g2) = off.

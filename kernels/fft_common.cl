@@ -89,14 +89,9 @@ inline void dft4(float2 *v0, float2 *v1, float2 *v2, float2 *v3) {
 // DFT_FMA (off by default; PRISM_OPENCL_TUNE=DFT_FMA=1 to measure): dft8,
 // dft16 and dft32 combine their halves with bfly_wk (below) instead of a
 // constant product then a sum and a difference, and dft32 splits as 2 x
-// 16 (404 instructions against 432 for 4 x 8). Per butterfly: dft8 52
-// against 56, dft16 156 against 176. Relative L2 against float64 as
-// before (PoCL: 1.26-1.58e-7 against 1.27-1.62e-7, n 256-8192), but its
-// errors run the other way from the CPU engine's: a tone's bin 79.5 dB
-// below its peak came out 0.0103 dB from the CPU engine's (each within
-// 0.007 dB of float64; gpufft's TestSpectrogramGPUMatchesCPU), past the
-// 0.01 dB the engines must agree to. The H200 spectrogram gained 1 % by it
-// (fft_batch.cl, KERNEL_SPECTROGRAM): not worth that.
+// 16. Fewer instructions, but its rounding runs the other way from the
+// CPU engine's, past the 0.01 dB the engines must agree to, for 1 % of
+// the spectrogram's time (docs/gpufft-experiments.md).
 #ifndef DFT_FMA
 #define DFT_FMA 0
 #endif
@@ -333,12 +328,8 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // host turns it off (padBaseDefine); off elsewhere by default): the
 // exchange's padded positions as one PAD per thread (per slot, for paired
 // reads) plus compile-time offsets, instead of a signed division per
-// position (NVIDIA's PTX spent ~9 integer instructions on each of a
-// thread's 64 positions; SASS of the spectrogram kernels 1760 -> 1408
-// and 2576 -> 2184 instructions per thread; times in fft_batch.cl). On
-// the R2C/C2C kernels (H200, 2 alternating rounds, PRISM_OPENCL_TUNE=
-// PAD_BASE=1 / off): R2C 4096 0.145 / 0.149 ms, R2C 1024 0.144-0.146 /
-// 0.142-0.145, C2C 1024 and 4096 within 0.001. Exact for every position
+// position (~9 integer instructions each on NVIDIA; no gain on the
+// R2C/C2C kernels: docs/gpufft-experiments.md). Exact for every position
 // the stages use:
 // writes wbase + r*wstride with wstride = 1 (wbase = t*RADIX, r < RADIX) or
 // a multiple of RADIX; reads t + r*T (t < T: with T < RADIX, t plus r*T
@@ -365,15 +356,8 @@ inline void twiddle(float2 *x, const int n, __global const float2 *restrict tw, 
 // side in the sequence's 2*PADLEN floats from lre (fft_batch.cl's LRE),
 // instead of two 32-bit ones in two arrays (the four-step passes keep
 // theirs: their staging lays the sequences out by SSTRIDE). Half the
-// local-memory instructions for the same bytes. Measured (`prism bench`,
-// 3 alternating rounds, ms, with / without): H200 (2^26 samples)
-// spectrogram 4096/1024 0.411-0.416 / 0.449-0.453, 1024/256 0.328-0.332
-// / 0.334, 16384/4096 0.716-0.718 / 0.717-0.725; R2C 1024 0.144-0.147 /
-// 0.143-0.147, 4096 0.147-0.150 / 0.147-0.149, C2C 1024 0.143-0.145 /
-// 0.146-0.147, 4096 0.143-0.144 / 0.142-0.148 (within the spread). PoCL
-// (this project's 2-core machine, 2^21 samples): spectrogram 4096/1024
-// 43.4-43.5 / 61.6-64.0, 1024/256 22.8-23.1 / 23.5-24.8, C2C 1024
-// 3.38-3.53 / 3.47-3.76, R2C 4096 4.76-5.00 / 5.21-5.54.
+// local-memory instructions for the same bytes: faster on the H200 and
+// on PoCL (docs/gpufft-experiments.md).
 #ifndef XCH_F2
 #define XCH_F2 1
 #endif
@@ -548,9 +532,8 @@ inline float2 r2c_bin(float2 zk, float2 zm, float2 w) {
 // r2c_bin2 is 2*r2c_bin (the halvings left out; callers fold them into
 // their scale). SPLIT_FMA: the product and the sum as two FMAs per
 // component (written as cmul plus a sum, NVIDIA's compiler keeps a
-// multiply, an FMA and an add). On from LEN 2048: H200, spectrogram
-// (PAD_BASE on, 3 alternating rounds, with / without): 4096/1024 0.479-
-// 0.480 / 0.487-0.492 ms, but 1024/256 0.382-0.387 / 0.378-0.379.
+// multiply, an FMA and an add). On from LEN 2048, where it measured
+// faster (docs/gpufft-experiments.md).
 #ifndef SPLIT_FMA
 #define SPLIT_FMA (LEN >= 2048)
 #endif
@@ -564,23 +547,29 @@ inline float2 r2c_bin2(float2 zk, float2 zm, float2 w) {
 #endif
 }
 
+// CEIL_DB is gpufft's CeilDB, 10*log10(2^128): the level of a power that
+// overflows float, or is NaN (a non-finite sample reads as overload).
+#define CEIL_DB 385.318394f
+
 #ifdef OUTPUT
 // db_lg2 is the one dB rule of the single-pass kernels: a power whose
 // log2 is lg2p, times a gain whose dB is off, in dB (10*log10(2) = DB_LG2
-// a doubling), floored at -200 (gpufft's FloorDB). 2*DB_LG2 is 20*log10(2),
-// an amplitude's doubling.
+// a doubling), capped at CEIL_DB and floored at -200 (gpufft's FloorDB),
+// in that order, so a NaN (fmin's other operand wins) reads CEIL_DB.
+// 2*DB_LG2 is 20*log10(2), an amplitude's doubling.
 #define DB_LG2 3.01029995663981195f
-inline float db_lg2(float lg2p, float off) { return fmax(fma(DB_LG2, lg2p, off), -200.0f); }
+inline float db_lg2(float lg2p, float off) { return fmax(fmin(fma(DB_LG2, lg2p, off), CEIL_DB), -200.0f); }
 
 // level is the stored value of a bin X (or 2X from r2c_bin2) whose power
-// is |X|^2 * g2: 0 dBFS floored at -200 dB (branch-free), 1 and 3 the
-// power itself. g2 carries the bin's scale and its BINGAIN gain.
-// native_log2 errs by ~2^-22 (NVIDIA lg2.approx): ~1e-6 dB, far inside the
-// 0.01 dB the engines must agree to, and much cheaper than log10.
+// is |X|^2 * g2: 0 dBFS floored at -200 dB (branch-free; the clamp below
+// 1e-30 keeps a NaN), 1 and 3 the power itself. g2 carries the bin's
+// scale and its BINGAIN gain. native_log2 errs by ~2^-22 (NVIDIA
+// lg2.approx): ~1e-6 dB, far inside the 0.01 dB the engines must agree
+// to, and much cheaper than log10.
 inline float level(float2 X, float g2) {
     float p = (X.x * X.x + X.y * X.y) * g2;
 #if OUTPUT == 0
-    return db_lg2(native_log2(fmax(p, 1e-30f)), 0.0f);
+    return db_lg2(native_log2(p < 1e-30f ? 1e-30f : p), 0.0f);
 #else
     return p;
 #endif
@@ -594,7 +583,7 @@ inline float level(float2 X, float g2) {
 
 // store_bin writes bin k (0..SPLIT_LEN) of a real transform as OUTPUT asks:
 // 0 dBFS = 10*log10(|X|^2 * (c_k*scale)^2) with c_k = 2 except at k = 0 and
-// k = SPLIT_LEN, floored at -200 dB (power below 1e-20); 1 |X|^2; 2 X itself;
+// k = SPLIT_LEN, floored at -200 dB, capped at CEIL_DB; 1 |X|^2; 2 X itself;
 // 3 |X|^2 * (c_k*scale)^2 (the dB level's argument, for image maxima).
 // With BINGAIN the power is also multiplied by gain[k]: a band filter's
 // response applied on the device after the FFT (not for complex output).

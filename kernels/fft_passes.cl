@@ -73,54 +73,9 @@
 //   P1_LD, P1_ST, P2_LD, P2_ST  the cache hint (ld_hint, st_hint in
 //            fft_common.cl) of pass 1's or pass 2's complex loads from
 //            global memory (IN_MODE 0) and its stores to it
-// Measured on the H200 (2^26 samples per call, device events per launch,
-// pass 1 / pass 2 ms; 2 alternating rounds, the rule 3):
-//   P_COPY: C2C 32768 0.137 / 0.135 against 0.138-0.139 / 0.134, C2C
-//   65536 0.142 / 0.135 against 0.148-0.150 / 0.135: every pass moves its
-//   512 MB at the copy's 3.8-3.9 TB/s, so C2C 32768 is at its two-pass
-//   floor (cuFFT 0.268-0.269). (R2C 65536's split pass measured slower
-//   without its transform, 0.222 against 0.186: no floor for it.)
-//   The rule (P2_REV with P1_ST as adopted / neither): C2C 32768 0.2695-
-//   0.2704 ms / 0.2723-0.2740 (pass 2 0.1327 / 0.1342-0.1349; cuFFT
-//   0.2680), C2C 65536 0.2749-0.2763 / 0.2832-0.2843 (cuFFT 0.3026), R2C
-//   65536 0.3267-0.3274 / 0.3325-0.3333 (cuFFT 0.3301), R2C 2^20 0.4576-
-//   0.4592 / 0.4607-0.4634, C2C 2^20 equal. P1_ST alone is faster where
-//   pass 1 has 256 points (C2C 65536 pass 1 0.141-0.144 against 0.148-
-//   0.150, R2C 65536 0.143-0.144 against 0.146-0.149) or 512 (one round: C2C
-//   2^18 0.178 against 0.188-0.189, R2C 2^18 0.179 against 0.192-0.193;
-//   totals 0.326 against 0.336-0.337 and 0.371 against 0.384), slower at
-//   128 (C2C 32768 0.142-0.144 against 0.136-0.140) and 1024 (C2C 2^20
-//   0.243 against 0.215-0.217, R2C 2^20 0.241 against 0.224-0.226).
-//   Dropped: P1_LD=2 (ld.global.cs) slower, pass 1 of C2C 32768 0.153-
-//   0.154 against 0.138, C2C 65536 0.157 against 0.149, R2C 65536 0.156
-//   against 0.147-0.149; P2_LD=2 pass 2 0.141-0.142 against 0.134-0.135;
-//   P2_ST=1 equal or slower (C2C 32768 0.135-0.136, R2C 65536 0.186-
-//   0.188); C2C 32768 split the other way round (pass 1 of 256 points,
-//   PRISM_OPENCL_SMALL_A=1) 0.277-0.278, 0.281 without P1_ST.
-//   C2C 32768's pass 1 (128 points, radix 8, 16 sequences of 16 items a
-//   group) is at its own floor (P_COPY: 0.1364-0.1372 ms against 0.1368-
-//   0.1375), which is above pass 2's (0.1323): its loads are strided, 128
-//   bytes a row. 32 sequences a group make 256-byte rows and lower that
-//   floor to 0.1335-0.1340, but no geometry with them kept the transform
-//   free (3 alternating rounds, device events): radix 8 with 512 items
-//   0.168, at .minnctapersm 3 0.159, 4 0.291; radix 16 (256 items) 0.155
-//   (0.156 with 16 sequences); radix 32 0.147-0.148; 8 sequences 0.149-
-//   0.151. L2 prefetch sizes on the passes' loads (ld.global.L2::256B or
-//   ::128B) were slower for pass 1 everywhere (C2C 32768 0.146-0.150,
-//   65536 0.160-0.165, 2^18 0.268-0.269) and for the split pass (R2C 2^20
-//   0.290 against 0.235); on C2C's pass 2 they gained 2 % at 2^18 (0.146
-//   against 0.149) and lost 7 % at 2^20: not kept.
-//   Both passes in one launch, pass 2 reading pass 1's output from L2
-//   (C2C of square sizes: pass 1 of an item handed out ahead of its pass
-//   2 by an atomic ticket, pass 2's groups waiting on a per-item count,
-//   its lines read past L1 and discarded from L2 after; correct on NVIDIA
-//   and PoCL): C2C 65536 0.2734-0.2736 ms against 0.2756-0.2768 for the
-//   two launches, 2^18 0.4148-0.4164 against 0.3247-0.3260, 2^20 0.5219-
-//   0.5229 against 0.3779-0.3782, at its best items of lead (4 at 2^18:
-//   0.414; 2 at 2^20: 0.508). A device holds ~800 such groups at once,
-//   each with its 32-64 KB tile for many microseconds, so ~50 MB of
-//   traffic pass between a tile's write and its read: L2 (50 MB) does not
-//   keep them, and waiting groups hold the places of working ones.
+// P2_REV with P1_ST (256 and 512 points) is the rule that measured
+// fastest; the hints elsewhere, other geometries, L2 prefetch sizes and
+// both passes in one launch lost (docs/gpufft-experiments.md).
 #ifndef P_COPY
 #define P_COPY 0
 #endif
@@ -204,8 +159,7 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
 // Staging through local memory for coalesced global accesses: element j
 // (< RADIX) of work-item lt is idx = lt + j*S*T, sequence slot idx % S
 // (fastest) and element idx / S. (Staging one float component at a time,
-// for twice the sequences per group and wider chunks, measured no faster
-// on the H200 and slower at 2^20 points: 0.589 against 0.495 ms.)
+// measured no faster: docs/gpufft-experiments.md.)
 #define STAGE_RE(s2, e) lbuf[(s2) * SSTRIDE + PAD(e)]
 #define STAGE_IM(s2, e) lbuf[(S + (s2)) * SSTRIDE + PAD(e)]
 
@@ -214,20 +168,9 @@ inline float2 load_el(__global const PASS_SRC_T *restrict src, size_t item, size
 // consecutive in memory on both sides, a warp's lanes then read and write
 // S neighbouring sequences' elements straight from and to registers (S*8
 // bytes per run, as the staging gave), and the two staging round trips
-// through local memory and their barriers go: H200, pass 1 so against
-// staged (pass radix 8, medians of 3 alternating runs): C2C 65536 0.311
-// ms against 0.340, 2^18 0.344 against 0.372, 2^20 0.384 against 0.432;
-// R2C 65536 0.361 against 0.390, 2^18 0.388 against 0.415, 2^20 0.454
-// against 0.502; spectrogram 65536/16384 1.43 against 1.59 ms. Measured
-// with it and dropped: the full table's W^(q*T*r) (below; a warp's lanes
-// now span S sequences, so they no longer share that load: 0.383 ms at
-// C2C 65536, 0.443 at R2C 65536); pass 2 slot-fast with its input staged
-// element-fastest (C2C 65536 0.339 against 0.308, 2^18 0.376 against
-// 0.359); local memory one component at a time for twice the sequences
-// per group (16 of 512 points, 8 of 1024: C2C 2^18 0.359 against 0.344,
-// 2^20 0.392 against 0.384). Two slot-fast passes still lose to one
-// work-group at 16384 points: R2C 16384 0.346 ms against 0.231, C2C 16384
-// 0.282 against 0.204.
+// through local memory and their barriers go: faster at every size
+// measured; two slot-fast passes still lose to one work-group at 16384
+// points (docs/gpufft-experiments.md).
 #ifndef SLOT_FAST
 #define SLOT_FAST 0
 #endif
@@ -364,23 +307,8 @@ void fft_pass(__global const PASS_SRC_T *restrict src, __global void *restrict d
     // for k = q + SEQS*d, d = lt/S + j*T (the slot lt % S is the same for
     // every j) as W^q * W^(SEQS*(lt/S)), two entries of aux per work-item,
     // times the constant W^(SEQS*T*j) = W_(2*RADIX)^j, instead of RADIX
-    // loads of aux[k]. H200, default / SPLIT_TW, two runs of 3 alternating
-    // rounds: R2C 65536 0.345-0.349 / 0.342-0.345 and 0.351-0.352 /
-    // 0.348-0.353 ms, 2^18 0.388-0.394 / 0.394-0.399, 2^20 0.453-0.460 /
-    // 0.442-0.446, spectrogram 65536/16384 1.295-1.315 / 1.296-1.334: a
-    // win at 2^20 only, not adopted (NVIDIA accuracy passed with it).
-    // Measured on the split pass and dropped (same runs): its last stage
-    // fused into the split, each Z computed from the last stage's inputs
-    // in local memory (one round trip and two barriers fewer, more local
-    // reads and twiddle loads): R2C 65536 0.401-0.405 ms, 2^18 0.60,
-    // 2^20 0.98, spectrogram 65536/16384 1.50-1.53; 32 sequences per
-    // group (128-byte output runs at 128 points): R2C 65536 0.348-0.352,
-    // 2^18 0.388-0.390, 2^20 0.452-0.456; radix 16 (one exchange fewer):
-    // R2C 65536 0.350-0.354 with SPLIT_TW, 0.344-0.358 at 32 sequences,
-    // 2^18 0.42-0.49, 2^20 0.54-0.57 (but spectrogram 65536/16384 1.246-
-    // 1.253 with SPLIT_TW); the larger pass 2 (A = 256, B = 128) at radix
-    // 16: R2C 65536 0.432-0.436. cuFFT R2C 65536 in those runs: 0.328,
-    // 0.332 ms.
+    // loads of aux[k]: a win at 2^20 only, not adopted; the fused split
+    // stage, 32 sequences and radix 16 lost (docs/gpufft-experiments.md).
     const float2 wq = cmul(aux[SEQ_OF(lt % S)], aux[(lt / S) * SEQS]);
 #endif
     #pragma unroll

@@ -3,8 +3,10 @@
 // Each .cl file opens with a comment giving its data layout, work-group shape
 // and the -D defines it expects. The host concatenates nothing and edits no
 // text: a program is built from [Common, one of the kernel files] as two
-// source strings, with defines on the build command line. This package knows
-// nothing about OpenCL itself; gpufft compiles and runs the kernels.
+// source strings, with defines on the build command line. Each kernel's
+// argument indices are named in args.go, checked against the sources by
+// TestKernelArgIndices. This package knows nothing about OpenCL itself;
+// gpufft compiles and runs the kernels.
 package kernels
 
 import _ "embed"

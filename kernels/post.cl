@@ -67,8 +67,8 @@ inline float sum_mean(sum_t s, float n) { return (s.x + s.y) / n; }
 #define TRACES 6
 #define FLOOR_DB (-200.0f)
 
-// PowerDB's rule (gpufft/db.go).
-inline float power_db(float p) { return p > 1e-20f ? 10.0f * log10(p) : FLOOR_DB; }
+// PowerDB's rule (gpufft/db.go): +inf and NaN read CEIL_DB (fft_common.cl).
+inline float power_db(float p) { return p > 1e-20f ? fmin(10.0f * log10(p), CEIL_DB) : isnan(p) ? CEIL_DB : FLOOR_DB; }
 
 inline float2 split_real(real_t x) {
     float hi = (float)x;

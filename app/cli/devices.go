@@ -21,14 +21,21 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	devs, err := gpufft.Devices()
 	adevs, aerr := audio.Devices()
 	if *asJSON {
+		tuning, terr := gpufft.TuningFromEnv()
 		out := struct {
 			OpenCL      []gpufft.DeviceInfo `json:"opencl"`
 			OpenCLError string              `json:"opencl_error,omitempty"`
 			Audio       []audio.DeviceInfo  `json:"audio"`
 			AudioError  string              `json:"audio_error,omitempty"`
-		}{OpenCL: devs, Audio: adevs}
+			// the OpenCL engine's tuning in effect (its environment variables)
+			Tuning      gpufft.Tuning `json:"tuning"`
+			TuningError string        `json:"tuning_error,omitempty"`
+		}{OpenCL: devs, Audio: adevs, Tuning: tuning}
 		if err != nil {
 			out.OpenCLError = err.Error()
+		}
+		if terr != nil {
+			out.TuningError = terr.Error()
 		}
 		if aerr != nil {
 			out.AudioError = aerr.Error()

@@ -111,7 +111,7 @@ func (b *Engines) CPU(samples int, gonum bool) {
 	})
 	if gonum {
 		b.bench("gonum", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
-			return gpufft.BenchGonum(c.Workers(), cs, b.MinTime)
+			return Gonum(c.Workers(), cs, b.MinTime)
 		})
 	}
 }
