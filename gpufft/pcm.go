@@ -227,7 +227,16 @@ func int32Sample(b []byte) float32 {
 	return float32(float64(int32(binary.LittleEndian.Uint32(b))) / (1 << 31))
 }
 
-func float32Sample(b []byte) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b)) }
+// float32Sample reads a NaN or ±Inf sample as +0, as every decoder does
+// (package audio's rule for non-finite samples), so that no engine's
+// spectrum turns into NaN.
+func float32Sample(b []byte) float32 {
+	u := binary.LittleEndian.Uint32(b)
+	if u&0x7f800000 == 0x7f800000 {
+		return 0
+	}
+	return math.Float32frombits(u)
+}
 
 // PCMSpectrogramPlan is a SpectrogramPlan fed raw PCM: the conversion
 // (scaling, channel selection or mix) runs on the engine, on the GPU next

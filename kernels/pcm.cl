@@ -15,7 +15,8 @@
 // Scaling: int16 v/2^15, int24 v/2^23, int32 float(v)/2^31, each a
 // conversion rounded to nearest (OpenCL's default for int to float) and an
 // exact power-of-two scaling, as on the host; float32 is copied as bits
-// (NaN payloads and denormals survive; only the mix does arithmetic).
+// (denormals survive, a NaN or ±Inf reads as +0; only the mix does
+// arithmetic).
 #pragma OPENCL FP_CONTRACT OFF
 
 #if ENCODING == 1
@@ -30,14 +31,16 @@ inline float load24(__global const uchar *raw, long i) {
 #elif ENCODING == 3
 #define LOAD(i) ((float)((__global const int *)raw)[i] * 0x1p-31f)
 #elif ENCODING == 4
-#define LOAD(i) as_float(((__global const uint *)raw)[i])
+// a NaN or ±Inf sample reads as +0, as the host decoders read it
+inline uint finite_bits(uint b) { return (b & 0x7f800000u) == 0x7f800000u ? 0u : b; }
+#define LOAD(i) as_float(finite_bits(((__global const uint *)raw)[i]))
 #else
 #error "ENCODING must be 1, 2, 3 or 4"
 #endif
 
 // STORE copies sample j of raw to dst[idx]: float32 as bits.
 #if ENCODING == 4
-#define STORE(idx, j) ((__global uint *)dst)[idx] = ((__global const uint *)raw)[j]
+#define STORE(idx, j) ((__global uint *)dst)[idx] = finite_bits(((__global const uint *)raw)[j])
 #else
 #define STORE(idx, j) dst[idx] = LOAD(j)
 #endif
