@@ -83,7 +83,8 @@ type Transfer struct {
 	engines engine.Pair
 	set     TransferSettings
 	stats   liveStats
-	rec     *audio.Recorder
+	rec     *audio.Recorder // nil: fed by Feed
+	inputs  int             // the input's channels
 	eng     gpufft.Engine
 	plan    gpufft.TransferPlan
 	cfg     gpufft.TransferConfig
@@ -120,13 +121,27 @@ type Transfer struct {
 // NewTransfer starts a transfer analyzer on rec's stream with the
 // preferred engine.
 func NewTransfer(rec *audio.Recorder, engines engine.Pair, s TransferSettings) (*Transfer, error) {
-	if err := checkTransfer(&s, rec.Channels()); err != nil {
+	t, err := newTransfer(rec.SampleRate(), rec.Channels(), engines, s, rec)
+	if err != nil {
 		return nil, err
 	}
-	t := &Transfer{engines: engines, set: s, rec: rec}
+	rec.Ring().Drain(0)
+	t.pos = rec.Ring().Position()
+	return t, nil
+}
+
+// newTransfer makes the analyzer of inputs channels at rate Hz; rec is
+// nil for one fed by Feed.
+func newTransfer(rate, inputs int, engines engine.Pair, s TransferSettings, rec *audio.Recorder) (*Transfer, error) {
+	if err := checkTransfer(&s, inputs); err != nil {
+		return nil, err
+	}
+	t := &Transfer{engines: engines, set: s, rec: rec, inputs: inputs}
 	t.stats.init()
-	t.stats.setSource(rec)
-	t.geo = Geometry{Rate: rec.SampleRate(), FFT: s.FFT, Hop: s.Hop}
+	if rec != nil {
+		t.stats.setSource(rec)
+	}
+	t.geo = Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
 	t.stats.setGeometry(t.geo)
 	t.chans = append([]int{s.RefChannel}, s.Channels...)
 	m, bins := len(s.Channels), s.FFT/2+1
@@ -146,8 +161,6 @@ func NewTransfer(rec *audio.Recorder, engines engine.Pair, s TransferSettings) (
 			return nil, err
 		}
 	}
-	rec.Ring().Drain(0)
-	t.pos = rec.Ring().Position()
 	return t, nil
 }
 
@@ -231,7 +244,7 @@ func (t *Transfer) useEngine(eng gpufft.Engine) error {
 	for i := range t.blocks {
 		t.blocks[i] = make([]float32, 2*t.hist+cfg.MaxSamples)
 	}
-	t.tmp = make([]float32, cfg.MaxSamples*t.rec.Channels())
+	t.tmp = make([]float32, cfg.MaxSamples*t.inputs)
 	t.pack = make([]float32, len(t.chans)*cfg.MaxSamples)
 	t.avg = make([]float32, cfg.DstLen())
 	t.mu.Lock()
@@ -267,6 +280,19 @@ func (t *Transfer) Step() (int, error) {
 	total := 0
 	for {
 		t.take()
+		n, err := t.run()
+		total += n
+		if err != nil || n == 0 {
+			return total, err
+		}
+	}
+}
+
+// run analyzes the complete frames held, in batches, and returns the
+// frames per channel.
+func (t *Transfer) run() (int, error) {
+	total := 0
+	for {
 		lead := 0
 		for _, d := range t.shift {
 			lead = max(lead, d)
@@ -300,10 +326,17 @@ func (t *Transfer) take() {
 		}
 		t.have, t.pos = 0, ring.Position()-uint64(got)
 	}
+	t.deinterleave(t.tmp[:got*ch])
+}
+
+// deinterleave appends the frames of src (interleaved, all input
+// channels) to the blocks.
+func (t *Transfer) deinterleave(src []float32) {
+	got := len(src) / t.inputs
 	for i, c := range t.chans {
 		b := t.blocks[i][t.hist+t.have:]
 		for j := range got {
-			b[j] = t.tmp[j*ch+c]
+			b[j] = src[j*t.inputs+c]
 		}
 	}
 	t.have += got
@@ -340,7 +373,11 @@ func (t *Transfer) batch(frames int) (int, error) {
 		}
 	}
 	t.publish()
-	arrived, ok := t.rec.Ring().ArrivalOf(t.pos + uint64(samples-1))
+	var arrived time.Time
+	ok := false
+	if t.rec != nil {
+		arrived, ok = t.rec.Ring().ArrivalOf(t.pos + uint64(samples-1))
+	}
 	t.stats.batchDone(t.eng.Name(), frames, took, time.Now(), arrived, ok)
 	t.consume(frames * hop)
 	return frames, nil
@@ -436,4 +473,15 @@ func (t *Transfer) Stats() Stats {
 
 // ReadStats writes the current statistics into dst, reusing its EngineMs
 // map. Any goroutine may call it.
-func (t *Transfer) ReadStats(dst *Stats) { t.stats.read(dst) }
+// An analyzer fed by Feed has no input statistics: only the engine's
+// (frames, time per batch, frames/s) are set.
+func (t *Transfer) ReadStats(dst *Stats) {
+	if t.rec == nil {
+		t.stats.mu.Lock()
+		*dst = t.stats.s
+		dst.Engine, dst.Device = t.eng.Name(), t.eng.Device()
+		t.stats.mu.Unlock()
+		return
+	}
+	t.stats.read(dst)
+}

@@ -269,3 +269,54 @@ func TestLiveTransferNoAllocs(t *testing.T) {
 		t.Errorf("stats: %+v", st)
 	}
 }
+
+// TestLiveTransferFeed: an analyzer fed in uneven pieces (NewTransferFeed)
+// measures the periodic system exactly as the recorder-fed one does, on
+// every engine, and Feed does not allocate.
+func TestLiveTransferFeed(t *testing.T) {
+	const n, delay, gain = 2048, 40, 0.25
+	x := audio.PinkPeriodic(n)
+	in := make([]float32, 3*24*n)
+	for i := range 24 * n {
+		v := x[i%n]
+		in[3*i], in[3*i+1], in[3*i+2] = v, gain*x[(i-delay+n)%n], -v
+	}
+	for _, engs := range testEngines(t) {
+		tr, err := NewTransferFeed(48000, 3, engs, TransferSettings{FFT: n, Hop: 512, Window: window.Func{Kind: window.Rect},
+			Frames: 16, Track: true, TrackEvery: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := 0
+		for rest := in; len(rest) > 0; {
+			k := min(len(rest), 3*777)
+			f, err := tr.Feed(rest[:k])
+			if err != nil {
+				t.Fatal(err)
+			}
+			frames, rest = frames+f, rest[k:]
+		}
+		var res TransferResult
+		tr.Latest(&res)
+		name := engs.Preferred.Name()
+		if want := (24*n-n)/512 + 1 - delay/512; frames < want-1 {
+			t.Errorf("%s: %d frames, want about %d", name, frames, want)
+		}
+		d0, d1 := res.Delays[0], res.Delays[1]
+		if math.Abs(d0.Delay.Samples-delay) > 1 || d1.Delay.Polarity != -1 || math.Abs(d1.Delay.Samples) > 1 {
+			t.Errorf("%s: delays %+v", name, res.Delays)
+		}
+		for k := 1; k < n/2; k++ {
+			if math.Abs(res.MagnitudeDB[0][k]-20*math.Log10(gain)) > 0.1 || math.Abs(res.PhaseDeg[0][k]) > 1 ||
+				math.Abs(res.MagnitudeDB[1][k]) > 0.1 || math.Abs(math.Abs(res.PhaseDeg[1][k])-180) > 1 {
+				t.Fatalf("%s: bin %d: %.3f dB %.2f°, %.3f dB %.2f°", name, k, res.MagnitudeDB[0][k], res.PhaseDeg[0][k], res.MagnitudeDB[1][k], res.PhaseDeg[1][k])
+			}
+		}
+		if engs.Preferred == engs.CPU && !raceEnabled {
+			if a := testing.AllocsPerRun(10, func() { tr.Feed(in[:3*1024]) }); a != 0 {
+				t.Errorf("Feed: %v allocs", a)
+			}
+		}
+		tr.Close()
+	}
+}
