@@ -40,3 +40,6 @@ func (t *Transfer) Feed(src []float32) (int, error) {
 	}
 	return total, nil
 }
+
+// BatchFrames is the most frames per channel one engine call takes.
+func (t *Transfer) BatchFrames() int { return t.cfg.MaxFrames() }
