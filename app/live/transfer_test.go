@@ -3,6 +3,7 @@ package live
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -318,5 +319,29 @@ func TestLiveTransferFeed(t *testing.T) {
 			}
 		}
 		tr.Close()
+	}
+}
+
+// TestLiveTransferFallback: a preferred engine that cannot make transfer
+// plans (here, one without them) leaves the measurement on the CPU
+// engine, and the status says so by engine's fallback notice.
+func TestLiveTransferFallback(t *testing.T) {
+	rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", 0.5, 0, 0))
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	tr, err := NewTransfer(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 0}, CPU: cpu},
+		TransferSettings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Rect}, Frames: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	res := runTransfer(t, tr, func(r *TransferResult) bool { return r.Averaged == 4 })
+	st := tr.Stats()
+	if st.Engine != "cpu" || !strings.Contains(st.Status, "GPU failed") || math.Abs(res.MagnitudeDB[0][100]-20*math.Log10(0.5)) > 0.1 {
+		t.Errorf("engine %s, status %q, %.3f dB at bin 100", st.Engine, st.Status, res.MagnitudeDB[0][100])
+	}
+	if _, err := NewTransfer(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu}, CPU: cpu, Strict: true},
+		TransferSettings{FFT: 4096, Hop: 1024, Frames: 4}); err == nil {
+		t.Error("Strict engines fell back")
 	}
 }
