@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
 // TestCaptureTransferGenerator: prism capture --transfer on the generator
@@ -70,6 +72,34 @@ func TestCaptureTransferGenerator(t *testing.T) {
 		} else if d, ok := st["delay_samples"].([]any); !ok || len(d) != 2 || d[0] != 0.0 || d[1] != 0.0 {
 			t.Errorf("--stats delay summary for two channels: %v", st)
 		}
+	}
+}
+
+// TestCaptureTransferNPYAndPNG: the NPY holds prism transfer's columns
+// (bins × [freq_hz, then magnitude_db, phase_deg, coherence per channel])
+// with the same values, and the PNG is written.
+func TestCaptureTransferNPYAndPNG(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"h.npy", "h.png"} {
+		out := filepath.Join(dir, name)
+		code, msg := runCLI("capture", "--transfer", "--channels", "1", "-o", out, "--generator", "pinkperiodic:4096:-20",
+			"--fft", "4096", "--hop", "2048", "--window", "rect", "--frames", "4", "--seconds", "0.5", "--engine", "cpu", "--quiet")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, msg)
+		}
+	}
+	rows, cols, vals := apptest.ReadNPY(t, filepath.Join(dir, "h.npy"))
+	if rows != 2049 || cols != 4 {
+		t.Fatalf("NPY %d×%d, want 2049×4", rows, cols)
+	}
+	for k := 1; k < rows-1; k++ {
+		r := vals[k*cols : (k+1)*cols]
+		if math.Abs(float64(r[0])-float64(k)*48000/4096) > 1e-3 || math.Abs(float64(r[1])) > 0.01 || math.Abs(float64(r[2])) > 0.1 || r[3] < 0.999 {
+			t.Fatalf("NPY row %d: %v", k, r)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "h.png")); err != nil || len(b) < 8 || string(b[1:4]) != "PNG" {
+		t.Errorf("PNG: %d bytes, %v", len(b), err)
 	}
 }
 
