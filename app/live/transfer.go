@@ -107,14 +107,13 @@ type Transfer struct {
 	delays     []TrackedDelay
 	frames     uint64
 
-	mu      sync.Mutex // guards pub, pubDelay, pubFrames, pubAveraged and the consumer scratch
+	mu      sync.Mutex // guards pub, pubDel, pubFr, pubAvg and the consumers' scratch (spectra, h, irFind)
 	pub     []float32
 	pubDel  []TrackedDelay
 	pubFr   uint64
 	pubAvg  int
 	spectra dsp.CrossSpectra
 	h       []complex128
-	pow     []float64
 	irFind  *dsp.DelayFinder
 }
 
@@ -151,7 +150,7 @@ func newTransfer(rate, inputs int, engines engine.Pair, s TransferSettings, rec 
 	t.gxy = make([]complex128, bins)
 	t.finder = dsp.NewDelayFinder(bins)
 	t.spectra = dsp.NewCrossSpectra(bins)
-	t.h, t.pow = make([]complex128, bins), make([]float64, bins)
+	t.h = make([]complex128, bins)
 	if err := t.useEngine(engines.Preferred); err != nil {
 		if !engines.HasGPU() || engines.Strict {
 			return nil, err
