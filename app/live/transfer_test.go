@@ -1,6 +1,7 @@
 package live
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -343,5 +344,60 @@ func TestLiveTransferFallback(t *testing.T) {
 	if _, err := NewTransfer(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu}, CPU: cpu, Strict: true},
 		TransferSettings{FFT: 4096, Hop: 1024, Frames: 4}); err == nil {
 		t.Error("Strict engines fell back")
+	}
+}
+
+// failingTransfer is an engine named "opencl" whose transfer plans (the
+// CPU engine's) fail from their after-th Execute on, as a GPU that dies
+// mid-run.
+type failingTransfer struct {
+	gpufft.Engine
+	after int
+}
+
+func (f *failingTransfer) Name() string { return "opencl" }
+
+func (f *failingTransfer) NewTransfer(cfg gpufft.TransferConfig) (gpufft.TransferPlan, error) {
+	p, err := f.Engine.(gpufft.TransferEngine).NewTransfer(cfg)
+	return &failingTransferPlan{TransferPlan: p, left: f.after}, err
+}
+
+type failingTransferPlan struct {
+	gpufft.TransferPlan
+	left int
+}
+
+func (p *failingTransferPlan) Execute(src []float32) (int, error) {
+	if p.left--; p.left < 0 {
+		return 0, errors.New("gpufft: CL_OUT_OF_RESOURCES")
+	}
+	return p.TransferPlan.Execute(src)
+}
+
+// TestLiveTransferGPUFailure: a GPU plan that fails mid-run hands the
+// measurement to the CPU engine, which carries on to a full average of
+// the right response; the status says the GPU failed, and why.
+func TestLiveTransferGPUFailure(t *testing.T) {
+	rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", 0.5, 0, 0))
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	tr, err := NewTransfer(rec, engine.Pair{Preferred: &failingTransfer{Engine: cpu, after: 3}, CPU: cpu},
+		TransferSettings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Rect}, Frames: 8, BatchFrames: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	var res TransferResult
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+		tr.Step() // the failing batch returns its error; the next runs on the CPU
+		if tr.Latest(&res) && res.Averaged == 8 && tr.Stats().Engine == "cpu" {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	st := tr.Stats()
+	if st.Engine != "cpu" || !strings.Contains(st.Status, "GPU failed") || !strings.Contains(st.Status, "CL_OUT_OF_RESOURCES") ||
+		res.Averaged != 8 || math.Abs(res.MagnitudeDB[0][100]-20*math.Log10(0.5)) > 0.1 {
+		t.Errorf("engine %s, status %q, averaged %d, %.3f dB at bin 100", st.Engine, st.Status, res.Averaged, res.MagnitudeDB[0][100])
 	}
 }
