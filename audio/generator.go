@@ -29,6 +29,10 @@ const (
 	SignalSweep = "sweep"
 	SignalWhite = "white"
 	SignalPink  = "pink"
+	// Periodic stimuli (generator_stimuli.go): one period computed at
+	// start and looped, the same on every channel.
+	SignalPinkPeriodic = "pinkperiodic"
+	SignalMLS          = "mls"
 )
 
 // GeneratorSpec describes a test signal. Levels are dBFS: the peak of each
@@ -40,11 +44,18 @@ type GeneratorSpec struct {
 	Freqs    []float64 // sine: one; tones: several; sweep: start and end
 	LevelDB  float64
 	SweepSec float64 // sweep period (default 10 s)
+	// Period is pinkperiodic's loop length N (a power of two) and mls's
+	// order k (a loop of 2^k − 1 samples).
+	Period int
 }
 
 // ParseGenerator reads sine:FREQ:DB, tones:F1,F2,…:DB,
-// sweep:F0:F1:DB[:SECONDS], white:DB, pink:DB. The level may be omitted
-// (−6 dBFS for tones, −20 for noise).
+// sweep:F0:F1:DB[:SECONDS], white:DB, pink:DB, pinkperiodic:N:DB (pink
+// noise periodic in N samples, a power of two: equal power per octave of
+// the N-point spectrum, random phases) and mls:K:DB (the maximum-length
+// sequence of order K, 2^K − 1 samples, looped). The level may be omitted
+// (−6 dBFS for tones, −20 for noise and the periodic stimuli, whose levels
+// are RMS as noise's are); N defaults to 65536 and K to 16.
 func ParseGenerator(s string) (GeneratorSpec, error) {
 	parts := strings.Split(strings.ToLower(strings.TrimSpace(s)), ":")
 	g := GeneratorSpec{Kind: parts[0], SweepSec: 10}
@@ -60,7 +71,7 @@ func ParseGenerator(s string) (GeneratorSpec, error) {
 	}
 	var err error
 	bad := func(why string) (GeneratorSpec, error) {
-		return GeneratorSpec{}, fmt.Errorf("audio: generator %q: %s (want sine:FREQ:DB, tones:F1,F2,…:DB, sweep:F0:F1:DB[:SECONDS], white:DB or pink:DB)", s, why)
+		return GeneratorSpec{}, fmt.Errorf("audio: generator %q: %s (want sine:FREQ:DB, tones:F1,F2,…:DB, sweep:F0:F1:DB[:SECONDS], white:DB, pink:DB, pinkperiodic:N:DB or mls:K:DB)", s, why)
 	}
 	switch g.Kind {
 	case SignalSine:
@@ -106,6 +117,13 @@ func ParseGenerator(s string) (GeneratorSpec, error) {
 		if g.LevelDB, err = num(1, -20); err != nil {
 			return g, err
 		}
+	case SignalPinkPeriodic, SignalMLS:
+		if why := g.parsePeriodic(parts, num); why != "" {
+			return bad(why)
+		}
+		if g.LevelDB, err = num(2, -20); err != nil {
+			return g, err
+		}
 	default:
 		return bad("unknown signal " + strconv.Quote(g.Kind))
 	}
@@ -128,6 +146,8 @@ func (g GeneratorSpec) String() string {
 	switch g.Kind {
 	case SignalWhite, SignalPink:
 		return fmt.Sprintf("%s:%g", g.Kind, g.LevelDB)
+	case SignalPinkPeriodic, SignalMLS:
+		return fmt.Sprintf("%s:%d:%g", g.Kind, g.Period, g.LevelDB)
 	case SignalSweep:
 		return fmt.Sprintf("sweep:%s:%s:%g:%g", fs[0], fs[1], g.LevelDB, g.SweepSec)
 	}
@@ -149,6 +169,7 @@ type Generator struct {
 	rng      *rand.Rand
 	pink     [][7]float64 // per channel: Kellet's filter state
 	pinkGain float64
+	loop     []float32 // a periodic stimulus' period, unit RMS
 	closed   bool
 }
 
@@ -167,8 +188,19 @@ func NewGenerator(spec GeneratorSpec, rate, channels int, paced bool) (*Generato
 	g := &Generator{spec: spec, rate: rate, channels: channels, paced: paced, block: max(1, rate/200),
 		phase: make([]float64, len(spec.Freqs)), rng: rand.New(rand.NewPCG(uint64(rate), 7)),
 		pink: make([][7]float64, channels)}
-	if spec.Kind == SignalPink {
+	switch spec.Kind {
+	case SignalPink:
 		g.pinkGain = 1 / pinkRMS()
+	case SignalPinkPeriodic:
+		if !validPinkPeriod(spec.Period) {
+			return nil, fmt.Errorf("audio: generator %v: period %d (want a power of two, %d…%d)", spec, spec.Period, minPinkPeriod, maxPinkPeriod)
+		}
+		g.loop = PinkPeriodic(spec.Period)
+	case SignalMLS:
+		if spec.Period < MinMLSOrder || spec.Period > MaxMLSOrder {
+			return nil, fmt.Errorf("audio: generator %v: order %d (want %d…%d)", spec, spec.Period, MinMLSOrder, MaxMLSOrder)
+		}
+		g.loop = MLS(spec.Period)
 	}
 	return g, nil
 }
@@ -236,6 +268,8 @@ func (g *Generator) Generate(dst []float32) {
 				v = noiseRMS * g.rng.NormFloat64()
 			case SignalPink:
 				v = noiseRMS * g.pinkGain * pinkStep(&g.pink[c], g.rng.NormFloat64())
+			case SignalPinkPeriodic, SignalMLS:
+				v = noiseRMS * float64(g.loop[g.pos%int64(len(g.loop))])
 			}
 			dst[i+c] = float32(v)
 		}

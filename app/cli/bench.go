@@ -21,7 +21,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cpuSamples := fs.Int("cpu-samples", 1<<24, "samples per call on the CPU")
 	minTime := fs.Duration("time", time.Second, "minimum time per row")
 	gonum := fs.Bool("gonum", true, "also measure gonum dsp/fourier used the same way as the CPU engine")
-	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N or spectrogram:N:HOP")
+	sizes := fs.String("sizes", "", "rows instead of the default ones, comma-separated: N (r2c), r2c:N, c2c:N, spectrogram:N:HOP or transfer:N:HOP:CHANNELS (the live transfer path: 1 reference + CHANNELS, FIFO of 64, delay tracked every batch)")
 	progress := fs.Bool("progress", false, "say on stderr which row is being measured")
 	e2e := fs.Bool("e2e", false, "time whole `prism analyze` runs of a generated file instead, GPU against CPU (see --e2e-seconds, --e2e-batch, --e2e-repeat)")
 	e2eSeconds := fs.Float64("e2e-seconds", 600, "--e2e: the file's length in seconds")
@@ -47,8 +47,19 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return e2eDone(bench.RunE2E(o, stdout, stderr), stderr)
 	}
 	var custom []gpufft.BenchCase
+	var transfer []bench.TransferCase
 	if *sizes != "" {
+		custom = []gpufft.BenchCase{}
 		for _, s := range strings.Split(*sizes, ",") {
+			if bench.IsTransferCase(s) {
+				c, err := bench.ParseTransferCase(s)
+				if err != nil {
+					fmt.Fprintf(stderr, "prism: bench: --sizes: %v\n", err)
+					return ExitUsage
+				}
+				transfer = append(transfer, c)
+				continue
+			}
 			c, err := bench.ParseCase(s)
 			if err != nil {
 				fmt.Fprintf(stderr, "prism: bench: --sizes: %v\n", err)
@@ -57,7 +68,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			custom = append(custom, c)
 		}
 	}
-	b := bench.Engines{Custom: custom, MinTime: *minTime, Stderr: stderr, Progress: *progress}
+	b := bench.Engines{Custom: custom, Transfer: transfer, MinTime: *minTime, Stderr: stderr, Progress: *progress}
 	if *engines != "cpu" && !b.GPU(*device, *gpuSamples) && *engines == "gpu" {
 		return ExitFailure
 	}

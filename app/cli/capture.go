@@ -13,16 +13,35 @@ import (
 	"github.com/prismaudio/prism/internal/bench"
 )
 
+const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
+  prism capture --transfer --ref-channel R [--channels C,…] -o OUT.csv|.npy|.png
+      [--average polar|complex] [--frames K] [--seconds S] [--stats] [flags]
+  Records a live spectrogram of the input (a device, or --generator).
+  With --transfer: a live dual-channel measurement of each measurement
+  channel against the reference channel (0-based; the input opens as many
+  channels as the largest index needs, at least 2), averaged over the
+  last K frames (--frames, 1…256) on the engine, the delay tracked and
+  taken out; at the end the same outputs as prism transfer: CSV header
+  freq_hz,magnitude_db,phase_deg,coherence (each name but freq_hz with
+  _chC for several channels), NPY of those columns, or PNG plots; --stats
+  adds delay_ms, delay_samples, polarity, mean_coherence (and delay_found,
+  delay_given; arrays for several channels, as prism transfer --json) to
+  the statistics. A stimulus: --generator pinkperiodic:N:DB with --fft N
+  and --window rect plays one period per frame.
+`
+
 func runCapture(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("capture", "  prism capture -o OUT.png|.npy|.csv --seconds S [flags]\n", stderr)
+	fs := newFlags("capture", captureUsage, stderr)
 	var af analysisFlags
 	af.register(fs, "opencl-device")
 	out := fs.String("o", "", "output file: .png, .npy or .csv")
 	seconds := fs.Float64("seconds", 5, "seconds of audio to record")
 	device := fs.String("device", "", "audio input: index or name substring from `prism devices` (default: the default input)")
 	rate := fs.Int("rate", 0, "sample rate in Hz (default: the device's)")
-	channels := fs.Int("channels", 0, "input channels (default: up to 2)")
-	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
+	channelsArg := fs.String("channels", "", "input channels (default: up to 2); with --transfer the measurement channels C,… (0-based; default every channel but the reference)")
+	gen := fs.String("generator", "", "use the signal generator instead of a device: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB, pinkperiodic:N:DB, mls:K:DB")
+	var tf captureTransferFlags
+	tf.register(fs)
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	var prof bench.Profiles
@@ -42,17 +61,24 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if !(*seconds > 0 && *seconds <= 24*3600) { // NaN too
 		return usage("--seconds %g: want 0…86400", *seconds)
 	}
-	if *rate < 0 || *channels < 0 {
+	channels, meas, err := tf.channels(*channelsArg)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if *rate < 0 || channels < 0 {
 		return usage("--rate and --channels must be positive")
 	}
 	opts, err := af.options()
+	if err == nil && tf.on {
+		err = tf.check(format)
+	}
 	if err == nil {
 		err = checkReplace(opts.Force, *out)
 	}
 	if err != nil {
 		return usage("%v", err)
 	}
-	open, notice, err := live.OpenSource(*device, *rate, *channels, *gen)
+	open, notice, err := live.OpenSource(*device, *rate, channels, *gen)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
 		// no input at all is the machine's state; a --device that matches
@@ -84,6 +110,10 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer rec.Stop()
+	if tf.on {
+		ts := tf.settings(opts, meas)
+		return captureTransfer(sess, rec, ts, *seconds, *out, format, opts.Force, *stats, *quiet, stdout, stderr)
+	}
 	if opts.Channel >= rec.Channels() {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}

@@ -47,6 +47,7 @@ func ParseCase(s string) (gpufft.BenchCase, error) {
 // said on Stderr and marks Failed.
 type Engines struct {
 	Custom   []gpufft.BenchCase // nil: the default rows
+	Transfer []TransferCase     // live transfer rows (transfer.go), after the others
 	MinTime  time.Duration      // per row
 	Stderr   io.Writer
 	Progress bool // a line on Stderr before each row
@@ -99,7 +100,23 @@ func (b *Engines) GPU(device string, samples int) bool {
 	b.bench("GPU", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
 		return gpufft.Bench(g, cs, b.MinTime)
 	})
+	b.transfer("GPU", g)
 	return true
+}
+
+// transfer measures the live transfer rows on e.
+func (b *Engines) transfer(name string, e gpufft.Engine) {
+	for i, c := range b.Transfer {
+		if b.Progress {
+			fmt.Fprintf(b.Stderr, "prism: bench: %s transfer %d/%d: N=%d hop %d, %d+1 channels…\n", name, i+1, len(b.Transfer), c.Size, c.Hop, c.Channels)
+		}
+		r, err := BenchTransfer(e, c, b.MinTime)
+		if err != nil {
+			b.add(nil, fmt.Errorf("%s transfer:%d:%d:%d: %w", e.Name(), c.Size, c.Hop, c.Channels, err))
+			continue
+		}
+		b.add([]gpufft.BenchResult{r}, nil)
+	}
 }
 
 // CPU measures the CPU engine and, with gonum, gonum used the same way.
@@ -109,6 +126,7 @@ func (b *Engines) CPU(samples int, gonum bool) {
 	b.bench("CPU", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
 		return gpufft.Bench(c, cs, b.MinTime)
 	})
+	b.transfer("CPU", c)
 	if gonum {
 		b.bench("gonum", b.cases(samples), func(cs []gpufft.BenchCase) ([]gpufft.BenchResult, error) {
 			return Gonum(c.Workers(), cs, b.MinTime)
@@ -133,6 +151,11 @@ func PrintRows(w io.Writer, rows []gpufft.BenchResult) {
 			r.MsPerCall, r.GSamplesSec, r.GBs, r.CopyGBs, pct, r.Device)
 	}
 	tw.Flush()
+	for _, r := range rows {
+		if r.Plan == "transfer" {
+			fmt.Fprintf(w, "%s transfer N=%d hop %d: %s, %d frames per call\n", r.Engine, r.Size, r.Hop, r.Note, r.Batch)
+		}
+	}
 	// Speed-ups measured in this run: GPU over CPU, CPU over gonum.
 	byKey := map[string]gpufft.BenchResult{}
 	for _, r := range rows {
