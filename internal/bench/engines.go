@@ -159,18 +159,37 @@ func PrintRows(w io.Writer, rows []gpufft.BenchResult) {
 	// Speed-ups measured in this run: GPU over CPU, CPU over gonum.
 	byKey := map[string]gpufft.BenchResult{}
 	for _, r := range rows {
-		byKey[fmt.Sprintf("%s/%s/%d", r.Engine, r.Plan, r.Size)] = r
+		byKey[r.Engine+speedupKey(r)] = r
 	}
 	for _, r := range rows {
 		if r.Engine != "cpu" {
 			continue
 		}
-		k := fmt.Sprintf("/%s/%d", r.Plan, r.Size)
+		k := speedupKey(r)
 		if g, ok := byKey["opencl"+k]; ok {
-			fmt.Fprintf(w, "speed-up %s N=%d: GPU (device-resident) %.1f× CPU in samples/s\n", r.Plan, r.Size, g.GSamplesSec/r.GSamplesSec)
+			fmt.Fprintf(w, "speed-up %s N=%d%s: GPU (device-resident) %.1f× CPU in samples/s\n", r.Plan, r.Size, hopLabel(r), g.GSamplesSec/r.GSamplesSec)
 		}
 		if g, ok := byKey["gonum"+k]; ok {
 			fmt.Fprintf(w, "speed-up %s N=%d: CPU engine %.2f× gonum in samples/s\n", r.Plan, r.Size, r.GSamplesSec/g.GSamplesSec)
 		}
 	}
+}
+
+// speedupKey names the row an engine's row is compared with: the same
+// plan, size and hop (and for transfer rows the same frames per call, as
+// the channels differ between rows of one N and hop).
+func speedupKey(r gpufft.BenchResult) string {
+	k := fmt.Sprintf("/%s/%d/%d", r.Plan, r.Size, r.Hop)
+	if r.Plan == "transfer" {
+		k += fmt.Sprintf("/%d/%s", r.Batch, strings.SplitN(r.Note, ":", 2)[0])
+	}
+	return k
+}
+
+// hopLabel is " hop H" for rows with a hop.
+func hopLabel(r gpufft.BenchResult) string {
+	if r.Hop == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" hop %d", r.Hop)
 }
