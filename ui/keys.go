@@ -40,7 +40,7 @@ func (w *Window) installKeys() {
 	} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { fn() })
 	}
-	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.exportDialog, fyne.KeyR: w.rec.toggle} {
+	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.ExportDialog, fyne.KeyR: w.rec.Toggle} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func(fyne.Shortcut) { fn() })
 	}
 }

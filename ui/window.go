@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -55,8 +56,8 @@ type Window struct {
 	fileTab *container.TabItem
 	c       *controls
 	fp      *filePanel // the File tab
-	rec     *recordPanel
-	bar     *statusBar
+	rec     *panel.Record
+	bar     *panel.StatusBar
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -145,11 +146,11 @@ func (w *Window) Close() {
 // statusText is the status area's text: the strip, the line under it and
 // the details.
 func (w *Window) statusText() string {
-	return w.bar.strip.Text + "\n" + w.bar.line.Text + "\n" + w.bar.details.Text
+	return w.bar.Strip() + "\n" + w.bar.Line() + "\n" + w.bar.Details()
 }
 
 // statusStrip is the strip's text alone (what shows at any window width).
-func (w *Window) statusStrip() string { return w.bar.strip.Text }
+func (w *Window) statusStrip() string { return w.bar.Strip() }
 
 func (w *Window) build() {
 	s := w.set
@@ -172,10 +173,10 @@ func (w *Window) build() {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file is shown
 		w.updateStatus()
 	}
-	w.bar = newStatusBar(w.win, w.updateStatus)
-	w.rec = newRecordPanel(w.eng, w, w.win, w.do)
-	statusBar := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, w.bar.detailsBtn,
-		container.NewVBox(w.bar.strip, container.NewBorder(nil, nil, nil, container.NewHBox(w.rec.btn, w.rec.export), w.bar.line))))
+	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
+	w.rec = panel.NewRecord(w.eng, (*host)(w), w.win, w.do)
+	recBtn, exportBtn := w.rec.Buttons()
+	statusBar := w.bar.Build(container.NewHBox(recBtn, exportBtn))
 	exports := container.NewGridWithColumns(2,
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
