@@ -111,7 +111,7 @@ func (w *Window) applyCal() {
 		rtaUnit += " (" + w.cal.mic.Name + ")"
 	}
 	w.cal.file.Set(u, s.CalOffset, w.cal.mic, s.Window)
-	for _, v := range []*view.SpectrumView{w.spec, w.fp.fspec} {
+	for _, v := range []*view.SpectrumView{w.spec, w.fspec} {
 		v.SetRange(s.DBMin+shift, s.DBMax+shift)
 		v.SetUnit(w.cal.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
 	}
@@ -132,8 +132,8 @@ func (w *Window) showFileSpectrum(sp *live.Spectrum) {
 		raw.Current = append(raw.Current[:0], sp.Current...)
 		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
 	}
-	w.fp.fspec.ShowSpectrum(raw)
-	w.cal.file.Apply(w.fp.fspec.Shown())
+	w.fspec.ShowSpectrum(raw)
+	w.cal.file.Apply(w.fspec.Shown())
 }
 
 // readMic reads the microphone response file at path ("" none) in place

@@ -18,7 +18,7 @@ type Engine interface {
 	view.ColumnSource
 	view.MeterSource
 	calEngine          // MeasureCalibrator (calibration.go)
-	fileEngine         // the file tab's analyses (files.go)
+	panel.FileEngine   // the file tab's analyses
 	panel.RecordEngine // the history's export and the recording
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.

@@ -216,13 +216,13 @@ func TestFileViewMeasures(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	if err := w.rp.store("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
 		t.Errorf("storing before the cursor was over the file: %v", err)
 	}
 	w.harmonics(true)
-	w.fp.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
+	w.fview.OnCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
 	waitFor(t, func() bool { return !w.fharm.Busy() })
 	d, line, err := w.distortion()
 	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
@@ -242,11 +242,11 @@ func TestFileViewMeasures(t *testing.T) {
 	for k, v := range db {
 		louder[k] = v + 2
 	}
-	w.fp.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
-	if w.difference() != w.fp.fdiff || !w.fp.fdiff.Visible() || w.fp.fspec.Visible() {
+	w.fview.OnCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
+	if w.difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
 		t.Fatal("the file tab does not show the difference")
 	}
-	for k, v := range w.fp.fdiff.Lines()[0].DB {
+	for k, v := range w.fdiff.Lines()[0].DB {
 		if want := float64(louder[k]) - float64(db[k]); math.Abs(float64(v)-want) > 1e-4 {
 			t.Fatalf("bin %d: difference %g, want %g", k, v, want)
 		}

@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
 )
 
 // host is the window as its panels see it: each method serves the host
@@ -23,4 +26,43 @@ func (h *host) HistoryOptions() (bool, int, plot.ImageOptions) {
 	s := h.set
 	return s.Channels == "all", h.stats.Channels,
 		plot.ImageOptions{Width: 1920, Height: 1080, Scale: s.FreqScale, DBMin: s.DBMin, DBMax: s.DBMax, Colormap: s.Colormap}
+}
+
+// FileOptions are the live analysis's frames and the image an export
+// draws (panel.FileHost).
+func (h *host) FileOptions() (analysis.ViewOptions, plot.ImageOptions) {
+	s := h.set
+	_, _, img := h.HistoryOptions()
+	return analysis.ViewOptions{FFT: s.FFT, Hop: s.Hop(), Window: s.Window, Channel: -1}, img
+}
+
+// Dark says the dark theme is on (panel.FileHost).
+func (h *host) Dark() bool { return h.set.Theme == "dark" }
+
+// ShowFileTab brings the File tab forward (panel.FileHost).
+func (h *host) ShowFileTab() { h.tabs.Select(h.fileTab) }
+
+// RememberFolder puts dir first in the recent folders (panel.FileHost).
+func (h *host) RememberFolder(dir string) { (*Window)(h).rememberFolder(dir) }
+
+// UpdateStatus writes the status area (panel.FileHost).
+func (h *host) UpdateStatus() { (*Window)(h).updateStatus() }
+
+// ShowOpenDialog asks for a file to open (panel.FileHost).
+func (h *host) ShowOpenDialog(title string, open func(path string)) {
+	(*Window)(h).showOpenDialog(title, open)
+}
+
+// DifferenceShown says whether the difference to a reference is chosen
+// (panel.FileHost).
+func (h *host) DifferenceShown() bool { return h.rp.set.DiffTo() >= 0 }
+
+// FileSpectrumShown shows the file's spectrum under the cursor in the
+// unit shown, and measures and differences it (panel.FileHost).
+func (h *host) FileSpectrumShown(sp *live.Spectrum) {
+	w := (*Window)(h)
+	w.showFileSpectrum(sp)
+	w.fharm.MarkStale()
+	w.measureFileDue(w.now())
+	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)
 }

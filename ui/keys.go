@@ -58,9 +58,9 @@ func (w *Window) typedKey(k fyne.KeyName) {
 	case fyne.KeyDown:
 		w.change(func(s *Settings) { s.shiftDB(-10) })
 	case fyne.KeyLeft:
-		w.fp.fview.Pan(-0.1)
+		w.fview.Pan(-0.1)
 	case fyne.KeyRight:
-		w.fp.fview.Pan(0.1)
+		w.fview.Pan(0.1)
 	}
 }
 
@@ -98,13 +98,13 @@ func (w *Window) typedRune(r rune) {
 	case ']':
 		w.change(func(s *Settings) { s.FFT = min(engine.MaxFFT, s.FFT*2) })
 	case '+', '=':
-		t0, t1 := w.fp.fview.View()
-		w.fp.fview.Zoom(0.5, (t0+t1)/2)
+		t0, t1 := w.fview.View()
+		w.fview.Zoom(0.5, (t0+t1)/2)
 	case '-':
-		t0, t1 := w.fp.fview.View()
-		w.fp.fview.Zoom(2, (t0+t1)/2)
+		t0, t1 := w.fview.View()
+		w.fview.Zoom(2, (t0+t1)/2)
 	case '0':
-		w.fp.zoomReset()
+		w.fp.ZoomReset()
 	}
 }
 

@@ -99,7 +99,7 @@ func (w *Window) startFolder() string {
 // (Enter opens it; a folder is browsed), the recent folders (a click
 // browses there) and Browse… (the file dialog, at the newest folder).
 func (w *Window) openDialog() {
-	w.showOpenDialog("Open an audio file", w.fp.openFile)
+	w.showOpenDialog("Open an audio file", w.fp.OpenFile)
 }
 
 // showOpenDialog is the open dialog with `title`, calling open with the

@@ -17,7 +17,7 @@ import (
 // first live spectrum shown.
 func (w *Window) shownSpectrum() (*live.Spectrum, string, error) {
 	if w.tabs.Selected() == w.fileTab {
-		sp := w.fp.fspec.Shown()
+		sp := w.fspec.Shown()
 		if sp == nil {
 			return nil, "", errors.New("prism: no spectrum to store: move the cursor over the file first")
 		}
@@ -117,7 +117,7 @@ func (w *Window) difference() *view.LinePlot {
 		return nil
 	}
 	if w.tabs.Selected() == w.fileTab {
-		return w.fp.fdiff
+		return w.fdiff
 	}
 	return w.diff
 }
@@ -127,7 +127,7 @@ func (w *Window) difference() *view.LinePlot {
 func (w *Window) referencesChanged() {
 	if i := w.rp.set.DiffTo(); i >= 0 {
 		name, c := w.rp.set.Refs()[i].Trace.Name, view.RefColor(w.rp.set.Refs()[i].Color, w.set.Theme != "light")
-		for _, d := range []*view.LinePlot{w.diff, w.fp.fdiff} {
+		for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
 			d.SetTitle("difference to " + name)
 			l := &d.SetLines(1)[0]
 			l.Name, l.Color = "shown − "+name, c
@@ -138,11 +138,11 @@ func (w *Window) referencesChanged() {
 		w.diff.Hide()
 		w.spec.Show()
 	}
-	w.fp.showFileLower()
+	w.fp.ShowLower()
 	w.spec.Refresh()
-	w.fp.fspec.Refresh()
+	w.fspec.Refresh()
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
-	w.updateDiff(w.fp.fspec, w.fp.fdiff, &w.fp.fdiffGrid, view.AvgOff)
+	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)
 	w.rp.sync()
 }
 

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -61,24 +62,16 @@ const diffNone = "None"
 // its own) and connects the references and the harmonics to the spectra.
 func (w *Window) buildMeasureViews() {
 	w.rp.set.SetDiffTo(-1)
-	w.diff = newDiffPlot()
+	w.diff = panel.NewDiffPlot()
 	w.spec.SetReferences(&w.rp.set)
-	w.fp.fspec.SetReferences(&w.rp.set)
+	w.fspec.SetReferences(&w.rp.set)
 	w.spec.SetHarmonics(&w.harm)
-	w.fp.fspec.SetHarmonics(&w.fharm)
-}
-
-// newDiffPlot makes a difference plot (a reference's), hidden.
-func newDiffPlot() *view.LinePlot {
-	d := view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
-	d.SetZeroLine(true)
-	d.Hide()
-	return d
+	w.fspec.SetHarmonics(&w.fharm)
 }
 
 // applyMeasureDisplay follows the frequency scale and theme.
 func (w *Window) applyMeasureDisplay(scale plot.Scale, dark bool) {
-	for _, d := range []*view.LinePlot{w.diff, w.fp.fdiff} {
+	for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
 		d.SetScale(scale)
 		d.SetDark(dark)
 		if i := w.rp.set.DiffTo(); i >= 0 && len(d.Lines()) > 0 {
@@ -86,8 +79,8 @@ func (w *Window) applyMeasureDisplay(scale plot.Scale, dark bool) {
 		}
 		d.Refresh()
 	}
-	w.fp.ab.Spectra().SetRange(w.set.DBMin, w.set.DBMax)
-	w.fp.ab.SetDisplay(scale, dark)
+	w.fab.Spectra().SetRange(w.set.DBMin, w.set.DBMax)
+	w.fab.SetDisplay(scale, dark)
 }
 
 // build makes the panel's references and distortion section.

@@ -52,8 +52,8 @@ func (w *Window) updateStatus() {
 	f := panel.StatusFacts{Stats: st, Record: w.eng.RecordStatus(), Paused: w.paused, HasGPU: w.eng.HasGPU(),
 		Monitor: w.eng.PlaythroughStatus(), Now: w.now(), Noise: mixNoiseNote(w.set, st.Channels)}
 	f.Fill = fillText(st, w.cfgFrames, f.Now.Sub(w.cfgAt))
-	if fs := w.fp.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
-		f.File = w.fp.fileSummary(fs)
+	if fs := w.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
+		f.File = w.fp.Summary(fs)
 	}
 	msg := st.Status
 	if msg == "" {

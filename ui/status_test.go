@@ -68,8 +68,8 @@ func TestFileShownPausesLive(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	n := e.latestN
 	w.Pull()
 	if e.latestN != n {

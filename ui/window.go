@@ -55,9 +55,15 @@ type Window struct {
 	liveTab *container.TabItem
 	fileTab *container.TabItem
 	c       *controls
-	fp      *filePanel // the File tab
-	rec     *panel.Record
-	bar     *panel.StatusBar
+	fp      *panel.Files // the File tab
+	// its views (the panel's, handed over when it is made)
+	fview     *view.FileView
+	fspec     *view.SpectrumView
+	fdiff     *view.LinePlot // the difference to a reference (references.go)
+	fdiffGrid view.RefGrid
+	fab       *view.ABView
+	rec       *panel.Record
+	bar       *panel.StatusBar
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -112,7 +118,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	w.rp.loadKept()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
-			w.fp.openFile(uris[0].Path())
+			w.fp.OpenFile(uris[0].Path())
 		}
 	})
 	if !opts.Manual {
@@ -126,7 +132,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	}
 	win.SetOnClosed(w.Close)
 	if opts.File != "" {
-		w.fp.openFile(opts.File)
+		w.fp.OpenFile(opts.File)
 	}
 	return w
 }
@@ -137,7 +143,7 @@ func (w *Window) Close() {
 		w.anim.Stop()
 	}
 	w.dog.close()
-	w.fp.close()
+	w.fp.Close()
 	w.ap.close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
@@ -159,13 +165,14 @@ func (w *Window) build() {
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
-	w.fp = newFilePanel(w, w.eng, w.win, w.do, s)
+	w.fp = panel.NewFiles((*host)(w), w.eng, w.win, w.do)
+	w.fview, w.fspec, w.fdiff, w.fab = w.fp.Views()
 	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
 	w.lvl = view.NewMetersView()
 	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
-	file := w.fp.build(w.openDialog)
+	file := w.fp.Build(w.openDialog)
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
