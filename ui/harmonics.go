@@ -13,9 +13,7 @@ func (w *Window) harmonics(on bool) {
 	w.harm.SetOn(on)
 	w.fharm.SetOn(on)
 	w.measureFileDue(w.now())
-	if w.rp.harmonics != nil && w.rp.harmonics.Checked != on {
-		w.rp.harmonics.SetChecked(on)
-	}
+	w.rp.ShowHarmonics(on)
 	w.spec.Refresh()
 	w.fspec.Refresh()
 }

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"time"
+
+	"fyne.io/fyne/v2/storage"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
@@ -55,7 +58,7 @@ func (h *host) ShowOpenDialog(title string, open func(path string)) {
 
 // DifferenceShown says whether the difference to a reference is chosen
 // (panel.FileHost).
-func (h *host) DifferenceShown() bool { return h.rp.set.DiffTo() >= 0 }
+func (h *host) DifferenceShown() bool { return h.refs.DiffTo() >= 0 }
 
 // FileSpectrumShown shows the file's spectrum under the cursor in the
 // unit shown, and measures and differences it (panel.FileHost).
@@ -66,3 +69,27 @@ func (h *host) FileSpectrumShown(sp *live.Spectrum) {
 	w.measureFileDue(w.now())
 	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)
 }
+
+// Harmonics turns the harmonic markers and the distortion readout on or
+// off (panel.RefHost).
+func (h *host) Harmonics(on bool) { (*Window)(h).harmonics(on) }
+
+// HarmonicsOn says whether the harmonic markers and readout are on
+// (panel.RefHost).
+func (h *host) HarmonicsOn() bool { return h.harm.On() }
+
+// ChooseFile asks for a file and hands it to use (panel.RefHost).
+func (h *host) ChooseFile(filter storage.FileFilter, use func(path string) error) {
+	(*Window)(h).chooseFile(filter, use)
+}
+
+// AddNotice adds msg to the status bar's notice (panel.RefHost).
+func (h *host) AddNotice(msg string) {
+	if h.notice != "" {
+		msg = h.notice + "; " + msg
+	}
+	h.notice = msg
+}
+
+// Clock is the window's time (panel.RefHost; tests set it).
+func (h *host) Clock() time.Time { return h.now() }

@@ -88,7 +88,7 @@ func (w *Window) typedRune(r rune) {
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
 	case 's', 'S':
-		w.rp.storeDialog()
+		w.rp.StoreDialog()
 	case 'd', 'D':
 		w.harmonics(!w.harm.On())
 	case 't', 'T':

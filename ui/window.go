@@ -90,7 +90,8 @@ type Window struct {
 	// harmonics.go)
 	diff        *view.LinePlot // the difference to a reference, live
 	diffGrid    view.RefGrid
-	rp          refPanel           // the references
+	rp          *panel.References  // the references
+	refs        *view.RefSet       // theirs, drawn and subtracted here
 	harm, fharm view.HarmonicMeter // live and file
 }
 
@@ -115,7 +116,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 		w.ap.useEngine("cpu")
 	}
 	w.installKeys()
-	w.rp.loadKept()
+	w.rp.LoadKept()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
 			w.fp.OpenFile(uris[0].Path())
@@ -160,7 +161,8 @@ func (w *Window) statusStrip() string { return w.bar.Strip() }
 
 func (w *Window) build() {
 	s := w.set
-	w.rp.host, w.rp.win, w.rp.dir = w, w.win, w.opts.ReferenceDir
+	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
+	w.refs = w.rp.Set()
 	w.cal.host, w.cal.eng, w.cal.win, w.cal.do = w, w.eng, w.win, w.do
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
@@ -188,7 +190,7 @@ func (w *Window) build() {
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
 	var panel fyne.CanvasObject
-	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.build(), exports)
+	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
 	side := container.NewVScroll(panel)
 	side.SetMinSize(fyne.NewSize(250, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))
