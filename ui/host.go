@@ -64,7 +64,7 @@ func (h *host) DifferenceShown() bool { return h.refs.DiffTo() >= 0 }
 // unit shown, and measures and differences it (panel.FileHost).
 func (h *host) FileSpectrumShown(sp *live.Spectrum) {
 	w := (*Window)(h)
-	w.showFileSpectrum(sp)
+	w.cal.showFile(w.fspec, sp)
 	w.fharm.MarkStale()
 	w.measureFileDue(w.now())
 	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)

@@ -49,7 +49,7 @@ type Window struct {
 	wf   *view.Waterfall
 	rta  *view.RTAView
 	lvl  *view.MetersView
-	cal  calPanel // the unit and calibration the live spectrum and RTA show
+	cal  *calPanel // the unit and calibration the live spectrum and RTA show
 
 	tabs    *container.AppTabs
 	liveTab *container.TabItem
@@ -163,7 +163,7 @@ func (w *Window) build() {
 	s := w.set
 	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
 	w.refs = w.rp.Set()
-	w.cal.host, w.cal.eng, w.cal.win, w.cal.do = w, w.eng, w.win, w.do
+	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
@@ -223,11 +223,11 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lastFrames = f
-	w.spec.Pull(&w.cal.src, w.chans)
+	w.spec.Pull(w.cal.source(), w.chans)
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(&w.cal.src, w.stats.Channels)
+		w.rta.Pull(w.cal.source(), w.stats.Channels)
 	} else {
 		w.wf.Pull(w.eng, w.stats.Channels)
 	}
