@@ -7,6 +7,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -14,7 +15,14 @@ import (
 // interface of a panel in package panel, and none is an export of ui.
 type host Window
 
-// SaveDialog asks for a path and calls fn with it (panel.RecordHost).
+var (
+	_ panel.FileHost   = (*host)(nil)
+	_ panel.RefHost    = (*host)(nil)
+	_ panel.RecordHost = (*host)(nil)
+)
+
+// SaveDialog asks for a path and calls fn with it (panel.RecordHost,
+// FileHost and RefHost).
 func (h *host) SaveDialog(name string, fn func(path string)) { (*Window)(h).saveDialog(name, fn) }
 
 // RecordChannel is the output channel recorded and, by default, exported:

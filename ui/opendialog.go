@@ -196,7 +196,7 @@ func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path s
 }
 
 // chooseFile shows the file-open dialog at the folder files were last
-// opened from (refHost).
+// opened from (calHost; panel.RefHost through host).
 func (w *Window) chooseFile(filter storage.FileFilter, use func(path string) error) {
 	w.pickFile(w.startFolder(), filter, use)
 }

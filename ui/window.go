@@ -24,7 +24,7 @@ type Options struct {
 	Manual bool
 	// ReferenceDir, if set, keeps the references between sessions: each
 	// one stored or loaded is written there as CSV, and those there are
-	// loaded at start (refstore.go). Package desktop passes
+	// loaded at start (package panel's References). Package desktop passes
 	// os.UserConfigDir()/prism/references.
 	ReferenceDir string
 	// Do runs a function on the Fyne goroutine; nil means fyne.Do. Tests
