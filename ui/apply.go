@@ -76,14 +76,14 @@ func (w *Window) applyDisplay() {
 	if fft == 0 {
 		fft = s.FFT
 	}
-	for _, v := range []*view.SpectrumView{w.spec, w.fp.fspec} {
+	for _, v := range []*view.SpectrumView{w.spec, w.fspec} {
 		v.SetRange(s.DBMin, s.DBMax)
 		v.SetDark(dark)
 	}
 	w.spec.SetConfig(rate, fft, s.FreqScale)
 	w.spec.SetTraces(s.Averaging, s.PeakHold != 0)
-	if fs := w.fp.fview.File(); fs != nil {
-		w.fp.fspec.SetConfig(fs.Rate, fs.FFT, s.FreqScale)
+	if fs := w.fview.File(); fs != nil {
+		w.fspec.SetConfig(fs.Rate, fs.FFT, s.FreqScale)
 	}
 	w.wf.SetRange(s.DBMin, s.DBMax)
 	w.wf.SetColormap(s.Colormap)
@@ -99,10 +99,10 @@ func (w *Window) applyDisplay() {
 	w.rta.SetDark(dark)
 	w.lvl.SetDark(dark)
 	w.applyCal()
-	w.fp.fview.SetRange(s.DBMin, s.DBMax)
-	w.fp.fview.SetColormap(s.Colormap)
-	w.fp.fview.SetScale(s.FreqScale)
-	w.fp.fview.SetDark(dark)
+	w.fview.SetRange(s.DBMin, s.DBMax)
+	w.fview.SetColormap(s.Colormap)
+	w.fview.SetScale(s.FreqScale)
+	w.fview.SetDark(dark)
 	if s.Lower == "rta" {
 		w.wf.Hide()
 		w.rta.Show()
@@ -112,7 +112,7 @@ func (w *Window) applyDisplay() {
 	}
 	w.markBand()
 	w.applyMeasureDisplay(s.FreqScale, dark)
-	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.lvl, w.fp.fview, w.fp.fspec} {
+	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.lvl, w.fview, w.fspec} {
 		o.Refresh()
 	}
 }
@@ -137,7 +137,7 @@ func (w *Window) markBand() {
 		}
 	}
 	w.spec.SetBand(lo, hi)
-	w.fp.fspec.SetBand(lo, hi)
+	w.fspec.SetBand(lo, hi)
 }
 
 // setSource switches the source on a goroutine (it blocks until the

@@ -86,54 +86,82 @@ func (p *calPanel) unitLabel() string {
 	return l
 }
 
+// newCalPanel makes the panel; spectra is the engine's, which it
+// converts for the live views.
+func newCalPanel(host calHost, eng calEngine, spectra view.SpectrumSource, win fyne.Window, do func(func())) *calPanel {
+	p := &calPanel{host: host, eng: eng, win: win, do: do}
+	p.src = view.CalSource{Src: spectra, Cal: &p.disp}
+	return p
+}
+
+// source is the engine's spectra in the unit shown, for the live views.
+func (p *calPanel) source() *view.CalSource { return &p.src }
+
+// follow brings the conversions to the settings' unit and calibration:
+// it reads the microphone file when it changed; one no longer readable
+// is the error (and none is applied).
+func (p *calPanel) follow(s *Settings) error {
+	var err error
+	if s.MicFile != p.micPath {
+		err = p.readMic(s.MicFile)
+	}
+	p.disp.Set(s.Unit, s.CalOffset, p.mic, s.Window)
+	p.file.Set(s.Unit, s.CalOffset, p.mic, s.Window)
+	return err
+}
+
+// axes are the dB axes' shift for the unit (−120…0 dBFS shows as
+// −6…114 dB SPL at 114 dB) and the RTA's unit.
+func (p *calPanel) axes(s *Settings) (shift float64, rtaUnit string) {
+	rtaUnit = "dBFS"
+	if s.Unit == dsp.DBSPL {
+		shift = 10 * math.Round(s.CalOffset/10)
+		rtaUnit = "dB SPL"
+	}
+	if p.mic != nil {
+		rtaUnit += " (" + p.mic.Name + ")"
+	}
+	return shift, rtaUnit
+}
+
+// showFile shows a file's spectrum sp (dBFS, as the file view gives it;
+// nil: the one shown last, converted again) in v in the unit shown,
+// keeping a copy to convert again when the unit or calibration changes.
+func (p *calPanel) showFile(v *view.SpectrumView, sp *live.Spectrum) {
+	raw := &p.fileRaw
+	if sp == nil {
+		if len(raw.Current) == 0 {
+			return
+		}
+		sp = raw
+	}
+	if sp != raw {
+		raw.Current = append(raw.Current[:0], sp.Current...)
+		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
+	}
+	v.ShowSpectrum(raw)
+	p.file.Apply(v.Shown())
+}
+
 // applyCal brings the views to the settings' unit and calibration: it
 // reads the microphone file when it changed (a file no longer readable is
 // dropped, with a notice), shifts the dB SPL axes by the calibration and
 // names the unit.
 func (w *Window) applyCal() {
 	s := &w.set
-	if s.MicFile != w.cal.micPath {
-		if err := w.cal.readMic(s.MicFile); err != nil {
-			w.notice = err.Error()
-			s.MicFile = ""
-		}
+	if err := w.cal.follow(s); err != nil {
+		w.notice = err.Error()
+		s.MicFile = ""
 	}
-	u := s.Unit
-	w.cal.disp.Set(u, s.CalOffset, w.cal.mic, s.Window)
-	w.cal.src = view.CalSource{Src: w.eng, Cal: &w.cal.disp}
-	shift := 0.0
-	rtaUnit := "dBFS"
-	if u == dsp.DBSPL { // the axes follow: −120…0 dBFS shows as −6…114 dB SPL at 114 dB
-		shift = 10 * math.Round(s.CalOffset/10)
-		rtaUnit = "dB SPL"
-	}
-	if w.cal.mic != nil {
-		rtaUnit += " (" + w.cal.mic.Name + ")"
-	}
-	w.cal.file.Set(u, s.CalOffset, w.cal.mic, s.Window)
-	for _, v := range []*view.SpectrumView{w.spec, w.fp.fspec} {
+	shift, rtaUnit := w.cal.axes(s)
+	for _, v := range []*view.SpectrumView{w.spec, w.fspec} {
 		v.SetRange(s.DBMin+shift, s.DBMax+shift)
-		v.SetUnit(w.cal.unitLabel(), strings.ReplaceAll(u.String(), "-", "_"))
+		v.SetUnit(w.cal.unitLabel(), strings.ReplaceAll(s.Unit.String(), "-", "_"))
 	}
-	if len(w.cal.fileRaw.Current) > 0 {
-		w.showFileSpectrum(&w.cal.fileRaw)
-	}
+	w.cal.showFile(w.fspec, nil)
 	w.rta.SetRange(s.DBMin+shift, s.DBMax+shift)
 	w.rta.SetUnit(rtaUnit)
-	w.lvl.SetCalibration(u == dsp.DBSPL, s.CalOffset)
-}
-
-// showFileSpectrum shows a file's spectrum (dBFS, as the file view gives
-// it) in the unit shown, keeping a copy to convert again when the unit or
-// calibration changes.
-func (w *Window) showFileSpectrum(sp *live.Spectrum) {
-	raw := &w.cal.fileRaw
-	if sp != raw {
-		raw.Current = append(raw.Current[:0], sp.Current...)
-		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
-	}
-	w.fp.fspec.ShowSpectrum(raw)
-	w.cal.file.Apply(w.fp.fspec.Shown())
+	w.lvl.SetCalibration(s.Unit == dsp.DBSPL, s.CalOffset)
 }
 
 // readMic reads the microphone response file at path ("" none) in place

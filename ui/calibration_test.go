@@ -219,29 +219,29 @@ func TestFileSpectrumUnit(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	fs := syntheticFile()
 	e.file = fs
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	col := fs.Columns[100]
 	sp := &live.Spectrum{Current: col, BinHz: fs.BinHz(), Peak: fs.Peak(col)}
-	w.fp.fileCursor(sp, 1, true)
+	w.fview.OnCursor(sp, 1, true)
 	if err := w.cal.calibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, off float64) {
 		t.Helper()
-		got := w.fp.fspec.Shown().Current
+		got := w.fspec.Shown().Current
 		for k := range col {
 			if math.Abs(float64(got[k]-col[k])-off) > 1e-3 {
 				t.Fatalf("%s: bin %d reads %v, the file %v", what, k, got[k], col[k])
 			}
 		}
-		if d := w.fp.fspec.Shown().Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
+		if d := w.fspec.Shown().Peak.LevelDB - sp.Peak.LevelDB; math.Abs(d-off) > 1e-3 {
 			t.Errorf("%s: peak %+.3f dB from the file's", what, d)
 		}
 	}
 	check("dB SPL", 100)
-	if w.fp.fspec.UnitLabel() != "dB SPL" {
-		t.Errorf("file spectrum unit %q", w.fp.fspec.UnitLabel())
+	if w.fspec.UnitLabel() != "dB SPL" {
+		t.Errorf("file spectrum unit %q", w.fspec.UnitLabel())
 	}
 	if err := w.cal.setUnit(dsp.DBFS); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/window"
 )
@@ -66,13 +65,13 @@ func TestCompareAB(t *testing.T) {
 	hann, _ := window.Parse("hann")
 	fs := syntheticFile() // shown as file A: its analysis's size (1024) and window are the comparison's
 	fs.Path, fs.Window = pathA, hann
-	w.fp.fview.SetFile(fs)
+	w.fview.SetFile(fs)
 	w.tabs.Select(w.fileTab)
 	compare := func(path string) error {
 		var res error
 		finished := false
-		w.fp.compareFile(path, func(err error) { res, finished = err, true })
-		if !w.fp.progress.Visible() || !w.fp.cancel.Visible() {
+		w.fp.CompareFile(path, func(err error) { res, finished = err, true })
+		if !fileProgress(w) {
 			t.Error("no progress and cancel while comparing")
 		}
 		waitFor(t, func() bool { return finished })
@@ -81,14 +80,14 @@ func TestCompareAB(t *testing.T) {
 	if err := compare(pathB); err != nil {
 		t.Fatal(err)
 	}
-	if !w.fp.ab.Active() || !w.fp.ab.Visible() || w.fp.fspec.Visible() {
+	if !w.fab.Active() || !w.fab.Visible() || w.fspec.Visible() {
 		t.Fatal("the A/B view is not shown in the spectrum's place")
 	}
-	lines := w.fp.ab.Spectra().Lines()
+	lines := w.fab.Spectra().Lines()
 	if len(lines) != 2 || lines[0].Name != "A: a.wav" || lines[1].Name != "B: b.wav" {
 		t.Errorf("spectra %q %q", lines[0].Name, lines[1].Name)
 	}
-	diff := w.fp.ab.DiffPlot().Lines()[0].DB
+	diff := w.fab.DiffPlot().Lines()[0].DB
 	if len(diff) != 513 {
 		t.Fatalf("difference of %d bins, want 513", len(diff))
 	}
@@ -98,12 +97,12 @@ func TestCompareAB(t *testing.T) {
 			t.Fatalf("bin %d: B − A = %.4f dB, want %.4f ± 0.01", k, d, want)
 		}
 	}
-	if !strings.Contains(w.fp.fileInfo.Text, "a.wav") || !strings.Contains(w.fp.fileInfo.Text, "b.wav") {
-		t.Errorf("info %q", w.fp.fileInfo.Text)
+	if !strings.Contains(w.fp.Info(), "a.wav") || !strings.Contains(w.fp.Info(), "b.wav") {
+		t.Errorf("info %q", w.fp.Info())
 	}
 	capture(w.win)
 	// the readout under the cursor at 1 kHz: both files and B − A
-	dp := w.fp.ab.DiffPlot()
+	dp := w.fab.DiffPlot()
 	cx := float32(float64(dp.Area().Min.X)+dp.Axis().Pos(1000)*float64(dp.Area().Dx())) / dp.Scale()
 	dp.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(cx, 40)}})
 	capture(w.win)
@@ -113,8 +112,8 @@ func TestCompareAB(t *testing.T) {
 	if err := compare(pathC); err == nil || !strings.Contains(err.Error(), "one sample rate") {
 		t.Errorf("A at 48 kHz with B at 44.1 kHz: %v", err)
 	}
-	w.fp.ab.OnClose()
-	if w.fp.ab.Visible() || !w.fp.fspec.Visible() {
+	w.fab.OnClose()
+	if w.fab.Visible() || !w.fspec.Visible() {
 		t.Error("Close A/B did not bring the spectrum back")
 	}
 	// Cancel stops a comparison: nothing is shown, the line says so
@@ -123,10 +122,23 @@ func TestCompareAB(t *testing.T) {
 	e.mu.Unlock()
 	var res error
 	finished := false
-	w.fp.compareFile(pathB, func(err error) { res, finished = err, true })
-	test.Tap(w.fp.cancel)
+	w.fp.CompareFile(pathB, func(err error) { res, finished = err, true })
+	w.fp.Cancel() // the Cancel button
 	waitFor(t, func() bool { return finished })
-	if !errors.Is(res, context.Canceled) || w.fp.fileInfo.Text != "Comparison cancelled." || w.fp.ab.Visible() || w.fp.progress.Visible() {
-		t.Errorf("cancelled: %v, %q, A/B shown %v", res, w.fp.fileInfo.Text, w.fp.ab.Visible())
+	if !errors.Is(res, context.Canceled) || w.fp.Info() != "Comparison cancelled." || w.fab.Visible() || fileBusy(w) {
+		t.Errorf("cancelled: %v, %q, A/B shown %v", res, w.fp.Info(), w.fab.Visible())
 	}
+}
+
+// fileProgress says whether the file tab shows its progress bar and its
+// Cancel button.
+func fileProgress(w *Window) bool {
+	bar, cancel := w.fp.Progress()
+	return bar && cancel
+}
+
+// fileBusy says whether the file tab shows its progress bar.
+func fileBusy(w *Window) bool {
+	bar, _ := w.fp.Progress()
+	return bar
 }

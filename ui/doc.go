@@ -11,27 +11,27 @@
 // A window is panels over views. The views (package view) draw the data
 // they are handed and never see the window. Each panel is one struct that
 // owns its widgets and state and talks to the window through an interface
-// of its own:
+// of its own. Those in package panel (the File tab, the references, the
+// recording, the status bar) have a package boundary; the window serves
+// their host interfaces on an adapter (host.go), and gets the views and
+// the reference set they own when it makes them. Two panels stay here,
+// because they read and change the Settings value itself:
 //
 //   - controls (controls.go, the option tables in controltables.go): the
 //     side panel's settings, each select a table of {label, apply,
 //     selected} rows; controlsHost.
-//   - filePanel (files.go, compare.go): the File tab, its analyses,
-//     exports and the A/B comparison; fileHost and fileEngine.
-//   - refPanel (references.go, refpanel.go, refstore.go): the stored
-//     reference traces, the difference to one, their rows in the side
-//     panel and the copies kept in Options.ReferenceDir; refHost.
 //   - calPanel (calibration.go): the unit shown, the level calibration
-//     and the microphone response, their section and dialogs; calHost
-//     and calEngine.
-//   - recordPanel (record.go): the history's export and the Record
-//     toggle; recordHost and recordEngine.
-//   - statusBar (status.go): the strip, the line under it and the
-//     details, written from the facts the window gathers.
+//     and the microphone response, their section and dialogs, and the
+//     conversions of the engine's dBFS spectra it hands the views
+//     (source, showFile); calHost and calEngine.
+//
+// Package panel imports view and never ui; ui imports both.
 //
 // The window (window.go) builds the panels and lays them out, pulls the
 // data every frame, applies settings (apply.go) and handles the keys
-// (keys.go). Settings (settings.go) are typed values (plot.Scale,
+// (keys.go); beside them it draws the difference to a reference
+// (references.go), gathers what the status bar shows (status.go) and
+// exports the plots shown (export.go). Settings (settings.go) are typed values (plot.Scale,
 // plot.Colormap, dsp.Weighting, the window function, dsp.BandSpec); names
 // appear only where they are loaded and saved and in option labels.
 //

@@ -4,6 +4,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -16,9 +17,9 @@ type Engine interface {
 	view.SpectrumSource
 	view.ColumnSource
 	view.MeterSource
-	calEngine    // MeasureCalibrator (calibration.go)
-	fileEngine   // the file tab's analyses (files.go)
-	recordEngine // the history's export and the recording (record.go)
+	calEngine          // MeasureCalibrator (calibration.go)
+	panel.FileEngine   // the file tab's analyses
+	panel.RecordEngine // the history's export and the recording
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

@@ -13,11 +13,9 @@ func (w *Window) harmonics(on bool) {
 	w.harm.SetOn(on)
 	w.fharm.SetOn(on)
 	w.measureFileDue(w.now())
-	if w.rp.harmonics != nil && w.rp.harmonics.Checked != on {
-		w.rp.harmonics.SetChecked(on)
-	}
+	w.rp.ShowHarmonics(on)
 	w.spec.Refresh()
-	w.fp.fspec.Refresh()
+	w.fspec.Refresh()
 }
 
 // distortion is the last measurement of the spectrum shown (live, or the
@@ -51,12 +49,12 @@ func (w *Window) measureLive(now time.Time) {
 // pull calls it so that the last position is measured too).
 func (w *Window) measureFileDue(now time.Time) {
 	h := &w.fharm
-	fs := w.fp.fview.File()
-	sp := w.fp.fspec.Shown()
+	fs := w.fview.File()
+	sp := w.fspec.Shown()
 	if !h.Stale() || !h.Due(now) || sp == nil || fs == nil {
 		return
 	}
 	if len(sp.Current) > 1 {
-		h.Start(sp.Current, sp.BinHz, fs.Window, view.UnitLabels[w.set.Unit], now, w.do, w.fp.fspec.Refresh)
+		h.Start(sp.Current, sp.BinHz, fs.Window, view.UnitLabels[w.set.Unit], now, w.do, w.fspec.Refresh)
 	}
 }

@@ -77,7 +77,7 @@ func TestHarmonicReadout(t *testing.T) {
 	w.c.avg.SetSelected("Off")
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.rp.harmonics.SetChecked(true)
+	harmonicsCheck(t, w).SetChecked(true)
 	if !w.harm.On() {
 		t.Fatal("the check box did not turn the harmonics on")
 	}
@@ -150,7 +150,7 @@ func TestHarmonicReadout(t *testing.T) {
 		t.Errorf("in dB SPL: fundamental %.3f, readout %q; want %.3f dB SPL", d3.FundamentalDBFS, line3, d.FundamentalDBFS+110)
 	}
 	w.typedRune('d')
-	if w.harm.On() || w.rp.harmonics.Checked {
+	if w.harm.On() || harmonicsCheck(t, w).Checked {
 		t.Error("D did not turn the harmonics off")
 	}
 }
@@ -166,7 +166,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	for _, name := range []string{"a", "b"} {
-		if err := w.rp.store(name); err != nil {
+		if err := w.rp.Store(name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -189,7 +189,7 @@ func TestMeasureFrameDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(20, spectrum); n != 0 {
 		t.Errorf("a frame with references and harmonics allocates %v times", n)
 	}
-	w.rp.setDifference(1)
+	w.rp.SetDifference(1)
 	difference := func() {
 		w.Pull()
 		w.diff.Render(640, 240)
@@ -216,13 +216,13 @@ func TestFileViewMeasures(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	w.now = func() time.Time { return clock }
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
-	if err := w.rp.store("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	if err := w.rp.Store("early"); err == nil || !strings.Contains(err.Error(), "cursor") {
 		t.Errorf("storing before the cursor was over the file: %v", err)
 	}
 	w.harmonics(true)
-	w.fp.fileCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
+	w.fview.OnCursor(&live.Spectrum{Current: db, BinHz: float64(rate) / n}, 1, true)
 	waitFor(t, func() bool { return !w.fharm.Busy() })
 	d, line, err := w.distortion()
 	if err != nil || math.Abs(d.THDPercent-truth) > 0.002 || math.Abs(d.FundamentalHz-f0) > 0.01 {
@@ -231,22 +231,22 @@ func TestFileViewMeasures(t *testing.T) {
 	if strings.Contains(line, "leaks") {
 		t.Errorf("flat-top readout warns: %q", line)
 	}
-	if err := w.rp.store("file"); err != nil {
+	if err := w.rp.Store("file"); err != nil {
 		t.Fatal(err)
 	}
-	if lv := w.rp.refs()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
+	if lv := w.rp.Refs()[0].Trace.Level; len(lv) != len(db) || lv[100] != float64(db[100]) {
 		t.Fatalf("the file's reference is not the spectrum under the cursor")
 	}
-	w.rp.setDifference(0)
+	w.rp.SetDifference(0)
 	louder := make([]float32, len(db))
 	for k, v := range db {
 		louder[k] = v + 2
 	}
-	w.fp.fileCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
-	if w.difference() != w.fp.fdiff || !w.fp.fdiff.Visible() || w.fp.fspec.Visible() {
+	w.fview.OnCursor(&live.Spectrum{Current: louder, BinHz: float64(rate) / n}, 2, true)
+	if w.difference() != w.fdiff || !w.fdiff.Visible() || w.fspec.Visible() {
 		t.Fatal("the file tab does not show the difference")
 	}
-	for k, v := range w.fp.fdiff.Lines()[0].DB {
+	for k, v := range w.fdiff.Lines()[0].DB {
 		if want := float64(louder[k]) - float64(db[k]); math.Abs(float64(v)-want) > 1e-4 {
 			t.Fatalf("bin %d: difference %g, want %g", k, v, want)
 		}

@@ -40,7 +40,7 @@ func (w *Window) installKeys() {
 	} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault}, func(fyne.Shortcut) { fn() })
 	}
-	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.exportDialog, fyne.KeyR: w.rec.toggle} {
+	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.ExportDialog, fyne.KeyR: w.rec.Toggle} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func(fyne.Shortcut) { fn() })
 	}
 }
@@ -58,9 +58,9 @@ func (w *Window) typedKey(k fyne.KeyName) {
 	case fyne.KeyDown:
 		w.change(func(s *Settings) { s.shiftDB(-10) })
 	case fyne.KeyLeft:
-		w.fp.fview.Pan(-0.1)
+		w.fview.Pan(-0.1)
 	case fyne.KeyRight:
-		w.fp.fview.Pan(0.1)
+		w.fview.Pan(0.1)
 	}
 }
 
@@ -88,7 +88,7 @@ func (w *Window) typedRune(r rune) {
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
 	case 's', 'S':
-		w.rp.storeDialog()
+		w.rp.StoreDialog()
 	case 'd', 'D':
 		w.harmonics(!w.harm.On())
 	case 't', 'T':
@@ -98,13 +98,13 @@ func (w *Window) typedRune(r rune) {
 	case ']':
 		w.change(func(s *Settings) { s.FFT = min(engine.MaxFFT, s.FFT*2) })
 	case '+', '=':
-		t0, t1 := w.fp.fview.View()
-		w.fp.fview.Zoom(0.5, (t0+t1)/2)
+		t0, t1 := w.fview.View()
+		w.fview.Zoom(0.5, (t0+t1)/2)
 	case '-':
-		t0, t1 := w.fp.fview.View()
-		w.fp.fview.Zoom(2, (t0+t1)/2)
+		t0, t1 := w.fview.View()
+		w.fview.Zoom(2, (t0+t1)/2)
 	case '0':
-		w.fp.zoomReset()
+		w.fp.ZoomReset()
 	}
 }
 

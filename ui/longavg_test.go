@@ -169,18 +169,18 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 	w.typedRune('a') // exp → lin → long
 	e.settle()
 	w.Pull()
-	if err := w.rp.store("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
+	if err := w.rp.Store("empty"); err == nil || !strings.Contains(err.Error(), "prism: the long-term average holds no frame") {
 		t.Errorf("storing a long-term average of no frame: %v", err)
 	}
 	e.mu.Lock()
 	e.longFrames = 100
 	e.mu.Unlock()
 	w.Pull()
-	if err := w.rp.store("long"); err != nil {
+	if err := w.rp.Store("long"); err != nil {
 		t.Fatal(err)
 	}
 	binHz := 48000.0 / 4096
-	ref := w.rp.refs()[0].Trace
+	ref := w.rp.Refs()[0].Trace
 	for k, lv := range ref.Level {
 		if want := float64(fakeLevel(float64(k)*binHz) + fakeLongOffset); lv != want {
 			t.Fatalf("stored bin %d: %g dB, want the long-term average's %g", k, lv, want)
@@ -239,7 +239,7 @@ func TestHarmonicReadoutOnLongTerm(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.c.window.SetSelected("blackman-harris")
 	w.c.avg.SetSelected("Long-term (since reset)")
-	w.rp.harmonics.SetChecked(true)
+	harmonicsCheck(t, w).SetChecked(true)
 	w.Pull()
 	waitFor(t, func() bool { return !w.harm.Busy() })
 	d, line, err := w.distortion()

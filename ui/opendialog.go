@@ -99,7 +99,7 @@ func (w *Window) startFolder() string {
 // (Enter opens it; a folder is browsed), the recent folders (a click
 // browses there) and Browse… (the file dialog, at the newest folder).
 func (w *Window) openDialog() {
-	w.showOpenDialog("Open an audio file", w.fp.openFile)
+	w.showOpenDialog("Open an audio file", w.fp.OpenFile)
 }
 
 // showOpenDialog is the open dialog with `title`, calling open with the
@@ -196,7 +196,7 @@ func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path s
 }
 
 // chooseFile shows the file-open dialog at the folder files were last
-// opened from (refHost).
+// opened from (calHost; panel.RefHost through host).
 func (w *Window) chooseFile(filter storage.FileFilter, use func(path string) error) {
 	w.pickFile(w.startFolder(), filter, use)
 }

@@ -46,7 +46,7 @@ func TestOpenDialog(t *testing.T) {
 	wav := filepath.Join(dirs[1], "a.wav")
 	w.openPath.SetText(wav)
 	w.openPath.OnSubmitted(wav)
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	if r := w.recentFolders(); r[0] != dirs[1] {
 		t.Errorf("after opening %s the newest folder is %s", wav, r[0])
 	}

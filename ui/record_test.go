@@ -10,7 +10,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/theme"
 
 	"github.com/prismaudio/prism/app/live"
 )
@@ -26,20 +25,18 @@ func TestExportHistory(t *testing.T) {
 	var info live.HistoryInfo
 	var exportErr error
 	done := false
-	w.rec.exportHistory(filepath.Join(dir, "h.npy"), func(i live.HistoryInfo, err error) { info, exportErr, done = i, err, true })
+	w.rec.ExportHistory(filepath.Join(dir, "h.npy"), func(i live.HistoryInfo, err error) { info, exportErr, done = i, err, true })
 	waitFor(t, func() bool { return done })
 	if exportErr != nil || len(e.history) != 1 || !slices.Equal(e.history[0].paths, []string{filepath.Join(dir, "h.npy")}) ||
 		!slices.Equal(e.history[0].chans, []int{2}) {
 		t.Fatalf("export of the mix: %v, calls %+v", exportErr, e.history)
 	}
-	msg := historyMessage([]string{"h.npy"}, info)
-	if !strings.Contains(msg, "10 columns × 2049 bins") || !strings.Contains(msg, "one column every 64 ms") ||
-		!strings.Contains(msg, "maximum of 3 frames") || !strings.Contains(msg, "h.npy.json") {
-		t.Errorf("message %q", msg)
+	if info.Columns != 10 || info.FramesPerColumn != 3 { // what the message says (panel's TestHistoryMessage)
+		t.Errorf("info %+v", info)
 	}
 	w.set.Channels = "all"
 	done = false
-	w.rec.exportHistory(filepath.Join(dir, "h.csv"), func(_ live.HistoryInfo, err error) { exportErr, done = err, true })
+	w.rec.ExportHistory(filepath.Join(dir, "h.csv"), func(_ live.HistoryInfo, err error) { exportErr, done = err, true })
 	waitFor(t, func() bool { return done })
 	want := []string{filepath.Join(dir, "h.ch1.csv"), filepath.Join(dir, "h.ch2.csv"), filepath.Join(dir, "h.mix.csv")}
 	if exportErr != nil || len(e.history) != 2 || !slices.Equal(e.history[1].paths, want) || !slices.Equal(e.history[1].chans, []int{0, 1, 2}) {
@@ -58,12 +55,12 @@ func TestRecordToggle(t *testing.T) {
 	dir := t.TempDir()
 	var startErr error
 	started := false
-	w.rec.start(filepath.Join(dir, "rec.npy"), func(err error) { startErr, started = err, true })
+	w.rec.Start(filepath.Join(dir, "rec.npy"), func(err error) { startErr, started = err, true })
 	waitFor(t, func() bool { return started })
 	w.updateStatus()
-	if st := e.RecordStatus(); startErr != nil || !st.Active || st.Channel != 2 || w.rec.btn.Text != "■ Stop recording" ||
-		!strings.Contains(w.statusStrip(), "● REC 42 frames · gaps 2 · dropped 0") || !strings.Contains(w.bar.line.Text, "recording to "+filepath.Join(dir, "rec.npy")) {
-		t.Fatalf("recording: %v, status %+v, button %q, strip %q", startErr, st, w.rec.btn.Text, w.statusStrip())
+	if st := e.RecordStatus(); startErr != nil || !st.Active || st.Channel != 2 || recordButton(w) != "■ Stop recording" ||
+		!strings.Contains(w.statusStrip(), "● REC 42 frames · gaps 2 · dropped 0") || !strings.Contains(w.bar.Line(), "recording to "+filepath.Join(dir, "rec.npy")) {
+		t.Fatalf("recording: %v, status %+v, button %q, strip %q", startErr, st, recordButton(w), w.statusStrip())
 	}
 	// paused, with a warning and recording, the strip still fits at 1280×800
 	e.mu.Lock()
@@ -73,9 +70,8 @@ func TestRecordToggle(t *testing.T) {
 	w.statusDue = time.Time{}
 	w.Pull()
 	strip := w.statusStrip()
-	text := fyne.MeasureText(strip, theme.TextSize(), w.bar.strip.TextStyle)
-	if room := w.bar.strip.Size().Width - 2*theme.InnerPadding(); text.Width > room || !strings.Contains(strip, "● REC") {
-		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
+	if need, room := w.bar.StripWidth(); need > room || !strings.Contains(strip, "● REC") {
+		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", need, room, strip)
 	}
 	w.typedKey(fyne.KeySpace)
 	// Ctrl+Shift+R stops it
@@ -84,32 +80,38 @@ func TestRecordToggle(t *testing.T) {
 		t.Fatal("the test canvas takes no shortcuts")
 	}
 	sh.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyR, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift})
-	waitFor(t, func() bool { return !e.RecordStatus().Active && !w.rec.pending })
+	waitFor(t, func() bool { return !e.RecordStatus().Active && !w.rec.Busy() })
 	final := e.RecordStatus()
 	w.updateStatus()
-	if final.Active || !final.Saved || w.rec.btn.Text != "● Record" || strings.Contains(w.statusStrip(), "REC") {
-		t.Errorf("after stop: %+v, button %q, strip %q", final, w.rec.btn.Text, w.statusStrip())
+	if final.Active || !final.Saved || recordButton(w) != "● Record" || strings.Contains(w.statusStrip(), "REC") {
+		t.Errorf("after stop: %+v, button %q, strip %q", final, recordButton(w), w.statusStrip())
 	}
-	if msg := recordMessage(final); !strings.Contains(msg, "42 frames × 2049 bins") || !strings.Contains(msg, "2 of them gap rows") {
-		t.Errorf("message %q", msg)
+	if final.Frames != 42 || final.Gaps != 2 || final.Geometry.Bins() != 2049 { // what the message says (panel's TestRecordMessage)
+		t.Errorf("saved %+v", final)
 	}
 
 	started = false
-	w.rec.start(filepath.Join(dir, "rec.png"), func(err error) { startErr, started = err, true })
-	if !started || startErr == nil || w.rec.pending {
-		t.Errorf("a .png recording: %v (reported %v, pending %v)", startErr, started, w.rec.pending)
+	w.rec.Start(filepath.Join(dir, "rec.png"), func(err error) { startErr, started = err, true })
+	if !started || startErr == nil || w.rec.Busy() {
+		t.Errorf("a .png recording: %v (reported %v, pending %v)", startErr, started, w.rec.Busy())
 	}
 	e.recordErr = errors.New("live: record: no output channel 2")
 	started = false
-	w.rec.start(filepath.Join(dir, "rec2.npy"), func(err error) { startErr, started = err, true })
+	w.rec.Start(filepath.Join(dir, "rec2.npy"), func(err error) { startErr, started = err, true })
 	waitFor(t, func() bool { return started })
-	if startErr == nil || w.rec.pending || w.rec.btn.Text != "● Record" {
-		t.Errorf("an engine's error: %v, pending %v, button %q", startErr, w.rec.pending, w.rec.btn.Text)
+	if startErr == nil || w.rec.Busy() || recordButton(w) != "● Record" {
+		t.Errorf("an engine's error: %v, pending %v, button %q", startErr, w.rec.Busy(), recordButton(w))
 	}
 	// a recording the engine ended (a full disk) is said once
 	e.record = live.RecordStatus{Path: "x.npy", Err: "live: record: write output: no space left on device"}
-	w.rec.sync()
-	if w.rec.errSeen != e.record.Err {
-		t.Errorf("the error that ended a recording was not shown: %q", w.rec.errSeen)
+	w.rec.Sync()
+	if w.rec.ErrorShown() != e.record.Err {
+		t.Errorf("the error that ended a recording was not shown: %q", w.rec.ErrorShown())
 	}
+}
+
+// recordButton is the Record button's text.
+func recordButton(w *Window) string {
+	b, _ := w.rec.Buttons()
+	return b.Text
 }

@@ -11,6 +11,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -24,10 +25,10 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.Pull()
-	if err := w.rp.store("bench A"); err != nil {
+	if err := w.rp.Store("bench A"); err != nil {
 		t.Fatal(err)
 	}
-	ref := w.rp.refs()[0].Trace
+	ref := w.rp.Refs()[0].Trace
 	binHz := 48000.0 / 4096
 	if len(ref.Level) != 2049 {
 		t.Fatalf("reference of %d points, want 2049", len(ref.Level))
@@ -41,7 +42,7 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "bench.csv")
-	if err := w.rp.save(0, path); err != nil {
+	if err := w.rp.Save(0, path); err != nil {
 		t.Fatal(err)
 	}
 	back, err := dsp.ReadTraceFile(path)
@@ -56,16 +57,16 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 			t.Fatalf("bin %d: read back %g Hz %g dB, stored %g Hz %g dB", k, back.FreqHz[k], back.Level[k], ref.FreqHz[k], ref.Level[k])
 		}
 	}
-	if err := w.rp.load(path); err != nil {
+	if err := w.rp.Load(path); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.rp.refs()[1].Trace.Name; got != "bench" {
+	if got := w.rp.Refs()[1].Trace.Name; got != "bench" {
 		t.Errorf("loaded reference named %q, want the file's name", got)
 	}
-	if err := w.rp.load(path); err != nil || w.rp.refs()[2].Trace.Name != "bench (2)" {
-		t.Errorf("loaded again: %v, named %q", err, w.rp.refs()[2].Trace.Name)
+	if err := w.rp.Load(path); err != nil || w.rp.Refs()[2].Trace.Name != "bench (2)" {
+		t.Errorf("loaded again: %v, named %q", err, w.rp.Refs()[2].Trace.Name)
 	}
-	w.rp.delete(2)
+	w.rp.Delete(2)
 	// the CSV `prism spectrum -o X.csv` writes: freq as %g-free decimal, level to 4 places
 	cli := filepath.Join(dir, "cli.csv")
 	var b strings.Builder
@@ -74,10 +75,10 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 		b.WriteString(strconv.FormatFloat(float64(k)*binHz, 'f', -1, 64) + "," + strconv.FormatFloat(-50.25-1.5*float64(k), 'f', 4, 64) + "\n")
 	}
 	writeFile(t, cli, b.String())
-	if err := w.rp.load(cli); err != nil {
+	if err := w.rp.Load(cli); err != nil {
 		t.Fatalf("prism spectrum's CSV: %v", err)
 	}
-	if got := w.rp.refs()[2].Trace; got.Name != "cli" || got.Level[1] != -51.75 {
+	if got := w.rp.Refs()[2].Trace; got.Name != "cli" || got.Level[1] != -51.75 {
 		t.Errorf("prism spectrum's CSV read as %q %v", got.Name, got.Level)
 	}
 	capture(w.win)
@@ -85,27 +86,27 @@ func TestReferenceStoreSaveLoad(t *testing.T) {
 	if len(leg) != 3 || leg[0].Label != "bench A" || leg[1].Label != "bench" || leg[0].Color == leg[1].Color {
 		t.Errorf("legend %+v, want three references in distinct colours", leg)
 	}
-	w.rp.show(1, false)
+	w.rp.Show(1, false)
 	capture(w.win)
 	if leg := w.spec.RefLegend(); len(leg) != 2 || leg[1].Label != "cli" {
 		t.Errorf("with one hidden, legend %+v", leg)
 	}
 	for i := 3; i < view.MaxReferences; i++ {
-		if err := w.rp.store("r" + strconv.Itoa(i)); err != nil {
+		if err := w.rp.Store("r" + strconv.Itoa(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := w.rp.store("one too many"); err == nil || !strings.Contains(err.Error(), "at most 8") {
+	if err := w.rp.Store("one too many"); err == nil || !strings.Contains(err.Error(), "at most 8") {
 		t.Errorf("a ninth reference: %v, want refused", err)
 	}
-	if err := w.rp.store("r3"); err == nil {
+	if err := w.rp.Store("r3"); err == nil {
 		t.Error("a second reference named r3 was accepted")
 	}
-	w.rp.delete(0)
-	if n := len(w.rp.refs()); n != view.MaxReferences-1 || w.rp.refs()[0].Trace.Name != "bench" {
-		t.Errorf("after deleting the first: %d references, first %q", n, w.rp.refs()[0].Trace.Name)
+	w.rp.Delete(0)
+	if n := len(w.rp.Refs()); n != view.MaxReferences-1 || w.rp.Refs()[0].Trace.Name != "bench" {
+		t.Errorf("after deleting the first: %d references, first %q", n, w.rp.Refs()[0].Trace.Name)
 	}
-	if err := w.rp.store("again"); err != nil {
+	if err := w.rp.Store("again"); err != nil {
 		t.Errorf("after a delete: %v", err)
 	}
 }
@@ -133,15 +134,15 @@ func TestLoadBadReference(t *testing.T) {
 	} {
 		path := filepath.Join(dir, c.name+".csv")
 		writeFile(t, path, c.text)
-		err := w.rp.load(path)
+		err := w.rp.Load(path)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "prism: ") {
 			t.Errorf("%s: %v, want a prism: error with %q", c.name, err, c.want)
 		}
 	}
-	if n := len(w.rp.refs()); n != 0 {
+	if n := len(w.rp.Refs()); n != 0 {
 		t.Errorf("%d references after bad files", n)
 	}
-	if err := w.rp.load(filepath.Join(dir, "missing.csv")); err == nil || !strings.Contains(err.Error(), "missing.csv") {
+	if err := w.rp.Load(filepath.Join(dir, "missing.csv")); err == nil || !strings.Contains(err.Error(), "missing.csv") {
 		t.Errorf("a missing file: %v", err)
 	}
 }
@@ -155,13 +156,13 @@ func TestReferenceDifference(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
 	w.Pull()
-	if err := w.rp.store("before"); err != nil {
+	if err := w.rp.Store("before"); err != nil {
 		t.Fatal(err)
 	}
 	e.mu.Lock()
 	e.offset = 4.5
 	e.mu.Unlock()
-	w.rp.setDifference(0)
+	w.rp.SetDifference(0)
 	w.Pull()
 	d := w.difference()
 	if d == nil || !d.Visible() || w.spec.Visible() {
@@ -189,10 +190,10 @@ func TestReferenceDifference(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "coarse.csv")
 	writeFile(t, path, b.String())
-	if err := w.rp.load(path); err != nil {
+	if err := w.rp.Load(path); err != nil {
 		t.Fatal(err)
 	}
-	w.rp.diff.SetSelected("coarse") // through the panel's picker
+	diffPicker(t, w).SetSelected("coarse") // through the panel's picker
 	w.Pull()
 	diff = w.difference().Lines()[0].DB
 	for k, v := range diff {
@@ -205,7 +206,7 @@ func TestReferenceDifference(t *testing.T) {
 	if got := w.difference().Lines()[0].Name; got != "shown − coarse" {
 		t.Errorf("difference labelled %q", got)
 	}
-	w.rp.setDifference(-1)
+	w.rp.SetDifference(-1)
 	if w.difference() != nil || !w.spec.Visible() || w.diff.Visible() {
 		t.Error("the spectrum did not come back")
 	}
@@ -236,19 +237,20 @@ func TestStoreKey(t *testing.T) {
 	w.now = func() time.Time { return time.Date(2026, 1, 1, 17, 23, 5, 0, time.UTC) }
 	w.Pull()
 	w.typedRune('s')
-	if w.rp.storeDlg == nil || w.rp.name.Text != "ref 17:23:05" {
+	name, ok := w.win.Canvas().Focused().(*widget.Entry) // the Store dialog's name
+	if !ok || name.Text != "ref 17:23:05" {
 		t.Fatalf("no Store dialog with the time as the name")
 	}
 	e.mu.Lock()
 	e.offset = 20
 	e.mu.Unlock()
 	w.Pull()
-	if w.win.Canvas().Focused() != w.rp.name {
+	if w.win.Canvas().Focused() != name {
 		t.Error("the name is not focused")
 	}
-	w.rp.name.SetText("  quiet room ")
-	w.rp.name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter stores
-	refs := w.rp.refs()
+	name.SetText("  quiet room ")
+	name.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn}) // Enter stores
+	refs := w.rp.Refs()
 	if len(refs) != 1 || refs[0].Trace.Name != "quiet room" {
 		t.Fatalf("stored %d references", len(refs))
 	}
@@ -258,7 +260,7 @@ func TestStoreKey(t *testing.T) {
 	if !strings.Contains(keyHelp, "S\tstore") || !strings.Contains(keyHelp, "D\tharmonic") {
 		t.Error("S and D are not in the keys' help")
 	}
-	if got := w.rp.diff.Options; len(got) != 2 || got[1] != "quiet room" {
+	if got := diffPicker(t, w).Options; len(got) != 2 || got[1] != "quiet room" {
 		t.Errorf("difference picker offers %q", got)
 	}
 }
@@ -270,26 +272,29 @@ func TestReferencePanel(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	w.Pull()
 	for _, n := range []string{"one", "two"} {
-		if err := w.rp.store(n); err != nil {
+		if err := w.rp.Store(n); err != nil {
 			t.Fatal(err)
 		}
 	}
-	rows := w.rp.rows
-	if len(rows) != 2 || rows[0].shown.Text != "one" || !rows[0].shown.Checked {
-		t.Fatalf("panel rows %d", len(rows))
+	shown, del := refRows(w)
+	if len(shown) != 2 || len(del) != 2 || shown[0].Text != "one" || !shown[0].Checked {
+		t.Fatalf("panel rows %d", len(shown))
 	}
-	test.Tap(rows[0].shown)
-	if w.rp.refs()[0].Shown {
+	test.Tap(shown[0])
+	if w.rp.Refs()[0].Shown {
 		t.Error("unchecking did not hide the reference")
 	}
-	test.Tap(w.rp.rows[0].shown)
-	if !w.rp.refs()[0].Shown {
+	shown, _ = refRows(w) // the rows are made again at each change
+	test.Tap(shown[0])
+	if !w.rp.Refs()[0].Shown {
 		t.Error("checking did not show the reference")
 	}
-	w.rp.diff.SetSelected("two")
-	test.Tap(w.rp.rows[1].del)
-	if n := len(w.rp.refs()); n != 1 || len(w.rp.rows) != 1 || w.difference() != nil || w.rp.diff.Selected != diffNone {
+	diffPicker(t, w).SetSelected("two")
+	_, del = refRows(w)
+	test.Tap(del[1])
+	shown, _ = refRows(w)
+	if n := len(w.rp.Refs()); n != 1 || len(shown) != 1 || w.difference() != nil || diffPicker(t, w).Selected != "None" {
 		t.Errorf("after deleting the reference the difference was to: %d references, %d rows, difference %v, picker %q",
-			n, len(w.rp.rows), w.difference() != nil, w.rp.diff.Selected)
+			n, len(shown), w.difference() != nil, diffPicker(t, w).Selected)
 	}
 }

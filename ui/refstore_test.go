@@ -29,7 +29,7 @@ func keptFiles(t *testing.T, dir string) []string {
 // refNames are the names of w's references, in order.
 func refNames(w *Window) []string {
 	var n []string
-	for _, r := range w.rp.refs() {
+	for _, r := range w.rp.Refs() {
 		n = append(n, r.Trace.Name)
 	}
 	return n
@@ -55,24 +55,24 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	e := newFakeEngine()
 	w1, _ := newTestWindowWith(t, e, Options{ReferenceDir: dir})
 	w1.Pull()
-	if err := w1.rp.store("bench/A: 1%"); err != nil {
+	if err := w1.rp.Store("bench/A: 1%"); err != nil {
 		t.Fatal(err)
 	}
-	if err := w1.rp.load(cli); err != nil {
+	if err := w1.rp.Load(cli); err != nil {
 		t.Fatal(err)
 	}
 	e.mu.Lock()
 	e.offset = -12.5
 	e.mu.Unlock()
 	w1.Pull()
-	if err := w1.rp.store("quiet"); err != nil {
+	if err := w1.rp.Store("quiet"); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"bench/A: 1%", "cli", "quiet"}
 	if files := keptFiles(t, dir); len(files) != 3 {
 		t.Fatalf("kept files %v, want 3", files)
 	}
-	for _, r := range w1.rp.refs() {
+	for _, r := range w1.rp.Refs() {
 		back, err := dsp.ReadTraceFile(r.File)
 		if err != nil || !sameTrace(back, r.Trace) || filepath.Dir(r.File) != dir {
 			t.Errorf("%q kept in %s: read back %v", r.Trace.Name, r.File, err)
@@ -83,20 +83,20 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	if got := refNames(w2); !slices.Equal(got, want) {
 		t.Fatalf("the next session has %q, want %q", got, want)
 	}
-	for i, r := range w2.rp.refs() {
-		old := w1.rp.refs()[i]
+	for i, r := range w2.rp.Refs() {
+		old := w1.rp.Refs()[i]
 		if !sameTrace(r.Trace, old.Trace) || r.Color != old.Color || !r.Shown {
 			t.Errorf("%q: reloaded %d points, colour %v (was %v), shown %v", r.Trace.Name, len(r.Trace.Level), r.Color, old.Color, r.Shown)
 		}
 	}
-	if err := w2.rp.delete(0); err != nil {
+	if err := w2.rp.Delete(0); err != nil {
 		t.Fatal(err)
 	}
 	if files := keptFiles(t, dir); len(files) != 2 || strings.Contains(strings.Join(files, ","), "bench") {
 		t.Errorf("after deleting bench: %v", files)
 	}
 	w2.Pull()
-	if err := w2.rp.store("after"); err != nil {
+	if err := w2.rp.Store("after"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "100 broken.csv"), []byte("freq_hz,level\n100,loud\n"), 0o644); err != nil {
@@ -114,10 +114,10 @@ func TestReferencesKeptBetweenSessions(t *testing.T) {
 	}
 	// the next reference goes after the broken file's number too
 	w3.Pull()
-	if err := w3.rp.store("last"); err != nil {
+	if err := w3.rp.Store("last"); err != nil {
 		t.Fatal(err)
 	}
-	if r := w3.rp.refs()[3]; filepath.Base(r.File) != "101 last.csv" {
+	if r := w3.rp.Refs()[3]; filepath.Base(r.File) != "101 last.csv" {
 		t.Errorf("the new reference is kept in %s, want 101 last.csv", filepath.Base(r.File))
 	}
 }
@@ -133,20 +133,21 @@ func TestReferenceDirFaults(t *testing.T) {
 	}
 	w, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: filepath.Join(block, "references")})
 	w.Pull()
-	err := w.rp.store("a")
-	if err == nil || !strings.HasPrefix(err.Error(), "prism: ") || !strings.Contains(err.Error(), "this session only") || len(w.rp.refs()) != 1 {
-		t.Errorf("unwritable directory: %v, %d references", err, len(w.rp.refs()))
+	err := w.rp.Store("a")
+	if err == nil || !strings.HasPrefix(err.Error(), "prism: ") || !strings.Contains(err.Error(), "this session only") || len(w.rp.Refs()) != 1 {
+		t.Errorf("unwritable directory: %v, %d references", err, len(w.rp.Refs()))
 	}
 
 	dir := t.TempDir()
 	for i := 1; i <= view.MaxReferences+1; i++ {
+		// the files as the panel names them ("003 NAME.csv")
 		body := fmt.Sprintf("freq_hz,level\n100,%d\n1000,%d\n", -i, -2*i)
-		if err := os.WriteFile(filepath.Join(dir, refFileName(i, fmt.Sprintf("r%d", i))), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%03d r%d.csv", i, i)), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	w2, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: dir})
-	if n := len(w2.rp.refs()); n != view.MaxReferences || w2.rp.refs()[7].Trace.Level[1] != -16 {
+	if n := len(w2.rp.Refs()); n != view.MaxReferences || w2.rp.Refs()[7].Trace.Level[1] != -16 {
 		t.Errorf("%d references loaded from %d files", n, view.MaxReferences+1)
 	}
 	if s := w2.statusText(); !strings.Contains(s, "009 r9.csv") || !strings.Contains(s, "at most 8") {
@@ -158,30 +159,10 @@ func TestReferenceDirFaults(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", home)
 	w3, _ := newTestWindow(t, newFakeEngine())
 	w3.Pull()
-	if err := w3.rp.store("b"); err != nil || w3.rp.refs()[0].File != "" {
-		t.Errorf("without a directory: %v, kept in %q", err, w3.rp.refs()[0].File)
+	if err := w3.rp.Store("b"); err != nil || w3.rp.Refs()[0].File != "" {
+		t.Errorf("without a directory: %v, kept in %q", err, w3.rp.Refs()[0].File)
 	}
 	if ents, _ := os.ReadDir(home); len(ents) != 0 {
 		t.Errorf("without a directory the window wrote %d entries under the config home", len(ents))
-	}
-}
-
-// TestRefFileNames: a reference's name survives its file name exactly,
-// whatever it holds, and the file name has no separator or character a
-// file system refuses; other names are not references.
-func TestRefFileNames(t *testing.T) {
-	for _, name := range []string{"bench A", "a/b\\c", "100% pink", `x:y*?"<>|`, "tab\there", "ünïcødé", "%41", "ref 12:03:04"} {
-		f := refFileName(42, name)
-		if strings.ContainsAny(f, `/\:*?"<>|`) || strings.ContainsFunc(f, func(r rune) bool { return r < 0x20 }) {
-			t.Errorf("%q → file %q", name, f)
-		}
-		if seq, got, ok := refNameOf(f); !ok || seq != 42 || got != name {
-			t.Errorf("%q → %q → %d %q %v", name, f, seq, got, ok)
-		}
-	}
-	for _, f := range []string{"notes.csv", "bench.csv", "000 a.csv", "001 .csv", "001 a%2.csv", "001 a%zz.csv", "001 a.txt", "x1 a.csv"} {
-		if _, _, ok := refNameOf(f); ok {
-			t.Errorf("%q taken for a kept reference", f)
-		}
 	}
 }

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/theme"
+	"github.com/prismaudio/prism/ui/panel"
 )
 
 // TestStatusStripAt1280x800: at the default window size the strip shows
 // PAUSED, the engine, its load, drops and stalls and a fresh warning in
 // full (its text is no wider than the label); the warning's Go duration
-// reads as people write it; after warnFor the warning leaves the strip
+// reads as people write it; after panel.WarnFor the warning leaves the strip
 // and stays in the details.
 func TestStatusStripAt1280x800(t *testing.T) {
 	e := newFakeEngine()
@@ -34,19 +34,17 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	if w.win.Canvas().Size() != fyne.NewSize(1280, 800) {
 		t.Fatalf("window %v", w.win.Canvas().Size())
 	}
-	text := fyne.MeasureText(strip, theme.TextSize(), w.bar.strip.TextStyle)
-	room := w.bar.strip.Size().Width - 2*theme.InnerPadding()
-	if text.Width > room {
-		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", text.Width, room, strip)
+	if need, room := w.bar.StripWidth(); need > room {
+		t.Errorf("the strip needs %.0f units, has %.0f: %q is cut off", need, room, strip)
 	}
 
-	clock = clock.Add(warnFor + time.Second)
+	clock = clock.Add(panel.WarnFor + time.Second)
 	w.statusDue = time.Time{}
 	w.Pull()
 	if strings.Contains(w.statusStrip(), "no data") {
-		t.Errorf("the warning is still in the strip after %v: %q", warnFor+time.Second, w.statusStrip())
+		t.Errorf("the warning is still in the strip after %v: %q", panel.WarnFor+time.Second, w.statusStrip())
 	}
-	if d := w.bar.details.Text; !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
+	if d := w.bar.Details(); !strings.Contains(d, "Last warning (6.0 s ago): no data for 372 ms") {
 		t.Errorf("details %q", d)
 	}
 	// a new warning shows again
@@ -58,9 +56,9 @@ func TestStatusStripAt1280x800(t *testing.T) {
 	if !strings.Contains(w.statusStrip(), "⚠ GPU failed") {
 		t.Errorf("a new warning is not shown: %q", w.statusStrip())
 	}
-	w.bar.detailsBtn.OnTapped() // the popover opens over the window
-	if !strings.Contains(w.bar.details.Text, "Engine: GPU (fake device)") {
-		t.Errorf("details %q", w.bar.details.Text)
+	w.bar.TapDetails() // the popover opens over the window
+	if !strings.Contains(w.bar.Details(), "Engine: GPU (fake device)") {
+		t.Errorf("details %q", w.bar.Details())
 	}
 }
 
@@ -70,8 +68,8 @@ func TestFileShownPausesLive(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	n := e.latestN
 	w.Pull()
 	if e.latestN != n {

@@ -1,9 +1,6 @@
 package ui
 
 import (
-	"fmt"
-
-	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
 )
 
@@ -37,42 +34,4 @@ func (w *Window) stress() {
 	}
 	w.syncControls()
 	w.updateStatus()
-}
-
-// engineLoads is each engine's share of real time at the current settings:
-// its mean time per batch (the inactive engine's measured on copies of the
-// same batches) over the audio time a batch holds. A load over 1 cannot
-// keep up: frames are dropped.
-func engineLoads(st *live.Stats) map[string]float64 {
-	if st.SampleRate <= 0 || st.FramesPerBatch <= 0 || st.Hop <= 0 {
-		return nil
-	}
-	batchMs := st.FramesPerBatch * float64(st.Hop) / float64(st.SampleRate) * 1e3
-	loads := map[string]float64{}
-	for e, ms := range st.EngineMs {
-		loads[e] = ms / batchMs
-	}
-	return loads
-}
-
-// loadText writes the engines' loads for the status strip, e.g.
-// "load GPU 4 % · CPU 137 % ✗".
-func loadText(loads map[string]float64) string {
-	s := ""
-	for _, e := range []string{"opencl", "cpu"} {
-		l, ok := loads[e]
-		if !ok {
-			continue
-		}
-		if s == "" {
-			s = "load"
-		} else {
-			s += " ·"
-		}
-		s += fmt.Sprintf(" %s %.0f%%", engineLabel(e), 100*l)
-		if l > 1 {
-			s += " ✗"
-		}
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -23,7 +24,7 @@ type Options struct {
 	Manual bool
 	// ReferenceDir, if set, keeps the references between sessions: each
 	// one stored or loaded is written there as CSV, and those there are
-	// loaded at start (refstore.go). Package desktop passes
+	// loaded at start (package panel's References). Package desktop passes
 	// os.UserConfigDir()/prism/references.
 	ReferenceDir string
 	// Do runs a function on the Fyne goroutine; nil means fyne.Do. Tests
@@ -48,15 +49,21 @@ type Window struct {
 	wf   *view.Waterfall
 	rta  *view.RTAView
 	lvl  *view.MetersView
-	cal  calPanel // the unit and calibration the live spectrum and RTA show
+	cal  *calPanel // the unit and calibration the live spectrum and RTA show
 
 	tabs    *container.AppTabs
 	liveTab *container.TabItem
 	fileTab *container.TabItem
 	c       *controls
-	fp      *filePanel // the File tab
-	rec     *recordPanel
-	bar     *statusBar
+	fp      *panel.Files // the File tab
+	// its views (the panel's, handed over when it is made)
+	fview     *view.FileView
+	fspec     *view.SpectrumView
+	fdiff     *view.LinePlot // the difference to a reference (references.go)
+	fdiffGrid view.RefGrid
+	fab       *view.ABView
+	rec       *panel.Record
+	bar       *panel.StatusBar
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -83,7 +90,8 @@ type Window struct {
 	// harmonics.go)
 	diff        *view.LinePlot // the difference to a reference, live
 	diffGrid    view.RefGrid
-	rp          refPanel           // the references
+	rp          *panel.References  // the references
+	refs        *view.RefSet       // theirs, drawn and subtracted here
 	harm, fharm view.HarmonicMeter // live and file
 }
 
@@ -108,10 +116,10 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 		w.ap.useEngine("cpu")
 	}
 	w.installKeys()
-	w.rp.loadKept()
+	w.rp.LoadKept()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
-			w.fp.openFile(uris[0].Path())
+			w.fp.OpenFile(uris[0].Path())
 		}
 	})
 	if !opts.Manual {
@@ -125,7 +133,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	}
 	win.SetOnClosed(w.Close)
 	if opts.File != "" {
-		w.fp.openFile(opts.File)
+		w.fp.OpenFile(opts.File)
 	}
 	return w
 }
@@ -136,7 +144,7 @@ func (w *Window) Close() {
 		w.anim.Stop()
 	}
 	w.dog.close()
-	w.fp.close()
+	w.fp.Close()
 	w.ap.close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
@@ -145,26 +153,28 @@ func (w *Window) Close() {
 // statusText is the status area's text: the strip, the line under it and
 // the details.
 func (w *Window) statusText() string {
-	return w.bar.strip.Text + "\n" + w.bar.line.Text + "\n" + w.bar.details.Text
+	return w.bar.Strip() + "\n" + w.bar.Line() + "\n" + w.bar.Details()
 }
 
 // statusStrip is the strip's text alone (what shows at any window width).
-func (w *Window) statusStrip() string { return w.bar.strip.Text }
+func (w *Window) statusStrip() string { return w.bar.Strip() }
 
 func (w *Window) build() {
 	s := w.set
-	w.rp.host, w.rp.win, w.rp.dir = w, w.win, w.opts.ReferenceDir
-	w.cal.host, w.cal.eng, w.cal.win, w.cal.do = w, w.eng, w.win, w.do
+	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
+	w.refs = w.rp.Set()
+	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
-	w.fp = newFilePanel(w, w.eng, w.win, w.do, s)
+	w.fp = panel.NewFiles((*host)(w), w.eng, w.win, w.do)
+	w.fview, w.fspec, w.fdiff, w.fab = w.fp.Views()
 	w.buildMeasureViews()
 
 	lower := container.NewStack(w.wf, w.rta)
 	w.lvl = view.NewMetersView()
 	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
-	file := w.fp.build(w.openDialog)
+	file := w.fp.Build(w.openDialog)
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
@@ -172,15 +182,15 @@ func (w *Window) build() {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file is shown
 		w.updateStatus()
 	}
-	w.bar = newStatusBar(w.win, w.updateStatus)
-	w.rec = newRecordPanel(w.eng, w, w.win, w.do)
-	statusBar := container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, w.bar.detailsBtn,
-		container.NewVBox(w.bar.strip, container.NewBorder(nil, nil, nil, container.NewHBox(w.rec.btn, w.rec.export), w.bar.line))))
+	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
+	w.rec = panel.NewRecord(w.eng, (*host)(w), w.win, w.do)
+	recBtn, exportBtn := w.rec.Buttons()
+	statusBar := w.bar.Build(container.NewHBox(recBtn, exportBtn))
 	exports := container.NewGridWithColumns(2,
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
 	var panel fyne.CanvasObject
-	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.build(), exports)
+	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
 	side := container.NewVScroll(panel)
 	side.SetMinSize(fyne.NewSize(250, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))
@@ -213,11 +223,11 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lastFrames = f
-	w.spec.Pull(&w.cal.src, w.chans)
+	w.spec.Pull(w.cal.source(), w.chans)
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(&w.cal.src, w.stats.Channels)
+		w.rta.Pull(w.cal.source(), w.stats.Channels)
 	} else {
 		w.wf.Pull(w.eng, w.stats.Channels)
 	}

@@ -292,11 +292,11 @@ func TestExports(t *testing.T) {
 	}
 	// the file's spectrogram goes through the engine
 	e.file = syntheticFile()
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	var exportErr error
 	exported := false
-	w.fp.exportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
+	w.fp.ExportSpectrogram(filepath.Join(dir, "whole.npy"), func(err error) { exportErr, exported = err, true })
 	waitFor(t, func() bool { return exported })
 	if exportErr != nil || len(e.exported) != 1 {
 		t.Errorf("spectrogram export: %v, %v", exportErr, e.exported)
@@ -339,17 +339,17 @@ func TestOpenFileAndZoom(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
-	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fp.fileInfo.Text, "synthetic.wav · 48000 Hz × 1") {
-		t.Errorf("file tab: %q", w.fp.fileInfo.Text)
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
+	if w.tabs.Selected() != w.fileTab || !strings.Contains(w.fp.Info(), "synthetic.wav · 48000 Hz × 1") {
+		t.Errorf("file tab: %q", w.fp.Info())
 	}
 	if o := e.views[0]; o.FFT != 4096 || o.Hop != 1024 || o.MaxColumns != 4096 || o.Channel != -1 {
 		t.Errorf("overview asked with %+v", o)
 	}
 	w.win.Canvas().Capture()
-	w.fp.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
-	waitFor(t, func() bool { return w.fp.fview.Detail() != nil })
+	w.fview.Zoom(0.05, 2) // 0.2 s: 37 frames of hop 256 across hundreds of pixels
+	waitFor(t, func() bool { return w.fview.Detail() != nil })
 	o := e.views[1]
 	if o.Start > 1.9 || o.End < 2.1 || o.Hop >= 256 || o.Hop < 1024/64 || o.FFT != 1024 {
 		t.Errorf("detail asked with %+v", o)
@@ -380,15 +380,15 @@ func TestBadFile(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	w, _ := newTestWindow(t, e)
-	w.fp.openFile("synthetic.wav")
-	waitFor(t, func() bool { return w.fp.fview.File() != nil })
+	w.fp.OpenFile("synthetic.wav")
+	waitFor(t, func() bool { return w.fview.File() != nil })
 	e.mu.Lock()
 	e.fileErr = errors.New("broken.wav: not a RIFF/WAVE file")
 	e.mu.Unlock()
-	w.fp.openFile("broken.wav")
-	waitFor(t, func() bool { return strings.HasPrefix(w.fp.fileInfo.Text, "Could not analyze") })
-	if !strings.Contains(w.fp.fileInfo.Text, "not a RIFF/WAVE file") || w.fp.fview.File() != e.file || w.fp.progress.Visible() {
-		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fp.fileInfo.Text, w.fp.fview.File() != nil, w.fp.progress.Visible())
+	w.fp.OpenFile("broken.wav")
+	waitFor(t, func() bool { return strings.HasPrefix(w.fp.Info(), "Could not analyze") })
+	if !strings.Contains(w.fp.Info(), "not a RIFF/WAVE file") || w.fview.File() != e.file || fileBusy(w) {
+		t.Errorf("after a bad file: %q, file %v, progress shown %v", w.fp.Info(), w.fview.File() != nil, fileBusy(w))
 	}
 }
 

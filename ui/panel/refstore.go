@@ -1,10 +1,10 @@
 // list kept between sessions: with Options.ReferenceDir set, every
 // reference stored or loaded is also written there, as the CSV
-// save writes, in a file named after its order and name
+// Save writes, in a file named after its order and name
 // ("003 bench A.csv"); deleting it removes the file, and the next window
 // loads them back in that order.
 
-package ui
+package panel
 
 import (
 	"errors"
@@ -88,17 +88,17 @@ func writeTrace(t *dsp.Trace, path string) error {
 // add adds t to the references and keeps it in the reference
 // directory. A reference that could not be kept is still added (for this
 // session): the error says so.
-func (p *refPanel) add(t *dsp.Trace) error {
+func (p *References) add(t *dsp.Trace) error {
 	if err := p.set.Add(t); err != nil {
 		return err
 	}
-	p.host.referencesChanged()
+	p.host.ReferencesChanged()
 	return p.keep(p.set.Refs()[len(p.set.Refs())-1])
 }
 
 // keep writes r into the reference directory (none: nothing),
 // after every file already there.
-func (p *refPanel) keep(r *view.Reference) error {
+func (p *References) keep(r *view.Reference) error {
 	dir := p.dir
 	if dir == "" {
 		return nil
@@ -119,7 +119,7 @@ func (p *refPanel) keep(r *view.Reference) error {
 }
 
 // forget removes r's file from the reference directory, if it has one.
-func (p *refPanel) forget(r *view.Reference) error {
+func (p *References) forget(r *view.Reference) error {
 	if r.File == "" {
 		return nil
 	}
@@ -135,12 +135,12 @@ type keptFile struct {
 	name, path string
 }
 
-// loadKept loads the references kept in the reference directory
+// LoadKept loads the references kept in the reference directory
 // (its files of refFileName's form, in their order; other files are left
 // alone). A directory that does not exist yet holds none; a file that
 // does not read, or more than view.MaxReferences, is skipped and said in the
 // status bar.
-func (p *refPanel) loadKept() {
+func (p *References) LoadKept() {
 	dir := p.dir
 	if dir == "" {
 		return
@@ -148,7 +148,7 @@ func (p *refPanel) loadKept() {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			p.host.addNotice(fmt.Sprintf("prism: kept references: %v", err))
+			p.host.AddNotice(fmt.Sprintf("prism: kept references: %v", err))
 		}
 		return
 	}
@@ -174,17 +174,9 @@ func (p *refPanel) loadKept() {
 		p.set.Refs()[len(p.set.Refs())-1].File = f.path
 	}
 	if len(skipped) > 0 {
-		p.host.addNotice(fmt.Sprintf("prism: kept references not loaded from %s: %s", dir, strings.Join(skipped, "; ")))
+		p.host.AddNotice(fmt.Sprintf("prism: kept references not loaded from %s: %s", dir, strings.Join(skipped, "; ")))
 	}
 	if len(p.set.Refs()) > 0 {
-		p.host.referencesChanged()
+		p.host.ReferencesChanged()
 	}
-}
-
-// addNotice adds msg to the status bar's notice.
-func (w *Window) addNotice(msg string) {
-	if w.notice != "" {
-		msg = w.notice + "; " + msg
-	}
-	w.notice = msg
 }

@@ -1,4 +1,4 @@
-package ui
+package panel
 
 import (
 	"fmt"
@@ -14,31 +14,31 @@ import (
 	"github.com/prismaudio/prism/ui/view"
 )
 
-// recordEngine is what the recording panel needs of the analysis:
+// RecordEngine is what the recording panel needs of the analysis:
 // ExportHistory writes the live spectrogram history (blocks: called from
 // a goroutine); StartRecording, StopRecording and RecordStatus
 // (live.Live's) never block, their outcome comes to the callbacks.
-type recordEngine interface {
+type RecordEngine interface {
 	ExportHistory(paths []string, chans []int, img plot.ImageOptions) (live.HistoryInfo, error)
 	StartRecording(path string, c int, done func(error)) error
 	StopRecording(done func(live.RecordStatus, error))
 	RecordStatus() live.RecordStatus
 }
 
-// recordHost is what the recording panel needs of the window: a save
+// RecordHost is what the recording panel needs of the window: a save
 // dialog, and what is shown (the channel recorded, the channels and the
 // image an export takes).
-type recordHost interface {
-	saveDialog(name string, fn func(path string))
-	recordChannel() int
-	historyOptions() (all bool, channels int, img plot.ImageOptions)
+type RecordHost interface {
+	SaveDialog(name string, fn func(path string))
+	RecordChannel() int
+	HistoryOptions() (all bool, channels int, img plot.ImageOptions)
 }
 
-// recordPanel is the history's export and the full-resolution Record
+// Record is the history's export and the full-resolution Record
 // toggle beside the status bar's Details, with their dialogs.
-type recordPanel struct {
-	eng     recordEngine
-	host    recordHost
+type Record struct {
+	eng     RecordEngine
+	host    RecordHost
 	win     fyne.Window
 	do      func(func())   // onto the Fyne goroutine
 	btn     *widget.Button // Record / Stop recording
@@ -47,28 +47,25 @@ type recordPanel struct {
 	errSeen string         // the recording error last shown
 }
 
-// newRecordPanel makes the panel and its buttons.
-func newRecordPanel(eng recordEngine, host recordHost, win fyne.Window, do func(func())) *recordPanel {
-	r := &recordPanel{eng: eng, host: host, win: win, do: do}
-	r.btn = widget.NewButton("● Record", r.toggle)
-	r.export = widget.NewButton("Export history…", r.exportDialog)
+// NewRecord makes the panel and its buttons.
+func NewRecord(eng RecordEngine, host RecordHost, win fyne.Window, do func(func())) *Record {
+	r := &Record{eng: eng, host: host, win: win, do: do}
+	r.btn = widget.NewButton("● Record", r.Toggle)
+	r.export = widget.NewButton("Export history…", r.ExportDialog)
 	return r
 }
 
-// recordChannel is the output channel recorded and, by default, exported:
-// the waterfall's, the mix (or the one channel of a mono input).
-func (w *Window) recordChannel() int { return w.stats.Channels }
+// Buttons are Record and Export history…, for the window to lay out.
+func (r *Record) Buttons() (record, export *widget.Button) { return r.btn, r.export }
 
-// historyOptions are what a history export writes: every channel shown
-// or the mix, of how many, and the image's axes and colours.
-func (w *Window) historyOptions() (bool, int, plot.ImageOptions) {
-	s := w.set
-	return s.Channels == "all", w.stats.Channels,
-		plot.ImageOptions{Width: 1920, Height: 1080, Scale: s.FreqScale, DBMin: s.DBMin, DBMax: s.DBMax, Colormap: s.Colormap}
-}
+// Busy says a start or stop was asked for and is not yet done.
+func (r *Record) Busy() bool { return r.pending }
 
-func (r *recordPanel) exportDialog() {
-	r.host.saveDialog("history.npy", func(path string) { r.exportHistory(path, nil) })
+// ErrorShown is the error that ended a recording, last shown ("" none).
+func (r *Record) ErrorShown() string { return r.errSeen }
+
+func (r *Record) ExportDialog() {
+	r.host.SaveDialog("history.npy", func(path string) { r.ExportHistory(path, nil) })
 }
 
 // historyTargets are the files and output channels of a history export to
@@ -97,8 +94,8 @@ func historyTargets(path string, all bool, channels int) ([]string, []int) {
 // extension, with PATH.json beside it — in the background, and says what
 // it wrote (the columns' spacing and the frames each folds) or the error
 // in a dialog; done (optional) gets the outcome on the Fyne goroutine.
-func (r *recordPanel) exportHistory(path string, done func(live.HistoryInfo, error)) {
-	all, channels, img := r.host.historyOptions()
+func (r *Record) ExportHistory(path string, done func(live.HistoryInfo, error)) {
+	all, channels, img := r.host.HistoryOptions()
 	paths, chans := historyTargets(path, all, channels)
 	finish := func(info live.HistoryInfo, err error) {
 		if err != nil {
@@ -130,34 +127,34 @@ func historyMessage(paths []string, info live.HistoryInfo) string {
 
 // toggle starts a full-resolution recording of the waterfall's
 // channel (asking for the file) or stops the one running.
-func (r *recordPanel) toggle() {
+func (r *Record) Toggle() {
 	if r.pending {
 		return
 	}
 	if r.eng.RecordStatus().Active {
-		r.stop(nil)
+		r.Stop(nil)
 		return
 	}
-	r.host.saveDialog("recording.npy", func(path string) { r.start(path, nil) })
+	r.host.SaveDialog("recording.npy", func(path string) { r.Start(path, nil) })
 }
 
 // start records every analyzed frame of the waterfall's channel
 // to path (NPY or CSV) until stop; a bad path or format is said
 // at once, in a dialog; done (optional) gets the outcome on the Fyne
 // goroutine once the recording runs or has failed to start.
-func (r *recordPanel) start(path string, done func(error)) {
+func (r *Record) Start(path string, done func(error)) {
 	report := func(err error) {
 		r.pending = false
 		if err != nil {
 			dialog.ShowError(err, r.win)
 		}
-		r.sync()
+		r.Sync()
 		if done != nil {
 			done(err)
 		}
 	}
 	r.pending = true
-	err := r.eng.StartRecording(path, r.host.recordChannel(), func(err error) { r.do(func() { report(err) }) })
+	err := r.eng.StartRecording(path, r.host.RecordChannel(), func(err error) { r.do(func() { report(err) }) })
 	if err != nil {
 		report(err)
 	}
@@ -166,7 +163,7 @@ func (r *recordPanel) start(path string, done func(error)) {
 // stop ends the recording; its file is completed in the
 // background and the dialog says what it holds (or the error); done
 // (optional) gets the outcome on the Fyne goroutine.
-func (r *recordPanel) stop(done func(live.RecordStatus, error)) {
+func (r *Record) Stop(done func(live.RecordStatus, error)) {
 	r.pending = true
 	r.eng.StopRecording(func(st live.RecordStatus, err error) {
 		r.do(func() {
@@ -177,7 +174,7 @@ func (r *recordPanel) stop(done func(live.RecordStatus, error)) {
 			} else {
 				dialog.ShowInformation("Recording saved", recordMessage(st), r.win)
 			}
-			r.sync()
+			r.Sync()
 			if done != nil {
 				done(st, err)
 			}
@@ -193,7 +190,7 @@ func recordMessage(st live.RecordStatus) string {
 
 // sync follows the recorder's state into the button, and shows an
 // error that ended a recording (a full disk, new settings) once.
-func (r *recordPanel) sync() {
+func (r *Record) Sync() {
 	if r.btn == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package ui
+package panel
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 )
 
-// compareDialog asks for file B to compare with the open file.
 // abOverlapPct is the frames' overlap of the A/B spectra: `prism
 // spectrum`'s default.
 const abOverlapPct = 50
@@ -25,19 +24,20 @@ const (
 	abSplitOffset   = 0.3
 )
 
-func (fp *filePanel) compareDialog() {
+// compareDialog asks for file B to compare with the open file.
+func (fp *Files) compareDialog() {
 	fs := fp.fview.File()
 	if fs == nil {
 		dialog.ShowInformation("Compare A/B", "Open file A first.", fp.win)
 		return
 	}
-	fp.host.showOpenDialog("Compare "+filepath.Base(fs.Path)+" (A) with file B", func(p string) { fp.compareFile(p, nil) })
+	fp.host.ShowOpenDialog("Compare "+filepath.Base(fs.Path)+" (A) with file B", func(p string) { fp.CompareFile(p, nil) })
 }
 
-// compareFile analyses the open file (A) and pathB into their long-term
+// CompareFile analyses the open file (A) and pathB into their long-term
 // spectra in the background, with progress and cancel, and shows the A/B
 // view; done (optional) gets the outcome on the Fyne goroutine.
-func (fp *filePanel) compareFile(pathB string, done func(error)) {
+func (fp *Files) CompareFile(pathB string, done func(error)) {
 	fs := fp.fview.File()
 	if fs == nil {
 		fp.compareDone(fp.abGen, "", "", nil, errors.New("prism: A/B: open file A first"), done)
@@ -82,7 +82,7 @@ func (fp *filePanel) compareFile(pathB string, done func(error)) {
 }
 
 // compareDone shows the comparison (or why there is none).
-func (fp *filePanel) compareDone(gen int, nameA, nameB string, res []analysis.SpectrumResult, err error, done func(error)) {
+func (fp *Files) compareDone(gen int, nameA, nameB string, res []analysis.SpectrumResult, err error, done func(error)) {
 	if gen != fp.abGen {
 		return
 	}
@@ -90,7 +90,7 @@ func (fp *filePanel) compareDone(gen int, nameA, nameB string, res []analysis.Sp
 	fp.cancel.Hide()
 	fp.fileCtx = nil
 	if err == nil {
-		err = fp.ab.SetResults(nameA, nameB, res[0], res[1], fp.host.settings().FreqScale)
+		err = fp.ab.SetResults(nameA, nameB, res[0], res[1], fp.scale())
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -100,25 +100,25 @@ func (fp *filePanel) compareDone(gen int, nameA, nameB string, res []analysis.Sp
 		dialog.ShowError(err, fp.win)
 	default:
 		fp.fileInfo.SetText(fp.ab.Info())
-		fp.ab.SetDisplay(fp.host.settings().FreqScale, fp.host.settings().Theme == "dark")
+		fp.ab.SetDisplay(fp.scale(), fp.host.Dark())
 	}
-	fp.showFileLower()
+	fp.ShowLower()
 	if done != nil {
 		done(err)
 	}
 }
 
 // closeAB ends the comparison and shows the file's spectrum again.
-func (fp *filePanel) closeAB() {
+func (fp *Files) closeAB() {
 	fp.ab.Clear()
 	fp.abGen++
-	fp.showFileLower()
+	fp.ShowLower()
 }
 
-// showFileLower shows, under the file's spectrogram, the A/B view when a
+// ShowLower shows, under the file's spectrogram, the A/B view when a
 // comparison is on, else the difference to a reference when one is
 // chosen, else the spectrum under the cursor.
-func (fp *filePanel) showFileLower() {
+func (fp *Files) ShowLower() {
 	show := func(o fyne.CanvasObject, on bool) {
 		if on {
 			o.Show()
@@ -126,7 +126,7 @@ func (fp *filePanel) showFileLower() {
 			o.Hide()
 		}
 	}
-	ab, diff := fp.ab.Active(), fp.host.differenceShown()
+	ab, diff := fp.ab.Active(), fp.host.DifferenceShown()
 	if ab != fp.ab.Visible() && fp.fileSplit != nil {
 		// the comparison's two plots get most of the height, the
 		// spectrogram it back when it ends

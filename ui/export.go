@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"fmt"
+	"image"
+	"image/draw"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/view"
+)
+
+// saveDialog asks for a path and calls fn with it.
+func (w *Window) saveDialog(name string, fn func(path string)) {
+	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
+		if err != nil {
+			dialog.ShowError(err, w.win)
+			return
+		}
+		if wc == nil {
+			return
+		}
+		path := wc.URI().Path()
+		wc.Close()
+		fn(path)
+	}, w.win)
+	d.SetFileName(name)
+	d.Show()
+}
+
+// exportPNG writes the current view (the live plots, or the file view and
+// its spectrum) as one PNG.
+func (w *Window) exportPNG(path string) error {
+	var imgs []*image.RGBA
+	if w.tabs.Selected() == w.fileTab {
+		imgs = append(imgs, w.fview.Image(), w.fspec.Image())
+	} else {
+		imgs = append(imgs, w.spec.Image())
+		if w.set.Lower == "rta" {
+			imgs = append(imgs, w.rta.Image())
+		} else {
+			imgs = append(imgs, w.wf.Image())
+		}
+	}
+	return encode.WritePNG(path, stack(imgs))
+}
+
+// stack puts images one above the other.
+func stack(imgs []*image.RGBA) *image.RGBA {
+	wd, ht := 1, 0
+	for _, m := range imgs {
+		if m != nil {
+			wd, ht = max(wd, m.Rect.Dx()), ht+m.Rect.Dy()
+		}
+	}
+	out := image.NewRGBA(image.Rect(0, 0, wd, max(1, ht)))
+	y := 0
+	for _, m := range imgs {
+		if m == nil {
+			continue
+		}
+		draw.Draw(out, image.Rect(0, y, m.Rect.Dx(), y+m.Rect.Dy()), m, m.Rect.Min, draw.Src)
+		y += m.Rect.Dy()
+	}
+	return out
+}
+
+// exportSpectrum writes the current spectrum, its average and its peak
+// hold (live: the first channel shown; file: the column under the cursor)
+// as CSV or NPY, by the path's extension.
+func (w *Window) exportSpectrum(path string) error {
+	format, ok := encode.FormatOf(path)
+	if !ok || format == encode.FormatPNG {
+		return fmt.Errorf("%s: export the spectrum as .csv or .npy", filepath.Base(path))
+	}
+	v := w.spec
+	if w.tabs.Selected() == w.fileTab {
+		v = w.fspec
+	}
+	sp := v.Shown()
+	if sp == nil && v == w.fspec {
+		return fmt.Errorf("no spectrum: move the cursor over the file first")
+	} else if sp == nil {
+		return fmt.Errorf("no spectrum yet")
+	}
+	_, unit := v.Unit() // the columns say the unit: current_dbspl, …
+	traces := []encode.Trace{{Name: "current_" + unit, DB: sp.Current}}
+	if avg, name := exportedAverage(sp, w.set.Averaging); len(avg) == len(sp.Current) {
+		traces = append(traces, encode.Trace{Name: name + unit, DB: avg})
+	}
+	if len(sp.PeakHold) == len(sp.Current) {
+		traces = append(traces, encode.Trace{Name: "peak_hold_" + unit, DB: sp.PeakHold})
+	}
+	return encode.WriteTraces(path, format, sp.BinHz, traces)
+}
+
+// exportedAverage is the average ExportSpectrum writes for averaging
+// mode avg and its column's name before the unit: the one shown
+// (view.AverageTrace; "long_term_average_" for the long-term average), else
+// the exponential average.
+func exportedAverage(sp *live.Spectrum, avg string) ([]float32, string) {
+	t := view.AverageTrace(sp, avg)
+	switch {
+	case t == nil:
+		return sp.ExpAvg, "average_"
+	case avg == view.AvgLong:
+		return t, "long_term_average_"
+	}
+	return t, "average_"
+}
+
+func (w *Window) exportPNGDialog() {
+	w.saveDialog("prism.png", func(path string) {
+		if err := w.exportPNG(path); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	})
+}
+
+func (w *Window) exportSpectrumDialog() {
+	w.saveDialog("spectrum.csv", func(path string) {
+		if err := w.exportSpectrum(path); err != nil {
+			dialog.ShowError(err, w.win)
+		}
+	})
+}
+
+// pickSourceFile asks for a file to play as the live source (controlsHost).
+func (w *Window) pickSourceFile() {
+	w.showOpenDialog("Play a file in real time", w.playFile)
+}
+
+// playFile makes the file at path the live source, played in real time
+// and heard: the monitor output comes on with it (the check box turns it
+// off again).
+func (w *Window) playFile(path string) {
+	w.rememberFolder(filepath.Dir(path))
+	w.change(func(s *Settings) { s.Source = session.SourceSpec{Kind: session.SourceFile, File: path} })
+	if !w.monitorOn {
+		w.c.setMonitor(true) // (its OnChanged turns the output on)
+	}
+}

@@ -1,0 +1,30 @@
+// Package panel holds the panels of Prism's window (package ui) that have
+// a package boundary of their own: the File tab, the references, the
+// recording and the status bar. Each is one struct that owns its widgets
+// and state and talks to the window through the interface it declares
+// (the window implements them on an adapter, so ui exports none of their
+// methods):
+//
+//   - Files (files.go, compare.go): the File tab, its analyses, the
+//     spectrogram's export and the A/B comparison; FileHost and
+//     FileEngine. It makes its views and hands them to the window once
+//     (Views), which sets them up, converts, measures and exports them.
+//   - References (references.go, refstore.go): the stored reference
+//     traces, their rows in the side panel, the difference picker, the
+//     harmonics switch and the copies kept in a directory; RefHost. The
+//     window draws the set it is handed (Set) and never changes it.
+//   - Record (record.go): the history's export and the Record toggle;
+//     RecordHost and RecordEngine.
+//   - StatusBar (status.go): the strip, the line under it and the
+//     details, written from the StatusFacts the window gathers.
+//
+// A panel's exported methods are what the window calls and what the
+// panel's own buttons and dialogs do (OpenFile, Store, Start, …), so the
+// window's tests drive a panel as a person would; a few read back what a
+// widget shows (Info, Progress, Strip, Busy) for those tests.
+//
+// Package panel imports package view and never ui: settings reach a panel
+// as the values its host interface returns. Every type here belongs to
+// the Fyne goroutine; work on other goroutines (an analysis, an export)
+// reports back through the do function each panel is given.
+package panel

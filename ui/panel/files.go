@@ -1,0 +1,349 @@
+package panel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/view"
+)
+
+// FileHost is what the file tab needs of the window.
+type FileHost interface {
+	// FileOptions are the live analysis's frames (FFT, Hop, Window) and
+	// the image an export draws (its scale, dB range and colour map).
+	FileOptions() (analysis.ViewOptions, plot.ImageOptions)
+	Dark() bool // the dark theme is on
+	ShowFileTab()
+	RememberFolder(dir string)
+	UpdateStatus()
+	ShowOpenDialog(title string, open func(path string))
+	SaveDialog(name string, fn func(path string))
+	FileSpectrumShown(sp *live.Spectrum) // the spectrum under the cursor, dBFS
+	DifferenceShown() bool               // the difference to a reference is chosen
+}
+
+// FileEngine is what the file tab needs of the analysis: its pipelines
+// over a whole file, which block and are called from goroutines of their
+// own.
+type FileEngine interface {
+	AnalyzeView(ctx context.Context, path string, o analysis.ViewOptions, progress analysis.Progress) (*analysis.FileSpectrogram, error)
+	AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error)
+	ExportSpectrogram(ctx context.Context, in, out string, format encode.Format, o analysis.ViewOptions, img plot.ImageOptions, progress analysis.Progress) error
+}
+
+// Files is the File tab: the file's spectrogram over the spectrum
+// under the cursor (or the difference to a reference, or the A/B
+// comparison), the bar with its buttons, progress and cancel, and the
+// analyses behind them.
+type Files struct {
+	host         FileHost
+	eng          FileEngine
+	win          fyne.Window
+	do           func(func()) // onto the Fyne goroutine
+	fview        *view.FileView
+	fspec        *view.SpectrumView
+	fdiff        *view.LinePlot // the difference to a reference (the window draws it)
+	ab           *view.ABView
+	abGen        int // the comparison running or shown
+	fileSplit    *container.Split
+	fileInfo     *widget.Label
+	progress     *widget.ProgressBar
+	cancel       *widget.Button
+	fileCtx      context.CancelFunc
+	detailCancel context.CancelFunc
+	detailTimer  *time.Timer
+	fileGen      int
+}
+
+// NewFiles makes the file tab's views with the host's settings.
+func NewFiles(host FileHost, eng FileEngine, win fyne.Window, do func(func())) *Files {
+	fp := &Files{host: host, eng: eng, win: win, do: do}
+	o, img := host.FileOptions()
+	fp.fview = view.NewFileView(img.Scale, img.Colormap, img.DBMin, img.DBMax)
+	fp.fspec = view.NewSpectrumView(48000, o.FFT, img.Scale, img.DBMin, img.DBMax)
+	fp.fspec.SetTraces(view.AvgOff, false)
+	fp.fspec.SetTitle("the spectrum under the cursor")
+	fp.fview.OnCursor = fp.fileCursor
+	fp.fview.OnView = fp.fileViewChanged
+	fp.fdiff = NewDiffPlot()
+	fp.ab = view.NewABView()
+	fp.ab.OnClose = fp.closeAB
+	fp.ab.Hide()
+	return fp
+}
+
+// Views are the tab's views, which the window sets up, converts, measures
+// and exports: the file's spectrogram, the spectrum under the cursor, the
+// difference to a reference and the A/B comparison.
+func (fp *Files) Views() (*view.FileView, *view.SpectrumView, *view.LinePlot, *view.ABView) {
+	return fp.fview, fp.fspec, fp.fdiff, fp.ab
+}
+
+// Build lays the tab out; open is the Open… button's.
+func (fp *Files) Build(open func()) fyne.CanvasObject {
+	fp.fileInfo = widget.NewLabel("No file open.")
+	fp.fileInfo.Truncation = fyne.TextTruncateEllipsis
+	fp.progress = widget.NewProgressBar()
+	fp.progress.Hide()
+	fp.cancel = widget.NewButton("Cancel", fp.Cancel)
+	fp.cancel.Hide()
+	fileBar := container.NewBorder(nil, nil,
+		container.NewHBox(
+			widget.NewButton("Open…", open),
+			widget.NewButton("Whole file", fp.ZoomReset),
+			widget.NewButton("Export spectrogram…", fp.exportSpectrogramDialog),
+			widget.NewButton("Compare B…", fp.compareDialog),
+		),
+		container.NewHBox(fp.progress, fp.cancel), fp.fileInfo)
+	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(fp.fview, container.NewStack(fp.fspec, fp.fdiff, fp.ab)))
+	fp.fileSplit = file.Objects[0].(*container.Split)
+	fp.fileSplit.Offset = fileSplitOffset
+	return file
+}
+
+// Cancel stops the analysis or export running (the Cancel button).
+func (fp *Files) Cancel() {
+	if fp.fileCtx != nil {
+		fp.fileCtx()
+	}
+}
+
+// Info is the text of the bar's line about the file.
+func (fp *Files) Info() string { return fp.fileInfo.Text }
+
+// Progress says whether the progress bar and the Cancel button show.
+func (fp *Files) Progress() (bar, cancel bool) { return fp.progress.Visible(), fp.cancel.Visible() }
+
+// Close stops any file analysis.
+func (fp *Files) Close() {
+	if fp.fileCtx != nil {
+		fp.fileCtx()
+	}
+	if fp.detailCancel != nil {
+		fp.detailCancel()
+	}
+}
+
+// OpenFile analyzes a whole file in the background, with progress and
+// cancel, and shows it in the File tab.
+func (fp *Files) OpenFile(path string) {
+	if fp.fileCtx != nil {
+		fp.fileCtx()
+	}
+	fp.host.RememberFolder(filepath.Dir(path))
+	ctx, cancel := context.WithCancel(context.Background())
+	fp.fileCtx = cancel
+	fp.fileGen++
+	gen := fp.fileGen
+	fp.host.ShowFileTab()
+	fp.fileInfo.SetText("Analyzing " + filepath.Base(path) + "…")
+	fp.progress.SetValue(0)
+	fp.progress.Show()
+	fp.cancel.Show()
+	o, _ := fp.host.FileOptions()
+	o.MaxColumns = 4096
+	go func() {
+		last := time.Time{}
+		fs, err := fp.eng.AnalyzeView(ctx, path, o, func(done, total int) {
+			if now := time.Now(); now.Sub(last) > 50*time.Millisecond && total > 0 {
+				last = now
+				fp.do(func() {
+					if gen == fp.fileGen {
+						fp.progress.SetValue(float64(done) / float64(total))
+					}
+				})
+			}
+		})
+		fp.do(func() { fp.fileDone(gen, fs, err) })
+	}()
+}
+
+// scale is the frequency scale shown.
+func (fp *Files) scale() plot.Scale {
+	_, img := fp.host.FileOptions()
+	return img.Scale
+}
+
+func (fp *Files) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
+	if gen != fp.fileGen {
+		return
+	}
+	fp.progress.Hide()
+	fp.cancel.Hide()
+	fp.fileCtx = nil
+	switch {
+	case errors.Is(err, context.Canceled):
+		fp.fileInfo.SetText("Analysis cancelled.")
+		return
+	case err != nil:
+		fp.fileInfo.SetText("Could not analyze: " + err.Error())
+		dialog.ShowError(err, fp.win)
+		return
+	}
+	fp.fview.SetFile(fs)
+	fp.closeAB() // a comparison of the file shown before
+	fp.fspec.SetConfig(fs.Rate, fs.FFT, fp.scale())
+	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %s on %s",
+		filepath.Base(fs.Path), fs.Rate, fs.Channels, view.FormatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
+		view.FormatDuration(fs.Elapsed), fs.Engine)
+	if len(fs.Warnings) > 0 {
+		info += " · ⚠ " + strings.Join(fs.Warnings, "; ")
+	}
+	fp.fileInfo.SetText(info)
+	fp.host.UpdateStatus()
+}
+
+// Summary describes the file shown for the status line: its name,
+// format, length and the analysis on screen (refined when zoomed).
+func (fp *Files) Summary(fs *analysis.FileSpectrogram) string {
+	return fmt.Sprintf("File %s · %d Hz × %d · %s · %s", filepath.Base(fs.Path), fs.Rate, fs.Channels,
+		view.FormatTime(fs.Duration, 0.001, fs.Duration), fp.fview.Analysis())
+}
+
+// fileCursor shows the spectrum of the column under the cursor.
+func (fp *Files) fileCursor(sp *live.Spectrum, t float64, ok bool) {
+	if !ok || sp == nil {
+		return
+	}
+	fp.fspec.SetTitle("at " + view.FormatTime(t, 0.001, fp.fview.File().Duration))
+	fp.host.FileSpectrumShown(sp)
+}
+
+// fileViewChanged schedules a finer analysis of the visible region once
+// zooming settles.
+func (fp *Files) fileViewChanged(t0, t1 float64) {
+	if fp.detailTimer != nil {
+		fp.detailTimer.Stop()
+	}
+	fs := fp.fview.File()
+	if fs == nil {
+		return
+	}
+	width := max(64, fp.fview.Area().Dx())
+	visibleFrames := (t1 - t0) * float64(fs.Rate) / float64(fs.Hop)
+	if fs.FramesPerColumn <= 1 && visibleFrames >= float64(width) {
+		return // the overview already has a frame per pixel or more
+	}
+	gen := fp.fileGen
+	fp.detailTimer = time.AfterFunc(300*time.Millisecond, func() {
+		fp.do(func() { fp.analyzeDetail(gen, t0, t1, width) })
+	})
+}
+
+// analyzeDetail re-analyzes t0…t1 with a hop that gives about two frames
+// per pixel (never coarser than the overview's).
+func (fp *Files) analyzeDetail(gen int, t0, t1 float64, width int) {
+	fs := fp.fview.File()
+	if fs == nil || gen != fp.fileGen {
+		return
+	}
+	if fp.detailCancel != nil {
+		fp.detailCancel()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	fp.detailCancel = cancel
+	o := analysis.ViewOptions{FFT: fs.FFT, Window: fs.Window, Channel: fs.Channel, Start: t0, End: t1, MaxColumns: 2 * width}
+	samples := (t1 - t0) * float64(fs.Rate)
+	o.Hop = min(fs.Hop, max(1, fs.FFT/64, int(samples/float64(2*width))))
+	// widen by half a frame on each side so the view's edges are covered
+	pad := float64(fs.FFT) / float64(fs.Rate)
+	o.Start, o.End = max(0, t0-pad), t1+pad
+	go func() {
+		d, err := fp.eng.AnalyzeView(ctx, fs.Path, o, nil)
+		fp.do(func() {
+			if err != nil || gen != fp.fileGen {
+				return
+			}
+			fp.fview.SetDetail(d)
+			fp.host.UpdateStatus()
+		})
+	}()
+}
+
+// ZoomReset shows the whole file (the Whole file button).
+func (fp *Files) ZoomReset() {
+	if fs := fp.fview.File(); fs != nil {
+		fp.fview.SetView(0, fs.Duration)
+	}
+}
+
+// exportSpectrogramDialog writes the open file's whole spectrogram (NPY,
+// CSV or PNG, as `prism analyze` would) with progress.
+func (fp *Files) exportSpectrogramDialog() {
+	fs := fp.fview.File()
+	if fs == nil {
+		dialog.ShowInformation("Export spectrogram", "Open a file first.", fp.win)
+		return
+	}
+	base := strings.TrimSuffix(filepath.Base(fs.Path), filepath.Ext(fs.Path))
+	fp.host.SaveDialog(base+".npy", func(path string) { fp.ExportSpectrogram(path, nil) })
+}
+
+// ExportSpectrogram writes the open file's spectrogram to path in the
+// background; done (optional) gets the outcome on the Fyne goroutine.
+func (fp *Files) ExportSpectrogram(path string, done func(error)) {
+	fs := fp.fview.File()
+	report := func(err error) {
+		if err != nil {
+			dialog.ShowError(err, fp.win)
+		}
+		if done != nil {
+			done(err)
+		}
+	}
+	if fs == nil {
+		report(fmt.Errorf("no file open"))
+		return
+	}
+	format, ok := encode.FormatOf(path)
+	if !ok {
+		report(fmt.Errorf("%s: export as .npy, .csv or .png", filepath.Base(path)))
+		return
+	}
+	o := analysis.ViewOptions{FFT: fs.FFT, Hop: fs.Hop, Window: fs.Window, Channel: fs.Channel}
+	_, img := fp.host.FileOptions()
+	ctx, cancel := context.WithCancel(context.Background())
+	fp.fileCtx = cancel
+	fp.progress.SetValue(0)
+	fp.progress.Show()
+	fp.cancel.Show()
+	fp.fileInfo.SetText("Exporting " + filepath.Base(path) + "…")
+	go func() {
+		err := fp.eng.ExportSpectrogram(ctx, fs.Path, path, format, o, img, func(d, t int) {
+			if t > 0 && d%64 == 0 {
+				fp.do(func() { fp.progress.SetValue(float64(d) / float64(t)) })
+			}
+		})
+		fp.do(func() {
+			fp.progress.Hide()
+			fp.cancel.Hide()
+			fp.fileCtx = nil
+			if err == nil {
+				fp.fileInfo.SetText("Wrote " + path)
+			} else {
+				fp.fileInfo.SetText("Export failed: " + err.Error())
+			}
+			report(err)
+		})
+	}()
+}
+
+// NewDiffPlot makes a difference plot (a reference's), hidden.
+func NewDiffPlot() *view.LinePlot {
+	d := view.NewLinePlot("dB", -view.DiffRangeDB, view.DiffRangeDB)
+	d.SetZeroLine(true)
+	d.Hide()
+	return d
+}

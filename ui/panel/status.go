@@ -1,0 +1,281 @@
+package panel
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/view"
+)
+
+// StatusBar is the status area: the strip (what must always show at
+// 1280×800), the line under it (the source and the analysis, or the file
+// shown) and the details behind the Details button; it keeps the
+// window's frame rate and process CPU and the warning shown.
+type StatusBar struct {
+	strip, line, details *widget.Label
+	detailsBtn           *widget.Button
+	win                  fyne.Window
+	warn                 string    // the warning shown (engine status or notice)
+	warnAt               time.Time // when it appeared
+	ticks                int
+	tickMark             time.Time
+	cpuMark              time.Duration
+	fps, cpuPct          float64
+}
+
+// StatusFacts are what the status area shows, gathered by the window.
+type StatusFacts struct {
+	Stats          *live.Stats
+	Record         live.RecordStatus
+	Paused, HasGPU bool
+	Monitor        string // the monitor output ("" off)
+	Fill           string // when the first frame of a long FFT comes ("" none)
+	Noise          string // how to read the generator's noise in the mix ("" none)
+	File           string // the file shown, in place of the live line ("" live)
+	Now            time.Time
+}
+
+// NewStatusBar makes the status area; refresh runs before the details
+// open.
+func NewStatusBar(win fyne.Window, refresh func()) *StatusBar {
+	b := &StatusBar{win: win, strip: widget.NewLabel("starting…"), line: widget.NewLabel(""), details: widget.NewLabel("")}
+	b.strip.Truncation = fyne.TextTruncateEllipsis
+	b.line.Truncation = fyne.TextTruncateEllipsis
+	b.detailsBtn = widget.NewButton("Details", func() {
+		refresh()
+		b.showDetails()
+	})
+	return b
+}
+
+// Build lays the status area out, with right (the recording's buttons)
+// beside the line under the strip.
+func (b *StatusBar) Build(right fyne.CanvasObject) fyne.CanvasObject {
+	return container.NewVBox(widget.NewSeparator(), container.NewBorder(nil, nil, nil, b.detailsBtn,
+		container.NewVBox(b.strip, container.NewBorder(nil, nil, nil, right, b.line))))
+}
+
+// Rates are the window's frames per second and the process's CPU (%),
+// as last measured.
+func (b *StatusBar) Rates() (fps, cpuPct float64) { return b.fps, b.cpuPct }
+
+// Strip is the strip's text alone (what shows at any window width).
+func (b *StatusBar) Strip() string { return b.strip.Text }
+
+// Line is the text of the line under the strip.
+func (b *StatusBar) Line() string { return b.line.Text }
+
+// Details is the text behind the Details button.
+func (b *StatusBar) Details() string { return b.details.Text }
+
+// StripWidth is the width the strip's text needs and the width it has.
+func (b *StatusBar) StripWidth() (need, room float32) {
+	return fyne.MeasureText(b.strip.Text, theme.TextSize(), b.strip.TextStyle).Width,
+		b.strip.Size().Width - 2*theme.InnerPadding()
+}
+
+// TapDetails taps the Details button: the details, refreshed, open.
+func (b *StatusBar) TapDetails() { b.detailsBtn.OnTapped() }
+
+// CountFrame counts a tick; once a second it measures the frames per
+// second and the process's CPU, and says so (true).
+func (b *StatusBar) CountFrame(now time.Time) bool {
+	b.ticks++
+	if b.tickMark.IsZero() {
+		b.tickMark = now
+		b.cpuMark, _ = live.ProcessCPU()
+		return false
+	}
+	d := now.Sub(b.tickMark)
+	if d < time.Second {
+		return false
+	}
+	b.fps = float64(b.ticks) / d.Seconds()
+	cpu, ok := live.ProcessCPU()
+	if ok {
+		b.cpuPct = 100 * (cpu - b.cpuMark).Seconds() / d.Seconds()
+	}
+	b.ticks, b.tickMark, b.cpuMark = 0, now, cpu
+	return true
+}
+
+// engineLabel names an engine for people.
+func engineLabel(name string) string {
+	if name == "opencl" {
+		return "GPU"
+	}
+	return strings.ToUpper(name)
+}
+
+// WarnFor is how long a warning stays in the status strip after it first
+// appears (it stays in the details).
+const WarnFor = 5 * time.Second
+
+// Show writes the three texts with msg the warning now.
+func (b *StatusBar) Show(msg string, f *StatusFacts) {
+	if msg != b.warn {
+		b.warn, b.warnAt = msg, f.Now
+	}
+	b.strip.SetText(b.stripText(f))
+	b.line.SetText(lineText(f))
+	b.details.SetText(b.detailsText(f))
+}
+
+// stripText is what must always show.
+func (b *StatusBar) stripText(f *StatusFacts) string {
+	st := f.Stats
+	var s strings.Builder
+	if f.Paused {
+		s.WriteString("⏸ PAUSED · ")
+	}
+	if r := recordText(f.Record); r != "" {
+		s.WriteString(r + " · ")
+	}
+	fmt.Fprintf(&s, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
+		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, b.fps, b.cpuPct)
+	if st.Outages > 0 { // source outages, kept as gaps in the timeline
+		fmt.Fprintf(&s, " · gaps %d", st.Outages)
+	}
+	if l := loadText(engineLoads(st)); l != "" {
+		s.WriteString(" · " + l)
+	}
+	if f.Fill != "" {
+		s.WriteString(" · " + f.Fill)
+	}
+	if b.warn != "" && f.Now.Sub(b.warnAt) < WarnFor {
+		s.WriteString(" · ⚠ " + b.warn)
+	}
+	return s.String()
+}
+
+// lineText is the source and the analysis, or the file shown.
+func lineText(f *StatusFacts) string {
+	if f.File != "" {
+		return f.File + " · live display paused"
+	}
+	st := f.Stats
+	var s strings.Builder
+	fmt.Fprintf(&s, "%s · %d Hz × %d · N=%d hop %d · %s · latency p99 %s",
+		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, st.Device,
+		view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))))
+	if f.Record.Active {
+		s.WriteString(" · recording to " + f.Record.Path)
+	}
+	if f.Monitor != "" {
+		s.WriteString(" · " + f.Monitor)
+	}
+	if f.Noise != "" {
+		s.WriteString(" · " + f.Noise)
+	}
+	return s.String()
+}
+
+// detailsText is everything, with the last warning and its age.
+func (b *StatusBar) detailsText(f *StatusFacts) string {
+	st := f.Stats
+	var s strings.Builder
+	fmt.Fprintf(&s, "Source: %s\nFormat: %d Hz × %d channels\nAnalysis: N=%d, hop %d\nEngine: %s (%s)\n",
+		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, engineLabel(st.Engine), st.Device)
+	fmt.Fprintf(&s, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
+		st.MsPerBatch, st.FramesPerSec, view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
+		st.DroppedFrames, st.Overflows, st.Stalls, b.fps, b.cpuPct)
+	if st.Outages > 0 {
+		fmt.Fprintf(&s, "Source outages %d: %.1f s without input (of the dropped frames), kept as gaps\n",
+			st.Outages, float64(st.DroppedOutageFrames)/float64(max(st.SampleRate, 1)))
+	}
+	s.WriteString(engineTimes(st))
+	if !f.HasGPU {
+		s.WriteString("No GPU engine here (OpenCL is not usable): the CPU engine does all the work\n")
+	}
+	if f.Monitor != "" {
+		s.WriteString("Monitor: " + f.Monitor + "\n")
+	}
+	if f.Paused {
+		s.WriteString("Display PAUSED (Space resumes)\n")
+	}
+	if rs := f.Record; rs.Active {
+		fmt.Fprintf(&s, "Recording %s: %d frames, %d gap rows, %d dropped (Ctrl+Shift+R stops)\n", rs.Path, rs.Frames, rs.Gaps, rs.Dropped)
+	}
+	if b.warn != "" {
+		fmt.Fprintf(&s, "Last warning (%s ago): %s\n", view.FormatDuration(f.Now.Sub(b.warnAt).Round(time.Second)), b.warn)
+	}
+	return strings.TrimSuffix(s.String(), "\n")
+}
+
+// engineTimes compares the engines' times per batch and their shares of
+// real time, a line each.
+func engineTimes(st *live.Stats) string {
+	var s strings.Builder
+	gpu, okG := st.EngineMs["opencl"]
+	cpu, okC := st.EngineMs["cpu"]
+	switch {
+	case okG && okC && gpu > 0 && cpu >= gpu:
+		fmt.Fprintf(&s, "Per batch: GPU %.3f ms · CPU %.3f ms → GPU %.1f× faster\n", gpu, cpu, cpu/gpu)
+	case okG && okC && cpu > 0:
+		fmt.Fprintf(&s, "Per batch: GPU %.3f ms · CPU %.3f ms → CPU %.1f× faster\n", gpu, cpu, gpu/cpu)
+	case okC:
+		fmt.Fprintf(&s, "Per batch: CPU %.3f ms\n", cpu)
+	}
+	if loads := engineLoads(st); len(loads) > 0 {
+		s.WriteString("Share of real time used (headroom):")
+		for _, e := range []string{"opencl", "cpu"} {
+			if l, ok := loads[e]; ok && l > 0 {
+				fmt.Fprintf(&s, " %s %.0f%% (%.1f×)", engineLabel(e), 100*l, 1/l)
+			}
+		}
+		s.WriteString("\n")
+	}
+	return s.String()
+}
+
+// showDetails opens the status details under the Details button.
+func (b *StatusBar) showDetails() {
+	pop := widget.NewPopUp(container.NewPadded(b.details), b.win.Canvas())
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(b.detailsBtn)
+	size := pop.MinSize()
+	pop.ShowAtPosition(fyne.NewPos(max(0, pos.X+b.detailsBtn.Size().Width-size.Width), max(0, pos.Y-size.Height)))
+}
+
+// engineLoads is each engine's share of real time at the current settings:
+// its mean time per batch (the inactive engine's measured on copies of the
+// same batches) over the audio time a batch holds. A load over 1 cannot
+// keep up: frames are dropped.
+func engineLoads(st *live.Stats) map[string]float64 {
+	if st.SampleRate <= 0 || st.FramesPerBatch <= 0 || st.Hop <= 0 {
+		return nil
+	}
+	batchMs := st.FramesPerBatch * float64(st.Hop) / float64(st.SampleRate) * 1e3
+	loads := map[string]float64{}
+	for e, ms := range st.EngineMs {
+		loads[e] = ms / batchMs
+	}
+	return loads
+}
+
+// loadText writes the engines' loads for the status strip, e.g.
+// "load GPU 4 % · CPU 137 % ✗".
+func loadText(loads map[string]float64) string {
+	s := ""
+	for _, e := range []string{"opencl", "cpu"} {
+		l, ok := loads[e]
+		if !ok {
+			continue
+		}
+		if s == "" {
+			s = "load"
+		} else {
+			s += " ·"
+		}
+		s += fmt.Sprintf(" %s %.0f%%", engineLabel(e), 100*l)
+		if l > 1 {
+			s += " ✗"
+		}
+	}
+	return s
+}
