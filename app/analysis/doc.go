@@ -4,9 +4,7 @@
 // engine.PlanPool; each file's Stages timed, and a batch's Busy summed
 // from their spans; AnalyzeOptions.EngineDone saying when a file no
 // longer needs its engines, so that a caller may release them while the
-// output is finished: on the H200 a GPU to NPY file's rows are then
-// written at the disk's pace, its 158–174 ms beside the 166 ms that
-// writing the same bytes takes alone), AnalyzeView for the window's file
+// output is finished), AnalyzeView for the window's file
 // view (and its columns' peak readout), AnalyzeBands (with a multirate
 // bank for the lowest bands at high rates), AnalyzeSpectrum (Welch),
 // FilterFile — streaming a file in bounded memory through an engine —;

@@ -41,10 +41,8 @@ var batchSamples = 1 << 22
 // hostBatchPerWorker caps batches on the CPU engine at this many samples
 // per worker: each worker needs a few dozen image columns of a batch to
 // share out, and a batch that stays in the caches beats batchSamples' 16
-// MiB ones on a small machine (a 10-minute file to PNG on the 2-core CI
-// machine: 0.36–0.37 s with 2^18–2^20 samples, 0.39 s with 2^22), while
-// 2^18 in all starved 16 workers (a batch of 20 such files on the H200
-// host: 141 ms a file against 108 with 2^22).
+// MiB ones on a small machine, while 2^18 in all starved 16 workers
+// (docs/performance.md).
 const hostBatchPerWorker = 1 << 18
 
 // batchLimits sizes batches: about batchSamples per channel (at most

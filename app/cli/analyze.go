@@ -12,8 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
+	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
@@ -41,11 +40,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := rawWriter(w).(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
 // analyzeTarget is where `prism analyze` writes: one file, or a directory
 // of IN-base-name.FORMAT.
 type analyzeTarget struct {
@@ -62,7 +56,7 @@ func resolveTarget(out, format string, inputs int) (analyzeTarget, error) {
 	st, statErr := os.Stat(out)
 	isDir := strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir())
 	if f, ok := encode.FormatOf(out); ok && inputs > 1 && !isDir {
-		return analyzeTarget{}, fmt.Errorf("-o %s: several inputs need a directory (-o DIR/), not a .%s file", quote(out), f)
+		return analyzeTarget{}, fmt.Errorf("-o %s: several inputs need a directory (-o DIR/), not a .%s file", message.Quote(out), f)
 	}
 	t := analyzeTarget{out: out, toDir: isDir || inputs > 1}
 	if !t.toDir {
@@ -116,11 +110,11 @@ func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err
 		}
 		dst := filepath.Join(t.out, name+"."+string(t.format))
 		if prev, ok := owner[dst]; ok {
-			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", quote(prev), quote(in), quote(dst))
+			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", message.Quote(prev), message.Quote(in), message.Quote(dst))
 		}
 		owner[dst] = in
 		if count[short(in)] > 1 {
-			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", quote(in), quote(dst), quote(short(in))))
+			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", message.Quote(in), message.Quote(dst), message.Quote(short(in))))
 		}
 		out = append(out, dst)
 	}
@@ -165,13 +159,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer stopProfiles()
-	// Several GPUs only with --device all: a batch of 20 10-minute files
-	// took 1.42 s on both H200s of the two-GPU host against 1.04 s on one
-	// (the GPUs idle over 95% of the time; a second context costs start-up
-	// and the host work is shared), so a batch no longer spreads by default.
-	// Later, with a queue per file: 1.02–1.04 s on both, of which opening
-	// the two GPUs took 0.71 s and the 20 files 0.23 s (0.26–0.29 s on one
-	// H200 of the one-GPU machine, opened in 0.22–0.25 s).
+	// several GPUs only with --device all (docs/performance.md: a second
+	// GPU's opening costs more than it saves)
 	// the first files' reads start while the engine opens
 	go proc.Prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
@@ -244,12 +233,8 @@ func (s *session) sharePlans() {
 // filesInFlight is how many files a batch on the GPU keeps in flight, over
 // all its GPUs: the host reads some into pinned staging and fetches,
 // colours and encodes the images of others on its other cores, while the
-// device works on the batches queued. Measured on one H200 (16 cores), a
-// batch of 20 10-minute files: 1.33 s with 2, 1.13 s with 4, 1.12 s with
-// 8, 1.31 s with 16; with each file on a queue of its own and batches of
-// 2^20 samples, 0.98 s with 4, 0.91 with 8, 1.04 with 16 in one call,
-// 0.69 s with 8 and 0.73 with 12 in another. $PRISM_FILES_IN_FLIGHT (1…64)
-// changes it, to measure.
+// device works on the batches queued (8 measured best on an H200:
+// docs/performance.md). $PRISM_FILES_IN_FLIGHT (1…64) changes it, to measure.
 var filesInFlight = func() int {
 	if n, err := strconv.Atoi(os.Getenv("PRISM_FILES_IN_FLIGHT")); err == nil && n >= 1 && n <= 64 {
 		return n
@@ -299,13 +284,13 @@ func (b batchRun) all(inputs, dsts []string) int {
 			for _, d := range done[i+1:] { // the others stop too, removing their temporary files
 				<-d
 			}
-			fmt.Fprintf(b.stderr, "prism: %s: interrupted: %s\n", quote(in), b.sess.written.say())
+			fmt.Fprintf(b.stderr, "prism: %s: interrupted: %s\n", message.Quote(in), b.sess.written.Say())
 			return ExitFailure
 		case errors.As(r.err, new(*analysis.InputError)):
 			fmt.Fprintf(b.stderr, "prism: %v\n", r.err)
 			badInput = true
 		case r.err != nil:
-			fmt.Fprintf(b.stderr, "prism: %s: %v\n", quote(in), r.err)
+			fmt.Fprintf(b.stderr, "prism: %s: %v\n", message.Quote(in), r.err)
 			failed = true
 		case !b.quiet:
 			summary(b.stderr, in, dsts[i], r.res)
@@ -431,18 +416,18 @@ func (b batchRun) one(set []engine.Pair, in, dst string, noBar bool) fileResult 
 	if b.format == encode.FormatPNG { // the image needs the length first
 		var err error
 		var remove func()
-		if src, remove, err = spool(ctx, in); err != nil {
+		if src, remove, err = proc.Spool(ctx, in); err != nil {
 			return fileResult{err: err}
 		}
 		defer remove()
 	}
-	bar := newBar(noBar || b.quiet, b.stderr, filepath.Base(in))
-	res, err := analysis.AnalyzeFileSet(ctx, src, dst, b.format, o, set, bar.progress)
-	bar.finish()
-	err = renamed(err, src, in)
-	res.Warnings = renameAll(res.Warnings, src, in)
+	bar := message.NewBar(noBar || b.quiet, b.stderr, filepath.Base(in))
+	res, err := analysis.AnalyzeFileSet(ctx, src, dst, b.format, o, set, bar.Progress)
+	bar.Finish()
+	err = proc.Renamed(err, src, in)
+	res.Warnings = proc.RenameAll(res.Warnings, src, in)
 	if err == nil {
-		b.sess.written.add(dst)
+		b.sess.written.Add(dst)
 	}
 	return fileResult{res, err}
 }
@@ -458,38 +443,6 @@ func summary(w io.Writer, in, dst string, res analysis.AnalyzeResult) {
 		how += ", raw PCM converted by the engine"
 	}
 	fmt.Fprintf(w, "prism: %s → %s: %d frames of %.1f s audio in %.2f s (%.0f× real time, %.1f Msamples/s) on %s\n",
-		quote(in), quote(dst), res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
+		message.Quote(in), message.Quote(dst), res.Frames, audioSec, res.Elapsed.Seconds(), audioSec/res.Elapsed.Seconds(),
 		float64(res.Samples)/res.Elapsed.Seconds()/1e6, how)
-}
-
-// bar is a progress bar on a terminal (nil elsewhere, or when quiet).
-type bar struct {
-	b       *progressbar.ProgressBar
-	w       io.Writer
-	name    string
-	enabled bool
-}
-
-func newBar(quiet bool, w io.Writer, name string) *bar {
-	return &bar{w: w, name: name, enabled: !quiet && isTerminal(w)}
-}
-
-// progress is the analysis's Progress, or nil when there is no bar.
-func (b *bar) progress(done, total int) {
-	if !b.enabled {
-		return
-	}
-	if b.b == nil {
-		b.b = progressbar.NewOptions(total, progressbar.OptionSetWriter(rawWriter(b.w)),
-			progressbar.OptionSetDescription(string(escapeControls([]byte(b.name)))), progressbar.OptionShowCount(),
-			progressbar.OptionSetItsString("frames"), progressbar.OptionShowIts(),
-			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-	}
-	b.b.Set(done)
-}
-
-func (b *bar) finish() {
-	if b.b != nil {
-		b.b.Finish()
-	}
 }

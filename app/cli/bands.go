@@ -11,6 +11,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/internal/proc"
 )
 
 func runBands(args []string, stdout, stderr io.Writer) int {
@@ -61,15 +62,15 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	sess.written.expect(*out)
-	src, remove, err := spool(sess.ctx, pos[0]) // the bands read the file twice
+	sess.written.Expect(*out)
+	src, remove, err := proc.Spool(sess.ctx, pos[0]) // the bands read the file twice
 	if err != nil {
 		return failure(stderr, err)
 	}
 	defer remove()
 	res, err := analysis.AnalyzeBands(sess.ctx, src, o, sess.engines)
-	err = renamed(err, src, pos[0])
-	warn(stderr, renameAll(res.Warnings, src, pos[0]))
+	err = proc.Renamed(err, src, pos[0])
+	warn(stderr, proc.RenameAll(res.Warnings, src, pos[0]))
 	if errors.Is(err, context.Canceled) {
 		return interrupted(stderr, "bands", *out)
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prismaudio/prism/internal/message"
+
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
@@ -102,7 +104,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.close()
-	sess.written.expect(*out)
+	sess.written.Expect(*out)
 	engines := sess.engines
 	rec, err := audio.StartRecorder(open, 2)
 	if err != nil {
@@ -132,7 +134,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 // over are said too, with exit 0.
 func captureDone(st live.Stats, err error, stats bool, out string, stdout, stderr io.Writer) int {
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "prism: capture: interrupted: %s not written\n", quote(out))
+		fmt.Fprintf(stderr, "prism: capture: interrupted: %s not written\n", message.Quote(out))
 		return ExitFailure
 	}
 	incomplete := errors.Is(err, live.ErrIncomplete)

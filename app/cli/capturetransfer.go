@@ -9,8 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prismaudio/prism/internal/message"
+
 	"github.com/prismaudio/prism/app/analysis"
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/transfer"
@@ -24,7 +26,7 @@ type captureTransferFlags struct {
 	refChannel      int
 	average         string
 	frames          int
-	averageSelected dsp.TransferAverage
+	averageSelected dual.TransferAverage
 }
 
 func (f *captureTransferFlags) register(fs *flag.FlagSet) {
@@ -68,7 +70,7 @@ func (f *captureTransferFlags) channels(arg string) (count int, meas []int, err 
 // check validates the transfer flags with the output's format.
 func (f *captureTransferFlags) check(format encode.Format) error {
 	var err error
-	if f.averageSelected, err = dsp.ParseTransferAverage(f.average); err != nil {
+	if f.averageSelected, err = dual.ParseTransferAverage(f.average); err != nil {
 		return fmt.Errorf("--average: %v", strings.TrimPrefix(err.Error(), "dsp: "))
 	}
 	if f.frames < 1 || f.frames > gpufft.MaxTransferFrames {
@@ -80,15 +82,15 @@ func (f *captureTransferFlags) check(format encode.Format) error {
 	return nil
 }
 
-func (f *captureTransferFlags) settings(o analysis.AnalyzeOptions, meas []int) live.TransferSettings {
-	return live.TransferSettings{FFT: o.FFT, Hop: o.Hop, Window: o.Window, RefChannel: f.refChannel, Channels: meas,
+func (f *captureTransferFlags) settings(o analysis.AnalyzeOptions, meas []int) transfer.LiveSettings {
+	return transfer.LiveSettings{FFT: o.FFT, Hop: o.Hop, Window: o.Window, RefChannel: f.refChannel, Channels: meas,
 		Average: f.averageSelected, Frames: f.frames, Track: true}
 }
 
 // captureTransfer runs the live measurement and writes prism transfer's
 // outputs (writeTransfer) and, with --stats, the statistics with the
 // delay summary (transferJSON's keys) on stdout.
-func captureTransfer(sess *session, rec *audio.Recorder, ts live.TransferSettings, seconds float64, out string, format encode.Format, force, stats, quiet bool, stdout, stderr io.Writer) int {
+func captureTransfer(sess *session, rec *audio.Recorder, ts transfer.LiveSettings, seconds float64, out string, format encode.Format, force, stats, quiet bool, stdout, stderr io.Writer) int {
 	if ts.RefChannel >= rec.Channels() {
 		fmt.Fprintf(stderr, "prism: capture: --ref-channel %d: the source has %d channels\n", ts.RefChannel, rec.Channels())
 		return ExitUsage
@@ -97,22 +99,22 @@ func captureTransfer(sess *session, rec *audio.Recorder, ts live.TransferSetting
 	if !quiet {
 		log = stderr
 	}
-	lr, st, err := live.CaptureTransfer(sess.ctx, rec, sess.engines, ts, seconds, log)
+	lr, st, err := transfer.Capture(sess.ctx, rec, sess.engines, ts, seconds, log)
 	if err != nil && lr.Frames == 0 {
 		return captureDone(st, err, false, out, stdout, stderr)
 	}
-	res := transferResult(lr)
-	if werr := writeTransfer(out, format, res, nil, force); werr != nil {
+	res := lr.Result()
+	if werr := transfer.WriteFile(out, format, res, nil, force); werr != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", werr)
 		return ExitFailure
 	}
 	if !quiet {
 		for _, ch := range res.Channels {
-			fmt.Fprintln(stderr, "prism: "+transferSummary(res, ch))
+			fmt.Fprintln(stderr, "prism: "+transfer.Summary(res, ch))
 		}
 	}
 	if errors.Is(err, live.ErrIncomplete) {
-		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was averaged\n", err, quote(out))
+		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was averaged\n", err, message.Quote(out))
 		return ExitFailure
 	}
 	if stats && err == nil {
@@ -122,7 +124,7 @@ func captureTransfer(sess *session, rec *audio.Recorder, ts live.TransferSetting
 			fmt.Fprintf(stderr, "prism: capture: %v\n", jerr)
 			return ExitFailure
 		}
-		for k, v := range transferJSON(res) {
+		for k, v := range transfer.JSON(res) {
 			obj[k] = v
 		}
 		enc := json.NewEncoder(stdout)
@@ -130,39 +132,4 @@ func captureTransfer(sess *session, rec *audio.Recorder, ts live.TransferSetting
 		enc.Encode(obj)
 	}
 	return captureDone(st, err, false, out, stdout, stderr)
-}
-
-// transferResult is a live result in the file pipeline's terms: the
-// tracked delay as found (none: no delay found), the mean coherence over
-// 20 Hz…20 kHz as prism transfer reports it.
-func transferResult(lr live.TransferResult) transfer.Result {
-	g := lr.Geometry
-	res := transfer.Result{SampleRate: g.Rate, FFT: g.FFT, Hop: g.Hop, Frames: lr.Averaged,
-		FreqHz: make([]float64, g.Bins())}
-	for k := range res.FreqHz {
-		res.FreqHz[k] = float64(k) * g.BinHz()
-	}
-	for c, idx := range lr.Channels {
-		ch := transfer.Channel{Index: idx, MagnitudeDB: lr.MagnitudeDB[c], PhaseDeg: lr.PhaseDeg[c],
-			Coherence: lr.Coherence[c], Delay: lr.Delays[c].Delay}
-		ch.MeanCoherence = meanCoherence20k(ch.Coherence, g.BinHz())
-		res.Channels = append(res.Channels, ch)
-	}
-	return res
-}
-
-// meanCoherence20k is prism transfer's mean_coherence rule: the mean γ²
-// of the bins from 20 Hz to 20 kHz, below the top bin.
-func meanCoherence20k(coh []float64, binHz float64) float64 {
-	sum, n := 0.0, 0
-	for k, v := range coh {
-		if f := float64(k) * binHz; f >= 20 && f <= 20000 && k < len(coh)-1 {
-			sum += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
 }

@@ -8,11 +8,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
+
+	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
@@ -93,9 +92,9 @@ func Usage(w io.Writer) {
 // Run dispatches args (without the program name) to a subcommand and
 // returns the exit code. What it writes to stderr is one line per message
 // or lines indented under it, names with control characters quoted and
-// any other control characters escaped (see safeWriter).
+// any other control characters escaped (see message.SafeWriter).
 func Run(args []string, stdout, stderr io.Writer) int {
-	stderr = newSafeWriter(stderr, args)
+	stderr = message.NewSafeWriter(stderr, args)
 	args = withoutVerbose(args)
 	if len(args) > 0 && args[0] == probeArg {
 		dev := ""
@@ -145,7 +144,7 @@ func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 // for -h (ExitOK), one line for a bad flag (ExitUsage).
 func parseError(fs *flag.FlagSet, err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(rawWriter(stderr)) // lines laid out already
+		fs.SetOutput(message.RawWriter(stderr)) // lines laid out already
 		fs.Usage()
 		fs.SetOutput(io.Discard)
 		return ExitOK
@@ -200,7 +199,7 @@ type session struct {
 	opening *engine.Opening
 	ctx     context.Context
 	stop    func()
-	written *outputsWritten // outputs in place, for an interrupt's message
+	written *proc.Outputs // outputs in place, for an interrupt's message
 }
 
 // interruptGrace is how long an interrupted command may take to stop by
@@ -215,7 +214,7 @@ func openSession(name, choice, device string, quiet bool, stderr io.Writer) (*se
 // engine.OpenSet) for --device all, or by default when spread (a
 // batch of files) and there are several.
 func openSessionSet(name, choice, device string, spread, quiet bool, stderr io.Writer) (*session, bool) {
-	written := &outputsWritten{}
+	written := &proc.Outputs{}
 	ctx, stop := watchSignals(stderr, written)
 	set, notice, err := engine.OpenSet(choice, device, spread)
 	if !opened(name, notice, err, quiet, stop, stderr) {
@@ -246,7 +245,7 @@ func openSessionStart(name, choice, device string, batch, quiet bool, stderr io.
 	if !batch {
 		return openSessionSet(name, choice, device, false, quiet, stderr)
 	}
-	written := &outputsWritten{}
+	written := &proc.Outputs{}
 	ctx, stop := watchSignals(stderr, written)
 	o, notice, err := engine.StartSet(choice, device, false)
 	if !opened(name, notice, err, quiet, stop, stderr) {
@@ -271,101 +270,21 @@ func (s *session) settle() {
 	}
 }
 
-// watchSignals returns a context that SIGINT, SIGTERM or SIGHUP (a
-// closed terminal or SSH session) cancels, and the function that stops
-// watching. After a signal the command has interruptGrace to return;
-// then, or at a second signal, the process exits (ExitFailure) without
-// leaving temporary files, saying which outputs were written (written;
-// nil: none).
-func watchSignals(stderr io.Writer, written *outputsWritten) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-		case <-done:
-			return
-		}
-		cancel()
-		select {
-		case <-done:
-			return
-		case <-sigs:
-		case <-time.After(interruptGrace):
-		}
-		encode.RemoveTemps()
-		removeSpools()
-		fmt.Fprintf(stderr, "prism: interrupted: %s\n", written.say())
-		os.Exit(ExitFailure)
-	}()
-	var once sync.Once
-	return ctx, func() {
-		once.Do(func() {
-			signal.Stop(sigs)
-			close(done)
-			cancel()
-		})
-	}
-}
-
-// outputsWritten lists the outputs a command has put in place, for the
-// message of an interrupt. Any goroutine may call its methods; a nil one
-// lists none.
-type outputsWritten struct {
-	mu    sync.Mutex
-	paths []string
-	want  []string // a command's one output, named when not written
-}
-
-// expect names the output a command of one output will write.
-func (w *outputsWritten) expect(path string) {
-	w.mu.Lock()
-	w.want = []string{path}
-	w.mu.Unlock()
-}
-
-func (w *outputsWritten) add(path string) {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	w.paths = append(w.paths, path)
-	w.mu.Unlock()
-}
-
-// say is "no output written", or which were and that the others were not.
-func (w *outputsWritten) say() string {
-	if w == nil {
-		return "no output written"
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if len(w.paths) == 0 && len(w.want) == 1 {
-		return quote(w.want[0]) + " not written"
-	}
-	if len(w.paths) == 0 {
-		return "no output written"
-	}
-	q := make([]string, len(w.paths))
-	for i, p := range w.paths {
-		q[i] = quote(p)
-	}
-	return fmt.Sprintf("%d output(s) written (%s); the others not written", len(q), strings.Join(q, ", "))
+// watchSignals is proc.WatchSignals for a command: its temporary files
+// are removed and it exits with ExitFailure.
+func watchSignals(stderr io.Writer, written *proc.Outputs) (context.Context, func()) {
+	return proc.WatchSignals(stderr, written, interruptGrace, encode.RemoveTemps, ExitFailure)
 }
 
 // interrupted reports a command whose one output out was not written
 // because a signal stopped it, and returns its exit code.
 func interrupted(stderr io.Writer, name, out string) int {
-	fmt.Fprintf(stderr, "prism: %s: interrupted: %s not written\n", name, quote(out))
+	fmt.Fprintf(stderr, "prism: %s: interrupted: %s not written\n", name, message.Quote(out))
 	return ExitFailure
 }
 
-// close releases the engines. Leaving them to the process's exit was
-// measured too: it saves nothing (0.516 s with the release, 0.521 s
-// without, a 10-minute file to PNG on the H200), as the NVIDIA driver's
-// teardown then runs in the exit, which the caller waits for.
+// close releases the engines (leaving them to the exit saves nothing:
+// docs/performance.md).
 func (s *session) close() {
 	s.settle()
 	engine.CloseSet(s.set)

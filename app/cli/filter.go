@@ -8,6 +8,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/prismaudio/prism/internal/message"
+
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/engine"
@@ -55,7 +57,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	sess.written.expect(*out)
+	sess.written.Expect(*out)
 	o := analysis.FilterOptions{Band: spec, TransitionOct: *trans, KeepFormat: *format == "input", Force: force}
 	res, err := analysis.FilterFile(sess.ctx, pos[0], *out, o, sess.engines)
 	warn(stderr, res.Warnings)
@@ -66,7 +68,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 		return failure(stderr, err)
 	}
 	if !*quiet {
-		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", quote(pos[0]), quote(*out), res.Frames, spec)
+		fmt.Fprintf(stderr, "prism: %s → %s: %d frames filtered (%s)\n", message.Quote(pos[0]), message.Quote(*out), res.Frames, spec)
 	}
 	return ExitOK
 }

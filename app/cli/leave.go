@@ -32,20 +32,7 @@ func (s *session) end() { s.leave(io.Discard, false) }
 // process is left behind for a moment. It is for a single interactive run
 // where the answer matters more than the next run's start.
 //
-// Measured on the H200 machine (driver 580.159), `prism analyze` of a
-// 10-minute WAV to PNG, medians of 5 processes as their parent sees them,
-// two rounds: releasing everything (Close) 0.440–0.460 s, of which
-// clReleaseContext 70 ms and the process's exit after it 56–68 ms;
-// leaving it to the exit 0.435–0.436 s, the exit then 118 ms (the same
-// teardown, moved); handing the device files off 0.322–0.384 s, the exit
-// 0.8 ms. A batch of 20 such files: 0.684–0.690 s, 0.647–0.679 s and
-// 0.456–0.469 s (the CPU engine: 1.77–1.83 s). On the two-H200 host (one
-// GPU): a batch 0.953–0.964 s before, 0.508–0.534 s handed off; single
-// files one second apart 0.722 s and 0.604 s. The teardown is moved, not
-// gone: single files run back to back there took 0.627 s before and 0.677
-// s handed off (the next process's driver start-up meets the previous
-// one's teardown in the child); on the one-GPU machine 0.437–0.462 s and
-// 0.322–0.384 s.
+// (Its measurements, on the H200 hosts: docs/performance.md.)
 func (s *session) leave(w io.Writer, timings bool) {
 	t := bench.ExitTimings{Fast: proc.FastExit(), Release: []float64{}, ReleaseContext: []float64{}}
 	var stats []gpufft.OpenCLStats

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,25 +52,6 @@ func TestNamesQuoted(t *testing.T) {
 	plain := filepath.Join(dir, "plain name.wav")
 	if _, msg := runCLI("levels", plain); !strings.Contains(msg, plain) || strings.Contains(msg, `"`+plain) {
 		t.Errorf("a plain name: %q, want it unquoted", msg)
-	}
-}
-
-// TestMessageLines: a message of several lines (a compiler's build log,
-// as an OpenCL fallback notice carries it) is one prism: line with the
-// others indented under it; tabs and control characters are escaped.
-func TestMessageLines(t *testing.T) {
-	var b bytes.Buffer
-	w := newSafeWriter(&b, nil)
-	w.Write([]byte("prism: gpufft: build fft_power: clBuildProgram: -11 (options \"-D SIZE=64\"):\n<source>:3:1: error: x\n\n\tfix it\x1b[31m\n"))
-	want := "prism: gpufft: build fft_power: clBuildProgram: -11 (options \"-D SIZE=64\"):\n" +
-		continuation + "<source>:3:1: error: x\n\n" + continuation + `\tfix it\x1b[31m` + "\n"
-	if b.String() != want {
-		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
-	}
-	for _, l := range linesOf(b.String()) {
-		if l != "" && !strings.HasPrefix(l, "prism: ") && !strings.HasPrefix(l, continuation) {
-			t.Errorf("line %q neither prism: nor indented", l)
-		}
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/internal/message"
+
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
@@ -40,7 +42,7 @@ func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, d
 	})
 	sess := &session{opening: o, ctx: context.Background(), stop: func() {}}
 	var errb bytes.Buffer
-	b := batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: safeWriter{w: &errb}}
+	b := batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: message.NewSafeWriter(&errb, nil)}
 	code := make(chan int, 1)
 	go func() { code <- b.all(inputs, dsts) }()
 	select {

@@ -16,6 +16,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/internal/proc"
 	"github.com/prismaudio/prism/window"
 )
 
@@ -92,15 +93,15 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer sess.end() // the output is in place (or discarded) by then
-	sess.written.expect(f.out)
-	src, remove, err := spool(sess.ctx, pos[0]) // read once per channel
+	sess.written.Expect(f.out)
+	src, remove, err := proc.Spool(sess.ctx, pos[0]) // read once per channel
 	if err != nil {
 		return failure(stderr, err)
 	}
 	defer remove()
 	res, err := analysis.AnalyzeSpectrum(sess.ctx, src, o, sess.engines)
-	err = renamed(err, src, pos[0])
-	warn(stderr, renameAll(res.Warnings, src, pos[0]))
+	err = proc.Renamed(err, src, pos[0])
+	warn(stderr, proc.RenameAll(res.Warnings, src, pos[0]))
 	if errors.Is(err, context.Canceled) {
 		return interrupted(stderr, "spectrum", f.out)
 	}

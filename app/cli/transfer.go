@@ -1,21 +1,16 @@
 package cli
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/draw"
 	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
-	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/transfer"
 	"github.com/prismaudio/prism/window"
 )
@@ -106,13 +101,13 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return failure(stderr, err)
 	}
-	if err := writeTransfer(f.out, format, res, pos, f.force); err != nil {
+	if err := transfer.WriteFile(f.out, format, res, pos, f.force); err != nil {
 		fmt.Fprintf(stderr, "prism: transfer: %v\n", err)
 		return ExitFailure
 	}
 	switch {
 	case f.json:
-		b, err := json.Marshal(transferJSON(res))
+		b, err := json.Marshal(transfer.JSON(res))
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: transfer: %v\n", err)
 			return ExitFailure
@@ -120,7 +115,7 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 	case !f.quiet:
 		for _, ch := range res.Channels {
-			fmt.Fprintln(stdout, transferSummary(res, ch))
+			fmt.Fprintln(stdout, transfer.Summary(res, ch))
 		}
 	}
 	return ExitOK
@@ -158,10 +153,10 @@ func (f *transferFlags) options(pos []string) (transfer.Inputs, transfer.Options
 	if o.Window, err = window.Parse(f.window); err != nil {
 		return in, o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}
-	if o.Average, err = dsp.ParseTransferAverage(f.average); err != nil {
+	if o.Average, err = dual.ParseTransferAverage(f.average); err != nil {
 		return in, o, fmt.Errorf("--average: %v", strings.TrimPrefix(err.Error(), "dsp: "))
 	}
-	if o.Smoothing, err = dsp.ParseSmoothing(f.smoothing); err != nil {
+	if o.Smoothing, err = dual.ParseSmoothing(f.smoothing); err != nil {
 		return in, o, fmt.Errorf("--smoothing: %v", strings.TrimPrefix(err.Error(), "dsp: "))
 	}
 	if f.delay == "auto" {
@@ -170,192 +165,4 @@ func (f *transferFlags) options(pos []string) (transfer.Inputs, transfer.Options
 		return in, o, fmt.Errorf("--delay %q: want auto or a delay in ms", f.delay)
 	}
 	return in, o, nil
-}
-
-// transferColumns are the output's column names: freq_hz, then per
-// channel magnitude_db, phase_deg, coherence, suffixed _chC when there
-// are several channels.
-func transferColumns(res transfer.Result) []string {
-	cols := []string{"freq_hz"}
-	for _, ch := range res.Channels {
-		suffix := ""
-		if len(res.Channels) > 1 {
-			suffix = "_ch" + strconv.Itoa(ch.Index)
-		}
-		cols = append(cols, "magnitude_db"+suffix, "phase_deg"+suffix, "coherence"+suffix)
-	}
-	return cols
-}
-
-func writeTransfer(path string, format encode.Format, res transfer.Result, inputs []string, force bool) error {
-	out, err := encode.CreateWith(path, encode.CreateOptions{Inputs: inputs, Force: force})
-	if err != nil {
-		return err
-	}
-	defer out.Discard()
-	switch format {
-	case encode.FormatCSV:
-		fmt.Fprintln(out.W, strings.Join(transferColumns(res), ","))
-		for k, hz := range res.FreqHz {
-			fmt.Fprint(out.W, strconv.FormatFloat(hz, 'f', -1, 64))
-			for _, ch := range res.Channels {
-				fmt.Fprintf(out.W, ",%s,%s,%s", strconv.FormatFloat(ch.MagnitudeDB[k], 'f', 4, 64),
-					strconv.FormatFloat(ch.PhaseDeg[k], 'f', 3, 64), strconv.FormatFloat(ch.Coherence[k], 'f', 6, 64))
-			}
-			fmt.Fprintln(out.W)
-		}
-	case encode.FormatNPY:
-		cols := 1 + 3*len(res.Channels)
-		if _, err := out.W.Write(encode.NPYHeader(len(res.FreqHz), cols)); err != nil {
-			return err
-		}
-		row := make([]byte, 4*cols)
-		put := func(i int, v float64) { binary.LittleEndian.PutUint32(row[4*i:], math.Float32bits(float32(v))) }
-		for k, hz := range res.FreqHz {
-			put(0, hz)
-			for c, ch := range res.Channels {
-				put(1+3*c, ch.MagnitudeDB[k])
-				put(2+3*c, ch.PhaseDeg[k])
-				put(3+3*c, ch.Coherence[k])
-			}
-			if _, err := out.W.Write(row); err != nil {
-				return err
-			}
-		}
-	case encode.FormatPNG:
-		if err := encode.PNG(out.W, transferPlot(res, filepath.Base(path))); err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("-o %s: unknown format", path)
-	}
-	return out.Commit()
-}
-
-// transferPlot stacks three line plots: magnitude (dB), phase (degrees)
-// and coherence (γ²), one trace per channel.
-func transferPlot(res transfer.Result, name string) *image.RGBA {
-	var mag, phase, coh [][]float64
-	var names []string
-	for _, ch := range res.Channels {
-		pct := make([]float64, len(ch.Coherence)) // in percent: the axis ticks read 0…100
-		for k, v := range ch.Coherence {
-			pct[k] = 100 * v
-		}
-		mag, phase, coh = append(mag, ch.MagnitudeDB), append(phase, ch.PhaseDeg), append(coh, pct)
-		names = append(names, "ch"+strconv.Itoa(ch.Index))
-	}
-	lo, hi := magnitudeRange(res)
-	title := name + ": magnitude; " + transferSummary(res, res.Channels[0])
-	if len(res.Channels) > 1 {
-		title = fmt.Sprintf("%s: magnitude; %d channels, %d frames of %d", name, len(res.Channels), res.Frames, res.FFT)
-	}
-	opts := func(lo, hi float64, unit, title string) plot.LineOptions {
-		return plot.LineOptions{Width: 1200, Height: 280, Scale: plot.Log, DBMin: lo, DBMax: hi, Unit: unit, Title: title}
-	}
-	parts := []*image.RGBA{
-		plot.Lines(opts(lo, hi, "dB", title), res.SampleRate, res.FFT, res.FreqHz, mag, names),
-		plot.Lines(opts(-180, 180, "deg", "phase (wrapped, the delay taken out)"), res.SampleRate, res.FFT, res.FreqHz, phase, names),
-		plot.Lines(opts(0, 100, "%", "coherence γ²"), res.SampleRate, res.FFT, res.FreqHz, coh, names),
-	}
-	h := 0
-	for _, p := range parts {
-		h += p.Bounds().Dy()
-	}
-	img := image.NewRGBA(image.Rect(0, 0, parts[0].Bounds().Dx(), h))
-	y := 0
-	for _, p := range parts {
-		draw.Draw(img, p.Bounds().Add(image.Pt(0, y)), p, image.Point{}, draw.Src)
-		y += p.Bounds().Dy()
-	}
-	return img
-}
-
-// magnitudeRange spans the magnitudes of the coherent bins the log axis
-// shows (20 Hz up, γ² ≥ 0.5, or all when none is), in steps of 10 dB, at
-// least 40 dB.
-func magnitudeRange(res transfer.Result) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, pass := range []float64{0.5, -1} {
-		for _, ch := range res.Channels {
-			for k, v := range ch.MagnitudeDB {
-				if ch.Coherence[k] >= pass && v > dsp.FloorDB && res.FreqHz[k] >= 20 {
-					lo, hi = min(lo, v), max(hi, v)
-				}
-			}
-		}
-		if lo <= hi {
-			break
-		}
-	}
-	if !(lo <= hi) {
-		return -40, 10
-	}
-	hi = math.Ceil(hi/10)*10 + 10
-	lo = min(hi-40, math.Floor(lo/10)*10-10)
-	return lo, hi
-}
-
-func transferSummary(res transfer.Result, ch transfer.Channel) string {
-	delay := "no delay found"
-	if ch.Delay.Found {
-		pol := "normal"
-		switch {
-		case ch.Delay.Polarity < 0:
-			pol = "inverted"
-		case ch.Delay.Polarity == 0:
-			pol = "unknown (no clear peak)"
-		}
-		how := "found"
-		if ch.Given {
-			how = "given"
-		}
-		ms := ch.DelayMs(res.SampleRate)
-		delay = fmt.Sprintf("delay %.4f ms (%.2f samples, %.3f m at %g m/s, %s), polarity %s", ms, ch.Delay.Samples,
-			ch.Delay.Metres(float64(res.SampleRate), dsp.SpeedOfSound), dsp.SpeedOfSound, how, pol)
-	}
-	return fmt.Sprintf("channel %d: %s; mean coherence %.4f; %d frames of %d (hop %d)",
-		ch.Index, delay, ch.MeanCoherence, res.Frames, res.FFT, res.Hop)
-}
-
-// transferJSON is the --json summary: scalars for one channel, arrays in
-// channel order (and "channels") for several.
-func transferJSON(res transfer.Result) map[string]any {
-	type one struct {
-		ms, samples, polarity any
-		coh                   float64
-		found, given          bool
-	}
-	var rows []one
-	for _, ch := range res.Channels {
-		r := one{coh: transferRound(ch.MeanCoherence, 6), found: ch.Delay.Found && !ch.Given, given: ch.Given}
-		if ch.Delay.Found {
-			r.ms, r.samples = transferRound(ch.DelayMs(res.SampleRate), 6), transferRound(ch.Delay.Samples, 4)
-			if ch.Delay.Polarity != 0 {
-				r.polarity = ch.Delay.Polarity
-			}
-		}
-		rows = append(rows, r)
-	}
-	if len(rows) == 1 {
-		r := rows[0]
-		return map[string]any{"delay_ms": r.ms, "delay_samples": r.samples, "polarity": r.polarity,
-			"mean_coherence": r.coh, "delay_found": r.found, "delay_given": r.given}
-	}
-	out := map[string]any{}
-	var chans []int
-	var ms, samples, pol, coh, found, given []any
-	for i, r := range rows {
-		chans = append(chans, res.Channels[i].Index)
-		ms, samples, pol = append(ms, r.ms), append(samples, r.samples), append(pol, r.polarity)
-		coh, found, given = append(coh, r.coh), append(found, r.found), append(given, r.given)
-	}
-	out["channels"], out["delay_ms"], out["delay_samples"], out["polarity"] = chans, ms, samples, pol
-	out["mean_coherence"], out["delay_found"], out["delay_given"] = coh, found, given
-	return out
-}
-
-func transferRound(v float64, digits int) float64 {
-	p := math.Pow(10, float64(digits))
-	return math.Round(v*p) / p
 }

@@ -16,10 +16,8 @@
 // Capture's sink, so the view's folded waterfall is unchanged and gaps
 // are NaN rows at their place). Live also feeds every block of input it
 // reads to a meter.Bank, the level meters, read with ReadMeters.
-// Transfer (transfer.go) is the live dual-channel measurement beside it:
-// a reference and measurement channels of the same stream through the
-// engine's transfer plan, with delay tracking, copied out by Latest;
-// CaptureTransfer is `prism capture --transfer`.
+// StatsKeeper gathers the statistics of any analyzer fed from a recorder
+// (Live's, and package transfer's live measurement).
 //
 // Live's engine goroutine is the one that calls Step or Run; it owns the
 // plan, the buffers and the post-processing state. Other goroutines copy

@@ -107,7 +107,7 @@ type Live struct {
 	pub    published  // copies for other goroutines, under their own lock
 	recd   *recording // the full-resolution recording (record.go), nil: none
 	recPub recordPub
-	stats  liveStats
+	stats  StatsKeeper
 	shadow shadowState
 	tee    teeRing
 	paused atomic.Bool
@@ -123,7 +123,7 @@ func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 // New starts analysis on rec's stream with the preferred engine.
 func New(rec *audio.Recorder, engines engine.Pair, s Settings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
-	l.stats.init()
+	l.stats.Init()
 	l.setSource(rec)
 	l.setEngine(engines.Preferred)
 	if err := l.configure(s); err != nil {
@@ -171,7 +171,7 @@ func (l *Live) configure(s Settings) error {
 	l.post = post
 	l.traceAt, l.traceEvery = time.Time{}, traceInterval(geo.Bins(), r.outCh)
 	l.pub.reset(geo, r.outCh, s.History, columnFrames(geo), s.Columns == nil)
-	l.stats.setGeometry(geo)
+	l.stats.SetGeometry(geo)
 	l.reconfigureRecording(prev)
 	return nil
 }
@@ -225,7 +225,7 @@ func (l *Live) Apply(s Settings) {
 		}
 		if l.run.settingsErr { // the last settings error no longer holds
 			l.run.settingsErr = false
-			l.stats.setStatus("")
+			l.stats.SetStatus("")
 		}
 		return nil
 	}
@@ -286,12 +286,12 @@ func (l *Live) SetTee(r *audio.Ring) { l.tee.Store(r) }
 // statistics show it.
 func (l *Live) setEngine(e gpufft.Engine) {
 	l.run.eng = e
-	l.stats.setEngine(e)
+	l.stats.SetEngine(e)
 }
 
 func (l *Live) setSource(rec *audio.Recorder) {
 	l.run.rec, l.run.ch, l.run.rate, l.run.outCh = rec, rec.Channels(), rec.SampleRate(), rec.Channels()+1
-	l.stats.setSource(rec)
+	l.stats.SetSource(rec)
 }
 
 // Run calls Step until stop is closed, waiting about a millisecond when
@@ -316,7 +316,7 @@ func (l *Live) applyCommands() {
 		select {
 		case cmd := <-l.cmds:
 			if err := cmd(l); err != nil {
-				l.stats.setStatus(err.Error())
+				l.stats.SetStatus(err.Error())
 			}
 		default:
 			return
@@ -372,7 +372,7 @@ func (l *Live) Step() (int, error) {
 	l.pub.publish(r.out, l.post.rta, r.set.Window, frames, traces)
 	// the newest sample of the last frame: its arrival to now is the latency
 	arrived, ok := r.rec.Ring().ArrivalOf(r.pos + uint64(samples-1))
-	l.stats.batchDone(r.eng.Name(), frames, took, time.Now(), arrived, ok)
+	l.stats.BatchDone(r.eng.Name(), frames, took, time.Now(), arrived, ok)
 	r.consume(frames * r.set.Hop)
 	return frames, nil
 }
@@ -381,10 +381,10 @@ func (l *Live) Step() (int, error) {
 // on the CPU (and says so), unless the engines are Strict.
 func (l *Live) engineFailed(err error) error {
 	if l.run.eng == l.engines.CPU || l.engines.Strict {
-		l.stats.setStatus(err.Error())
+		l.stats.SetStatus(err.Error())
 		return err
 	}
-	l.stats.setStatus(engine.FallbackNotice(err))
+	l.stats.SetStatus(engine.FallbackNotice(err))
 	l.setEngine(l.engines.CPU)
 	return l.configure(l.run.set)
 }

@@ -107,7 +107,7 @@ func (l *Live) shadowLoop(jobs <-chan shadowJob, done chan<- struct{}) {
 			}
 			p, err := j.eng.NewLive(j.cfg)
 			if err != nil {
-				l.stats.setStatus(fmt.Sprintf("timing %s in the background: %v", j.eng.Name(), err))
+				l.stats.SetStatus(fmt.Sprintf("timing %s in the background: %v", j.eng.Name(), err))
 				l.shadow.busy.Store(false)
 				continue
 			}
@@ -123,7 +123,7 @@ func (l *Live) shadowLoop(jobs <-chan shadowJob, done chan<- struct{}) {
 		frame += int64(n)
 		l.shadow.busy.Store(false)
 		if err != nil {
-			l.stats.setStatus(fmt.Sprintf("timing %s in the background: %v", j.eng.Name(), err))
+			l.stats.SetStatus(fmt.Sprintf("timing %s in the background: %v", j.eng.Name(), err))
 			continue
 		}
 		l.stats.recordEngineMs(j.eng.Name(), took.Seconds()*1e3)

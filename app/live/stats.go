@@ -54,10 +54,11 @@ type Stats struct {
 	PeakNote string  `json:"peak_note,omitempty"`
 }
 
-// liveStats measures Live: engine time per batch (both engines'), latency,
-// frame rate, and the status line. Its methods may be called from any
-// goroutine.
-type liveStats struct {
+// StatsKeeper measures an analyzer fed from a recorder (Live, and the
+// transfer analyzer of package transfer): engine time per batch (both
+// engines'), latency, frame rate, the source's losses and the status
+// line. Init before use; its methods may be called from any goroutine.
+type StatsKeeper struct {
 	mu       sync.Mutex
 	s        Stats
 	rec      *audio.Recorder
@@ -76,25 +77,29 @@ type liveStats struct {
 // statsWindow is how many recent batches the percentiles cover.
 const statsWindow = 4096
 
-func (t *liveStats) init() {
+// Init sizes the keeper's windows; call it once, before the other methods.
+func (t *StatsKeeper) Init() {
 	t.lat = make([]float64, statsWindow)
 	t.batch = make([]float64, statsWindow)
 	t.engMs = map[string][2]float64{}
 }
 
-func (t *liveStats) setGeometry(g Geometry) {
+// SetGeometry records the analysis's rate, FFT size and hop.
+func (t *StatsKeeper) SetGeometry(g Geometry) {
 	t.mu.Lock()
 	t.s.FFT, t.s.Hop, t.s.SampleRate = g.FFT, g.Hop, g.Rate
 	t.mu.Unlock()
 }
 
-func (t *liveStats) setEngine(e gpufft.Engine) {
+// SetEngine records the engine now analyzing.
+func (t *StatsKeeper) SetEngine(e gpufft.Engine) {
 	t.mu.Lock()
 	t.eng = e
 	t.mu.Unlock()
 }
 
-func (t *liveStats) setSource(rec *audio.Recorder) {
+// SetSource records the recorder whose losses and source the statistics report.
+func (t *StatsKeeper) SetSource(rec *audio.Recorder) {
 	t.mu.Lock()
 	t.rec, t.s.SampleRate, t.s.Channels = rec, rec.SampleRate(), rec.Channels()
 	t.skipped = 0
@@ -103,21 +108,22 @@ func (t *liveStats) setSource(rec *audio.Recorder) {
 
 // skip counts input frames the analysis skipped to keep up: dropped
 // input, of the overflow kind (lost because the analysis fell behind).
-func (t *liveStats) skip(frames uint64) {
+func (t *StatsKeeper) skip(frames uint64) {
 	t.mu.Lock()
 	t.skipped += frames
 	t.mu.Unlock()
 }
 
-func (t *liveStats) setStatus(s string) {
+// SetStatus sets the status line (errors, fallbacks).
+func (t *StatsKeeper) SetStatus(s string) {
 	t.mu.Lock()
 	t.s.Status = s
 	t.mu.Unlock()
 }
 
-// batchDone records a batch of frames that took `took` on engine name,
+// BatchDone records a batch of frames that took `took` on engine name,
 // published at now, whose newest sample arrived at arrived (if known).
-func (t *liveStats) batchDone(name string, frames int, took time.Duration, now, arrived time.Time, arrivedOK bool) {
+func (t *StatsKeeper) BatchDone(name string, frames int, took time.Duration, now, arrived time.Time, arrivedOK bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.s.Frames += uint64(frames)
@@ -146,13 +152,13 @@ const engineAlpha = 0.05
 
 // recordEngineMs adds one engine call's time to that engine's running
 // mean (a plain mean until 1/engineAlpha calls).
-func (t *liveStats) recordEngineMs(name string, v float64) {
+func (t *StatsKeeper) recordEngineMs(name string, v float64) {
 	t.mu.Lock()
 	t.recordEngineMsLocked(name, v)
 	t.mu.Unlock()
 }
 
-func (t *liveStats) recordEngineMsLocked(name string, v float64) {
+func (t *StatsKeeper) recordEngineMsLocked(name string, v float64) {
 	e, ok := t.engMs[name]
 	if !ok {
 		t.engMs[name] = [2]float64{v, 1}
@@ -171,9 +177,18 @@ func (l *Live) Stats() Stats {
 
 // ReadStats writes the current statistics into dst, reusing its EngineMs
 // map: a display polling it does not allocate. Any goroutine may call it.
-func (l *Live) ReadStats(dst *Stats) { l.stats.read(dst) }
+func (l *Live) ReadStats(dst *Stats) { l.stats.Read(dst) }
 
-func (t *liveStats) read(dst *Stats) {
+// Snapshot writes the statistics as they stand into dst without the
+// source's counters or percentiles: for an analyzer fed from memory.
+func (t *StatsKeeper) Snapshot(dst *Stats) {
+	t.mu.Lock()
+	*dst = t.s
+	t.mu.Unlock()
+}
+
+// Read writes the statistics into dst, reusing its EngineMs map.
+func (t *StatsKeeper) Read(dst *Stats) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rs := t.rec.Stats()
@@ -215,7 +230,7 @@ func (t *liveStats) read(dst *Stats) {
 }
 
 // source names the recorder's source (for exports' metadata).
-func (t *liveStats) source() string {
+func (t *StatsKeeper) source() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.rec.Stats().Source

@@ -8,7 +8,7 @@ import (
 	"math"
 
 	"github.com/prismaudio/prism/app/analysis"
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -20,9 +20,9 @@ type Options struct {
 	FFT        int         // frame length, a power of two (engine.CheckFFT)
 	OverlapPct float64     // frame overlap, 0 ≤ PCT < 100
 	Window     window.Func // both channels' window (the zero value is Rect: set Hann)
-	Average    dsp.TransferAverage
+	Average    dual.TransferAverage
 	// Smoothing is the 1/Smoothing-octave smoothing of magnitude and
-	// phase (dsp.Smoother), or 0 for none. Coherence is not smoothed.
+	// phase (dual.Smoother), or 0 for none. Coherence is not smoothed.
 	Smoothing int
 	// DelayAuto finds each channel's delay (GCC-PHAT); otherwise DelayMs
 	// is the delay taken out of every channel (0: none, the raw phase),
@@ -43,8 +43,8 @@ func (o Options) check() error {
 	switch {
 	case !(o.OverlapPct >= 0 && o.OverlapPct < 100):
 		return &analysis.InputError{Err: fmt.Errorf("transfer: overlap %g%% (want 0 ≤ PCT < 100)", o.OverlapPct)}
-	case o.Smoothing != 0 && (o.Smoothing < dsp.MinSmoothFraction || o.Smoothing > dsp.MaxSmoothFraction):
-		return &analysis.InputError{Err: fmt.Errorf("transfer: smoothing 1/%d (want 1/%d…1/%d)", o.Smoothing, dsp.MaxSmoothFraction, dsp.MinSmoothFraction)}
+	case o.Smoothing != 0 && (o.Smoothing < dual.MinSmoothFraction || o.Smoothing > dual.MaxSmoothFraction):
+		return &analysis.InputError{Err: fmt.Errorf("transfer: smoothing 1/%d (want 1/%d…1/%d)", o.Smoothing, dual.MaxSmoothFraction, dual.MinSmoothFraction)}
 	case math.IsNaN(o.DelayMs) || math.IsInf(o.DelayMs, 0):
 		return &analysis.InputError{Err: fmt.Errorf("transfer: delay %v ms", o.DelayMs)}
 	}
@@ -84,7 +84,7 @@ type Channel struct {
 	// and no delay is taken out). With a given delay, Delay.Samples is the
 	// given one, Found true and Given set; Polarity is then the impulse
 	// response's where it has a clear peak, else 0.
-	Delay dsp.Delay
+	Delay dual.Delay
 	Given bool
 	// MeanCoherence is the mean γ² of the bins from 20 Hz to 20 kHz (or
 	// the Nyquist frequency, if lower).
@@ -231,9 +231,9 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 	if err != nil {
 		return res, err
 	}
-	delays := make([]dsp.Delay, m)
+	delays := make([]dual.Delay, m)
 	if o.DelayAuto {
-		finder := dsp.NewDelayFinder(bins)
+		finder := dual.NewDelayFinder(bins)
 		realign := false
 		for c := range m {
 			delays[c] = finder.Find(spectra[c].Gxy, true)
@@ -250,7 +250,7 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 	} else {
 		d := o.DelayMs / 1000 * float64(rate)
 		for c := range m {
-			delays[c] = dsp.Delay{Found: true, Samples: d}
+			delays[c] = dual.Delay{Found: true, Samples: d}
 			shifts[c] = int(math.Round(d))
 		}
 		if shifts[0] != 0 {
@@ -260,9 +260,9 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 		}
 	}
 	res.Frames = frames
-	var sm *dsp.Smoother
+	var sm *dual.Smoother
 	if o.Smoothing != 0 {
-		if sm, err = dsp.NewSmoother(bins, o.Smoothing); err != nil {
+		if sm, err = dual.NewSmoother(bins, o.Smoothing); err != nil {
 			return res, &analysis.InputError{Err: err}
 		}
 	}
@@ -272,7 +272,7 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 		if ch.Given {
 			// the polarity of a given delay is still the impulse
 			// response's, when it has a clear peak (else 0)
-			if d := dsp.NewDelayFinder(bins).Find(spectra[c].Gxy, true); d.Found {
+			if d := dual.NewDelayFinder(bins).Find(spectra[c].Gxy, true); d.Found {
 				ch.Delay.Polarity = d.Polarity
 			}
 		}
@@ -285,13 +285,13 @@ func measure(ctx context.Context, e gpufft.Engine, ref []float32, meas []Signal,
 // describe turns a channel's averaged spectra into its traces, with
 // residual seconds of delay (what the whole-sample alignment left) taken
 // out of the phase.
-func describe(s dsp.CrossSpectra, o Options, sm *dsp.Smoother, binHz, residual float64) Channel {
+func describe(s dual.CrossSpectra, o Options, sm *dual.Smoother, binHz, residual float64) Channel {
 	bins := s.Bins()
 	ch := Channel{MagnitudeDB: make([]float64, bins), PhaseDeg: make([]float64, bins), Coherence: make([]float64, bins)}
 	h := make([]complex128, bins)
 	s.Response(h, o.Average)
 	s.Coherence(ch.Coherence)
-	dsp.RemoveDelay(h, h, binHz, residual)
+	dual.RemoveDelay(h, h, binHz, residual)
 	pow := make([]float64, bins)
 	for k, v := range h {
 		pow[k] = real(v)*real(v) + imag(v)*imag(v)
@@ -301,8 +301,8 @@ func describe(s dsp.CrossSpectra, o Options, sm *dsp.Smoother, binHz, residual f
 		sm.Complex(h, h)
 	}
 	for k := range h {
-		ch.MagnitudeDB[k] = dsp.PowerRatioDB(pow[k])
-		ch.PhaseDeg[k] = dsp.PhaseDeg(h[k])
+		ch.MagnitudeDB[k] = dual.PowerRatioDB(pow[k])
+		ch.PhaseDeg[k] = dual.PhaseDeg(h[k])
 	}
 	return ch
 }
@@ -328,7 +328,7 @@ func meanCoherence(coh []float64, binHz float64) float64 {
 // float64, and the frame count. Batches hold B frames, the plan's FIFO
 // as many, so each Read is one batch's mean; a shorter last batch runs on
 // a plan of its own length.
-func average(ctx context.Context, te gpufft.TransferEngine, ref []float32, meas []Signal, shifts []int, length int, o Options) ([]dsp.CrossSpectra, int, error) {
+func average(ctx context.Context, te gpufft.TransferEngine, ref []float32, meas []Signal, shifts []int, length int, o Options) ([]dual.CrossSpectra, int, error) {
 	n, hop, m, bins := o.FFT, o.Hop(), len(meas), o.FFT/2+1
 	total := (length-n)/hop + 1
 	batch := min(gpufft.MaxTransferFrames, total,
@@ -377,9 +377,9 @@ func average(ctx context.Context, te gpufft.TransferEngine, ref []float32, meas 
 			sums[i] += float64(v) * float64(frames)
 		}
 	}
-	out := make([]dsp.CrossSpectra, m)
+	out := make([]dual.CrossSpectra, m)
 	for c := range m {
-		s := dsp.NewCrossSpectra(bins)
+		s := dual.NewCrossSpectra(bins)
 		for k := range bins {
 			v := sums[(c*bins+k)*gpufft.TransferValues:]
 			t := float64(total)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/analysis"
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/gpufft"
@@ -166,7 +166,7 @@ func TestTransferKnownSystem(t *testing.T) {
 		meas = append(meas, Signal{Index: i + 1, Samples: f32(y)})
 		want = append(want, h)
 	}
-	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dsp.AverageComplex, DelayAuto: true}
+	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dual.AverageComplex, DelayAuto: true}
 	var results []Result
 	for _, eng := range engineSets(t) {
 		res, err := AnalyzeSignals(context.Background(), f32(x), meas, fs, o, eng)
@@ -274,7 +274,7 @@ func TestTransferCoherence(t *testing.T) {
 		yd[i] += nz[i]
 	}
 	unrelated := noise(len(x), 5, 1)
-	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dsp.AverageComplex}
+	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dual.AverageComplex}
 	for _, eng := range engineSets(t) {
 		res, err := AnalyzeSignals(context.Background(), f32(x), []Signal{{1, f32(yd)}, {2, f32(unrelated)}}, fs, o, eng)
 		if err != nil {

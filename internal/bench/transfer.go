@@ -7,19 +7,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/engine"
-	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/transfer"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/window"
 )
 
 // The live transfer row (`prism bench --sizes transfer:N:HOP:CHANNELS`):
-// the whole live dual-channel path of live.Transfer, fed from memory
-// (live.NewTransferFeed) as fast as it goes: 1 reference + CHANNELS
+// the whole live dual-channel path of transfer.Live, fed from memory
+// (transfer.NewLiveFeed) as fast as it goes: 1 reference + CHANNELS
 // measurement channels at N and HOP, Hann, a complex FIFO average of
 // TransferBenchFrames frames, the delay tracked after every batch
-// (live.TransferSettings.TrackEvery 1: dsp.DelayFinder on every channel's
+// (transfer.LiveSettings.TrackEvery 1: dual.DelayFinder on every channel's
 // average), the averages read back each batch. Its row's Batch is the
 // frames per channel per call, GSamplesSec counts every channel's input,
 // and Note says the frames/s per channel and the real-time factor at
@@ -64,13 +64,13 @@ func ParseTransferCase(s string) (TransferCase, error) {
 func BenchTransfer(eng gpufft.Engine, c TransferCase, minTime time.Duration) (gpufft.BenchResult, error) {
 	r := gpufft.BenchResult{Engine: eng.Name(), Device: eng.Device(), Plan: "transfer", Size: c.Size, Hop: c.Hop}
 	inputs := 1 + c.Channels
-	s := live.TransferSettings{FFT: c.Size, Hop: c.Hop, Window: window.Func{Kind: window.Hann},
-		Average: dsp.AverageComplex, Frames: TransferBenchFrames, Track: true, TrackEvery: 1}
+	s := transfer.LiveSettings{FFT: c.Size, Hop: c.Hop, Window: window.Func{Kind: window.Hann},
+		Average: dual.AverageComplex, Frames: TransferBenchFrames, Track: true, TrackEvery: 1}
 	pair := engine.Pair{Preferred: eng, Strict: true}
 	if _, cpu := eng.(*gpufft.CPU); cpu {
 		pair.CPU = eng // the CPU's batch size
 	}
-	tr, err := live.NewTransferFeed(TransferBenchRate, inputs, pair, s)
+	tr, err := transfer.NewLiveFeed(TransferBenchRate, inputs, pair, s)
 	if err != nil {
 		return r, err
 	}

@@ -1,4 +1,8 @@
-package cli
+// Package message is how Prism's commands write to a terminal: one message
+// per write, names quoted where they hold control characters, further
+// lines of a message indented under its "prism:" line, so that no input
+// can forge a line or drive the terminal. It knows nothing of commands.
+package message
 
 import (
 	"io"
@@ -9,10 +13,10 @@ import (
 	"unicode/utf8"
 )
 
-// safeWriter is stderr as the commands write it: each Write is one
+// SafeWriter is stderr as the commands write it: each Write is one
 // message, so a name the user gave can neither forge a line nor drive the
 // terminal. In each Write it
-//   - quotes the arguments that need it (quote), wherever they appear,
+//   - quotes the arguments that need it (Quote), wherever they appear,
 //     also inside the messages of other packages' errors;
 //   - indents every line after the first (a compiler's build log, a
 //     child's output) under the first, the message's "prism:" line;
@@ -20,17 +24,17 @@ import (
 //     that are not UTF-8 as Go escapes.
 //
 // Text already laid out in lines of its own (a command's -h usage) and
-// the progress bar's drawing go to rawWriter instead.
-type safeWriter struct {
+// the progress bar's drawing go to RawWriter instead.
+type SafeWriter struct {
 	w     io.Writer
 	names *strings.Replacer // the arguments that need quoting; nil: none
 }
 
-// newSafeWriter is w as a safeWriter for the arguments args.
-func newSafeWriter(w io.Writer, args []string) safeWriter {
+// NewSafeWriter is w as a SafeWriter for the arguments args.
+func NewSafeWriter(w io.Writer, args []string) SafeWriter {
 	var pairs []string
 	add := func(s string) {
-		if q := quote(s); q != s {
+		if q := Quote(s); q != s {
 			pairs = append(pairs, s, q)
 		}
 	}
@@ -43,7 +47,7 @@ func newSafeWriter(w io.Writer, args []string) safeWriter {
 			add(b)
 		}
 	}
-	s := safeWriter{w: w}
+	s := SafeWriter{w: w}
 	if len(pairs) > 0 {
 		s.names = strings.NewReplacer(pairs...)
 	}
@@ -53,7 +57,7 @@ func newSafeWriter(w io.Writer, args []string) safeWriter {
 // continuation starts each line of a message after its first.
 const continuation = "    "
 
-func (s safeWriter) Write(p []byte) (int, error) {
+func (s SafeWriter) Write(p []byte) (int, error) {
 	msg := string(p)
 	if s.names != nil {
 		msg = s.names.Replace(msg)
@@ -67,7 +71,7 @@ func (s safeWriter) Write(p []byte) (int, error) {
 				out = append(out, continuation...)
 			}
 		}
-		out = append(out, escapeControls([]byte(line))...)
+		out = append(out, Escape([]byte(line))...)
 	}
 	if end {
 		out = append(out, '\n')
@@ -93,19 +97,19 @@ func needsQuote(s string) bool {
 	return false
 }
 
-// quote is a path or name as messages print it: as it is, or where it
+// Quote is a path or name as messages print it: as it is, or where it
 // holds control characters or bytes that are not UTF-8, quoted as Go
 // quotes strings ("a\nb.wav").
-func quote(s string) string {
+func Quote(s string) string {
 	if needsQuote(s) {
 		return strconv.Quote(s)
 	}
 	return s
 }
 
-// escapeControls returns p with control characters (and bytes that are
+// Escape returns p with control characters (and bytes that are
 // not UTF-8) written as Go escapes; p itself when it has none.
-func escapeControls(p []byte) []byte {
+func Escape(p []byte) []byte {
 	i := 0
 	for i < len(p) {
 		r, n := utf8.DecodeRune(p[i:])
@@ -134,10 +138,10 @@ func escapeControls(p []byte) []byte {
 	return out
 }
 
-// rawWriter is the writer under a safeWriter (for a progress bar, which
+// RawWriter is the writer under a SafeWriter (for a progress bar, which
 // draws with control characters of its own, and for usage text).
-func rawWriter(w io.Writer) io.Writer {
-	if s, ok := w.(safeWriter); ok {
+func RawWriter(w io.Writer) io.Writer {
+	if s, ok := w.(SafeWriter); ok {
 		return s.w
 	}
 	return w

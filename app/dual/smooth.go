@@ -1,4 +1,4 @@
-package dsp
+package dual
 
 import (
 	"fmt"
@@ -35,10 +35,10 @@ type Smoother struct {
 // fraction in MinSmoothFraction…MaxSmoothFraction.
 func NewSmoother(bins, fraction int) (*Smoother, error) {
 	if fraction < MinSmoothFraction || fraction > MaxSmoothFraction {
-		return nil, fmt.Errorf("dsp: smoothing 1/%d octave (want 1/%d…1/%d)", fraction, MaxSmoothFraction, MinSmoothFraction)
+		return nil, fmt.Errorf("dual: smoothing 1/%d octave (want 1/%d…1/%d)", fraction, MaxSmoothFraction, MinSmoothFraction)
 	}
 	if bins < 1 {
-		return nil, fmt.Errorf("dsp: smoothing %d bins", bins)
+		return nil, fmt.Errorf("dual: smoothing %d bins", bins)
 	}
 	s := &Smoother{fraction: fraction, lo: make([]int32, bins), hi: make([]int32, bins),
 		ps: make([]float64, bins+1), pc: make([]complex128, bins+1)}
@@ -98,7 +98,7 @@ func ParseSmoothing(s string) (int, error) {
 	t = strings.TrimPrefix(t, "1/")
 	n, err := strconv.Atoi(t)
 	if err != nil || n < MinSmoothFraction || n > MaxSmoothFraction {
-		return 0, fmt.Errorf("dsp: smoothing %q (want 1/N octave, N in %d…%d, or off)", s, MinSmoothFraction, MaxSmoothFraction)
+		return 0, fmt.Errorf("dual: smoothing %q (want 1/N octave, N in %d…%d, or off)", s, MinSmoothFraction, MaxSmoothFraction)
 	}
 	return n, nil
 }

@@ -1,4 +1,4 @@
-package live
+package transfer
 
 import (
 	"errors"
@@ -6,11 +6,11 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 )
 
-// NewTransferFeed makes a transfer analyzer of inputs channels at rate Hz
+// NewLiveFeed makes a transfer analyzer of inputs channels at rate Hz
 // that the caller feeds with Feed instead of a recorder's ring (a
 // benchmark, a stream that is not live). Its statistics are the engine's
 // only.
-func NewTransferFeed(rate, inputs int, engines engine.Pair, s TransferSettings) (*Transfer, error) {
+func NewLiveFeed(rate, inputs int, engines engine.Pair, s LiveSettings) (*Live, error) {
 	return newTransfer(rate, inputs, engines, s, nil)
 }
 
@@ -18,8 +18,8 @@ func NewTransferFeed(rate, inputs int, engines engine.Pair, s TransferSettings) 
 // stream and analyzes every complete frame, as Step does, returning the
 // frames analyzed per channel. It does not allocate. Only the goroutine
 // that owns the analyzer calls it, and only on one made by
-// NewTransferFeed.
-func (t *Transfer) Feed(src []float32) (int, error) {
+// NewLiveFeed.
+func (t *Live) Feed(src []float32) (int, error) {
 	if t.rec != nil {
 		return 0, errors.New("live: transfer: Feed on an analyzer of a recorder")
 	}
@@ -42,4 +42,4 @@ func (t *Transfer) Feed(src []float32) (int, error) {
 }
 
 // BatchFrames is the most frames per channel one engine call takes.
-func (t *Transfer) BatchFrames() int { return t.cfg.MaxFrames() }
+func (t *Live) BatchFrames() int { return t.cfg.MaxFrames() }

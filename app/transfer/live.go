@@ -1,4 +1,4 @@
-package live
+package transfer
 
 import (
 	"errors"
@@ -7,14 +7,16 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live"
+
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/window"
 )
 
-// Live dual-channel measurement (Transfer): a reference channel and M
+// Live dual-channel measurement (Live): a reference channel and M
 // measurement channels of a Recorder's stream, framed at N and hop H,
 // their cross- and auto-spectra averaged on the engine's transfer plan
 // (gpufft.TransferPlan, GPU or CPU; a failing GPU falls back to the CPU
@@ -22,20 +24,20 @@ import (
 // back after every batch and turned into magnitude, phase and coherence
 // by dsp's transfer rules when a consumer asks (Latest), so the engine
 // goroutine only moves numbers. With Track, each channel's delay is
-// re-found from its averaged cross-spectrum (dsp.DelayFinder, GCC-PHAT)
+// re-found from its averaged cross-spectrum (dual.DelayFinder, GCC-PHAT)
 // every TrackEvery frames and applied: the measurement's frames are
 // taken that many samples later than the reference's (the reference is
 // delayed), the averages start again when the whole-sample part changes,
 // and the rest is taken out of the phase. Without a clear peak the last
 // good delay stays and the result says "no clear peak".
 
-// TransferSettings configure a live transfer analyzer.
-type TransferSettings struct {
+// LiveSettings configure a live transfer analyzer.
+type LiveSettings struct {
 	FFT, Hop   int         // frame length (a power of two, engine.CheckFFT) and step, samples
 	Window     window.Func // both channels' window (the zero value is Rect: set Hann, or Rect for a periodic stimulus)
 	RefChannel int         // the reference, a 0-based input channel
 	Channels   []int       // measurement channels (0-based; nil: every other channel)
-	Average    dsp.TransferAverage
+	Average    dual.TransferAverage
 	// Frames is the FIFO average's length, 1…gpufft.MaxTransferFrames;
 	// 0 selects the exponential average of weight ExpAlpha (0 < α ≤ 1).
 	Frames   int
@@ -54,17 +56,17 @@ type TrackedDelay struct {
 	// Delay is the delay applied: the last clear peak's (Found false
 	// until one was seen; Samples at the input's rate, positive when the
 	// measurement lags).
-	Delay dsp.Delay
+	Delay dual.Delay
 	// NoPeak is set when the latest find saw no clear peak: Delay is then
 	// the last good one, kept, not a new number.
 	NoPeak bool
 	Finds  uint64 // finds run so far
 }
 
-// TransferResult is what Latest copies out: per measurement channel (in
+// LiveResult is what Latest copies out: per measurement channel (in
 // Channels order) and bin, magnitude, phase and coherence.
-type TransferResult struct {
-	Geometry Geometry
+type LiveResult struct {
+	Geometry live.Geometry
 	Channels []int  // the measurement channels' input indices
 	Frames   uint64 // frames analyzed per channel since the start
 	Averaged int    // frames in the current average (FIFO: up to Frames)
@@ -76,19 +78,19 @@ type TransferResult struct {
 	Delays                           []TrackedDelay
 }
 
-// Transfer is a live transfer analyzer. Step (or Run) belongs to the
-// engine goroutine; Latest, ImpulseResponse, ReadStats and Stats may be
+// Live is a live transfer analyzer. Step (or Run) belongs to the
+// engine goroutine; Latest, ImpulseResponse, ReadStats and live.Stats may be
 // called from any goroutine.
-type Transfer struct {
+type Live struct {
 	engines engine.Pair
-	set     TransferSettings
-	stats   liveStats
+	set     LiveSettings
+	stats   live.StatsKeeper
 	rec     *audio.Recorder // nil: fed by Feed
 	inputs  int             // the input's channels
 	eng     gpufft.Engine
 	plan    gpufft.TransferPlan
 	cfg     gpufft.TransferConfig
-	geo     Geometry
+	geo     live.Geometry
 
 	// the engine goroutine's input: per input channel used (reference
 	// first) a block holding `hist` samples before pos, then `have` more
@@ -102,7 +104,7 @@ type Transfer struct {
 	avg        []float32   // the plan's Read
 	averaged   int
 	sinceFind  int
-	finder     *dsp.DelayFinder
+	finder     *dual.DelayFinder
 	gxy        []complex128
 	delays     []TrackedDelay
 	frames     uint64
@@ -112,14 +114,14 @@ type Transfer struct {
 	pubDel  []TrackedDelay
 	pubFr   uint64
 	pubAvg  int
-	spectra dsp.CrossSpectra
+	spectra dual.CrossSpectra
 	h       []complex128
-	irFind  *dsp.DelayFinder
+	irFind  *dual.DelayFinder
 }
 
-// NewTransfer starts a transfer analyzer on rec's stream with the
+// NewLive starts a transfer analyzer on rec's stream with the
 // preferred engine.
-func NewTransfer(rec *audio.Recorder, engines engine.Pair, s TransferSettings) (*Transfer, error) {
+func NewLive(rec *audio.Recorder, engines engine.Pair, s LiveSettings) (*Live, error) {
 	t, err := newTransfer(rec.SampleRate(), rec.Channels(), engines, s, rec)
 	if err != nil {
 		return nil, err
@@ -131,31 +133,31 @@ func NewTransfer(rec *audio.Recorder, engines engine.Pair, s TransferSettings) (
 
 // newTransfer makes the analyzer of inputs channels at rate Hz; rec is
 // nil for one fed by Feed.
-func newTransfer(rate, inputs int, engines engine.Pair, s TransferSettings, rec *audio.Recorder) (*Transfer, error) {
+func newTransfer(rate, inputs int, engines engine.Pair, s LiveSettings, rec *audio.Recorder) (*Live, error) {
 	if err := checkTransfer(&s, inputs); err != nil {
 		return nil, err
 	}
-	t := &Transfer{engines: engines, set: s, rec: rec, inputs: inputs}
-	t.stats.init()
+	t := &Live{engines: engines, set: s, rec: rec, inputs: inputs}
+	t.stats.Init()
 	if rec != nil {
-		t.stats.setSource(rec)
+		t.stats.SetSource(rec)
 	}
-	t.geo = Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
-	t.stats.setGeometry(t.geo)
+	t.geo = live.Geometry{Rate: rate, FFT: s.FFT, Hop: s.Hop}
+	t.stats.SetGeometry(t.geo)
 	t.chans = append([]int{s.RefChannel}, s.Channels...)
 	m, bins := len(s.Channels), s.FFT/2+1
 	t.shift = make([]int, m)
 	t.delays = make([]TrackedDelay, m)
 	t.pubDel = make([]TrackedDelay, m)
 	t.gxy = make([]complex128, bins)
-	t.finder = dsp.NewDelayFinder(bins)
-	t.spectra = dsp.NewCrossSpectra(bins)
+	t.finder = dual.NewDelayFinder(bins)
+	t.spectra = dual.NewCrossSpectra(bins)
 	t.h = make([]complex128, bins)
 	if err := t.useEngine(engines.Preferred); err != nil {
 		if !engines.HasGPU() || engines.Strict {
 			return nil, err
 		}
-		t.stats.setStatus(engine.FallbackNotice(err))
+		t.stats.SetStatus(engine.FallbackNotice(err))
 		if err := t.useEngine(engines.CPU); err != nil {
 			return nil, err
 		}
@@ -163,7 +165,7 @@ func newTransfer(rate, inputs int, engines engine.Pair, s TransferSettings, rec 
 	return t, nil
 }
 
-func checkTransfer(s *TransferSettings, inputs int) error {
+func checkTransfer(s *LiveSettings, inputs int) error {
 	if err := engine.CheckFFT(s.FFT, s.Hop); err != nil {
 		return fmt.Errorf("live: transfer: %w", err)
 	}
@@ -202,7 +204,7 @@ func checkTransfer(s *TransferSettings, inputs int) error {
 // batchFrames is the most frames one engine call takes: what fits 8 MiB
 // of input on the CPU (the spectra stay in cache), 256 MiB on a GPU, at
 // most gpufft.MaxTransferFrames.
-func (t *Transfer) batchFrames(eng gpufft.Engine) int {
+func (t *Live) batchFrames(eng gpufft.Engine) int {
 	if t.set.BatchFrames > 0 {
 		return t.set.BatchFrames
 	}
@@ -216,7 +218,7 @@ func (t *Transfer) batchFrames(eng gpufft.Engine) int {
 
 // useEngine makes the plan on eng and sizes the buffers; the stream
 // starts again (nothing held, averages empty).
-func (t *Transfer) useEngine(eng gpufft.Engine) error {
+func (t *Live) useEngine(eng gpufft.Engine) error {
 	te, ok := eng.(gpufft.TransferEngine)
 	if !ok {
 		return &engine.Error{Err: fmt.Errorf("live: transfer: the %s engine has no transfer plans", eng.Name())}
@@ -237,7 +239,7 @@ func (t *Transfer) useEngine(eng gpufft.Engine) error {
 		t.plan.Close()
 	}
 	t.plan, t.cfg, t.eng = plan, cfg, eng
-	t.stats.setEngine(eng)
+	t.stats.SetEngine(eng)
 	t.hist = s.FFT / 2
 	t.blocks = make([][]float32, len(t.chans))
 	for i := range t.blocks {
@@ -257,7 +259,7 @@ func (t *Transfer) useEngine(eng gpufft.Engine) error {
 
 // Run calls Step until stop is closed, waiting about a millisecond when
 // no frame is complete.
-func (t *Transfer) Run(stop <-chan struct{}) {
+func (t *Live) Run(stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
@@ -275,7 +277,7 @@ func (t *Transfer) Run(stop <-chan struct{}) {
 // tracks the delays when due, and publishes the averages. It returns the
 // frames analyzed per channel. Only the engine goroutine calls it; in
 // steady state it does not allocate.
-func (t *Transfer) Step() (int, error) {
+func (t *Live) Step() (int, error) {
 	total := 0
 	for {
 		t.take()
@@ -289,7 +291,7 @@ func (t *Transfer) Step() (int, error) {
 
 // run analyzes the complete frames held, in batches, and returns the
 // frames per channel.
-func (t *Transfer) run() (int, error) {
+func (t *Live) run() (int, error) {
 	total := 0
 	for {
 		lead := 0
@@ -311,7 +313,7 @@ func (t *Transfer) run() (int, error) {
 // take reads what the ring holds, up to the room left, into the blocks.
 // Input the ring lost (overwritten before it was read) breaks the
 // stream: what was held is dropped and the history is silence.
-func (t *Transfer) take() {
+func (t *Live) take() {
 	ring, ch := t.rec.Ring(), t.rec.Channels()
 	room := len(t.blocks[0]) - t.hist - t.have
 	if room <= 0 {
@@ -330,7 +332,7 @@ func (t *Transfer) take() {
 
 // deinterleave appends the frames of src (interleaved, all input
 // channels) to the blocks.
-func (t *Transfer) deinterleave(src []float32) {
+func (t *Live) deinterleave(src []float32) {
 	got := len(src) / t.inputs
 	for i, c := range t.chans {
 		b := t.blocks[i][t.hist+t.have:]
@@ -342,7 +344,7 @@ func (t *Transfer) deinterleave(src []float32) {
 }
 
 // batch runs frames frames, tracks and publishes.
-func (t *Transfer) batch(frames int) (int, error) {
+func (t *Live) batch(frames int) (int, error) {
 	n, hop := t.set.FFT, t.set.Hop
 	samples := (frames-1)*hop + n
 	src := t.pack[:len(t.chans)*samples]
@@ -377,14 +379,14 @@ func (t *Transfer) batch(frames int) (int, error) {
 	if t.rec != nil {
 		arrived, ok = t.rec.Ring().ArrivalOf(t.pos + uint64(samples-1))
 	}
-	t.stats.batchDone(t.eng.Name(), frames, took, time.Now(), arrived, ok)
+	t.stats.BatchDone(t.eng.Name(), frames, took, time.Now(), arrived, ok)
 	t.consume(frames * hop)
 	return frames, nil
 }
 
 // consume drops the first used samples, keeping hist before the next
 // frame.
-func (t *Transfer) consume(used int) {
+func (t *Live) consume(used int) {
 	for _, b := range t.blocks {
 		copy(b, b[used:t.hist+t.have])
 	}
@@ -395,7 +397,7 @@ func (t *Transfer) consume(used int) {
 // track re-finds each channel's delay from its averaged cross-spectrum
 // (the residual after the shift applied) and applies it; a changed
 // whole-sample shift starts the averages again.
-func (t *Transfer) track() error {
+func (t *Live) track() error {
 	bins := t.set.FFT / 2
 	reset := false
 	for c := range t.shift {
@@ -431,7 +433,7 @@ func (t *Transfer) track() error {
 }
 
 // publish copies the averages and delays out for consumers.
-func (t *Transfer) publish() {
+func (t *Live) publish() {
 	t.mu.Lock()
 	copy(t.pub, t.avg)
 	copy(t.pubDel, t.delays)
@@ -441,12 +443,12 @@ func (t *Transfer) publish() {
 
 // engineFailed handles a failed batch: on the GPU the analysis carries on
 // on the CPU (and says so), unless the engines are Strict.
-func (t *Transfer) engineFailed(err error) error {
+func (t *Live) engineFailed(err error) error {
 	if t.eng == t.engines.CPU || t.engines.Strict {
-		t.stats.setStatus(err.Error())
+		t.stats.SetStatus(err.Error())
 		return err
 	}
-	t.stats.setStatus(engine.FallbackNotice(err))
+	t.stats.SetStatus(engine.FallbackNotice(err))
 	held := t.have
 	if ferr := t.useEngine(t.engines.CPU); ferr != nil {
 		return ferr
@@ -456,7 +458,7 @@ func (t *Transfer) engineFailed(err error) error {
 }
 
 // Close releases the plan. Call it after the engine goroutine stopped.
-func (t *Transfer) Close() {
+func (t *Live) Close() {
 	if t.plan != nil {
 		t.plan.Close()
 		t.plan = nil
@@ -464,8 +466,8 @@ func (t *Transfer) Close() {
 }
 
 // Stats returns the current statistics.
-func (t *Transfer) Stats() Stats {
-	var s Stats
+func (t *Live) Stats() live.Stats {
+	var s live.Stats
 	t.ReadStats(&s)
 	return s
 }
@@ -474,13 +476,11 @@ func (t *Transfer) Stats() Stats {
 // map. Any goroutine may call it.
 // An analyzer fed by Feed has no input statistics: only the engine's
 // (frames, time per batch, frames/s) are set.
-func (t *Transfer) ReadStats(dst *Stats) {
+func (t *Live) ReadStats(dst *live.Stats) {
 	if t.rec == nil {
-		t.stats.mu.Lock()
-		*dst = t.stats.s
+		t.stats.Snapshot(dst)
 		dst.Engine, dst.Device = t.eng.Name(), t.eng.Device()
-		t.stats.mu.Unlock()
 		return
 	}
-	t.stats.read(dst)
+	t.stats.Read(dst)
 }

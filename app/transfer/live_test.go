@@ -1,4 +1,4 @@
-package live
+package transfer
 
 import (
 	"errors"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/audio"
@@ -79,9 +79,9 @@ func startSystem(t testing.TB, src *systemSource) *audio.Recorder {
 
 // runTransfer steps tr until cond holds of its latest result, for at most
 // 20 s (a loaded 2-core machine), and returns that result.
-func runTransfer(t *testing.T, tr *Transfer, cond func(*TransferResult) bool) *TransferResult {
+func runTransfer(t *testing.T, tr *Live, cond func(*LiveResult) bool) *LiveResult {
 	t.Helper()
-	var res TransferResult
+	var res LiveResult
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		if n, err := tr.Step(); err != nil {
 			t.Fatal(err)
@@ -108,15 +108,15 @@ func runTransfer(t *testing.T, tr *Transfer, cond func(*TransferResult) bool) *T
 func TestLiveTransferKnownSystem(t *testing.T) {
 	const n, delay, gain = 4096, 120, 0.5
 	wantDB := 20 * math.Log10(gain)
-	var results []*TransferResult
-	for _, engs := range testEngines(t) {
+	var results []*LiveResult
+	for _, engs := range apptest.Engines(t, func(p, c gpufft.Engine) engine.Pair { return engine.Pair{Preferred: p, CPU: c} }) {
 		rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", gain, delay, 0))
-		tr, err := NewTransfer(rec, engs, TransferSettings{FFT: n, Hop: 1024, Window: window.Func{Kind: window.Rect}, RefChannel: 0,
-			Average: dsp.AverageComplex, Frames: 8, Track: true})
+		tr, err := NewLive(rec, engs, LiveSettings{FFT: n, Hop: 1024, Window: window.Func{Kind: window.Rect}, RefChannel: 0,
+			Average: dual.AverageComplex, Frames: 8, Track: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := runTransfer(t, tr, func(r *TransferResult) bool {
+		res := runTransfer(t, tr, func(r *LiveResult) bool {
 			return r.Delays[0].Delay.Found && r.Averaged == 8
 		})
 		tr.Close()
@@ -157,8 +157,8 @@ func TestLiveTransferUntracked(t *testing.T) {
 	rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", gain, delay, 0))
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	tr, err := NewTransfer(rec, engine.Pair{Preferred: cpu, CPU: cpu}, TransferSettings{FFT: n, Hop: 2048,
-		Window: window.Func{Kind: window.Rect}, RefChannel: 0, Channels: []int{1}, Frames: 4, Average: dsp.AveragePolar})
+	tr, err := NewLive(rec, engine.Pair{Preferred: cpu, CPU: cpu}, LiveSettings{FFT: n, Hop: 2048,
+		Window: window.Func{Kind: window.Rect}, RefChannel: 0, Channels: []int{1}, Frames: 4, Average: dual.AveragePolar})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestLiveTransferUntracked(t *testing.T) {
 	// 120 samples are the system's silence before the stimulus reached it,
 	// not its periodic steady state (which machine and timing decide
 	// whether the first frames hold)
-	res := runTransfer(t, tr, func(r *TransferResult) bool { return r.Averaged == 4 && r.Frames >= 8 })
+	res := runTransfer(t, tr, func(r *LiveResult) bool { return r.Averaged == 4 && r.Frames >= 8 })
 	for k := 1; k < n/2; k++ {
 		want := math.Remainder(-360*float64(k)*delay/n, 360)
 		d := math.Remainder(res.PhaseDeg[0][k]-want, 360)
@@ -196,13 +196,13 @@ func TestLiveTransferNoisy(t *testing.T) {
 	rec := startSystem(t, src)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	tr, err := NewTransfer(rec, engine.Pair{Preferred: cpu, CPU: cpu}, TransferSettings{FFT: n, Hop: 1024,
+	tr, err := NewLive(rec, engine.Pair{Preferred: cpu, CPU: cpu}, LiveSettings{FFT: n, Hop: 1024,
 		Window: window.Func{Kind: window.Hann}, RefChannel: 0, Frames: 32, Track: true, TrackEvery: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	res := runTransfer(t, tr, func(r *TransferResult) bool { return r.Delays[0].Delay.Found && r.Averaged == 32 })
+	res := runTransfer(t, tr, func(r *LiveResult) bool { return r.Delays[0].Delay.Found && r.Averaged == 32 })
 	snr := 1e4
 	var mean float64
 	for k := 8; k < n/2-8; k++ {
@@ -220,7 +220,7 @@ func TestLiveTransferNoisy(t *testing.T) {
 	}
 	src.uncorrelated.Store(true)
 	finds := res.Delays[0].Finds
-	res = runTransfer(t, tr, func(r *TransferResult) bool { return r.Delays[0].Finds > finds+4 })
+	res = runTransfer(t, tr, func(r *LiveResult) bool { return r.Delays[0].Finds > finds+4 })
 	if d := res.Delays[0]; !d.NoPeak || !d.Delay.Found || math.Abs(d.Delay.Samples-delay) > 1 {
 		t.Errorf("uncorrelated input: %+v; want no clear peak and the last good delay %d kept", d, delay)
 	}
@@ -232,13 +232,13 @@ func TestLiveTransferUncorrelated(t *testing.T) {
 	rec := apptest.StartGenerator(t, "white:-20", 48000, 2)
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	tr, err := NewTransfer(rec, engine.Pair{Preferred: cpu, CPU: cpu}, TransferSettings{FFT: 4096, Hop: 1024,
+	tr, err := NewLive(rec, engine.Pair{Preferred: cpu, CPU: cpu}, LiveSettings{FFT: 4096, Hop: 1024,
 		Window: window.Func{Kind: window.Hann}, Frames: 0, ExpAlpha: 0.2, Track: true, TrackEvery: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	res := runTransfer(t, tr, func(r *TransferResult) bool { return r.Delays[0].Finds >= 5 })
+	res := runTransfer(t, tr, func(r *LiveResult) bool { return r.Delays[0].Finds >= 5 })
 	if d := res.Delays[0]; d.Delay.Found || !d.NoPeak {
 		t.Errorf("uncorrelated: %+v; want no delay found, no clear peak", d)
 	}
@@ -253,13 +253,13 @@ func TestLiveTransferNoAllocs(t *testing.T) {
 	rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", 0.5, 120, 0))
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	tr, err := NewTransfer(rec, engine.Pair{Preferred: cpu, CPU: cpu}, TransferSettings{FFT: 4096, Hop: 512,
+	tr, err := NewLive(rec, engine.Pair{Preferred: cpu, CPU: cpu}, LiveSettings{FFT: 4096, Hop: 512,
 		Window: window.Func{Kind: window.Rect}, Frames: 16, Track: true, TrackEvery: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	res := runTransfer(t, tr, func(r *TransferResult) bool { return r.Delays[0].Delay.Found })
+	res := runTransfer(t, tr, func(r *LiveResult) bool { return r.Delays[0].Delay.Found })
 	var frames int
 	if a := testing.AllocsPerRun(100, func() {
 		n, _ := tr.Step()
@@ -276,7 +276,7 @@ func TestLiveTransferNoAllocs(t *testing.T) {
 	}
 }
 
-// TestLiveTransferFeed: an analyzer fed in uneven pieces (NewTransferFeed)
+// TestLiveTransferFeed: an analyzer fed in uneven pieces (NewLiveFeed)
 // measures the periodic system exactly as the recorder-fed one does, on
 // every engine, and Feed does not allocate.
 func TestLiveTransferFeed(t *testing.T) {
@@ -287,8 +287,8 @@ func TestLiveTransferFeed(t *testing.T) {
 		v := x[i%n]
 		in[3*i], in[3*i+1], in[3*i+2] = v, gain*x[(i-delay+n)%n], -v
 	}
-	for _, engs := range testEngines(t) {
-		tr, err := NewTransferFeed(48000, 3, engs, TransferSettings{FFT: n, Hop: 512, Window: window.Func{Kind: window.Rect},
+	for _, engs := range apptest.Engines(t, func(p, c gpufft.Engine) engine.Pair { return engine.Pair{Preferred: p, CPU: c} }) {
+		tr, err := NewLiveFeed(48000, 3, engs, LiveSettings{FFT: n, Hop: 512, Window: window.Func{Kind: window.Rect},
 			Frames: 16, Track: true, TrackEvery: 4})
 		if err != nil {
 			t.Fatal(err)
@@ -302,7 +302,7 @@ func TestLiveTransferFeed(t *testing.T) {
 			}
 			frames, rest = frames+f, rest[k:]
 		}
-		var res TransferResult
+		var res LiveResult
 		tr.Latest(&res)
 		name := engs.Preferred.Name()
 		if want := (24*n-n)/512 + 1 - delay/512; frames < want-1 {
@@ -334,19 +334,19 @@ func TestLiveTransferFallback(t *testing.T) {
 	rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", 0.5, 0, 0))
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	tr, err := NewTransfer(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 0}, CPU: cpu},
-		TransferSettings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Rect}, Frames: 4})
+	tr, err := NewLive(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu, After: 0}, CPU: cpu},
+		LiveSettings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Rect}, Frames: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	res := runTransfer(t, tr, func(r *TransferResult) bool { return r.Averaged == 4 })
+	res := runTransfer(t, tr, func(r *LiveResult) bool { return r.Averaged == 4 })
 	st := tr.Stats()
 	if st.Engine != "cpu" || !strings.Contains(st.Status, "GPU failed") || math.Abs(res.MagnitudeDB[0][100]-20*math.Log10(0.5)) > 0.1 {
 		t.Errorf("engine %s, status %q, %.3f dB at bin 100", st.Engine, st.Status, res.MagnitudeDB[0][100])
 	}
-	if _, err := NewTransfer(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu}, CPU: cpu, Strict: true},
-		TransferSettings{FFT: 4096, Hop: 1024, Frames: 4}); err == nil {
+	if _, err := NewLive(rec, engine.Pair{Preferred: &apptest.FailingEngine{Engine: cpu}, CPU: cpu, Strict: true},
+		LiveSettings{FFT: 4096, Hop: 1024, Frames: 4}); err == nil {
 		t.Error("Strict engines fell back")
 	}
 }
@@ -385,13 +385,13 @@ func TestLiveTransferGPUFailure(t *testing.T) {
 	rec := startSystem(t, newSystemSource(t, "pinkperiodic:4096:-20", 0.5, 0, 0))
 	cpu := gpufft.NewCPU(0)
 	defer cpu.Close()
-	tr, err := NewTransfer(rec, engine.Pair{Preferred: &failingTransfer{Engine: cpu, after: 3}, CPU: cpu},
-		TransferSettings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Rect}, Frames: 8, BatchFrames: 2})
+	tr, err := NewLive(rec, engine.Pair{Preferred: &failingTransfer{Engine: cpu, after: 3}, CPU: cpu},
+		LiveSettings{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Rect}, Frames: 8, BatchFrames: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	var res TransferResult
+	var res LiveResult
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
 		tr.Step() // the failing batch returns its error; the next runs on the CPU
 		if tr.Latest(&res) && res.Averaged == 8 && tr.Stats().Engine == "cpu" {

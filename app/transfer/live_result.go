@@ -1,19 +1,19 @@
-package live
+package transfer
 
 import (
 	"math"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/gpufft"
 )
 
 // Latest writes the latest result into dst, (re)making dst's slices only
 // when their shape is wrong: a consumer polling with the same dst does not
 // allocate. It reports false before the first frame. The transfer
-// function is H1 or polar per Average (dsp.CrossSpectra.Response), the
+// function is H1 or polar per Average (dual.CrossSpectra.Response), the
 // phase with each channel's applied delay's fractional rest taken out.
 // Any goroutine may call it.
-func (t *Transfer) Latest(dst *TransferResult) bool {
+func (t *Live) Latest(dst *LiveResult) bool {
 	m, bins := len(t.set.Channels), t.set.FFT/2+1
 	shape := func(s [][]float64) [][]float64 {
 		if len(s) != m {
@@ -46,11 +46,11 @@ func (t *Transfer) Latest(dst *TransferResult) bool {
 		t.spectra.Coherence(dst.Coherence[c])
 		if d := dst.Delays[c].Delay; d.Found && t.set.Track {
 			rest := d.Samples - math.Round(d.Samples)
-			dsp.RemoveDelay(t.h, t.h, binHz, rest/float64(t.geo.Rate))
+			dual.RemoveDelay(t.h, t.h, binHz, rest/float64(t.geo.Rate))
 		}
 		for k, v := range t.h {
-			dst.MagnitudeDB[c][k] = dsp.MagnitudeDB(v)
-			dst.PhaseDeg[c][k] = dsp.PhaseDeg(v)
+			dst.MagnitudeDB[c][k] = dual.MagnitudeDB(v)
+			dst.PhaseDeg[c][k] = dual.PhaseDeg(v)
 		}
 	}
 	return dst.Frames > 0
@@ -58,7 +58,7 @@ func (t *Transfer) Latest(dst *TransferResult) bool {
 
 // channelSpectra fills t.spectra with channel c's published averages.
 // Called with t.mu held.
-func (t *Transfer) channelSpectra(c int) {
+func (t *Live) channelSpectra(c int) {
 	bins := t.set.FFT/2 + 1
 	for k := range bins {
 		v := t.pub[(c*bins+k)*gpufft.TransferValues:]
@@ -73,14 +73,14 @@ func (t *Transfer) channelSpectra(c int) {
 // peak sits at the delay the alignment left, near lag 0 while tracking),
 // into ir and its energy–time curve (dB re its peak) into etc, N values
 // each in lag order (index i is lag i − N/2); either may be nil. It
-// returns the response's own peak (dsp.DelayFinder without PHAT). The
+// returns the response's own peak (dual.DelayFinder without PHAT). The
 // first call makes its finder; later ones do not allocate. It panics if
 // ch is out of range or a slice is short. Any goroutine may call it.
-func (t *Transfer) ImpulseResponse(ch int, ir, etc []float64) dsp.Delay {
+func (t *Live) ImpulseResponse(ch int, ir, etc []float64) dual.Delay {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.irFind == nil {
-		t.irFind = dsp.NewDelayFinder(t.set.FFT/2 + 1)
+		t.irFind = dual.NewDelayFinder(t.set.FFT/2 + 1)
 	}
 	t.channelSpectra(ch)
 	t.spectra.Response(t.h, t.set.Average)

@@ -1,11 +1,11 @@
-package dsp_test
+package dual_test
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -24,8 +24,8 @@ func ExampleDelayFinder() {
 	fft := fourier.NewFFT(n)
 	// measure averages Hann-windowed frames of x and of y advanced by
 	// shift samples
-	measure := func(shift int) dsp.CrossSpectra {
-		avg, _ := dsp.NewCrossAverager(n/2+1, dsp.MaxTransferFrames, 0)
+	measure := func(shift int) dual.CrossSpectra {
+		avg, _ := dual.NewCrossAverager(n/2+1, dual.MaxTransferFrames, 0)
 		fx, fy := make([]float64, n), make([]float64, n)
 		for start := lag; start+shift+n <= len(x); start += n / 2 {
 			for i := range n {
@@ -37,14 +37,14 @@ func ExampleDelayFinder() {
 		return avg.Spectra()
 	}
 	s := measure(0)
-	d := dsp.NewDelayFinder(s.Bins()).Find(s.Gxy, true)
+	d := dual.NewDelayFinder(s.Bins()).Find(s.Gxy, true)
 	fmt.Printf("found %v: %.2f samples (%.3f ms), polarity %d\n", d.Found, d.Samples, d.Seconds(48000)*1000, d.Polarity)
 
 	s = measure(int(math.Round(d.Samples)))
 	h, coh := make([]complex128, s.Bins()), make([]float64, s.Bins())
-	s.Response(h, dsp.AverageComplex)
+	s.Response(h, dual.AverageComplex)
 	s.Coherence(coh)
-	fmt.Printf("bin 100: %.2f dB, %.1f°, γ² %.3f\n", dsp.MagnitudeDB(h[100]), dsp.PhaseDeg(h[100]), coh[100])
+	fmt.Printf("bin 100: %.2f dB, %.1f°, γ² %.3f\n", dual.MagnitudeDB(h[100]), dual.PhaseDeg(h[100]), coh[100])
 	// Output:
 	// found true: 120.00 samples (2.500 ms), polarity -1
 	// bin 100: -6.02 dB, 180.0°, γ² 1.000

@@ -1,4 +1,4 @@
-package dsp
+package dual
 
 import (
 	"fmt"

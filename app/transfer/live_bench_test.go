@@ -1,11 +1,11 @@
-package live
+package transfer
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/window"
@@ -36,8 +36,8 @@ func BenchmarkLiveTransfer(b *testing.B) {
 				if e == gpufft.Engine(cpu) {
 					pair.CPU = cpu
 				}
-				tr, err := NewTransferFeed(192000, 1+c.ch, pair, TransferSettings{FFT: c.n, Hop: c.hop,
-					Window: window.Func{Kind: window.Hann}, Average: dsp.AverageComplex, Frames: 64, Track: true, TrackEvery: 1})
+				tr, err := NewLiveFeed(192000, 1+c.ch, pair, LiveSettings{FFT: c.n, Hop: c.hop,
+					Window: window.Func{Kind: window.Hann}, Average: dual.AverageComplex, Frames: 64, Track: true, TrackEvery: 1})
 				if err != nil {
 					b.Fatal(err)
 				}

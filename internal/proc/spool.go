@@ -1,4 +1,4 @@
-package cli
+package proc
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/prismaudio/prism/internal/message"
 )
 
 // A pipe or FIFO can be read once, but a PNG (and the bands) needs the
 // file's length before its samples, which the analysis counts in a first
 // pass when the header does not say (a WAV streamed into a pipe declares
-// no length). spool copies such an input into a temporary regular file
+// no length). Spool copies such an input into a temporary regular file
 // first; messages still name the input.
 
 // spools are the temporary copies in use, removed by an interrupt's exit
@@ -22,11 +24,11 @@ var spools struct {
 	paths map[string]bool
 }
 
-// spool returns in itself when it is a regular file (or cannot be
+// Spool returns in itself when it is a regular file (or cannot be
 // examined: the analysis says why), else the path of a temporary copy of
 // its bytes and the function that removes it. Cancelling ctx stops the
 // copy between reads.
-func spool(ctx context.Context, in string) (string, func(), error) {
+func Spool(ctx context.Context, in string) (string, func(), error) {
 	if st, err := os.Stat(in); err != nil || st.Mode().IsRegular() || st.IsDir() {
 		return in, func() {}, nil
 	}
@@ -37,7 +39,7 @@ func spool(ctx context.Context, in string) (string, func(), error) {
 	defer src.Close()
 	f, err := os.CreateTemp("", "prism-spool-*")
 	if err != nil {
-		return "", nil, fmt.Errorf("%s: copy of the stream: %w", quote(in), err)
+		return "", nil, fmt.Errorf("%s: copy of the stream: %w", message.Quote(in), err)
 	}
 	path := f.Name()
 	spools.mu.Lock()
@@ -61,13 +63,13 @@ func spool(ctx context.Context, in string) (string, func(), error) {
 		if ctx.Err() != nil {
 			return "", nil, ctx.Err()
 		}
-		return "", nil, fmt.Errorf("%s: copy of the stream: %w", quote(in), err)
+		return "", nil, fmt.Errorf("%s: copy of the stream: %w", message.Quote(in), err)
 	}
 	return path, remove, nil
 }
 
-// removeSpools removes every temporary copy (an interrupt's exit).
-func removeSpools() {
+// RemoveSpools removes every temporary copy (an interrupt's exit).
+func RemoveSpools() {
 	spools.mu.Lock()
 	defer spools.mu.Unlock()
 	for p := range spools.paths {
@@ -98,17 +100,17 @@ type named struct {
 func (n named) Error() string { return strings.ReplaceAll(n.err.Error(), n.copy, n.org) }
 func (n named) Unwrap() error { return n.err }
 
-// renameAll replaces the copy's path by the input's in warnings.
-func renameAll(warnings []string, copy, in string) []string {
+// RenameAll replaces the copy's path by the input's in warnings.
+func RenameAll(warnings []string, copy, in string) []string {
 	for i, w := range warnings {
 		warnings[i] = strings.ReplaceAll(w, copy, in)
 	}
 	return warnings
 }
 
-// renamed is err with the copy's path replaced by the input's (nil for
+// Renamed is err with the copy's path replaced by the input's (nil for
 // nil, err itself when there is no copy).
-func renamed(err error, copy, in string) error {
+func Renamed(err error, copy, in string) error {
 	if err == nil || copy == in {
 		return err
 	}

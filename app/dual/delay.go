@@ -1,4 +1,4 @@
-package dsp
+package dual
 
 import (
 	"math"
@@ -68,7 +68,7 @@ const SpeedOfSound = 343.0
 func NewDelayFinder(bins int) *DelayFinder {
 	n := 2 * (bins - 1)
 	if n < 4 {
-		panic("dsp: NewDelayFinder needs 3 bins or more")
+		panic("dual: NewDelayFinder needs 3 bins or more")
 	}
 	return &DelayFinder{n: n, fft: fourier.NewFFT(n), cfft: fourier.NewCmplxFFT(n),
 		w: make([]complex128, bins), ir: make([]float64, n), full: make([]complex128, n),
@@ -80,7 +80,7 @@ func NewDelayFinder(bins int) *DelayFinder {
 // if gxy has the wrong length.
 func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 	if len(gxy) != len(d.w) {
-		panic("dsp: DelayFinder.Find: wrong number of bins")
+		panic("dual: DelayFinder.Find: wrong number of bins")
 	}
 	for k, g := range gxy {
 		if a := cmplx.Abs(g); phat && a > 0 {

@@ -1,4 +1,4 @@
-package dsp
+package dual
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/cmplx"
 	"strings"
+
+	"github.com/prismaudio/prism/app/dsp"
 )
 
 // Dual-channel measurement: a reference x (what goes into the system) and
@@ -60,7 +62,7 @@ func ParseTransferAverage(s string) (TransferAverage, error) {
 	case "complex":
 		return AverageComplex, nil
 	}
-	return 0, fmt.Errorf("dsp: average %q (want polar or complex)", s)
+	return 0, fmt.Errorf("dual: average %q (want polar or complex)", s)
 }
 
 // CrossSpectra are one measurement channel's averaged spectra, one value
@@ -122,18 +124,18 @@ func Coherence(gxy complex128, gxx, gyy float64) float64 {
 	return min(1, (re*re+im*im)/d)
 }
 
-// MagnitudeDB is 20·log10|h|, floored at FloorDB (and FloorDB for 0).
+// MagnitudeDB is 20·log10|h|, floored at dsp.FloorDB (and dsp.FloorDB for 0).
 func MagnitudeDB(h complex128) float64 {
 	p := real(h)*real(h) + imag(h)*imag(h)
 	return PowerRatioDB(p)
 }
 
-// PowerRatioDB is 10·log10(p) floored at FloorDB.
+// PowerRatioDB is 10·log10(p) floored at dsp.FloorDB.
 func PowerRatioDB(p float64) float64 {
 	if !(p > 0) {
-		return FloorDB
+		return dsp.FloorDB
 	}
-	return max(FloorDB, 10*math.Log10(p))
+	return max(dsp.FloorDB, 10*math.Log10(p))
 }
 
 // PhaseDeg is arg(h) in degrees, wrapped to (−180, 180].
@@ -179,7 +181,7 @@ func GroupDelay(dst, phaseDeg []float64, binHz float64) {
 	n := len(phaseDeg)
 	dst = dst[:n]
 	if n < 2 {
-		panic("dsp: GroupDelay needs 2 bins or more")
+		panic("dual: GroupDelay needs 2 bins or more")
 	}
 	// dφ/df in degrees per Hz → seconds: −(dφ/360)/df
 	scale := -1 / (360 * binHz)
@@ -196,7 +198,7 @@ func GroupDelay(dst, phaseDeg []float64, binHz float64) {
 const MaxTransferFrames = 256
 
 // ErrTransferAverage is a FIFO length or exponential weight out of range.
-var ErrTransferAverage = errors.New("dsp: invalid transfer average")
+var ErrTransferAverage = errors.New("dual: invalid transfer average")
 
 // CrossAverager averages one measurement channel's frames into
 // CrossSpectra, in float64: a FIFO of the last Frames frames (their
@@ -303,7 +305,7 @@ func (a *CrossAverager) Spectra() CrossSpectra { return a.avg }
 // mean. It does not allocate, and panics if the slices' lengths differ.
 func SpatialAverage(dst []float64, powers, coherences [][]float64, weighted bool) {
 	if len(powers) == 0 || (weighted && len(coherences) != len(powers)) {
-		panic("dsp: SpatialAverage: no channels, or coherences that do not match them")
+		panic("dual: SpatialAverage: no channels, or coherences that do not match them")
 	}
 	dst = dst[:len(powers[0])]
 	for k := range dst {
