@@ -83,9 +83,8 @@ func (r *rawReader) Read(p []byte) (int, error) {
 
 // gpuPCMBatch is the samples per channel of one batch of the raw PCM path
 // on a GPU: smaller than batchSamples, as each file in flight holds two
-// pinned staging buffers of a batch and making one cost 13 ms per 16 MiB
-// on the H200 (docs/performance.md: 2^20 measured best).
-// $PRISM_PCM_BATCH (4096 to 2^24) changes it, to measure.
+// pinned staging buffers of a batch (docs/performance.md: 2^20 measured
+// best). $PRISM_PCM_BATCH (4096 to 2^24) changes it, to measure.
 var gpuPCMBatch = func() int {
 	if n, err := strconv.Atoi(os.Getenv("PRISM_PCM_BATCH")); err == nil && n >= 4096 && n <= 1<<24 {
 		return n
