@@ -121,22 +121,35 @@ func powerToDBRange(img []float32) {
 	}
 }
 
-// maxInto sets dst to the element-wise maximum of dst and src.
+// foldMax is the larger of m and v by the fold rule every fold of Prism
+// keeps (app/plot's fold.go; OpenCL's fmax in the kernels): a NaN never
+// wins, so one bad level cannot blank a column that the colormaps would
+// paint as silence. It is also faster than the builtin max, whose NaN and
+// signed-zero rules it does not need.
+func foldMax(m, v float32) float32 {
+	if v > m || m != m {
+		return v
+	}
+	return m
+}
+
+// maxInto sets dst to the element-wise foldMax of dst and src.
 func maxInto(dst, src []float32) {
 	for k, v := range src[:len(dst)] {
-		dst[k] = max(dst[k], v)
+		dst[k] = foldMax(dst[k], v)
 	}
 }
 
 // foldColumn maps one column's spectrum (its frames' maximum) onto the
-// image's rows: each row the maximum of its bins and what it held.
+// image's rows: each row the maximum (foldMax) of its bins and what it
+// held.
 func foldColumn(img, spectrum []float32, ic *ImageConfig, c int) {
 	rows := ic.Rows()
 	col := img[c*rows : (c+1)*rows]
 	for r := range col {
 		m := col[r]
 		for _, v := range spectrum[ic.RowLo[r]:ic.RowHi[r]] {
-			m = max(m, v)
+			m = foldMax(m, v)
 		}
 		col[r] = m
 	}

@@ -106,3 +106,25 @@ func TestImageInvalid(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldMaxNaN: the CPU engine's folds keep the fold rule of app/plot
+// (and of OpenCL's fmax in the kernels): a NaN never wins a maximum, and
+// only an all-NaN input stays NaN.
+func TestFoldMaxNaN(t *testing.T) {
+	nan := float32(math.NaN())
+	for _, c := range []struct{ m, v, want float32 }{
+		{nan, -3, -3}, {-3, nan, -3}, {1, 2, 2}, {2, 1, 2}, {-200, -200, -200},
+	} {
+		if got := foldMax(c.m, c.v); got != c.want {
+			t.Errorf("foldMax(%v, %v) = %v, want %v", c.m, c.v, got, c.want)
+		}
+	}
+	if got := foldMax(nan, nan); got == got {
+		t.Errorf("foldMax(NaN, NaN) = %v, want NaN", got)
+	}
+	dst := []float32{nan, 1, -5}
+	maxInto(dst, []float32{-7, nan, -4})
+	if dst[0] != -7 || dst[1] != 1 || dst[2] != -4 {
+		t.Errorf("maxInto: %v, want [-7 1 -4]", dst)
+	}
+}

@@ -101,7 +101,7 @@ func (h *liveHost) update(c int, pow []float32, n, lo, hi int, ents []colEntry, 
 				m = h.emit(ents, j, m, c, k, cols, (j*colN+slot)*bins)
 				j++
 			}
-			m = max(m, v)
+			m = foldMax(m, v)
 		}
 		for ; j < len(ents); j++ {
 			m = h.emit(ents, j, m, c, k, cols, (j*colN+slot)*bins)

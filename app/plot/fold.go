@@ -10,7 +10,7 @@ package plot
 // column of real levels into NaN for one bad value, and the colormaps
 // paint NaN as their floor: silence, where the signal was. The window's
 // views, the file view's columns and the engines' images all fold by
-// this rule (MaxLevel, MaxLevels, MaxOf).
+// this rule (MaxLevel, MaxLevels, MaxOf; the CPU engine's gpufft.foldMax).
 
 // MaxOf is the larger of a and b by the fold rule: b if a is NaN, a if b
 // is.
