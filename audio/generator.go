@@ -127,15 +127,24 @@ func ParseGenerator(s string) (GeneratorSpec, error) {
 	default:
 		return bad("unknown signal " + strconv.Quote(g.Kind))
 	}
+	if why := g.check(); why != "" {
+		return bad(why)
+	}
+	return g, nil
+}
+
+// check says what is wrong with a parsed spec's frequencies and level
+// ("" when nothing is).
+func (g GeneratorSpec) check() string {
 	for _, f := range g.Freqs {
 		if f <= 0 {
-			return bad("frequencies must be positive")
+			return "frequencies must be positive"
 		}
 	}
 	if g.LevelDB > 0 || g.LevelDB < -200 {
-		return bad("level must be in −200…0 dBFS")
+		return "level must be in −200…0 dBFS"
 	}
-	return g, nil
+	return ""
 }
 
 func (g GeneratorSpec) String() string {

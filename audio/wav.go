@@ -105,7 +105,6 @@ func (d *wavDecoder) readHeader(size int64) error {
 	rf64 := riff != "RIFF"
 	var ds64Data int64 = -1
 	haveFmt := false
-	var buf [40]byte
 	for {
 		at := d.offset
 		var ch [8]byte
@@ -126,34 +125,15 @@ func (d *wavDecoder) readHeader(size int64) error {
 			if !rf64 {
 				return d.errf(at, "ds64 chunk in a plain RIFF file")
 			}
-			if csize < 24 {
-				return d.errf(at, "ds64 chunk too small (%d bytes, need 24)", csize)
-			}
-			var b [24]byte
-			if err := d.readFull(b[:], "ds64 chunk"); err != nil {
-				return err
-			}
-			// a size of 2^63 or more cannot be a file's: keep it as
-			// the largest int64, which every size check then refuses
-			ds64Data = int64(min(binary.LittleEndian.Uint64(b[8:16]), math.MaxInt64))
-			if err := d.skip(csize-24+pad, "ds64 chunk", at); err != nil {
+			var err error
+			if ds64Data, err = d.readDS64(at, csize, pad); err != nil {
 				return err
 			}
 		case "fmt ":
 			if haveFmt {
 				return d.errf(at, "second fmt chunk")
 			}
-			if csize < 16 {
-				return d.errf(at, "fmt chunk too small (%d bytes, need 16)", csize)
-			}
-			n := min(csize, int64(len(buf)))
-			if err := d.readFull(buf[:n], "fmt chunk"); err != nil {
-				return err
-			}
-			if err := d.parseFmt(buf[:n], at); err != nil {
-				return err
-			}
-			if err := d.skip(csize-n+pad, "fmt chunk", at); err != nil {
+			if err := d.readFmt(at, csize, pad); err != nil {
 				return err
 			}
 			haveFmt = true
@@ -161,29 +141,7 @@ func (d *wavDecoder) readHeader(size int64) error {
 			if !haveFmt {
 				return d.errf(at, "data chunk before any fmt chunk")
 			}
-			d.declared = csize
-			if rf64 && csize == 0xFFFFFFFF && ds64Data >= 0 {
-				d.declared = ds64Data
-			}
-			d.left = d.declared
-			d.toEOF = csize == 0xFFFFFFFF && !(rf64 && ds64Data >= 0)
-			// d.declared may be up to 2^63−1: compare without adding
-			if size >= 0 && d.declared > size-d.offset {
-				if !d.toEOF {
-					d.warnings = append(d.warnings, fmt.Sprintf("%s: data chunk at offset %d declares %d bytes but the file holds %d: analyzing what is there",
-						d.name, at, d.declared, size-d.offset))
-				}
-				d.toEOF = true
-			}
-			// the length is only declared when the file's size confirms it
-			frameBytes := int64(d.format.Channels * d.bytesPer)
-			switch {
-			case size < 0:
-			case !d.toEOF:
-				d.format.Frames = d.left / frameBytes
-			default:
-				d.format.Frames = (size - d.offset) / frameBytes
-			}
+			d.startData(at, csize, size, rf64, ds64Data)
 			return nil
 		default:
 			// LIST, bext, fact, junk, cue, … : skipped, wherever they are.
@@ -191,6 +149,67 @@ func (d *wavDecoder) readHeader(size int64) error {
 				return err
 			}
 		}
+	}
+}
+
+// readDS64 reads an RF64 file's ds64 chunk at offset at and returns the
+// data chunk's 64-bit size.
+func (d *wavDecoder) readDS64(at, csize, pad int64) (int64, error) {
+	if csize < 24 {
+		return 0, d.errf(at, "ds64 chunk too small (%d bytes, need 24)", csize)
+	}
+	var b [24]byte
+	if err := d.readFull(b[:], "ds64 chunk"); err != nil {
+		return 0, err
+	}
+	// a size of 2^63 or more cannot be a file's: keep it as the largest
+	// int64, which every size check then refuses
+	size := int64(min(binary.LittleEndian.Uint64(b[8:16]), math.MaxInt64))
+	return size, d.skip(csize-24+pad, "ds64 chunk", at)
+}
+
+// readFmt reads and parses the fmt chunk at offset at.
+func (d *wavDecoder) readFmt(at, csize, pad int64) error {
+	if csize < 16 {
+		return d.errf(at, "fmt chunk too small (%d bytes, need 16)", csize)
+	}
+	var buf [40]byte
+	n := min(csize, int64(len(buf)))
+	if err := d.readFull(buf[:n], "fmt chunk"); err != nil {
+		return err
+	}
+	if err := d.parseFmt(buf[:n], at); err != nil {
+		return err
+	}
+	return d.skip(csize-n+pad, "fmt chunk", at)
+}
+
+// startData sets up reading the data chunk at offset at, of csize bytes
+// (or ds64Data's in an RF64 file) in a file of size bytes (−1: unknown):
+// a chunk the file cuts short is read to the end, with a warning, and the
+// length is only declared when the file's size confirms it.
+func (d *wavDecoder) startData(at, csize, size int64, rf64 bool, ds64Data int64) {
+	d.declared = csize
+	if rf64 && csize == 0xFFFFFFFF && ds64Data >= 0 {
+		d.declared = ds64Data
+	}
+	d.left = d.declared
+	d.toEOF = csize == 0xFFFFFFFF && !(rf64 && ds64Data >= 0)
+	// d.declared may be up to 2^63−1: compare without adding
+	if size >= 0 && d.declared > size-d.offset {
+		if !d.toEOF {
+			d.warnings = append(d.warnings, fmt.Sprintf("%s: data chunk at offset %d declares %d bytes but the file holds %d: analyzing what is there",
+				d.name, at, d.declared, size-d.offset))
+		}
+		d.toEOF = true
+	}
+	frameBytes := int64(d.format.Channels * d.bytesPer)
+	switch {
+	case size < 0:
+	case !d.toEOF:
+		d.format.Frames = d.left / frameBytes
+	default:
+		d.format.Frames = (size - d.offset) / frameBytes
 	}
 }
 

@@ -99,75 +99,27 @@ func TimeLoop(minTime time.Duration, f func() error) (float64, int, error) {
 func benchOne(e Engine, c BenchCase, minTime time.Duration) (BenchResult, error) {
 	r := BenchResult{Engine: e.Name(), Device: e.Device(), Plan: c.Plan, Size: c.Size, Hop: c.Hop}
 	rng := rand.New(rand.NewPCG(1, 2))
-	var f func() error
-	var inBytes, outBytes int
+	var call benchCall
+	var err error
 	switch c.Plan {
-	case "r2c", "c2c":
-		batch := max(1, c.Samples/c.Size)
-		r.Batch, r.Samples = batch, batch*c.Size
-		if c.Plan == "r2c" {
-			p, err := e.NewReal(c.Size, batch)
-			if err != nil {
-				return r, err
-			}
-			defer p.Close()
-			src := randReal(rng, batch*c.Size)
-			dst := make([]complex64, batch*(c.Size/2+1))
-			inBytes, outBytes = 4*len(src), 8*len(dst)
-			f = func() error { return p.Forward(dst, src) }
-			if gp, ok := p.(*gpuReal); ok {
-				if err := gp.Forward(dst, src); err != nil {
-					return r, err
-				}
-				r.Resident = true
-				f = func() error { return gp.resident(gp.fwd, batch) }
-			}
-		} else {
-			p, err := e.NewComplex(c.Size, batch)
-			if err != nil {
-				return r, err
-			}
-			defer p.Close()
-			src := randComplexBench(rng, batch*c.Size)
-			dst := make([]complex64, len(src))
-			inBytes, outBytes = 8*len(src), 8*len(dst)
-			f = func() error { return p.Forward(dst, src) }
-			if gp, ok := p.(*gpuComplex); ok {
-				if err := gp.Forward(dst, src); err != nil {
-					return r, err
-				}
-				r.Resident = true
-				f = func() error { return gp.resident(gp.fwd, batch) }
-			}
-		}
+	case "r2c":
+		call, err = benchReal(e, c, rng, &r)
+	case "c2c":
+		call, err = benchComplex(e, c, rng, &r)
 	case "spectrogram":
-		cfg := SpectrogramConfig{Size: c.Size, Hop: c.Hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: c.Samples, Output: DBFS}
-		p, err := e.NewSpectrogram(cfg)
-		if err != nil {
-			return r, err
-		}
-		defer p.Close()
-		src := randReal(rng, c.Samples)
-		dst := make([]float32, cfg.DstLen(c.Samples))
-		frames := cfg.Frames(c.Samples)
-		r.Batch, r.Samples = frames, c.Samples
-		inBytes, outBytes = 4*len(src), 4*len(dst)
-		f = func() error { _, err := p.Execute(dst, src); return err }
-		if gp, ok := p.(*gpuSpectrogram); ok {
-			if _, err := gp.Execute(dst, src); err != nil {
-				return r, err
-			}
-			r.Resident = true
-			f = func() error { return gp.resident(c.Samples, frames) }
-		}
+		call, err = benchSpectrogram(e, c, rng, &r)
 	default:
 		return r, fmt.Errorf("%w: unknown bench plan %q", ErrInvalid, c.Plan)
 	}
+	if err != nil {
+		return r, err
+	}
+	defer call.plan.Close()
+	f := call.f
 	if r.Resident {
 		g := e.(*OpenCL)
-		inner := f
 		f = func() error {
-			if err := inner(); err != nil {
+			if err := call.f(); err != nil {
 				return err
 			}
 			return g.lib.Finish(&g.args, g.queue)
@@ -180,8 +132,77 @@ func benchOne(e Engine, c BenchCase, minTime time.Duration) (BenchResult, error)
 	r.Calls = calls
 	r.MsPerCall = sec * 1e3
 	r.GSamplesSec = float64(r.Samples) / sec / 1e9
-	r.GBs = float64(inBytes+outBytes) / sec / 1e9
+	r.GBs = float64(call.inBytes+call.outBytes) / sec / 1e9
 	return r, nil
+}
+
+// benchCall is a row's call: f runs it on plan, moving inBytes and
+// outBytes at the least.
+type benchCall struct {
+	plan              interface{ Close() error }
+	f                 func() error
+	inBytes, outBytes int
+}
+
+// residentOr is call with f replaced by resident (the data already on the
+// device) when warm, one run of the call, succeeds; r says so.
+func residentOr(call benchCall, r *BenchResult, warm func() error, resident func() error) (benchCall, error) {
+	if err := warm(); err != nil {
+		call.plan.Close()
+		return call, err
+	}
+	r.Resident = true
+	call.f = resident
+	return call, nil
+}
+
+func benchReal(e Engine, c BenchCase, rng *rand.Rand, r *BenchResult) (benchCall, error) {
+	batch := max(1, c.Samples/c.Size)
+	r.Batch, r.Samples = batch, batch*c.Size
+	p, err := e.NewReal(c.Size, batch)
+	if err != nil {
+		return benchCall{}, err
+	}
+	src := randReal(rng, batch*c.Size)
+	dst := make([]complex64, batch*(c.Size/2+1))
+	call := benchCall{p, func() error { return p.Forward(dst, src) }, 4 * len(src), 8 * len(dst)}
+	if gp, ok := p.(*gpuReal); ok {
+		return residentOr(call, r, call.f, func() error { return gp.resident(gp.fwd, batch) })
+	}
+	return call, nil
+}
+
+func benchComplex(e Engine, c BenchCase, rng *rand.Rand, r *BenchResult) (benchCall, error) {
+	batch := max(1, c.Samples/c.Size)
+	r.Batch, r.Samples = batch, batch*c.Size
+	p, err := e.NewComplex(c.Size, batch)
+	if err != nil {
+		return benchCall{}, err
+	}
+	src := randComplexBench(rng, batch*c.Size)
+	dst := make([]complex64, len(src))
+	call := benchCall{p, func() error { return p.Forward(dst, src) }, 8 * len(src), 8 * len(dst)}
+	if gp, ok := p.(*gpuComplex); ok {
+		return residentOr(call, r, call.f, func() error { return gp.resident(gp.fwd, batch) })
+	}
+	return call, nil
+}
+
+func benchSpectrogram(e Engine, c BenchCase, rng *rand.Rand, r *BenchResult) (benchCall, error) {
+	cfg := SpectrogramConfig{Size: c.Size, Hop: c.Hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: c.Samples, Output: DBFS}
+	p, err := e.NewSpectrogram(cfg)
+	if err != nil {
+		return benchCall{}, err
+	}
+	src := randReal(rng, c.Samples)
+	dst := make([]float32, cfg.DstLen(c.Samples))
+	frames := cfg.Frames(c.Samples)
+	r.Batch, r.Samples = frames, c.Samples
+	call := benchCall{p, func() error { _, err := p.Execute(dst, src); return err }, 4 * len(src), 4 * len(dst)}
+	if gp, ok := p.(*gpuSpectrogram); ok {
+		return residentOr(call, r, call.f, func() error { return gp.resident(c.Samples, frames) })
+	}
+	return call, nil
 }
 
 func randComplexBench(rng *rand.Rand, n int) []complex64 {

@@ -671,65 +671,93 @@ func (e *OpenCL) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) 
 }
 
 func (p *gpuSpectrogram) init() error {
-	e, cfg := p.e, p.cfg
-	n, m := cfg.Size, cfg.Size/2
+	t, err := p.tables()
+	if err != nil {
+		return err
+	}
+	m := p.cfg.Size / 2
+	if g, ok := p.e.planGeom(m); ok {
+		return p.initSinglePass(g, t)
+	}
+	if !p.e.fourStepOK(m) {
+		return fmt.Errorf("%w: size %d does not fit this device's work-groups", ErrInvalid, p.cfg.Size)
+	}
+	return p.initFourStep(t)
+}
+
+// spectrogramTables are what every layout of a spectrogram plan binds:
+// the split's twiddles, the window and its scale, the bins' gains, and
+// the defines of the configuration.
+type spectrogramTables struct {
+	twN, win, gain cl.Mem
+	scale          float32
+	defs           []string
+}
+
+// tables makes the sample and output buffers and the tables.
+func (p *gpuSpectrogram) tables() (spectrogramTables, error) {
+	cfg, n := p.cfg, p.cfg.Size
+	var t spectrogramTables
 	var err error
 	if p.in, err = p.buffer(cfg.Channels * cfg.MaxSamples * 4); err != nil {
-		return err
+		return t, err
 	}
 	if p.out, err = p.buffer(cfg.DstLen(cfg.MaxSamples) * 4); err != nil {
-		return err
+		return t, err
 	}
-	twN, err := p.complexTable(twiddles(n)[:n/2+1])
-	if err != nil {
-		return err
+	if t.twN, err = p.complexTable(twiddles(n)[:n/2+1]); err != nil {
+		return t, err
 	}
 	win, scale := windowTable(cfg.Window, n)
-	winBuf, err := p.table(unsafe.Pointer(&win[0]), 4*n)
-	if err != nil {
-		return err
+	if t.win, err = p.table(unsafe.Pointer(&win[0]), 4*n); err != nil {
+		return t, err
 	}
-	defs := []string{"CHANNELS=" + strconv.Itoa(cfg.Channels), "MIX=" + b01(cfg.Mix), "OUTPUT=" + strconv.Itoa(int(cfg.Output)),
+	t.scale = scale
+	t.defs = []string{"CHANNELS=" + strconv.Itoa(cfg.Channels), "MIX=" + b01(cfg.Mix), "OUTPUT=" + strconv.Itoa(int(cfg.Output)),
 		"BINGAIN=" + b01(cfg.BinGain != nil)}
 	gains := cfg.BinGain
 	if gains == nil {
 		gains = []float32{1} // the kernels take the buffer either way
 	}
-	gainBuf, err := p.table(unsafe.Pointer(&gains[0]), 4*len(gains))
+	t.gain, err = p.table(unsafe.Pointer(&gains[0]), 4*len(gains))
+	return t, err
+}
+
+// initSinglePass is the one-launch layout: frames read from the samples,
+// windowed, transformed and split in one work-group each.
+func (p *gpuSpectrogram) initSinglePass(g geom, t spectrogramTables) error {
+	e, cfg := p.e, p.cfg
+	tws, err := p.complexTable(g.stageTable())
 	if err != nil {
 		return err
 	}
-	outCh := cfg.OutChannels()
-	if g, ok := e.planGeom(m); ok {
-		tws, err := p.complexTable(g.stageTable())
-		if err != nil {
-			return err
-		}
-		fpg := e.framesPerGroup()
-		extra := append(append(defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...)
-		l, err := p.batchKernel(g, append(extra, e.padBaseDefine()...), kernels.Spectrogram.Kernel,
-			p.in, p.out, tws, twN, winBuf, int64(0), int32(cfg.Hop), int32(0), scale, gainBuf)
-		if err != nil {
-			return err
-		}
-		l.s *= fpg
-		l.longArg, l.intArg, l.perUnit = kernels.Spectrogram.ChanStride, kernels.Spectrogram.Frames, outCh
-		p.ls = []launch{l}
-		return nil
+	fpg := e.framesPerGroup()
+	extra := append(append(t.defs, "KERNEL_SPECTROGRAM", "FPG="+strconv.Itoa(fpg)), g.pairedDefine()...)
+	l, err := p.batchKernel(g, append(extra, e.padBaseDefine()...), kernels.Spectrogram.Kernel,
+		p.in, p.out, tws, t.twN, t.win, int64(0), int32(cfg.Hop), int32(0), t.scale, t.gain)
+	if err != nil {
+		return err
 	}
-	if !e.fourStepOK(m) {
-		return fmt.Errorf("%w: size %d does not fit this device's work-groups", ErrInvalid, n)
-	}
+	l.s *= fpg
+	l.longArg, l.intArg, l.perUnit = kernels.Spectrogram.ChanStride, kernels.Spectrogram.Frames, cfg.OutChannels()
+	p.ls = []launch{l}
+	return nil
+}
+
+// initFourStep is the layout of sizes past one work-group: the four-step
+// passes, paired (pass 1 frames and windows, pass 2 splits) or with
+// element kernels around them.
+func (p *gpuSpectrogram) initFourStep(t spectrogramTables) error {
+	e, cfg := p.e, p.cfg
+	m, outCh := cfg.Size/2, cfg.OutChannels()
 	frames := cfg.Frames(cfg.MaxSamples) * outCh
 	tmp, err := p.buffer(frames * m * 8)
 	if err != nil {
 		return err
 	}
 	if e.fourStepPaired(m) {
-		// Two passes: pass 1 reads and windows the frames from the sample
-		// buffer, pass 2 does the split and writes the output.
-		fs, err := p.fourStep(m, p.in, tmp, p.out, false, false, scale,
-			passIO{in: 1, out: 2, defs: defs, aux1: winBuf, aux2: twN, gain: gainBuf, hop: int32(cfg.Hop)})
+		fs, err := p.fourStep(m, p.in, tmp, p.out, false, false, t.scale,
+			passIO{in: 1, out: 2, defs: t.defs, aux1: t.win, aux2: t.twN, gain: t.gain, hop: int32(cfg.Hop)})
 		if err != nil {
 			return err
 		}
@@ -744,7 +772,7 @@ func (p *gpuSpectrogram) init() error {
 	if err != nil {
 		return err
 	}
-	fr, err := p.elemKernel(m, append(defs, "KERNEL_FRAMES"), kernels.Frames.Kernel, outCh*m, p.in, tmp, winBuf, int64(0), int32(cfg.Hop), int32(0))
+	fr, err := p.elemKernel(m, append(t.defs, "KERNEL_FRAMES"), kernels.Frames.Kernel, outCh*m, p.in, tmp, t.win, int64(0), int32(cfg.Hop), int32(0))
 	if err != nil {
 		return err
 	}
@@ -756,7 +784,7 @@ func (p *gpuSpectrogram) init() error {
 	for i := range fs {
 		fs[i].perUnit *= outCh
 	}
-	post, err := p.elemKernel(m, append(defs, "KERNEL_SPEC_POST"), kernels.SpecPost.Kernel, outCh*(m+1), tmp, p.out, twN, int32(0), scale, gainBuf)
+	post, err := p.elemKernel(m, append(t.defs, "KERNEL_SPEC_POST"), kernels.SpecPost.Kernel, outCh*(m+1), tmp, p.out, t.twN, int32(0), t.scale, t.gain)
 	if err != nil {
 		return err
 	}

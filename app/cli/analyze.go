@@ -153,9 +153,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if err := checkReplace(opts.Force, dsts...); err != nil {
 		return usage("%v", err)
 	}
-	stopProfiles, err := prof.Start()
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
+	stopProfiles, ok := startProfiles(&prof, "analyze", stderr)
+	if !ok {
 		return ExitFailure
 	}
 	defer stopProfiles()

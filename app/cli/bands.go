@@ -85,6 +85,13 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prism: bands: %v\n", err)
 		return ExitFailure
 	}
+	bandsNotes(stderr, &cal, o, res, under)
+	return ExitOK
+}
+
+// bandsNotes says on stderr what level_db is in, with a calibration, and
+// how many bands are under-resolved.
+func bandsNotes(stderr io.Writer, cal *calFlags, o analysis.BandsOptions, res analysis.BandsResult, under int) {
 	if cal.hasLevel() || o.Mic != nil {
 		unit := "dB SPL"
 		if !cal.hasLevel() {
@@ -95,7 +102,6 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if under > 0 {
 		fmt.Fprintf(stderr, "prism: bands: %d band(s) span fewer than 4 bins of the %s (marked under_resolved); %s\n", under, bandsTransform(res), bandsAdvice(o))
 	}
-	return ExitOK
 }
 
 // checkBandsFlags validates the flags that need no file into o.

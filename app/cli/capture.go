@@ -9,6 +9,7 @@ import (
 
 	"github.com/prismaudio/prism/internal/message"
 
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
@@ -60,42 +61,16 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if *out == "" || !ok {
 		return usage("-o OUT with .png, .npy or .csv is required")
 	}
-	if !(*seconds > 0 && *seconds <= 24*3600) { // NaN too
-		return usage("--seconds %g: want 0…86400", *seconds)
-	}
-	channels, meas, err := tf.channels(*channelsArg)
+	channels, meas, opts, err := captureArgs(*seconds, *rate, *channelsArg, &af, &tf, format, *out)
 	if err != nil {
 		return usage("%v", err)
 	}
-	if *rate < 0 || channels < 0 {
-		return usage("--rate and --channels must be positive")
+	open, code, ok := openCaptureSource(*device, *rate, channels, *gen, stderr)
+	if !ok {
+		return code
 	}
-	opts, err := af.options()
-	if err == nil && tf.on {
-		err = tf.check(format)
-	}
-	if err == nil {
-		err = checkReplace(opts.Force, *out)
-	}
-	if err != nil {
-		return usage("%v", err)
-	}
-	open, notice, err := live.OpenSource(*device, *rate, channels, *gen)
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
-		// no input at all is the machine's state; a --device that matches
-		// none, or a bad --generator, is a bad argument
-		if errors.Is(err, audio.ErrNoInputDevice) && *device == "" {
-			return ExitFailure
-		}
-		return ExitUsage
-	}
-	if notice != "" {
-		fmt.Fprintf(stderr, "prism: %s\n", notice)
-	}
-	stopProfiles, err := prof.Start()
-	if err != nil {
-		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+	stopProfiles, ok := startProfiles(&prof, "capture", stderr)
+	if !ok {
 		return ExitFailure
 	}
 	defer stopProfiles()
@@ -126,6 +101,57 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	}
 	st, err := live.Capture(sess.ctx, rec, engines, co)
 	return captureDone(st, err, *stats, *out, stdout, stderr)
+}
+
+// captureArgs checks capture's arguments and returns the input channels
+// to open, the measurement channels (--transfer) and the analysis options.
+func captureArgs(seconds float64, rate int, channelsArg string, af *analysisFlags, tf *captureTransferFlags, format encode.Format, out string) (int, []int, analysis.AnalyzeOptions, error) {
+	var opts analysis.AnalyzeOptions
+	if !(seconds > 0 && seconds <= 24*3600) { // NaN too
+		return 0, nil, opts, fmt.Errorf("--seconds %g: want 0…86400", seconds)
+	}
+	channels, meas, err := tf.channels(channelsArg)
+	if err != nil {
+		return 0, nil, opts, err
+	}
+	if rate < 0 || channels < 0 {
+		return 0, nil, opts, errors.New("--rate and --channels must be positive")
+	}
+	if opts, err = af.options(); err == nil && tf.on {
+		err = tf.check(format)
+	}
+	if err == nil {
+		err = checkReplace(opts.Force, out)
+	}
+	return channels, meas, opts, err
+}
+
+// openCaptureSource opens the capture's source, a device or the
+// generator, or says why not: exit 1 where the machine has no input at
+// all, 2 for a --device that matches none or a bad --generator.
+func openCaptureSource(device string, rate, channels int, gen string, stderr io.Writer) (func() (audio.Source, error), int, bool) {
+	open, notice, err := live.OpenSource(device, rate, channels, gen)
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
+		if errors.Is(err, audio.ErrNoInputDevice) && device == "" {
+			return nil, ExitFailure, false
+		}
+		return nil, ExitUsage, false
+	}
+	if notice != "" {
+		fmt.Fprintf(stderr, "prism: %s\n", notice)
+	}
+	return open, ExitOK, true
+}
+
+// startProfiles starts --cpuprofile and --trace, saying why not.
+func startProfiles(p *bench.Profiles, name string, stderr io.Writer) (func(), bool) {
+	stop, err := p.Start()
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: %s: %v\n", name, err)
+		return nil, false
+	}
+	return stop, true
 }
 
 // captureDone reports a capture's end: the statistics (with --stats) and
