@@ -13,7 +13,7 @@ export LANGUAGE ?= en
 
 GO ?= go
 
-.PHONY: setup build run test bench bench-clfft devices clean
+.PHONY: setup build run test bench bench-clfft devices clean screenshot
 
 setup:
 	@scripts/setup.sh
@@ -83,3 +83,8 @@ devices: build
 
 clean:
 	rm -f prism
+
+# The README's picture (docs/window.png): the real window under a private
+# Xvfb at 1280×800, on the generator, as TestDesktopSmoke sees it.
+screenshot: setup
+	PRISM_SCREENSHOT=$(CURDIR)/docs/window.png $(GO) test -count=1 -run 'TestDesktopSmoke$$' .

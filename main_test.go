@@ -175,6 +175,11 @@ func TestDesktopSmoke(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 800 {
 		t.Fatalf("screenshot %v", b)
 	}
+	if path := os.Getenv("PRISM_SCREENSHOT"); path != "" { // `make screenshot`: the README's picture
+		if err := writePNGFile(path, img); err != nil {
+			t.Fatal(err)
+		}
+	}
 	defer func() {
 		if t.Failed() {
 			f, err := os.Create(filepath.Join(os.TempDir(), "prism-smoke.png"))
@@ -703,4 +708,17 @@ func TestAddressSpaceLimit(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.HasPrefix(string(out), "prism: the address-space limit") || strings.Count(string(out), "\n") != 1 {
 		t.Errorf("under 256 MiB: exit %d, %q; want 1 and one line", code, out)
 	}
+}
+
+// writePNGFile writes img to path as PNG.
+func writePNGFile(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

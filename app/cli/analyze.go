@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/prismaudio/prism/internal/message"
@@ -38,87 +37,6 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
-}
-
-// analyzeTarget is where `prism analyze` writes: one file, or a directory
-// of IN-base-name.FORMAT.
-type analyzeTarget struct {
-	out    string
-	toDir  bool
-	format encode.Format
-}
-
-// resolveTarget reads -o and --format for inputs inputs. Several inputs
-// need a directory: one that exists, a name ending in "/", or a name
-// without an output format's extension; a file name such as out.npy is
-// refused rather than made a directory.
-func resolveTarget(out, format string, inputs int) (analyzeTarget, error) {
-	st, statErr := os.Stat(out)
-	isDir := strings.HasSuffix(out, "/") || (statErr == nil && st.IsDir())
-	if f, ok := encode.FormatOf(out); ok && inputs > 1 && !isDir {
-		return analyzeTarget{}, fmt.Errorf("-o %s: several inputs need a directory (-o DIR/), not a .%s file", message.Quote(out), f)
-	}
-	t := analyzeTarget{out: out, toDir: isDir || inputs > 1}
-	if !t.toDir {
-		f, ok := encode.FormatOf(out)
-		if !ok {
-			return t, fmt.Errorf("-o %s: unknown output format (want .png, .npy or .csv)", out)
-		}
-		if format != "" && encode.Format(format) != f {
-			return t, fmt.Errorf("--format %s disagrees with -o %s", format, out)
-		}
-		t.format = f
-		return t, nil
-	}
-	t.format = encode.Format(format)
-	if format == "" {
-		t.format = encode.FormatPNG
-	}
-	if t.format != encode.FormatPNG && t.format != encode.FormatNPY && t.format != encode.FormatCSV {
-		return t, fmt.Errorf("--format %q: want png, npy or csv", format)
-	}
-	if statErr == nil && !st.IsDir() {
-		return t, fmt.Errorf("-o %s: several inputs need a directory", out)
-	}
-	return t, nil
-}
-
-// paths returns each input's output: DIR/NAME.FORMAT, or where two inputs
-// share a NAME, DIR/NAME.EXT.FORMAT for each of them (said in notes). Two
-// inputs that would still write one file (the same base name in two
-// folders) are an error: nothing is analyzed.
-func (t analyzeTarget) paths(inputs []string) (out []string, notes []string, err error) {
-	if !t.toDir {
-		for range inputs {
-			out = append(out, t.out)
-		}
-		if len(inputs) > 1 {
-			return nil, nil, fmt.Errorf("-o %s: several inputs need a directory", t.out)
-		}
-		return out, nil, nil
-	}
-	short := func(in string) string { return strings.TrimSuffix(filepath.Base(in), filepath.Ext(in)) }
-	count := map[string]int{}
-	for _, in := range inputs {
-		count[short(in)]++
-	}
-	owner := map[string]string{}
-	for _, in := range inputs {
-		name := short(in)
-		if count[name] > 1 {
-			name = filepath.Base(in)
-		}
-		dst := filepath.Join(t.out, name+"."+string(t.format))
-		if prev, ok := owner[dst]; ok {
-			return nil, nil, fmt.Errorf("%s and %s would both write %s: rename one or analyze them separately", message.Quote(prev), message.Quote(in), message.Quote(dst))
-		}
-		owner[dst] = in
-		if count[short(in)] > 1 {
-			notes = append(notes, fmt.Sprintf("%s → %s (inputs share the name %s)", message.Quote(in), message.Quote(dst), message.Quote(short(in))))
-		}
-		out = append(out, dst)
-	}
-	return out, notes, nil
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
@@ -180,8 +98,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
 		sess.sharePlans()
 	}
-	b := batchRun{sess: sess, format: target.format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
-		release: newEarlyRelease(sess, len(inputs), target.format)}
+	b := batchRun{sess: sess, format: target.Format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
+		release: newEarlyRelease(sess, len(inputs), target.Format)}
 	status := b.all(inputs, dsts)
 	// every file's output is in place, or its temporary file removed
 	if took := b.release.Wait(); *timings && took > 0 {
@@ -195,21 +113,21 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 // analyzeOutputs resolves -o and --format for inputs into each input's
 // output (saying where inputs share a name) and makes the directory they
 // go to; ok is false when the command should return code.
-func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (analyzeTarget, []string, int, bool) {
+func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (encode.Target, []string, int, bool) {
 	usage := usageError("analyze", stderr)
-	target, err := resolveTarget(out, format, len(inputs))
+	target, err := encode.ResolveTarget(out, format, len(inputs))
 	if err != nil {
 		return target, nil, usage("%v", err), false
 	}
-	dsts, notes, err := target.paths(inputs)
+	dsts, notes, err := target.Paths(inputs)
 	if err != nil {
 		return target, nil, usage("%v", err), false
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "prism: analyze: %s\n", n)
 	}
-	if target.toDir {
-		if err := os.MkdirAll(target.out, 0o755); err != nil {
+	if target.ToDir {
+		if err := os.MkdirAll(target.Out, 0o755); err != nil {
 			fmt.Fprintf(stderr, "prism: analyze: %v\n", err)
 			return target, nil, ExitFailure, false
 		}

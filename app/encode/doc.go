@@ -16,7 +16,12 @@
 // this way on the H200 host against 0.175 s, and `prism analyze` to NPY
 // 0.06 s less on either engine.
 //
+// Target names the outputs of a command of several inputs (DIR/NAME.FORMAT,
+// NAME.EXT.FORMAT where inputs share a name, refused where two would
+// still write one file).
+//
 // It is a leaf: it imports no other Prism package than internal/pages (its
-// big buffers) and knows nothing of engines or plots. A writer belongs to one goroutine; its buffers are its
+// big buffers) and internal/message (names in messages), and knows nothing
+// of engines or plots. A writer belongs to one goroutine; its buffers are its
 // own and sized at creation.
 package encode
