@@ -95,9 +95,9 @@ var gpuPCMBatch = func() int {
 // pcmBatchLimit is the raw PCM path's MaxSamples on eng for frames of n,
 // hop apart.
 func pcmBatchLimit(eng gpufft.Engine, n, hop int) int {
-	if _, gpu := eng.(*gpufft.OpenCL); !gpu {
+	if eng.Name() != "opencl" {
 		workers := 0
-		if c, ok := eng.(*gpufft.CPU); ok {
+		if c, ok := eng.(interface{ Workers() int }); ok { // the CPU engine's
 			workers = c.Workers()
 		}
 		return batchLimits(n, hop, 1, workers)

@@ -52,8 +52,21 @@ func (e Pair) HasGPU() bool { return e.Preferred != e.CPU }
 // CPU (PoCL, say): a machine without a GPU, where both engines share the
 // same cores.
 func (e Pair) GPUOnCPU() bool {
-	g, ok := e.Preferred.(*gpufft.OpenCL)
+	g, ok := e.Preferred.(deviceEngine)
 	return ok && g.Info().Type == "CPU"
+}
+
+// deviceEngine is an engine on an OpenCL device (gpufft.OpenCL).
+type deviceEngine interface {
+	gpufft.Engine
+	Info() gpufft.DeviceInfo
+}
+
+// exitEngine is an engine that can leave its device to the process's
+// exit (gpufft.OpenCL).
+type exitEngine interface {
+	CloseForExit() error
+	Stats() gpufft.OpenCLStats
 }
 
 // ProbeCommand, when set (main sets it; tests leave it nil), makes the
@@ -305,7 +318,7 @@ func CloseSetForExit(set []Pair) (time.Duration, []gpufft.OpenCLStats) {
 	t0 := time.Now()
 	var stats []gpufft.OpenCLStats
 	for i, e := range set {
-		if g, ok := e.Preferred.(*gpufft.OpenCL); ok {
+		if g, ok := e.Preferred.(exitEngine); ok {
 			// a queue that fails now has nothing left to give: the
 			// outputs came back before
 			_ = g.CloseForExit()

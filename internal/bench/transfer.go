@@ -67,7 +67,7 @@ func BenchTransfer(eng gpufft.Engine, c TransferCase, minTime time.Duration) (gp
 	s := transfer.LiveSettings{FFT: c.Size, Hop: c.Hop, Window: window.Func{Kind: window.Hann},
 		Average: dual.AverageComplex, Frames: TransferBenchFrames, Track: true, TrackEvery: 1}
 	pair := engine.Pair{Preferred: eng, Strict: true}
-	if _, cpu := eng.(*gpufft.CPU); cpu {
+	if eng.Name() == "cpu" {
 		pair.CPU = eng // the CPU's batch size
 	}
 	tr, err := transfer.NewLiveFeed(TransferBenchRate, inputs, pair, s)

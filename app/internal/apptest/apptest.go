@@ -119,7 +119,7 @@ func OpenCL(t *testing.T) *gpufft.OpenCL {
 	t.Helper()
 	g, err := gpufft.NewOpenCL(gpufft.OpenCLOptions{})
 	if err != nil {
-		if os.Getenv("PRISM_REQUIRE_OPENCL") == "1" {
+		if Required("OPENCL") {
 			t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
 		}
 		t.Skip("no OpenCL:", err)
@@ -143,7 +143,7 @@ func Engines[T any](t *testing.T, pair func(preferred, cpu gpufft.Engine) T) []T
 	case err == nil:
 		t.Cleanup(func() { g.Close() })
 		es = append(es, pair(g, cpu))
-	case os.Getenv("PRISM_REQUIRE_OPENCL") == "1":
+	case Required("OPENCL"):
 		t.Fatalf("OpenCL required (PRISM_REQUIRE_OPENCL=1): %v", err)
 	default:
 		t.Logf("no OpenCL (%v): CPU engine only", err)
@@ -207,7 +207,7 @@ func RequireAudio(t *testing.T) {
 	_, perr := exec.LookPath("paplay")
 	_, serr := exec.LookPath("sox")
 	if !ok || perr != nil || serr != nil {
-		if os.Getenv("PRISM_REQUIRE_AUDIO") == "1" {
+		if Required("AUDIO") {
 			t.Fatalf("audio required (PRISM_REQUIRE_AUDIO=1): input %v (%v), paplay %v, sox %v", ok, err, perr, serr)
 		}
 		t.Skipf("no audio input or player: %v %v %v", err, perr, serr)
@@ -374,3 +374,8 @@ func StartGenerator(t testing.TB, spec string, rate, channels int) *audio.Record
 	t.Cleanup(rec.Stop)
 	return rec
 }
+
+// Required says whether PRISM_REQUIRE_<what>=1 turns a missing resource
+// (OPENCL, AUDIO) from a skip into a failure; the one place this package
+// reads the environment.
+func Required(what string) bool { return os.Getenv("PRISM_REQUIRE_"+what) == "1" }

@@ -43,7 +43,7 @@ func StartPulse(t *testing.T) *Pulse {
 	t.Helper()
 	for _, tool := range []string{"pulseaudio", "pactl", "pacat", "sox"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("PRISM_REQUIRE_AUDIO") == "1" {
+			if Required("AUDIO") {
 				t.Fatalf("audio required (PRISM_REQUIRE_AUDIO=1): %v", err)
 			}
 			t.Skipf("no %s: %v", tool, err)
