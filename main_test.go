@@ -586,8 +586,19 @@ func TestDesktopSpacePauses(t *testing.T) {
 	if !strings.Contains(p.Status, "PAUSED") {
 		t.Errorf("paused, status %q", p.Status)
 	}
-	time.Sleep(300 * time.Millisecond) // the last frame before the pause is painted
+	// the last frame before the pause is painted when two screenshots
+	// 300 ms apart agree (however late a loaded machine paints it); then
+	// the display holds for a second
 	a = w.plots(screenshot(t, w.display))
+	for start := time.Now(); ; a = w.plots(screenshot(t, w.display)) {
+		time.Sleep(300 * time.Millisecond)
+		if samePixels(a, w.plots(screenshot(t, w.display))) {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("paused, yet the display still changes after 10 s")
+		}
+	}
 	time.Sleep(time.Second)
 	b := w.plots(screenshot(t, w.display))
 	if !samePixels(a, b) {
