@@ -180,6 +180,8 @@ type stallingSource struct {
 	blocks int
 	closed chan struct{}
 	once   atomic.Bool
+	start  time.Time // the first read: blocks are due 5 ms apart from it
+	sent   int
 }
 
 func (s *stallingSource) Name() string    { return "stalling" }
@@ -188,7 +190,14 @@ func (s *stallingSource) Channels() int   { return 1 }
 func (s *stallingSource) Read(dst []float32) (int, time.Time, error) {
 	if s.blocks > 0 {
 		s.blocks--
-		time.Sleep(5 * time.Millisecond)
+		if s.start.IsZero() {
+			s.start = time.Now()
+		}
+		// paced by its own clock, as a device is (5 ms of input every
+		// 5 ms): a late wake-up on a loaded machine is caught up, not
+		// accumulated into input arriving slower than real time
+		s.sent++
+		time.Sleep(time.Until(s.start.Add(time.Duration(s.sent) * 5 * time.Millisecond)))
 		return min(len(dst), 240), time.Now(), nil
 	}
 	<-s.closed
