@@ -117,8 +117,12 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	if len(sp.Current) != 513 || st.Engine != "cpu" || st.FFT != 1024 || math.Abs(sp.Peak.Freq-3000) > 2 {
 		t.Errorf("after changes: %d bins, engine %s, fft %d, peak %+v", len(sp.Current), st.Engine, st.FFT, sp.Peak)
 	}
-	if st.DroppedFrames != 0 {
-		t.Errorf("%d frames dropped across the changes", st.DroppedFrames)
+	// the changes lose no input: the analysis never fell so far behind
+	// that the ring overwrote what it had not read (a loaded machine may
+	// starve the paced generator itself, which the recorder writes as
+	// gaps, as a device's overflow: the machine's, not the changes')
+	if ow := rec.Ring().Overwritten(); ow != 0 {
+		t.Errorf("%d input frames overwritten unread across the changes (%d dropped in all, %d of them the source's gaps)", ow, st.DroppedFrames, rec.Ring().Gaps())
 	}
 	// another source: 44.1 kHz stereo instead of 48 kHz mono
 	rec2 := apptest.StartGenerator(t, "sine:5000:-12", 44100, 2)
