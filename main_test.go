@@ -591,8 +591,19 @@ func TestDesktopSpacePauses(t *testing.T) {
 	if !strings.Contains(p.Status, "PAUSED") {
 		t.Errorf("paused, status %q", p.Status)
 	}
-	time.Sleep(300 * time.Millisecond) // the last frame before the pause is painted
+	// the last frame before the pause is painted when two screenshots
+	// 300 ms apart agree (however late a loaded machine paints it); then
+	// the display holds for a second
 	a = w.plots(screenshot(t, w.display))
+	for start := time.Now(); ; a = w.plots(screenshot(t, w.display)) {
+		time.Sleep(300 * time.Millisecond)
+		if samePixels(a, w.plots(screenshot(t, w.display))) {
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("paused, yet the display still changes after 10 s")
+		}
+	}
 	time.Sleep(time.Second)
 	b := w.plots(screenshot(t, w.display))
 	if !samePixels(a, b) {
@@ -721,4 +732,95 @@ func writePNGFile(path string, img image.Image) error {
 		return err
 	}
 	return f.Close()
+}
+
+// writeMonoTone writes a 16-bit mono WAV of seconds of a 1 kHz tone at
+// 48 kHz.
+func writeMonoTone(t *testing.T, path string, seconds float64) {
+	t.Helper()
+	const rate = 48000
+	n := int(seconds * rate)
+	var b bytes.Buffer
+	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	le(uint32(36 + 2*n))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
+		le(v)
+	}
+	b.WriteString("data")
+	le(uint32(2 * n))
+	for i := range n {
+		le(int16(16000 * math.Sin(2*math.Pi*1000*float64(i)/rate)))
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDesktopSourceChannelChanges (issue 33, item 12): the real window on
+// the stereo generator has its live source switched (through
+// PRISM_UI_SOURCES, as the Source control switches it) to a mono WAV
+// played in real time, back to the stereo generator, and once more each
+// way, while its views pull: after each switch the window lives and
+// draws a perf event whose status names the new source with its channel
+// count (× 1, × 2), and SIGTERM then ends it cleanly (exit 0).
+func TestDesktopSourceChannelChanges(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "sources")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mono := filepath.Join(dir, "mono.wav")
+	writeMonoTone(t, mono, 3)
+	t.Setenv("PRISM_UI_SOURCES", fifo)
+	const gen = "sine:1000:-6"
+	w := startWindow(t, "--generator", gen, "--fft", "4096", "--hop", "1024")
+	ctl, err := os.OpenFile(fifo, os.O_WRONLY, 0) // the window opened it for reading at start
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ctl.Close()
+	// perfAfter waits for a perf event after the first n events whose
+	// status names source and "× ch".
+	perfAfter := func(n int, source string, ch int) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			w.alive("after the switch to " + source)
+			evs := readTrace(t, w.trace)
+			for _, e := range evs[min(n, len(evs)):] {
+				if e.Event == "perf" && strings.Contains(e.Status, source) && strings.Contains(e.Status, fmt.Sprintf("× %d ·", ch)) {
+					return
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no perf event of %s with %d channels within 60 s:\n%s", source, ch, traceTail(w.trace, 4))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	perfAfter(0, "generator "+gen, 2)
+	for _, step := range []struct {
+		line string
+		ch   int
+	}{{"file " + mono, 1}, {"generator " + gen, 2}, {"file " + mono, 1}, {"generator " + gen, 2}} {
+		n := len(readTrace(t, w.trace))
+		if _, err := fmt.Fprintln(ctl, step.line); err != nil {
+			t.Fatalf("PRISM_UI_SOURCES: %v", err)
+		}
+		perfAfter(n, step.line, step.ch)
+	}
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-w.exited:
+		w.exited <- err // (the cleanup reads it)
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v\n%s", err, w.stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("SIGTERM did not end the window within 30 s")
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -55,7 +54,7 @@ var mpg123Names = []string{"libmpg123.so.0", "libmpg123.so", "libmpg123.0.dylib"
 // loadMPG123 opens libmpg123 once; the error says why it is not used.
 // PRISM_MP3_DECODER=go-mp3 skips it (to compare the two decoders).
 var loadMPG123 = sync.OnceValues(func() (*mpg123Lib, error) {
-	if os.Getenv("PRISM_MP3_DECODER") == "go-mp3" {
+	if envGoMP3 {
 		return nil, errors.New("PRISM_MP3_DECODER=go-mp3")
 	}
 	var h uintptr

@@ -32,6 +32,21 @@ type world struct {
 	freeze atomic.Int64
 	// lastAt is the arrival time (UnixNano) of the last block delivered
 	lastAt atomic.Int64
+	// lastPos is the sample number after the last block delivered in
+	// real time (not a backlog); open records when it was last called
+	// (openCall, UnixNano), the sample number its source starts at
+	// (openPos) and lastPos then (openAfter): the world's own gap
+	lastPos, openCall, openPos, openAfter atomic.Int64
+	// firstPos is the sample number the first source opened starts at
+	// (stream position 0), failedPos the first one a read failed to
+	// deliver since the world went down (−1: none yet)
+	opens               atomic.Int64
+	firstPos, failedPos atomic.Int64
+	// skipped counts the frames a pause or a stall lost (the source's
+	// position jumped over them): what the recorder must count
+	skipped atomic.Int64
+	// maxGap is the longest time (ns) between two blocks delivered
+	maxGap atomic.Int64
 }
 
 const frozenBacklog = 24000
@@ -45,13 +60,20 @@ func (s *worldSource) Overflows() uint64 { return s.overflows.Load() }
 var errWorldDown = errors.New("the sound server is gone")
 
 func (w *world) open() (Source, error) {
+	w.openCall.Store(time.Now().UnixNano())
 	if until := time.Unix(0, w.freeze.Load()); time.Now().Before(until) {
 		time.Sleep(time.Until(until) + 30*time.Millisecond)
 	}
 	if w.down.Load() {
 		return nil, errWorldDown
 	}
-	return &worldSource{w: w, pos: int64(time.Since(w.t0).Seconds() * float64(w.rate))}, nil
+	src := &worldSource{w: w, pos: int64(time.Since(w.t0).Seconds() * float64(w.rate))}
+	w.openAfter.Store(w.lastPos.Load())
+	w.openPos.Store(src.pos)
+	if w.opens.Add(1) == 1 {
+		w.firstPos.Store(src.pos)
+	}
+	return src, nil
 }
 
 func (s *worldSource) Name() string    { return "world" }
@@ -78,24 +100,32 @@ func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 	}
 	if d := s.w.pause.Swap(0); d > 0 {
 		time.Sleep(time.Duration(d))
+		from := s.pos
 		s.pos = int64(time.Since(s.w.t0).Seconds() * float64(s.w.rate))
+		s.w.skipped.Add(s.pos - from)
 	}
 	if d := s.w.stall.Swap(0); d > 0 {
 		time.Sleep(time.Duration(d))
+		from := s.pos
 		s.pos = max(s.pos, int64(time.Since(s.w.t0).Seconds()*float64(s.w.rate))-stallBuffer)
+		s.w.skipped.Add(s.pos - from)
 		s.overflows.Add(1)
 	}
 	due := s.w.t0.Add(time.Duration(float64(s.pos+int64(n)) / float64(s.w.rate) * float64(time.Second)))
 	time.Sleep(time.Until(due))
 	if s.w.down.Load() {
+		s.w.failedPos.CompareAndSwap(-1, s.pos)
 		return 0, time.Time{}, errWorldDown
 	}
 	for i := range n {
 		dst[i] = float32(s.pos + int64(i))
 	}
 	s.pos += int64(n)
+	s.w.lastPos.Store(s.pos)
 	at := time.Now()
-	s.w.lastAt.Store(at.UnixNano())
+	if prev := s.w.lastAt.Swap(at.UnixNano()); prev != 0 && at.UnixNano()-prev > s.w.maxGap.Load() {
+		s.w.maxGap.Store(at.UnixNano() - prev)
+	}
 	return n, at, nil
 }
 
@@ -104,6 +134,7 @@ func (s *worldSource) Read(dst []float32) (int, time.Time, error) {
 func startWorld(t *testing.T, ringSeconds float64) (*world, *Recorder) {
 	t.Helper()
 	w := &world{t0: time.Now(), rate: 48000}
+	w.failedPos.Store(-1)
 	rec, err := StartRecorder(w.open, ringSeconds)
 	if err != nil {
 		t.Fatal(err)
@@ -151,8 +182,9 @@ func checkTimeline(t *testing.T, worst float64, rate int) {
 // TestRecorderOutage: a source that fails for about half a second and
 // comes back leaves a gap in the ring as long as the outage, so every
 // frame read after it sits at the stream position real time gives it
-// (within 20 ms: the arrival jitter of a loaded test machine), and the
-// gap is counted as an outage, not as overwritten input.
+// (within 20 ms: the arrival jitter of a loaded test machine), the gap
+// starts at the first frame the world did not deliver and is counted as
+// an outage, not as overwritten input.
 func TestRecorderOutage(t *testing.T) {
 	const rate = 48000
 	w, rec := startWorld(t, 2)
@@ -173,8 +205,10 @@ func TestRecorderOutage(t *testing.T) {
 	if o := outages[0]; o.Frames < rate/2-rate/50 || o.Frames > rate/2+rate*12/10 || st.OutageFrames != o.Frames {
 		t.Errorf("outage %+v, %d frames counted: want 0.5…1.7 s", o, st.OutageFrames)
 	}
-	if at := float64(outages[0].At) / rate; at < 0.38 || at > 0.45 {
-		t.Errorf("outage at %.3f s of stream, want ~0.40", at)
+	// it starts at the first frame the world failed to deliver, wherever
+	// the machine's load put the failure (the test asks for it ~0.40 s in)
+	if at, want := outages[0].At, w.failedPos.Load()-w.firstPos.Load(); int64(at) != want {
+		t.Errorf("outage at stream position %d (%.3f s), want %d: the first frame the world did not deliver", at, float64(at)/rate, want)
 	}
 	if ring.Gaps() != st.OutageFrames || ring.Overwritten() != 0 || read+ring.Lost() != ring.Position() {
 		t.Errorf("ring: %d gap frames, %d overwritten, read %d + lost %d ≠ position %d", ring.Gaps(), ring.Overwritten(), read, ring.Lost(), ring.Position())
@@ -186,26 +220,37 @@ func TestRecorderOutage(t *testing.T) {
 
 // TestRecorderFrozenServer: the whole sound server stops for 800 ms (as
 // under SIGSTOP): the watchdog abandons the stream after its limit, the
-// reopening waits for the server, and the abandoned stream's read returns
-// first, with half a second of stale input back to back. That backlog,
-// of unknown capture time, is dropped with the abandoned stream: every
-// frame read sits at its real-time position (within 20 ms) and the
-// outage is the whole freeze and the reopening.
+// reopening waits for the server (it is called before the server
+// returns), and the abandoned stream's read returns first, with half a
+// second of stale input back to back. That backlog, of unknown capture
+// time, is dropped with the abandoned stream: every frame read sits at
+// its real-time position (within 20 ms) and the outage is the whole
+// freeze and the reopening: at least the 800 ms, and as long as the
+// world's own gap (from the last block delivered before the freeze to the
+// sample the reopened stream starts at) within the same 20 ms. (A loaded
+// machine wakes the reopening late: the world's gap, not a fixed bound,
+// says how late.)
 func TestRecorderFrozenServer(t *testing.T) {
 	const rate = 48000
 	w, rec := startWorld(t, 4)
-	frozen := false
+	var thaw time.Time
 	worst, _ := followTimeline(rec, 1800*time.Millisecond, func(d time.Duration) {
-		if !frozen && d > 300*time.Millisecond {
-			w.freeze.Store(time.Now().Add(800 * time.Millisecond).UnixNano())
-			frozen = true
+		if thaw.IsZero() && d > 300*time.Millisecond {
+			thaw = time.Now().Add(800 * time.Millisecond)
+			w.freeze.Store(thaw.UnixNano())
 		}
 	})
 	st := rec.Stats()
-	t.Logf("stats %+v", st)
+	worldGap := w.openPos.Load() - w.openAfter.Load()
+	t.Logf("stats %+v; the world's gap %d frames (%.3f s)", st, worldGap, float64(worldGap)/rate)
 	checkTimeline(t, worst, rate)
-	if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 1 || of < 0.80*rate || of > 0.90*rate {
-		t.Errorf("%d outages of %d frames, %d reopens: want 1 of 0.80…0.90 s, 1", st.Outages, st.OutageFrames, st.Reopens)
+	of := float64(st.OutageFrames)
+	if st.Outages != 1 || st.Reopens != 1 || of < 0.80*rate || math.Abs(of-float64(worldGap)) > 0.020*rate || rec.Ring().Gaps() != st.OutageFrames {
+		t.Errorf("%d outages of %d frames (%d gap frames in the ring), %d reopens: want 1 of at least 0.80 s, the world's %d frames within 20 ms, 1",
+			st.Outages, st.OutageFrames, rec.Ring().Gaps(), st.Reopens, worldGap)
+	}
+	if call := time.Unix(0, w.openCall.Load()); !call.Before(thaw) {
+		t.Errorf("the reopening was called %v after the server came back, want before (waiting for it)", call.Sub(thaw))
 	}
 }
 
@@ -242,24 +287,55 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 // position (within 20 ms).
 func TestRecorderOverflow(t *testing.T) {
 	const rate = 48000
-	w, rec := startWorld(t, 2)
-	ring := rec.Ring()
-	stalled := false
-	worst, _ := followTimeline(rec, time.Second, func(d time.Duration) {
-		if !stalled && d > 300*time.Millisecond {
-			w.stall.Store(int64(300 * time.Millisecond))
-			stalled = true
+	for attempt := 1; ; attempt++ {
+		w, rec := startWorld(t, 2)
+		ring := rec.Ring()
+		stalled := false
+		worst, _ := followTimeline(rec, time.Second, func(d time.Duration) {
+			if !stalled && d > 300*time.Millisecond {
+				w.stall.Store(int64(300 * time.Millisecond))
+				stalled = true
+			}
+		})
+		st := rec.Stats()
+		t.Logf("stats %+v", st)
+		if prolonged(t, w, rec, st, attempt) {
+			continue
 		}
-	})
-	st := rec.Stats()
-	t.Logf("stats %+v", st)
-	checkTimeline(t, worst, rate)
-	want := 0.3*rate - stallBuffer
-	// a loaded machine's sleep lasts longer than asked: more is lost (the
-	// timeline check above is the exact one)
-	if of := float64(st.OverflowFrames); st.Overflows != 1 || st.Outages != 0 || of < want-0.02*rate || of > want+0.05*rate || ring.Gaps() != st.OverflowFrames {
-		t.Errorf("%d overflows, %d outages, %d overflow frames (ring gaps %d): want 1, 0, %.0f (−960, +2400)", st.Overflows, st.Outages, st.OverflowFrames, ring.Gaps(), want)
+		checkTimeline(t, worst, rate)
+		// at least the 300 ms less the buffer is lost, and exactly what the
+		// world skipped (a loaded machine's sleep lasts longer than asked:
+		// more is lost) within the arrival jitter
+		want, skipped := 0.3*rate-stallBuffer, float64(w.skipped.Load())
+		if of := float64(st.OverflowFrames); st.Overflows != 1 || st.Outages != 0 || of < want-0.02*rate || math.Abs(of-skipped) > 0.02*rate || ring.Gaps() != st.OverflowFrames {
+			t.Errorf("%d overflows, %d outages, %d overflow frames (ring gaps %d): want 1, 0, at least %.0f − 960 and the %.0f the world skipped ± 960",
+				st.Overflows, st.Outages, st.OverflowFrames, ring.Gaps(), want, skipped)
+		}
+		return
 	}
+}
+
+// prolonged reports whether the world's pause or stall, a wall-clock
+// sleep of 250 or 300 ms that a loaded machine may wake from late, lasted
+// so long (three quarters of the watchdog's limit, 256 ms at 48 kHz, or
+// more) that the watchdog rightly reopened the source: not the scenario
+// under test, so it is run again (three times at most). A reopening after
+// a shorter gap is the recorder's fault and fails.
+func prolonged(t *testing.T, w *world, rec *Recorder, st RecorderStats, attempt int) bool {
+	t.Helper()
+	gap := time.Duration(w.maxGap.Load())
+	if st.Stalls == 0 && st.Reopens == 0 {
+		return false
+	}
+	if gap < rec.limit*3/4 {
+		t.Fatalf("the watchdog reopened after a gap of %v, under its limit %v", gap, rec.limit)
+	}
+	if attempt == 3 {
+		t.Fatalf("the machine prolonged the world's sleep to %v (the watchdog's limit is %v) three times", gap, rec.limit)
+	}
+	t.Logf("the machine prolonged the world's sleep to %v, near the watchdog's limit %v: again", gap, rec.limit)
+	rec.Stop()
+	return true
 }
 
 // TestRecorderPause: the stream pauses for 250 ms (less than the
@@ -269,19 +345,29 @@ func TestRecorderOverflow(t *testing.T) {
 // and every frame read sits at its real-time position (within 20 ms).
 func TestRecorderPause(t *testing.T) {
 	const rate = 48000
-	w, rec := startWorld(t, 2)
-	paused := false
-	worst, _ := followTimeline(rec, time.Second, func(d time.Duration) {
-		if !paused && d > 300*time.Millisecond {
-			w.pause.Store(int64(250 * time.Millisecond))
-			paused = true
+	for attempt := 1; ; attempt++ {
+		w, rec := startWorld(t, 2)
+		paused := false
+		worst, _ := followTimeline(rec, time.Second, func(d time.Duration) {
+			if !paused && d > 300*time.Millisecond {
+				w.pause.Store(int64(250 * time.Millisecond))
+				paused = true
+			}
+		})
+		st := rec.Stats()
+		t.Logf("stats %+v", st)
+		if prolonged(t, w, rec, st, attempt) {
+			continue
 		}
-	})
-	st := rec.Stats()
-	t.Logf("stats %+v", st)
-	checkTimeline(t, worst, rate)
-	if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 0 || of < 0.23*rate || of > 0.30*rate || st.OverflowFrames != 0 {
-		t.Errorf("%d outages of %d frames, %d reopens, %d overflow frames: want 1 of 12000 (−960, +2400), none", st.Outages, st.OutageFrames, st.Reopens, st.OverflowFrames)
+		checkTimeline(t, worst, rate)
+		// at least the 250 ms less the jitter, and exactly what the world
+		// skipped (longer on a loaded machine) within the jitter
+		skipped := float64(w.skipped.Load())
+		if of := float64(st.OutageFrames); st.Outages != 1 || st.Reopens != 0 || of < 0.23*rate || math.Abs(of-skipped) > 0.02*rate || st.OverflowFrames != 0 {
+			t.Errorf("%d outages of %d frames, %d reopens, %d overflow frames: want 1 of at least 11040 and the %.0f the world skipped ± 960, none",
+				st.Outages, st.OutageFrames, st.Reopens, st.OverflowFrames, skipped)
+		}
+		return
 	}
 }
 

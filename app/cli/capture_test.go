@@ -73,7 +73,7 @@ func TestCaptureCommandGenerator(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", bad[1:], code)
 		}
 	}
-	if code, msg := runCLI("capture", "-o", out, "--device", "no-such-device-xyz", "--seconds", "1"); code != 1 || !strings.Contains(msg, "no input device") {
+	if code, msg := runCLI("capture", "-o", out, "--device", "no-such-device-xyz", "--seconds", "1"); code != 2 || !strings.Contains(msg, "no input device") {
 		t.Errorf("missing device: exit %d %q", code, msg)
 	}
 }

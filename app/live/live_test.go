@@ -117,8 +117,12 @@ func TestLiveSettingsAndEngineSwitch(t *testing.T) {
 	if len(sp.Current) != 513 || st.Engine != "cpu" || st.FFT != 1024 || math.Abs(sp.Peak.Freq-3000) > 2 {
 		t.Errorf("after changes: %d bins, engine %s, fft %d, peak %+v", len(sp.Current), st.Engine, st.FFT, sp.Peak)
 	}
-	if st.DroppedFrames != 0 {
-		t.Errorf("%d frames dropped across the changes", st.DroppedFrames)
+	// the changes lose no input: the analysis never fell so far behind
+	// that the ring overwrote what it had not read (a loaded machine may
+	// starve the paced generator itself, which the recorder writes as
+	// gaps, as a device's overflow: the machine's, not the changes')
+	if ow := rec.Ring().Overwritten(); ow != 0 {
+		t.Errorf("%d input frames overwritten unread across the changes (%d dropped in all, %d of them the source's gaps)", ow, st.DroppedFrames, rec.Ring().Gaps())
 	}
 	// another source: 44.1 kHz stereo instead of 48 kHz mono
 	rec2 := apptest.StartGenerator(t, "sine:5000:-12", 44100, 2)
@@ -180,6 +184,8 @@ type stallingSource struct {
 	blocks int
 	closed chan struct{}
 	once   atomic.Bool
+	start  time.Time // the first read: blocks are due 5 ms apart from it
+	sent   int
 }
 
 func (s *stallingSource) Name() string    { return "stalling" }
@@ -188,7 +194,14 @@ func (s *stallingSource) Channels() int   { return 1 }
 func (s *stallingSource) Read(dst []float32) (int, time.Time, error) {
 	if s.blocks > 0 {
 		s.blocks--
-		time.Sleep(5 * time.Millisecond)
+		if s.start.IsZero() {
+			s.start = time.Now()
+		}
+		// paced by its own clock, as a device is (5 ms of input every
+		// 5 ms): a late wake-up on a loaded machine is caught up, not
+		// accumulated into input arriving slower than real time
+		s.sent++
+		time.Sleep(time.Until(s.start.Add(time.Duration(s.sent) * 5 * time.Millisecond)))
 		return min(len(dst), 240), time.Now(), nil
 	}
 	<-s.closed

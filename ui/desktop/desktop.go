@@ -4,6 +4,7 @@
 package desktop
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +31,12 @@ const AppID = "io.github.prismaudio.prism"
 // EnvTrace names a file (or "-" for stderr) that receives the window's
 // JSON event lines (see ui.Options.Trace).
 const EnvTrace = "PRISM_UI_TRACE"
+
+// EnvSources names a file (a FIFO; the desktop tests) whose lines switch
+// the live source while the window runs, as the Source control does:
+// "generator SPEC" or "file PATH" (SourceSpec.String's forms). Unset, the
+// window reads nothing.
+const EnvSources = "PRISM_UI_SOURCES"
 
 // HasDisplay says whether a window can open: on Linux and the BSDs a
 // DISPLAY or WAYLAND_DISPLAY must be set.
@@ -190,11 +197,42 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		defer f.Close()
 		opts.Trace = f
 	}
+	if path := os.Getenv(EnvSources); path != "" {
+		go followSources(path, m, stderr)
+	}
 	win := a.NewWindow("Prism")
 	win.Resize(ui.WindowSize(a.Preferences())) // as it was when it last closed
 	ui.New(a, win, m, opts)
 	win.ShowAndRun()
 	return cli.ExitOK
+}
+
+// followSources switches m's source to each line of the file at path
+// (see EnvSources) until the file ends.
+func followSources(path string, m *session.Session, stderr io.Writer) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "prism: %s: %v\n", EnvSources, err)
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		kind, arg, _ := strings.Cut(sc.Text(), " ")
+		spec := session.SourceSpec{Kind: kind}
+		switch kind {
+		case session.SourceGenerator:
+			spec.Generator = arg
+		case session.SourceFile:
+			spec.File = arg
+		default:
+			fmt.Fprintf(stderr, "prism: %s: %q: want \"generator SPEC\" or \"file PATH\"\n", EnvSources, sc.Text())
+			continue
+		}
+		if _, err := m.SetSource(spec); err != nil {
+			fmt.Fprintf(stderr, "prism: %s: %v\n", EnvSources, err)
+		}
+	}
 }
 
 // ReferenceDir is where the window keeps its references between
