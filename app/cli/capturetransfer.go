@@ -113,11 +113,8 @@ func captureTransfer(sess *session, rec *audio.Recorder, ts transfer.LiveSetting
 			fmt.Fprintln(stderr, "prism: "+transfer.Summary(res, ch))
 		}
 	}
-	if errors.Is(err, live.ErrIncomplete) {
-		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was averaged\n", err, message.Quote(out))
-		return ExitFailure
-	}
-	if stats && err == nil {
+	incomplete := errors.Is(err, live.ErrIncomplete)
+	if stats && (err == nil || incomplete) { // an incomplete run says what it lost
 		b, _ := json.Marshal(st)
 		obj := map[string]any{}
 		if jerr := json.Unmarshal(b, &obj); jerr != nil {
@@ -130,6 +127,10 @@ func captureTransfer(sess *session, rec *audio.Recorder, ts transfer.LiveSetting
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(obj)
+	}
+	if incomplete {
+		fmt.Fprintf(stderr, "prism: capture: %v; %s written with what was averaged\n", err, message.Quote(out))
+		return ExitFailure
 	}
 	return captureDone(st, err, false, out, stdout, stderr)
 }

@@ -272,21 +272,17 @@ func (t *Live) Run(stop <-chan struct{}) {
 	}
 }
 
-// Step reads the input the ring holds and runs every complete frame
-// through the plan (several batches when one does not take them all),
-// tracks the delays when due, and publishes the averages. It returns the
-// frames analyzed per channel. Only the engine goroutine calls it; in
-// steady state it does not allocate.
+// Step reads the input the ring holds, up to the room the blocks have,
+// and runs every complete frame through the plan (several batches when
+// one does not take them all), tracks the delays when due, and publishes
+// the averages. It returns the frames analyzed per channel, and returns
+// after one read however much more input has arrived meanwhile, so its
+// caller keeps control (a deadline, a stop) when the analysis is slower
+// than the input. Only the engine goroutine calls it; in steady state it
+// does not allocate.
 func (t *Live) Step() (int, error) {
-	total := 0
-	for {
-		t.take()
-		n, err := t.run()
-		total += n
-		if err != nil || n == 0 {
-			return total, err
-		}
-	}
+	t.take()
+	return t.run()
 }
 
 // run analyzes the complete frames held, in batches, and returns the
