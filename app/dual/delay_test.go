@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
 // delayPair returns white noise x and y = polarity·x delayed by d samples
@@ -12,9 +14,9 @@ import (
 func delayPair(n, frames int, d float64, polarity float64, seed uint64) (x, y []float64) {
 	margin := int(math.Ceil(math.Abs(d))) + 256
 	length := n/2*(frames+1) + 2*margin
-	src := whiteNoise(length, seed, 1)
-	dy := delayed(src, d)
-	noise := whiteNoise(length, seed+1, 0.01)
+	src := apptest.WhiteNoise(length, seed, 1)
+	dy := apptest.Delayed(src, d)
+	noise := apptest.WhiteNoise(length, seed+1, 0.01)
 	x = src[margin : length-margin]
 	y = make([]float64, len(x))
 	for i := range y {
@@ -75,8 +77,8 @@ func TestDelayNoCorrelation(t *testing.T) {
 	const n = 8192
 	for _, phat := range []bool{true, false} {
 		for seed := range uint64(4) {
-			x := whiteNoise(n/2*9, 100+seed, 1)
-			y := whiteNoise(n/2*9, 200+seed, 1)
+			x := apptest.WhiteNoise(n/2*9, 100+seed, 1)
+			y := apptest.WhiteNoise(n/2*9, 200+seed, 1)
 			got, _ := findDelay(t, x, y, n, phat)
 			if got.Found || got.Samples != 0 || got.Polarity != 0 {
 				t.Errorf("phat %v seed %d: found %+v in uncorrelated noise", phat, seed, got)

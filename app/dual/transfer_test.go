@@ -6,105 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
-
-// rbjBiquad is an RBJ cookbook filter, coefficients normalised by a0.
-type rbjBiquad struct{ b0, b1, b2, a1, a2 float64 }
-
-// peakingEQ is the cookbook's peaking EQ (gain dB at f0, Q).
-func peakingEQ(f0, gainDB, q, fs float64) rbjBiquad {
-	A := math.Pow(10, gainDB/40)
-	w := 2 * math.Pi * f0 / fs
-	alpha := math.Sin(w) / (2 * q)
-	a0 := 1 + alpha/A
-	return rbjBiquad{(1 + alpha*A) / a0, -2 * math.Cos(w) / a0, (1 - alpha*A) / a0, -2 * math.Cos(w) / a0, (1 - alpha/A) / a0}
-}
-
-// highPass is the cookbook's 2nd-order high-pass.
-func highPass(f0, q, fs float64) rbjBiquad {
-	w := 2 * math.Pi * f0 / fs
-	alpha := math.Sin(w) / (2 * q)
-	c := math.Cos(w)
-	a0 := 1 + alpha
-	return rbjBiquad{(1 + c) / 2 / a0, -(1 + c) / a0, (1 + c) / 2 / a0, -2 * c / a0, (1 - alpha) / a0}
-}
-
-// response is H(e^{iω}) at f.
-func (b rbjBiquad) response(f, fs float64) complex128 {
-	z1 := cmplx.Exp(complex(0, -2*math.Pi*f/fs))
-	z2 := z1 * z1
-	return (complex(b.b0, 0) + complex(b.b1, 0)*z1 + complex(b.b2, 0)*z2) /
-		(1 + complex(b.a1, 0)*z1 + complex(b.a2, 0)*z2)
-}
-
-// filter runs x through b (direct form I).
-func (b rbjBiquad) filter(x []float64) []float64 {
-	y := make([]float64, len(x))
-	var x1, x2, y1, y2 float64
-	for i, v := range x {
-		o := b.b0*v + b.b1*x1 + b.b2*x2 - b.a1*y1 - b.a2*y2
-		x2, x1, y2, y1 = x1, v, y1, o
-		y[i] = o
-	}
-	return y
-}
-
-func whiteNoise(n int, seed uint64, rms float64) []float64 {
-	r := rand.New(rand.NewPCG(seed, seed))
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = r.NormFloat64() * rms
-	}
-	return x
-}
-
-// delayed returns y[i] = x[i − d] for a delay d in samples (fractional
-// by a 255-tap Blackman-windowed sinc), over the range where x exists:
-// y has len(x) values, zero where x[i−d] falls outside.
-func delayed(x []float64, d float64) []float64 {
-	y := make([]float64, len(x))
-	di := math.Floor(d)
-	fr := d - di
-	if fr == 0 {
-		for i := range y {
-			if j := i - int(di); j >= 0 && j < len(x) {
-				y[i] = x[j]
-			}
-		}
-		return y
-	}
-	h := delayTaps(fr)
-	const half = delayHalf
-	for i := range y {
-		s := 0.0
-		for j := -half; j <= half; j++ {
-			if k := i - int(di) - j; k >= 0 && k < len(x) {
-				s += h[j+half] * x[k]
-			}
-		}
-		y[i] = s
-	}
-	return y
-}
-
-const delayHalf = 127
-
-// delayTaps is a Blackman-windowed sinc delaying by fr ∈ (0, 1) samples:
-// tap j (0…2·delayHalf) weighs x[i − ⌊d⌋ − (j − delayHalf)].
-func delayTaps(fr float64) []float64 {
-	h := make([]float64, 2*delayHalf+1)
-	for j := -delayHalf; j <= delayHalf; j++ {
-		t := float64(j) - fr
-		w := 0.42 + 0.5*math.Cos(math.Pi*t/(delayHalf+1)) + 0.08*math.Cos(2*math.Pi*t/(delayHalf+1))
-		s := 1.0
-		if t != 0 {
-			s = math.Sin(math.Pi*t) / (math.Pi * t)
-		}
-		h[j+delayHalf] = s * w
-	}
-	return h
-}
 
 func add(a, b []float64) []float64 {
 	out := make([]float64, len(a))
@@ -149,33 +53,17 @@ func spectraOf(t *testing.T, a *CrossAverager, x, y []float64, n, hop int) int {
 // with uncorrelated noise 40 dB down added in every band (an independent
 // white noise through the same filters, its RMS 1/100 of the signal's):
 // the measurement y and the system's response at f, from the biquads'
-// and the delay's own coefficients (delayResponse).
+// and the delay's own coefficients (apptest.DelayResponse).
 func knownSystem(n int, fs, delay float64, seed uint64) (x, y []float64, h func(f float64) complex128) {
-	peq, hp := peakingEQ(1000, 6, 2, fs), highPass(80, math.Sqrt(0.5), fs)
-	x = whiteNoise(n, seed, 0.1)
-	f := delayed(hp.filter(peq.filter(x)), delay)
-	noise := hp.filter(peq.filter(whiteNoise(n, seed+1, 0.001)))
+	peq, hp := apptest.PeakingEQ(1000, 6, 2, fs), apptest.HighPass(80, math.Sqrt(0.5), fs)
+	x = apptest.WhiteNoise(n, seed, 0.1)
+	f := apptest.Delayed(hp.Filter(peq.Filter(x)), delay)
+	noise := hp.Filter(peq.Filter(apptest.WhiteNoise(n, seed+1, 0.001)))
 	y = add(f, noise)
 	h = func(fr float64) complex128 {
-		return peq.response(fr, fs) * hp.response(fr, fs) * delayResponse(delay, fr, fs)
+		return peq.Response(fr, fs) * hp.Response(fr, fs) * apptest.DelayResponse(delay, fr, fs)
 	}
 	return x, y, h
-}
-
-// delayResponse is the frequency response of delayed's filter at f: the
-// 255 taps' DTFT (e^(−iωd) for a whole d).
-func delayResponse(d, f, fs float64) complex128 {
-	w := 2 * math.Pi * f / fs
-	di := math.Floor(d)
-	fr := d - di
-	if fr == 0 {
-		return cmplx.Exp(complex(0, -w*d))
-	}
-	var sum complex128
-	for j, v := range delayTaps(fr) {
-		sum += complex(v, 0) * cmplx.Exp(complex(0, -w*(di+float64(j-delayHalf))))
-	}
-	return sum
 }
 
 // alignedReference is x delayed by the whole samples of delay: frames of
@@ -184,7 +72,7 @@ func delayResponse(d, f, fs float64) complex128 {
 // signal: γ² ≈ 1 − (2π²/3)(D/N)² with a Hann window, 0.997 for 120 of
 // 8192, which caps the estimate's precision whatever the noise).
 func alignedReference(x []float64, delay float64) []float64 {
-	return delayed(x, math.Round(delay))
+	return apptest.Delayed(x, math.Round(delay))
 }
 
 // The delay of a known system is found (±0.1 sample); with the reference
@@ -232,7 +120,7 @@ func TestTransferKnownSystem(t *testing.T) {
 				if coh[k] < 0.95 || f < 50 {
 					continue
 				}
-				want := h(f) * delayResponse(-math.Round(delay), f, fs)
+				want := h(f) * apptest.DelayResponse(-math.Round(delay), f, fs)
 				dDeg := PhaseDeg(resp[k] / want)
 				if coh[k] >= magLimit {
 					worstDB = max(worstDB, math.Abs(MagnitudeDB(resp[k])-MagnitudeDB(want)))
@@ -248,44 +136,6 @@ func TestTransferKnownSystem(t *testing.T) {
 	}
 }
 
-// scipyCoherence is scipy.signal.coherence(x, y, window='hann',
-// nperseg=n, noverlap=n/2) (detrend='constant', one-sided), in float64:
-// |Pxy|²/(Pxx·Pyy) of Welch averages of mean-removed, Hann-windowed
-// segments.
-func scipyCoherence(x, y []float64, n int) []float64 {
-	fft := fourier.NewFFT(n)
-	w := hannPeriodic(n)
-	bins := n/2 + 1
-	pxy := make([]complex128, bins)
-	pxx, pyy := make([]float64, bins), make([]float64, bins)
-	fx, fy := make([]float64, n), make([]float64, n)
-	X, Y := make([]complex128, bins), make([]complex128, bins)
-	for s := 0; s+n <= len(x); s += n / 2 {
-		mx, my := 0.0, 0.0
-		for i := range n {
-			mx += x[s+i]
-			my += y[s+i]
-		}
-		mx, my = mx/float64(n), my/float64(n)
-		for i := range n {
-			fx[i], fy[i] = (x[s+i]-mx)*w[i], (y[s+i]-my)*w[i]
-		}
-		fft.Coefficients(X, fx)
-		fft.Coefficients(Y, fy)
-		for k := range bins {
-			pxy[k] += cmplx.Conj(X[k]) * Y[k]
-			pxx[k] += real(X[k] * cmplx.Conj(X[k]))
-			pyy[k] += real(Y[k] * cmplx.Conj(Y[k]))
-		}
-	}
-	c := make([]float64, bins)
-	for k := range c {
-		m := cmplx.Abs(pxy[k])
-		c[k] = m * m / (pxx[k] * pyy[k])
-	}
-	return c
-}
-
 // Coherence matches scipy.signal.coherence's estimate (bins 2 and up:
 // scipy removes each segment's mean, which changes bins 0 and 1 only)
 // within ±0.01, and, with a known SNR, SNR/(1+SNR) on average over the
@@ -293,9 +143,9 @@ func scipyCoherence(x, y []float64, n int) []float64 {
 func TestTransferCoherence(t *testing.T) {
 	const n = 1024
 	frames := 256
-	x := whiteNoise(n/2*(frames+1), 3, 1)
+	x := apptest.WhiteNoise(n/2*(frames+1), 3, 1)
 	const snr = 3.0
-	y := add(delayed(x, 3), whiteNoise(len(x), 4, 1/math.Sqrt(snr)))
+	y := add(apptest.Delayed(x, 3), apptest.WhiteNoise(len(x), 4, 1/math.Sqrt(snr)))
 	a, err := NewCrossAverager(n/2+1, MaxTransferFrames, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +153,7 @@ func TestTransferCoherence(t *testing.T) {
 	spectraOf(t, a, x, y, n, n/2)
 	coh := make([]float64, n/2+1)
 	a.Spectra().Coherence(coh)
-	ref := scipyCoherence(x, y, n)
+	ref := apptest.ScipyCoherence(x, y, n)
 	worst, mean := 0.0, 0.0
 	for k := 2; k <= n/2; k++ {
 		worst = max(worst, math.Abs(coh[k]-ref[k]))

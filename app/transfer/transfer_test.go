@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -17,100 +16,6 @@ import (
 )
 
 // ---- an independent float64 model of the system under test
-
-// biquad is an RBJ cookbook filter, normalised by a0.
-type biquad struct{ b0, b1, b2, a1, a2 float64 }
-
-func peakingEQ(f0, gainDB, q, fs float64) biquad {
-	A := math.Pow(10, gainDB/40)
-	w := 2 * math.Pi * f0 / fs
-	al := math.Sin(w) / (2 * q)
-	a0 := 1 + al/A
-	return biquad{(1 + al*A) / a0, -2 * math.Cos(w) / a0, (1 - al*A) / a0, -2 * math.Cos(w) / a0, (1 - al/A) / a0}
-}
-
-func highPass(f0, q, fs float64) biquad {
-	w := 2 * math.Pi * f0 / fs
-	al, c := math.Sin(w)/(2*q), math.Cos(w)
-	a0 := 1 + al
-	return biquad{(1 + c) / 2 / a0, -(1 + c) / a0, (1 + c) / 2 / a0, -2 * c / a0, (1 - al) / a0}
-}
-
-func (b biquad) response(f, fs float64) complex128 {
-	z1 := cmplx.Exp(complex(0, -2*math.Pi*f/fs))
-	z2 := z1 * z1
-	return (complex(b.b0, 0) + complex(b.b1, 0)*z1 + complex(b.b2, 0)*z2) / (1 + complex(b.a1, 0)*z1 + complex(b.a2, 0)*z2)
-}
-
-func (b biquad) filter(x []float64) []float64 {
-	y := make([]float64, len(x))
-	var x1, x2, y1, y2 float64
-	for i, v := range x {
-		o := b.b0*v + b.b1*x1 + b.b2*x2 - b.a1*y1 - b.a2*y2
-		x2, x1, y2, y1 = x1, v, y1, o
-		y[i] = o
-	}
-	return y
-}
-
-const tapsHalf = 127
-
-// fracTaps is a Blackman-windowed sinc delaying by fr ∈ (0, 1) samples.
-func fracTaps(fr float64) []float64 {
-	h := make([]float64, 2*tapsHalf+1)
-	for j := -tapsHalf; j <= tapsHalf; j++ {
-		t := float64(j) - fr
-		w := 0.42 + 0.5*math.Cos(math.Pi*t/(tapsHalf+1)) + 0.08*math.Cos(2*math.Pi*t/(tapsHalf+1))
-		s := 1.0
-		if t != 0 {
-			s = math.Sin(math.Pi*t) / (math.Pi * t)
-		}
-		h[j+tapsHalf] = s * w
-	}
-	return h
-}
-
-// delay returns x delayed by d samples (fractional by fracTaps), zero
-// before x begins, and the delay's frequency response.
-func delay(x []float64, d float64) ([]float64, func(f, fs float64) complex128) {
-	di := math.Floor(d)
-	fr := d - di
-	y := make([]float64, len(x))
-	if fr == 0 {
-		for i := range y {
-			if j := i - int(di); j >= 0 && j < len(x) {
-				y[i] = x[j]
-			}
-		}
-		return y, func(f, fs float64) complex128 { return cmplx.Exp(complex(0, -2*math.Pi*f/fs*d)) }
-	}
-	h := fracTaps(fr)
-	for i := range y {
-		s := 0.0
-		for j, v := range h {
-			if k := i - int(di) - (j - tapsHalf); k >= 0 && k < len(x) {
-				s += v * x[k]
-			}
-		}
-		y[i] = s
-	}
-	return y, func(f, fs float64) complex128 {
-		var sum complex128
-		for j, v := range h {
-			sum += complex(v, 0) * cmplx.Exp(complex(0, -2*math.Pi*f/fs*(di+float64(j-tapsHalf))))
-		}
-		return sum
-	}
-}
-
-func noise(n int, seed uint64, rms float64) []float64 {
-	r := rand.New(rand.NewPCG(seed, seed))
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = r.NormFloat64() * rms
-	}
-	return x
-}
 
 func f32(x []float64) []float32 {
 	out := make([]float32, len(x))
@@ -126,14 +31,14 @@ func f32(x []float64) []float32 {
 // independent noise through the same filters, 1/100 of the RMS); and its
 // response.
 func system(x []float64, fs, d, pol float64, seed uint64) ([]float64, func(f float64) complex128) {
-	peq, hp := peakingEQ(1000, 6, 2, fs), highPass(80, math.Sqrt(0.5), fs)
-	y, dr := delay(hp.filter(peq.filter(x)), d)
-	n := hp.filter(peq.filter(noise(len(x), seed, 0.001)))
+	peq, hp := apptest.PeakingEQ(1000, 6, 2, fs), apptest.HighPass(80, math.Sqrt(0.5), fs)
+	y := apptest.Delayed(hp.Filter(peq.Filter(x)), d)
+	n := hp.Filter(peq.Filter(apptest.WhiteNoise(len(x), seed, 0.001)))
 	for i := range y {
 		y[i] = pol*y[i] + n[i]
 	}
 	return y, func(f float64) complex128 {
-		return complex(pol, 0) * peq.response(f, fs) * hp.response(f, fs) * dr(f, fs)
+		return complex(pol, 0) * peq.Response(f, fs) * hp.Response(f, fs) * apptest.DelayResponse(d, f, fs)
 	}
 }
 
@@ -157,7 +62,7 @@ func TestTransferKnownSystem(t *testing.T) {
 	if testing.Short() {
 		frames = 28
 	}
-	x := noise(n/2*(frames+1), 7, 0.1)
+	x := apptest.WhiteNoise(n/2*(frames+1), 7, 0.1)
 	cases := []struct{ d, pol float64 }{{40, 1}, {40.37, 1}, {-25, -1}}
 	var meas []Signal
 	var want []func(float64) complex128
@@ -222,39 +127,6 @@ func TestTransferKnownSystem(t *testing.T) {
 	}
 }
 
-// scipyCoherence is scipy.signal.coherence(x, y, fs, window='hann',
-// nperseg=n, noverlap=n/2) in float64 (detrend='constant': each
-// segment's mean removed), by a plain DFT-free FFT of apptest.
-func scipyCoherence(x, y []float64, n int) []float64 {
-	bins := n/2 + 1
-	pxy := make([]complex128, bins)
-	pxx, pyy := make([]float64, bins), make([]float64, bins)
-	for s := 0; s+n <= len(x); s += n / 2 {
-		mx, my := 0.0, 0.0
-		for i := range n {
-			mx, my = mx+x[s+i], my+y[s+i]
-		}
-		mx, my = mx/float64(n), my/float64(n)
-		fx, fy := make([]complex128, n), make([]complex128, n)
-		for i := range n {
-			w := 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n))
-			fx[i], fy[i] = complex((x[s+i]-mx)*w, 0), complex((y[s+i]-my)*w, 0)
-		}
-		X, Y := apptest.FFT64(fx), apptest.FFT64(fy)
-		for k := range bins {
-			pxy[k] += cmplx.Conj(X[k]) * Y[k]
-			pxx[k] += real(X[k] * cmplx.Conj(X[k]))
-			pyy[k] += real(Y[k] * cmplx.Conj(Y[k]))
-		}
-	}
-	c := make([]float64, bins)
-	for k := range c {
-		a := cmplx.Abs(pxy[k])
-		c[k] = a * a / (pxx[k] * pyy[k])
-	}
-	return c
-}
-
 // The pipeline's coherence (no delay taken out) matches scipy's
 // definition within ±0.01 at every bin from 2 up (the mean removal
 // changes bins 0 and 1 only), and with a known SNR of 3 (4.8 dB) its
@@ -266,21 +138,21 @@ func TestTransferCoherence(t *testing.T) {
 	if testing.Short() {
 		frames = 128 // the estimate's bias (1−γ²)²/frames is still 5e-4
 	}
-	x := noise(n/2*(frames+1), 3, 1)
+	x := apptest.WhiteNoise(n/2*(frames+1), 3, 1)
 	const snr = 3.0
-	yd, _ := delay(x, 3)
-	nz := noise(len(x), 4, 1/math.Sqrt(snr))
+	yd := apptest.Delayed(x, 3)
+	nz := apptest.WhiteNoise(len(x), 4, 1/math.Sqrt(snr))
 	for i := range yd {
 		yd[i] += nz[i]
 	}
-	unrelated := noise(len(x), 5, 1)
+	unrelated := apptest.WhiteNoise(len(x), 5, 1)
 	o := Options{FFT: n, OverlapPct: 50, Window: window.Func{Kind: window.Hann}, Average: dual.AverageComplex}
 	for _, eng := range engineSets(t) {
 		res, err := AnalyzeSignals(context.Background(), f32(x), []Signal{{1, f32(yd)}, {2, f32(unrelated)}}, fs, o, eng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref := scipyCoherence(x, yd, n)
+		ref := apptest.ScipyCoherence(x, yd, n)
 		worst := 0.0
 		for k := 2; k <= n/2; k++ {
 			worst = max(worst, math.Abs(res.Channels[0].Coherence[k]-ref[k]))
@@ -310,8 +182,8 @@ func TestTransferCoherence(t *testing.T) {
 // mismatched rates are input errors.
 func TestTransferFiles(t *testing.T) {
 	const fs, n = 8000, 1024
-	x := noise(n*10, 9, 0.2)
-	y, _ := delay(x, 8)
+	x := apptest.WhiteNoise(n*10, 9, 0.2)
+	y := apptest.Delayed(x, 8)
 	dir := t.TempDir()
 	both, refPath, measPath, other := dir+"/both.wav", dir+"/ref.wav", dir+"/meas.wav", dir+"/other.wav"
 	apptest.WriteWAV(t, both, fs, [][]float32{f32(y), f32(x)})
