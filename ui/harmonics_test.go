@@ -2,63 +2,15 @@ package ui
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/internal/uitest"
 	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
-	"gonum.org/v1/gonum/dsp/fourier"
 )
-
-// distortedSpectrum is what the engine hands the window for a1·sin(2πf0t)
-// plus harmonics amps[n]·sin(2πn·f0·t + φn) and white noise of RMS sigma
-// at rate Hz: the power spectrum of `frames` windowed N-point frames,
-// averaged in power, scaled to sine-level dBFS (a sine of amplitude A on
-// a bin reads 20·log10 A) and rounded to float32 dB. It is computed here
-// in float64 with gonum's FFT, independently of the engines.
-func distortedSpectrum(t *testing.T, winName string, n, rate int, a1, f0 float64, amps map[int]float64, sigma float64, frames int) []float32 {
-	t.Helper()
-	win, err := window.Parse(winName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := win.Values(n)
-	sum := 0.0
-	for _, v := range w {
-		sum += v
-	}
-	rng := rand.New(rand.NewPCG(1, 1))
-	phase := map[int]float64{}
-	for h := range amps {
-		phase[h] = rng.Float64() * 2 * math.Pi
-	}
-	fft := fourier.NewFFT(n)
-	x := make([]float64, n)
-	coef := make([]complex128, n/2+1)
-	acc := make([]float64, n/2+1)
-	for f := range frames {
-		for i := range x {
-			tt := float64(f*n+i) / float64(rate)
-			s := a1 * math.Sin(2*math.Pi*f0*tt)
-			for h, a := range amps {
-				s += a * math.Sin(2*math.Pi*float64(h)*f0*tt+phase[h])
-			}
-			x[i] = (s + sigma*rng.NormFloat64()) * w[i]
-		}
-		fft.Coefficients(coef, x)
-		for k, c := range coef {
-			acc[k] += (real(c)*real(c) + imag(c)*imag(c)) * 4 / (sum * sum) / float64(frames)
-		}
-	}
-	db := make([]float32, len(acc))
-	for k, p := range acc {
-		db[k] = float32(10 * math.Log10(p))
-	}
-	return db
-}
 
 // TestHarmonicReadout: on a spectrum with known harmonics (0.1 %, 0.05 %
 // and 0.02 % at 2, 3 and 5 × 1 kHz, noise 120 dB under the fundamental)
@@ -71,7 +23,7 @@ func TestHarmonicReadout(t *testing.T) {
 	truth := 100 * math.Sqrt(0.001*0.001+0.0005*0.0005+0.0002*0.0002) // %
 	e := newFakeEngine()
 	e.fft = n
-	e.spectrum = distortedSpectrum(t, "blackman-harris", n, rate, a1, f0, amps, 1e-6, 8)
+	e.spectrum = uitest.DistortedSpectrum(t, "blackman-harris", n, rate, a1, f0, amps, 1e-6, 8)
 	w, _ := newTestWindow(t, e)
 	w.c.window.SetSelected("blackman-harris")
 	w.c.avg.SetSelected("Off")
@@ -209,7 +161,7 @@ func TestFileViewMeasures(t *testing.T) {
 	const rate, n, a1, f0 = 48000, 8192, 0.25, 1500.0
 	amps := map[int]float64{2: 0.002 * a1, 4: 0.001 * a1}
 	truth := 100 * math.Sqrt(0.002*0.002+0.001*0.001)
-	db := distortedSpectrum(t, "flattop", n, rate, a1, f0, amps, 1e-5, 4)
+	db := uitest.DistortedSpectrum(t, "flattop", n, rate, a1, f0, amps, 1e-5, 4)
 	e := newFakeEngine()
 	e.file = syntheticFile()
 	e.file.Window, _ = window.Parse("flattop")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/ui/internal/uitest"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -235,7 +236,7 @@ func TestHarmonicReadoutOnLongTerm(t *testing.T) {
 	truth := 100 * math.Sqrt(0.001*0.001+0.0005*0.0005) // %
 	e := newFakeEngine()
 	e.fft = n
-	e.spectrum = distortedSpectrum(t, "blackman-harris", n, rate, a1, f0, amps, 1e-6, 8)
+	e.spectrum = uitest.DistortedSpectrum(t, "blackman-harris", n, rate, a1, f0, amps, 1e-6, 8)
 	w, _ := newTestWindow(t, e)
 	w.c.window.SetSelected("blackman-harris")
 	w.c.avg.SetSelected("Long-term (since reset)")

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/prismaudio/prism/ui/internal/uitest"
 )
 
 // TestHarmonicWindows: the readout is exact (THD within 0.002 %) with the
@@ -19,7 +21,7 @@ func TestHarmonicWindows(t *testing.T) {
 	}{{"rect", false}, {"hann", false}, {"hamming", false}, {"blackman", false},
 		{"blackman-harris", true}, {"flattop", true}, {"kaiser:20", true}} {
 		var h HarmonicMeter
-		h.measure(distortedSpectrum(t, c.window, n, rate, a1, f0, amps, 1e-5, 8), rate/float64(n), windowOf(c.window))
+		h.measure(uitest.DistortedSpectrum(t, c.window, n, rate, a1, f0, amps, 1e-5, 8), rate/float64(n), windowOf(c.window))
 		warned := strings.Contains(string(h.note), "leaks")
 		t.Logf("%-16s THD %.5f %% (truth %.5f)  %s  %s", c.window, h.res.THDPercent, truth, h.line, h.note)
 		if warned == c.clean {
