@@ -230,11 +230,16 @@ func TestWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Stop()
-	deadline := time.Now().Add(3 * time.Second)
-	for rec.Stats().Reopens < 2 && time.Now().Before(deadline) {
+	start := time.Now()
+	deadline := start.Add(15 * time.Second) // a bound for a loaded machine, not a timing under test
+	for done := func() bool { st := rec.Stats(); return st.Reopens >= 2 && st.RingFrames >= 2*10*240 }; !done() && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	st := rec.Stats()
+	// (a reopened source has been seen, about once in 30 runs, to deliver
+	// nothing until the watchdog's 3-s grace for a new source reopened it
+	// once more: the stream still goes on, which is what is asserted)
+	t.Logf("two reopenings and the stream going on after %v", time.Since(start))
 	if st.Stalls < 2 || st.Reopens < 2 || opens.Load() < 3 || st.RingFrames < 2*10*240 {
 		t.Errorf("stats %+v, opens %d", st, opens.Load())
 	}
