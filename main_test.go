@@ -659,26 +659,27 @@ func TestQuietTerminal(t *testing.T) {
 	t.Logf("with PRISM_VERBOSE=1: %d library lines (this machine has %s)", len(loud), map[bool]string{true: "no sound card: ALSA complains", false: "nothing for ALSA to complain about"}[len(loud) > 0])
 }
 
-// writeTone writes a 16-bit stereo WAV of seconds of a 1 kHz tone at
-// 48 kHz.
-func writeTone(t *testing.T, path string, seconds float64) {
+// writeTone writes a 16-bit WAV of seconds of a 1 kHz tone at 48 kHz,
+// the same on each of ch channels.
+func writeTone(t *testing.T, path string, ch int, seconds float64) {
 	t.Helper()
 	const rate = 48000
 	n := int(seconds * rate)
 	var b bytes.Buffer
 	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
 	b.WriteString("RIFF")
-	le(uint32(36 + 4*n))
+	le(uint32(36 + 2*ch*n))
 	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(2), uint32(rate), uint32(4 * rate), uint16(4), uint16(16)} {
+	for _, v := range []any{uint32(16), uint16(1), uint16(ch), uint32(rate), uint32(2 * ch * rate), uint16(2 * ch), uint16(16)} {
 		le(v)
 	}
 	b.WriteString("data")
-	le(uint32(4 * n))
+	le(uint32(2 * ch * n))
 	for i := range n {
 		v := int16(16000 * math.Sin(2*math.Pi*1000*float64(i)/rate))
-		le(v)
-		le(v)
+		for range ch {
+			le(v)
+		}
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -698,7 +699,7 @@ func TestAddressSpaceLimit(t *testing.T) {
 	bin := buildPrism(t)
 	dir := t.TempDir()
 	in := filepath.Join(dir, "tone.wav")
-	writeTone(t, in, 3)
+	writeTone(t, in, 2, 3)
 	for _, args := range [][]string{
 		{"analyze", in, "-o", filepath.Join(dir, "o.png")},
 		{"levels", in},
@@ -734,30 +735,6 @@ func writePNGFile(path string, img image.Image) error {
 	return f.Close()
 }
 
-// writeMonoTone writes a 16-bit mono WAV of seconds of a 1 kHz tone at
-// 48 kHz.
-func writeMonoTone(t *testing.T, path string, seconds float64) {
-	t.Helper()
-	const rate = 48000
-	n := int(seconds * rate)
-	var b bytes.Buffer
-	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	le(uint32(36 + 2*n))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
-		le(v)
-	}
-	b.WriteString("data")
-	le(uint32(2 * n))
-	for i := range n {
-		le(int16(16000 * math.Sin(2*math.Pi*1000*float64(i)/rate)))
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDesktopSourceChannelChanges (issue 33, item 12): the real window on
 // the stereo generator has its live source switched (through
 // PRISM_UI_SOURCES, as the Source control switches it) to a mono WAV
@@ -772,7 +749,7 @@ func TestDesktopSourceChannelChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	mono := filepath.Join(dir, "mono.wav")
-	writeMonoTone(t, mono, 3)
+	writeTone(t, mono, 1, 3)
 	t.Setenv("PRISM_UI_SOURCES", fifo)
 	const gen = "sine:1000:-6"
 	w := startWindow(t, "--generator", gen, "--fft", "4096", "--hop", "1024")
