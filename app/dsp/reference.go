@@ -17,11 +17,23 @@ import (
 
 // Trace is a named spectrum: Level[i] (dB, any unit) at FreqHz[i] (≥ 0,
 // increasing). A level may be −Inf (a silent bin), never NaN.
+//
+// A trace of a transfer function (a dual-channel measurement) has Level
+// the magnitude in dB and PhaseDeg and Coherence set too (the same
+// length as FreqHz; nil for a spectrum). Unit names Level's unit as the
+// axes name it ("dBFS", "dBFS/Hz", "dB SPL", "dB" for a transfer
+// function); "" is a trace of unknown unit (an old file).
 type Trace struct {
-	Name   string
-	FreqHz []float64
-	Level  []float64
+	Name      string
+	FreqHz    []float64
+	Level     []float64
+	Unit      string
+	PhaseDeg  []float64 // transfer function: phase, degrees; nil for a spectrum
+	Coherence []float64 // transfer function: γ² in 0…1; nil for a spectrum
 }
+
+// IsTransfer reports whether t is a transfer function's trace.
+func (t *Trace) IsTransfer() bool { return t.PhaseDeg != nil }
 
 // NewTrace copies freqHz and level into a trace, checking them.
 func NewTrace(name string, freqHz, level []float64) (*Trace, error) {
