@@ -200,9 +200,18 @@ func (s *stallingSource) Read(dst []float32) (int, time.Time, error) {
 		// paced by its own clock, as a device is (5 ms of input every
 		// 5 ms): a late wake-up on a loaded machine is caught up, not
 		// accumulated into input arriving slower than real time
+		// It reports each block's time on that clock too, as a device
+		// reports its buffers' capture time: the recorder's hold after a
+		// reopening (audio's resync) is done only when its last two blocks
+		// came paced, and a late wake-up caught up on the last blocks made
+		// them look like a backlog (arrival times from time.Now 0 ms
+		// apart), so the ten blocks stayed held, unwritten, until the
+		// watchdog's 3-s grace for a fresh source reopened it again
+		// (TestWatchdog failed about once in 30 runs under load).
 		s.sent++
-		time.Sleep(time.Until(s.start.Add(time.Duration(s.sent) * 5 * time.Millisecond)))
-		return min(len(dst), 240), time.Now(), nil
+		due := s.start.Add(time.Duration(s.sent) * 5 * time.Millisecond)
+		time.Sleep(time.Until(due))
+		return min(len(dst), 240), due, nil
 	}
 	<-s.closed
 	return 0, time.Time{}, errors.New("closed")
@@ -236,9 +245,6 @@ func TestWatchdog(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	st := rec.Stats()
-	// (a reopened source has been seen, about once in 30 runs, to deliver
-	// nothing until the watchdog's 3-s grace for a new source reopened it
-	// once more: the stream still goes on, which is what is asserted)
 	t.Logf("two reopenings and the stream going on after %v", time.Since(start))
 	if st.Stalls < 2 || st.Reopens < 2 || opens.Load() < 3 || st.RingFrames < 2*10*240 {
 		t.Errorf("stats %+v, opens %d", st, opens.Load())
