@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -139,14 +138,14 @@ type Signal struct {
 // readChannels decodes the channels chans of path (nil: every channel but
 // skip).
 func readChannels(path string, chans []int, skip int) ([]Signal, int, []string, error) {
-	d, err := audio.Open(path)
-	if err != nil {
-		return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %w", err)}
-	}
-	defer d.Close()
-	f := d.Format()
 	if chans == nil {
-		for c := range f.Channels {
+		d, err := audio.Open(path)
+		if err != nil {
+			return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %w", err)}
+		}
+		n := d.Format().Channels
+		d.Close()
+		for c := range n {
 			if c != skip {
 				chans = append(chans, c)
 			}
@@ -155,34 +154,15 @@ func readChannels(path string, chans []int, skip int) ([]Signal, int, []string, 
 			return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %s has no channel besides the reference", path)}
 		}
 	}
-	for _, c := range chans {
-		if c < 0 || c >= f.Channels {
-			return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %s has %d channels, no channel %d", path, f.Channels, c)}
-		}
+	samples, f, warnings, err := audio.ReadChannels(path, chans)
+	if err != nil {
+		return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %w", err)}
 	}
 	out := make([]Signal, len(chans))
 	for i, c := range chans {
-		out[i].Index = c
-		if f.Frames > 0 {
-			out[i].Samples = make([]float32, 0, f.Frames)
-		}
+		out[i] = Signal{Index: c, Samples: samples[i]}
 	}
-	buf := make([]float32, 8192*f.Channels)
-	for {
-		n, err := d.Read(buf)
-		for i, c := range chans {
-			for j := range n {
-				out[i].Samples = append(out[i].Samples, buf[j*f.Channels+c])
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("transfer: %w", err)}
-		}
-	}
-	return out, f.SampleRate, d.Warnings(), nil
+	return out, f.SampleRate, warnings, nil
 }
 
 // AnalyzeSignals measures the measurement channels meas against the
