@@ -17,10 +17,11 @@ type LineOptions struct {
 	Title         string
 }
 
-// lineColors tell up to eight traces apart (then they repeat).
+// lineColors tell up to ten traces apart (then they repeat).
 var lineColors = []color.RGBA{
 	{255, 200, 60, 255}, {90, 180, 255, 255}, {255, 100, 110, 255}, {120, 220, 120, 255},
 	{200, 140, 255, 255}, {255, 150, 60, 255}, {80, 220, 210, 255}, {230, 230, 230, 255},
+	{255, 120, 200, 255}, {170, 170, 90, 255},
 }
 
 // Lines draws traces (levels[c][k] at freqHz[k], names[c] in the legend)
@@ -28,11 +29,32 @@ var lineColors = []color.RGBA{
 // labels, title and legend. Levels outside the range are clipped to it;
 // −Inf and NaN break the line.
 func Lines(o LineOptions, sampleRate, fft int, freqHz []float64, levels [][]float64, names []string) *image.RGBA {
+	axis := NewFreqAxis(o.Scale, sampleRate, fft)
+	return lines(o, xAxis{pos: axis.Pos, ticks: FreqTicks(axis, o.Width), label: FormatHz, unit: "Hz"}, freqHz, levels, names)
+}
+
+// TimeLines draws traces (levels[c][i] at t[i] seconds) over a linear
+// time axis from 0 to seconds, as Lines does over frequency.
+func TimeLines(o LineOptions, seconds float64, t []float64, levels [][]float64, names []string) *image.RGBA {
+	pos := func(v float64) float64 { return v / seconds }
+	label := func(v float64) string { return FormatSeconds(v, seconds) }
+	return lines(o, xAxis{pos: pos, ticks: TimeTicks(seconds, o.Width), label: label, unit: "s"}, t, levels, names)
+}
+
+// xAxis is a line plot's horizontal axis: where a value lies (0…1), its
+// ticks, their labels and the axis's unit.
+type xAxis struct {
+	pos   func(float64) float64
+	ticks []float64
+	label func(float64) string
+	unit  string
+}
+
+func lines(o LineOptions, ax xAxis, xs []float64, levels [][]float64, names []string) *image.RGBA {
 	W, H := o.Width, o.Height
 	x0, y0 := marginLeft, marginTop
 	img := image.NewRGBA(image.Rect(0, 0, marginLeft+W+marginRight, marginTop+H+marginBottom))
 	draw.Draw(img, img.Bounds(), image.NewUniform(color.RGBA{18, 18, 24, 255}), image.Point{}, draw.Src)
-	axis := NewFreqAxis(o.Scale, sampleRate, fft)
 	ypos := func(db float64) float64 {
 		return float64(y0) + (o.DBMax-db)/(o.DBMax-o.DBMin)*float64(H-1)
 	}
@@ -43,13 +65,13 @@ func Lines(o LineOptions, sampleRate, fft int, freqHz []float64, levels [][]floa
 		hline(img, x0-6, x0-1, y, GridColor)
 		text(img, fmt.Sprintf("%g", v), x0-9, y, 1, 0.5)
 	}
-	for _, f := range FreqTicks(axis, W) {
-		x := x0 + int(math.Round(axis.Pos(f)*float64(W-1)))
+	for _, f := range ax.ticks {
+		x := x0 + int(math.Round(ax.pos(f)*float64(W-1)))
 		vline(img, x, y0, y0+H, grid)
 		vline(img, x, y0+H+1, y0+H+6, GridColor)
-		text(img, FormatHz(f), x, y0+H+9, 0.5, 0)
+		text(img, ax.label(f), x, y0+H+9, 0.5, 0)
 	}
-	text(img, "Hz", x0+W/2, y0+H+30, 0.5, 0)
+	text(img, ax.unit, x0+W/2, y0+H+30, 0.5, 0)
 	text(img, o.Unit, 8, y0-22, 0, 0)
 	if o.Title != "" {
 		text(img, o.Title, x0, 12, 0, 0)
@@ -58,8 +80,11 @@ func Lines(o LineOptions, sampleRate, fft int, freqHz []float64, levels [][]floa
 	for c, lv := range levels {
 		col := lineColors[c%len(lineColors)]
 		prev, ok := image.Point{}, false
-		for k, f := range freqHz {
-			p := axis.Pos(f)
+		for k, f := range xs {
+			if k >= len(lv) {
+				break
+			}
+			p := ax.pos(f)
 			v := lv[k]
 			if p < 0 || p > 1 || math.IsNaN(v) || math.IsInf(v, -1) {
 				ok = false
