@@ -13,7 +13,7 @@ export LANGUAGE ?= en
 
 GO ?= go
 
-.PHONY: setup build run test bench bench-clfft devices clean screenshot
+.PHONY: setup build run test bench bench-clfft devices clean screenshot dist
 
 setup:
 	@scripts/setup.sh
@@ -69,6 +69,10 @@ test: setup
 	$(GO) test -run '^$$' -fuzz FuzzMP3 -fuzztime 70000x -fuzzminimizetime 10x ./audio
 	$(GO) test -count=1 -run '^$$' -bench . -benchtime 1x ./...
 
+# The packages: a Debian package and a tarball in dist/ (scripts/dist.sh).
+dist: setup
+	scripts/dist.sh dist
+
 bench: build
 	./prism bench
 
@@ -82,7 +86,7 @@ devices: build
 	./prism devices
 
 clean:
-	rm -f prism
+	rm -rf prism dist
 
 # The README's picture (docs/window.png): the real window under a private
 # Xvfb at 1280×800, on the generator, as TestDesktopSmoke sees it.

@@ -26,6 +26,9 @@ func main() {
 	args := os.Args[1:]
 	cli.EnableProbe()
 	proc.EnableFastExit()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		os.Exit(cli.Run(args, os.Stdout, os.Stderr))
+	}
 	if code, ok := runWindow(args); ok {
 		os.Exit(code)
 	}

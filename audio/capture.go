@@ -209,3 +209,7 @@ func (c *Capture) Close() error {
 	})
 	return err
 }
+
+// PortAudio is the PortAudio library this build captures with ("" in a
+// build without cgo): its version text.
+func PortAudio() string { return portaudio.VersionText() }

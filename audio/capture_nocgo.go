@@ -29,3 +29,6 @@ func (p *Playback) Channels() int         { return 0 }
 func (p *Playback) Underflows() uint64    { return 0 }
 func (p *Playback) Write([]float32) error { return ErrNoOutputDevice }
 func (p *Playback) Close() error          { return nil }
+
+// PortAudio is "" in a build without cgo: there is no PortAudio.
+func PortAudio() string { return "" }

@@ -14,13 +14,16 @@ GO_DIR=${PRISM_GO_DIR:-$HOME/.cache/prism-go/go$GO_VERSION}
 # Xvfb and GL/X development files for the Fyne UI; unzip and curl for the Go
 # bootstrap; python3-scipy as an independent reference in tests; libmpg123
 # (loaded at run time) for MP3 decoded to float, and lame, mpg123 and flac as
-# reference encoders and decoders in the audio tests.
+# reference encoders and decoders in the audio tests; dpkg-dev (dpkg-shlibdeps),
+# desktop-file-utils, appstream and man-db to build and check the packages
+# (make dist).
 PACKAGES=(
   gcc pkg-config make curl ca-certificates unzip git
   ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
   portaudio19-dev pulseaudio pulseaudio-utils alsa-utils libasound2-plugins sox
   libmpg123-0 lame mpg123 flac
   libgl1-mesa-dev xorg-dev xvfb xauth x11-apps xdotool imagemagick
+  dpkg-dev desktop-file-utils appstream man-db
 )
 
 missing=()

@@ -78,6 +78,7 @@ func Commands() []Command {
 		{"room", "room-acoustic parameters of an impulse response: EDT, T20, T30, C50, C80, D50 per band (ISO 3382), decay PNG, frequency response", runRoom},
 		{"filter", "band-filter an audio file (linear-phase FIR by FFT convolution) into a WAV", runFilter},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
+		{"version", "the release, commit, build date, Go version and whether PortAudio capture is in", runVersion},
 	}
 }
 
@@ -115,6 +116,9 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		Usage(stdout)
 		return ExitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(args[1:], stdout, stderr)
+	}
 	for _, c := range Commands() {
 		if c.Name == args[0] {
 			return c.Run(args[1:], stdout, stderr)
@@ -128,6 +132,7 @@ func Run(args []string, stdout, stderr io.Writer) int {
 // the flags on stderr; a bad flag prints one line (see parseError).
 func newFlags(name, usage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("prism "+name, flag.ContinueOnError)
+	noteUsage(fs, usage)
 	// The flag package prints its messages and the usage to the output on
 	// every error: it writes nowhere, and parseError speaks instead.
 	fs.SetOutput(io.Discard)
@@ -157,6 +162,9 @@ func parseError(fs *flag.FlagSet, err error, stderr io.Writer) int {
 // parse parses flags; it returns an exit code and false when the command
 // should stop (help shown or bad usage).
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	if described(fs) {
+		return ExitOK, false
+	}
 	if err := fs.Parse(args); err != nil {
 		return parseError(fs, err, stderr), false
 	}
@@ -170,6 +178,9 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 // parseCommand parses flags interleaved with positional arguments; ok is
 // false when the command should return code (help shown or bad flags).
 func parseCommand(fs *flag.FlagSet, args []string, stderr io.Writer) (pos []string, code int, ok bool) {
+	if described(fs) {
+		return nil, ExitOK, false
+	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return nil, parseError(fs, err, stderr), false

@@ -70,41 +70,58 @@ func Parse(args []string, stderr io.Writer) (f Flags, ok bool, err error) {
 			return f, false, nil
 		}
 	}
-	fs := flag.NewFlagSet("prism", flag.ContinueOnError)
+	fs := flagSet(&f)
 	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return f, true, err
+	}
+	return f, true, f.check(fs.Args())
+}
+
+// flagSet defines the window's flags into f.
+func flagSet(f *Flags) *flag.FlagSet {
+	fs := flag.NewFlagSet("prism", flag.ContinueOnError)
 	fs.StringVar(&f.Generator, "generator", "", "start on the signal generator: sine:F:DB, tones:F1,F2:DB, sweep:F0:F1:DB[:S], white:DB, pink:DB")
 	fs.StringVar(&f.Device, "device", "", "start on this audio input (index or name substring, see `prism devices`)")
 	fs.IntVar(&f.FFT, "fft", 0, fmt.Sprintf("FFT size, a power of two %d…%d (default: as last used)", engine.MinFFT, engine.MaxFFT))
 	fs.IntVar(&f.Hop, "hop", 0, "hop in samples, 1…FFT (default: as last used)")
 	fs.StringVar(&f.Engine, "engine", "auto", "engine: auto, gpu, cpu")
 	fs.Bool("verbose", false, "let the audio libraries' own messages through (read at start-up by package audio)")
-	if err := fs.Parse(args); err != nil {
-		return f, true, err
-	}
-	switch rest := fs.Args(); len(rest) {
+	return fs
+}
+
+// Describe is the window's own help, for the man page: its flags.
+func Describe() cli.CommandHelp {
+	var f Flags
+	return cli.HelpOf(flagSet(&f), "  prism [FILE] [flags]\n  Opens the desktop window on the default input, the generator or FILE.\n", "the desktop window")
+}
+
+// check validates the parsed flags and takes the file argument, if any.
+func (f *Flags) check(rest []string) error {
+	switch len(rest) {
 	case 0:
 	case 1:
 		f.File = rest[0]
 	default:
-		return f, true, fmt.Errorf("one file at most, not %q", rest)
+		return fmt.Errorf("one file at most, not %q", rest)
 	}
 	if f.FFT != 0 && engine.CheckFFT(f.FFT, 1) != nil {
-		return f, true, fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, engine.MinFFT, engine.MaxFFT)
+		return fmt.Errorf("--fft %d: want a power of two %d…%d", f.FFT, engine.MinFFT, engine.MaxFFT)
 	}
 	if f.Hop < 0 || (f.Hop > 0 && f.FFT > 0 && f.Hop > f.FFT) {
-		return f, true, fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
+		return fmt.Errorf("--hop %d: want 1…FFT", f.Hop)
 	}
 	if f.Generator != "" {
 		if _, err := session.ParseGeneratorSpec(f.Generator); err != nil {
-			return f, true, err
+			return err
 		}
 	}
 	switch f.Engine {
 	case "auto", "gpu", "cpu":
 	default:
-		return f, true, errors.New("--engine: want auto, gpu or cpu")
+		return errors.New("--engine: want auto, gpu or cpu")
 	}
-	return f, true, nil
+	return nil
 }
 
 // Main runs the window for args if they are the window's (see Parse) and
