@@ -5,6 +5,7 @@ package audio
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,10 +136,65 @@ func OpenCapture(cfg CaptureConfig) (*Capture, error) {
 }
 
 func openLocked(cfg CaptureConfig) (*Capture, error) {
+	if m, ok, err := monitorFor(cfg.Device); ok {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoInputDevice, err)
+		}
+		return openMonitorLocked(cfg, m)
+	}
 	dev, err := pickDevice(cfg.Device, true)
 	if err != nil {
 		return nil, err
 	}
+	return openDeviceLocked(cfg, dev)
+}
+
+// openMonitorLocked opens monitor m through the ALSA pulse plugin's device
+// ("pulse", else "default"), with PULSE_SOURCE naming m while the stream
+// opens (libpulse reads it then; it is put back after).
+func openMonitorLocked(cfg CaptureConfig, m Monitor) (*Capture, error) {
+	dev, err := pickExact("pulse", "default")
+	if err != nil {
+		return nil, err
+	}
+	prev, had := os.LookupEnv("PULSE_SOURCE")
+	os.Setenv("PULSE_SOURCE", m.Source)
+	defer func() {
+		if had {
+			os.Setenv("PULSE_SOURCE", prev)
+		} else {
+			os.Unsetenv("PULSE_SOURCE")
+		}
+	}()
+	if cfg.Rate == 0 {
+		cfg.Rate = m.Rate
+	}
+	c, err := openDeviceLocked(cfg, dev)
+	if err != nil {
+		return nil, err
+	}
+	c.name = m.Name
+	return c, nil
+}
+
+// pickExact finds the first input device named exactly one of names.
+func pickExact(names ...string) (*portaudio.DeviceInfo, error) {
+	devs, err := portaudio.Devices()
+	if err != nil {
+		return nil, fmt.Errorf("audio: list devices: %w", err)
+	}
+	for _, n := range names {
+		for _, d := range devs {
+			if d.Name == n && d.MaxInputChannels > 0 {
+				return d, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w: no ALSA device %q reaches the sound server (libasound2-plugins' pulse plugin)", ErrNoInputDevice, names[0])
+}
+
+func openDeviceLocked(cfg CaptureConfig, dev *portaudio.DeviceInfo) (*Capture, error) {
+	var err error
 	rate, ch := cfg.Rate, cfg.Channels
 	if rate == 0 {
 		rate = int(dev.DefaultSampleRate)

@@ -20,6 +20,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	}
 	devs, err := gpufft.Devices()
 	adevs, aerr := audio.Devices()
+	mons, merr := audio.Monitors()
 	if *asJSON {
 		tuning, terr := gpufft.TuningFromEnv()
 		out := struct {
@@ -27,10 +28,13 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 			OpenCLError string              `json:"opencl_error,omitempty"`
 			Audio       []audio.DeviceInfo  `json:"audio"`
 			AudioError  string              `json:"audio_error,omitempty"`
+			// the sound server's outputs' monitor sources (--device monitor)
+			Monitors     []audio.Monitor `json:"monitors"`
+			MonitorError string          `json:"monitor_error,omitempty"`
 			// the OpenCL engine's tuning in effect (its environment variables)
 			Tuning      gpufft.Tuning `json:"tuning"`
 			TuningError string        `json:"tuning_error,omitempty"`
-		}{OpenCL: devs, Audio: adevs, Tuning: tuning}
+		}{OpenCL: devs, Audio: adevs, Monitors: mons, Tuning: tuning}
 		if err != nil {
 			out.OpenCLError = err.Error()
 		}
@@ -39,6 +43,9 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		}
 		if aerr != nil {
 			out.AudioError = aerr.Error()
+		}
+		if merr != nil {
+			out.MonitorError = merr.Error()
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -67,6 +74,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  * default (choose with --device or %s: index or name)\n", gpufft.EnvDevice)
 	}
 	printAudioDevices(stdout, adevs, aerr)
+	printMonitors(stdout, mons, merr)
 	return ExitOK
 }
 
@@ -100,4 +108,25 @@ func printAudioDevices(w io.Writer, devs []audio.DeviceInfo, err error) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "  * default input (choose with prism capture --device: index or name)")
+}
+
+// printMonitors lists the sound server's monitor sources: what each
+// output plays, captured by --device with its name (the default output's
+// also by --device monitor).
+func printMonitors(w io.Writer, mons []audio.Monitor, err error) {
+	fmt.Fprintln(w, "\nMonitor sources (what an output plays; --device NAME):")
+	if err != nil {
+		fmt.Fprintf(w, "  none: %v\n", err)
+		return
+	}
+	if len(mons) == 0 {
+		fmt.Fprintln(w, "  none: the sound server has no outputs")
+	}
+	for _, m := range mons {
+		note := ""
+		if m.Default {
+			note = "   (the default output's: --device monitor)"
+		}
+		fmt.Fprintf(w, "  %s, %d Hz%s\n", m.Name, m.Rate, note)
+	}
 }

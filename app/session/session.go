@@ -279,7 +279,9 @@ func (m *Session) HasGPU() bool { return m.engines.HasGPU() }
 // (engine.Pair.GPUOnCPU).
 func (m *Session) GPUOnCPU() bool { return m.engines.GPUOnCPU() }
 
-// InputDevices lists the input devices' names, or says why there are none.
+// InputDevices lists the input devices' names and the sound server's
+// monitor sources' ("Monitor of …", opened by that name), or says why
+// there are none.
 func (m *Session) InputDevices() ([]string, error) {
 	devs, err := audio.Devices()
 	if err != nil {
@@ -289,6 +291,12 @@ func (m *Session) InputDevices() ([]string, error) {
 	for _, d := range devs {
 		if d.MaxInputChannels > 0 {
 			names = append(names, strings.TrimSpace(d.Name))
+		}
+	}
+	// what the sound server's outputs play, by their names
+	if mons, err := audio.Monitors(); err == nil {
+		for _, m := range mons {
+			names = append(names, m.Name)
 		}
 	}
 	if len(names) == 0 {
