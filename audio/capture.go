@@ -216,7 +216,7 @@ func openDeviceLocked(cfg CaptureConfig, dev *portaudio.DeviceInfo) (*Capture, e
 		FramesPerBuffer: fpb,
 	}
 	if err := portaudio.IsFormatSupported(p, c.buf); err != nil {
-		return nil, fmt.Errorf("audio: %s does not take %d Hz × %d channels: %w", dev.Name, rate, ch, err)
+		return nil, fmt.Errorf("audio: %s does not take %d Hz × %d channels (%v); it takes %s", dev.Name, rate, ch, err, rateList(ratesOf(dev, ch)))
 	}
 	if c.stream, err = portaudio.OpenStream(p, c.buf); err != nil {
 		return nil, fmt.Errorf("audio: open %s: %w", dev.Name, err)
@@ -269,3 +269,64 @@ func (c *Capture) Close() error {
 // PortAudio is the PortAudio library this build captures with ("" in a
 // build without cgo): its version text.
 func PortAudio() string { return portaudio.VersionText() }
+
+// StandardRates are the sample rates the window offers where a device
+// takes them, 8 kHz to 768 kHz.
+var StandardRates = []int{8000, 11025, 16000, 22050, 32000, 44100, 48000, 88200, 96000, 176400, 192000, 352800, 384000, 705600, 768000}
+
+// SupportedRates lists the standard rates the input device sel (as
+// OpenCapture takes it; a monitor source is asked through the sound
+// server's device) takes with channels channels (0: up to 2), by
+// PortAudio's format check.
+func SupportedRates(sel string, channels int) ([]int, error) {
+	paMu.Lock()
+	defer paMu.Unlock()
+	if err := portaudio.Initialize(); err != nil {
+		return nil, fmt.Errorf("%w: PortAudio: %v", ErrNoInputDevice, err)
+	}
+	defer portaudio.Terminate()
+	var dev *portaudio.DeviceInfo
+	var err error
+	if _, ok, merr := monitorFor(sel); ok {
+		if merr != nil {
+			return nil, fmt.Errorf("%w: %v", ErrNoInputDevice, merr)
+		}
+		dev, err = pickExact("pulse", "default")
+	} else {
+		dev, err = pickDevice(sel, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if channels == 0 {
+		channels = min(2, dev.MaxInputChannels)
+	}
+	return ratesOf(dev, channels), nil
+}
+
+// ratesOf is the standard rates dev takes with ch input channels.
+func ratesOf(dev *portaudio.DeviceInfo, ch int) []int {
+	var rates []int
+	for _, r := range StandardRates {
+		p := portaudio.StreamParameters{
+			Input:      portaudio.StreamDeviceParameters{Device: dev, Channels: ch, Latency: dev.DefaultLowInputLatency},
+			SampleRate: float64(r),
+		}
+		if portaudio.IsFormatSupported(p, make([]float32, ch)) == nil {
+			rates = append(rates, r)
+		}
+	}
+	return rates
+}
+
+// rateList writes rates for a message: "no standard rate" or "8000, …, 192000 Hz".
+func rateList(rates []int) string {
+	if len(rates) == 0 {
+		return "no standard rate"
+	}
+	s := make([]string, len(rates))
+	for i, r := range rates {
+		s[i] = strconv.Itoa(r)
+	}
+	return strings.Join(s, ", ") + " Hz"
+}

@@ -32,3 +32,12 @@ func (p *Playback) Close() error          { return nil }
 
 // PortAudio is "" in a build without cgo: there is no PortAudio.
 func PortAudio() string { return "" }
+
+// StandardRates are the sample rates the window offers where a device
+// takes them, 8 kHz to 768 kHz.
+var StandardRates = []int{8000, 11025, 16000, 22050, 32000, 44100, 48000, 88200, 96000, 176400, 192000, 352800, 384000, 705600, 768000}
+
+// SupportedRates reports that this build has no PortAudio.
+func SupportedRates(sel string, channels int) ([]int, error) {
+	return nil, fmt.Errorf("%w: built without cgo, so without PortAudio", ErrNoInputDevice)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,29 @@ func TestDevices(t *testing.T) {
 	}
 	if _, err := OpenCapture(CaptureConfig{Device: "9999"}); !errors.Is(err, ErrNoInputDevice) {
 		t.Errorf("bogus index: %v", err)
+	}
+}
+
+// TestSupportedRates: the default input (the sound server through ALSA's
+// pulse plugin, which resamples) takes the common rates; a rate it does
+// not take is refused by OpenCapture with the list of those it does.
+func TestSupportedRates(t *testing.T) {
+	requireAudio(t)
+	rates, err := SupportedRates("", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the default input takes %v", rates)
+	for _, want := range []int{44100, 48000, 96000} {
+		found := false
+		for _, r := range rates {
+			found = found || r == want
+		}
+		if !found {
+			t.Errorf("rates %v lack %d", rates, want)
+		}
+	}
+	if _, err := OpenCapture(CaptureConfig{Rate: 12345678, Channels: 2}); err == nil || !strings.Contains(err.Error(), "12345678 Hz") || !strings.Contains(err.Error(), "48000") {
+		t.Errorf("an impossible rate: %v", err)
 	}
 }

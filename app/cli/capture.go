@@ -181,5 +181,8 @@ func captureDone(st live.Stats, err error, stats bool, out string, stdout, stder
 		fmt.Fprintf(stderr, "prism: capture: warning: %d outage(s), %.3f s without input in all, kept in %s as gap rows\n",
 			st.Outages, float64(st.DroppedOutageFrames)/float64(st.SampleRate), out)
 	}
+	if n := st.BandLimitNotice(); n != "" {
+		fmt.Fprintf(stderr, "prism: capture: warning: %s\n", n)
+	}
 	return ExitOK
 }

@@ -112,6 +112,7 @@ type Live struct {
 	tee    teeRing
 	paused atomic.Bool
 	meters meter.Bank // the level meters, fed every block of input read
+	band   bandState  // the band-limit check (stats.go)
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the

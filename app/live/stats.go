@@ -1,10 +1,12 @@
 package live
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -52,6 +54,20 @@ type Stats struct {
 	PeakHz   float64 `json:"peak_hz,omitempty"`
 	PeakDBFS float64 `json:"peak_dbfs,omitempty"`
 	PeakNote string  `json:"peak_note,omitempty"`
+
+	// BandLimitHz, for an input above 48 kHz, is the standard Nyquist
+	// frequency above which its long-term spectrum carries nothing
+	// (dsp.BandLimit): it may be upsampled from twice that rate. 0 when
+	// it uses its band.
+	BandLimitHz float64 `json:"band_limit_hz,omitempty"`
+}
+
+// BandLimitNotice is what a user reads when BandLimitHz is set.
+func (s *Stats) BandLimitNotice() string {
+	if s.BandLimitHz <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("this %g kHz input carries nothing above %g kHz: it may be upsampled", float64(s.SampleRate)/1000, s.BandLimitHz/1000)
 }
 
 // StatsKeeper measures an analyzer fed from a recorder (Live, and the
@@ -177,7 +193,39 @@ func (l *Live) Stats() Stats {
 
 // ReadStats writes the current statistics into dst, reusing its EngineMs
 // map: a display polling it does not allocate. Any goroutine may call it.
-func (l *Live) ReadStats(dst *Stats) { l.stats.Read(dst) }
+func (l *Live) ReadStats(dst *Stats) {
+	l.stats.Read(dst)
+	dst.BandLimitHz = l.bandLimit(dst.SampleRate)
+}
+
+// bandState is the band-limit check's copy of the first channel's
+// long-term spectrum and its scratch, made once.
+type bandState struct {
+	mu      sync.Mutex
+	sp      Spectrum
+	scratch []float32
+}
+
+// bandLimit runs dsp.BandLimit on the first channel's long-term
+// average, for inputs above 48 kHz that have analyzed a second or more.
+func (l *Live) bandLimit(rate int) float64 {
+	if rate <= 48000 {
+		return 0
+	}
+	b := &l.band
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sp.Want = WantLongAvg
+	l.Latest(0, &b.sp)
+	g := b.sp.Geometry
+	if len(b.sp.LongAvg) == 0 || g.Hop <= 0 || b.sp.LongFrames*uint64(g.Hop) < uint64(rate) {
+		return 0
+	}
+	if len(b.scratch) < len(b.sp.LongAvg) {
+		b.scratch = make([]float32, len(b.sp.LongAvg))
+	}
+	return dsp.BandLimit(b.scratch, b.sp.LongAvg, b.sp.BinHz, rate)
+}
 
 // Snapshot writes the statistics as they stand into dst without the
 // source's counters or percentiles: for an analyzer fed from memory.

@@ -305,6 +305,13 @@ func (m *Session) InputDevices() ([]string, error) {
 	return names, nil
 }
 
+// InputRates lists the standard rates (audio.StandardRates, 8 kHz…768
+// kHz) the input device takes with channels channels (0: up to 2), by
+// PortAudio's format check; device is as SourceSpec.Device has it.
+func (m *Session) InputRates(device string, channels int) ([]int, error) {
+	return audio.SupportedRates(device, channels)
+}
+
 // Close stops the analysis and the recorder. Calling it twice is harmless.
 func (m *Session) Close() {
 	m.mu.Lock()

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Command gendist writes the generated files of Prism's packages into a
 // directory laid out as under /usr: share/man/man1/prism*.1,
 // share/bash-completion/completions/prism,
