@@ -32,7 +32,8 @@ const refMarker = "prism reference"
 //
 // (those not known left out), then the header freq_hz,level (a transfer
 // function: freq_hz,magnitude_db,phase_deg[,coherence]) and one row per
-// point, every value with %.17g (−Inf as -Inf) so a round trip is exact.
+// point, every value with %.17g (−Inf as -Inf; the "#" lines shortest) so a round
+// trip is exact.
 // A trace of no unit and no Info is written as before units: the header
 // first.
 func (t *Trace) WriteCSV(w io.Writer) error {
@@ -83,7 +84,7 @@ func writeTraceInfo(w *bufio.Writer, t *Trace) {
 		if v == 0 {
 			return ""
 		}
-		return strconv.FormatFloat(v, 'g', 17, 64)
+		return strconv.FormatFloat(v, 'g', -1, 64)
 	}
 	line("unit", t.Unit)
 	in := t.Info
@@ -92,7 +93,7 @@ func writeTraceInfo(w *bufio.Writer, t *Trace) {
 	}
 	line("calibration", in.CalNote)
 	if in.CalNote != "" {
-		line("calibration_offset_db", strconv.FormatFloat(in.CalOffsetDB, 'g', 17, 64))
+		line("calibration_offset_db", strconv.FormatFloat(in.CalOffsetDB, 'g', -1, 64))
 	}
 	line("microphone", in.Mic)
 	line("sample_rate_hz", num(in.SampleRateHz))
