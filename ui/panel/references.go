@@ -291,13 +291,20 @@ var refFiles = []string{".csv", ".CSV", ".txt", ".TXT", ".frd", ".FRD"}
 // traces asks which); a bad file is a message naming the line.
 func (p *References) loadDialog() {
 	p.host.ChooseFile(storage.NewExtensionFileFilter(refFiles), func(path string) error {
-		p.report(p.open(path))
-		return nil
+		p.Open(path)
+		return nil // said in the panel
 	})
 }
 
-// open reads the file at path: its one trace is loaded, or a dialog asks
-// which of its traces to load.
+// Open is what Load… does with the file chosen: its one trace is
+// loaded, or a dialog asks which of its traces to load (Choosing,
+// Choose). An error is also said above the rows (Message).
+func (p *References) Open(path string) error {
+	err := p.open(path)
+	p.report(err)
+	return err
+}
+
 func (p *References) open(path string) error {
 	ts, err := dsp.ReadTracesFile(path)
 	if err != nil {
