@@ -113,7 +113,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	names, units, why := w.rp.Rows()
-	wantWhy := "Not drawn: It is in dB SPL (calibration: " + spl.Info.CalNote + ") and the axis is dBFS with no calibration set — calibrate (Calibrate…) or switch the unit to dB SPL."
+	wantWhy := "Not drawn. It is in dB SPL (calibration: " + spl.Info.CalNote + "); the axis is dBFS and no calibration is set — use Calibrate… or switch the unit to dB SPL."
 	if !slices.Equal(names, []string{"bench", "spl", "room"}) || !slices.Equal(units, []string{"dBFS", "dB SPL", "dB SPL"}) ||
 		why[0] != "" || why[1] != wantWhy || why[2] != wantWhy {
 		t.Errorf("rows %q %q %q", names, units, why)
@@ -242,7 +242,7 @@ func TestLoadPrismFiles(t *testing.T) {
 	// REW's text: dB SPL, not drawn on this uncalibrated dBFS axis
 	rew := filepath.Join(dir, "sub.txt")
 	writeFile(t, rew, "* Measurement data measured by REW V5.20\n* Freq(Hz) SPL(dB)\n20.000 70.500\n200.000 75.250\n2000.000 72.000\n")
-	if err := w.rp.Open(rew); err != nil || w.rp.Refs()[4].Trace.Unit != "dB SPL" || !strings.Contains(w.rp.Refs()[4].NotDrawn, "no calibration set") {
+	if err := w.rp.Open(rew); err != nil || w.rp.Refs()[4].Trace.Unit != "dB SPL" || !strings.Contains(w.rp.Refs()[4].NotDrawn, "no calibration is set") {
 		t.Errorf("REW's text: %v, %+v", err, w.rp.Refs()[4])
 	}
 
@@ -276,9 +276,9 @@ func TestLoadBadReferenceMessage(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "notnum.csv")
 	for _, c := range []struct{ text, want string }{
-		{"freq_hz,level\n100,-20\n200,-21\n300,loud\n", `Line 4 of notnum: "loud" is not a number — fix the file or load another.`},
-		{"time_s,0,10\n0,-1,-2\n", "Line 1 of notnum: this is a spectrogram (time_s, then a column per frequency), not a spectrum: export one spectrum (Ctrl+E) or store one as a reference — fix the file or load another."},
-		{"* REW\n20 70 1\n10 71 2\n", "Line 3 of notnum: frequencies must increase — fix the file or load another."},
+		{"freq_hz,level\n100,-20\n200,-21\n300,loud\n", `Line 4 of notnum.csv: "loud" is not a number — fix the file or load another.`},
+		{"time_s,0,10\n0,-1,-2\n", "Line 1 of notnum.csv: this is a spectrogram (time_s, then a column per frequency), not a spectrum: export one spectrum (Ctrl+E) or store one as a reference — fix the file or load another."},
+		{"* REW\n20 70 1\n10 71 2\n", "Line 3 of notnum.csv: frequencies must increase — fix the file or load another."},
 	} {
 		writeFile(t, bad, c.text)
 		if err := w.rp.Open(bad); err == nil {

@@ -81,7 +81,7 @@ func (t *Trace) offsetToDBFS(u string, a Axis, sign float64) (float64, error) {
 			if t.Info != nil && t.Info.CalNote != "" {
 				cal = " (calibration: " + t.Info.CalNote + ")"
 			}
-			return 0, t.axisErr(fmt.Sprintf("It is in %s%s and the axis is %s with no calibration set — calibrate (Calibrate…) or switch the unit to %s.", t.Unit, cal, a.Unit, t.Unit))
+			return 0, t.axisErr(fmt.Sprintf("It is in %s%s; the axis is %s and no calibration is set — use Calibrate… or switch the unit to %s.", t.Unit, cal, a.Unit, t.Unit))
 		}
 		return -sign * a.CalOffsetDB, nil
 	}

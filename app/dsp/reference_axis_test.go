@@ -33,7 +33,7 @@ func TestOffsetTo(t *testing.T) {
 		{"dBFS on dB SPL", tr(UnitDBFS, nil), ax(UnitDBSPL, cal), 120.25, ""},
 		{"dB SPL on dBFS, calibrated", tr(UnitDBSPL, nil), ax(UnitDBFS, cal), -120.25, ""},
 		{"dB SPL on dBFS, no calibration", tr(UnitDBSPL, &TraceInfo{CalNote: "94 dB calibrator", CalOffsetDB: 118}), ax(UnitDBFS, Axis{}), 0,
-			"It is in dB SPL (calibration: 94 dB calibrator) and the axis is dBFS with no calibration set — calibrate (Calibrate…) or switch the unit to dB SPL."},
+			"It is in dB SPL (calibration: 94 dB calibrator); the axis is dBFS and no calibration is set — use Calibrate… or switch the unit to dB SPL."},
 		{"dBFS on dBFS/Hz", tr(UnitDBFS, hann), ax(UnitDBFSPerHz, Axis{}), -nbwDB, ""},
 		{"dBFS/Hz on dBFS", tr(UnitDBFSPerHz, hann), ax(UnitDBFS, Axis{}), nbwDB, ""},
 		{"dBFS/Hz on dB SPL", tr(UnitDBFSPerHz, hann), ax(UnitDBSPL, cal), nbwDB + 120.25, ""},

@@ -1,6 +1,7 @@
 package panel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -176,7 +177,7 @@ func (p *References) Sync() {
 		row := refRow{shown: shown, unit: unit, save: save, del: del}
 		p.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(unit, save, del), shown))
 		if !r.IsTransfer() && r.NotDrawn != "" {
-			row.why = widget.NewLabel("Not drawn: " + r.NotDrawn)
+			row.why = widget.NewLabel("Not drawn. " + r.NotDrawn)
 			row.why.Wrapping = fyne.TextWrapWord
 			row.why.Importance = widget.WarningImportance
 			p.list.Add(row.why)
@@ -308,7 +309,7 @@ func (p *References) Open(path string) error {
 func (p *References) open(path string) error {
 	ts, err := dsp.ReadTracesFile(path)
 	if err != nil {
-		return fmt.Errorf("prism: load reference: %w", err)
+		return &loadError{file: filepath.Base(path), err: fmt.Errorf("prism: load reference: %w", err)}
 	}
 	if len(ts) == 1 {
 		return p.addLoaded(ts)
@@ -528,16 +529,30 @@ func (p *References) changed() {
 	}
 }
 
+// loadError is a file that did not load, and which.
+type loadError struct {
+	file string
+	err  error
+}
+
+func (e *loadError) Error() string { return e.err.Error() }
+func (e *loadError) Unwrap() error { return e.err }
+
 // userMessage is err in a user's words: one sentence and the action to
 // take (the Go chain goes behind Details).
 func userMessage(err error) string {
 	var te *dsp.TraceError
 	var pe *fs.PathError
+	var le *loadError
+	file := ""
+	if errors.As(err, &le) {
+		file = le.file
+	}
 	switch {
 	case errors.As(err, &te) && te.Line > 0:
-		return fmt.Sprintf("Line %d of %s: %s — fix the file or load another.", te.Line, te.Name, strings.TrimSuffix(te.Reason, "."))
+		return fmt.Sprintf("Line %d of %s: %s — fix the file or load another.", te.Line, cmp.Or(file, te.Name), strings.TrimSuffix(te.Reason, "."))
 	case errors.As(err, &te):
-		return fmt.Sprintf("%s: %s — load another file.", te.Name, strings.TrimSuffix(te.Reason, "."))
+		return fmt.Sprintf("%s: %s — load another file.", cmp.Or(file, te.Name), strings.TrimSuffix(te.Reason, "."))
 	case errors.As(err, &pe):
 		return fmt.Sprintf("%s could not be read (%v): choose another file.", filepath.Base(pe.Path), pe.Err)
 	}
