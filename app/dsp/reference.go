@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 )
 
 // Trace is a named spectrum: Level[i] (dB, any unit) at FreqHz[i] (≥ 0,
@@ -156,4 +157,48 @@ func checkTransferPoint(t *Trace, i int) error {
 		}
 	}
 	return nil
+}
+
+// PhaseAt is a transfer function's phase at freqHz in degrees, wrapped to
+// (−180, 180]: interpolated between points as At interpolates levels,
+// the shorter way round the circle, held at the end values outside them.
+// It panics if t is not a transfer function's.
+func (t *Trace) PhaseAt(freqHz float64) float64 {
+	if !t.IsTransfer() {
+		panic("dsp: Trace.PhaseAt of a spectrum's trace")
+	}
+	xs, p := t.FreqHz, t.PhaseDeg
+	n := len(xs)
+	if freqHz <= xs[0] || math.IsNaN(freqHz) {
+		return wrapDeg(p[0])
+	}
+	if freqHz >= xs[n-1] {
+		return wrapDeg(p[n-1])
+	}
+	i := sort.SearchFloat64s(xs, freqHz)
+	step := wrapDeg(p[i] - p[i-1])
+	// the fraction of the way from point i−1 to i, as At takes it
+	frac := interpLogFreq([]float64{xs[i-1], xs[i]}, []float64{0, 1}, freqHz)
+	return wrapDeg(p[i-1] + frac*step)
+}
+
+// CoherenceAt is a transfer function's coherence at freqHz, interpolated
+// as At interpolates levels; NaN where the trace has none (REW's text).
+func (t *Trace) CoherenceAt(freqHz float64) float64 {
+	if t.Coherence == nil {
+		return math.NaN()
+	}
+	return interpLogFreq(t.FreqHz, t.Coherence, freqHz)
+}
+
+// wrapDeg wraps an angle in degrees to (−180, 180].
+func wrapDeg(d float64) float64 {
+	d = math.Mod(d, 360)
+	switch {
+	case d > 180:
+		d -= 360
+	case d <= -180:
+		d += 360
+	}
+	return d
 }

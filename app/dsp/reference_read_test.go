@@ -202,3 +202,35 @@ func asTraceError(err error, te **TraceError) bool {
 	*te = e
 	return ok && e.Reason != ""
 }
+
+// TestTransferAt: a transfer function's phase between points goes the
+// shorter way round (170° to −170° passes 180°, not 0°), interpolated in
+// log-frequency like the magnitude; coherence likewise; REW's (none) is NaN.
+func TestTransferAt(t *testing.T) {
+	tr, err := NewTransferTrace("tf", []float64{100, 400, 1600}, []float64{0, 6, 0}, []float64{170, -170, -10}, []float64{0.5, 1, 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ f, phase, coh, mag float64 }{
+		{50, 170, 0.5, 0},
+		{100, 170, 0.5, 0},
+		{200, 180, 0.75, 3},                  // halfway in log f: 170 + 10
+		{400 * math.Sqrt2, -130, 0.875, 4.5}, // a quarter of the way to 1600 in log f: −170 + 40
+		{1600, -10, 0.5, 0},
+		{5000, -10, 0.5, 0},
+	} {
+		if p := tr.PhaseAt(c.f); math.Abs(p-c.phase) > 1e-9 {
+			t.Errorf("phase at %v Hz: %v, want %v", c.f, p, c.phase)
+		}
+		if h := tr.CoherenceAt(c.f); math.Abs(h-c.coh) > 1e-12 {
+			t.Errorf("coherence at %v Hz: %v, want %v", c.f, h, c.coh)
+		}
+		if m := tr.At(c.f); math.Abs(m-c.mag) > 1e-12 {
+			t.Errorf("magnitude at %v Hz: %v, want %v", c.f, m, c.mag)
+		}
+	}
+	tr.Coherence = nil
+	if !math.IsNaN(tr.CoherenceAt(200)) {
+		t.Error("coherence of a trace without it is not NaN")
+	}
+}
