@@ -78,9 +78,9 @@ func averagingText(s *Settings) string {
 
 // refAxis is the spectrum axis the references are drawn on: the unit
 // shown, the calibration set and the microphone response applied.
-func (w *Window) refAxis() dsp.Axis {
+func (w *Window) refAxis() view.RefAxis {
 	s := &w.set
-	a := dsp.Axis{Unit: dsp.UnitName(s.Unit)}
+	a := view.RefAxis{Unit: view.UnitLabels[s.Unit]}
 	if s.CalNote != "" {
 		a.Calibrated, a.CalOffsetDB = true, s.CalOffset
 	}

@@ -143,7 +143,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, why := w.rp.Rows(); !strings.Contains(why[0], "no microphone correction and the axis is corrected for mic.txt") {
+	if _, _, why := w.rp.Rows(); !strings.Contains(why[0], "It was made with no microphone file and the axis with the microphone file mic.txt — remove the microphone file to show it.") {
 		t.Errorf("with a microphone file: %q", why)
 	}
 }

@@ -1,8 +1,7 @@
 // Reference traces: a named spectrum (frequency, level) or transfer
-// function (frequency, magnitude, phase, coherence) kept to compare others
-// against, with its unit and how it was measured. The files it is read
-// from and written to are in reference_read.go and reference_write.go; the
-// conversion onto an axis of another unit in reference_axis.go.
+// function (and phase, coherence) kept to compare others against, with
+// its unit and how it was measured (its files: reference_read.go,
+// reference_write.go; ui/view converts it onto an axis of another unit).
 
 package dsp
 
@@ -58,24 +57,13 @@ func (i *TraceInfo) NoiseBandwidthHz() (hz float64, ok bool) {
 	return i.ENBWBins * i.SampleRateHz / float64(i.FFT), true
 }
 
-// The units a trace's Level is in, as the axes name them.
+// The units of Trace.Level, as the axes (and ui's view.UnitLabels) name them.
 const (
 	UnitDBFS      = "dBFS"
 	UnitDBFSPerHz = "dBFS/Hz"
 	UnitDBSPL     = "dB SPL"
 	UnitDB        = "dB" // a transfer function's magnitude
 )
-
-// UnitName is the name of u that Trace.Unit and the axes use.
-func UnitName(u Unit) string {
-	switch u {
-	case DBFSPerHz:
-		return UnitDBFSPerHz
-	case DBSPL:
-		return UnitDBSPL
-	}
-	return UnitDBFS
-}
 
 // IsTransfer reports whether t is a transfer function's trace.
 func (t *Trace) IsTransfer() bool { return t.PhaseDeg != nil }

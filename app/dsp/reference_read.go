@@ -33,25 +33,17 @@ func (e *TraceError) Error() string {
 	return fmt.Sprintf("dsp: trace %s: %s", e.Name, e.Reason)
 }
 
-// ReadTraces reads every trace a file holds:
-//
-//   - Prism's reference file (WriteCSV): "# key: value" lines, then
-//     freq_hz,level or freq_hz,magnitude_db,phase_deg[,coherence];
-//   - the window's spectrum export: freq_hz,current_U[,average_U |
-//     long_term_average_U][,peak_hold_U], U the unit (dbfs, dbfs_hz,
-//     dbspl): one trace per column, named NAME current, NAME average, …;
-//   - `prism spectrum`'s CSV: freq_hz,level, or freq_hz,ch0,ch1,… (NAME
-//     ch0, …), of unit not known;
-//   - `prism transfer`'s CSV: freq_hz,magnitude_db,phase_deg,coherence,
-//     or per channel C the same names suffixed _chC (NAME chC): transfer
-//     functions of unit dB;
-//   - REW's "Export measurement as text": "*" comment lines, then rows of
-//     frequency, SPL and phase separated by spaces, tabs, commas or
-//     semicolons: a transfer function of unit dB SPL (a spectrum when
-//     the rows have no phase); any such rows without the comments are
-//     read alike, of unit not known.
-//
-// A file of one trace names it name. Errors are *TraceError.
+// ReadTraces reads every trace of a file Prism or REW writes: Prism's
+// reference file (WriteCSV); the window's spectrum export (freq_hz, then
+// current_U, average_U or long_term_average_U, peak_hold_U, U the unit:
+// dbfs, dbfs_hz, dbspl), one trace per column, NAME current, …; `prism
+// spectrum`'s CSV (level, or ch0, ch1, …: NAME ch0, …), unit not known;
+// `prism transfer`'s (magnitude_db, phase_deg, coherence, suffixed _chC
+// per channel: NAME chC), transfer functions in dB; REW's "Export
+// measurement as text" ("*" comments, then frequency, SPL[, phase] apart
+// by spaces, tabs, commas or semicolons), in dB SPL, a transfer function
+// when it has the phase (such rows without REW's comments: unit not
+// known). A file of one trace names it name. Errors are *TraceError.
 func ReadTraces(r io.Reader, name string) ([]*Trace, error) {
 	p := traceParser{name: name}
 	sc := bufio.NewScanner(r)
@@ -72,45 +64,44 @@ func ReadTraces(r io.Reader, name string) ([]*Trace, error) {
 // is an error naming them.
 func ReadTrace(r io.Reader, name string) (*Trace, error) {
 	ts, err := ReadTraces(r, name)
-	if err != nil {
-		return nil, err
-	}
-	if len(ts) > 1 {
-		names := make([]string, len(ts))
-		for i, t := range ts {
-			names[i] = t.Name
-		}
-		return nil, &TraceError{Name: name, Reason: fmt.Sprintf("the file holds %d traces (%s): choose one", len(ts), strings.Join(names, ", "))}
-	}
-	return ts[0], nil
+	return oneTrace(ts, name, err)
 }
 
 // ReadTraceFile reads the trace file at path (ReadTrace), named after the
 // file: its base name without the extension.
 func ReadTraceFile(path string) (*Trace, error) {
-	r, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("dsp: trace: %w", err)
-	}
-	defer r.Close()
-	return ReadTrace(r, TraceName(path))
+	ts, err := ReadTracesFile(path)
+	return oneTrace(ts, traceName(path), err)
 }
 
 // ReadTracesFile reads every trace of the file at path (ReadTraces),
-// named after the file.
+// named after the file as ReadTraceFile names it.
 func ReadTracesFile(path string) ([]*Trace, error) {
 	r, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("dsp: trace: %w", err)
 	}
 	defer r.Close()
-	return ReadTraces(r, TraceName(path))
+	return ReadTraces(r, traceName(path))
 }
 
-// TraceName is the name a trace file gives its trace: its base name
-// without the extension.
-func TraceName(path string) string {
+func traceName(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+// oneTrace is the one trace of ts, or an error naming them.
+func oneTrace(ts []*Trace, name string, err error) (*Trace, error) {
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) == 1 {
+		return ts[0], nil
+	}
+	var names []string
+	for _, t := range ts {
+		names = append(names, t.Name)
+	}
+	return nil, &TraceError{Name: name, Reason: fmt.Sprintf("the file holds %d traces (%s): choose one", len(ts), strings.Join(names, ", "))}
 }
 
 // traceCols are one trace's columns in a row (−1: none).
@@ -179,52 +170,36 @@ func (p *traceParser) split(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ';' || unicode.IsSpace(r) })
 }
 
-// meta reads a "# key: value" line; other comments are left alone.
+// meta reads a "# key: value" line (infoKeys); other comments are left
+// alone.
 func (p *traceParser) meta(s string) error {
-	if s == refMarker {
-		if p.info == nil {
-			p.info = &TraceInfo{}
-		}
-		return nil
-	}
-	key, v, ok := strings.Cut(s, ":")
-	if !ok {
-		return nil
-	}
+	key, v, _ := strings.Cut(s, ":")
 	key, v = strings.TrimSpace(key), strings.TrimSpace(v)
-	if key == "unit" {
+	switch {
+	case s == refMarker && p.info == nil:
+		p.info = &TraceInfo{}
+	case key == "unit":
 		p.unit = v
-		return nil
-	}
-	if p.info == nil {
-		return nil // not a reference file's line
-	}
-	in := p.info
-	var num float64
-	switch key {
-	case "calibration_offset_db", "sample_rate_hz", "enbw_bins", "fft":
-		var err error
-		if num, err = strconv.ParseFloat(v, 64); err != nil || num != num {
-			return p.fail(p.line, "%s %q is not a number", key, v)
+	case p.info != nil:
+		for _, k := range infoKeys {
+			if k.key != key {
+				continue
+			}
+			switch f := k.field(p.info).(type) {
+			case *string:
+				*f = v
+			case *float64, *int:
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil || x != x {
+					return p.fail(p.line, "%s %q is not a number", key, v)
+				}
+				if i, ok := f.(*int); ok {
+					*i = int(x)
+				} else {
+					*f.(*float64) = x
+				}
+			}
 		}
-	}
-	switch key {
-	case "calibration":
-		in.CalNote = v
-	case "calibration_offset_db":
-		in.CalOffsetDB = num
-	case "microphone":
-		in.Mic = v
-	case "sample_rate_hz":
-		in.SampleRateHz = num
-	case "fft":
-		in.FFT = int(num)
-	case "window":
-		in.Window = v
-	case "enbw_bins":
-		in.ENBWBins = num
-	case "averaging":
-		in.Averaging = v
 	}
 	return nil
 }
@@ -310,11 +285,7 @@ func (p *traceParser) header(s string, f []string) error {
 func (p *traceParser) row(s string) error {
 	f := p.split(s)
 	if len(f) != p.width {
-		of := "the header has"
-		if !p.headed {
-			of = "the first row has"
-		}
-		return p.fail(p.line, "%d values where %s %d (wrong number of fields)", len(f), of, p.width)
+		return p.fail(p.line, "%d values where %s %d (wrong number of fields)", len(f), map[bool]string{true: "the header has", false: "the first row has"}[p.headed], p.width)
 	}
 	var v [64]float64
 	vals := v[:0]

@@ -1,7 +1,5 @@
 // The reference file Prism writes: "# key: value" lines saying the unit
-// and how the trace was measured, then the CSV of the trace (freq_hz,level
-// for a spectrum; freq_hz,magnitude_db,phase_deg,coherence for a transfer
-// function, the header `prism transfer` writes), every value exact.
+// and how the trace was measured, then the trace's CSV.
 
 package dsp
 
@@ -16,26 +14,29 @@ import (
 // refMarker is the first line of a reference file with its unit.
 const refMarker = "prism reference"
 
+// infoKeys are the "# key: value" lines of a TraceInfo, in the order
+// WriteCSV writes them; field is the *string, *float64 or *int they set.
+var infoKeys = []struct {
+	key   string
+	field func(*TraceInfo) any
+}{
+	{"calibration", func(in *TraceInfo) any { return &in.CalNote }},
+	{"calibration_offset_db", func(in *TraceInfo) any { return &in.CalOffsetDB }}, // dB SPL − dBFS
+	{"microphone", func(in *TraceInfo) any { return &in.Mic }},
+	{"sample_rate_hz", func(in *TraceInfo) any { return &in.SampleRateHz }},
+	{"fft", func(in *TraceInfo) any { return &in.FFT }},
+	{"window", func(in *TraceInfo) any { return &in.Window }},
+	{"enbw_bins", func(in *TraceInfo) any { return &in.ENBWBins }},
+	{"averaging", func(in *TraceInfo) any { return &in.Averaging }},
+}
+
 // WriteCSV writes the trace in the form ReadTrace reads: with a unit or
-// Info, first the lines
-//
-//	# prism reference
-//	# unit: dB SPL
-//	# calibration: calibrator 94 dB SPL at 1 kHz
-//	# calibration_offset_db: 120.5
-//	# microphone: umik.txt
-//	# sample_rate_hz: 48000
-//	# fft: 4096
-//	# window: hann
-//	# enbw_bins: 1.5
-//	# averaging: exp 1 s
-//
-// (those not known left out), then the header freq_hz,level (a transfer
-// function: freq_hz,magnitude_db,phase_deg[,coherence]) and one row per
-// point, every value with %.17g (−Inf as -Inf; the "#" lines shortest) so a round
-// trip is exact.
-// A trace of no unit and no Info is written as before units: the header
-// first.
+// Info, first "# prism reference", "# unit: U" and a line per infoKeys
+// field known (docs/window.md shows one), then the header freq_hz,level
+// (a transfer function: freq_hz,magnitude_db,phase_deg[,coherence]) and a
+// row per point, every value with %.17g (−Inf as -Inf; the "#" lines
+// shortest) so a round trip is exact. A trace of no unit and no Info is
+// written as before units: the header first.
 func (t *Trace) WriteCSV(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	if t.Unit != "" || t.Info != nil {
@@ -62,8 +63,7 @@ func (t *Trace) WriteCSV(w io.Writer) error {
 				b = strconv.AppendFloat(b, t.Coherence[i], 'g', 17, 64)
 			}
 		}
-		b = append(b, '\n')
-		bw.Write(b)
+		bw.Write(append(b, '\n'))
 	}
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("dsp: trace %s: %w", t.Name, err)
@@ -71,36 +71,32 @@ func (t *Trace) WriteCSV(w io.Writer) error {
 	return nil
 }
 
-// writeTraceInfo writes the "# key: value" lines of t's unit and Info.
+// writeTraceInfo writes the "#" lines of t's unit and Info: a value left
+// out is none or not known (0, ""), except the calibration's offset,
+// written whenever there is a calibration.
 func writeTraceInfo(w *bufio.Writer, t *Trace) {
 	w.WriteString("# " + refMarker + "\n")
 	line := func(key, v string) {
-		if v != "" {
-			// one line each: a note cannot break the file
+		if v != "" { // one line each: a note cannot break the file
 			w.WriteString("# " + key + ": " + strings.Join(strings.Fields(v), " ") + "\n")
 		}
 	}
-	num := func(v float64) string {
-		if v == 0 {
-			return ""
-		}
-		return strconv.FormatFloat(v, 'g', -1, 64)
-	}
 	line("unit", t.Unit)
-	in := t.Info
-	if in == nil {
-		return
+	for _, k := range infoKeys {
+		if t.Info == nil {
+			break
+		}
+		switch v := k.field(t.Info).(type) {
+		case *string:
+			line(k.key, *v)
+		case *float64:
+			if *v != 0 || (k.key == "calibration_offset_db" && t.Info.CalNote != "") {
+				line(k.key, strconv.FormatFloat(*v, 'g', -1, 64))
+			}
+		case *int:
+			if *v != 0 {
+				line(k.key, strconv.Itoa(*v))
+			}
+		}
 	}
-	line("calibration", in.CalNote)
-	if in.CalNote != "" {
-		line("calibration_offset_db", strconv.FormatFloat(in.CalOffsetDB, 'g', -1, 64))
-	}
-	line("microphone", in.Mic)
-	line("sample_rate_hz", num(in.SampleRateHz))
-	if in.FFT > 0 {
-		line("fft", strconv.Itoa(in.FFT))
-	}
-	line("window", in.Window)
-	line("enbw_bins", num(in.ENBWBins))
-	line("averaging", in.Averaging)
 }

@@ -513,7 +513,7 @@ func (p *References) SetDifference(i int) {
 // SetAxis converts the references for the spectrum axis a (its unit,
 // calibration and microphone: view.RefSet.SetAxis) and shows, in each
 // row, why one is not drawn.
-func (p *References) SetAxis(a dsp.Axis) {
+func (p *References) SetAxis(a view.RefAxis) {
 	if a == p.set.Axis() {
 		return
 	}

@@ -62,13 +62,13 @@ type RefSet struct {
 	refs   []*Reference
 	diffTo int // the reference the difference is taken to; −1: none
 	ver    int
-	axis   dsp.Axis // the spectrum axis the references are drawn on
+	axis   RefAxis // the spectrum axis the references are drawn on
 }
 
 // SetAxis converts the references for a spectrum axis of a's unit,
-// calibration and microphone (dsp.Trace.OffsetTo): each gets its offset,
-// or the reason it is not drawn.
-func (s *RefSet) SetAxis(a dsp.Axis) {
+// calibration and microphone (RefOffset): each gets its offset, or the
+// reason it is not drawn.
+func (s *RefSet) SetAxis(a RefAxis) {
 	if a == s.axis {
 		return
 	}
@@ -80,20 +80,10 @@ func (s *RefSet) SetAxis(a dsp.Axis) {
 }
 
 // Axis is the spectrum axis the references are converted for.
-func (s *RefSet) Axis() dsp.Axis { return s.axis }
+func (s *RefSet) Axis() RefAxis { return s.axis }
 
 // convert sets r's offset onto the axis, or why it is not drawn.
-func (s *RefSet) convert(r *Reference) {
-	off, err := r.Trace.OffsetTo(s.axis)
-	r.OffsetDB, r.NotDrawn = off, ""
-	if err != nil {
-		r.NotDrawn = err.Error()
-		var ae *dsp.AxisError
-		if errors.As(err, &ae) {
-			r.NotDrawn = ae.Reason
-		}
-	}
-}
+func (s *RefSet) convert(r *Reference) { r.OffsetDB, r.NotDrawn = RefOffset(r.Trace, s.axis) }
 
 // Add keeps t, shown, in the first colour not in use.
 func (s *RefSet) Add(t *dsp.Trace) error {
