@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/transfer"
@@ -299,5 +300,44 @@ func TestLoadBadReferenceMessage(t *testing.T) {
 	}
 	if msg, _ := w.rp.Message(); msg != "" {
 		t.Errorf("after a good file the message is %q", msg)
+	}
+}
+
+// TestReferenceUnitNotKnown: a file that does not say its unit is drawn
+// as it is and its row offers the units; the one chosen converts it (by
+// the calibration on a dB SPL axis), its kept file says it from then on,
+// and the next window reads it so.
+func TestReferenceUnitNotKnown(t *testing.T) {
+	keep := filepath.Join(t.TempDir(), "refs")
+	w, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: keep})
+	old := filepath.Join(t.TempDir(), "old.csv")
+	writeFile(t, old, "freq_hz,level\n20,-60\n20000,-90\n")
+	if err := w.cal.calibrateFullScale(110); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.rp.Load(old); err != nil {
+		t.Fatal(err)
+	}
+	if r := w.rp.Refs()[0]; r.OffsetDB != 0 || r.NotDrawn != "" {
+		t.Errorf("unit not known: offset %v, %q", r.OffsetDB, r.NotDrawn)
+	}
+	picks := sideWidgets(w, func(s *widget.Select) bool { return s.PlaceHolder == "unit?" })
+	if len(picks) != 1 || !slices.Equal(picks[0].Options, view.UnitLabels) {
+		t.Fatalf("%d unit pickers", len(picks))
+	}
+	picks[0].SetSelected("dBFS")
+	if r := w.rp.Refs()[0]; r.Trace.Unit != "dBFS" || r.OffsetDB != 110 || r.NotDrawn != "" {
+		t.Errorf("said dBFS: unit %q offset %v %q", r.Trace.Unit, r.OffsetDB, r.NotDrawn)
+	}
+	if n := len(sideWidgets(w, func(s *widget.Select) bool { return s.PlaceHolder == "unit?" })); n != 0 {
+		t.Errorf("%d unit pickers left", n)
+	}
+	text, _ := os.ReadFile(w.rp.Refs()[0].File)
+	if !strings.HasPrefix(string(text), "# prism reference\n# unit: dBFS\nfreq_hz,level\n20,-60\n") {
+		t.Errorf("kept file now %q", text)
+	}
+	w2, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: keep})
+	if r := w2.rp.Refs(); len(r) != 1 || r[0].Trace.Unit != "dBFS" {
+		t.Errorf("next window: %+v", r)
 	}
 }

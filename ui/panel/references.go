@@ -172,10 +172,16 @@ func (p *References) Sync() {
 		shown.SetChecked(r.Shown)
 		unit := widget.NewLabel(unitText(r))
 		unit.Importance = widget.LowImportance
+		var unitObj fyne.CanvasObject = unit
+		if r.Trace.Unit == "" && !r.IsTransfer() { // the user can say it
+			pick := widget.NewSelect(view.UnitLabels, func(u string) { p.report(p.SetUnit(i, u)) })
+			pick.PlaceHolder = "unit?"
+			unitObj = pick
+		}
 		save := widget.NewButtonWithIcon("", theme.DocumentSaveIcon(), func() { p.saveDialog(i) })
 		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { p.report(p.Delete(i)) })
 		row := refRow{shown: shown, unit: unit, save: save, del: del}
-		p.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(unit, save, del), shown))
+		p.list.Add(container.NewBorder(nil, nil, container.NewCenter(sw), container.NewHBox(unitObj, save, del), shown))
 		if !r.IsTransfer() && r.NotDrawn != "" {
 			row.why = widget.NewLabel("Not drawn. " + r.NotDrawn)
 			row.why.Wrapping = fyne.TextWrapWord
@@ -196,7 +202,8 @@ func (p *References) Sync() {
 }
 
 // Rows are what each reference's row shows: its name, its unit ("transfer
-// function", "unit not known") and why it is not drawn ("" it is).
+// function"; "unit not known", where a picker lets the user say it:
+// SetUnit) and why it is not drawn ("" it is).
 func (p *References) Rows() (names, units, whyNot []string) {
 	for _, r := range p.rows {
 		names, units = append(names, r.shown.Text), append(units, r.unit.Text)
@@ -508,6 +515,23 @@ func (p *References) SetDifference(i int) {
 	}
 	p.set.SetDiffTo(i)
 	p.changed()
+}
+
+// SetUnit says the unit of reference i, whose file did not say it (an
+// old reference, `prism spectrum`'s CSV): one of view.UnitLabels. It is
+// converted onto the axis from now on, and its kept file says the unit.
+func (p *References) SetUnit(i int, unit string) error {
+	if i < 0 || i >= len(p.set.Refs()) || p.set.Refs()[i].Trace.Unit != "" || p.set.Refs()[i].IsTransfer() {
+		return fmt.Errorf("prism: reference %d has a unit", i)
+	}
+	p.set.SetUnit(i, unit)
+	p.changed()
+	if r := p.set.Refs()[i]; r.File != "" {
+		if err := writeTrace(r.Trace, r.File); err != nil {
+			return fmt.Errorf("prism: reference %q: its unit is kept for this session only: %w", r.Trace.Name, err)
+		}
+	}
+	return nil
 }
 
 // SetAxis converts the references for the spectrum axis a (its unit,

@@ -79,6 +79,16 @@ func (s *RefSet) SetAxis(a RefAxis) {
 	s.ver++
 }
 
+// SetUnit says the unit of reference i, whose file did not (old files,
+// `prism spectrum`'s): it is converted onto the axis from now on.
+func (s *RefSet) SetUnit(i int, unit string) {
+	if i >= 0 && i < len(s.refs) {
+		s.refs[i].Trace.Unit = unit
+		s.convert(s.refs[i])
+		s.ver++
+	}
+}
+
 // Axis is the spectrum axis the references are converted for.
 func (s *RefSet) Axis() RefAxis { return s.axis }
 
