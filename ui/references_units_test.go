@@ -171,11 +171,14 @@ func TestLoadPrismFiles(t *testing.T) {
 	if err := w.rp.Open(export); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.rp.Choosing(); !slices.Equal(got, []string{"spectrum current", "spectrum average", "spectrum peak hold", "every one"}) {
-		t.Fatalf("choosing from %q", got)
+	if got, chosen := w.rp.Choosing(); !slices.Equal(got, []string{"spectrum current", "spectrum average", "spectrum peak hold", "every one"}) || chosen != "spectrum average" {
+		t.Fatalf("choosing from %q, %q first", got, chosen)
 	}
-	if err := w.rp.Choose("spectrum average"); err != nil || w.rp.Choosing() != nil {
+	if err := w.rp.Choose("spectrum average"); err != nil {
 		t.Fatal(err)
+	}
+	if got, _ := w.rp.Choosing(); got != nil {
+		t.Error("the dialog is still open")
 	}
 	avg := w.rp.Refs()[0].Trace
 	if avg.Unit != "dBFS" || len(avg.Level) != 2049 || avg.IsTransfer() {
@@ -197,8 +200,11 @@ func TestLoadPrismFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := changes
-	if err := w.rp.Open(tf); err != nil || !slices.Equal(w.rp.Choosing(), []string{"tf ch1", "tf ch3", "every one"}) {
-		t.Fatalf("%v, choosing from %q", err, w.rp.Choosing())
+	if err := w.rp.Open(tf); err != nil {
+		t.Fatal(err)
+	}
+	if got, chosen := w.rp.Choosing(); !slices.Equal(got, []string{"tf ch1", "tf ch3", "every one"}) || chosen != "tf ch1" {
+		t.Fatalf("choosing from %q, %q first", got, chosen)
 	}
 	if err := w.rp.Choose("every one"); err != nil {
 		t.Fatal(err)

@@ -335,7 +335,8 @@ type traceChoice struct {
 // everyTrace is the choice that loads all the traces of a file.
 const everyTrace = "every one"
 
-// chooseDialog asks which of a file's traces to load (one, or every one).
+// chooseDialog asks which of a file's traces to load (one, or every one;
+// the average first where there is one).
 func (p *References) chooseDialog(file string, ts []*dsp.Trace) {
 	c := &traceChoice{traces: ts}
 	opts := []string{}
@@ -345,6 +346,11 @@ func (p *References) chooseDialog(file string, ts []*dsp.Trace) {
 	opts = append(opts, everyTrace)
 	c.pick = widget.NewSelect(opts, nil)
 	c.pick.SetSelected(ts[0].Name)
+	for _, t := range ts { // a spectrum export: its average, as Store takes it
+		if strings.HasSuffix(t.Name, " average") {
+			c.pick.SetSelected(t.Name)
+		}
+	}
 	c.dlg = dialog.NewForm(fmt.Sprintf("%s holds %d traces: load which?", file, len(ts)), "Load", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Trace", c.pick)}, func(ok bool) {
 			p.choosing = nil
@@ -357,12 +363,12 @@ func (p *References) chooseDialog(file string, ts []*dsp.Trace) {
 }
 
 // Choosing is what the dialog asking which traces of a file to load
-// offers (nil: no such dialog is open).
-func (p *References) Choosing() []string {
+// offers and has chosen (nil, "": no such dialog is open).
+func (p *References) Choosing() (offered []string, chosen string) {
 	if p.choosing == nil {
-		return nil
+		return nil, ""
 	}
-	return p.choosing.pick.Options
+	return p.choosing.pick.Options, p.choosing.pick.Selected
 }
 
 // Choose loads the trace named name ("every one": all) of the file the
