@@ -2,8 +2,10 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
+	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/ui/panel"
@@ -32,6 +34,62 @@ func (h *host) ShownSpectrum() (*live.Spectrum, string, error) {
 	return sp, w.set.Averaging, nil
 }
 
+// Measured is the unit of the spectrum ShownSpectrum gives and how it was
+// measured: the level calibration and microphone of the unit shown, and
+// the analysis (live: the panel's window and averaging; file: the file
+// view's window, one column) at the spectrum's rate and size
+// (panel.RefHost).
+func (h *host) Measured() (string, dsp.TraceInfo) {
+	w := (*Window)(h)
+	s := &w.set
+	a := w.refAxis()
+	in := dsp.TraceInfo{Mic: a.Mic}
+	if a.Calibrated {
+		in.CalNote, in.CalOffsetDB = s.CalNote, s.CalOffset
+	}
+	v, win, avg := w.spec, s.Window, averagingText(s)
+	if w.tabs.Selected() == w.fileTab {
+		v, avg = w.fspec, "off (the column under the cursor)"
+		if fs := w.fview.File(); fs != nil {
+			win = fs.Window
+		}
+	}
+	if sp := v.Shown(); sp != nil && len(sp.Current) > 1 {
+		in.FFT = 2 * (len(sp.Current) - 1)
+		in.SampleRateHz = sp.BinHz * float64(in.FFT)
+		in.Window, in.ENBWBins = win.String(), dsp.SumsOf(win.Values(in.FFT)).ENBW()
+	}
+	in.Averaging = avg
+	return a.Unit, in
+}
+
+// averagingText says the live averaging as a reference records it.
+func averagingText(s *Settings) string {
+	switch s.Averaging {
+	case view.AvgExp:
+		return fmt.Sprintf("exp %g s", s.AvgSeconds)
+	case view.AvgLin:
+		return fmt.Sprintf("lin %d frames", s.AvgFrames)
+	case view.AvgLong:
+		return "long-term"
+	}
+	return "off"
+}
+
+// refAxis is the spectrum axis the references are drawn on: the unit
+// shown, the calibration set and the microphone response applied.
+func (w *Window) refAxis() view.RefAxis {
+	s := &w.set
+	a := view.RefAxis{Unit: view.UnitLabels[s.Unit]}
+	if s.CalNote != "" {
+		a.Calibrated, a.CalOffsetDB = true, s.CalOffset
+	}
+	if w.cal.mic != nil {
+		a.Mic = w.cal.mic.Name
+	}
+	return a
+}
+
 // difference is the difference plot shown (live or file), or nil when no
 // difference is shown.
 func (w *Window) difference() *view.LinePlot {
@@ -49,9 +107,14 @@ func (w *Window) difference() *view.LinePlot {
 func (h *host) ReferencesChanged() {
 	w := (*Window)(h)
 	if i := w.refs.DiffTo(); i >= 0 {
-		name, c := w.refs.Refs()[i].Trace.Name, view.RefColor(w.refs.Refs()[i].Color, w.set.Theme != "light")
+		r := w.refs.Refs()[i]
+		name, c := r.Trace.Name, view.RefColor(r.Color, w.set.Theme != "light")
+		title := "difference to " + name
+		if r.NotDrawn != "" {
+			title += ": not in this unit (References says why)"
+		}
 		for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
-			d.SetTitle("difference to " + name)
+			d.SetTitle(title)
 			l := &d.SetLines(1)[0]
 			l.Name, l.Color = "shown − "+name, c
 		}
@@ -81,9 +144,13 @@ func (w *Window) updateDiff(v *view.SpectrumView, d *view.LinePlot, g *view.RefG
 	if len(cur) < 2 {
 		return
 	}
-	ref := g.Levels(w.refs, w.refs.DiffTo(), len(cur), sp.BinHz)
 	l := &d.SetLines(1)[0]
-	l.DB = view.DifferenceDB(l.DB, cur, ref)
+	if w.refs.Refs()[w.refs.DiffTo()].NotDrawn != "" {
+		l.DB = l.DB[:0] // no difference to a reference the axis cannot show
+	} else {
+		ref := g.Levels(w.refs, w.refs.DiffTo(), len(cur), sp.BinHz)
+		l.DB = view.DifferenceDB(l.DB, cur, ref)
+	}
 	fft := 2 * (len(cur) - 1)
 	d.SetConfig(int(math.Round(sp.BinHz*float64(fft))), fft, v.Scale())
 	d.Redraw()
@@ -99,8 +166,10 @@ func (w *Window) buildMeasureViews() {
 	w.fspec.SetHarmonics(&w.fharm)
 }
 
-// applyMeasureDisplay follows the frequency scale and theme.
+// applyMeasureDisplay follows the frequency scale and theme, and the
+// unit, calibration and microphone the references are converted for.
 func (w *Window) applyMeasureDisplay(scale plot.Scale, dark bool) {
+	w.rp.SetAxis(w.refAxis())
 	for _, d := range []*view.LinePlot{w.diff, w.fdiff} {
 		d.SetScale(scale)
 		d.SetDark(dark)

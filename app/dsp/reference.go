@@ -1,18 +1,15 @@
-// Reference traces: a named spectrum (frequency, level) kept to compare
-// others against, stored as CSV with the header freq_hz,level.
+// Reference traces: a named spectrum (frequency, level) or transfer
+// function (and phase, coherence) kept to compare others against, with
+// its unit and how it was measured (its files: reference_read.go,
+// reference_write.go; ui/view converts it onto an axis of another unit).
 
 package dsp
 
 import (
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
+	"sort"
 )
 
 // Trace is a named spectrum: Level[i] (dB, any unit) at FreqHz[i] (≥ 0,
@@ -29,8 +26,44 @@ type Trace struct {
 	Level     []float64
 	Unit      string
 	PhaseDeg  []float64 // transfer function: phase, degrees; nil for a spectrum
-	Coherence []float64 // transfer function: γ² in 0…1; nil for a spectrum
+	Coherence []float64 // transfer function: γ² in 0…1; nil for a spectrum (or not known: REW's text)
+	// Info is how the trace was measured; nil: not recorded (a file
+	// other than a reference Prism wrote).
+	Info *TraceInfo
 }
+
+// TraceInfo is how a trace was measured: the level calibration and the
+// microphone correction its levels carry, and the analysis that made it.
+// For the calibration and the microphone the zero value means none; for
+// the others, not known.
+type TraceInfo struct {
+	CalNote      string  // how the level calibration was made; "" none
+	CalOffsetDB  float64 // with CalNote: dB SPL − dBFS (sine level)
+	Mic          string  // the microphone response corrected for (its file's name); "" none
+	SampleRateHz float64 // Hz
+	FFT          int     // frame size, samples
+	Window       string  // the window's name ("hann", "kaiser(8)", …)
+	ENBWBins     float64 // the window's equivalent noise bandwidth, bins
+	Averaging    string  // e.g. "exp 1 s", "off"
+}
+
+// NoiseBandwidthHz is the trace's equivalent noise bandwidth in Hz,
+// ENBW·rate/FFT: what turns its sine levels (dBFS) into densities
+// (dBFS/Hz). ok is false when the file did not record it.
+func (i *TraceInfo) NoiseBandwidthHz() (hz float64, ok bool) {
+	if i == nil || !(i.ENBWBins > 0) || !(i.SampleRateHz > 0) || i.FFT <= 0 {
+		return 0, false
+	}
+	return i.ENBWBins * i.SampleRateHz / float64(i.FFT), true
+}
+
+// The units of Trace.Level, as the axes (and ui's view.UnitLabels) name them.
+const (
+	UnitDBFS      = "dBFS"
+	UnitDBFSPerHz = "dBFS/Hz"
+	UnitDBSPL     = "dB SPL"
+	UnitDB        = "dB" // a transfer function's magnitude
+)
 
 // IsTransfer reports whether t is a transfer function's trace.
 func (t *Trace) IsTransfer() bool { return t.PhaseDeg != nil }
@@ -61,77 +94,6 @@ func checkTracePoint(freqHz []float64, i int, level float64) error {
 	return nil
 }
 
-// ReadTrace reads a trace from CSV: the header freq_hz,level, then one
-// row per point. Errors name the row.
-func ReadTrace(r io.Reader, name string) (*Trace, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = 2
-	cr.TrimLeadingSpace = true
-	head, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("dsp: trace %s: header: %w", name, err)
-	}
-	if head[0] != "freq_hz" || head[1] != "level" {
-		return nil, fmt.Errorf("dsp: trace %s: header %q, want \"freq_hz,level\"", name, head)
-	}
-	t := &Trace{Name: name}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("dsp: trace %s: %w", name, err)
-		}
-		line, _ := cr.FieldPos(0)
-		var v [2]float64
-		for i, s := range rec {
-			if v[i], err = strconv.ParseFloat(s, 64); err != nil {
-				return nil, fmt.Errorf("dsp: trace %s line %d: %q is not a number", name, line, s)
-			}
-		}
-		t.FreqHz = append(t.FreqHz, v[0])
-		t.Level = append(t.Level, v[1])
-		if err := checkTracePoint(t.FreqHz, len(t.FreqHz)-1, v[1]); err != nil {
-			return nil, fmt.Errorf("dsp: trace %s line %d %q: %w", name, line, rec, err)
-		}
-	}
-	if len(t.FreqHz) == 0 {
-		return nil, fmt.Errorf("dsp: trace %s: no points", name)
-	}
-	return t, nil
-}
-
-// ReadTraceFile reads the trace CSV at path (ReadTrace), named after the
-// file: its base name without the extension.
-func ReadTraceFile(path string) (*Trace, error) {
-	r, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("dsp: trace: %w", err)
-	}
-	defer r.Close()
-	return ReadTrace(r, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
-}
-
-// WriteCSV writes the trace in the form ReadTrace reads, every value with
-// %.17g (−Inf as -Inf) so a round trip is exact.
-func (t *Trace) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"freq_hz", "level"}); err != nil {
-		return fmt.Errorf("dsp: trace %s: %w", t.Name, err)
-	}
-	for i, f := range t.FreqHz {
-		if err := cw.Write([]string{strconv.FormatFloat(f, 'g', 17, 64), strconv.FormatFloat(t.Level[i], 'g', 17, 64)}); err != nil {
-			return fmt.Errorf("dsp: trace %s: %w", t.Name, err)
-		}
-	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return fmt.Errorf("dsp: trace %s: %w", t.Name, err)
-	}
-	return nil
-}
-
 // At is the trace's level at freqHz: linear in log-frequency between
 // points (in frequency on a segment from 0 Hz), held at the end values
 // outside them.
@@ -147,4 +109,84 @@ func (t *Trace) Difference(dst, freqHz, level []float64) {
 	for i, f := range freqHz {
 		dst[i] = level[i] - t.At(f)
 	}
+}
+
+// NewTransferTrace copies a transfer function into a trace of unit
+// UnitDB, checking it: magnitudeDB as Level, phaseDeg (finite) and
+// coherence (0…1; nil when not known) of the same length as freqHz.
+func NewTransferTrace(name string, freqHz, magnitudeDB, phaseDeg, coherence []float64) (*Trace, error) {
+	t, err := NewTrace(name, freqHz, magnitudeDB)
+	if err != nil {
+		return nil, err
+	}
+	if len(phaseDeg) != len(freqHz) || (coherence != nil && len(coherence) != len(freqHz)) {
+		return nil, fmt.Errorf("dsp: trace %s: %d frequencies, %d phases and %d coherences (want the same number)", name, len(freqHz), len(phaseDeg), len(coherence))
+	}
+	t.Unit, t.PhaseDeg = UnitDB, append([]float64(nil), phaseDeg...)
+	if coherence != nil {
+		t.Coherence = append([]float64(nil), coherence...)
+	}
+	for i := range freqHz {
+		if err := checkTransferPoint(t, i); err != nil {
+			return nil, fmt.Errorf("dsp: trace %s: point %d (%v Hz): %w", name, i, freqHz[i], err)
+		}
+	}
+	return t, nil
+}
+
+// checkTransferPoint checks point i's phase and coherence.
+func checkTransferPoint(t *Trace, i int) error {
+	if p := t.PhaseDeg[i]; math.IsNaN(p) || math.IsInf(p, 0) {
+		return errors.New("phase must be a finite number of degrees")
+	}
+	if t.Coherence != nil {
+		if c := t.Coherence[i]; !(c >= 0 && c <= 1) {
+			return errors.New("coherence must be between 0 and 1")
+		}
+	}
+	return nil
+}
+
+// PhaseAt is a transfer function's phase at freqHz in degrees, wrapped to
+// (−180, 180]: interpolated between points as At interpolates levels,
+// the shorter way round the circle, held at the end values outside them.
+// It panics if t is not a transfer function's.
+func (t *Trace) PhaseAt(freqHz float64) float64 {
+	if !t.IsTransfer() {
+		panic("dsp: Trace.PhaseAt of a spectrum's trace")
+	}
+	xs, p := t.FreqHz, t.PhaseDeg
+	n := len(xs)
+	if freqHz <= xs[0] || math.IsNaN(freqHz) {
+		return wrapDeg(p[0])
+	}
+	if freqHz >= xs[n-1] {
+		return wrapDeg(p[n-1])
+	}
+	i := sort.SearchFloat64s(xs, freqHz)
+	step := wrapDeg(p[i] - p[i-1])
+	// the fraction of the way from point i−1 to i, as At takes it
+	frac := interpLogFreq([]float64{xs[i-1], xs[i]}, []float64{0, 1}, freqHz)
+	return wrapDeg(p[i-1] + frac*step)
+}
+
+// CoherenceAt is a transfer function's coherence at freqHz, interpolated
+// as At interpolates levels; NaN where the trace has none (REW's text).
+func (t *Trace) CoherenceAt(freqHz float64) float64 {
+	if t.Coherence == nil {
+		return math.NaN()
+	}
+	return interpLogFreq(t.FreqHz, t.Coherence, freqHz)
+}
+
+// wrapDeg wraps an angle in degrees to (−180, 180].
+func wrapDeg(d float64) float64 {
+	d = math.Mod(d, 360)
+	switch {
+	case d > 180:
+		d -= 360
+	case d <= -180:
+		d += 360
+	}
+	return d
 }

@@ -1,6 +1,7 @@
 // list kept between sessions: with Options.ReferenceDir set, every
-// reference stored or loaded is also written there, as the CSV
-// Save writes, in a file named after its order and name
+// reference stored or loaded (spectrum or transfer function) is also
+// written there, as the file Save writes (its unit and how it was
+// measured, then the values), in a file named after its order and name
 // ("003 bench A.csv"); deleting it removes the file, and the next window
 // loads them back in that order.
 
@@ -92,7 +93,7 @@ func (p *References) add(t *dsp.Trace) error {
 	if err := p.set.Add(t); err != nil {
 		return err
 	}
-	p.host.ReferencesChanged()
+	p.changed()
 	return p.keep(p.set.Refs()[len(p.set.Refs())-1])
 }
 
@@ -177,6 +178,6 @@ func (p *References) LoadKept() {
 		p.host.AddNotice(fmt.Sprintf("prism: kept references not loaded from %s: %s", dir, strings.Join(skipped, "; ")))
 	}
 	if len(p.set.Refs()) > 0 {
-		p.host.ReferencesChanged()
+		p.changed()
 	}
 }

@@ -1,7 +1,10 @@
-// Reference traces: the spectrum shown, stored under a name, drawn over
-// the live and file spectra in its own colour, saved and loaded as the
-// CSV `prism spectrum` writes and `prism spectrum --ref` reads (dsp.Trace),
-// and the difference of the spectrum shown to one of them.
+// Reference traces: the spectrum shown, stored under a name with its
+// unit, drawn over the live and file spectra in its own colour (converted
+// to the axis's unit where that is exact, else not drawn, with the
+// reason), saved and loaded as dsp.Trace files, and the difference of the
+// spectrum shown to one of them. Transfer-function references share the
+// set and its colours but are drawn by the transfer view, never over
+// spectra.
 
 package view
 
@@ -29,13 +32,28 @@ var refColors = [MaxReferences]color.RGBA{
 const DiffRangeDB = 30
 
 // Reference is one stored trace: its levels (in the unit of the spectrum
-// it came from), whether it is drawn, and its colour.
+// it came from, Trace.Unit), whether it is drawn, its colour, and how it
+// goes on the spectrum axis: the offset that converts it to the axis's
+// unit, or why it cannot (RefSet.SetAxis).
 type Reference struct {
 	Trace *dsp.Trace
 	Shown bool
 	Color color.RGBA
 	File  string // where the window keeps it between sessions ("" nowhere)
+	// OffsetDB is added to the trace's levels on the spectrum axis.
+	OffsetDB float64
+	// NotDrawn says, in a sentence, why the trace is not drawn on the
+	// spectrum axis ("" it is): another unit with no exact conversion,
+	// or a transfer function.
+	NotDrawn string
 }
+
+// OnSpectra says whether r is drawn over the spectra: shown, a spectrum,
+// and in a unit the axis converts.
+func (r *Reference) OnSpectra() bool { return r.Shown && r.NotDrawn == "" }
+
+// IsTransfer says whether r is a transfer function's.
+func (r *Reference) IsTransfer() bool { return r.Trace.IsTransfer() }
 
 // RefSet holds the window's references, shared by the live and file
 // spectrum views. ver changes with every change, so the views know to
@@ -44,7 +62,38 @@ type RefSet struct {
 	refs   []*Reference
 	diffTo int // the reference the difference is taken to; −1: none
 	ver    int
+	axis   RefAxis // the spectrum axis the references are drawn on
 }
+
+// SetAxis converts the references for a spectrum axis of a's unit,
+// calibration and microphone (RefOffset): each gets its offset, or the
+// reason it is not drawn.
+func (s *RefSet) SetAxis(a RefAxis) {
+	if a == s.axis {
+		return
+	}
+	s.axis = a
+	for _, r := range s.refs {
+		s.convert(r)
+	}
+	s.ver++
+}
+
+// SetUnit says the unit of reference i, whose file did not (old files,
+// `prism spectrum`'s): it is converted onto the axis from now on.
+func (s *RefSet) SetUnit(i int, unit string) {
+	if i >= 0 && i < len(s.refs) {
+		s.refs[i].Trace.Unit = unit
+		s.convert(s.refs[i])
+		s.ver++
+	}
+}
+
+// Axis is the spectrum axis the references are converted for.
+func (s *RefSet) Axis() RefAxis { return s.axis }
+
+// convert sets r's offset onto the axis, or why it is not drawn.
+func (s *RefSet) convert(r *Reference) { r.OffsetDB, r.NotDrawn = RefOffset(r.Trace, s.axis) }
 
 // Add keeps t, shown, in the first colour not in use.
 func (s *RefSet) Add(t *dsp.Trace) error {
@@ -62,7 +111,9 @@ func (s *RefSet) Add(t *dsp.Trace) error {
 		used[slices.Index(refColors[:], r.Color)] = true
 	}
 	c := refColors[slices.Index(used, false)]
-	s.refs = append(s.refs, &Reference{Trace: t, Shown: true, Color: c})
+	r := &Reference{Trace: t, Shown: true, Color: c}
+	s.convert(r)
+	s.refs = append(s.refs, r)
 	s.ver++
 	return nil
 }
@@ -94,7 +145,8 @@ type RefGrid struct {
 }
 
 // Levels is reference i at bins 0…bins−1, binHz apart (dsp.Trace.At:
-// linear in log-frequency between its points).
+// linear in log-frequency between its points), in the axis's unit (its
+// OffsetDB added).
 func (g *RefGrid) Levels(s *RefSet, i, bins int, binHz float64) []float32 {
 	if g.ver != s.ver || g.bins != bins || g.binHz != binHz || len(g.at) != len(s.refs) {
 		g.ver, g.bins, g.binHz = s.ver, bins, binHz
@@ -105,7 +157,7 @@ func (g *RefGrid) Levels(s *RefSet, i, bins int, binHz float64) []float32 {
 		for j, r := range s.refs {
 			g.at[j] = slices.Grow(g.at[j][:0], bins)[:bins]
 			for k := range bins {
-				g.at[j][k] = float32(r.Trace.At(float64(k) * binHz))
+				g.at[j][k] = float32(r.Trace.At(float64(k)*binHz) + r.OffsetDB)
 			}
 		}
 	}
@@ -147,7 +199,7 @@ func (v *SpectrumView) drawRefs() {
 	}
 	bins, binHz := v.geometry()
 	for i, r := range s.refs {
-		if r.Shown {
+		if r.OnSpectra() {
 			v.trace(v.refs.grid.Levels(s, i, bins, binHz), RefColor(r.Color, v.dark), false)
 		}
 	}
@@ -171,7 +223,7 @@ func (v *SpectrumView) drawRefLegend(pal *palette) {
 		return
 	}
 	for _, r := range o.set.refs {
-		if r.Shown {
+		if r.OnSpectra() {
 			o.legend = append(o.legend, legendItem{Label: r.Trace.Name, Color: RefColor(r.Color, v.dark)})
 		}
 	}
