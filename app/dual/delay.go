@@ -2,7 +2,6 @@ package dual
 
 import (
 	"math"
-	"math/cmplx"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -82,13 +81,22 @@ func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 	if len(gxy) != len(d.w) {
 		panic("dual: DelayFinder.Find: wrong number of bins")
 	}
-	for k, g := range gxy {
-		if a := cmplx.Abs(g); phat && a > 0 {
-			g /= complex(a, 0)
-		} else if phat {
-			g = 0
+	if phat {
+		// g/|g| by one reciprocal square root's worth of work: no complex
+		// division, no Hypot (Gxy comes from float32 values, far from
+		// overflowing a square)
+		for k, g := range gxy {
+			re, im := real(g), imag(g)
+			if a2 := re*re + im*im; a2 > 0 {
+				inv := 1 / math.Sqrt(a2)
+				g = complex(re*inv, im*inv)
+			} else {
+				g = 0
+			}
+			d.w[k] = g
 		}
-		d.w[k] = g
+	} else {
+		copy(d.w, gxy)
 	}
 	d.fft.Sequence(d.ir, d.w)
 	inv := 1 / float64(d.n)
@@ -102,9 +110,8 @@ func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 		}
 	}
 	half := d.n / 2
-	for i := range d.n {
-		d.lagIR[i] = d.ir[(i+half)%d.n]
-	}
+	copy(d.lagIR, d.ir[half:])
+	copy(d.lagIR[half:], d.ir[:half])
 	rms := math.Sqrt(ss / float64(d.n))
 	if !(rms > 0) || peak < MinPeakRatio*rms {
 		r := 0.0
