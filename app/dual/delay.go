@@ -78,26 +78,7 @@ func NewDelayFinder(bins int) *DelayFinder {
 // PHAT when phat is set, and its delay. It does not allocate, and panics
 // if gxy has the wrong length.
 func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
-	if len(gxy) != len(d.w) {
-		panic("dual: DelayFinder.Find: wrong number of bins")
-	}
-	if phat {
-		// g/|g| by one reciprocal square root's worth of work: no complex
-		// division, no Hypot (Gxy comes from float32 values, far from
-		// overflowing a square)
-		for k, g := range gxy {
-			re, im := real(g), imag(g)
-			if a2 := re*re + im*im; a2 > 0 {
-				inv := 1 / math.Sqrt(a2)
-				g = complex(re*inv, im*inv)
-			} else {
-				g = 0
-			}
-			d.w[k] = g
-		}
-	} else {
-		copy(d.w, gxy)
-	}
+	d.weigh(gxy, phat)
 	d.fft.Sequence(d.ir, d.w)
 	inv := 1 / float64(d.n)
 	ss, peak, at := 0.0, 0.0, 0
@@ -112,7 +93,53 @@ func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 	half := d.n / 2
 	copy(d.lagIR, d.ir[half:])
 	copy(d.lagIR[half:], d.ir[:half])
-	rms := math.Sqrt(ss / float64(d.n))
+	return d.place(at, d.ir[at], math.Sqrt(ss/float64(d.n)))
+}
+
+// Refine is Find for a caller that has the impulse response's peak
+// already (an engine's: gpufft.TransferPlan.Peaks): the response's
+// largest |value|, value, at index at (0…N−1, lag at − N from N/2 on),
+// and its RMS. It applies the same test of a clear peak and places the
+// peak between samples from gxy as Find does, without the inverse
+// transform; IR is not valid after it (ETC is). It does not allocate, and
+// panics if gxy has the wrong length or at is out of range.
+func (d *DelayFinder) Refine(gxy []complex128, phat bool, at int, value, rms float64) Delay {
+	if at < 0 || at >= d.n {
+		panic("dual: DelayFinder.Refine: peak index out of range")
+	}
+	d.weigh(gxy, phat)
+	return d.place(at, value, rms)
+}
+
+// weigh sets the spectrum whose inverse transform is the response: gxy,
+// or with phat gxy/|gxy| (0 where gxy is 0).
+func (d *DelayFinder) weigh(gxy []complex128, phat bool) {
+	if len(gxy) != len(d.w) {
+		panic("dual: DelayFinder: wrong number of bins")
+	}
+	if !phat {
+		copy(d.w, gxy)
+		return
+	}
+	// g/|g| by one reciprocal square root's worth of work: no complex
+	// division, no Hypot (Gxy comes from float32 values, far from
+	// overflowing a square)
+	for k, g := range gxy {
+		re, im := real(g), imag(g)
+		if a2 := re*re + im*im; a2 > 0 {
+			inv := 1 / math.Sqrt(a2)
+			g = complex(re*inv, im*inv)
+		} else {
+			g = 0
+		}
+		d.w[k] = g
+	}
+}
+
+// place decides on the peak at index at of value value in a response of
+// RMS rms: no clear peak, or the delay placed between samples.
+func (d *DelayFinder) place(at int, value, rms float64) Delay {
+	peak := math.Abs(value)
 	if !(rms > 0) || peak < MinPeakRatio*rms {
 		r := 0.0
 		if rms > 0 {
@@ -121,11 +148,11 @@ func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 		return Delay{PeakRatio: r}
 	}
 	sign := 1.0
-	if d.ir[at] < 0 {
+	if value < 0 {
 		sign = -1
 	}
 	t := d.refine(float64(at), sign)
-	if t >= float64(half) {
+	if t >= float64(d.n/2) {
 		t -= float64(d.n)
 	}
 	return Delay{Found: true, Samples: t, Polarity: int(sign), PeakRatio: peak / rms}

@@ -25,8 +25,10 @@ import (
 // back after every batch and turned into magnitude, phase and coherence
 // by dsp's transfer rules when a consumer asks (Latest), so the engine
 // goroutine only moves numbers. With Track, each channel's delay is
-// re-found from its averaged cross-spectrum (dual.DelayFinder, GCC-PHAT)
-// every TrackEvery frames and applied: the measurement's frames are
+// re-found from its averaged cross-spectrum every TrackEvery frames (the
+// GCC-PHAT impulse response's peak found on the engine, TransferPlan's
+// Peaks, and placed between samples on the host, dual.DelayFinder's
+// Refine, all channels at once: live_track.go) and applied: the measurement's frames are
 // taken that many samples later than the reference's (the reference is
 // delayed), the averages start again when the whole-sample part changes,
 // and the rest is taken out of the phase. Without a clear peak the last
@@ -106,6 +108,7 @@ type Live struct {
 	averaged   int
 	sinceFind  int
 	find       *finders // nil until the first find
+	peaks      []gpufft.TransferPeak
 	delays     []TrackedDelay
 	frames     uint64
 
@@ -149,6 +152,7 @@ func newTransfer(rate, inputs int, engines engine.Pair, s LiveSettings, rec *aud
 	t.shift = make([]int, m)
 	t.delays = make([]TrackedDelay, m)
 	t.pubDel = make([]TrackedDelay, m)
+	t.peaks = make([]gpufft.TransferPeak, m)
 	t.spectra = dual.NewCrossSpectra(bins)
 	t.h = make([]complex128, bins)
 	if err := t.useEngine(engines.Preferred); err != nil {
@@ -406,7 +410,10 @@ func (t *Live) track() error {
 		// a Live dropped without Close stops its workers
 		runtime.AddCleanup(t, func(f *finders) { f.stop() }, t.find)
 	}
-	found := t.find.find(t.avg)
+	if err := t.plan.Peaks(t.peaks); err != nil {
+		return t.engineFailed(err)
+	}
+	found := t.find.find(t.avg, t.peaks)
 	reset := false
 	for c := range t.shift {
 		d := found[c]

@@ -1,6 +1,7 @@
 package transfer
 
 import (
+	"math"
 	"runtime"
 	"sync"
 
@@ -8,19 +9,25 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// finders re-find every measurement channel's delay from the averages at
-// once, one channel per worker: a find at N = 65536 (GCC-PHAT, a
-// float64 inverse FFT and the peak's refinement) takes about 3 ms, so 16
-// channels found one after another held every batch 50–70 ms and were
-// most of prism capture --transfer's latency on the H200 (p50 81 ms at
-// 16+1 channels, 192 kHz, hop 128; docs/performance.md). The workers are
-// started with the first find and stopped by stop (Live.Close, or a
-// cleanup when a Live is dropped unclosed); a find does not allocate.
+// finders place every measurement channel's delay at once, one channel
+// per worker, from the engine's impulse-response peaks
+// (gpufft.TransferPlan.Peaks: the GCC-PHAT weighting, inverse transform
+// and search on the engine) and the averages (dual.DelayFinder.Refine:
+// the weighting again and the band-limited maximum near the peak, in
+// float64). Whole finds on the host (Find: a float64 inverse FFT each)
+// took 3–4 ms a channel at N = 65536, so 16 channels one after another
+// held every batch 50–70 ms and were most of prism capture --transfer's
+// latency on the H200 (p50 81 ms at 16+1 channels, 192 kHz, hop 128;
+// docs/performance.md). The workers are started with the first find and
+// stopped by stop (Live.Close, or a cleanup when a Live is dropped
+// unclosed); a find does not allocate.
 type finders struct {
 	jobs  chan int // measurement channels to find
 	wg    sync.WaitGroup
-	avg   []float32    // the averages the jobs read (set before they are sent)
-	found []dual.Delay // per channel, the latest find
+	n     int                   // N
+	avg   []float32             // the averages the jobs read (set before they are sent)
+	peaks []gpufft.TransferPeak // the engine's peaks, likewise
+	found []dual.Delay          // per channel, the latest find
 	once  sync.Once
 }
 
@@ -28,7 +35,7 @@ type finders struct {
 // min(channels, GOMAXPROCS) workers, each with its finder and its
 // cross-spectrum.
 func newFinders(channels, bins int) *finders {
-	f := &finders{jobs: make(chan int, channels), found: make([]dual.Delay, channels)}
+	f := &finders{jobs: make(chan int, channels), n: 2 * (bins - 1), found: make([]dual.Delay, channels)}
 	for range max(1, min(channels, runtime.GOMAXPROCS(0))) {
 		go f.work(dual.NewDelayFinder(bins), make([]complex128, bins))
 	}
@@ -44,21 +51,24 @@ func (f *finders) work(finder *dual.DelayFinder, gxy []complex128) {
 			v := avg[k*gpufft.TransferValues:]
 			gxy[k] = complex(float64(v[gpufft.TransferGxyRe]), float64(v[gpufft.TransferGxyIm]))
 		}
-		f.found[c] = finder.Find(gxy, true)
+		pk := f.peaks[c]
+		rms := math.Sqrt(float64(pk.SumSquares) / float64(f.n))
+		f.found[c] = finder.Refine(gxy, true, pk.Index, float64(pk.Value), rms)
 		f.wg.Done()
 	}
 }
 
-// find finds every channel's delay in avg (the plan's Read layout) and
-// returns them, in channel order (valid until the next find).
-func (f *finders) find(avg []float32) []dual.Delay {
-	f.avg = avg
+// find places every channel's delay from avg (the plan's Read layout)
+// and peaks (its Peaks of the same averages) and returns them, in channel
+// order (valid until the next find).
+func (f *finders) find(avg []float32, peaks []gpufft.TransferPeak) []dual.Delay {
+	f.avg, f.peaks = avg, peaks
 	f.wg.Add(len(f.found))
 	for c := range f.found {
 		f.jobs <- c
 	}
 	f.wg.Wait()
-	f.avg = nil
+	f.avg, f.peaks = nil, nil
 	return f.found
 }
 
