@@ -25,8 +25,10 @@ import (
 // 20 RMS-dB-worth of chance (P < 1e-17 per transform); a real delay with
 // PHAT stands √N-ish above (181 at N = 32768).
 //
-// A DelayFinder is reused: Find does not allocate. The IR and ETC slices
-// it returns belong to it and change with the next call.
+// A DelayFinder is reused: its transforms and their buffers are made by
+// the first Find (and the first ETC), and later calls do not allocate; a
+// finder used only to Refine holds the weighted spectrum alone. The IR
+// and ETC slices it returns belong to it and change with the next call.
 type DelayFinder struct {
 	n      int
 	fft    *fourier.FFT
@@ -69,9 +71,7 @@ func NewDelayFinder(bins int) *DelayFinder {
 	if n < 4 {
 		panic("dual: NewDelayFinder needs 3 bins or more")
 	}
-	return &DelayFinder{n: n, fft: fourier.NewFFT(n), cfft: fourier.NewCmplxFFT(n),
-		w: make([]complex128, bins), ir: make([]float64, n), full: make([]complex128, n),
-		etc: make([]float64, n), lagIR: make([]float64, n), lagETC: make([]float64, n)}
+	return &DelayFinder{n: n, w: make([]complex128, bins)}
 }
 
 // Find computes the impulse response of gxy (Bins values), weighted by
@@ -79,6 +79,9 @@ func NewDelayFinder(bins int) *DelayFinder {
 // if gxy has the wrong length.
 func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 	d.weigh(gxy, phat)
+	if d.fft == nil {
+		d.fft, d.ir, d.lagIR = fourier.NewFFT(d.n), make([]float64, d.n), make([]float64, d.n)
+	}
 	d.fft.Sequence(d.ir, d.w)
 	inv := 1 / float64(d.n)
 	ss, peak, at := 0.0, 0.0, 0
@@ -210,18 +213,24 @@ func (d *DelayFinder) eval(t float64) (v, d1, d2 float64) {
 }
 
 // IR returns the last impulse response in lag order: N samples, lag −N/2
-// first (index i is lag i − N/2). Valid until the next Find.
+// first (index i is lag i − N/2); nil before the first Find. Valid until
+// the next Find (Refine leaves it as it was).
 func (d *DelayFinder) IR() []float64 { return d.lagIR }
 
 // ETC returns the energy–time curve of the last impulse response in lag
 // order (as IR): 20·log10 of the envelope, the magnitude of the analytic
 // signal (the response plus i times its Hilbert transform), relative to
-// the envelope's largest value (0 dB), floored at FloorDB. It does not
-// allocate. Valid until the next Find or ETC.
+// the envelope's largest value (0 dB), floored at FloorDB. After its
+// first call it does not allocate. Valid until the next Find, Refine or
+// ETC.
 func (d *DelayFinder) ETC() []float64 {
 	// the analytic signal's spectrum: 2·W_k for 0 < k < N/2, W_0 and
 	// W_{N/2} once, nothing at negative frequencies
 	m := len(d.w) - 1
+	if d.cfft == nil {
+		d.cfft, d.full = fourier.NewCmplxFFT(d.n), make([]complex128, d.n)
+		d.etc, d.lagETC = make([]float64, d.n), make([]float64, d.n)
+	}
 	for k := range d.full {
 		switch {
 		case k == 0 || k == m:
