@@ -28,10 +28,10 @@ import (
 // re-found from its averaged cross-spectrum every TrackEvery frames (the
 // GCC-PHAT impulse response's peak found on the engine, TransferPlan's
 // Peaks, and placed between samples on the host, dual.DelayFinder's
-// Refine, all channels at once: live_track.go) and applied: the measurement's frames are
-// taken that many samples later than the reference's (the reference is
-// delayed), the averages start again when the whole-sample part changes,
-// and the rest is taken out of the phase. Without a clear peak the last
+// Refine, all channels at once: live_track.go) and applied: the
+// measurement's frames are taken that many samples later than the
+// reference's (the reference is delayed), the averages start again when
+// the whole-sample part changes, and the rest is taken out of the phase. Without a clear peak the last
 // good delay stays and the result says "no clear peak".
 
 // LiveSettings configure a live transfer analyzer.
