@@ -23,8 +23,9 @@ import (
 //	exp:       avg = avg + ExpAlpha·(v − avg)          (starts at the first frame)
 //
 // Only Read crosses back: the averages, TransferValues float32 per
-// channel and bin. The transfer function, coherence and delay are formed
-// from them by the caller (app/dsp's transfer rules).
+// channel and bin; and Peaks, the delay finder's impulse-response peaks
+// (transferpeaks.go). The transfer function, coherence and delay are
+// formed from them by the caller (app/dual's rules).
 
 // TransferValues is the number of float32 values per channel and bin
 // that TransferPlan.Read writes, at these offsets.
@@ -98,10 +99,16 @@ func (c TransferConfig) check() error {
 // L > MaxSamples or len(dst) < DstLen. Reset forgets every frame: the
 // averages start again (at zero until the next frame). Only one
 // goroutine may use a plan at a time.
+//
+// Peaks writes into dst[:Channels] each channel's GCC-PHAT impulse
+// response's peak, of the averages Read would return (see TransferPeak
+// and transferpeaks.go). Its first call makes its transform and buffers;
+// later calls do not allocate. It panics if len(dst) < Channels.
 type TransferPlan interface {
 	Config() TransferConfig
 	Execute(src []float32) (frames int, err error)
 	Read(dst []float32) error
+	Peaks(dst []TransferPeak) error
 	Reset() error
 	Close() error
 }
@@ -164,6 +171,7 @@ type cpuTransfer struct {
 	n      int // frames of the batch being run
 	splits int
 	wg     sync.WaitGroup
+	pk     cpuPeaks // made by the first Peaks
 }
 
 // NewTransfer implements TransferEngine: the spectrogram on the engine's
@@ -303,7 +311,12 @@ func (p *cpuTransfer) Reset() error {
 	return nil
 }
 
-func (p *cpuTransfer) Close() error { return p.sp.Close() }
+func (p *cpuTransfer) Close() error {
+	if p.pk.real != nil {
+		p.pk.real.Close()
+	}
+	return p.sp.Close()
+}
 
 // ---- OpenCL engine
 
@@ -320,6 +333,7 @@ type gpuTransfer struct {
 	// per-call kernel arguments (on the heap: SetArg keeps no pointer,
 	// but taking a local's address would make it escape)
 	argN, argNext, argCount, argFirst int32
+	pk                                *gpuPeaks // made by the first Peaks
 }
 
 // NewTransfer implements TransferEngine.
@@ -451,5 +465,8 @@ func (p *gpuTransfer) Reset() error {
 func (p *gpuTransfer) Close() error {
 	p.sp.e.live.Lock()
 	defer p.sp.e.live.Unlock()
+	if p.pk != nil {
+		p.pk.real.Close()
+	}
 	return p.sp.Close()
 }

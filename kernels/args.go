@@ -87,8 +87,21 @@ var (
 	}{Kernel{"pcm_planar", "pcm.cl", 4}, 0, 1, 2, 3}
 )
 
-// transfer.cl: the dual-channel averages.
-var TransferUpdate = struct {
-	Kernel
-	Spec, Ring, Avg, N, Bins, M, K, Next, Count, First, Alpha int
-}{Kernel{"transfer_update", "transfer.cl", 11}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+// transfer.cl: the dual-channel averages and the delay finder's PHAT
+// weighting and impulse-response peaks.
+var (
+	TransferUpdate = struct {
+		Kernel
+		Spec, Ring, Avg, N, Bins, M, K, Next, Count, First, Alpha int
+	}{Kernel{"transfer_update", "transfer.cl", 11}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+
+	TransferPhat = struct {
+		Kernel
+		Avg, W, Bins, M int
+	}{Kernel{"transfer_phat", "transfer.cl", 4}, 0, 1, 2, 3}
+
+	TransferPeak = struct {
+		Kernel
+		Ir, Peak, N int
+	}{Kernel{"transfer_peak", "transfer.cl", 3}, 0, 1, 2}
+)

@@ -74,3 +74,73 @@ __kernel void transfer_update(__global const float2* restrict spec,
     }
     avg[gid] = s / (float)count;
 }
+
+// transfer_phat: the GCC-PHAT weighting of each channel's averaged
+// cross-spectrum, the input of the delay finder's inverse transform
+// (gpufft's TransferPlan.Peaks; cpuTransfer.peaks is the host's copy):
+// w = Gxy/|Gxy|, 0 where |Gxy| = 0, and the imaginary parts of bins 0 and
+// N/2 zeroed (a real signal's spectrum). One work-item per (channel c,
+// bin k), gid = c·bins + k, global size M·bins rounded up to the
+// work-group.
+// In:   avg  float4[M][bins]  the averages (Gxy in .xy)
+// Out:  w    float2[M][bins]  the weighted spectra (the C2R plan's input)
+__kernel void transfer_phat(__global const float4* restrict avg,
+                            __global float2* restrict w,
+                            const int bins, const int M)
+{
+    const int gid = get_global_id(0);
+    if (gid >= M * bins) return;
+    const int k = gid % bins;
+    float2 g = avg[gid].xy;
+    if (k == 0 || k == bins - 1) g.y = 0.0f;
+    const float a2 = g.x * g.x + g.y * g.y;
+    w[gid] = a2 > 0.0f ? g * rsqrt(a2) : (float2)(0.0f);
+}
+
+// transfer_peak: each channel's impulse response's largest |value| (the
+// first index of it on a tie), that value, and the sum of the squares.
+// One work-group of PEAK_WG (256) work-items per channel: each item
+// scans the samples i ≡ lid (mod 256) in order, then the group reduces
+// in local memory (the largest |value|, the lower index on a tie; the
+// sums pairwise).
+// In:   ir    float[M][n]   the C2R plan's output (normalised by 1/n)
+// Out:  peak  float4[M]     (index, value, Σ value², 0); index as a float
+//                           (exact: n ≤ 2^24)
+__kernel void transfer_peak(__global const float* restrict ir,
+                            __global float4* restrict peak,
+                            const int n)
+{
+    __local float lv[256];
+    __local int li[256];
+    __local float ls[256];
+    const int lid = get_local_id(0);
+    const int c = get_group_id(0);
+    __global const float* x = ir + (size_t)c * n;
+    float best = -1.0f, val = 0.0f, ss = 0.0f;
+    int at = 0;
+    for (int i = lid; i < n; i += 256) {
+        const float v = x[i];
+        ss += v * v;
+        if (fabs(v) > best) {
+            best = fabs(v);
+            val = v;
+            at = i;
+        }
+    }
+    lv[lid] = val;
+    li[lid] = at;
+    ls[lid] = ss;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 128; s > 0; s >>= 1) {
+        if (lid < s) {
+            const float a = fabs(lv[lid]), b = fabs(lv[lid + s]);
+            if (b > a || (b == a && li[lid + s] < li[lid])) {
+                lv[lid] = lv[lid + s];
+                li[lid] = li[lid + s];
+            }
+            ls[lid] += ls[lid + s];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) peak[c] = (float4)((float)li[0], lv[0], ls[0], 0.0f);
+}

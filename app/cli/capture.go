@@ -18,13 +18,15 @@ import (
 
 const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
   prism capture --transfer --ref-channel R [--channels C,…] -o OUT.csv|.npy|.png
-      [--average polar|complex] [--frames K] [--seconds S] [--stats] [flags]
+      [--average polar|complex] [--frames K | --average-time S] [--seconds S]
+      [--stats] [flags]
   Records a live spectrogram of the input (a device, or --generator).
   With --transfer: a live dual-channel measurement of each measurement
   channel against the reference channel (0-based; the input opens as many
   channels as the largest index needs, at least 2), averaged over the
-  last K frames (--frames, 1…256) on the engine, the delay tracked and
-  taken out; at the end the same outputs as prism transfer: CSV header
+  last K frames (--frames, 1…256) or exponentially (--average-time S,
+  the time constant in seconds) on the engine, the delay re-found after
+  every batch and taken out; at the end the same outputs as prism transfer: CSV header
   freq_hz,magnitude_db,phase_deg,coherence (each name but freq_hz with
   _chC for several channels), NPY of those columns, or PNG plots; --stats
   adds delay_ms, delay_samples, polarity, mean_coherence (and delay_found,
@@ -88,7 +90,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	}
 	defer rec.Stop()
 	if tf.on {
-		ts := tf.settings(opts, meas)
+		ts := tf.settings(opts, meas, rec.SampleRate())
 		return captureTransfer(sess, rec, ts, *seconds, *out, format, opts.Force, *stats, *quiet, stdout, stderr)
 	}
 	if opts.Channel >= rec.Channels() {

@@ -26,7 +26,9 @@ type captureTransferFlags struct {
 	refChannel      int
 	average         string
 	frames          int
+	averageTime     float64
 	averageSelected dual.TransferAverage
+	fs              *flag.FlagSet // to tell --frames given from its default
 }
 
 func (f *captureTransferFlags) register(fs *flag.FlagSet) {
@@ -34,6 +36,8 @@ func (f *captureTransferFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.refChannel, "ref-channel", 0, "with --transfer: the reference channel (0-based)")
 	fs.StringVar(&f.average, "average", "complex", "with --transfer: complex (vector, H1) or polar averaging")
 	fs.IntVar(&f.frames, "frames", 32, fmt.Sprintf("with --transfer: frames averaged (FIFO), 1…%d", gpufft.MaxTransferFrames))
+	fs.Float64Var(&f.averageTime, "average-time", 0, "with --transfer: an exponential average of this time constant in seconds instead of the FIFO of --frames (each frame weighs 1 − e^(−hop/(rate·SECONDS)))")
+	f.fs = fs
 }
 
 // channels reads --channels: a count of input channels, or with
@@ -76,15 +80,32 @@ func (f *captureTransferFlags) check(format encode.Format) error {
 	if f.frames < 1 || f.frames > gpufft.MaxTransferFrames {
 		return fmt.Errorf("--frames %d: want 1…%d", f.frames, gpufft.MaxTransferFrames)
 	}
+	if f.averageTime != 0 {
+		if !(f.averageTime > 0 && f.averageTime <= 3600) { // NaN too
+			return fmt.Errorf("--average-time %g: want a time constant in seconds, 0…3600", f.averageTime)
+		}
+		framesGiven := false
+		f.fs.Visit(func(fl *flag.Flag) { framesGiven = framesGiven || fl.Name == "frames" })
+		if framesGiven {
+			return errors.New("--average-time and --frames: choose the exponential or the FIFO average")
+		}
+	}
 	if format != encode.FormatCSV && format != encode.FormatNPY && format != encode.FormatPNG {
 		return fmt.Errorf("-o: --transfer writes .csv, .npy or .png")
 	}
 	return nil
 }
 
-func (f *captureTransferFlags) settings(o analysis.AnalyzeOptions, meas []int) transfer.LiveSettings {
-	return transfer.LiveSettings{FFT: o.FFT, Hop: o.Hop, Window: o.Window, RefChannel: f.refChannel, Channels: meas,
-		Average: f.averageSelected, Frames: f.frames, Track: true}
+// settings are the live analyzer's settings at sampleRate (Hz): the
+// delay re-found after every batch (TrackEvery 1), and with
+// --average-time the exponential average of that time constant.
+func (f *captureTransferFlags) settings(o analysis.AnalyzeOptions, meas []int, sampleRate int) transfer.LiveSettings {
+	s := transfer.LiveSettings{FFT: o.FFT, Hop: o.Hop, Window: o.Window, RefChannel: f.refChannel, Channels: meas,
+		Average: f.averageSelected, Frames: f.frames, Track: true, TrackEvery: 1}
+	if f.averageTime > 0 {
+		s.Frames, s.ExpAlpha = 0, dual.ExpAlpha(f.averageTime, o.Hop, sampleRate)
+	}
+	return s
 }
 
 // captureTransfer runs the live measurement and writes prism transfer's

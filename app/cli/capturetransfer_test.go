@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
@@ -114,6 +117,9 @@ func TestCaptureTransferFlags(t *testing.T) {
 		{"--average", "median"},
 		{"--frames", "0"},
 		{"--frames", "257"},
+		{"--average-time", "-1"},
+		{"--average-time", "NaN"},
+		{"--average-time", "1", "--frames", "16"},
 	} {
 		a := append([]string{"capture", "--transfer", "-o", out, "--generator", "white:-20", "--seconds", "0.2", "--engine", "cpu"}, args...)
 		if code, msg := runCLI(a...); code != 2 {
@@ -122,5 +128,37 @@ func TestCaptureTransferFlags(t *testing.T) {
 	}
 	if code, msg := runCLI("capture", "-o", out, "--channels", "1,2", "--generator", "white:-20", "--seconds", "0.2"); code != 2 || !strings.Contains(msg, "--channels") {
 		t.Errorf("--channels 1,2 without --transfer: exit %d (%s), want 2", code, msg)
+	}
+}
+
+// TestCaptureTransferAverageTime: --average-time τ selects the
+// exponential average with the weight per frame 1 − e^(−hop/(rate·τ))
+// (computed here), the FIFO otherwise; the delay is re-found after every
+// batch either way.
+func TestCaptureTransferAverageTime(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		frames    int
+		hop, rate int
+		alpha     float64
+	}{
+		{[]string{"--transfer"}, 32, 1024, 48000, 0},
+		{[]string{"--transfer", "--frames", "64"}, 64, 128, 192000, 0},
+		{[]string{"--transfer", "--average-time", "0.5"}, 0, 1024, 48000, 1 - math.Exp(-1024.0/24000)},
+		{[]string{"--transfer", "--average-time", "2"}, 0, 128, 192000, 1 - math.Exp(-128.0/384000)},
+	} {
+		fs := flag.NewFlagSet("capture", flag.ContinueOnError)
+		var tf captureTransferFlags
+		tf.register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := tf.check(encode.FormatCSV); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		s := tf.settings(analysis.AnalyzeOptions{FFT: 4096, Hop: c.hop}, nil, c.rate)
+		if s.Frames != c.frames || math.Abs(s.ExpAlpha-c.alpha) > 1e-12*c.alpha || !s.Track || s.TrackEvery != 1 {
+			t.Errorf("%v: Frames %d, ExpAlpha %v, Track %v every %d; want %d, %v, every batch", c.args, s.Frames, s.ExpAlpha, s.Track, s.TrackEvery, c.frames, c.alpha)
+		}
 	}
 }

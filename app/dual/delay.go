@@ -2,7 +2,6 @@ package dual
 
 import (
 	"math"
-	"math/cmplx"
 
 	"gonum.org/v1/gonum/dsp/fourier"
 )
@@ -26,8 +25,10 @@ import (
 // 20 RMS-dB-worth of chance (P < 1e-17 per transform); a real delay with
 // PHAT stands √N-ish above (181 at N = 32768).
 //
-// A DelayFinder is reused: Find does not allocate. The IR and ETC slices
-// it returns belong to it and change with the next call.
+// A DelayFinder is reused: its transforms and their buffers are made by
+// the first Find (and the first ETC), and later calls do not allocate; a
+// finder used only to Refine holds the weighted spectrum alone. The IR
+// and ETC slices it returns belong to it and change with the next call.
 type DelayFinder struct {
 	n      int
 	fft    *fourier.FFT
@@ -70,25 +71,16 @@ func NewDelayFinder(bins int) *DelayFinder {
 	if n < 4 {
 		panic("dual: NewDelayFinder needs 3 bins or more")
 	}
-	return &DelayFinder{n: n, fft: fourier.NewFFT(n), cfft: fourier.NewCmplxFFT(n),
-		w: make([]complex128, bins), ir: make([]float64, n), full: make([]complex128, n),
-		etc: make([]float64, n), lagIR: make([]float64, n), lagETC: make([]float64, n)}
+	return &DelayFinder{n: n, w: make([]complex128, bins)}
 }
 
 // Find computes the impulse response of gxy (Bins values), weighted by
 // PHAT when phat is set, and its delay. It does not allocate, and panics
 // if gxy has the wrong length.
 func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
-	if len(gxy) != len(d.w) {
-		panic("dual: DelayFinder.Find: wrong number of bins")
-	}
-	for k, g := range gxy {
-		if a := cmplx.Abs(g); phat && a > 0 {
-			g /= complex(a, 0)
-		} else if phat {
-			g = 0
-		}
-		d.w[k] = g
+	d.weigh(gxy, phat)
+	if d.fft == nil {
+		d.fft, d.ir, d.lagIR = fourier.NewFFT(d.n), make([]float64, d.n), make([]float64, d.n)
 	}
 	d.fft.Sequence(d.ir, d.w)
 	inv := 1 / float64(d.n)
@@ -102,10 +94,55 @@ func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 		}
 	}
 	half := d.n / 2
-	for i := range d.n {
-		d.lagIR[i] = d.ir[(i+half)%d.n]
+	copy(d.lagIR, d.ir[half:])
+	copy(d.lagIR[half:], d.ir[:half])
+	return d.place(at, d.ir[at], math.Sqrt(ss/float64(d.n)))
+}
+
+// Refine is Find for a caller that has the impulse response's peak
+// already (an engine's: gpufft.TransferPlan.Peaks): the response's
+// largest |value|, value, at index at (0…N−1, lag at − N from N/2 on),
+// and its RMS. It applies the same test of a clear peak and places the
+// peak between samples from gxy as Find does, without the inverse
+// transform; IR is not valid after it (ETC is). It does not allocate, and
+// panics if gxy has the wrong length or at is out of range.
+func (d *DelayFinder) Refine(gxy []complex128, phat bool, at int, value, rms float64) Delay {
+	if at < 0 || at >= d.n {
+		panic("dual: DelayFinder.Refine: peak index out of range")
 	}
-	rms := math.Sqrt(ss / float64(d.n))
+	d.weigh(gxy, phat)
+	return d.place(at, value, rms)
+}
+
+// weigh sets the spectrum whose inverse transform is the response: gxy,
+// or with phat gxy/|gxy| (0 where gxy is 0).
+func (d *DelayFinder) weigh(gxy []complex128, phat bool) {
+	if len(gxy) != len(d.w) {
+		panic("dual: DelayFinder: wrong number of bins")
+	}
+	if !phat {
+		copy(d.w, gxy)
+		return
+	}
+	// g/|g| by one reciprocal square root's worth of work: no complex
+	// division, no Hypot (Gxy comes from float32 values, far from
+	// overflowing a square)
+	for k, g := range gxy {
+		re, im := real(g), imag(g)
+		if a2 := re*re + im*im; a2 > 0 {
+			inv := 1 / math.Sqrt(a2)
+			g = complex(re*inv, im*inv)
+		} else {
+			g = 0
+		}
+		d.w[k] = g
+	}
+}
+
+// place decides on the peak at index at of value value in a response of
+// RMS rms: no clear peak, or the delay placed between samples.
+func (d *DelayFinder) place(at int, value, rms float64) Delay {
+	peak := math.Abs(value)
 	if !(rms > 0) || peak < MinPeakRatio*rms {
 		r := 0.0
 		if rms > 0 {
@@ -114,11 +151,11 @@ func (d *DelayFinder) Find(gxy []complex128, phat bool) Delay {
 		return Delay{PeakRatio: r}
 	}
 	sign := 1.0
-	if d.ir[at] < 0 {
+	if value < 0 {
 		sign = -1
 	}
 	t := d.refine(float64(at), sign)
-	if t >= float64(half) {
+	if t >= float64(d.n/2) {
 		t -= float64(d.n)
 	}
 	return Delay{Found: true, Samples: t, Polarity: int(sign), PeakRatio: peak / rms}
@@ -176,18 +213,24 @@ func (d *DelayFinder) eval(t float64) (v, d1, d2 float64) {
 }
 
 // IR returns the last impulse response in lag order: N samples, lag −N/2
-// first (index i is lag i − N/2). Valid until the next Find.
+// first (index i is lag i − N/2); nil before the first Find. Valid until
+// the next Find (Refine leaves it as it was).
 func (d *DelayFinder) IR() []float64 { return d.lagIR }
 
 // ETC returns the energy–time curve of the last impulse response in lag
 // order (as IR): 20·log10 of the envelope, the magnitude of the analytic
 // signal (the response plus i times its Hilbert transform), relative to
-// the envelope's largest value (0 dB), floored at FloorDB. It does not
-// allocate. Valid until the next Find or ETC.
+// the envelope's largest value (0 dB), floored at FloorDB. After its
+// first call it does not allocate. Valid until the next Find, Refine or
+// ETC.
 func (d *DelayFinder) ETC() []float64 {
 	// the analytic signal's spectrum: 2·W_k for 0 < k < N/2, W_0 and
 	// W_{N/2} once, nothing at negative frequencies
 	m := len(d.w) - 1
+	if d.cfft == nil {
+		d.cfft, d.full = fourier.NewCmplxFFT(d.n), make([]complex128, d.n)
+		d.etc, d.lagETC = make([]float64, d.n), make([]float64, d.n)
+	}
 	for k := range d.full {
 		switch {
 		case k == 0 || k == m:

@@ -131,3 +131,38 @@ func TestDelayImpulseResponseETC(t *testing.T) {
 		t.Errorf("metres %v", m)
 	}
 }
+
+// TestDelayRefine: Refine given the peak of Find's own response (its
+// index, value and RMS) reports what Find did, for a clear peak of either
+// polarity and for no clear peak.
+func TestDelayRefine(t *testing.T) {
+	const n = 4096
+	check := func(name string, x, y []float64, phat bool) {
+		want, f := findDelay(t, x, y, n, phat)
+		ir := f.IR() // lag order: index j is lag j − N/2
+		at, ss := 0, 0.0
+		for j, v := range ir {
+			ss += v * v
+			if math.Abs(v) > math.Abs(ir[at]) {
+				at = j
+			}
+		}
+		a, err := NewCrossAverager(n/2+1, MaxTransferFrames, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		spectraOf(t, a, x, y, n, n/2)
+		got := f.Refine(a.Spectra().Gxy, phat, (at+n/2)%n, ir[at], math.Sqrt(ss/n))
+		if got.Found != want.Found || got.Samples != want.Samples || got.Polarity != want.Polarity ||
+			math.Abs(got.PeakRatio-want.PeakRatio) > 1e-9*want.PeakRatio {
+			t.Errorf("%s phat %v: Refine %+v, Find %+v", name, phat, got, want)
+		}
+	}
+	for i, d := range []float64{-1000.25, 0, 37.6} {
+		for _, phat := range []bool{true, false} {
+			x, y := delayPair(n, 4, d, float64(1-2*(i%2)), uint64(30+i))
+			check(fmt.Sprintf("delay %v", d), x, y, phat)
+		}
+	}
+	check("uncorrelated", apptest.WhiteNoise(n/2*9, 7, 1), apptest.WhiteNoise(n/2*9, 8, 1), true)
+}

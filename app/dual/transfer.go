@@ -65,6 +65,16 @@ func ParseTransferAverage(s string) (TransferAverage, error) {
 	return 0, fmt.Errorf("dual: average %q (want polar or complex)", s)
 }
 
+// ExpAlpha is the weight per frame of an exponential average whose time
+// constant is tau seconds, frames coming hop samples apart at sampleRate
+// (Hz): 1 − e^(−hop/(sampleRate·tau)), so a frame's weight falls to 1/e
+// after tau seconds of frames. It is at least the smallest positive
+// float32 (a tau far longer than a frame still averages).
+func ExpAlpha(tau float64, hop, sampleRate int) float64 {
+	a := -math.Expm1(-float64(hop) / (float64(sampleRate) * tau))
+	return max(a, math.SmallestNonzeroFloat32)
+}
+
 // CrossSpectra are one measurement channel's averaged spectra, one value
 // per bin each (all slices the same length).
 type CrossSpectra struct {

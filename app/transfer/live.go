@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"time"
 
@@ -24,11 +25,13 @@ import (
 // back after every batch and turned into magnitude, phase and coherence
 // by dsp's transfer rules when a consumer asks (Latest), so the engine
 // goroutine only moves numbers. With Track, each channel's delay is
-// re-found from its averaged cross-spectrum (dual.DelayFinder, GCC-PHAT)
-// every TrackEvery frames and applied: the measurement's frames are
-// taken that many samples later than the reference's (the reference is
-// delayed), the averages start again when the whole-sample part changes,
-// and the rest is taken out of the phase. Without a clear peak the last
+// re-found from its averaged cross-spectrum every TrackEvery frames (the
+// GCC-PHAT impulse response's peak found on the engine, TransferPlan's
+// Peaks, and placed between samples on the host, dual.DelayFinder's
+// Refine, all channels at once: live_track.go) and applied: the
+// measurement's frames are taken that many samples later than the
+// reference's (the reference is delayed), the averages start again when
+// the whole-sample part changes, and the rest is taken out of the phase. Without a clear peak the last
 // good delay stays and the result says "no clear peak".
 
 // LiveSettings configure a live transfer analyzer.
@@ -104,8 +107,8 @@ type Live struct {
 	avg        []float32   // the plan's Read
 	averaged   int
 	sinceFind  int
-	finder     *dual.DelayFinder
-	gxy        []complex128
+	find       *finders // nil until the first find
+	peaks      []gpufft.TransferPeak
 	delays     []TrackedDelay
 	frames     uint64
 
@@ -149,8 +152,7 @@ func newTransfer(rate, inputs int, engines engine.Pair, s LiveSettings, rec *aud
 	t.shift = make([]int, m)
 	t.delays = make([]TrackedDelay, m)
 	t.pubDel = make([]TrackedDelay, m)
-	t.gxy = make([]complex128, bins)
-	t.finder = dual.NewDelayFinder(bins)
+	t.peaks = make([]gpufft.TransferPeak, m)
 	t.spectra = dual.NewCrossSpectra(bins)
 	t.h = make([]complex128, bins)
 	if err := t.useEngine(engines.Preferred); err != nil {
@@ -202,19 +204,28 @@ func checkTransfer(s *LiveSettings, inputs int) error {
 }
 
 // batchFrames is the most frames one engine call takes: what fits 8 MiB
-// of input on the CPU (the spectra stay in cache), 256 MiB on a GPU, at
-// most gpufft.MaxTransferFrames.
+// of input on the CPU (the spectra stay in cache); on a GPU what arrives
+// in gpuBatchInput (at least 8 frames); at most gpufft.MaxTransferFrames.
 func (t *Live) batchFrames(eng gpufft.Engine) int {
 	if t.set.BatchFrames > 0 {
 		return t.set.BatchFrames
 	}
-	budget := 8 << 20
 	if eng != t.engines.CPU {
-		budget = 256 << 20
+		return max(8, min(gpufft.MaxTransferFrames, int(gpuBatchInput.Seconds()*float64(t.geo.Rate))/t.set.Hop))
 	}
+	budget := 8 << 20
 	perFrame := 4 * (1 + len(t.set.Channels)) * t.set.Hop
 	return max(1, min(gpufft.MaxTransferFrames, (budget/4/(1+len(t.set.Channels))-t.set.FFT)/t.set.Hop+1, budget/perFrame))
 }
+
+// gpuBatchInput is the most input one GPU batch holds, half the 50-ms
+// latency the live measurement is held to (issue 27): in steady state a
+// batch holds what arrived while the last one ran (a few ms' worth), and
+// after a stall the backlog is worked off in batches each published within
+// the budget. Sized by throughput instead (256 MiB of input, 256 frames:
+// 170 ms at 192 kHz and hop 128), one catching-up batch held its newest
+// sample for its whole run.
+const gpuBatchInput = 25 * time.Millisecond
 
 // useEngine makes the plan on eng and sizes the buffers; the stream
 // starts again (nothing held, averages empty).
@@ -394,14 +405,18 @@ func (t *Live) consume(used int) {
 // (the residual after the shift applied) and applies it; a changed
 // whole-sample shift starts the averages again.
 func (t *Live) track() error {
-	bins := t.set.FFT / 2
+	if t.find == nil {
+		t.find = newFinders(len(t.shift), t.set.FFT/2+1)
+		// a Live dropped without Close stops its workers
+		runtime.AddCleanup(t, func(f *finders) { f.stop() }, t.find)
+	}
+	if err := t.plan.Peaks(t.peaks); err != nil {
+		return t.engineFailed(err)
+	}
+	found := t.find.find(t.avg, t.peaks)
 	reset := false
 	for c := range t.shift {
-		for k := range t.gxy {
-			v := t.avg[(c*(bins+1)+k)*gpufft.TransferValues:]
-			t.gxy[k] = complex(float64(v[gpufft.TransferGxyRe]), float64(v[gpufft.TransferGxyIm]))
-		}
-		d := t.finder.Find(t.gxy, true)
+		d := found[c]
 		td := &t.delays[c]
 		td.Finds++
 		if !d.Found {
@@ -428,10 +443,13 @@ func (t *Live) track() error {
 	return nil
 }
 
-// publish copies the averages and delays out for consumers.
+// publish hands the averages to consumers (the buffers swap: the next
+// Read overwrites the whole of the one the consumers had; a copy of
+// 8 MiB at 16 channels and N = 65536 took 3 ms a batch) and copies the
+// delays out.
 func (t *Live) publish() {
 	t.mu.Lock()
-	copy(t.pub, t.avg)
+	t.pub, t.avg = t.avg, t.pub
 	copy(t.pubDel, t.delays)
 	t.pubFr, t.pubAvg = t.frames, t.averaged
 	t.mu.Unlock()
@@ -455,6 +473,9 @@ func (t *Live) engineFailed(err error) error {
 
 // Close releases the plan. Call it after the engine goroutine stopped.
 func (t *Live) Close() {
+	if t.find != nil {
+		t.find.stop()
+	}
 	if t.plan != nil {
 		t.plan.Close()
 		t.plan = nil

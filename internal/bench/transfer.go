@@ -19,9 +19,11 @@ import (
 // (transfer.NewLiveFeed) as fast as it goes: 1 reference + CHANNELS
 // measurement channels at N and HOP, Hann, a complex FIFO average of
 // TransferBenchFrames frames, the delay tracked after every batch
-// (transfer.LiveSettings.TrackEvery 1: dual.DelayFinder on every channel's
-// average), the averages read back each batch. Its row's Batch is the
-// frames per channel per call, GSamplesSec counts every channel's input,
+// (transfer.LiveSettings.TrackEvery 1: every channel's impulse-response
+// peak found on the engine and placed by dual.DelayFinder.Refine), the
+// averages read back each batch, in the batches the live analyzer sizes
+// (on a GPU at most 25 ms of input at TransferBenchRate). Its row's Batch
+// is the frames per channel per call, GSamplesSec counts every channel's input,
 // and Note says the frames/s per channel and the real-time factor at
 // TransferBenchRate.
 
