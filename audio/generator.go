@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -179,7 +180,7 @@ type Generator struct {
 	pink     [][7]float64 // per channel: Kellet's filter state
 	pinkGain float64
 	loop     []float32 // a periodic stimulus' period, unit RMS
-	closed   bool
+	closed   atomic.Bool // Close may come from another goroutine than Read
 }
 
 // NewGenerator makes a generator at rate Hz with channels channels (the same
@@ -217,11 +218,11 @@ func NewGenerator(spec GeneratorSpec, rate, channels int, paced bool) (*Generato
 func (g *Generator) Name() string    { return "generator " + g.spec.String() }
 func (g *Generator) SampleRate() int { return g.rate }
 func (g *Generator) Channels() int   { return g.channels }
-func (g *Generator) Close() error    { g.closed = true; return nil }
+func (g *Generator) Close() error    { g.closed.Store(true); return nil }
 
 // Read implements Source.
 func (g *Generator) Read(dst []float32) (int, time.Time, error) {
-	if g.closed {
+	if g.closed.Load() {
 		return 0, time.Time{}, fmt.Errorf("audio: generator closed")
 	}
 	frames := len(dst) / g.channels
