@@ -179,7 +179,7 @@ type Generator struct {
 	rng      *rand.Rand
 	pink     [][7]float64 // per channel: Kellet's filter state
 	pinkGain float64
-	loop     []float32 // a periodic stimulus' period, unit RMS
+	loop     []float32   // a periodic stimulus' period, unit RMS
 	closed   atomic.Bool // Close may come from another goroutine than Read
 }
 
