@@ -8,15 +8,19 @@ import (
 	"github.com/prismaudio/prism/app/cli"
 )
 
-// flagWords are a command's flags as typed: --name (-o for one letter).
+// flagWord is a flag as typed: --name, or -o for one letter.
+func flagWord(f cli.FlagHelp) string {
+	if len(f.Name) == 1 {
+		return "-" + f.Name
+	}
+	return "--" + f.Name
+}
+
+// flagWords are a command's flags as typed.
 func flagWords(c cli.CommandHelp) []string {
 	var w []string
 	for _, f := range c.Flags {
-		if len(f.Name) == 1 {
-			w = append(w, "-"+f.Name)
-		} else {
-			w = append(w, "--"+f.Name)
-		}
+		w = append(w, flagWord(f))
 	}
 	return w
 }
@@ -54,15 +58,11 @@ func WriteZsh(w io.Writer, cmds []cli.CommandHelp) error {
 	for _, c := range cmds {
 		fmt.Fprintf(b, "\t%s)\n\t\t_arguments \\\n", c.Name)
 		for _, f := range c.Flags {
-			word := "--" + f.Name
-			if len(f.Name) == 1 {
-				word = "-" + f.Name
-			}
 			arg := ""
 			if f.Arg != "" {
 				arg = ":" + zshQuote(f.Arg) + ":_files"
 			}
-			fmt.Fprintf(b, "\t\t\t'%s[%s]%s' \\\n", word, zshQuote(f.Usage), arg)
+			fmt.Fprintf(b, "\t\t\t'%s[%s]%s' \\\n", flagWord(f), zshQuote(f.Usage), arg)
 		}
 		fmt.Fprintf(b, "\t\t\t'*:file:_files' ;;\n")
 	}
@@ -81,22 +81,20 @@ func zshQuote(s string) string {
 func WriteFish(w io.Writer, cmds []cli.CommandHelp) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# fish completion for prism (generated from the commands' help by app/dist)\n")
-	var names []string
 	for _, c := range cmds {
-		names = append(names, c.Name)
 		fmt.Fprintf(b, "complete -c prism -n '__fish_use_subcommand' -a %s -d %s\n", c.Name, fishQuote(c.Summary))
 	}
 	for _, c := range cmds {
 		for _, f := range c.Flags {
-			opt := "-l " + f.Name
+			opt := "-l "
 			if len(f.Name) == 1 {
-				opt = "-s " + f.Name
+				opt = "-s "
 			}
 			req := ""
 			if f.Arg != "" {
 				req = " -r"
 			}
-			fmt.Fprintf(b, "complete -c prism -n '__fish_seen_subcommand_from %s' %s%s -d %s\n", c.Name, opt, req, fishQuote(f.Usage))
+			fmt.Fprintf(b, "complete -c prism -n '__fish_seen_subcommand_from %s' %s%s%s -d %s\n", c.Name, opt, f.Name, req, fishQuote(f.Usage))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
