@@ -136,7 +136,7 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	c.pause = widget.NewButton(pauseText(false), host.togglePause)
 	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", host.stress)
 	keys := widget.NewButton("Keys…", func() {
-		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(keyHelp, "\t", "    ")), win)
+		showKeys(win)
 	})
 	reset := widget.NewButton("Reset averages, holds, meters (R)", host.resetHolds)
 	c.sync()
