@@ -46,6 +46,10 @@ type Settings struct {
 	CalNote   string
 	CalOffset float64
 	MicFile   string // a microphone response file (REW/miniDSP text), "" none
+
+	// stress holds, while the stress preset is on, the source, FFT size
+	// and overlap from before it: Save writes those (stress.go).
+	stress stressSaved
 }
 
 // DefaultSettings: the default input (or the generator), 4096-point Hann
@@ -233,8 +237,12 @@ func oneOf(s string, opts ...string) bool {
 	return false
 }
 
-// Save writes the settings to the preferences.
+// Save writes the settings to the preferences; while the stress preset
+// is on, with the source, FFT size and overlap from before it.
 func (s Settings) Save(p fyne.Preferences) {
+	if s.stress.on {
+		s.Source, s.FFT, s.Overlap = s.stress.source, s.stress.fft, s.stress.overlap
+	}
 	p.SetString(prefPrefix+"source.kind", s.Source.Kind)
 	p.SetString(prefPrefix+"source.device", s.Source.Device)
 	p.SetString(prefPrefix+"source.generator", s.Source.Generator)
