@@ -145,7 +145,8 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	c.stressNote.Wrapping = fyne.TextWrapWord
 	c.stressNote.Hide()
 	keys := widget.NewButton("Keys… (?)", func() { showKeys(win) })
-	reset := widget.NewButton("Reset averages, holds, meters (R)", host.resetHolds)
+	reset := widget.NewButton("Reset all (R)", host.resetHolds) // averages, holds, meters
+
 	c.sync()
 	row := func(label string, o fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, o)
@@ -157,10 +158,10 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 		return it
 	}
 	c.sections = widget.NewAccordion(
-		item("Engine", true, container.NewGridWithColumns(2, c.engine, c.pause), c.stress, c.stressNote),
-		item("Source", true, c.source, row("Generator", c.gen), container.NewGridWithColumns(2, row("Rate", c.rate), row("Ch.", c.chans))),
+		item("Engine", true, container.NewBorder(nil, nil, c.engine, nil, c.pause), c.stress, c.stressNote),
+		item("Source", true, c.source, row("Generator", c.gen), row("Rate", c.rate), row("Channels", c.chans)),
 		item("Analysis", true, row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
-			row("Average", c.avg), row("Peak hold", c.hold), reset),
+			row("Average", c.avg), row("Peak hold", container.NewBorder(nil, nil, nil, reset, c.hold))),
 		item("Band filter", false, c.band, c.bandEntry, c.monitor),
 		item(calTitle, false, calBody),
 		item("Display", false, row("Frequency", c.scale), container.NewGridWithColumns(2, row("dB top", c.dbTop), row("floor", c.dbFloor)),
@@ -271,8 +272,8 @@ func (c *controls) refreshSources() {
 
 // buildChoices makes the selects of the option tables (controltables.go).
 func (c *controls) buildChoices() {
-	c.rate = c.newChoice(0, intOptions([]string{"Device default", "44100", "48000", "96000", "192000"}, func(s *Settings) *int { return &s.Source.Rate }))
-	c.chans = c.newChoice(0, intOptions([]string{"Device default", "1", "2", "4", "6", "8"}, func(s *Settings) *int { return &s.Source.Channels }))
+	c.rate = c.newChoice(0, intOptions([]string{"Default", "44100", "48000", "96000", "192000"}, func(s *Settings) *int { return &s.Source.Rate }))
+	c.chans = c.newChoice(0, intOptions([]string{"Default", "1", "2", "4", "6", "8"}, func(s *Settings) *int { return &s.Source.Channels }))
 	c.fft = c.newChoice(keepShown, intOptions(powersOfTwo(engine.MinFFT, engine.MaxFFT), func(s *Settings) *int { return &s.FFT }))
 	c.overlap = c.newChoice(keepShown, nearestOptions(overlaps, func(s *Settings) *float64 { return &s.Overlap }))
 	c.window = c.newChoice(keepShown, windowOptions())

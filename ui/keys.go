@@ -91,22 +91,29 @@ func keyHelp() string {
 }
 
 // keysOverlay is the keys overlay's content: a section per workspace,
-// keys in bold beside what they do, the sections side by side two at a
-// time so the list fits a window 800 px tall.
+// keys in bold beside what they do, in two columns of about as many rows
+// each so the list fits a window 800 px tall.
 func keysOverlay() fyne.CanvasObject {
-	var sections []fyne.CanvasObject
+	var cols [2][]fyne.CanvasObject
+	rows := [2]int{}
 	for _, ws := range keyWorkspaces(keyRows) {
 		form := container.New(layout.NewFormLayout())
+		n := 0
 		for _, r := range keyRows {
 			if r.workspace == ws {
 				form.Add(widget.NewLabelWithStyle(r.key, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
 				form.Add(widget.NewLabel(r.action))
+				n++
 			}
 		}
-		sections = append(sections, container.NewVBox(
-			widget.NewLabelWithStyle(ws, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form))
+		c := 0
+		if rows[1] < rows[0] {
+			c = 1
+		}
+		rows[c] += n + 1
+		cols[c] = append(cols[c], widget.NewLabelWithStyle(ws, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form)
 	}
-	return container.NewGridWithColumns(min(2, len(sections)), sections...)
+	return container.NewGridWithColumns(2, container.NewVBox(cols[0]...), container.NewVBox(cols[1]...))
 }
 
 // showKeys opens the keys overlay (? and the Keys… button); it scrolls

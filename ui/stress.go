@@ -10,15 +10,16 @@ import (
 // (192 kHz × 8 channels, 65536-point frames every 16 samples: 12,000
 // frames a second per channel, nine outputs with the mix), so the engine
 // toggle shows what each one sustains. Where there is no GPU (no GPU
-// engine, or its OpenCL device is a CPU) the frames come every 4096
-// samples (47 a second per channel): the heavy preset would need some
-// 3000 times the CPU there is, and the window would stop moving.
+// engine, or its OpenCL device is a CPU) the frames come every 16384
+// samples (11.7 a second per channel, 75 % overlap): the heavy preset
+// would need some 3000 times the CPU there is, and the window would
+// stop moving.
 const (
 	stressRate     = 192000
 	stressChannels = 8
 	stressFFT      = 65536
 	stressHop      = 16
-	stressHopCPU   = 4096
+	stressHopCPU   = 16384
 	stressSignal   = "pink:-20"
 )
 
@@ -42,7 +43,7 @@ func stressHopFor(hasGPU, onCPU bool) int {
 }
 
 // stress turns the stress preset on (the generator at 192 kHz × 8
-// channels, N=65536, hop 16, or 4096 where there is no GPU) or, pressed
+// channels, N=65536, hop 16, or 16384 where there is no GPU) or, pressed
 // again, off: the source, FFT size and overlap it changed come back as
 // they were.
 func (w *Window) stress() {
@@ -78,8 +79,8 @@ func stressNote(prev stressSaved, hasGPU, onCPU bool) string {
 		return ""
 	}
 	hop := stressHopFor(hasGPU, onCPU)
-	s := fmt.Sprintf("Pink noise, %d kHz × %d channels, N=%d every %d samples: %d frames/s per channel. ",
-		stressRate/1000, stressChannels, stressFFT, hop, stressRate/hop)
+	s := fmt.Sprintf("Pink noise, %d kHz × %d channels, N=%d every %d samples: %.0f frames/s per channel. ",
+		stressRate/1000, stressChannels, stressFFT, hop, float64(stressRate)/float64(hop))
 	switch {
 	case !hasGPU:
 		s += fmt.Sprintf("No GPU engine here (OpenCL is not usable): the CPU engine runs it alone, with hop %d, not %d, so the window keeps up. ", hop, stressHop)

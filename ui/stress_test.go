@@ -8,7 +8,7 @@ import (
 )
 
 // TestStressPreset: the stress button asks for the generator at 192 kHz ×
-// 8 channels with N=65536 and hop 16 (hop 4096 without a GPU engine or
+// 8 channels with N=65536 and hop 16 (hop 16384 without a GPU engine or
 // with OpenCL on a CPU device, and the side panel says why); Rate and
 // Channels show 192000 and 8; the status shows each engine's load as a
 // share, "overloaded" in words past 100 %; the preset is never saved;
@@ -21,8 +21,8 @@ func TestStressPreset(t *testing.T) {
 	}{
 		// the fake: 4 frames per batch at its 48 kHz, GPU 0.25 ms and CPU 2 ms per batch
 		{true, false, 16, "engine load GPU 19 % · CPU overloaded, 1.5× too slow", "G switches engines"},
-		{false, false, 4096, "engine load GPU 0 % · CPU 1 %", "No GPU engine here"},
-		{true, true, 4096, "engine load GPU 0 % · CPU 1 %", "the OpenCL device is a CPU"},
+		{false, false, 16384, "engine load GPU 0 % · CPU 0 %", "No GPU engine here"},
+		{true, true, 16384, "engine load GPU 0 % · CPU 0 %", "the OpenCL device is a CPU"},
 	} {
 		e := newFakeEngine()
 		e.hasGPU, e.gpuOnCPU = c.hasGPU, c.onCPU
@@ -61,7 +61,7 @@ func TestStressPreset(t *testing.T) {
 		if got := e.lastApplied(); got.FFT != 8192 || got.Hop != 4096 {
 			t.Errorf("%+v: after the second press applied N=%d hop %d", c, got.FFT, got.Hop)
 		}
-		if w.c.stressNote.Visible() || w.c.stress.Text != stressText(false) || w.c.rate.Selected != "Device default" {
+		if w.c.stressNote.Visible() || w.c.stress.Text != stressText(false) || w.c.rate.Selected != "Default" {
 			t.Errorf("%+v: after the second press: button %q, note shown %v, rate %q", c, w.c.stress.Text, w.c.stressNote.Visible(), w.c.rate.Selected)
 		}
 		// on again, and the window closed: the settings saved are those before
