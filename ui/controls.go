@@ -159,7 +159,7 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	}
 	c.sections = widget.NewAccordion(
 		item("Engine", true, container.NewBorder(nil, nil, c.engine, nil, c.pause), c.stress, c.stressNote),
-		item("Source", true, c.source, row("Generator", c.gen), row("Rate", c.rate), row("Channels", c.chans)),
+		item("Source", true, c.source, row("Generator", c.gen), container.NewBorder(nil, nil, row("Rate", c.rate), nil, row("Channels", c.chans))),
 		item("Analysis", true, row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
 			row("Average", c.avg), row("Peak hold", container.NewBorder(nil, nil, nil, reset, c.hold))),
 		item("Band filter", false, c.band, c.bandEntry, c.monitor),
@@ -170,7 +170,8 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 		item("References and distortion", false, refs, exports, keys),
 	)
 	c.sections.MultiOpen = true
-	return c, c.sections
+	// in a box: an accordion taller than its rows spreads them apart
+	return c, container.NewVBox(c.sections)
 }
 
 // sectionOf splits a panel's section (a box whose first object is its

@@ -147,7 +147,9 @@ func (w *Window) installKeys() {
 // takes when tapped, and while it has it Space re-opens it and the
 // letter keys go nowhere. (A choice of the option already selected
 // changes nothing, so no OnChanged: releaseSelectFocus, on every tick,
-// covers it.)
+// covers it.) Only a dropdown still focused after its choice lets go:
+// one whose choice focuses something else (Custom… the band entry)
+// keeps that.
 func releaseSelects(c fyne.Canvas, o fyne.CanvasObject) {
 	switch o := o.(type) {
 	case *widget.Select:
@@ -156,7 +158,9 @@ func releaseSelects(c fyne.Canvas, o fyne.CanvasObject) {
 			if changed != nil {
 				changed(v)
 			}
-			c.Unfocus()
+			if c.Focused() == o {
+				c.Unfocus()
+			}
 		}
 	case *container.Scroll:
 		releaseSelects(c, o.Content)
@@ -179,20 +183,22 @@ func releaseSelects(c fyne.Canvas, o fyne.CanvasObject) {
 }
 
 // releaseSelectFocus gives the focus back to the window when a dropdown
-// that has it has shown its list and the list is gone (chosen, dismissed
-// or the same option chosen again). A dropdown focused by Tab, its list
-// never shown, keeps the focus. Called on every tick.
+// has it after a list (a dropdown's, or any overlay) was shown and is
+// gone: chosen, dismissed, or the same option chosen again. A dropdown
+// focused by Tab, no list shown since, keeps the focus. (While an
+// overlay shows, the canvas reports the overlay's focus, not the
+// window's, so the overlay is what is watched.) Called on every tick.
 func (w *Window) releaseSelectFocus() {
 	c := w.win.Canvas()
-	sel, ok := c.Focused().(*widget.Select)
-	switch {
-	case !ok:
-		w.selPopped = nil
-	case c.Overlays().Top() != nil:
-		w.selPopped = sel
-	case sel == w.selPopped:
-		c.Unfocus()
-		w.selPopped = nil
+	if c.Overlays().Top() != nil {
+		w.overlaySeen = true
+		return
+	}
+	if w.overlaySeen {
+		w.overlaySeen = false
+		if _, ok := c.Focused().(*widget.Select); ok {
+			c.Unfocus()
+		}
 	}
 }
 

@@ -56,6 +56,12 @@ func press(c fyne.Canvas, name fyne.KeyName, r rune) {
 func choose(t *testing.T, c fyne.Canvas, sel *widget.Select, label string) {
 	t.Helper()
 	test.Tap(sel)
+	pick(t, c, sel, label)
+}
+
+// pick taps label in the open list of sel.
+func pick(t *testing.T, c fyne.Canvas, sel *widget.Select, label string) {
+	t.Helper()
 	top := c.Overlays().Top()
 	if top == nil {
 		t.Fatalf("%q: tapping the dropdown shows no list", sel.Selected)
@@ -131,9 +137,16 @@ func TestKeysAfterEveryDropdown(t *testing.T) {
 		choose(t, c, sel, label)
 		settle(t, w)
 		check(fmt.Sprintf("after %q → %q", was, label))
-		// the same option again: no change, the next tick releases it
+		// the same option again: no change; the window ticks while the
+		// list shows and the next tick after it releases the focus
 		if sel.Selected == label {
-			choose(t, c, sel, label)
+			test.Tap(sel)
+			w.Pull()
+			pick(t, c, sel, label)
+			// as the desktop driver leaves it: the list's tap unfocused
+			// in the list's overlay, the window's focus is still on the
+			// dropdown (the test canvas has one focus for both)
+			c.Focus(sel)
 			w.Pull()
 			check(fmt.Sprintf("after %q again", label))
 		}

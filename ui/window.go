@@ -83,7 +83,7 @@ type Window struct {
 	lastEngine string
 	readyDone  bool
 
-	selPopped *widget.Select // the dropdown whose list was last seen open (keys.go)
+	overlaySeen bool // an overlay (a dropdown's list) showed at a tick since (keys.go)
 
 	openDlg  dialog.Dialog // the open dialog last shown (tests)
 	openPath *widget.Entry // its path entry

@@ -103,8 +103,8 @@ func (fp *Files) Views() (*view.FileView, *view.SpectrumView, *view.LinePlot, *v
 }
 
 // Build lays the tab out; open is the Open… button's. The bar has the
-// buttons and the view's own analysis (FFT size, overlap, window: a
-// change re-analyzes the file shown) over the line about the file.
+// buttons and the line about the file over the view's own analysis (FFT
+// size, overlap, window: a change re-analyzes the file shown).
 func (fp *Files) Build(open func()) fyne.CanvasObject {
 	fp.fileInfo = widget.NewLabel("No file open.")
 	fp.fileInfo.Truncation = fyne.TextTruncateEllipsis
@@ -119,11 +119,11 @@ func (fp *Files) Build(open func()) fyne.CanvasObject {
 		widget.NewButton("Export spectrogram…", fp.exportSpectrogramDialog),
 		widget.NewButton("Compare B…", fp.compareDialog),
 	)
-	analysisRow := container.NewHBox(widget.NewLabel("FFT"), fp.fftSel, widget.NewLabel("Overlap"), fp.overlapSel,
+	analysisRow := container.NewHBox(widget.NewLabel("File view analysis:  FFT"), fp.fftSel, widget.NewLabel("Overlap"), fp.overlapSel,
 		widget.NewLabel("Window"), fp.windowSel)
 	fileBar := container.NewVBox(
-		container.NewBorder(nil, nil, buttons, nil, container.NewHScroll(analysisRow)),
-		container.NewBorder(nil, nil, nil, container.NewHBox(fp.progress, fp.cancel), fp.fileInfo))
+		container.NewBorder(nil, nil, buttons, container.NewHBox(fp.progress, fp.cancel), fp.fileInfo),
+		analysisRow)
 	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(fp.fview, container.NewStack(fp.fspec, fp.fdiff, fp.ab)))
 	fp.fileSplit = file.Objects[0].(*container.Split)
 	fp.fileSplit.Offset = fileSplitOffset

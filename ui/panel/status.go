@@ -183,7 +183,7 @@ func (b *StatusBar) stripSegments(f *StatusFacts) []segment {
 		segs = append(segs, segment{fmt.Sprintf(format, args...), prio})
 	}
 	if f.Paused {
-		add(mustShow, "⏸ PAUSED")
+		add(mustShow, "PAUSED") // plain: ⏸ is drawn as an emoji
 	}
 	if r := recordText(f.Record); r != "" {
 		add(mustShow, "%s", r)
