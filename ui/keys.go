@@ -28,10 +28,13 @@ const (
 )
 
 // keyRows is the one table of the window's keys: the overlay (? or the
-// Keys… button) and the help text are made from it, so a key that is
-// handled and not listed fails TestEveryKeyListed. Another workspace adds
-// its rows with addKeyRows. Plain text only: arrows and ↔ are drawn as
-// emoji by some fonts.
+// Keys… button) and the help text are made from it when shown, so a key
+// that is handled and not listed fails TestEveryKeyListed. Another
+// workspace adds its rows, under its name, from its own file:
+//
+//	func init() { keyRows = append(keyRows, keyRow{"X", "does", "Transfer"}) }
+//
+// Plain text only: arrows and ↔ are drawn as emoji by some fonts.
 var keyRows = []keyRow{
 	{"?", "this list of keys", keysEverywhere},
 	{"Ctrl+O", "open a file", keysEverywhere},
@@ -56,10 +59,6 @@ var keyRows = []keyRow{
 	{"Left Right", "pan", keysFile},
 	{"0", "whole file", keysFile},
 }
-
-// addKeyRows adds a workspace's keys to the table (call it before the
-// window is made, e.g. from the workspace's package-level var or init).
-func addKeyRows(rows ...keyRow) { keyRows = append(keyRows, rows...) }
 
 // keyWorkspaces are the table's workspaces in order of first appearance.
 func keyWorkspaces(rows []keyRow) []string {

@@ -261,9 +261,7 @@ func oneOf(s string, opts ...string) bool {
 // Save writes the settings to the preferences; while the stress preset
 // is on, with the source, FFT size and overlap from before it.
 func (s Settings) Save(p fyne.Preferences) {
-	if s.stress.on {
-		s.Source, s.FFT, s.Overlap = s.stress.source, s.stress.fft, s.stress.overlap
-	}
+	s = s.kept()
 	p.SetString(prefPrefix+"source.kind", s.Source.Kind)
 	p.SetString(prefPrefix+"source.device", s.Source.Device)
 	p.SetString(prefPrefix+"source.generator", s.Source.Generator)
@@ -296,6 +294,16 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetInt(prefPrefix+"file.fft", s.FileFFT)
 	p.SetFloat(prefPrefix+"file.overlap", s.FileOverlap)
 	p.SetString(prefPrefix+"file.window", s.FileWindow.String())
+}
+
+// kept are the settings as they are remembered: while the stress preset
+// is on, with the source, FFT size and overlap from before it.
+func (s Settings) kept() Settings {
+	if prev := s.stress; prev.on {
+		s.Source, s.FFT, s.Overlap = prev.source, prev.fft, prev.overlap
+		s.stress = stressSaved{}
+	}
+	return s
 }
 
 // SetFileAnalysis sets the file view's frame size, overlap and window and
