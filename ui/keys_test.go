@@ -196,3 +196,12 @@ func TestEveryKeyListed(t *testing.T) {
 		t.Errorf("the overlay needs %v, more than the window's 1280×800", s)
 	}
 }
+
+// TestKeysOverlayGolden: the keys overlay as drawn: two columns of
+// sections, keys in bold, plain text (no emoji).
+func TestKeysOverlayGolden(t *testing.T) {
+	test.NewTempApp(t)
+	win := test.NewTempWindow(t, keysOverlay())
+	win.Resize(fyne.NewSize(1000, 560))
+	test.AssertImageMatches(t, "keys_overlay.png", win.Canvas().Capture())
+}
