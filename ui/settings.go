@@ -53,8 +53,8 @@ type Settings struct {
 	FileOverlap float64
 	FileWindow  window.Func
 
-	// stress holds, while the stress preset is on, the source, FFT size
-	// and overlap from before it: Save writes those (stress.go).
+	// stress holds, while the stress preset is on, the source, FFT size,
+	// overlap and engine from before it: Save writes those (stress.go).
 	stress stressSaved
 }
 
@@ -259,7 +259,7 @@ func oneOf(s string, opts ...string) bool {
 }
 
 // Save writes the settings to the preferences; while the stress preset
-// is on, with the source, FFT size and overlap from before it.
+// is on, with what it changed as it was before it (kept).
 func (s Settings) Save(p fyne.Preferences) {
 	s = s.kept()
 	p.SetString(prefPrefix+"source.kind", s.Source.Kind)
@@ -297,10 +297,10 @@ func (s Settings) Save(p fyne.Preferences) {
 }
 
 // kept are the settings as they are remembered: while the stress preset
-// is on, with the source, FFT size and overlap from before it.
+// is on, with the source, FFT size, overlap and engine from before it.
 func (s Settings) kept() Settings {
 	if prev := s.stress; prev.on {
-		s.Source, s.FFT, s.Overlap = prev.source, prev.fft, prev.overlap
+		s.Source, s.FFT, s.Overlap, s.Engine = prev.source, prev.fft, prev.overlap, prev.engine
 		s.stress = stressSaved{}
 	}
 	return s

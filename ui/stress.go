@@ -11,9 +11,10 @@ import (
 // frames a second per channel, nine outputs with the mix), so the engine
 // toggle shows what each one sustains. Where there is no GPU (no GPU
 // engine, or its OpenCL device is a CPU) the frames come every 16384
-// samples (11.7 a second per channel, 75 % overlap): the heavy preset
-// would need some 3000 times the CPU there is, and the window would
-// stop moving.
+// samples (11.7 a second per channel, 75 % overlap) and the CPU engine
+// runs them: the heavy preset would need some 3000 times the CPU there
+// is, and OpenCL on a CPU falls behind even the light one (2.7 times
+// real time on PoCL, 2 shared cores), so the waterfall stopped.
 const (
 	stressRate     = 192000
 	stressChannels = 8
@@ -23,7 +24,8 @@ const (
 	stressSignal   = "pink:-20"
 )
 
-// stressSaved is what the stress preset changed, as it was before: the
+// stressSaved is what the stress preset changed (the source, FFT size,
+// overlap and engine), as it was before: the
 // preset's second press restores it, and while the preset is on the
 // settings are saved with it in their place (the preset is never
 // remembered).
@@ -32,6 +34,7 @@ type stressSaved struct {
 	source  session.SourceSpec
 	fft     int
 	overlap float64
+	engine  string
 }
 
 // stressHopFor is the preset's hop: 16 with a GPU, stressHopCPU without.
@@ -43,23 +46,26 @@ func stressHopFor(hasGPU, onCPU bool) int {
 }
 
 // stress turns the stress preset on (the generator at 192 kHz × 8
-// channels, N=65536, hop 16, or 16384 where there is no GPU) or, pressed
-// again, off: the source, FFT size and overlap it changed come back as
-// they were.
+// channels, N=65536, hop 16, or 16384 on the CPU engine where there is no
+// GPU) or, pressed again, off: the source, FFT size, overlap and engine
+// it changed come back as they were.
 func (w *Window) stress() {
 	if prev := w.set.stress; prev.on {
 		w.change(func(s *Settings) {
-			s.Source, s.FFT, s.Overlap = prev.source, prev.fft, prev.overlap
+			s.Source, s.FFT, s.Overlap, s.Engine = prev.source, prev.fft, prev.overlap, prev.engine
 			s.stress = stressSaved{}
 		})
 		return
 	}
 	hop := stressHopFor(w.eng.HasGPU(), w.eng.GPUOnCPU())
 	w.change(func(s *Settings) {
-		s.stress = stressSaved{on: true, source: s.Source, fft: s.FFT, overlap: s.Overlap}
+		s.stress = stressSaved{on: true, source: s.Source, fft: s.FFT, overlap: s.Overlap, engine: s.Engine}
 		s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: stressSignal, Rate: stressRate, Channels: stressChannels}
 		s.FFT = stressFFT
 		s.Overlap = 1 - float64(hop)/float64(stressFFT)
+		if hop != stressHop {
+			s.Engine = "cpu"
+		}
 	})
 }
 
@@ -85,7 +91,7 @@ func stressNote(prev stressSaved, hasGPU, onCPU bool) string {
 	case !hasGPU:
 		s += fmt.Sprintf("No GPU engine here (OpenCL is not usable): the CPU engine runs it alone, with hop %d, not %d, so the window keeps up. ", hop, stressHop)
 	case onCPU:
-		s += fmt.Sprintf("No GPU here: the OpenCL device is a CPU, so both engines share the same cores; hop %d, not %d, so the window keeps up. ", hop, stressHop)
+		s += fmt.Sprintf("No GPU here: the OpenCL device is a CPU, so both engines share the same cores; hop %d, not %d, on the CPU engine (OpenCL on a CPU falls behind), so the window keeps up. ", hop, stressHop)
 	default:
 		s += "G switches engines: the status bar shows each engine's load. "
 	}

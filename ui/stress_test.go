@@ -9,7 +9,8 @@ import (
 
 // TestStressPreset: the stress button asks for the generator at 192 kHz ×
 // 8 channels with N=65536 and hop 16 (hop 16384 without a GPU engine or
-// with OpenCL on a CPU device, and the side panel says why); Rate and
+// with OpenCL on a CPU device, on the CPU engine, and the side panel says
+// why); Rate and
 // Channels show 192000 and 8; the status shows each engine's load as a
 // share, "overloaded" in words past 100 %; the preset is never saved;
 // pressed again it brings back exactly the settings before it.
@@ -38,6 +39,10 @@ func TestStressPreset(t *testing.T) {
 		if got.FFT != 65536 || got.Hop != c.hop || w.set.Source != want {
 			t.Errorf("%+v: applied N=%d hop %d, source %+v", c, got.FFT, got.Hop, w.set.Source)
 		}
+		// without a GPU the CPU engine runs it
+		if eng := fakeEngineName(e); (w.set.Engine == "cpu") != (c.hop != 16) || c.onCPU && eng != "cpu" {
+			t.Errorf("%+v: engine %s (the fake's %s)", c, w.set.Engine, eng)
+		}
 		if w.c.rate.Selected != "192000" || w.c.chans.Selected != "8" {
 			t.Errorf("%+v: Rate shows %q, Channels %q", c, w.c.rate.Selected, w.c.chans.Selected)
 		}
@@ -61,6 +66,9 @@ func TestStressPreset(t *testing.T) {
 		if got := e.lastApplied(); got.FFT != 8192 || got.Hop != 4096 {
 			t.Errorf("%+v: after the second press applied N=%d hop %d", c, got.FFT, got.Hop)
 		}
+		if eng := fakeEngineName(e); (w.set.Engine == "cpu") != !c.hasGPU || c.onCPU && eng != "opencl" {
+			t.Errorf("%+v: after the second press engine %s (the fake's %s)", c, w.set.Engine, eng)
+		}
 		if w.c.stressNote.Visible() || w.c.stress.Text != stressText(false) || w.c.rate.Selected != "Default" {
 			t.Errorf("%+v: after the second press: button %q, note shown %v, rate %q", c, w.c.stress.Text, w.c.stressNote.Visible(), w.c.rate.Selected)
 		}
@@ -72,6 +80,13 @@ func TestStressPreset(t *testing.T) {
 			t.Errorf("%+v: closing saved the preset: source %+v, N=%d", c, saved.Source, saved.FFT)
 		}
 	}
+}
+
+// fakeEngineName is the engine the fake runs.
+func fakeEngineName(e *fakeEngine) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.engine
 }
 
 // TestMixNoiseNote: the generator's noise in the mix view is explained
