@@ -26,6 +26,8 @@ type controlsHost interface {
 	togglePause()
 	resetHolds()
 	stress()
+	stressOn() bool
+	stressNote() string // the stress preset's explanation ("" off)
 	setMonitorOutput(on bool)
 	pickSourceFile()
 }
@@ -70,7 +72,9 @@ type controls struct {
 	scale, dbTop, dbFloor, cmap, span           *widget.Select
 	lower, fraction, weighting, band, chanShown *widget.Select
 	engine, theme                               *widget.RadioGroup
-	pause                                       *widget.Button
+	pause, stress                               *widget.Button
+	stressNote                                  *widget.Label // the stress preset's explanation, while it is on
+	sections                                    *widget.Accordion
 	monitor                                     *widget.Check
 	devices                                     func() ([]string, error)
 }
@@ -122,7 +126,9 @@ func (ch *choice) sync(s *Settings) {
 }
 
 // newControls builds the side panel around the calibration and
-// references sections and the export buttons.
+// references sections and the export buttons: collapsible sections, the
+// ones used most (engine, source, analysis) open, so the panel fits a
+// window 800 px tall and every control is a click away.
 func newControls(host controlsHost, win fyne.Window, devices func() ([]string, error), hasGPU bool, cal, refs, exports fyne.CanvasObject) (*controls, fyne.CanvasObject) {
 	c := &controls{host: host, win: win, devices: devices}
 	c.buildSource()
@@ -134,30 +140,62 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	}
 	c.theme = c.radio([]string{"Dark", "Light"}, func(s *Settings, v string) { s.Theme = v })
 	c.pause = widget.NewButton(pauseText(false), host.togglePause)
-	stress := widget.NewButton("Stress test (192 kHz × 8, N=65536, hop 16)", host.stress)
-	keys := widget.NewButton("Keys…", func() {
-		dialog.ShowCustom("Keyboard shortcuts", "Close", widget.NewLabel(strings.ReplaceAll(keyHelp, "\t", "    ")), win)
-	})
-	reset := widget.NewButton("Reset averages, holds, meters (R)", host.resetHolds)
+	c.stress = widget.NewButton(stressText(false), host.stress)
+	c.stressNote = widget.NewLabel("")
+	c.stressNote.Wrapping = fyne.TextWrapWord
+	c.stressNote.Hide()
+	keys := widget.NewButton("Keys… (?)", func() { showKeys(win) })
+	reset := widget.NewButton("Reset all (R)", host.resetHolds) // averages, holds, meters
+
 	c.sync()
-	section := func(title string) fyne.CanvasObject {
-		return widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-	}
 	row := func(label string, o fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, o)
 	}
-	return c, container.NewVBox(
-		section("Engine"), c.engine, c.pause, stress,
-		section("Source"), c.source, row("Generator", c.gen), row("Rate", c.rate), row("Channels", c.chans),
-		section("Analysis"), row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
-		row("Average", c.avg), row("Peak hold", c.hold), reset,
-		section("Band filter"), c.band, c.bandEntry, c.monitor,
-		cal,
-		section("Display"), row("Frequency", c.scale), row("dB top", c.dbTop), row("dB floor", c.dbFloor),
-		row("Show", c.chanShown), row("Below", c.lower), row("Colormap", c.cmap), row("Waterfall", c.span),
-		row("RTA", container.NewGridWithColumns(2, c.fraction, c.weighting)), row("Theme", c.theme),
-		section("References and distortion"), refs, exports, keys,
+	calTitle, calBody := sectionOf(cal, "Units and calibration")
+	item := func(title string, open bool, objs ...fyne.CanvasObject) *widget.AccordionItem {
+		it := widget.NewAccordionItem(title, container.NewVBox(objs...))
+		it.Open = open
+		return it
+	}
+	c.sections = widget.NewAccordion(
+		item("Engine", true, container.NewBorder(nil, nil, c.engine, nil, c.pause), c.stress, c.stressNote),
+		item("Source", true, c.source, row("Generator", c.gen), container.NewBorder(nil, nil, row("Rate", c.rate), nil, row("Channels", c.chans))),
+		item("Analysis", true, row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
+			row("Average", c.avg), row("Peak hold", container.NewBorder(nil, nil, nil, reset, c.hold))),
+		item("Band filter", false, c.band, c.bandEntry, c.monitor),
+		item(calTitle, false, calBody),
+		item("Display", false, row("Frequency", c.scale), container.NewGridWithColumns(2, row("dB top", c.dbTop), row("floor", c.dbFloor)),
+			row("Show", c.chanShown), row("Below", c.lower), row("Colormap", c.cmap), row("Waterfall", c.span),
+			row("RTA", container.NewGridWithColumns(2, c.fraction, c.weighting)), row("Theme", c.theme)),
+		item("References and distortion", false, refs, exports, keys),
 	)
+	c.sections.MultiOpen = true
+	// in a box: an accordion taller than its rows spreads them apart
+	return c, container.NewVBox(c.sections)
+}
+
+// sectionOf splits a panel's section (a box whose first object is its
+// bold title) into the title and the rest, so the title can head a
+// collapsible section; a section without one keeps all of it under
+// title.
+func sectionOf(o fyne.CanvasObject, title string) (string, fyne.CanvasObject) {
+	box, ok := o.(*fyne.Container)
+	if !ok || len(box.Objects) < 2 {
+		return title, o
+	}
+	l, ok := box.Objects[0].(*widget.Label)
+	if !ok || !l.TextStyle.Bold {
+		return title, o
+	}
+	return l.Text, container.NewVBox(box.Objects[1:]...)
+}
+
+// stressText labels the stress button.
+func stressText(on bool) string {
+	if on {
+		return "End stress test (restore)"
+	}
+	return "Stress test (192 kHz × 8)"
 }
 
 // radio is a horizontal, required choice of labels whose lower case is
@@ -235,8 +273,8 @@ func (c *controls) refreshSources() {
 
 // buildChoices makes the selects of the option tables (controltables.go).
 func (c *controls) buildChoices() {
-	c.rate = c.newChoice(0, intOptions([]string{"Device default", "44100", "48000", "96000"}, func(s *Settings) *int { return &s.Source.Rate }))
-	c.chans = c.newChoice(0, intOptions([]string{"Device default", "1", "2"}, func(s *Settings) *int { return &s.Source.Channels }))
+	c.rate = c.newChoice(0, intOptions([]string{"Default", "44100", "48000", "96000", "192000"}, func(s *Settings) *int { return &s.Source.Rate }))
+	c.chans = c.newChoice(0, intOptions([]string{"Default", "1", "2", "4", "6", "8"}, func(s *Settings) *int { return &s.Source.Channels }))
 	c.fft = c.newChoice(keepShown, intOptions(powersOfTwo(engine.MinFFT, engine.MaxFFT), func(s *Settings) *int { return &s.FFT }))
 	c.overlap = c.newChoice(keepShown, nearestOptions(overlaps, func(s *Settings) *float64 { return &s.Overlap }))
 	c.window = c.newChoice(keepShown, windowOptions())
@@ -308,6 +346,13 @@ func (c *controls) sync() {
 		engine = running
 	}
 	c.engine.SetSelected(strings.ToUpper(engine))
+	c.stress.SetText(stressText(c.host.stressOn()))
+	if note := c.host.stressNote(); note != "" {
+		c.stressNote.SetText(note)
+		c.stressNote.Show()
+	} else {
+		c.stressNote.Hide()
+	}
 	if s.Theme == "light" {
 		c.theme.SetSelected("Light")
 	} else {

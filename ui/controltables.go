@@ -74,7 +74,7 @@ func linOption(label string, i int) option {
 }
 
 // intOptions are options whose labels are the integer values of field
-// ("Device default" and other words: 0).
+// ("Default" and other words: 0).
 func intOptions(labels []string, field func(s *Settings) *int) []option {
 	opts := make([]option, len(labels))
 	for i, l := range labels {

@@ -39,12 +39,12 @@ func (h *host) HistoryOptions() (bool, int, plot.ImageOptions) {
 		plot.ImageOptions{Width: 1920, Height: 1080, Scale: s.FreqScale, DBMin: s.DBMin, DBMax: s.DBMax, Colormap: s.Colormap}
 }
 
-// FileOptions are the live analysis's frames and the image an export
+// FileOptions are the file view's own frames and the image an export
 // draws (panel.FileHost).
 func (h *host) FileOptions() (analysis.ViewOptions, plot.ImageOptions) {
 	s := h.set
 	_, _, img := h.HistoryOptions()
-	return analysis.ViewOptions{FFT: s.FFT, Hop: s.Hop(), Window: s.Window, Channel: -1}, img
+	return analysis.ViewOptions{FFT: s.FileFFT, Hop: s.FileHop(), Window: s.FileWindow, Channel: -1}, img
 }
 
 // Dark says the dark theme is on (panel.FileHost).

@@ -1,35 +1,130 @@
 package ui
 
 import (
+	"strings"
+
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/ui/view"
 )
 
-// keyHelp lists the keyboard shortcuts (shown by the Keys… button).
-const keyHelp = `Space	pause / resume the display
-G	GPU ↔ CPU engine
-F	frequency scale: log → lin → mel
-M	colormap
-A	averaging: off → exponential → linear → long-term
-H	peak hold on / off
-R	reset averages, holds and the meters (maxima, loudness)
-V	waterfall ↔ RTA bars
-S	store the spectrum shown as a reference
-D	harmonic markers and distortion readout on / off
-T	dark ↔ light theme
-[ ]	FFT size down / up
-↑ ↓	dB range up / down by 10 dB
-+ −	zoom the file view in / out
-← →	pan the file view
-0	whole file
-Ctrl+O	open a file
-Ctrl+S	export the view as PNG
-Ctrl+E	export the spectrum (CSV/NPY)
-Ctrl+Shift+S	export the live history (NPY/CSV/PNG)
-Ctrl+Shift+R	record every frame at full resolution / stop`
+// keyRow is one row of the keys overlay: the key as printed, what it
+// does and the workspace it acts in.
+type keyRow struct {
+	key, action, workspace string
+}
+
+// The workspaces a key acts in, in the overlay's order.
+const (
+	keysEverywhere = "Everywhere"
+	keysLive       = "Live"
+	keysFile       = "File"
+)
+
+// keyRows is the one table of the window's keys: the overlay (? or the
+// Keys… button) and the help text are made from it when shown, so a key
+// that is handled and not listed fails TestEveryKeyListed. Another
+// workspace adds its rows, under its name, from its own file:
+//
+//	func init() { keyRows = append(keyRows, keyRow{"X", "does", "Transfer"}) }
+//
+// Plain text only: arrows and ↔ are drawn as emoji by some fonts.
+var keyRows = []keyRow{
+	{"?", "this list of keys", keysEverywhere},
+	{"Ctrl+O", "open a file", keysEverywhere},
+	{"Ctrl+S", "export the view as PNG", keysEverywhere},
+	{"Ctrl+E", "export the spectrum (CSV/NPY)", keysEverywhere},
+	{"S", "store the spectrum shown as a reference", keysEverywhere},
+	{"D", "harmonic markers and distortion readout on / off", keysEverywhere},
+	{"T", "dark / light theme", keysEverywhere},
+	{"Up Down", "dB range up / down by 10 dB", keysEverywhere},
+	{"Space", "pause / resume the display", keysLive},
+	{"G", "GPU / CPU engine", keysLive},
+	{"F", "frequency scale: log, lin, mel", keysLive},
+	{"M", "colormap", keysLive},
+	{"A", "averaging: off → exponential → linear → long-term", keysLive},
+	{"H", "peak hold on / off", keysLive},
+	{"R", "reset averages, holds and the meters (maxima, loudness)", keysLive},
+	{"V", "waterfall / RTA bars", keysLive},
+	{"[ ]", "FFT size down / up", keysLive},
+	{"Ctrl+Shift+S", "export the live history (NPY/CSV/PNG)", keysLive},
+	{"Ctrl+Shift+R", "record every frame at full resolution / stop", keysLive},
+	{"+ -", "zoom in / out", keysFile},
+	{"Left Right", "pan", keysFile},
+	{"0", "whole file", keysFile},
+}
+
+// keyWorkspaces are the table's workspaces in order of first appearance.
+func keyWorkspaces(rows []keyRow) []string {
+	var ws []string
+	for _, r := range rows {
+		if !oneOf(r.workspace, ws...) {
+			ws = append(ws, r.workspace)
+		}
+	}
+	return ws
+}
+
+// keyHelp is the table as text: per workspace a heading line, then
+// "KEY<tab>ACTION" lines.
+func keyHelp() string {
+	var s strings.Builder
+	for i, ws := range keyWorkspaces(keyRows) {
+		if i > 0 {
+			s.WriteString("\n")
+		}
+		s.WriteString(ws + "\n")
+		for _, r := range keyRows {
+			if r.workspace == ws {
+				s.WriteString(r.key + "\t" + r.action + "\n")
+			}
+		}
+	}
+	return strings.TrimSuffix(s.String(), "\n")
+}
+
+// keysOverlay is the keys overlay's content: a section per workspace,
+// keys in bold beside what they do, in two columns of about as many rows
+// each so the list fits a window 800 px tall.
+func keysOverlay() fyne.CanvasObject {
+	var cols [2][]fyne.CanvasObject
+	rows := [2]int{}
+	for _, ws := range keyWorkspaces(keyRows) {
+		form := container.New(layout.NewFormLayout())
+		n := 0
+		for _, r := range keyRows {
+			if r.workspace == ws {
+				form.Add(widget.NewLabelWithStyle(r.key, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
+				form.Add(widget.NewLabel(r.action))
+				n++
+			}
+		}
+		c := 0
+		if rows[1] < rows[0] {
+			c = 1
+		}
+		rows[c] += n + 1
+		cols[c] = append(cols[c], widget.NewLabelWithStyle(ws, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form)
+	}
+	return container.NewGridWithColumns(2, container.NewVBox(cols[0]...), container.NewVBox(cols[1]...))
+}
+
+// showKeys opens the keys overlay (? and the Keys… button); it scrolls
+// where the window is too small for it.
+func showKeys(win fyne.Window) {
+	scroll := container.NewVScroll(keysOverlay())
+	size := win.Canvas().Size()
+	want := scroll.Content.MinSize()
+	scroll.SetMinSize(fyne.NewSize(min(want.Width, size.Width-80), min(want.Height, size.Height-160)))
+	d := dialog.NewCustom("Keys", "Close", scroll, win)
+	d.Show()
+}
 
 func (w *Window) installKeys() {
 	c := w.win.Canvas()
@@ -42,6 +137,67 @@ func (w *Window) installKeys() {
 	}
 	for k, fn := range map[fyne.KeyName]func(){fyne.KeyS: w.rec.ExportDialog, fyne.KeyR: w.rec.Toggle} {
 		c.AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierShortcutDefault | fyne.KeyModifierShift}, func(fyne.Shortcut) { fn() })
+	}
+	releaseSelects(c, c.Content())
+}
+
+// releaseSelects makes every dropdown under o give the keyboard focus
+// back to the window once a choice is made: a select keeps the focus it
+// takes when tapped, and while it has it Space re-opens it and the
+// letter keys go nowhere. (A choice of the option already selected
+// changes nothing, so no OnChanged: releaseSelectFocus, on every tick,
+// covers it.) Only a dropdown still focused after its choice lets go:
+// one whose choice focuses something else (Custom… the band entry)
+// keeps that.
+func releaseSelects(c fyne.Canvas, o fyne.CanvasObject) {
+	switch o := o.(type) {
+	case *widget.Select:
+		changed := o.OnChanged
+		o.OnChanged = func(v string) {
+			if changed != nil {
+				changed(v)
+			}
+			if c.Focused() == o {
+				c.Unfocus()
+			}
+		}
+	case *container.Scroll:
+		releaseSelects(c, o.Content)
+	case *container.Split:
+		releaseSelects(c, o.Leading)
+		releaseSelects(c, o.Trailing)
+	case *container.AppTabs:
+		for _, t := range o.Items {
+			releaseSelects(c, t.Content)
+		}
+	case *widget.Accordion:
+		for _, it := range o.Items {
+			releaseSelects(c, it.Detail)
+		}
+	case *fyne.Container:
+		for _, ch := range o.Objects {
+			releaseSelects(c, ch)
+		}
+	}
+}
+
+// releaseSelectFocus gives the focus back to the window when a dropdown
+// has it after a list (a dropdown's, or any overlay) was shown and is
+// gone: chosen, dismissed, or the same option chosen again. A dropdown
+// focused by Tab, no list shown since, keeps the focus. (While an
+// overlay shows, the canvas reports the overlay's focus, not the
+// window's, so the overlay is what is watched.) Called on every tick.
+func (w *Window) releaseSelectFocus() {
+	c := w.win.Canvas()
+	if c.Overlays().Top() != nil {
+		w.overlaySeen = true
+		return
+	}
+	if w.overlaySeen {
+		w.overlaySeen = false
+		if _, ok := c.Focused().(*widget.Select); ok {
+			c.Unfocus()
+		}
 	}
 }
 
@@ -105,6 +261,8 @@ func (w *Window) typedRune(r rune) {
 		w.fview.Zoom(2, (t0+t1)/2)
 	case '0':
 		w.fp.ZoomReset()
+	case '?':
+		showKeys(w.win)
 	}
 }
 

@@ -134,7 +134,7 @@ func TestLongTermAverageKeysResetAndSettings(t *testing.T) {
 	if w.c.avg.Selected != "Long-term (since reset)" {
 		t.Errorf("the selector shows %q", w.c.avg.Selected)
 	}
-	if !strings.Contains(keyHelp, "A\taveraging: off → exponential → linear → long-term") {
+	if !strings.Contains(keyHelp(), "A\taveraging: off → exponential → linear → long-term") {
 		t.Error("the keys' help does not list the long-term average")
 	}
 	e.settle()

@@ -257,7 +257,7 @@ func TestStoreKey(t *testing.T) {
 	if got, want := refs[0].Trace.Level[100], float64(fakeLevel(100*48000.0/4096)-3); got != want {
 		t.Errorf("bin 100: stored %g dB, want %g (the spectrum at the key press)", got, want)
 	}
-	if !strings.Contains(keyHelp, "S\tstore") || !strings.Contains(keyHelp, "D\tharmonic") {
+	if !strings.Contains(keyHelp(), "S\tstore") || !strings.Contains(keyHelp(), "D\tharmonic") {
 		t.Error("S and D are not in the keys' help")
 	}
 	if got := diffPicker(t, w).Options; len(got) != 2 || got[1] != "quiet room" {

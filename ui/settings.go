@@ -46,6 +46,16 @@ type Settings struct {
 	CalNote   string
 	CalOffset float64
 	MicFile   string // a microphone response file (REW/miniDSP text), "" none
+
+	// The file view's own analysis (its controls are the File tab's):
+	// frame size, overlap and window.
+	FileFFT     int
+	FileOverlap float64
+	FileWindow  window.Func
+
+	// stress holds, while the stress preset is on, the source, FFT size,
+	// overlap and engine from before it: Save writes those (stress.go).
+	stress stressSaved
 }
 
 // DefaultSettings: the default input (or the generator), 4096-point Hann
@@ -59,11 +69,18 @@ func DefaultSettings() Settings {
 		Averaging: view.AvgExp, AvgSeconds: 1, AvgFrames: 8, PeakHold: 2, FreqScale: plot.Log,
 		DBMin: -120, DBMax: 0, Colormap: plot.Viridis, Span: 10, Lower: "waterfall", Fraction: 3, Weighting: dsp.DefaultWeighting,
 		Channels: "mix", Engine: "gpu", Theme: "dark", Unit: dsp.DBFS,
+		FileFFT: 4096, FileOverlap: 0.75, FileWindow: window.Func{Kind: window.Hann},
 	}
 }
 
 // Hop is the hop in samples.
-func (s Settings) Hop() int { return max(1, int(float64(s.FFT)*(1-s.Overlap)+0.5)) }
+func (s Settings) Hop() int { return hopOf(s.FFT, s.Overlap) }
+
+// FileHop is the file view's hop in samples.
+func (s Settings) FileHop() int { return hopOf(s.FileFFT, s.FileOverlap) }
+
+// hopOf is the hop of frames of n samples overlapping by overlap.
+func hopOf(n int, overlap float64) int { return max(1, int(float64(n)*(1-overlap)+0.5)) }
 
 // Live turns the settings into the analyzer's.
 func (s Settings) Live() (live.Settings, error) {
@@ -131,9 +148,14 @@ func LoadSettings(p fyne.Preferences) Settings {
 	s.CalNote = str("cal.note", "")
 	s.CalOffset = p.FloatWithFallback(prefPrefix+"cal.offset", 0)
 	s.MicFile = str("cal.mic", "")
+	var err error
+	s.FileFFT = p.IntWithFallback(prefPrefix+"file.fft", d.FileFFT)
+	s.FileOverlap = p.FloatWithFallback(prefPrefix+"file.overlap", d.FileOverlap)
+	if s.FileWindow, err = window.Parse(str("file.window", d.FileWindow.String())); err != nil {
+		s.FileWindow = d.FileWindow
+	}
 	// the names, read where they are stored: one that no longer reads
 	// falls back to the default (a window, like a bad FFT size, to both)
-	var err error
 	if s.Unit, err = dsp.ParseUnit(str("unit", d.Unit.String())); err != nil {
 		s.Unit = d.Unit
 	}
@@ -191,6 +213,9 @@ func (s Settings) sane(d Settings) Settings {
 	if s.Overlap < 0 || s.Overlap > 0.97 {
 		s.Overlap = d.Overlap
 	}
+	if checkFFT(s.FileFFT) != nil || s.FileOverlap < 0 || s.FileOverlap > 0.97 {
+		s.FileFFT, s.FileOverlap = d.FileFFT, d.FileOverlap
+	}
 	if !dbRangeOK(s.DBMin, s.DBMax) {
 		s.DBMin, s.DBMax = d.DBMin, d.DBMax
 	}
@@ -233,8 +258,10 @@ func oneOf(s string, opts ...string) bool {
 	return false
 }
 
-// Save writes the settings to the preferences.
+// Save writes the settings to the preferences; while the stress preset
+// is on, with what it changed as it was before it (kept).
 func (s Settings) Save(p fyne.Preferences) {
+	s = s.kept()
 	p.SetString(prefPrefix+"source.kind", s.Source.Kind)
 	p.SetString(prefPrefix+"source.device", s.Source.Device)
 	p.SetString(prefPrefix+"source.generator", s.Source.Generator)
@@ -264,4 +291,24 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetString(prefPrefix+"cal.note", s.CalNote)
 	p.SetFloat(prefPrefix+"cal.offset", s.CalOffset)
 	p.SetString(prefPrefix+"cal.mic", s.MicFile)
+	p.SetInt(prefPrefix+"file.fft", s.FileFFT)
+	p.SetFloat(prefPrefix+"file.overlap", s.FileOverlap)
+	p.SetString(prefPrefix+"file.window", s.FileWindow.String())
+}
+
+// kept are the settings as they are remembered: while the stress preset
+// is on, with the source, FFT size, overlap and engine from before it.
+func (s Settings) kept() Settings {
+	if prev := s.stress; prev.on {
+		s.Source, s.FFT, s.Overlap, s.Engine = prev.source, prev.fft, prev.overlap, prev.engine
+		s.stress = stressSaved{}
+	}
+	return s
+}
+
+// SetFileAnalysis sets the file view's frame size, overlap and window and
+// saves them (panel.FileHost).
+func (h *host) SetFileAnalysis(fft int, overlap float64, win window.Func) {
+	h.set.FileFFT, h.set.FileOverlap, h.set.FileWindow = fft, overlap, win
+	h.set.Save(h.app.Preferences())
 }

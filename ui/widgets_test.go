@@ -27,6 +27,10 @@ func walk(o fyne.CanvasObject, parent *fyne.Container, visit func(o fyne.CanvasO
 		for _, it := range v.Items {
 			walk(it.Content, nil, visit)
 		}
+	case *widget.Accordion:
+		for _, it := range v.Items {
+			walk(it.Detail, nil, visit)
+		}
 	}
 }
 

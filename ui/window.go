@@ -83,6 +83,8 @@ type Window struct {
 	lastEngine string
 	readyDone  bool
 
+	overlaySeen bool // an overlay (a dropdown's list) showed at a tick since (keys.go)
+
 	openDlg  dialog.Dialog // the open dialog last shown (tests)
 	openPath *widget.Entry // its path entry
 
@@ -203,6 +205,7 @@ func (w *Window) build() {
 func (w *Window) Pull() {
 	now := time.Now()
 	w.dog.ticked()
+	w.releaseSelectFocus()
 	w.countFrame(now)
 	w.measureFileDue(w.now())
 	if now.After(w.statusDue) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,16 +16,21 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/ui/view"
+	"github.com/prismaudio/prism/window"
 )
 
 // FileHost is what the file tab needs of the window.
 type FileHost interface {
-	// FileOptions are the live analysis's frames (FFT, Hop, Window) and
+	// FileOptions are the file view's own frames (FFT, Hop, Window) and
 	// the image an export draws (its scale, dB range and colour map).
 	FileOptions() (analysis.ViewOptions, plot.ImageOptions)
+	// SetFileAnalysis sets (and keeps) the file view's frames: the
+	// tab's FFT, overlap and window controls.
+	SetFileAnalysis(fft int, overlap float64, win window.Func)
 	Dark() bool // the dark theme is on
 	ShowFileTab()
 	RememberFolder(dir string)
@@ -48,23 +55,27 @@ type FileEngine interface {
 // comparison), the bar with its buttons, progress and cancel, and the
 // analyses behind them.
 type Files struct {
-	host         FileHost
-	eng          FileEngine
-	win          fyne.Window
-	do           func(func()) // onto the Fyne goroutine
-	fview        *view.FileView
-	fspec        *view.SpectrumView
-	fdiff        *view.LinePlot // the difference to a reference (the window draws it)
-	ab           *view.ABView
-	abGen        int // the comparison running or shown
-	fileSplit    *container.Split
-	fileInfo     *widget.Label
-	progress     *widget.ProgressBar
-	cancel       *widget.Button
-	fileCtx      context.CancelFunc
-	detailCancel context.CancelFunc
-	detailTimer  *time.Timer
-	fileGen      int
+	host      FileHost
+	eng       FileEngine
+	win       fyne.Window
+	do        func(func()) // onto the Fyne goroutine
+	fview     *view.FileView
+	fspec     *view.SpectrumView
+	fdiff     *view.LinePlot // the difference to a reference (the window draws it)
+	ab        *view.ABView
+	abGen     int // the comparison running or shown
+	fileSplit *container.Split
+	fileInfo  *widget.Label
+	progress  *widget.ProgressBar
+	cancel    *widget.Button
+	fileCtx   context.CancelFunc
+	// the file view's own analysis controls
+	fftSel, overlapSel, windowSel *widget.Select
+	syncing                       bool
+	keepView                      [2]float64 // the view to show again after a re-analysis (zero: the whole file)
+	detailCancel                  context.CancelFunc
+	detailTimer                   *time.Timer
+	fileGen                       int
 }
 
 // NewFiles makes the file tab's views with the host's settings.
@@ -91,7 +102,9 @@ func (fp *Files) Views() (*view.FileView, *view.SpectrumView, *view.LinePlot, *v
 	return fp.fview, fp.fspec, fp.fdiff, fp.ab
 }
 
-// Build lays the tab out; open is the Open… button's.
+// Build lays the tab out; open is the Open… button's. The bar has the
+// buttons and the line about the file over the view's own analysis (FFT
+// size, overlap, window: a change re-analyzes the file shown).
 func (fp *Files) Build(open func()) fyne.CanvasObject {
 	fp.fileInfo = widget.NewLabel("No file open.")
 	fp.fileInfo.Truncation = fyne.TextTruncateEllipsis
@@ -99,18 +112,105 @@ func (fp *Files) Build(open func()) fyne.CanvasObject {
 	fp.progress.Hide()
 	fp.cancel = widget.NewButton("Cancel", fp.Cancel)
 	fp.cancel.Hide()
-	fileBar := container.NewBorder(nil, nil,
-		container.NewHBox(
-			widget.NewButton("Open…", open),
-			widget.NewButton("Whole file", fp.ZoomReset),
-			widget.NewButton("Export spectrogram…", fp.exportSpectrogramDialog),
-			widget.NewButton("Compare B…", fp.compareDialog),
-		),
-		container.NewHBox(fp.progress, fp.cancel), fp.fileInfo)
+	fp.buildAnalysis()
+	buttons := container.NewHBox(
+		widget.NewButton("Open…", open),
+		widget.NewButton("Whole file", fp.ZoomReset),
+		widget.NewButton("Export spectrogram…", fp.exportSpectrogramDialog),
+		widget.NewButton("Compare B…", fp.compareDialog),
+	)
+	analysisRow := container.NewHBox(widget.NewLabel("File view analysis:  FFT"), fp.fftSel, widget.NewLabel("Overlap"), fp.overlapSel,
+		widget.NewLabel("Window"), fp.windowSel)
+	fileBar := container.NewVBox(
+		container.NewBorder(nil, nil, buttons, container.NewHBox(fp.progress, fp.cancel), fp.fileInfo),
+		analysisRow)
 	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(fp.fview, container.NewStack(fp.fspec, fp.fdiff, fp.ab)))
 	fp.fileSplit = file.Objects[0].(*container.Split)
 	fp.fileSplit.Offset = fileSplitOffset
 	return file
+}
+
+// fileOverlaps are the file view's overlap choices.
+var fileOverlaps = []struct {
+	label string
+	val   float64
+}{{"0 %", 0}, {"50 %", 0.5}, {"75 %", 0.75}, {"87.5 %", 0.875}, {"93.75 %", 0.9375}}
+
+// buildAnalysis makes the file view's FFT size, overlap and window
+// selects, showing the host's.
+func (fp *Files) buildAnalysis() {
+	var sizes []string
+	for n := engine.MinFFT; n <= engine.MaxFFT; n *= 2 {
+		sizes = append(sizes, strconv.Itoa(n))
+	}
+	var overlaps []string
+	for _, o := range fileOverlaps {
+		overlaps = append(overlaps, o.label)
+	}
+	changed := func(string) {
+		if !fp.syncing {
+			fp.analysisChanged()
+		}
+	}
+	fp.fftSel = widget.NewSelect(sizes, changed)
+	fp.overlapSel = widget.NewSelect(overlaps, changed)
+	fp.windowSel = widget.NewSelect(window.Names(), changed)
+	fp.syncAnalysis()
+}
+
+// syncAnalysis shows the host's file analysis in the selects.
+func (fp *Files) syncAnalysis() {
+	fp.syncing = true
+	defer func() { fp.syncing = false }()
+	o, _ := fp.host.FileOptions()
+	fp.fftSel.SetSelected(strconv.Itoa(o.FFT))
+	overlap, best := 1-float64(o.Hop)/float64(o.FFT), 0
+	for i, c := range fileOverlaps {
+		if math.Abs(c.val-overlap) < math.Abs(fileOverlaps[best].val-overlap) {
+			best = i
+		}
+	}
+	fp.overlapSel.SetSelected(fileOverlaps[best].label)
+	fp.windowSel.SetSelected(o.Window.String())
+}
+
+// analysisChanged hands the selects' analysis to the host and analyzes
+// the file shown again with it, keeping the view.
+func (fp *Files) analysisChanged() {
+	n, err := strconv.Atoi(fp.fftSel.Selected)
+	if err != nil {
+		return
+	}
+	overlap := 0.0
+	for _, c := range fileOverlaps {
+		if c.label == fp.overlapSel.Selected {
+			overlap = c.val
+		}
+	}
+	w, err := window.Parse(fp.windowSel.Selected)
+	if err != nil {
+		return
+	}
+	fp.host.SetFileAnalysis(n, overlap, w)
+	if fs := fp.fview.File(); fs != nil {
+		t0, t1 := fp.fview.View()
+		fp.OpenFile(fs.Path)
+		fp.keepView = [2]float64{t0, t1}
+	}
+}
+
+// SetAnalysis chooses the file view's FFT size, overlap and window as its
+// controls do (a file shown is analyzed again).
+func (fp *Files) SetAnalysis(fft int, overlap float64, w window.Func) {
+	fp.host.SetFileAnalysis(fft, overlap, w)
+	fp.syncAnalysis()
+	fp.analysisChanged()
+}
+
+// Analysis is what the file view's controls show: FFT size, overlap and
+// window.
+func (fp *Files) Analysis() (fft, overlap, win string) {
+	return fp.fftSel.Selected, fp.overlapSel.Selected, fp.windowSel.Selected
 }
 
 // Cancel stops the analysis or export running (the Cancel button).
@@ -146,6 +246,7 @@ func (fp *Files) OpenFile(path string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	fp.fileCtx = cancel
 	fp.fileGen++
+	fp.keepView = [2]float64{}
 	gen := fp.fileGen
 	fp.host.ShowFileTab()
 	fp.fileInfo.SetText("Analyzing " + filepath.Base(path) + "…")
@@ -192,9 +293,15 @@ func (fp *Files) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 		dialog.ShowError(err, fp.win)
 		return
 	}
-	fp.fview.SetFile(fs)
-	fp.closeAB() // a comparison of the file shown before
+	// the spectrum below is set up for the new file before the view
+	// hands it the column under the cursor
 	fp.fspec.SetConfig(fs.Rate, fs.FFT, fp.scale())
+	fp.fview.SetFile(fs)
+	if v := fp.keepView; v[1] > v[0] && fs.Path == fp.fview.File().Path {
+		fp.fview.SetView(v[0], v[1])
+	}
+	fp.keepView = [2]float64{}
+	fp.closeAB() // a comparison of the file shown before
 	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %s on %s",
 		filepath.Base(fs.Path), fs.Rate, fs.Channels, view.FormatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
 		view.FormatDuration(fs.Elapsed), fs.Engine)

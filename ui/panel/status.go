@@ -127,31 +127,86 @@ func (b *StatusBar) Show(msg string, f *StatusFacts) {
 	b.details.SetText(b.detailsText(f))
 }
 
-// stripText is what must always show.
+// A strip segment's priority: those of a higher number leave the strip
+// first when it is too narrow (they stay in the line and the details).
+const (
+	mustShow    = iota // PAUSED, recording, warnings
+	engineFacts        // the engine, its load, drops and stalls
+	rates              // frames/s, the process's CPU
+	uiRate             // the window's frame rate
+)
+
+// segment is a piece of the strip and its priority.
+type segment struct {
+	text string
+	prio int
+}
+
+// stripText is what must always show: the segments that fit the strip's
+// width, dropping the least needed first (all of them before the strip
+// has a size). The warning comes last so that a long one is cut at its
+// end, never the facts before it.
 func (b *StatusBar) stripText(f *StatusFacts) string {
-	st := f.Stats
+	segs := b.stripSegments(f)
+	room := b.strip.Size().Width - 2*theme.InnerPadding()
+	if room <= 0 {
+		return joinSegments(segs, uiRate+1)
+	}
+	for below := uiRate + 1; below > rates; below-- {
+		if t := joinSegments(segs, below); fyne.MeasureText(t, theme.TextSize(), b.strip.TextStyle).Width <= room {
+			return t
+		}
+	}
+	return joinSegments(segs, rates) // a long warning is cut at its end
+}
+
+// joinSegments joins the segments of a priority below below.
+func joinSegments(segs []segment, below int) string {
 	var s strings.Builder
-	if f.Paused {
-		s.WriteString("⏸ PAUSED · ")
-	}
-	if r := recordText(f.Record); r != "" {
-		s.WriteString(r + " · ")
-	}
-	fmt.Fprintf(&s, "%s · %.2f ms/batch · %.0f frames/s · drops %d · stalls %d · UI %.0f fps · CPU %.0f%%",
-		engineLabel(st.Engine), st.MsPerBatch, st.FramesPerSec, st.DroppedFrames+st.Overflows, st.Stalls, b.fps, b.cpuPct)
-	if st.Outages > 0 { // source outages, kept as gaps in the timeline
-		fmt.Fprintf(&s, " · gaps %d", st.Outages)
-	}
-	if l := loadText(engineLoads(st)); l != "" {
-		s.WriteString(" · " + l)
-	}
-	if f.Fill != "" {
-		s.WriteString(" · " + f.Fill)
-	}
-	if b.warn != "" && f.Now.Sub(b.warnAt) < WarnFor {
-		s.WriteString(" · ⚠ " + b.warn)
+	for _, g := range segs {
+		if g.prio >= below {
+			continue
+		}
+		if s.Len() > 0 {
+			s.WriteString(" · ")
+		}
+		s.WriteString(g.text)
 	}
 	return s.String()
+}
+
+// stripSegments are the strip's pieces in the order shown.
+func (b *StatusBar) stripSegments(f *StatusFacts) []segment {
+	st := f.Stats
+	var segs []segment
+	add := func(prio int, format string, args ...any) {
+		segs = append(segs, segment{fmt.Sprintf(format, args...), prio})
+	}
+	if f.Paused {
+		add(mustShow, "PAUSED") // plain: ⏸ is drawn as an emoji
+	}
+	if r := recordText(f.Record); r != "" {
+		add(mustShow, "%s", r)
+	}
+	add(engineFacts, "%s engine %.2f ms/batch", engineLabel(st.Engine), st.MsPerBatch)
+	if l := loadText(engineLoads(st)); l != "" {
+		add(engineFacts, "%s", l)
+	}
+	add(engineFacts, "drops %d", st.DroppedFrames+st.Overflows)
+	add(engineFacts, "stalls %d", st.Stalls)
+	if st.Outages > 0 { // source outages, kept as gaps in the timeline
+		add(engineFacts, "gaps %d", st.Outages)
+	}
+	if f.Fill != "" {
+		add(mustShow, "%s", f.Fill)
+	}
+	add(rates, "%.0f frames/s", st.FramesPerSec)
+	add(rates, "process CPU %.0f %%", b.cpuPct)
+	add(uiRate, "UI %.0f fps", b.fps)
+	if b.warn != "" && f.Now.Sub(b.warnAt) < WarnFor {
+		add(mustShow, "⚠ %s", b.warn)
+	}
+	return segs
 }
 
 // lineText is the source and the analysis, or the file shown.
@@ -182,7 +237,7 @@ func (b *StatusBar) detailsText(f *StatusFacts) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "Source: %s\nFormat: %d Hz × %d channels\nAnalysis: N=%d, hop %d\nEngine: %s (%s)\n",
 		st.Source, st.SampleRate, st.Channels, st.FFT, st.Hop, engineLabel(st.Engine), st.Device)
-	fmt.Fprintf(&s, "Load: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps, process CPU %.0f%%\n",
+	fmt.Fprintf(&s, "Engine: %.3f ms per batch, %.0f frames/s, latency p99 %s\nDropped frames %d, overflows %d, stalls %d\nWindow: %.0f fps; process CPU %.0f %% (all of Prism: window, audio and engines; 100 %% is one core)\n",
 		st.MsPerBatch, st.FramesPerSec, view.FormatDuration(time.Duration(st.LatencyP99Ms*float64(time.Millisecond))),
 		st.DroppedFrames, st.Overflows, st.Stalls, b.fps, b.cpuPct)
 	if st.Outages > 0 {
@@ -223,10 +278,13 @@ func engineTimes(st *live.Stats) string {
 		fmt.Fprintf(&s, "Per batch: CPU %.3f ms\n", cpu)
 	}
 	if loads := engineLoads(st); len(loads) > 0 {
-		s.WriteString("Share of real time used (headroom):")
+		s.WriteString("Engine load (the share of real time an engine needs at these settings: its time per batch over the audio a batch holds; above 100 % it is overloaded and input is dropped):")
 		for _, e := range []string{"opencl", "cpu"} {
 			if l, ok := loads[e]; ok && l > 0 {
-				fmt.Fprintf(&s, " %s %.0f%% (%.1f×)", engineLabel(e), 100*l, 1/l)
+				fmt.Fprintf(&s, " %s %s", engineLabel(e), loadShare(l))
+				if l <= 1 {
+					fmt.Fprintf(&s, " (%.1f× headroom)", 1/l)
+				}
 			}
 		}
 		s.WriteString("\n")
@@ -259,7 +317,7 @@ func engineLoads(st *live.Stats) map[string]float64 {
 }
 
 // loadText writes the engines' loads for the status strip, e.g.
-// "load GPU 4 % · CPU 137 % ✗".
+// "engine load GPU 4 % · CPU overloaded, 1.4× too slow".
 func loadText(loads map[string]float64) string {
 	s := ""
 	for _, e := range []string{"opencl", "cpu"} {
@@ -268,14 +326,25 @@ func loadText(loads map[string]float64) string {
 			continue
 		}
 		if s == "" {
-			s = "load"
+			s = "engine load"
 		} else {
 			s += " ·"
 		}
-		s += fmt.Sprintf(" %s %.0f%%", engineLabel(e), 100*l)
-		if l > 1 {
-			s += " ✗"
-		}
+		s += " " + engineLabel(e) + " " + loadShare(l)
 	}
 	return s
+}
+
+// loadShare writes a load (a share of real time): a percentage up to
+// 100 %, beyond it "overloaded" and by how much ("overloaded, 3064×
+// too slow"), never a percentage in the thousands.
+func loadShare(l float64) string {
+	switch {
+	case l <= 1:
+		return fmt.Sprintf("%.0f %%", 100*l)
+	case l < 10:
+		return fmt.Sprintf("overloaded, %.1f× too slow", l)
+	default:
+		return fmt.Sprintf("overloaded, %.0f× too slow", l)
+	}
 }

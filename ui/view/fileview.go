@@ -35,6 +35,7 @@ type FileView struct {
 	cursor  fyne.Position
 	readout []byte
 	cur     live.Spectrum
+	handed  bool // OnCursor has been handed a spectrum
 
 	// OnCursor receives the spectrum of the column under the cursor and
 	// its time (ok false: the cursor left).
@@ -67,12 +68,19 @@ func (v *FileView) CreateRenderer() fyne.WidgetRenderer {
 	return newPlotRenderer(v.raster, fyne.NewSize(320, 160))
 }
 
-// SetFile shows a file's overview spectrogram, all of it.
+// SetFile shows a file's overview spectrogram, all of it, and at once
+// the readout and, through OnCursor, the spectrum of the new file: under
+// the cursor where it is over the view, else, where a spectrum of the
+// file before was handed out, the column at the middle of the file (so
+// none of the file before stays).
 func (v *FileView) SetFile(fs *analysis.FileSpectrogram) {
 	v.fs, v.detail = fs, nil
 	v.SetScale(v.scale)
 	if fs != nil {
 		v.t0, v.t1 = 0, fs.Duration
+	}
+	if !v.updateCursor() && v.handed && fs != nil && len(fs.Columns) > 0 {
+		v.emitColumn(fs, fs.Duration/2)
 	}
 	v.Refresh()
 }
@@ -109,6 +117,9 @@ func (v *FileView) SetScale(scale plot.Scale) {
 	}
 	v.axis = plot.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT)
 }
+
+// Axis is the frequency axis shown.
+func (v *FileView) Axis() plot.FreqAxis { return v.axis }
 
 // SetColormap chooses the colormap.
 func (v *FileView) SetColormap(c plot.Colormap) {
@@ -228,11 +239,13 @@ func (v *FileView) source() *analysis.FileSpectrogram {
 	return v.fs
 }
 
-// updateCursor computes the readout and the spectrum under the cursor.
-func (v *FileView) updateCursor() {
+// updateCursor computes the readout and the spectrum under the cursor,
+// and says whether the cursor is over the plot (and OnCursor was handed
+// its spectrum).
+func (v *FileView) updateCursor() bool {
 	v.readout = v.readout[:0]
 	if v.fs == nil || !v.hover {
-		return
+		return false
 	}
 	t, okX := v.timeAt(v.cursor.X)
 	py := v.p.px(v.cursor.Y) - v.area.Min.Y
@@ -240,16 +253,11 @@ func (v *FileView) updateCursor() {
 		if v.OnCursor != nil {
 			v.OnCursor(nil, 0, false)
 		}
-		return
+		return false
 	}
 	f := v.axis.Freq(1 - (float64(py)+0.5)/float64(v.area.Dy()))
 	src := v.source()
-	ci := int(math.Round(src.TimeColumn(t)))
-	ci = min(len(src.Columns)-1, max(0, ci))
-	col := src.Columns[ci]
-	v.cur.Current = append(v.cur.Current[:0], col...)
-	v.cur.BinHz = src.BinHz()
-	v.cur.Peak = src.Peak(v.cur.Current)
+	col := v.column(src, t)
 	b := append(v.readout, FormatTime(t, 0.001, v.fs.Duration)...)
 	b = append(b, "   "...)
 	b = appendHz(b, f)
@@ -264,8 +272,32 @@ func (v *FileView) updateCursor() {
 	}
 	v.readout = b
 	if v.OnCursor != nil {
+		v.handed = true
 		v.OnCursor(&v.cur, t, true)
 	}
+	return true
+}
+
+// column copies the column of src at time t into the cursor's spectrum
+// and returns it.
+func (v *FileView) column(src *analysis.FileSpectrogram, t float64) []float32 {
+	ci := int(math.Round(src.TimeColumn(t)))
+	ci = min(len(src.Columns)-1, max(0, ci))
+	col := src.Columns[ci]
+	v.cur.Current = append(v.cur.Current[:0], col...)
+	v.cur.BinHz = src.BinHz()
+	v.cur.Peak = src.Peak(v.cur.Current)
+	return col
+}
+
+// emitColumn hands OnCursor the column of src at time t.
+func (v *FileView) emitColumn(src *analysis.FileSpectrogram, t float64) {
+	if v.OnCursor == nil {
+		return
+	}
+	v.column(src, t)
+	v.handed = true
+	v.OnCursor(&v.cur, t, true)
 }
 
 // Image is the last frame drawn.
