@@ -73,6 +73,10 @@ func (h *host) DifferenceShown() bool { return h.refs.DiffTo() >= 0 }
 func (h *host) FileSpectrumShown(sp *live.Spectrum) {
 	w := (*Window)(h)
 	w.cal.showFile(w.fspec, sp)
+	if f := w.fview.File(); f != w.harmFile { // another file: the old one's readout must go
+		w.harmFile = f
+		w.fharm.Discard()
+	}
 	w.fharm.MarkStale()
 	w.measureFileDue(w.now())
 	w.updateDiff(w.fspec, w.fdiff, &w.fdiffGrid, view.AvgOff)

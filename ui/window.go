@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
@@ -92,9 +93,10 @@ type Window struct {
 	// harmonics.go)
 	diff        *view.LinePlot // the difference to a reference, live
 	diffGrid    view.RefGrid
-	rp          *panel.References  // the references
-	refs        *view.RefSet       // theirs, drawn and subtracted here
-	harm, fharm view.HarmonicMeter // live and file
+	rp          *panel.References         // the references
+	refs        *view.RefSet              // theirs, drawn and subtracted here
+	harm, fharm view.HarmonicMeter        // live and file
+	harmFile    *analysis.FileSpectrogram // the file fharm measures (host.FileSpectrumShown)
 }
 
 // New builds the main window's content into win and starts pulling data

@@ -42,6 +42,7 @@ type HarmonicMeter struct {
 	line  []byte // the readout
 	note  []byte // why the readout is not to be trusted, if it is not
 	unit  string // the unit of the spectrum measured ("dBFS" if empty): the fundamental's level is in it
+	gen   uint64 // Discard's count: a measurement started before the last Discard is dropped
 }
 
 // harmonicWork is one measurement: its input (a copy of the spectrum),
@@ -80,14 +81,27 @@ func (h *HarmonicMeter) startWork(db []float32, binHz float64, window window.Fun
 	}
 	h.busy = true
 	h.load(db, binHz, window)
+	gen := h.gen
 	go func() {
 		h.work.run()
 		do(func() {
 			h.busy = false
-			h.publish()
+			if gen == h.gen { // else the spectrum measured is gone (Discard)
+				h.publish()
+			}
 			done()
 		})
 	}()
+}
+
+// Discard forgets the readout and any measurement running: the spectrum
+// it was of is not shown any more (file view: another file opened), so
+// the readout must never show it; the next Due measures at once.
+func (h *HarmonicMeter) Discard() {
+	h.gen++
+	h.valid, h.err, h.res = false, nil, dsp.Distortion{}
+	h.line, h.note = h.line[:0], h.note[:0]
+	h.stale, h.due = true, time.Time{}
 }
 
 // load copies the job into work (not while busy).
