@@ -4,7 +4,6 @@ import (
 	"image/color"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
@@ -152,7 +151,7 @@ func (w *Window) setSource(spec session.SourceSpec) {
 				w.notice = err.Error()
 				w.set.Source = w.eng.Source()
 				w.syncControls()
-				dialog.ShowError(err, w.win)
+				w.note.Error(err)
 			case notice != "":
 				w.notice = notice
 				w.set.Source = w.eng.Source()
@@ -176,7 +175,7 @@ func (w *Window) setMonitorOutput(on bool) {
 			if err != nil {
 				w.monitorOn = false
 				w.c.setMonitor(false)
-				dialog.ShowError(err, w.win)
+				w.note.Error(err)
 			}
 			w.updateStatus()
 		})

@@ -16,9 +16,12 @@ import (
 
 // Options start a Window.
 type Options struct {
-	File   string    // open this file in the File tab at start
-	Notice string    // shown in the status bar at start (e.g. why the GPU is not used)
-	Trace  io.Writer // if set, JSON lines: "ready", "engine" and once a second "perf" events
+	File   string // open this file in the File tab at start
+	Notice string // shown in the status bar at start (e.g. why the GPU is not used)
+	// Verbose shows the error chain beside each failure's sentence in the
+	// notice line (else it is under Details).
+	Verbose bool
+	Trace   io.Writer // if set, JSON lines: "ready", "engine" and once a second "perf" events
 	// Manual leaves the per-frame pull to the caller (tests call Pull);
 	// otherwise an endless animation calls it before every paint.
 	Manual bool
@@ -84,7 +87,10 @@ type Window struct {
 	readyDone  bool
 
 	openDlg  dialog.Dialog // the open dialog last shown (tests)
-	openPath *widget.Entry // its path entry
+	openPath *escEntry     // its path entry
+	saveDlg  dialog.Dialog // the save dialog last shown (tests)
+	savePath *escEntry     // its path entry
+	note     *panel.Notice // the notice line above the status bar (news, failures in a user's words)
 
 	// the live difference to a reference and the harmonics (references.go,
 	// harmonics.go)
@@ -161,6 +167,8 @@ func (w *Window) statusStrip() string { return w.bar.Strip() }
 
 func (w *Window) build() {
 	s := w.set
+	w.note = panel.NewNotice(w.win)
+	w.note.Verbose = w.opts.Verbose
 	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
 	w.refs = w.rp.Set()
 	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
@@ -183,9 +191,9 @@ func (w *Window) build() {
 		w.updateStatus()
 	}
 	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
-	w.rec = panel.NewRecord(w.eng, (*host)(w), w.win, w.do)
+	w.rec = panel.NewRecord(w.eng, (*host)(w), w.note, w.do, w.sourceName)
 	recBtn, exportBtn := w.rec.Buttons()
-	statusBar := w.bar.Build(container.NewHBox(recBtn, exportBtn))
+	statusBar := container.NewVBox(w.note.Object(), w.bar.Build(container.NewHBox(w.rec.AudioButton(), recBtn, exportBtn)))
 	exports := container.NewGridWithColumns(2,
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
@@ -210,6 +218,7 @@ func (w *Window) Pull() {
 		w.eng.ReadStats(&w.stats)
 		w.syncConfig()
 		w.updateStatus()
+		w.note.Tick()
 	}
 	if w.paused || w.tabs.Selected() != w.liveTab || len(w.chans) == 0 {
 		return
