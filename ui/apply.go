@@ -81,6 +81,7 @@ func (w *Window) applyDisplay() {
 	}
 	w.spec.SetConfig(rate, fft, s.FreqScale)
 	w.spec.SetTraces(s.Averaging, s.PeakHold != 0)
+	w.applyPlotView() // settings_view.go
 	if fs := w.fview.File(); fs != nil {
 		w.fspec.SetConfig(fs.Rate, fs.FFT, s.FreqScale)
 	}

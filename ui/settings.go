@@ -45,7 +45,8 @@ type Settings struct {
 	// one, dB SPL = dBFS (sine level) + CalOffset.
 	CalNote   string
 	CalOffset float64
-	MicFile   string // a microphone response file (REW/miniDSP text), "" none
+	MicFile   string   // a microphone response file (REW/miniDSP text), "" none
+	Plot      PlotView // the spectra's frequency range and smoothing (settings_view.go)
 }
 
 // DefaultSettings: the default input (or the generator), 4096-point Hann
@@ -131,6 +132,7 @@ func LoadSettings(p fyne.Preferences) Settings {
 	s.CalNote = str("cal.note", "")
 	s.CalOffset = p.FloatWithFallback(prefPrefix+"cal.offset", 0)
 	s.MicFile = str("cal.mic", "")
+	s.Plot = loadPlotView(p)
 	// the names, read where they are stored: one that no longer reads
 	// falls back to the default (a window, like a bad FFT size, to both)
 	var err error
@@ -209,7 +211,7 @@ func (s Settings) sane(d Settings) Settings {
 	if s.AvgSeconds <= 0 || s.AvgFrames < 1 {
 		s.AvgSeconds, s.AvgFrames = d.AvgSeconds, d.AvgFrames
 	}
-	if !oneOf(s.Channels, "mix", "all") {
+	if !oneOf(s.Channels, "mix", "all") && singleChannel(s.Channels) < 0 {
 		s.Channels = d.Channels
 	}
 	if !oneOf(s.Engine, "gpu", "cpu") {
@@ -264,4 +266,5 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetString(prefPrefix+"cal.note", s.CalNote)
 	p.SetFloat(prefPrefix+"cal.offset", s.CalOffset)
 	p.SetString(prefPrefix+"cal.mic", s.MicFile)
+	s.Plot.save(p)
 }

@@ -91,6 +91,7 @@ type Window struct {
 	saveDlg  dialog.Dialog // the save dialog last shown (tests)
 	savePath *escEntry     // its path entry
 	note     *panel.Notice // the notice line above the status bar (news, failures in a user's words)
+	pc       plotControls  // the plot section's controls (settings_view.go)
 
 	// the live difference to a reference and the harmonics (references.go,
 	// harmonics.go)
@@ -194,9 +195,9 @@ func (w *Window) build() {
 	w.rec = panel.NewRecord(w.eng, (*host)(w), w.note, w.do, w.sourceName)
 	recBtn, exportBtn := w.rec.Buttons()
 	statusBar := container.NewVBox(w.note.Object(), w.bar.Build(container.NewHBox(w.rec.AudioButton(), recBtn, exportBtn)))
-	exports := container.NewGridWithColumns(2,
+	exports := w.buildPlotControls(container.NewGridWithColumns(2,
 		widget.NewButton("Export PNG", w.exportPNGDialog),
-		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
+		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
 	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
 	side := container.NewVScroll(panel)
@@ -236,9 +237,9 @@ func (w *Window) Pull() {
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(w.cal.source(), w.stats.Channels)
+		w.rta.Pull(w.cal.source(), w.lowerChannel())
 	} else {
-		w.wf.Pull(w.eng, w.stats.Channels)
+		w.wf.Pull(w.eng, w.lowerChannel())
 	}
 	if w.pullShare > 1 {
 		w.pullDue = start.Add(w.now().Sub(start) * time.Duration(w.pullShare))
@@ -269,7 +270,12 @@ func (w *Window) syncConfig() {
 		w.markBand()
 	}
 	w.chans = w.chans[:0]
-	if w.set.Channels == "all" && st.Channels > 1 {
+	if c := singleChannel(w.set.Channels); c >= 0 && c < st.Channels && st.Channels > 1 {
+		w.chans = append(w.chans, c) // one channel alone, in its own colour
+		w.spec.SetChannels(channelName(c, st.Channels))
+		w.spec.SetChannelIndex(c)
+	} else if w.set.Channels == "all" && st.Channels > 1 {
+		w.spec.SetChannelIndex()
 		for c := range st.Channels {
 			w.chans = append(w.chans, c)
 		}
@@ -281,8 +287,9 @@ func (w *Window) syncConfig() {
 		}
 	} else {
 		w.chans = append(w.chans, st.Channels) // the mix
+		w.spec.SetChannelIndex()
 		if st.Channels > 1 {
-			w.spec.SetChannels("mix")
+			w.spec.SetChannels(view.MixName)
 		} else {
 			w.spec.SetChannels("mono")
 		}
