@@ -11,7 +11,7 @@ import (
 // TestPlotViewSettings: a wheel zoom on the live spectrum becomes the
 // settings (frequency range, and the dB range less the calibration's
 // shift), reaches the file's spectrum too and is restored at the next
-// start; a range typed in the plot section applies (2k = 2000 Hz), a
+// start, and the waterfall under it follows; a range typed in the plot section applies (2k = 2000 Hz), a
 // reversed one is refused under the fields; Full goes back to the whole
 // axis; the smoothing chosen reaches both spectra and is restored.
 func TestPlotViewSettings(t *testing.T) {
@@ -26,6 +26,9 @@ func TestPlotViewSettings(t *testing.T) {
 	}
 	if flo, fhi := w.fspec.FreqRange(); flo != lo || fhi != hi {
 		t.Errorf("the file's spectrum shows %g…%g, the live one %g…%g", flo, fhi, lo, hi)
+	}
+	if ax := w.wf.Axis(); ax.Low != lo || ax.High != hi {
+		t.Errorf("the waterfall shows %g…%g under the spectrum's %g…%g", ax.Low, ax.High, lo, hi)
 	}
 	w.spec.Scrolled(&fyne.ScrollEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(pos.X/2, pos.Y+size.Height/2)}, Scrolled: fyne.NewDelta(0, 1)})
 	if span := w.set.DBMax - w.set.DBMin; math.Abs(span-96) > 1e-9 {

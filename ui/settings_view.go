@@ -179,6 +179,7 @@ func (w *Window) applyPlotView() {
 			v.OnRange = w.zoomed
 		}
 	}
+	w.wf.SetFreqRange(pv.FreqMin, pv.FreqMax) // under the live spectrum, on its axis
 	w.syncPlotControls()
 }
 
