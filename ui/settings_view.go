@@ -115,8 +115,12 @@ func (w *Window) buildPlotControls(extra fyne.CanvasObject) fyne.CanvasObject {
 	})
 	hz := container.NewBorder(nil, nil, widget.NewLabel("Hz"), full, container.NewGridWithColumns(2, c.lo, c.hi))
 	w.syncPlotControls()
+	hint := widget.NewLabel("On the spectrum: the wheel zooms (over the dB labels: the dB axis), a drag moves, a double-click shows the full range, a click sets the marker M.")
+	hint.Wrapping = fyne.TextWrapWord
+	hint.Importance = widget.LowImportance
 	return container.NewVBox(
-		widget.NewLabelWithStyle("Plot (wheel zooms, drag moves, double-click: full range, click: marker)", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		widget.NewLabelWithStyle("Plot", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
+		hint,
 		container.NewBorder(nil, nil, widget.NewLabel("Smoothing"), nil, c.smooth),
 		hz, c.msg, extra)
 }
