@@ -72,8 +72,8 @@ func TestSingleChannel(t *testing.T) {
 		t.Fatalf("Ch 2: setting %q, channels %v, lower %d", w.set.Channels, w.chans, w.lowerChannel())
 	}
 	capture(w.win)
-	if lg := w.spec.Legend(); len(lg) == 0 || lg[0].Label != "live" || lg[0].Color != view.ColorsFor(true).Traces[1] {
-		t.Errorf("legend %+v: want the live trace in R's colour", lg)
+	if lg := w.spec.Legend(); len(lg) < 2 || lg[0].Label != "R" || lg[0].Color != view.ColorsFor(true).Traces[1] || lg[1].Label != "live" || lg[1].Color != lg[0].Color {
+		t.Errorf("legend %+v: want R named, the live trace in R's colour", lg)
 	}
 	if LoadSettings(a.Preferences()).Channels != "ch2" {
 		t.Error("the channel shown is not kept")

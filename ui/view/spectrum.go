@@ -400,7 +400,9 @@ func (v *SpectrumView) drawLegend(pal *palette) {
 		return
 	}
 	c0 := v.traceColor(0, pal)
-	if len(v.names) > 1 {
+	// the channels: several, or one shown alone (not the mix, not a mono
+	// input: those need no name)
+	if len(v.names) > 1 || (len(v.names) == 1 && v.names[0] != MixName && v.names[0] != "mono") {
 		for i, n := range v.names {
 			v.legend = append(v.legend, legendItem{Label: n, Color: v.traceColor(i, pal)})
 		}
