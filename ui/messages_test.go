@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -36,5 +40,38 @@ func TestCalibrationMessages(t *testing.T) {
 	}
 	if w.set.Unit == dsp.DBSPL || w.cal.unit.Selected != view.UnitLabels[w.set.Unit] {
 		t.Errorf("the unit is %v, the control shows %q", w.set.Unit, w.cal.unit.Selected)
+	}
+}
+
+// noOutputEngine is the fake engine on a machine without an output
+// device: the playthrough cannot start.
+type noOutputEngine struct{ *fakeEngine }
+
+func (noOutputEngine) SetPlaythrough(on bool, _ dsp.BandSpec) error {
+	if on {
+		return errors.New("audio: no output device") // audio.ErrNoOutputDevice's text (ui does not import audio)
+	}
+	return nil
+}
+
+// TestFileWithoutOutput: "File, in real time…" on a machine without an
+// output device plays the file as the source all the same and says in
+// the notice line, not a modal, that it cannot be heard; the monitor box
+// turns off again.
+func TestFileWithoutOutput(t *testing.T) {
+	e := newFakeEngine()
+	a := test.NewTempApp(t)
+	win := test.NewTempWindow(t, nil)
+	win.Resize(fyne.NewSize(1280, 800))
+	w := New(a, win, noOutputEngine{e}, Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+	t.Cleanup(w.Close)
+	path := filepath.Join(t.TempDir(), "tone.flac")
+	w.playFile(path)
+	waitFor(t, func() bool { return e.Source().File == path && w.note.Text() != "" })
+	if w.note.Text() != "There is no audio output device to play to: the analysis goes on without sound." || !w.note.Failed() {
+		t.Errorf("notice %q", w.note.Text())
+	}
+	if w.win.Canvas().Overlays().Top() != nil || w.c.monitor.Checked || w.monitorOn {
+		t.Errorf("a modal %v, monitor box %v, on %v", w.win.Canvas().Overlays().Top(), w.c.monitor.Checked, w.monitorOn)
 	}
 }

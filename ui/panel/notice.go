@@ -136,7 +136,7 @@ func AddExplainer(e Explainer) { explainers = append(explainers, e) }
 // to a user: the first whose key the error's text holds wins.
 var userPhrases = []struct{ key, sentence string }{
 	{"no fundamental found", "No steady tone was found: play a tone (a calibrator's 1 kHz, or the generator's sine) and try again."},
-	{"no output device", "There is no audio output device, so the file cannot be heard: it is analyzed without sound."},
+	{"no output device", "There is no audio output device to play to: the analysis goes on without sound."},
 	{"no such file or directory", "That file or folder does not exist: check the path and try again."},
 	{"permission denied", "Prism may not write there: choose another folder."},
 	{"no space left", "The disk is full: free some space or choose another disk, then try again."},

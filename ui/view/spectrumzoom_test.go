@@ -246,3 +246,24 @@ func TestSpectrumZoomGolden(t *testing.T) {
 	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(v.XFor(2000), 100)}})
 	test.AssertImageMatches(t, "spectrum_zoom.png", capture(win))
 }
+
+// TestUnitLabelFits: "dB SPL (umik_cal.txt)" over the dB axis is cut to
+// "dB SPL" where it would run past the left margin into the references'
+// legend; the readouts keep the whole label.
+func TestUnitLabelFits(t *testing.T) {
+	v, win, _ := zoomView(t)
+	v.SetUnit("dB SPL (umik_cal.txt)", "dbspl")
+	capture(win)
+	if got := v.axisUnit(); got != "dB SPL" || v.p.textWidth(got) > v.area.Min.X {
+		t.Errorf("axis label %q (%d px, margin %d)", got, v.p.textWidth(got), v.area.Min.X)
+	}
+	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(v.XFor(1000), 100)}})
+	capture(win)
+	if !strings.Contains(v.Readout(), "dB SPL (umik_cal.txt)") {
+		t.Errorf("readout %q lost the microphone's name", v.Readout())
+	}
+	v.SetUnit("dBFS", "dbfs")
+	if v.axisUnit() != "dBFS" {
+		t.Error("a short unit was cut")
+	}
+}
