@@ -113,6 +113,7 @@ func (w *Window) browseSave(folder, name string, fn func(path string)) {
 	s := w.win.Canvas().Size()
 	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
 	d.Show()
+	w.escapeCloses(d)
 }
 
 // sourceName names what is shown, for the names the save dialogs

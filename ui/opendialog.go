@@ -257,6 +257,26 @@ func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path s
 	s := w.win.Canvas().Size()
 	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
 	d.Show()
+	w.escapeCloses(d)
+}
+
+// escapeCloses makes Escape close the stock dialog d while nothing in it
+// has the keyboard focus (a focused entry takes its keys): the window's
+// key handler is wrapped while d is shown and restored when it closes.
+func (w *Window) escapeCloses(d dialog.Dialog) {
+	c := w.win.Canvas()
+	prev := c.OnTypedKey()
+	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			d.Hide()
+			return
+		}
+		if prev != nil {
+			prev(k)
+		}
+	})
+	d.SetOnClosed(func() { c.SetOnTypedKey(prev) })
+	c.Unfocus()
 }
 
 // chooseFile asks for a file to read (calHost's Mic file…, panel.RefHost's

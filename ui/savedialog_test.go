@@ -122,3 +122,30 @@ func TestChooseFileHasAPath(t *testing.T) {
 		t.Errorf("used %q", used)
 	}
 }
+
+// TestEscapeClosesStockDialogs: Escape closes Fyne's own open and save
+// dialogs (Browse…) and gives the window its keys back: Space pauses
+// again afterwards.
+func TestEscapeClosesStockDialogs(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	c := w.win.Canvas()
+	for name, show := range map[string]func(){
+		"open": func() { w.pickFile(t.TempDir(), audioFilter(), func(string) error { return nil }) },
+		"save": func() { w.browseSave(t.TempDir(), "a.csv", func(string) {}) },
+	} {
+		show()
+		if c.Overlays().Top() == nil {
+			t.Fatalf("%s: no dialog", name)
+		}
+		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyEscape})
+		if c.Overlays().Top() != nil {
+			t.Errorf("%s: Escape did not close it", name)
+		}
+		paused := w.paused
+		c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeySpace})
+		if w.paused == paused {
+			t.Errorf("%s: Space does not pause after the dialog closed", name)
+		}
+	}
+}
