@@ -190,14 +190,15 @@ func TestDesktopSmoke(t *testing.T) {
 			}
 		}
 	}()
-	// the highest point of the traces (light blue, or bluish white where
-	// the average lies over the current spectrum) in the plot: the tone
+	// the highest point of the traces (the mix's teal, or the paler teal
+	// where the average lies over the current spectrum; never the grey
+	// of text and grid) in the plot: the tone
 	px, py, pw, ph := int(ready.Plot[0]), int(ready.Plot[1]), int(ready.Plot[2]), int(ready.Plot[3])
 	top, topX := py+ph, -1
 	for x := px; x < px+pw; x++ {
 		for y := py; y < py+ph; y++ {
 			c := img.RGBAAt(x, y)
-			if c.B > 220 && c.G > 170 && c.R < 230 {
+			if c.G > 170 && c.B > 150 && int(c.G)-int(c.R) > 60 {
 				if y < top {
 					top, topX = y, x
 				}

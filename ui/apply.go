@@ -4,7 +4,6 @@ import (
 	"image/color"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/theme"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
@@ -82,6 +81,7 @@ func (w *Window) applyDisplay() {
 	}
 	w.spec.SetConfig(rate, fft, s.FreqScale)
 	w.spec.SetTraces(s.Averaging, s.PeakHold != 0)
+	w.applyPlotView() // settings_view.go
 	if fs := w.fview.File(); fs != nil {
 		w.fspec.SetConfig(fs.Rate, fs.FFT, s.FreqScale)
 	}
@@ -152,7 +152,7 @@ func (w *Window) setSource(spec session.SourceSpec) {
 				w.notice = err.Error()
 				w.set.Source = w.eng.Source()
 				w.syncControls()
-				dialog.ShowError(err, w.win)
+				w.note.Error(err)
 			case notice != "":
 				w.notice = notice
 				w.set.Source = w.eng.Source()
@@ -176,7 +176,7 @@ func (w *Window) setMonitorOutput(on bool) {
 			if err != nil {
 				w.monitorOn = false
 				w.c.setMonitor(false)
-				dialog.ShowError(err, w.win)
+				w.note.Error(err)
 			}
 			w.updateStatus()
 		})

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -26,7 +27,8 @@ const maxCalOffset = 400
 // calToneHz is the calibrator's frequency.
 const calToneHz = 1000
 
-// errNotCalibrated is setUnit's error for dB SPL before a calibration.
+// errNotCalibrated is setUnit's error for dB SPL before a calibration
+// (the unit control then opens Calibrate… instead).
 var errNotCalibrated = errors.New("prism: dB SPL needs a level calibration first (Calibrate…)")
 
 // saneCal drops a unit or calibration the preferences hold that no longer
@@ -47,7 +49,11 @@ type calHost interface {
 	change(fn func(s *Settings))
 	chooseFile(filter storage.FileFilter, use func(path string) error)
 	channels() int // the input's channels (the dialog offers each)
+	notices() *panel.Notice
 }
+
+// notices is the window's notice line (calHost).
+func (w *Window) notices() *panel.Notice { return w.note }
 
 // calEngine measures a calibrator in the input.
 type calEngine interface {
@@ -213,23 +219,34 @@ func (p *calPanel) calibrateFullScale(level float64) error {
 
 // calibrateFromInput measures the last second of input channel c (from 0)
 // as a 1 kHz calibrator of level dB SPL, on a goroutine; on the Fyne
-// goroutine it then sets the calibration (showing dB SPL) or shows the
-// error, and calls done (if not nil) with the outcome.
+// goroutine it then sets the calibration (showing dB SPL) or says in
+// the notice line why not and what to do, and calls done (if not nil)
+// with the outcome.
 func (p *calPanel) calibrateFromInput(c int, level float64, done func(error)) {
 	go func() {
 		cal, err := p.eng.MeasureCalibrator(c, calToneHz, level)
 		p.do(func() {
 			if err != nil {
 				err = fmt.Errorf("prism: calibration from the input: %w", err)
-				dialog.ShowError(err, p.win)
+				p.host.notices().Fail(calFailure(err, c), err)
 			} else {
 				p.setCalibration(cal, fmt.Sprintf("input ch %d = %g dB SPL at 1 kHz", c+1, level))
+				p.host.notices().Info(fmt.Sprintf("Calibrated: input channel %d reads %g dB SPL at 1 kHz; the plots show dB SPL.", c+1, level))
 			}
 			if done != nil {
 				done(err)
 			}
 		})
 	}()
+}
+
+// calFailure is a failed calibration from input channel c (from 0) in a
+// user's words.
+func calFailure(err error, c int) string {
+	if strings.Contains(err.Error(), "no fundamental found") || strings.Contains(err.Error(), "calibrator") {
+		return fmt.Sprintf("No steady 1 kHz tone in input channel %d: put the calibrator on the microphone, switch it on, then Calibrate… again.", c+1)
+	}
+	return "The calibration failed: " + panel.Explain(err)
 }
 
 func (p *calPanel) setCalibration(cal dsp.LevelCal, note string) {
@@ -266,8 +283,12 @@ func (p *calPanel) build() fyne.CanvasObject {
 		if c.syncing {
 			return
 		}
-		if err := p.setUnit(dsp.Unit(indexOf(view.UnitLabels, v))); err != nil {
-			dialog.ShowError(err, p.win)
+		switch err := p.setUnit(dsp.Unit(indexOf(view.UnitLabels, v))); {
+		case errors.Is(err, errNotCalibrated):
+			p.host.notices().Info("dB SPL needs a level calibration: calibrate below, or Cancel to stay in " + view.UnitLabels[p.host.settings().Unit] + ".")
+			p.calibrateDialog()
+		case err != nil:
+			p.host.notices().Error(err)
 		}
 	})
 	c.label = widget.NewLabel("")
@@ -328,7 +349,7 @@ func (p *calPanel) calibrateDialog() {
 			return
 		}
 		if err := p.calibrateAs(mode.Selected, level.Text, indexOf(chans, ch.Selected)); err != nil {
-			dialog.ShowError(err, p.win)
+			p.host.notices().Fail(panel.Explain(err)+" Calibrate… again with a level in dB SPL.", err)
 		}
 	}, p.win)
 	d.Resize(fyne.NewSize(460, 0))

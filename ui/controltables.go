@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/prismaudio/prism/app/dsp"
@@ -51,9 +52,23 @@ var lowerOptions = []option{
 	{label: "RTA bars", apply: func(s *Settings) { s.Lower = "rta" }, selected: func(s *Settings) bool { return s.Lower == "rta" }},
 }
 
-var channelsOptions = []option{
-	{label: "Mix", apply: func(s *Settings) { s.Channels = "mix" }, selected: func(s *Settings) bool { return s.Channels != "all" }},
+var channelsOptions = append([]option{
+	{label: "Mix", apply: func(s *Settings) { s.Channels = "mix" }, selected: func(s *Settings) bool { return s.Channels != "all" && singleChannel(s.Channels) < 0 }},
 	{label: "All channels", apply: func(s *Settings) { s.Channels = "all" }, selected: func(s *Settings) bool { return s.Channels == "all" }},
+}, singleChannelOptions()...)
+
+// singleChannelOptions show one input channel alone: "Ch 1 (L)" … "Ch 8".
+func singleChannelOptions() []option {
+	var opts []option
+	for c := range 8 {
+		label := fmt.Sprintf("Ch %d", c+1)
+		if c < 2 {
+			label += [2]string{" (L)", " (R)"}[c]
+		}
+		id := fmt.Sprintf("ch%d", c+1)
+		opts = append(opts, option{label: label, apply: func(s *Settings) { s.Channels = id }, selected: func(s *Settings) bool { return s.Channels == id }})
+	}
+	return opts
 }
 
 // bandPresets are the band filter's presets between None and Custom….

@@ -28,7 +28,7 @@ func (h *host) SaveDialog(name string, fn func(path string)) { (*Window)(h).save
 // RecordChannel is the output channel recorded and, by default, exported:
 // the waterfall's, the mix (or the one channel of a mono input)
 // (panel.RecordHost).
-func (h *host) RecordChannel() int { return h.stats.Channels }
+func (h *host) RecordChannel() int { return (*Window)(h).lowerChannel() }
 
 // HistoryOptions are what a history export writes: every channel shown
 // or the mix, of how many, and the image's axes and colours
@@ -105,3 +105,7 @@ func (h *host) AddNotice(msg string) {
 
 // Clock is the window's time (panel.RefHost; tests set it).
 func (h *host) Clock() time.Time { return h.now() }
+
+// Notices is the window's notice line (news, and failures in a user's
+// words, never modal): panels say what they did or why not there.
+func (h *host) Notices() *panel.Notice { return h.note }

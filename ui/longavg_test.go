@@ -36,7 +36,7 @@ func yOf(v *view.SpectrumView, db float64) int {
 // avgPixelsAt counts the rows within ±1 of db where column x of v's last
 // frame has the first channel's average colour.
 func avgPixelsAt(v *view.SpectrumView, x int, db float64) int {
-	want := view.ColorsFor(v.Dark()).Avg[0]
+	want := view.ColorsFor(v.Dark()).MixAvg // the fake is stereo: the mix is shown
 	n := 0
 	for y := yOf(v, db) - 1; y <= yOf(v, db)+1; y++ {
 		if near(v.Image().RGBAAt(x, y), want, 2) {

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/ui/panel"
 )
 
 // audioExtensions are the files the window opens (and the file source
@@ -105,33 +106,50 @@ func (w *Window) openDialog() {
 // showOpenDialog is the open dialog with `title`, calling open with the
 // chosen file.
 func (w *Window) showOpenDialog(title string, open func(path string)) {
+	w.pathDialog(title, audioExtensions, "a WAV, FLAC or MP3 file", "/path/to/file.wav",
+		func(p string) error { open(p); return nil })
+}
+
+// pathDialog asks for a file to read, of one of exts (any when empty;
+// what says what they are): a typed path, absolute or relative to the
+// folder shown (Enter opens it; a folder is browsed), the recent folders
+// and Browse… (Fyne's file dialog). use's error is said in the dialog,
+// which stays open for another try. Escape closes it.
+func (w *Window) pathDialog(title string, exts []string, what, hint string, use func(path string) error) {
 	var d dialog.Dialog
-	path := widget.NewEntry()
-	path.SetPlaceHolder("/path/to/file.wav")
-	if f := w.startFolder(); f != "" {
-		path.SetText(f + string(filepath.Separator))
+	path := newEscEntry(func() { d.Hide() })
+	path.SetPlaceHolder(hint)
+	start := w.startFolder()
+	if start != "" {
+		path.SetText(start + string(filepath.Separator))
 	}
 	msg := widget.NewLabel("")
+	msg.Wrapping = fyne.TextWrapWord
+	msg.Importance = widget.DangerImportance
 	msg.Hide()
+	say := func(s string) { msg.SetText(s); msg.Show() }
 	browse := func(dir string) {
 		d.Hide()
-		w.browse(dir, open)
+		w.pickFile(dir, filterOf(exts), use)
 	}
-	submit := func(p string) {
-		p = strings.TrimSpace(p)
+	submit := func(typed string) {
+		p := resolvePath(typed, start)
 		fi, err := os.Stat(p)
 		switch {
+		case strings.TrimSpace(typed) == "":
+			say("Type the path of " + what + ".")
 		case err != nil:
-			msg.SetText(fmt.Sprintf("prism: %s: no such file or folder", p))
-			msg.Show()
+			say(fmt.Sprintf("%s does not exist: check the path (absolute, or relative to %s).", p, start))
 		case fi.IsDir():
 			browse(p)
-		case !slices.Contains(audioExtensions, strings.ToLower(filepath.Ext(p))):
-			msg.SetText(fmt.Sprintf("prism: %s: not a WAV, FLAC or MP3 file", filepath.Base(p)))
-			msg.Show()
+		case len(exts) > 0 && !slices.Contains(exts, strings.ToLower(filepath.Ext(p))):
+			say(fmt.Sprintf("%s is not %s: choose one.", filepath.Base(p), what))
 		default:
+			if err := use(p); err != nil {
+				say(panel.Explain(err))
+				return
+			}
 			d.Hide()
-			open(p)
 		}
 	}
 	path.OnSubmitted = submit
@@ -143,7 +161,7 @@ func (w *Window) showOpenDialog(title string, open func(path string)) {
 		recent.Add(widget.NewLabel("(none yet)"))
 	}
 	content := container.NewVBox(
-		widget.NewLabel("Type a path (Enter opens it; a folder is browsed):"),
+		widget.NewLabel("Type a path (Enter opens it; a folder is browsed; Escape closes):"),
 		container.NewBorder(nil, nil, nil, widget.NewButton("Open", func() { submit(path.Text) }), path),
 		msg,
 		widget.NewLabel("Recent folders:"),
@@ -158,21 +176,64 @@ func (w *Window) showOpenDialog(title string, open func(path string)) {
 	w.openPath = path
 }
 
-// browse shows Fyne's file dialog at dir, filtered to audio files and
-// sized to most of the window.
-func (w *Window) browse(dir string, open func(path string)) {
-	w.pickFile(dir, audioFilter(), func(p string) error { open(p); return nil })
+// resolvePath is a typed path as a file's path: "~" is the home folder,
+// and a relative path is taken from folder (an absolute one as it is).
+func resolvePath(typed, folder string) string {
+	p := strings.TrimSpace(typed)
+	if p == "~" || strings.HasPrefix(p, "~"+string(filepath.Separator)) {
+		if h, err := os.UserHomeDir(); err == nil {
+			p = filepath.Join(h, p[1:])
+		}
+	}
+	if !filepath.IsAbs(p) && folder != "" {
+		p = filepath.Join(folder, p)
+	}
+	return filepath.Clean(p)
+}
+
+// filterOf is the file dialog's filter for exts in either case (nil: any).
+func filterOf(exts []string) storage.FileFilter {
+	if len(exts) == 0 {
+		return nil
+	}
+	var all []string
+	for _, e := range exts {
+		all = append(all, e, strings.ToUpper(e))
+	}
+	return storage.NewExtensionFileFilter(all)
+}
+
+// escEntry is an entry that calls onEscape when Escape is typed in it:
+// the path dialogs close on Escape like the system's.
+type escEntry struct {
+	widget.Entry
+	onEscape func()
+}
+
+func newEscEntry(onEscape func()) *escEntry {
+	e := &escEntry{onEscape: onEscape}
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// TypedKey closes the dialog on Escape, else types as an entry does.
+func (e *escEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape && e.onEscape != nil {
+		e.onEscape()
+		return
+	}
+	e.Entry.TypedKey(k)
 }
 
 // pickFile shows Fyne's file-open dialog at dir ("" Fyne's default),
 // filtered and sized to most of the window, and hands the chosen path to
-// use; an error from the dialog or from use is shown as an error dialog.
+// use; an error from the dialog or from use is said in the notice line.
 // Every file the window reads (audio, references, microphone responses)
-// is chosen through it.
+// can be chosen through it.
 func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path string) error) {
 	d := dialog.NewFileOpen(func(r fyne.URIReadCloser, err error) {
 		if err != nil {
-			dialog.ShowError(err, w.win)
+			w.note.Error(err)
 			return
 		}
 		if r == nil {
@@ -180,11 +241,14 @@ func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path s
 		}
 		p := r.URI().Path()
 		r.Close()
+		w.rememberFolder(filepath.Dir(p))
 		if err := use(p); err != nil {
-			dialog.ShowError(err, w.win)
+			w.note.Error(err)
 		}
 	}, w.win)
-	d.SetFilter(filter)
+	if filter != nil {
+		d.SetFilter(filter)
+	}
 	if dir != "" {
 		if l, err := storage.ListerForURI(storage.NewFileURI(dir)); err == nil {
 			d.SetLocation(l)
@@ -193,10 +257,53 @@ func (w *Window) pickFile(dir string, filter storage.FileFilter, use func(path s
 	s := w.win.Canvas().Size()
 	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
 	d.Show()
+	w.escapeCloses(d)
 }
 
-// chooseFile shows the file-open dialog at the folder files were last
-// opened from (calHost; panel.RefHost through host).
+// escapeCloses makes Escape close the stock dialog d while nothing in it
+// has the keyboard focus (a focused entry takes its keys): the window's
+// key handler is wrapped while d is shown and restored when it closes.
+func (w *Window) escapeCloses(d dialog.Dialog) {
+	c := w.win.Canvas()
+	prev := c.OnTypedKey()
+	c.SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			d.Hide()
+			return
+		}
+		if prev != nil {
+			prev(k)
+		}
+	})
+	d.SetOnClosed(func() { c.SetOnTypedKey(prev) })
+	c.Unfocus()
+}
+
+// chooseFile asks for a file to read (calHost's Mic file…, panel.RefHost's
+// Load… through host): the path dialog, at the folder files were last
+// opened from, with Browse… for Fyne's file dialog filtered by filter.
 func (w *Window) chooseFile(filter storage.FileFilter, use func(path string) error) {
-	w.pickFile(w.startFolder(), filter, use)
+	var exts []string
+	what := "a file"
+	if f, ok := filter.(*storage.ExtensionFileFilter); ok {
+		for _, e := range f.Extensions {
+			if l := strings.ToLower(e); !slices.Contains(exts, l) {
+				exts = append(exts, l)
+			}
+		}
+		what = "a " + strings.ToUpper(strings.Join(trimDots(exts), ", ")) + " file"
+	}
+	w.pathDialog("Choose a file", exts, what, "/path/to/file", func(p string) error {
+		w.rememberFolder(filepath.Dir(p))
+		return use(p)
+	})
+}
+
+// trimDots is exts without their dots.
+func trimDots(exts []string) []string {
+	out := make([]string, len(exts))
+	for i, e := range exts {
+		out[i] = strings.TrimPrefix(e, ".")
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/panel"
 )
 
 // TestExportHistory: the window exports the waterfall's channel (the mix,
@@ -58,7 +59,7 @@ func TestRecordToggle(t *testing.T) {
 	w.rec.Start(filepath.Join(dir, "rec.npy"), func(err error) { startErr, started = err, true })
 	waitFor(t, func() bool { return started })
 	w.updateStatus()
-	if st := e.RecordStatus(); startErr != nil || !st.Active || st.Channel != 2 || recordButton(w) != "■ Stop recording" ||
+	if st := e.RecordStatus(); startErr != nil || !st.Active || st.Channel != 2 || recordButton(w) != panel.StopAnalysisText ||
 		!strings.Contains(w.statusStrip(), "● REC 42 frames · gaps 2 · dropped 0") || !strings.Contains(w.bar.Line(), "recording to "+filepath.Join(dir, "rec.npy")) {
 		t.Fatalf("recording: %v, status %+v, button %q, strip %q", startErr, st, recordButton(w), w.statusStrip())
 	}
@@ -83,7 +84,7 @@ func TestRecordToggle(t *testing.T) {
 	waitFor(t, func() bool { return !e.RecordStatus().Active && !w.rec.Busy() })
 	final := e.RecordStatus()
 	w.updateStatus()
-	if final.Active || !final.Saved || recordButton(w) != "● Record" || strings.Contains(w.statusStrip(), "REC") {
+	if final.Active || !final.Saved || recordButton(w) != panel.RecordAnalysisText || strings.Contains(w.statusStrip(), "REC") {
 		t.Errorf("after stop: %+v, button %q, strip %q", final, recordButton(w), w.statusStrip())
 	}
 	if final.Frames != 42 || final.Gaps != 2 || final.Geometry.Bins() != 2049 { // what the message says (panel's TestRecordMessage)
@@ -99,7 +100,7 @@ func TestRecordToggle(t *testing.T) {
 	started = false
 	w.rec.Start(filepath.Join(dir, "rec2.npy"), func(err error) { startErr, started = err, true })
 	waitFor(t, func() bool { return started })
-	if startErr == nil || w.rec.Busy() || recordButton(w) != "● Record" {
+	if startErr == nil || w.rec.Busy() || recordButton(w) != panel.RecordAnalysisText {
 		t.Errorf("an engine's error: %v, pending %v, button %q", startErr, w.rec.Busy(), recordButton(w))
 	}
 	// a recording the engine ended (a full disk) is said once
@@ -114,4 +115,43 @@ func TestRecordToggle(t *testing.T) {
 func recordButton(w *Window) string {
 	b, _ := w.rec.Buttons()
 	return b.Text
+}
+
+// TestRecordAudio: "● Record audio" records the input: the button turns
+// into "■ Stop audio" with the time recorded, the notice line (never a
+// modal dialog) says where it goes, and after the stop what the file
+// holds (its duration, channels, rate and the lost input written as
+// silence); a name that is not .wav is refused in a user's words, with
+// the error chain behind Details; the analysis recording is untouched.
+func TestRecordAudio(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.wav")
+	var startErr error
+	started := false
+	w.rec.StartAudio(path, func(err error) { startErr, started = err, true })
+	waitFor(t, func() bool { return started })
+	w.updateStatus()
+	if b := w.rec.AudioButton().Text; startErr != nil || b != "■ Stop audio 0:01" || !strings.Contains(w.note.Text(), "Recording the input to "+path) {
+		t.Fatalf("recording audio: %v, button %q, notice %q", startErr, b, w.note.Text())
+	}
+	if e.RecordStatus().Active || recordButton(w) != panel.RecordAnalysisText {
+		t.Error("the analysis recording started with the audio")
+	}
+	stopped := false
+	w.rec.StopAudio(func(live.AudioRecordStatus, error) { stopped = true })
+	waitFor(t, func() bool { return stopped })
+	want := "Saved 1.0 s of audio in " + path + ": 2 channels at 48000 Hz, 32-bit float; 10 ms of lost input written as silence."
+	if b := w.rec.AudioButton().Text; b != panel.RecordAudioText || w.note.Text() != want || w.note.Failed() {
+		t.Errorf("after stop: button %q, notice %q, want %q", b, w.note.Text(), want)
+	}
+	started = false
+	w.rec.StartAudio(filepath.Join(dir, "in.npy"), func(err error) { startErr, started = err, true })
+	if !started || startErr == nil || !w.note.Failed() || w.note.Text() != "Audio is recorded as WAV: give the file a .wav name." {
+		t.Errorf("a .npy audio recording: %v, notice %q (failed %v)", startErr, w.note.Text(), w.note.Failed())
+	}
+	if top := w.win.Canvas().Overlays().Top(); top != nil {
+		t.Errorf("a modal is shown: %T", top)
+	}
 }

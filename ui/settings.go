@@ -45,7 +45,8 @@ type Settings struct {
 	// one, dB SPL = dBFS (sine level) + CalOffset.
 	CalNote   string
 	CalOffset float64
-	MicFile   string // a microphone response file (REW/miniDSP text), "" none
+	MicFile   string   // a microphone response file (REW/miniDSP text), "" none
+	Plot      PlotView // the spectra's frequency range and smoothing (settings_view.go)
 
 	// The file view's own analysis (its controls are the File tab's):
 	// frame size, overlap and window.
@@ -154,6 +155,7 @@ func LoadSettings(p fyne.Preferences) Settings {
 	if s.FileWindow, err = window.Parse(str("file.window", d.FileWindow.String())); err != nil {
 		s.FileWindow = d.FileWindow
 	}
+	s.Plot = loadPlotView(p)
 	// the names, read where they are stored: one that no longer reads
 	// falls back to the default (a window, like a bad FFT size, to both)
 	if s.Unit, err = dsp.ParseUnit(str("unit", d.Unit.String())); err != nil {
@@ -234,7 +236,7 @@ func (s Settings) sane(d Settings) Settings {
 	if s.AvgSeconds <= 0 || s.AvgFrames < 1 {
 		s.AvgSeconds, s.AvgFrames = d.AvgSeconds, d.AvgFrames
 	}
-	if !oneOf(s.Channels, "mix", "all") {
+	if !oneOf(s.Channels, "mix", "all") && singleChannel(s.Channels) < 0 {
 		s.Channels = d.Channels
 	}
 	if !oneOf(s.Engine, "gpu", "cpu") {
@@ -294,6 +296,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetInt(prefPrefix+"file.fft", s.FileFFT)
 	p.SetFloat(prefPrefix+"file.overlap", s.FileOverlap)
 	p.SetString(prefPrefix+"file.window", s.FileWindow.String())
+	s.Plot.save(p)
 }
 
 // kept are the settings as they are remembered: while the stress preset

@@ -17,9 +17,12 @@ import (
 
 // Options start a Window.
 type Options struct {
-	File   string    // open this file in the File tab at start
-	Notice string    // shown in the status bar at start (e.g. why the GPU is not used)
-	Trace  io.Writer // if set, JSON lines: "ready", "engine" and once a second "perf" events
+	File   string // open this file in the File tab at start
+	Notice string // shown in the status bar at start (e.g. why the GPU is not used)
+	// Verbose shows the error chain beside each failure's sentence in the
+	// notice line (else it is under Details).
+	Verbose bool
+	Trace   io.Writer // if set, JSON lines: "ready", "engine" and once a second "perf" events
 	// Manual leaves the per-frame pull to the caller (tests call Pull);
 	// otherwise an endless animation calls it before every paint.
 	Manual bool
@@ -87,7 +90,11 @@ type Window struct {
 	overlaySeen bool // an overlay (a dropdown's list) showed at a tick since (keys.go)
 
 	openDlg  dialog.Dialog // the open dialog last shown (tests)
-	openPath *widget.Entry // its path entry
+	openPath *escEntry     // its path entry
+	saveDlg  dialog.Dialog // the save dialog last shown (tests)
+	savePath *escEntry     // its path entry
+	note     *panel.Notice // the notice line above the status bar (news, failures in a user's words)
+	pc       plotControls  // the plot section's controls (settings_view.go)
 
 	// the live difference to a reference and the harmonics (references.go,
 	// harmonics.go)
@@ -165,6 +172,8 @@ func (w *Window) statusStrip() string { return w.bar.Strip() }
 
 func (w *Window) build() {
 	s := w.set
+	w.note = panel.NewNotice(w.win)
+	w.note.Verbose = w.opts.Verbose
 	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
 	w.refs = w.rp.Set()
 	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
@@ -187,12 +196,12 @@ func (w *Window) build() {
 		w.updateStatus()
 	}
 	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
-	w.rec = panel.NewRecord(w.eng, (*host)(w), w.win, w.do)
+	w.rec = panel.NewRecord(w.eng, (*host)(w), w.note, w.do, w.sourceName)
 	recBtn, exportBtn := w.rec.Buttons()
-	statusBar := w.bar.Build(container.NewHBox(recBtn, exportBtn))
-	exports := container.NewGridWithColumns(2,
+	statusBar := container.NewVBox(w.note.Object(), w.bar.Build(container.NewHBox(w.rec.AudioButton(), recBtn, exportBtn)))
+	exports := w.buildPlotControls(container.NewGridWithColumns(2,
 		widget.NewButton("Export PNG", w.exportPNGDialog),
-		widget.NewButton("Export spectrum", w.exportSpectrumDialog))
+		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
 	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
 	side := container.NewVScroll(panel)
@@ -215,6 +224,7 @@ func (w *Window) Pull() {
 		w.eng.ReadStats(&w.stats)
 		w.syncConfig()
 		w.updateStatus()
+		w.note.Tick()
 	}
 	if w.paused || w.tabs.Selected() != w.liveTab || len(w.chans) == 0 {
 		return
@@ -232,9 +242,9 @@ func (w *Window) Pull() {
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(w.cal.source(), w.stats.Channels)
+		w.rta.Pull(w.cal.source(), w.lowerChannel())
 	} else {
-		w.wf.Pull(w.eng, w.stats.Channels)
+		w.wf.Pull(w.eng, w.lowerChannel())
 	}
 	if w.pullShare > 1 {
 		w.pullDue = start.Add(w.now().Sub(start) * time.Duration(w.pullShare))
@@ -265,7 +275,12 @@ func (w *Window) syncConfig() {
 		w.markBand()
 	}
 	w.chans = w.chans[:0]
-	if w.set.Channels == "all" && st.Channels > 1 {
+	if c := singleChannel(w.set.Channels); c >= 0 && c < st.Channels && st.Channels > 1 {
+		w.chans = append(w.chans, c) // one channel alone, in its own colour
+		w.spec.SetChannels(channelName(c, st.Channels))
+		w.spec.SetChannelIndex(c)
+	} else if w.set.Channels == "all" && st.Channels > 1 {
+		w.spec.SetChannelIndex()
 		for c := range st.Channels {
 			w.chans = append(w.chans, c)
 		}
@@ -277,8 +292,9 @@ func (w *Window) syncConfig() {
 		}
 	} else {
 		w.chans = append(w.chans, st.Channels) // the mix
+		w.spec.SetChannelIndex()
 		if st.Channels > 1 {
-			w.spec.SetChannels("mix")
+			w.spec.SetChannels(view.MixName)
 		} else {
 			w.spec.SetChannels("mono")
 		}

@@ -107,12 +107,15 @@ type Live struct {
 	pub    published  // copies for other goroutines, under their own lock
 	recd   *recording // the full-resolution recording (record.go), nil: none
 	recPub recordPub
-	stats  StatsKeeper
-	shadow shadowState
-	tee    teeRing
-	paused atomic.Bool
-	meters meter.Bank // the level meters, fed every block of input read
-	band   bandState  // the band-limit check (stats.go)
+	// the input's recording's status (audiorec.go; the recording itself
+	// is run.audio)
+	audioPub audioPub
+	stats    StatsKeeper
+	shadow   shadowState
+	tee      teeRing
+	paused   atomic.Bool
+	meters   meter.Bank // the level meters, fed every block of input read
+	band     bandState  // the band-limit check (stats.go)
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the
@@ -125,6 +128,7 @@ func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 func New(rec *audio.Recorder, engines engine.Pair, s Settings) (*Live, error) {
 	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
 	l.stats.Init()
+	l.run.onRead = l.tapAudio
 	l.setSource(rec)
 	l.setEngine(engines.Preferred)
 	if err := l.configure(s); err != nil {
@@ -420,7 +424,11 @@ func (l *Live) Close() {
 	if l.recd != nil {
 		l.endRecording(errors.New("live: record: stopped: the analysis closed"), nil)
 	}
+	if l.run.audio != nil {
+		l.endAudio(errors.New("live: record audio: stopped: the analysis closed"), nil)
+	}
 	l.recPub.finishing.Wait() // every recording's file is complete before Close returns
+	l.audioPub.finishing.Wait()
 	if l.run.plan != nil {
 		l.run.plan.Close()
 		l.run.plan = nil

@@ -27,6 +27,8 @@ type runState struct {
 	settingsErr bool               // the status holds an Apply error
 	lostFrames  uint64             // whole frames of input the ring overwrote (gaps in the timeline)
 	lostSamples uint64             // samples lost not yet counted in lostFrames
+	audio       *audioRecording    // the input's recording (audiorec.go), nil: none
+	onRead      func(got int)      // called after each ring read with the frames read into tmp (Live.tapAudio)
 }
 
 // teeRing is where Live copies its input for a playthrough (nil: none).
@@ -54,6 +56,9 @@ func (r *runState) take(tee *teeRing) int {
 	got := ring.Read(r.tmp[:room*r.ch])
 	if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
 		t.Write(r.tmp[:got*r.ch], time.Now())
+	}
+	if r.onRead != nil && got > 0 {
+		r.onRead(got)
 	}
 	if lost := ring.Lost() - lostBefore; lost != 0 {
 		// the held samples and the lost ones are a gap in the timeline:
@@ -104,6 +109,9 @@ func (r *runState) skip(tee *teeRing) {
 		got := ring.Read(r.tmp)
 		if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
 			t.Write(r.tmp[:got*r.ch], time.Now())
+		}
+		if r.onRead != nil && got > 0 {
+			r.onRead(got)
 		}
 		if got < len(r.tmp)/r.ch {
 			break

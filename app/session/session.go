@@ -245,6 +245,19 @@ func (m *Session) StopRecording(done func(live.RecordStatus, error)) { m.live.St
 // RecordStatus is Live.RecordStatus.
 func (m *Session) RecordStatus() live.RecordStatus { return m.live.RecordStatus() }
 
+// StartAudioRecording is Live.StartAudioRecording.
+func (m *Session) StartAudioRecording(path string, done func(error)) error {
+	return m.live.StartAudioRecording(path, done)
+}
+
+// StopAudioRecording is Live.StopAudioRecording.
+func (m *Session) StopAudioRecording(done func(live.AudioRecordStatus, error)) {
+	m.live.StopAudioRecording(done)
+}
+
+// AudioRecordStatus is Live.AudioRecordStatus.
+func (m *Session) AudioRecordStatus() live.AudioRecordStatus { return m.live.AudioRecordStatus() }
+
 // SetPaused is Live.SetPaused: the window pauses the analysis while it
 // shows a file.
 func (m *Session) SetPaused(paused bool) { m.live.SetPaused(paused) }

@@ -55,6 +55,7 @@ type Flags struct {
 	Device    string // start on this input device (index or name)
 	FFT, Hop  int    // start with this FFT size and hop (0: as saved)
 	Engine    string // auto, gpu, cpu
+	Verbose   bool   // the error chains beside the window's messages too
 }
 
 // Parse reads the window's arguments. ok is false when args are not the
@@ -86,7 +87,7 @@ func flagSet(f *Flags) *flag.FlagSet {
 	fs.IntVar(&f.FFT, "fft", 0, fmt.Sprintf("FFT size, a power of two %d…%d (default: as last used)", engine.MinFFT, engine.MaxFFT))
 	fs.IntVar(&f.Hop, "hop", 0, "hop in samples, 1…FFT (default: as last used)")
 	fs.StringVar(&f.Engine, "engine", "auto", "engine: auto, gpu, cpu")
-	fs.Bool("verbose", false, "let the audio libraries' own messages through (read at start-up by package audio)")
+	fs.BoolVar(&f.Verbose, "verbose", false, "let the audio libraries' own messages through (read at start-up by package audio), and show the error chain beside the window's messages")
 	return fs
 }
 
@@ -200,7 +201,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 		notice = joinNotices(notice, srcNotice)
 	}
 
-	opts := ui.Options{File: f.File, Notice: notice, ReferenceDir: ReferenceDir()}
+	opts := ui.Options{File: f.File, Notice: notice, ReferenceDir: ReferenceDir(), Verbose: f.Verbose}
 	switch path := os.Getenv(EnvTrace); path {
 	case "":
 	case "-":

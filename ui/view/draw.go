@@ -26,6 +26,8 @@ type palette struct {
 	bg, plotBg, grid, gridMajor, text, cursor, band, peak color.RGBA
 	traces                                                [4]color.RGBA // channels 0, 1, the mix, extra
 	avg, hold                                             color.RGBA
+	mix                                                   color.RGBA // the mix: never a channel's colour
+	marker                                                color.RGBA // the spectrum's marker (M)
 }
 
 var darkPalette = palette{
@@ -40,6 +42,8 @@ var darkPalette = palette{
 	traces:    [4]color.RGBA{{80, 200, 255, 255}, {255, 170, 60, 255}, {120, 230, 120, 255}, {220, 120, 255, 255}},
 	avg:       color.RGBA{255, 255, 255, 255},
 	hold:      color.RGBA{255, 80, 80, 255},
+	mix:       color.RGBA{40, 215, 165, 255},
+	marker:    color.RGBA{255, 110, 200, 255},
 }
 
 var lightPalette = palette{
@@ -54,6 +58,8 @@ var lightPalette = palette{
 	traces:    [4]color.RGBA{{0, 110, 200, 255}, {220, 110, 0, 255}, {20, 150, 40, 255}, {150, 40, 200, 255}},
 	avg:       color.RGBA{20, 20, 20, 255},
 	hold:      color.RGBA{210, 30, 30, 255},
+	mix:       color.RGBA{0, 140, 110, 255},
+	marker:    color.RGBA{200, 30, 150, 255},
 }
 
 func paletteFor(dark bool) *palette {

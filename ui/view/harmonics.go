@@ -183,8 +183,12 @@ func (h *HarmonicMeter) formatLine() {
 	b := h.line[:0]
 	h.note = h.note[:0]
 	if !h.valid {
-		b = append(b, "distortion: "...)
-		if h.err != nil {
+		// not a result: said in words, drawn in the text's colour (a
+		// result is red), the error itself kept for Result
+		if h.err == nil || errors.Is(h.err, dsp.ErrNoFundamental) {
+			b = append(b, "THD: no steady tone to measure: play a tone (D hides this)"...)
+		} else {
+			b = append(b, "THD: not measured: "...)
 			b = append(b, h.err.Error()...)
 		}
 		h.line = b
@@ -257,10 +261,11 @@ func (v *SpectrumView) drawHarmonics(pal *palette) {
 		p.textBytes(h.note, a.Min.X+p.px(4), y, 0, 0, pal.peak)
 		y -= th + p.px(2)
 	}
-	p.textBytes(h.line, a.Min.X+p.px(4), y, 0, 0, pal.peak)
 	if !h.valid {
+		p.textBytes(h.line, a.Min.X+p.px(4), y, 0, 0, pal.text)
 		return
 	}
+	p.textBytes(h.line, a.Min.X+p.px(4), y, 0, 0, pal.peak)
 	sp := &v.spectra[0]
 	v.harmonicMarker(h.res.FundamentalHz, 0, sp, pal)
 	for _, hm := range h.res.Harmonics {

@@ -113,8 +113,19 @@ func (b *plotBase) drawDBGrid(dbMin, dbMax float64) {
 	for _, db := range dbTicks(dbMin, dbMax, a.Dy()) {
 		y := dbToY(float32(db), dbMin, dbMax, a.Min.Y, a.Max.Y)
 		b.p.hline(a.Min.X, a.Max.X, y, pal.grid)
-		b.p.text(strconv.FormatFloat(db, 'f', -1, 64), a.Min.X-b.p.px(4), y, 1, 0.5, pal.text)
+		b.p.text(dbLabel(db), a.Min.X-b.p.px(4), y, 1, 0.5, pal.text)
 	}
+}
+
+// dbLabel is a dB tick's label: "0", never "-0" (a calibrated axis's
+// ticks are shifted, and a shift can land on −0 or a rounding error
+// beside 0).
+func dbLabel(db float64) string {
+	db = math.Round(db*1000) / 1000
+	if db == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(db, 'f', -1, 64)
 }
 
 // drawFreqGrid draws vertical grid lines and, if labels, their frequency

@@ -82,6 +82,7 @@ type Colors struct {
 	PlotBg, Grid, Band, Peak, Hold color.RGBA
 	Traces                         [4]color.RGBA // channels 0, 1, the mix, extra
 	Avg                            [4]color.RGBA // the average traces of Traces
+	Mix, MixAvg                    color.RGBA    // the mix's trace and its average (never a channel's)
 }
 
 // ColorsFor are the dark or light theme's colours.
@@ -91,5 +92,6 @@ func ColorsFor(dark bool) Colors {
 	for i, t := range pal.traces {
 		c.Avg[i] = avgColor(t, pal)
 	}
+	c.Mix, c.MixAvg = pal.mix, avgColor(pal.mix, pal)
 	return c
 }

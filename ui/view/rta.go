@@ -307,7 +307,11 @@ func (v *RTAView) drawReadout(pal *palette) {
 	b := v.sp.Bands[i]
 	a := v.area
 	r := append(v.readout, v.label(i, b.Nominal)...)
-	r = append(r, " Hz band ("...)
+	if n := len(r); n > len(v.readout) && r[n-1] == 'k' { // "4k": 4 kHz
+		r = append(r[:n-1], " kHz band ("...)
+	} else {
+		r = append(r, " Hz band ("...)
+	}
 	r = strconv.AppendFloat(r, b.Lower, 'f', 0, 64)
 	r = append(r, "–"...)
 	r = strconv.AppendFloat(r, b.Upper, 'f', 0, 64)

@@ -161,7 +161,7 @@ func TestRTAResolutionCapsReadout(t *testing.T) {
 	x := float32(v.area.Min.X+int(v.axis.Pos(1000)*float64(v.area.Dx()))) / win.Canvas().Scale()
 	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(x, 100)}})
 	capture(win)
-	if r := v.Readout(); !strings.HasPrefix(r, "1k Hz band (891–1122 Hz)") || !strings.Contains(r, "dBFS") {
+	if r := v.Readout(); !strings.HasPrefix(r, "1 kHz band (891–1122 Hz)") || !strings.Contains(r, "dBFS") {
 		t.Errorf("readout %q", r)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -80,7 +81,17 @@ type SpectrumView struct {
 	n           int             // spectra in use
 	rate, fft   int
 	scale       plot.Scale
-	axis        plot.FreqAxis
+	axis        plot.FreqAxis // the range shown
+	full        plot.FreqAxis // the whole axis (20 Hz or 0 … Nyquist)
+	fLo, fHi    float64       // the range asked for (SetFreqRange; 0: the full axis's end)
+	dragging    bool
+	smoothing   int // 1/N octave; 0 off (spectrumzoom.go)
+	smoothers   []smootherOf
+	smoothPow   []float64
+	smoothBuf   [][]float32 // the smoothed traces drawn, by slot
+	markF       float64     // the marker's frequency (Hz), if marked
+	marked      bool
+	markLabel   []byte
 	maps        binMaps // per spectrum geometry: each trace is mapped by its own length
 	dbMin       float64
 	dbMax       float64
@@ -99,10 +110,14 @@ type SpectrumView struct {
 	unit        string                   // the level unit's label: "dBFS", "dBFS/Hz", "dB SPL (mic.txt)"
 	unitID      string                   // its name in exports: dbfs, dbfs_hz, dbspl
 	names       []string                 // the channels' names, one per spectrum: the legend
+	chanIdx     []int                    // the input channel of each spectrum (its colour), nil: in order
 	legend      []legendItem             // where the legend was drawn
 	OnHoverFreq func(f float64, ok bool) // optional: the frequency under the cursor
-	refs        refOverlay               // reference traces drawn over the spectra (reference.go)
-	harm        *HarmonicMeter           // harmonic markers and readout, if on (harmonics.go)
+	// OnRange (optional) is told the ranges after a zoom or drag: the
+	// frequency range asked for (0: the full axis's end) and the dB range.
+	OnRange func(fLo, fHi, dbMin, dbMax float64)
+	refs    refOverlay     // reference traces drawn over the spectra (reference.go)
+	harm    *HarmonicMeter // harmonic markers and readout, if on (harmonics.go)
 }
 
 // NewSpectrumView makes a spectrum plot for rate and FFT size on a
@@ -126,7 +141,8 @@ func (v *SpectrumView) SetConfig(rate, fft int, scale plot.Scale) {
 	if rate <= 0 || fft < 2 {
 		return
 	}
-	v.rate, v.fft, v.scale, v.axis = rate, fft, scale, plot.NewFreqAxis(scale, rate, fft)
+	v.rate, v.fft, v.scale, v.full = rate, fft, scale, plot.NewFreqAxis(scale, rate, fft)
+	v.axis = v.full.Range(v.fLo, v.fHi)
 }
 
 // Axis is the frequency axis in use.
@@ -297,18 +313,19 @@ func (v *SpectrumView) draw(w, h int) image.Image {
 	}
 	for i := range v.n {
 		sp := &v.spectra[i]
-		c := pal.traces[min(i, len(pal.traces)-1)]
+		c := v.traceColor(i, pal)
 		if v.peakHold && len(sp.PeakHold) > 1 {
-			v.trace(sp.PeakHold, holdColor(c, pal), true)
+			v.trace(v.smoothed(sp.PeakHold, 3*i), holdColor(c, pal), true)
 		}
-		v.trace(sp.Current, c, false)
+		v.trace(v.smoothed(sp.Current, 3*i+1), c, false)
 		if avg := AverageTrace(sp, v.avg); avg != nil {
-			v.trace(avg, avgColor(c, pal), false)
+			v.trace(v.smoothed(avg, 3*i+2), avgColor(c, pal), false)
 		}
 	}
 	v.drawRefs()
 	v.drawHarmonics(pal)
 	v.drawPeak(pal)
+	v.drawMarker(pal)
 	v.drawCursor(pal)
 	return v.img
 }
@@ -321,11 +338,26 @@ func (v *SpectrumView) drawBackground() {
 	v.clear()
 	v.drawDBGrid(v.dbMin, v.dbMax)
 	v.drawFreqGrid(v.axis, true)
-	p.text(v.unit, p.px(4), p.px(2), 0, 0, pal.text)
+	p.text(v.axisUnit(), p.px(4), p.px(2), 0, 0, pal.text)
 	if v.title != "" {
 		p.text(v.title, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 	}
 	v.drawRefLegend(pal)
+}
+
+// axisUnit is the unit's label over the dB axis: whole where it fits
+// the left margin, else without its parenthesis (the microphone file's
+// name, which the readouts still give), so it never runs into the
+// title or the references' legend.
+func (v *SpectrumView) axisUnit() string {
+	room := v.area.Min.X - v.p.px(6)
+	if v.p.textWidth(v.unit) <= room {
+		return v.unit
+	}
+	if i := strings.Index(v.unit, " ("); i > 0 {
+		return v.unit[:i]
+	}
+	return v.unit
 }
 
 // legendItem is one entry of a legend: its label, the colour of its
@@ -367,10 +399,12 @@ func (v *SpectrumView) drawLegend(pal *palette) {
 	if len(v.names) == 0 {
 		return
 	}
-	c0 := pal.traces[0]
-	if len(v.names) > 1 {
+	c0 := v.traceColor(0, pal)
+	// the channels: several, or one shown alone (not the mix, not a mono
+	// input: those need no name)
+	if len(v.names) > 1 || (len(v.names) == 1 && v.names[0] != MixName && v.names[0] != "mono") {
 		for i, n := range v.names {
-			v.legend = append(v.legend, legendItem{Label: n, Color: pal.traces[min(i, len(pal.traces)-1)]})
+			v.legend = append(v.legend, legendItem{Label: n, Color: v.traceColor(i, pal)})
 		}
 	}
 	v.legend = append(v.legend, legendItem{Label: "live", Color: c0})
@@ -387,6 +421,25 @@ func (v *SpectrumView) drawLegend(pal *palette) {
 	}
 	drawLegendItems(&v.p, v.legend, v.area.Max.X, v.p.px(2), pal)
 }
+
+// traceColor is spectrum i's colour: the channel's (ch 1/L blue, ch 2/R
+// orange, …), and for the mix a colour of its own, never a channel's.
+func (v *SpectrumView) traceColor(i int, pal *palette) color.RGBA {
+	if i < len(v.names) && v.names[i] == MixName {
+		return pal.mix
+	}
+	if i < len(v.chanIdx) {
+		i = v.chanIdx[i]
+	}
+	return pal.traces[min(i, len(pal.traces)-1)]
+}
+
+// MixName is the mix's name in SetChannels: drawn in its own colour.
+const MixName = "mix"
+
+// SetChannelIndex says which input channel each spectrum is (0 for the
+// first), so a channel keeps its colour when shown alone (nil: in order).
+func (v *SpectrumView) SetChannelIndex(idx ...int) { v.chanIdx = append(v.chanIdx[:0], idx...) }
 
 // holdColor and avgColor are the peak-hold and average traces' colours
 // for a channel drawn in c.
@@ -448,12 +501,20 @@ func (v *SpectrumView) drawCursor(pal *palette) {
 	f := v.axis.Freq((float64(px) + 0.5) / float64(a.Dx()))
 	v.p.dashedV(a.Min.X+px, a.Min.Y, a.Max.Y, pal.cursor)
 	b := appendHz(v.readout, f)
+	level := math.NaN()
 	if v.n > 0 {
+		level = v.levelShown(f)
 		b = append(b, "   "...)
-		b = appendDBIn(b, levelAt(v.spectra[0].Current, v.spectra[0].BinHz, f), v.unit)
+		b = appendDBIn(b, level, v.unit)
 	}
 	b = append(b, "   "...)
 	b = appendNote(b, f)
+	if v.marked && v.n > 0 {
+		b = append(b, "   Δf "...)
+		b = appendSignedHz(b, f-v.markF)
+		b = append(b, "  ΔdB "...)
+		b = appendSignedDB(b, level-v.levelShown(v.markF))
+	}
 	v.readout = b
 	v.readoutRect = v.placeReadout(px, v.p.textWidthBytes(b))
 	v.p.textBytes(b, v.readoutRect.Min.X, v.readoutRect.Min.Y, 0, 0, pal.cursor)

@@ -41,6 +41,7 @@ type Waterfall struct {
 	colHop         int // samples between the source's columns (0: hop)
 	scale          plot.Scale
 	axis           plot.FreqAxis
+	fLo, fHi       float64 // the frequency range shown (SetFreqRange; 0: the full axis's end)
 	maps           binMaps
 	lut            *[256][3]uint8
 	colormap       plot.Colormap
@@ -84,12 +85,23 @@ func (w *Waterfall) SetConfig(rate, fft, hop int, scale plot.Scale) {
 	if hop < 1 {
 		return
 	}
-	axis := plot.NewFreqAxis(scale, rate, fft)
+	axis := plot.NewFreqAxis(scale, rate, fft).Range(w.fLo, w.fHi)
 	if rate != w.rate {
 		w.rows, w.head, w.accN, w.pending = 0, 0, 0, 0
 	}
 	w.rate, w.fft, w.hop, w.scale, w.axis = rate, fft, hop, scale, axis
 	w.dirty = true
+}
+
+// SetFreqRange shows lo…hi Hz (0 for either: that end of the full
+// axis), as the spectrum above it; the history is re-rendered on it.
+func (w *Waterfall) SetFreqRange(lo, hi float64) {
+	if lo != w.fLo || hi != w.fHi {
+		w.fLo, w.fHi = lo, hi
+		w.axis = plot.NewFreqAxis(w.scale, w.rate, w.fft).Range(lo, hi)
+		w.dirty = true
+		w.raster.Refresh()
+	}
 }
 
 // SetColormap chooses the colormap; the history is re-rendered with it.
