@@ -1,0 +1,78 @@
+package sweep
+
+import (
+	"math"
+	"slices"
+
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// Distortion is the harmonic distortion versus the fundamental's
+// frequency, from the separated harmonic impulse responses.
+type Distortion struct {
+	FreqHz []float64 // fundamentals, 1/24 octave apart, From…To/2
+	// THDPercent is 100·√(Σ_k |H_k(k·f)|²)/|H_1(f)| over the harmonics
+	// measured at f (k·f ≤ To).
+	THDPercent []float64
+	// HarmonicDB[k−2][i] is harmonic k's level relative to the
+	// fundamental, 20·log10(|H_k(k·f)|/|H_1(f)|); NaN where k·f is above
+	// the sweep.
+	HarmonicDB [][]float64
+}
+
+// distortion reads each harmonic's response at k times the fundamental:
+// harmonic k of the excitation at fundamental f is at k·f, and the
+// deconvolution maps it there with the level it has (the inverse filter
+// weighs each frequency by the time the sweep spends on it, the same for
+// the harmonic's sweep, which passes k·f at the rate the sweep does: no
+// level correction). Every response gets the same window — the ninth
+// harmonic's, the shortest — so their spectra are alike smoothed.
+func distortion(e gpufft.Engine, spec Spec, r Result) (*Distortion, error) {
+	w := len(r.Harmonics[MaxHarmonic-2])
+	pre := r.Pre[MaxHarmonic]
+	rows := make([][]float64, MaxHarmonic)
+	lin := make([]float64, w)
+	d := r.Zero + int(math.Round(r.LatencySamples)) // the peak's index in IR
+	for i := range lin {
+		if j := d - pre + i; j >= 0 && j < len(r.IR) {
+			lin[i] = r.IR[j]
+		}
+	}
+	rows[0] = lin
+	for k := 2; k <= MaxHarmonic; k++ {
+		h := r.Harmonics[k-2]
+		off := r.Pre[k] - pre
+		rows[k-1] = slices.Clone(h[off : off+w])
+	}
+	for _, x := range rows {
+		tukey(x, pre, w/5)
+	}
+	size := max(gpufft.MinSize, 2*nextPow2(w))
+	mags, err := magnitudes(e, rows, size)
+	if err != nil {
+		return nil, err
+	}
+	binHz := float64(spec.Rate) / float64(size)
+	top := min(spec.To, 0.99*float64(spec.Rate)/2)
+	out := &Distortion{FreqHz: logGrid(spec.From, top/2, 24)}
+	out.THDPercent = make([]float64, len(out.FreqHz))
+	out.HarmonicDB = make([][]float64, MaxHarmonic-1)
+	for k := range out.HarmonicDB {
+		out.HarmonicDB[k] = make([]float64, len(out.FreqHz))
+	}
+	for i, f := range out.FreqHz {
+		h1 := at(mags[0], binHz, f)
+		var sum float64
+		for k := 2; k <= MaxHarmonic; k++ {
+			if float64(k)*f > top {
+				out.HarmonicDB[k-2][i] = math.NaN()
+				continue
+			}
+			hk := at(mags[k-1], binHz, float64(k)*f)
+			sum += hk * hk
+			out.HarmonicDB[k-2][i] = 20 * math.Log10(hk/h1)
+		}
+		out.THDPercent[i] = 100 * math.Sqrt(sum) / h1
+	}
+	return out, nil
+}
