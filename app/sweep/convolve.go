@@ -9,9 +9,9 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// maxBatch bounds the transforms of one engine call (memory: 16 of the
-// largest size are 64 MiB of samples and as much of spectra).
-const maxBatch = 16
+// maxBatch bounds the transforms of one engine call (memory: 4 of the
+// largest size are 16 MiB of samples and twice that of spectra).
+const maxBatch = 4
 
 // convolver convolves signals with one filter h by FFT on an engine:
 // in one transform when the whole convolution fits gpufft.MaxSize points,

@@ -34,7 +34,7 @@ func csd(e gpufft.Engine, spec Spec, ir []float64, peakLag float64) (*CSD, error
 	span := int(math.Round(CSDSpanSec * rate))
 	step := CSDStepSec * rate
 	rise := max(1, int(math.Round(csdRiseSec*rate)))
-	size := max(gpufft.MinSize, nextPow2(span))
+	size := max(gpufft.MinSize, 2*nextPow2(span)) // zero-padded to twice: finer bins to read a sharp resonance
 	rows := make([][]float64, CSDSlices)
 	out := &CSD{StartSec: make([]float64, CSDSlices)}
 	for s := range rows {

@@ -20,34 +20,38 @@ type Distortion struct {
 	HarmonicDB [][]float64
 }
 
+// maxWindowSec bounds the windows the distortion is read through (the
+// second harmonic's of a 30-s sweep is 2.9 s long): 0.5 s resolves 2 Hz.
+const maxWindowSec = 0.5
+
 // distortion reads each harmonic's response at k times the fundamental:
 // harmonic k of the excitation at fundamental f is at k·f, and the
 // deconvolution maps it there with the level it has (the inverse filter
 // weighs each frequency by the time the sweep spends on it, the same for
 // the harmonic's sweep, which passes k·f at the rate the sweep does: no
-// level correction). Every response gets the same window — the ninth
-// harmonic's, the shortest — so their spectra are alike smoothed.
+// level correction). Each response is read through its whole window,
+// tapered (a raised-cosine rise over its lead, a fall over its last
+// fifth); the fundamental's is as long as the second harmonic's, from
+// Pre[1] before the peak.
 func distortion(e gpufft.Engine, spec Spec, r Result) (*Distortion, error) {
-	w := len(r.Harmonics[MaxHarmonic-2])
-	pre := r.Pre[MaxHarmonic]
+	longest := min(len(r.Harmonics[0]), int(maxWindowSec*float64(spec.Rate)))
 	rows := make([][]float64, MaxHarmonic)
-	lin := make([]float64, w)
-	d := r.Zero + int(math.Round(r.LatencySamples)) // the peak's index in IR
+	lin := make([]float64, longest)
+	d := r.Zero + int(math.Round(r.LatencySamples)) - r.Pre[1] // the window's start in IR
 	for i := range lin {
-		if j := d - pre + i; j >= 0 && j < len(r.IR) {
+		if j := d + i; j >= 0 && j < len(r.IR) {
 			lin[i] = r.IR[j]
 		}
 	}
 	rows[0] = lin
 	for k := 2; k <= MaxHarmonic; k++ {
 		h := r.Harmonics[k-2]
-		off := r.Pre[k] - pre
-		rows[k-1] = slices.Clone(h[off : off+w])
+		rows[k-1] = slices.Clone(h[:min(len(h), longest)])
 	}
-	for _, x := range rows {
-		tukey(x, pre, w/5)
+	for k, x := range rows {
+		tukey(x, r.Pre[k+1], len(x)/5)
 	}
-	size := max(gpufft.MinSize, 2*nextPow2(w))
+	size := max(gpufft.MinSize, min(gpufft.MaxSize, 2*nextPow2(longest)))
 	mags, err := magnitudes(e, rows, size)
 	if err != nil {
 		return nil, err

@@ -98,7 +98,9 @@ func newLayout(spec Spec, recLen int) layout {
 
 // pre is how far before harmonic k's impulse its window starts: a tenth
 // of the way to harmonic k+1's.
-func (l layout) pre(k int) int { return int(math.Ceil(0.1 * l.lead * math.Log(float64(k+1)/float64(k)))) }
+func (l layout) pre(k int) int {
+	return int(math.Ceil(0.1 * l.lead * math.Log(float64(k+1)/float64(k))))
+}
 
 // harmonicAt is the index of harmonic k's impulse for a linear one at lag d.
 func (l layout) harmonicAt(k, d int) int {
@@ -107,8 +109,7 @@ func (l layout) harmonicAt(k, d int) int {
 
 func analyze(ctx context.Context, e gpufft.Engine, spec Spec, rec, ref []float32, o Options) (Result, error) {
 	l := newLayout(spec, len(rec))
-	inv := toFloat32(spec.Inverse())
-	c, err := newConvolver(e, inv, len(rec))
+	c, err := newConvolver(e, spec.Inverse(), len(rec))
 	if err != nil {
 		return Result{}, err
 	}
@@ -226,12 +227,4 @@ func peak(x []float32) (peakOf, bool) {
 		}
 	}
 	return p, true
-}
-
-func toFloat32(x []float64) []float32 {
-	out := make([]float32, len(x))
-	for i, v := range x {
-		out[i] = float32(v)
-	}
-	return out
 }

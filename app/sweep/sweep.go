@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/prismaudio/prism/audio"
 )
@@ -100,16 +102,45 @@ func (s Spec) HarmonicLead(k int) float64 { return s.Exp().L() * math.Log(float6
 // sweep returns the sweep itself (SweepSamples values, no silences) in
 // float64.
 func (s Spec) sweep() []float64 {
-	n := s.SweepSamples()
-	e := s.Exp()
-	amp := s.Amplitude()
-	fade := int(math.Round(s.FadeSec * float64(s.Rate)))
-	x := make([]float64, n)
-	for i := range x {
-		_, c := math.Modf(e.Cycles(float64(i) / float64(s.Rate)))
-		x[i] = amp * fadeGain(i, n, fade) * math.Sin(2*math.Pi*c)
-	}
+	x, _ := s.generate(false)
 	return x
+}
+
+// generate computes the sweep itself (x, float64) or, if inverse, only
+// its inverse filter (inv, float32: what the engine convolves with; see
+// Inverse), the samples split among the processors.
+func (s Spec) generate(inverse bool) (x []float64, inv []float32) {
+	n := s.SweepSamples()
+	l := s.Exp().L()
+	amp := s.Amplitude()
+	rate := float64(s.Rate)
+	fade := int(math.Round(s.FadeSec * rate))
+	k := 4 * s.From / (rate * rate * amp * amp * l)
+	if inverse {
+		inv = make([]float32, n)
+	} else {
+		x = make([]float64, n)
+	}
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/65536))
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() {
+			for i := p * n / parts; i < (p+1)*n/parts; i++ {
+				// the phase of audio.ExpSweep.Cycles, e^{t/L} kept for the
+				// inverse's weight
+				em := math.Expm1(float64(i) / rate / l)
+				_, c := math.Modf(s.From * l * em)
+				v := amp * fadeGain(i, n, fade) * math.Sin(2*math.Pi*c)
+				if inverse {
+					inv[n-1-i] = float32(k * (1 + em) * v)
+				} else {
+					x[i] = v
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return x, inv
 }
 
 // fadeGain is the raised-cosine fade of sample i of n, fade samples each
@@ -142,16 +173,7 @@ func (s Spec) Signal() []float32 {
 // spectrum of the sweep, |X(f)|·|X⁻¹(f)| = 1 inside From…To: the sweep
 // convolved with it is a unit impulse in the band at lag SweepSamples−1
 // (band-limited: its peak is 2·(To−From)/Rate).
-func (s Spec) Inverse() []float64 {
-	x := s.sweep()
-	n := len(x)
-	l := s.Exp().L()
-	amp := s.Amplitude()
-	k := 4 * s.From / (float64(s.Rate) * float64(s.Rate) * amp * amp * l)
-	inv := make([]float64, n)
-	for i := range inv {
-		tau := float64(n-1-i) / float64(s.Rate)
-		inv[i] = k * math.Exp(tau/l) * x[n-1-i]
-	}
+func (s Spec) Inverse() []float32 {
+	_, inv := s.generate(true)
 	return inv
 }

@@ -120,7 +120,7 @@ func TestSignalIsTheDefinition(t *testing.T) {
 		}
 	}
 	s.FadeSec = 0 // fades narrow the band
-	d := conv64(s.sweep(), s.Inverse())
+	d := conv64(s.sweep(), f64(s.Inverse()))
 	at, best := 0, 0.0
 	for i, v := range d {
 		if math.Abs(v) > best {
@@ -189,5 +189,198 @@ func tukeyRef(x []float64, rise, fall int) {
 	}
 	for i := range fall {
 		x[len(x)-1-i] *= 0.5 * (1 - math.Cos(math.Pi*float64(i)/float64(fall)))
+	}
+}
+
+// harmonics64 is the amplitude of each harmonic k (index k) of
+// y = Σ a[n]·x^n for x = A·cos θ, by the power-reduction formula
+// cos^n θ = 2^{1−n} Σ_{k≡n (mod 2), 0<k≤n} C(n, (n−k)/2)·cos kθ (+ a
+// constant): a sine input gives the same amplitudes, each harmonic's phase
+// shifted alike.
+func harmonics64(a []float64, amp float64) []float64 {
+	c := make([]float64, len(a))
+	for n := 1; n < len(a); n++ {
+		for k := n; k > 0; k -= 2 {
+			c[k] += a[n] * math.Pow(amp, float64(n)) * math.Pow(2, float64(1-n)) * binomial(n, (n-k)/2)
+		}
+	}
+	return c
+}
+
+func binomial(n, k int) float64 {
+	r := 1.0
+	for i := 1; i <= k; i++ {
+		r = r * float64(n-k+i) / float64(i)
+	}
+	return r
+}
+
+// TestHarmonicDistortion: a memoryless polynomial (then a peaking EQ, so
+// each harmonic is also filtered at its own frequency) distorts the sweep;
+// each harmonic's level versus the fundamental's frequency is within
+// ±0.5 dB of c_k·|G(k·f)| / (c_1·|G(f)|), c_k from the power-reduction
+// formulas, and THD is their sum.
+func TestHarmonicDistortion(t *testing.T) {
+	s := Spec{From: 20, To: 10000, Seconds: 4, Rate: 192000, LevelDB: 0, FadeSec: 0.05, LeadSec: 0.2, TailSec: 1}
+	a := []float64{0, 1, 0.3, 0.2, 0.15, 0.12, 0.1, 0.1, 0.1, 0.1} // a[n]·x^n
+	c := harmonics64(a, 1)
+	eq := apptest.PeakingEQ(3000, 4, 1, 192000)
+	x := sweep64(s)
+	y := make([]float64, len(x))
+	for i, v := range x {
+		p := 1.0
+		for n := 1; n < len(a); n++ {
+			p *= v
+			y[i] += a[n] * p
+		}
+	}
+	y = eq.Filter(apptest.Delayed(y, 20))
+	for _, e := range pairs(t) {
+		if testing.Short() && e.HasGPU() {
+			continue
+		}
+		t.Run(e.Preferred.Name(), func(t *testing.T) {
+			res := analyzeOn(t, e, s, y, nil, Options{Distortion: true})
+			d := res.Distortion
+			checked := 0
+			for i, f := range d.FreqHz {
+				if f < 40 {
+					continue
+				}
+				g1 := cmplx.Abs(eq.Response(f, 192000))
+				var thd float64
+				for k := 2; k <= MaxHarmonic; k++ {
+					got := d.HarmonicDB[k-2][i]
+					if float64(k)*f > 9000 {
+						continue // in the sweep's fade-out, or above it (NaN)
+					}
+					want := math.Abs(c[k]) * cmplx.Abs(eq.Response(float64(k)*f, 192000)) / (math.Abs(c[1]) * g1)
+					thd += want * want
+					if math.Abs(got-20*math.Log10(want)) > 0.5 {
+						t.Errorf("%.1f Hz: h%d %.2f dB, want %.2f", f, k, got, 20*math.Log10(want))
+					}
+					checked++
+				}
+				if float64(MaxHarmonic)*f <= 9000 {
+					if want := 100 * math.Sqrt(thd); math.Abs(d.THDPercent[i]-want) > 0.06*want {
+						t.Errorf("%.1f Hz: THD %.4f %%, want %.4f", f, d.THDPercent[i], want)
+					}
+				}
+			}
+			if checked < 400 {
+				t.Fatalf("only %d harmonic levels checked", checked)
+			}
+		})
+	}
+}
+
+// TestReferenceLatency: with a loopback reference recorded beside the
+// measurement, the interface's latency (the reference's) is taken out and
+// the system's own delay is reported, exact to one sample; without it the
+// whole latency is.
+func TestReferenceLatency(t *testing.T) {
+	s := NewSpec(20, 20000, 3, 48000)
+	x := sweep64(s)
+	const iface, system = 1234, 57.3
+	ref := apptest.Delayed(x, iface)
+	eq := apptest.PeakingEQ(2000, -6, 1.5, 48000)
+	meas := eq.Filter(apptest.Delayed(x, iface+system))
+	for i := range meas {
+		meas[i] = -0.5 * meas[i] // an inverted, quieter path
+	}
+	e := pairs(t)[0]
+	res := analyzeOn(t, e, s, meas, ref, Options{})
+	if math.Abs(res.LatencySamples-system) > 1 || math.Abs(res.RefLatencySamples-iface) > 1 || res.Polarity != -1 {
+		t.Errorf("latency %g samples (reference %g), polarity %d; want %g (%d), −1", res.LatencySamples, res.RefLatencySamples, res.Polarity, system, iface)
+	}
+	if ms := res.LatencyMs(); math.Abs(ms-system/48) > 1.0/48 {
+		t.Errorf("latency %g ms, want %g", ms, system/48)
+	}
+	alone := analyzeOn(t, e, s, meas, nil, Options{})
+	if math.Abs(alone.LatencySamples-(iface+system)) > 1 {
+		t.Errorf("without the reference: latency %g samples, want %g", alone.LatencySamples, iface+system)
+	}
+	if math.Abs(alone.PeakDBFS-res.PeakDBFS) > 0.01 || alone.SNRDB < 60 {
+		t.Errorf("peak %.2f dBFS (with the reference %.2f), SNR %.1f dB", alone.PeakDBFS, res.PeakDBFS, alone.SNRDB)
+	}
+}
+
+// TestDeconvolutionIsFloat64 checks the engine's deconvolution (float32,
+// partitioned above 2^20 points) against the full linear convolution
+// with the inverse filter in float64: within 1e-5 relative (RMS over the
+// linear response and the harmonics' together).
+func TestDeconvolutionIsFloat64(t *testing.T) {
+	s := NewSpec(20, 20000, 12, 48000) // 1.2 M points: partitioned
+	x := sweep64(s)
+	y := apptest.HighPass(80, 0.6, 48000).Filter(apptest.Delayed(x, 480))
+	noise := apptest.WhiteNoise(len(y), 3, 1e-3)
+	for i, v := range y {
+		y[i] = v + 0.05*v*v + 0.03*v*v*v + noise[i]
+	}
+	rec := f64(f32(y)) // what the engine sees
+	full := conv64(rec, f64(s.Inverse()))
+	zero := s.SweepSamples() - 1 + s.LeadSamples()
+	for _, e := range pairs(t) {
+		if testing.Short() && e.HasGPU() {
+			continue
+		}
+		t.Run(e.Preferred.Name(), func(t *testing.T) {
+			res := analyzeOn(t, e, s, rec, nil, Options{})
+			var d, n float64
+			check := func(got []float64, at int) {
+				for i, v := range got {
+					w := 0.0
+					if j := at + i; j >= 0 && j < len(full) {
+						w = full[j]
+					}
+					d += sq(v - w)
+					n += sq(w)
+				}
+			}
+			check(res.IR, zero-res.Zero)
+			lag := int(math.Round(res.LatencySamples))
+			for k := 2; k <= MaxHarmonic; k++ {
+				check(res.Harmonics[k-2], zero+lag-int(math.Round(s.HarmonicLead(k)*48000))-res.Pre[k])
+			}
+			if r := math.Sqrt(d / n); r > 1e-5 {
+				t.Errorf("relative error %.3g, want ≤ 1e-5", r)
+			} else {
+				t.Logf("relative error %.3g", r)
+			}
+		})
+	}
+}
+
+// TestCSD: the decay of a pure delay starts flat at 0 dB (the first
+// slice starts before the peak); that of a resonance (a peaking EQ of
+// +20 dB, Q 20 at 1 kHz) starts at its gain and falls, at 1 kHz, at its
+// poles' rate, 20·log10(r)·Rate dB/s (r = √a2).
+func TestCSD(t *testing.T) {
+	s := NewSpec(20, 20000, 2, 48000)
+	x := sweep64(s)
+	res := analyzeOn(t, pairs(t)[0], s, apptest.Delayed(x, 100), nil, Options{CSD: true})
+	c := res.CSD
+	if len(c.LevelDB) != CSDSlices || math.Abs(c.StartSec[0]+CSDPreSec) > 1.0/48000 || math.Abs(c.StartSec[1]-c.StartSec[0]-CSDStepSec) > 1.0/48000 {
+		t.Fatalf("%d slices starting %v", len(c.LevelDB), c.StartSec[:2])
+	}
+	for i, f := range c.FreqHz {
+		if v := c.LevelDB[0][i]; f >= 1000 && f <= 10000 && math.Abs(v) > 0.1 {
+			t.Errorf("delay: slice 0 at %.0f Hz: %.3f dB, want 0", f, v)
+		}
+	}
+	eq := apptest.PeakingEQ(1000, 20, 20, 48000)
+	res = analyzeOn(t, pairs(t)[0], s, eq.Filter(x), nil, Options{CSD: true})
+	c = res.CSD
+	k := 0
+	for c.FreqHz[k] < 1000-1e-9 {
+		k++
+	}
+	if v := c.LevelDB[0][k]; math.Abs(v-20) > 0.5 {
+		t.Errorf("resonance: slice 0 at 1 kHz: %.2f dB, want 20", v)
+	}
+	want := 20 * math.Log10(math.Sqrt(eq.A2)) * 48000 // dB/s
+	got := (c.LevelDB[8][k] - c.LevelDB[1][k]) / (c.StartSec[8] - c.StartSec[1])
+	if math.Abs(got-want) > 0.05*math.Abs(want) {
+		t.Errorf("resonance: decays at %.1f dB/s, want %.1f", got, want)
 	}
 }
