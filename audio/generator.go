@@ -269,8 +269,8 @@ func (g *Generator) Generate(dst []float32) {
 			n := math.Floor(t / s.Seconds)
 			_, perPeriod := math.Modf(s.Cycles(s.Seconds)) // cycles a period adds, fraction
 			_, lead := math.Modf(n * perPeriod)
-			_, c := math.Modf(s.Cycles(t-n*s.Seconds) + lead)
-			tone = amp * math.Sin(2*math.Pi*c)
+			_, frac := math.Modf(s.Cycles(t-n*s.Seconds) + lead)
+			tone = amp * math.Sin(2*math.Pi*frac)
 		}
 		for c := range ch {
 			v := tone
