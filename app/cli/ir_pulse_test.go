@@ -23,8 +23,12 @@ import (
 // back from its monitor (pacat, float32) from before the player starts;
 // prism ir finds a clean impulse (SNR over 60 dB, polarity normal) on
 // each channel, channel 0 2.5 ms after the loopback on channel 1 (to a
-// sample) and as loud, and, without the reference, a latency between 0
-// and the time the recording ran before the player started plus 1 s.
+// sample) and as loud, and, without the reference, a latency within the
+// bounds the recording's progress sets: after the frames it had when the
+// player started, before those it had when the player had drained less
+// the sweep's length (each within 300 ms: the recorder's own latency). The
+// players buffer 250 and 100 ms: with less, a loaded machine underran
+// them now and then, and the gaps cost the impulse up to 10 dB.
 func TestIRPulse(t *testing.T) {
 	apptest.StartPulse(t)
 	dir := t.TempDir()
@@ -48,11 +52,12 @@ func TestIRPulse(t *testing.T) {
 	rec := newPulseRecorder(t)
 	before := rec.waitFrames(t, 4800) // the monitor's stream is running
 	player := exec.Command("pacat", "--playback", "--device="+apptest.PulseSink, "--raw", "--format=float32le",
-		"--rate=48000", "--channels=2", "--latency-msec=20", "--client-name=prism-test-sweep")
+		"--rate=48000", "--channels=2", "--latency-msec=250", "--client-name=prism-test-sweep")
 	player.Stdin = &play
 	if out, err := player.CombinedOutput(); err != nil {
 		t.Fatalf("pacat --playback: %v: %s", err, out)
 	}
+	played := rec.frames() // the player drained: the sweep is in the sink
 	frames := rec.waitFrames(t, rec.frames()+48000) // 1 s more: the latency and the tail
 	ch := rec.stop(frames)
 	in := filepath.Join(dir, "rec.wav")
@@ -78,10 +83,13 @@ func TestIRPulse(t *testing.T) {
 	if math.Abs(meas["latency_ms"]-late/48.0) > 1/48.0 || math.Abs(meas["peak_dbfs"]-loop["peak_dbfs"]) > 0.1 {
 		t.Errorf("channel 0 after the loopback: %v; want %.4f ms, peak %.2f dBFS", meas, late/48.0, loop["peak_dbfs"])
 	}
-	if ms, most := loop["latency_ms"], float64(before)/48+1000; ms < 0 || ms > most {
-		t.Errorf("latency %.2f ms: want 0…%.0f ms", ms, most)
+	// the sweep started after the recording had `before` frames, and
+	// ended in the sink before the player exited, when it had `played`;
+	// the recorder's 100-ms buffer and the pipe blur both by up to 300 ms
+	if ms, least, most := loop["latency_ms"], max(0, float64(before)/48-300), float64(played-len(x))/48+300; ms < least || ms > most {
+		t.Errorf("latency %.2f ms: want %.0f…%.0f ms", ms, least, most)
 	}
-	t.Logf("loopback latency %.2f ms (recording ran %.0f ms before the player), peak %.2f dBFS, SNR %.1f dB",
+	t.Logf("loopback latency %.2f ms (the recording had run %.0f ms when the player started), peak %.2f dBFS, SNR %.1f dB",
 		loop["latency_ms"], float64(before)/48, loop["peak_dbfs"], loop["snr_db"])
 }
 
@@ -97,7 +105,7 @@ type pulseRecorder struct {
 
 func newPulseRecorder(t *testing.T) *pulseRecorder {
 	r := &pulseRecorder{cmd: exec.Command("pacat", "--record", "--device="+apptest.PulseSink+".monitor", "--raw",
-		"--format=float32le", "--rate=48000", "--channels=2", "--latency-msec=20", "--client-name=prism-test-recorder")}
+		"--format=float32le", "--rate=48000", "--channels=2", "--latency-msec=100", "--client-name=prism-test-recorder")}
 	r.cond = sync.NewCond(&r.mu)
 	out, err := r.cmd.StdoutPipe()
 	if err != nil {
