@@ -57,7 +57,7 @@ func TestIRPulse(t *testing.T) {
 	if out, err := player.CombinedOutput(); err != nil {
 		t.Fatalf("pacat --playback: %v: %s", err, out)
 	}
-	played := rec.frames() // the player drained: the sweep is in the sink
+	played := rec.frames()                          // the player drained: the sweep is in the sink
 	frames := rec.waitFrames(t, rec.frames()+48000) // 1 s more: the latency and the tail
 	ch := rec.stop(frames)
 	in := filepath.Join(dir, "rec.wav")
