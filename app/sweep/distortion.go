@@ -37,7 +37,7 @@ func distortion(e gpufft.Engine, spec Spec, r Result) (*Distortion, error) {
 	longest := min(len(r.Harmonics[0]), int(maxWindowSec*float64(spec.Rate)))
 	rows := make([][]float64, MaxHarmonic)
 	lin := make([]float64, longest)
-	d := r.Zero + int(math.Round(r.LatencySamples)) - r.Pre[1] // the window's start in IR
+	d := r.Peak - r.Pre[1] // the window's start in IR
 	for i := range lin {
 		if j := d + i; j >= 0 && j < len(r.IR) {
 			lin[i] = r.IR[j]

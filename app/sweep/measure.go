@@ -32,6 +32,8 @@ type Result struct {
 	// band-limited impulse's leading half (Zero = Pre[1]).
 	IR   []float64
 	Zero int
+	// Peak is the index in IR of the response's largest magnitude.
+	Peak int
 	// Harmonics[k−2] is harmonic k's impulse response (k = 2…MaxHarmonic):
 	// the deconvolution from Pre[k] samples before its impulse, which comes
 	// L·ln k before the linear one's (at the measured latency), to Pre[k−1]
@@ -148,7 +150,7 @@ func analyze(ctx context.Context, e gpufft.Engine, spec Spec, rec, ref []float32
 		}
 	}
 	if o.CSD {
-		if res.CSD, err = csd(e, spec, res.IR, float64(res.Zero)+res.LatencySamples); err != nil {
+		if res.CSD, err = csd(e, spec, res.IR, float64(res.Peak)); err != nil {
 			return Result{}, err
 		}
 	}
@@ -163,7 +165,8 @@ func (r *Result) describe(y []float32, from int, l layout, shift int) error {
 	if !ok {
 		return &InputError{errors.New("sweep: the recording is silent")}
 	}
-	r.LatencySamples = p.lag - float64(shift)
+	r.LatencySamples = p.lag - r.RefLatencySamples
+	r.Peak = int(math.Round(p.lag)) - shift + l.pre(1)
 	r.PeakDBFS = 20 * math.Log10(math.Abs(p.value))
 	r.Polarity = 1
 	if p.value < 0 {
