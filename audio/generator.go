@@ -267,10 +267,11 @@ func (g *Generator) Generate(dst []float32) {
 			s := ExpSweep{F0: g.spec.Freqs[0], F1: g.spec.Freqs[1], Seconds: g.spec.SweepSec}
 			t := float64(g.pos) / float64(g.rate)
 			n := math.Floor(t / s.Seconds)
-			_, perPeriod := math.Modf(s.Cycles(s.Seconds)) // cycles a period adds, fraction
-			_, lead := math.Modf(n * perPeriod)
-			_, frac := math.Modf(s.Cycles(t-n*s.Seconds) + lead)
-			tone = amp * math.Sin(2*math.Pi*frac)
+			var c [2]float64 // the phase now, and the fraction a period adds
+			s.Phases(c[:1], nil, t-n*s.Seconds, 0)
+			s.Phases(c[1:], nil, s.Seconds, 0)
+			_, lead := math.Modf(n * c[1])
+			tone = amp * math.Sin(2*math.Pi*(c[0]+lead))
 		}
 		for c := range ch {
 			v := tone

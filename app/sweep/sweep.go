@@ -111,7 +111,8 @@ func (s Spec) sweep() []float64 {
 // Inverse), the samples split among the processors.
 func (s Spec) generate(inverse bool) (x []float64, inv []float32) {
 	n := s.SweepSamples()
-	l := s.Exp().L()
+	e := s.Exp()
+	l := e.L()
 	amp := s.Amplitude()
 	rate := float64(s.Rate)
 	fade := int(math.Round(s.FadeSec * rate))
@@ -125,22 +126,18 @@ func (s Spec) generate(inverse bool) (x []float64, inv []float32) {
 	var wg sync.WaitGroup
 	for p := range parts {
 		wg.Go(func() {
-			// the phase of audio.ExpSweep.Cycles, F0·L·(e^{t/L} − 1),
-			// e^{t/L} stepping by e^{1/(L·rate)} from an exact value every
-			// 1024 samples (its error stays below 1e-13 relative, 1e-8 of
-			// a cycle); it is also the inverse's weight
-			step := math.Exp(1 / (l * rate))
-			for i := p * n / parts; i < (p+1)*n/parts; {
-				e := math.Exp(float64(i) / rate / l)
-				for end := min((p+1)*n/parts, i+1024); i < end; i++ {
-					_, c := math.Modf(s.From * l * (e - 1))
-					v := amp * fadeGain(i, n, fade) * math.Sin(2*math.Pi*c)
+			var phase, growth [1024]float64
+			for lo, hi := p*n/parts, (p+1)*n/parts; lo < hi; lo += len(phase) {
+				m := min(len(phase), hi-lo)
+				e.Phases(phase[:m], growth[:m], float64(lo)/rate, 1/rate)
+				for j := range m {
+					i := lo + j
+					v := amp * fadeGain(i, n, fade) * math.Sin(2*math.Pi*phase[j])
 					if inverse {
-						inv[n-1-i] = float32(k * e * v)
+						inv[n-1-i] = float32(k * growth[j] * v) // e^{τ/L}: +6 dB/octave
 					} else {
 						x[i] = v
 					}
-					e *= step
 				}
 			}
 		})
