@@ -48,7 +48,8 @@ const irUsage = `  prism ir RECORDING.wav [--sweep SWEEP.wav | --from F0 --to F1
   from start times 5 ms apart (the first 1 ms before its peak) to one end
   300 ms after that. NPY float32 of shape (41, 1+bins): row 0 is 0 then the
   frequencies (1/24 octave, F0…F1), each further row a slice's start in ms
-  after the peak, then its levels in dB; PNG the slices 0, 25, 50… ms.
+  after the peak, then its levels in dB; PNG the slices from −1, 4, 9,
+  14, 19, 29, 49 and 99 ms.
   Summary: latency (ms; the peak's lag), peak (dBFS), SNR (the peak over the
   RMS of the response's last tenth, dB) and polarity; --json prints
   {"latency_ms","peak_dbfs","snr_db","polarity"} (polarity 1 or −1) on stdout.
@@ -71,8 +72,8 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&f.from, "from", 0, "the sweep's start frequency in Hz (without --sweep)")
 	fs.Float64Var(&f.to, "to", 0, "the sweep's end frequency in Hz (without --sweep)")
 	fs.Float64Var(&f.seconds, "seconds", 0, "the sweep's length in seconds (without --sweep)")
-	fs.IntVar(&f.channel, "channel", -1, "the measured channel, 0-based (default the first that is not the reference)")
-	fs.IntVar(&f.refChannel, "ref-channel", -1, "a loopback channel of the sweep, the timing reference (default none)")
+	fs.IntVar(&f.channel, "channel", -1, "the measured channel, 0-based (−1: the first that is not the reference)")
+	fs.IntVar(&f.refChannel, "ref-channel", -1, "a loopback channel of the sweep, the timing reference (−1: none)")
 	fs.BoolVar(&f.distortion, "distortion", false, "write the harmonic distortion versus frequency")
 	fs.BoolVar(&f.csd, "csd", false, "write the cumulative spectral decay")
 	fs.BoolVar(&f.json, "json", false, "print the summary as JSON on stdout")
@@ -309,7 +310,11 @@ func writeCSD(w io.Writer, c *sweep.CSD) {
 	}
 }
 
-// csdImage draws every fifth slice of the decay over frequency.
+// csdSlicesDrawn are the slices the PNG draws: the first 5 (the first
+// 20 ms, 5 ms apart), then 30, 50 and 100 ms after the first.
+var csdSlicesDrawn = []int{0, 1, 2, 3, 4, 6, 10, 20}
+
+// csdImage draws slices of the decay over frequency.
 func csdImage(c *sweep.CSD, rate int, title string) *image.RGBA {
 	var levels [][]float64
 	var names []string
@@ -318,7 +323,7 @@ func csdImage(c *sweep.CSD, rate int, title string) *image.RGBA {
 		top = max(top, v)
 	}
 	top = math.Ceil(top/10)*10 + 10
-	for s := 0; s < len(c.LevelDB); s += 5 {
+	for _, s := range csdSlicesDrawn {
 		levels = append(levels, c.LevelDB[s])
 		names = append(names, fmt.Sprintf("%.0f ms", c.StartSec[s]*1000))
 	}
