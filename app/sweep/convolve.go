@@ -25,18 +25,25 @@ type convolver struct {
 	size  int           // FFT size N
 	block int           // samples per block of the signal and of h
 	hLen  int           // len(h)
+	xLen  int           // the longest signal planned for
 	hSpec [][]complex64 // N/2+1 bins per block of h
 }
 
 // newConvolver prepares convolving signals of up to xLen samples with h.
 func newConvolver(e gpufft.Engine, h []float32, xLen int) (*convolver, error) {
+	return newConvolverMax(e, h, xLen, gpufft.MaxSize)
+}
+
+// newConvolverMax is newConvolver with FFTs of at most maxSize points (a
+// power of two; tests partition small signals with a small one).
+func newConvolverMax(e gpufft.Engine, h []float32, xLen, maxSize int) (*convolver, error) {
 	full := xLen + len(h) - 1
-	c := &convolver{e: e, hLen: len(h)}
-	if full <= gpufft.MaxSize {
+	c := &convolver{e: e, hLen: len(h), xLen: xLen}
+	if full <= maxSize {
 		c.size = max(gpufft.MinSize, nextPow2(full))
 		c.block = c.size // one block each: no wrap-around since full ≤ size
 	} else {
-		c.size = gpufft.MaxSize
+		c.size = maxSize
 		c.block = c.size / 2
 	}
 	blocks := (len(h) + c.block - 1) / c.block
@@ -82,6 +89,9 @@ func (c *convolver) spectra(x []float32) ([][]complex64, error) {
 // convolve returns the samples [from, to) of x ⊛ h (full length
 // len(x)+len(h)−1; indices outside it read 0).
 func (c *convolver) convolve(x []float32, from, to int) ([]float32, error) {
+	if len(x) > c.xLen {
+		panic(fmt.Sprintf("sweep: convolve: %d samples, planned for %d", len(x), c.xLen))
+	}
 	out := make([]float32, to-from)
 	xSpec, err := c.spectra(x)
 	if err != nil {
