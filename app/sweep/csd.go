@@ -27,45 +27,39 @@ type CSD struct {
 	LevelDB  [][]float64 // [slice][frequency]: 20·log10|H| (0 dB: unity gain)
 }
 
-// csd computes the decay of ir (its peak at lag peakLag) in one batch.
-func csd(e gpufft.Engine, spec Spec, ir []float64, peakLag float64) (*CSD, error) {
+// csd computes the decay of ir (its peak at index peak) in one batch.
+func csd(e gpufft.Engine, spec Spec, ir []float64, peak int) (*CSD, error) {
 	rate := float64(spec.Rate)
-	first := int(math.Round(peakLag - CSDPreSec*rate))
+	first := peak - int(math.Round(CSDPreSec*rate))
 	span := int(math.Round(CSDSpanSec * rate))
 	step := CSDStepSec * rate
 	rise := max(1, int(math.Round(csdRiseSec*rate)))
 	size := max(gpufft.MinSize, 2*nextPow2(span)) // zero-padded to twice: finer bins to read a sharp resonance
-	rows := make([][]float64, CSDSlices)
 	out := &CSD{StartSec: make([]float64, CSDSlices)}
-	for s := range rows {
+	sp, err := transform(e, CSDSlices, size, rate, func(s int, row []float32) {
 		start := int(math.Round(float64(first) + float64(s)*step))
-		out.StartSec[s] = (float64(start) - peakLag) / rate
-		x := make([]float64, size)
-		for i := range span - (start - first) {
+		out.StartSec[s] = float64(start-peak) / rate
+		n := max(0, span-(start-first)) // to the common end
+		for i := range n {
 			if j := start + i; j >= 0 && j < len(ir) {
-				x[i] = ir[j]
+				row[i] = float32(ir[j])
 			}
 		}
-		tukey(x[:span-(start-first)], rise, 0)
-		// the common end: the span's last tenth falls, at the same
-		// samples of every slice
-		n := span - (start - first)
+		tukey(row[:n], rise, 0)
+		// the span's last tenth falls, at the same samples of every slice
 		for i := range min(n, span/10) {
-			x[n-1-i] *= 0.5 - 0.5*math.Cos(math.Pi*float64(i)/float64(span/10))
+			row[n-1-i] *= float32(0.5 - 0.5*math.Cos(math.Pi*float64(i)/float64(span/10)))
 		}
-		rows[s] = x
-	}
-	mags, err := magnitudes(e, rows, size)
+	})
 	if err != nil {
 		return nil, err
 	}
-	binHz := rate / float64(size)
 	out.FreqHz = logGrid(spec.From, min(spec.To, 0.99*rate/2), 24)
 	out.LevelDB = make([][]float64, CSDSlices)
-	for s, m := range mags {
+	for s := range out.LevelDB {
 		lv := make([]float64, len(out.FreqHz))
 		for i, f := range out.FreqHz {
-			lv[i] = 20 * math.Log10(at(m, binHz, f))
+			lv[i] = 20 * math.Log10(sp.at(s, f))
 		}
 		out.LevelDB[s] = lv
 	}

@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"math"
-	"slices"
 
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -35,28 +34,27 @@ const maxWindowSec = 0.5
 // Pre[1] before the peak.
 func distortion(e gpufft.Engine, spec Spec, r Result) (*Distortion, error) {
 	longest := min(len(r.Harmonics[0]), int(maxWindowSec*float64(spec.Rate)))
-	rows := make([][]float64, MaxHarmonic)
-	lin := make([]float64, longest)
-	d := r.Peak - r.Pre[1] // the window's start in IR
-	for i := range lin {
-		if j := d + i; j >= 0 && j < len(r.IR) {
-			lin[i] = r.IR[j]
-		}
-	}
-	rows[0] = lin
-	for k := 2; k <= MaxHarmonic; k++ {
-		h := r.Harmonics[k-2]
-		rows[k-1] = slices.Clone(h[:min(len(h), longest)])
-	}
-	for k, x := range rows {
-		tukey(x, r.Pre[k+1], len(x)/5)
-	}
 	size := max(gpufft.MinSize, min(gpufft.MaxSize, 2*nextPow2(longest)))
-	mags, err := magnitudes(e, rows, size)
+	sp, err := transform(e, MaxHarmonic, size, float64(spec.Rate), func(i int, row []float32) {
+		w := row[:longest]
+		if i == 0 { // the fundamental: from Pre[1] before the peak
+			for j := range w {
+				if k := r.Peak - r.Pre[1] + j; k >= 0 && k < len(r.IR) {
+					w[j] = float32(r.IR[k])
+				}
+			}
+		} else {
+			h := r.Harmonics[i-1]
+			w = row[:min(len(h), longest)]
+			for j := range w {
+				w[j] = float32(h[j])
+			}
+		}
+		tukey(w, r.Pre[i+1], len(w)/5)
+	})
 	if err != nil {
 		return nil, err
 	}
-	binHz := float64(spec.Rate) / float64(size)
 	top := min(spec.To, 0.99*float64(spec.Rate)/2)
 	out := &Distortion{FreqHz: logGrid(spec.From, top/2, 24)}
 	out.THDPercent = make([]float64, len(out.FreqHz))
@@ -65,14 +63,14 @@ func distortion(e gpufft.Engine, spec Spec, r Result) (*Distortion, error) {
 		out.HarmonicDB[k] = make([]float64, len(out.FreqHz))
 	}
 	for i, f := range out.FreqHz {
-		h1 := at(mags[0], binHz, f)
+		h1 := sp.at(0, f)
 		var sum float64
 		for k := 2; k <= MaxHarmonic; k++ {
 			if float64(k)*f > top {
 				out.HarmonicDB[k-2][i] = math.NaN()
 				continue
 			}
-			hk := at(mags[k-1], binHz, float64(k)*f)
+			hk := sp.at(k-1, float64(k)*f)
 			sum += hk * hk
 			out.HarmonicDB[k-2][i] = 20 * math.Log10(hk/h1)
 		}

@@ -150,7 +150,7 @@ func analyze(ctx context.Context, e gpufft.Engine, spec Spec, rec, ref []float32
 		}
 	}
 	if o.CSD {
-		if res.CSD, err = csd(e, spec, res.IR, float64(res.Peak)); err != nil {
+		if res.CSD, err = csd(e, spec, res.IR, res.Peak); err != nil {
 			return Result{}, err
 		}
 	}

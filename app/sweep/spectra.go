@@ -9,56 +9,53 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// magnitudes returns |X_k| (bins 0…size/2) of each of rows, zero-padded to
-// size points, transformed in one batch on e.
-func magnitudes(e gpufft.Engine, rows [][]float64, size int) ([][]float64, error) {
-	p, err := e.NewReal(size, len(rows))
+// spectra is a batch of half spectra (bins 0…size/2 each) transformed on
+// an engine.
+type spectra struct {
+	dst   []complex64
+	bins  int
+	binHz float64
+}
+
+// transform makes n rows of size samples — fill writes row i into its
+// zeroed slice — and transforms them in one batch on e (rate Hz).
+func transform(e gpufft.Engine, n, size int, rate float64, fill func(i int, row []float32)) (*spectra, error) {
+	p, err := e.NewReal(size, n)
 	if err != nil {
 		return nil, &engine.Error{Err: fmt.Errorf("sweep: FFT plan of %d points: %w", size, err)}
 	}
 	defer p.Close()
-	bins := size/2 + 1
-	src := make([]float32, len(rows)*size)
-	for i, r := range rows {
-		for j, v := range r[:min(len(r), size)] {
-			src[i*size+j] = float32(v)
-		}
+	src := make([]float32, n*size)
+	for i := range n {
+		fill(i, src[i*size:(i+1)*size])
 	}
-	dst := make([]complex64, len(rows)*bins)
-	if err := p.Forward(dst, src); err != nil {
+	s := &spectra{dst: make([]complex64, n*(size/2+1)), bins: size/2 + 1, binHz: rate / float64(size)}
+	if err := p.Forward(s.dst, src); err != nil {
 		return nil, &engine.Error{Err: fmt.Errorf("sweep: forward FFT: %w", err)}
 	}
-	out := make([][]float64, len(rows))
-	for i := range rows {
-		m := make([]float64, bins)
-		for k, z := range dst[i*bins : (i+1)*bins] {
-			m[k] = cmplx.Abs(complex128(z))
-		}
-		out[i] = m
-	}
-	return out, nil
+	return s, nil
 }
 
-// at reads magnitudes m (bins binHz apart) at f Hz, interpolating linearly
-// between bins.
-func at(m []float64, binHz, f float64) float64 {
-	x := f / binHz
-	i := int(x)
-	if i >= len(m)-1 {
-		return m[len(m)-1]
+// at is row i's magnitude at f Hz, interpolated linearly between bins.
+func (s *spectra) at(i int, f float64) float64 {
+	row := s.dst[i*s.bins : (i+1)*s.bins]
+	x := f / s.binHz
+	k := int(x)
+	if k >= len(row)-1 {
+		return cmplx.Abs(complex128(row[len(row)-1]))
 	}
-	fr := x - float64(i)
-	return m[i]*(1-fr) + m[i+1]*fr
+	fr := x - float64(k)
+	return cmplx.Abs(complex128(row[k]))*(1-fr) + cmplx.Abs(complex128(row[k+1]))*fr
 }
 
 // tukey tapers x in place: a raised-cosine rise over its first rise samples
 // and fall over its last fall samples.
-func tukey(x []float64, rise, fall int) {
+func tukey(x []float32, rise, fall int) {
 	for i := range min(rise, len(x)) {
-		x[i] *= 0.5 - 0.5*math.Cos(math.Pi*float64(i)/float64(rise))
+		x[i] *= float32(0.5 - 0.5*math.Cos(math.Pi*float64(i)/float64(rise)))
 	}
 	for i := range min(fall, len(x)) {
-		x[len(x)-1-i] *= 0.5 - 0.5*math.Cos(math.Pi*float64(i)/float64(fall))
+		x[len(x)-1-i] *= float32(0.5 - 0.5*math.Cos(math.Pi*float64(i)/float64(fall)))
 	}
 }
 
