@@ -180,3 +180,24 @@ func TestIRCLIBadInput(t *testing.T) {
 		t.Error("an output was written")
 	}
 }
+
+// TestIRCLIForce: an output whose permission bits forbid writing it is
+// refused before any work (exit 2, untouched) and replaced with --force.
+func TestIRCLIForce(t *testing.T) {
+	dir, _ := irFiles(t)
+	out := filepath.Join(dir, "ir.wav")
+	if err := os.WriteFile(out, []byte("keep me"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"ir", filepath.Join(dir, "rec.wav"), "--sweep", filepath.Join(dir, "s.wav"), "-o", out, "--engine", "cpu", "--quiet"}
+	code, _, msg := runOut(args...)
+	if b, _ := os.ReadFile(out); code != ExitUsage || !strings.Contains(msg, "not writable") || string(b) != "keep me" {
+		t.Fatalf("without --force: exit %d, %q: %s", code, b, msg)
+	}
+	if code, _, msg := runOut(append(args, "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, msg)
+	}
+	if f, ir := apptest.ReadAll(t, out); f.SampleRate != 48000 || len(ir) == 0 {
+		t.Fatalf("after --force: %+v, %d samples", f, len(ir))
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -51,17 +52,21 @@ func TestSweepCLI(t *testing.T) {
 	if err != nil || s.From != 100 || s.To != 10000 || s.Seconds != 1 || s.Rate != 44100 || s.LevelDB != -6 || s.FadeSec != 0.02 {
 		t.Fatalf("read back %+v, %v", s, err)
 	}
-	// an existing read-only output is refused without --force
+	// an output whose permission bits forbid writing it (for root too) is
+	// refused before any work, and replaced with --force
 	if err := os.Chmod(out, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if os.Geteuid() != 0 {
-		if code, _, msg := runOut("sweep", "-o", out, "--from", "100", "--to", "10000", "--seconds", "1"); code != ExitUsage || !strings.HasPrefix(msg, "prism: sweep: ") {
-			t.Errorf("read-only output: exit %d: %s", code, msg)
-		}
+	before, _ := os.ReadFile(out)
+	code, _, msg = runOut("sweep", "-o", out, "--from", "200", "--to", "10000", "--seconds", "1")
+	if after, _ := os.ReadFile(out); code != ExitUsage || !strings.Contains(msg, "not writable") || !bytes.Equal(before, after) {
+		t.Errorf("read-only output: exit %d: %s", code, msg)
 	}
-	if code, _, msg := runOut("sweep", "-o", out, "--from", "100", "--to", "10000", "--seconds", "1", "--force"); code != 0 {
+	if code, _, msg := runOut("sweep", "-o", out, "--from", "200", "--to", "10000", "--seconds", "1", "--force", "--quiet"); code != 0 {
 		t.Errorf("--force: exit %d: %s", code, msg)
+	}
+	if s, err := readSweepSpec(out); err != nil || s.From != 200 {
+		t.Errorf("after --force: %+v, %v", s, err)
 	}
 }
 
