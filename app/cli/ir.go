@@ -51,7 +51,8 @@ const irUsage = `  prism ir RECORDING.wav [--sweep SWEEP.wav | --from F0 --to F1
   after the peak, then its levels in dB; PNG the slices from −1, 4, 9,
   14, 19, 29, 49 and 99 ms.
   Summary: latency (ms; the peak's lag), peak (dBFS), SNR (the peak over the
-  RMS of the response's last tenth, dB) and polarity; --json prints
+  RMS of the response's last tenth, dB; null in JSON when that is
+  digitally silent) and polarity; --json prints
   {"latency_ms","peak_dbfs","snr_db","polarity"} (polarity 1 or −1) on stdout.
 `
 
@@ -339,8 +340,12 @@ func (f *irFlags) summary(res sweep.Result, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case f.json:
+		var snr any // null when the tail is digitally silent (infinite)
+		if !math.IsInf(res.SNRDB, 0) {
+			snr = round(res.SNRDB, 2)
+		}
 		b, err := json.Marshal(map[string]any{"latency_ms": round(res.LatencyMs(), 6), "peak_dbfs": round(res.PeakDBFS, 3),
-			"snr_db": round(res.SNRDB, 2), "polarity": res.Polarity})
+			"snr_db": snr, "polarity": res.Polarity})
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: ir: %v\n", err)
 			return ExitFailure

@@ -47,7 +47,7 @@ type Result struct {
 	RefLatencySamples float64
 	HasRef            bool
 	PeakDBFS          float64 // the peak's level, 20·log10|IR[peak]|
-	SNRDB             float64 // the peak over the RMS of the IR's last tenth
+	SNRDB             float64 // the peak over the RMS of the IR's last tenth (+Inf when that is 0)
 	Polarity          int     // the peak's sign: +1 or −1
 	Distortion        *Distortion
 	CSD               *CSD
