@@ -2,8 +2,10 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/cmplx"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/dsp/fourier"
@@ -382,5 +384,32 @@ func TestCSD(t *testing.T) {
 	got := (c.LevelDB[8][k] - c.LevelDB[1][k]) / (c.StartSec[8] - c.StartSec[1])
 	if math.Abs(got-want) > 0.05*math.Abs(want) {
 		t.Errorf("resonance: decays at %.1f dB/s, want %.1f", got, want)
+	}
+}
+
+// failingEngine is an engine whose real plans fail, as a GPU might.
+type failingEngine struct{ gpufft.Engine }
+
+func (failingEngine) Name() string { return "opencl" }
+func (failingEngine) NewReal(int, int) (gpufft.RealPlan, error) {
+	return nil, errors.New("device lost")
+}
+
+// TestFallback: a failing GPU engine falls back to the CPU one, said in
+// the notice, with the same result; with the GPU required (Strict) the
+// failure is the error.
+func TestFallback(t *testing.T) {
+	s := NewSpec(20, 20000, 1, 48000)
+	rec := apptest.Delayed(sweep64(s), 10)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	want := analyzeOn(t, engine.Pair{Preferred: cpu, CPU: cpu}, s, rec, nil, Options{})
+	res, notice, err := Analyze(context.Background(), engine.Pair{Preferred: failingEngine{cpu}, CPU: cpu}, s, f32(rec), nil, Options{})
+	if err != nil || !strings.Contains(notice, "device lost") || res.LatencySamples != want.LatencySamples || res.PeakDBFS != want.PeakDBFS {
+		t.Fatalf("fallback: %v, notice %q, latency %g (want %g)", err, notice, res.LatencySamples, want.LatencySamples)
+	}
+	_, _, err = Analyze(context.Background(), engine.Pair{Preferred: failingEngine{cpu}, CPU: cpu, Strict: true}, s, f32(rec), nil, Options{})
+	if !errors.As(err, new(*engine.Error)) {
+		t.Fatalf("strict: %v, want the engine's error", err)
 	}
 }
