@@ -263,13 +263,16 @@ func (g *Generator) Generate(dst []float32) {
 				g.phase[k] -= math.Floor(g.phase[k])
 			}
 		case SignalSweep:
-			// exponential sweep f0 → f1 over SweepSec, then again
-			f0, f1 := g.spec.Freqs[0], g.spec.Freqs[1]
-			t := math.Mod(float64(g.pos)/float64(g.rate), g.spec.SweepSec)
-			f := f0 * math.Pow(f1/f0, t/g.spec.SweepSec)
-			tone = amp * math.Sin(2*math.Pi*g.phase[0])
-			g.phase[0] += f / float64(g.rate)
-			g.phase[0] -= math.Floor(g.phase[0])
+			// Farina's exponential sweep f0 → f1 over SweepSec (ExpSweep,
+			// the one rule), then again, its phase going on across the wrap
+			s := ExpSweep{F0: g.spec.Freqs[0], F1: g.spec.Freqs[1], Seconds: g.spec.SweepSec}
+			t := float64(g.pos) / float64(g.rate)
+			n := math.Floor(t / s.Seconds)
+			var c [2]float64 // the phase now, and the fraction a period adds
+			s.Phases(c[:1], nil, t-n*s.Seconds, 0)
+			s.Phases(c[1:], nil, s.Seconds, 0)
+			_, lead := math.Modf(n * c[1])
+			tone = amp * math.Sin(2*math.Pi*(c[0]+lead))
 		}
 		for c := range ch {
 			v := tone

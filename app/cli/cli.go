@@ -75,6 +75,8 @@ func Commands() []Command {
 		{"levels", "sample peak, true peak, RMS and EBU R128 loudness of a file", runLevels},
 		{"distortion", "THD, THD+N, SNR and SINAD of a sine in a file", runDistortion},
 		{"transfer", "dual-channel measurement: transfer function (magnitude, phase, coherence) and delay of channels against a reference, as CSV, NPY or PNG", runTransfer},
+		{"sweep", "an exponential sine sweep (Farina) and its inverse filter, as WAV", runSweep},
+		{"ir", "impulse response of a sweep recording; harmonic distortion versus frequency; cumulative spectral decay", runIR},
 		{"room", "room-acoustic parameters of an impulse response: EDT, T20, T30, C50, C80, D50 per band (ISO 3382), decay PNG, frequency response", runRoom},
 		{"filter", "band-filter an audio file (linear-phase FIR by FFT convolution) into a WAV", runFilter},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
