@@ -76,7 +76,7 @@ func Analyze(ir []float64, rate int, o Options) (Result, error) {
 	}
 	res := Result{Rate: rate, OnsetS: float64(onset) / float64(rate)}
 	res.Broadband = analyzeEnergy(squares(ir[onset:]), rate)
-	bp := newBandFilter(len(ir))
+	bp := newBandFilter(len(ir), rate)
 	band := make([]float64, len(ir))
 	for _, b := range bands {
 		bp.apply(band, ir, rate, b.Lower, b.Upper)

@@ -108,7 +108,7 @@ func TestDecayParameters(t *testing.T) {
 			t.Errorf("T60 %.1f s: C80 %.3f dB, D50 %.2f %%; directly %.3f dB, %.2f %%", t60, p.C80, p.D50, c80, d50)
 		}
 		bands, _ := dsp.Bands(1, 63, 8000, rate/2)
-		bp := newBandFilter(len(clean))
+		bp := newBandFilter(len(clean), rate)
 		band := make([]float64, len(clean))
 		for k, p := range res.Bands {
 			b := bands[k]
