@@ -104,12 +104,12 @@ func (r *transferRun) close(l *live.Live) {
 // Session's lock (the window's per-frame pull must not wait while a
 // source opens): a stopped analyzer's results stay readable.
 type transferState struct {
-	run     atomic.Pointer[transferRun]
-	msg     string // why it stopped, for the status (under Session.mu)
-	findMu  sync.Mutex
-	finder  *dual.DelayFinder
-	res     transfer.LiveResult
-	h       []complex128
+	run    atomic.Pointer[transferRun]
+	msg    string // why it stopped, for the status (under Session.mu)
+	findMu sync.Mutex
+	finder *dual.DelayFinder
+	res    transfer.LiveResult
+	h      []complex128
 }
 
 // StartTransfer starts (or restarts, with new settings) the transfer
