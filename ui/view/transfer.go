@@ -114,8 +114,8 @@ type TransferView struct {
 	cGD      [][]float32
 	rMag     [][]float32 // per reference: its magnitude and phase at the columns
 	rPh      [][]float32
-	refKey   int // bumped when the references or the columns change
-	refDone  int // the refKey the references were resampled for
+	refKey   int     // bumped when the references or the columns change
+	refDone  int     // the refKey the references were resampled for
 	phLo     float64 // the phase axis (wrapped: ±180)
 	phHi     float64
 	gdLo     float64 // the group delay axis, ms
