@@ -50,6 +50,7 @@ type Transfer struct {
 	win  fyne.Window
 	do   func(func()) // onto the Fyne goroutine
 	run  func(func()) // engine calls off the Fyne goroutine, in order
+	own  *runner      // run's goroutine, when the panel made it
 
 	// OnStore, if set, gets the trace Store reference makes (a transfer
 	// function: Unit "dB", PhaseDeg and Coherence set).
@@ -94,9 +95,14 @@ var (
 
 // NewTransfer makes the panel, its view and its controls for a source
 // of inputs channels. run executes the engine's blocking calls off the
-// Fyne goroutine, in the order given (tests pass one that calls at once).
+// Fyne goroutine, in the order given; nil: a goroutine of the panel's
+// (Close ends it). Tests pass one that calls at once.
 func NewTransfer(eng TransferEngine, host TransferHost, win fyne.Window, do, run func(func()), inputs int) *Transfer {
 	p := &Transfer{eng: eng, host: host, win: win, do: do, run: run, inputs: max(inputs, 1)}
+	if run == nil {
+		p.own = newRunner()
+		p.run = p.own.run
+	}
 	p.state = DefaultTransferState(p.inputs)
 	p.view = view.NewTransferView()
 	p.view.SetOptions(p.state.View)
@@ -340,6 +346,15 @@ func (p *Transfer) Deactivate() {
 	if p.active {
 		p.active = false
 		p.run(p.eng.StopTransfer)
+	}
+}
+
+// Close stops the analyzer and the panel's goroutine (after what is
+// queued). Calling it twice is harmless.
+func (p *Transfer) Close() {
+	p.Deactivate()
+	if p.own != nil {
+		p.own.close()
 	}
 }
 

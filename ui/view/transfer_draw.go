@@ -59,14 +59,6 @@ func (v *TransferView) layout(w, h int) {
 	}
 }
 
-// lastFreqPane is the lowest frequency pane (its labels go under it).
-func (v *TransferView) lastFreqPane() image.Rectangle {
-	if v.opts.GroupDelay {
-		return v.panes.gd
-	}
-	return v.panes.phase
-}
-
 func (v *TransferView) draw(w, h int) image.Image {
 	key := bgKey{dbMin: v.opts.MagMin, dbMax: v.opts.MagMax, extraI: v.bgVer}
 	redraw := v.begin(w, h, key)
