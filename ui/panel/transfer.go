@@ -202,8 +202,7 @@ func (p *Transfer) build() {
 	}
 	p.find = widget.NewButton("Find delay (F)", p.Find)
 	p.store = widget.NewButton("Store reference", p.Store)
-	p.stressChk = widget.NewCheck(fmt.Sprintf("Stress test: %d ch + ref, 192 kHz, N=65536, hop 128, 64 averages, tracking",
-		stressTransferChannels-1), func(on bool) {
+	p.stressChk = widget.NewCheck("Stress test (GPU vs CPU)", func(on bool) {
 		if !p.syncing && on != p.stress {
 			p.ToggleStress()
 		}
@@ -221,7 +220,10 @@ func (p *Transfer) layout() fyne.CanvasObject {
 	row := func(label string, o fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewBorder(nil, nil, widget.NewLabel(label), nil, o)
 	}
-	return container.NewVBox(
+	stressNote := widget.NewLabel(fmt.Sprintf("%d channels + reference, 192 kHz, N=65536, hop 128, 64-frame averages, tracking",
+		stressTransferChannels-1))
+	stressNote.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(p.status,
 		section("Measurement"), row("Reference", p.ref), widget.NewLabel("Measured channels"), p.chanBox,
 		row("Stimulus", p.stim),
 		section("Analysis"), row("FFT", p.fft), row("Overlap", p.overlap), row("Window", p.window),
@@ -229,7 +231,7 @@ func (p *Transfer) layout() fyne.CanvasObject {
 		section("Delay"), p.find, p.track, p.phat, row("Sound, m/s", p.speed),
 		section("Display"), row("Smoothing", p.smooth), row("Coherence ≥", p.coh), p.unwrap, p.gd, p.ir,
 		row("IR of", p.irCh),
-		p.store, p.stressChk, p.status,
+		p.store, p.stressChk, stressNote,
 	)
 }
 

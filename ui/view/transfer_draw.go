@@ -22,6 +22,7 @@ const (
 	trGap    = 12 // between panes
 	trLabels = 20 // frequency or lag labels under a pane
 	etcFloor = -80
+	cohTop   = 1.04 // the coherence axis's top: γ² = 1 shows below the pane's edge
 )
 
 // layout places the panes for a w×h frame.
@@ -100,7 +101,7 @@ func (v *TransferView) drawBackground() {
 	v.drawDBGrid(v.opts.MagMin, v.opts.MagMax)
 	v.drawFreqGrid(axis, false)
 	for _, g := range []float64{0, 0.5, 1} {
-		y := dbToY(float32(g), 0, 1, mag.Min.Y, mag.Max.Y)
+		y := dbToY(float32(g), 0, cohTop, mag.Min.Y, mag.Max.Y)
 		p.text(strconv.FormatFloat(g, 'f', -1, 64), mag.Max.X+p.px(4), y, 0, 0.5, pal.text)
 	}
 	title := "magnitude dB   ·   coherence γ² (right axis)"
@@ -198,8 +199,11 @@ func (v *TransferView) drawLagAxis(a image.Rectangle) {
 	p := &v.p
 	ms := func(i int) float64 { return float64(i-v.irLabelN/2) / float64(rate) * 1000 }
 	t0, t1 := ms(v.irStart), ms(v.irStart+v.irSpan)
-	step := niceStep((t1 - t0) * float64(p.px(70)) / float64(max(1, a.Dx())))
+	step := niceStep((t1 - t0) * float64(p.px(50)) / float64(max(1, a.Dx())))
 	for t := math.Ceil(t0/step) * step; t <= t1; t += step {
+		if math.Abs(t) < step*1e-6 {
+			t = 0 // not "−0"
+		}
 		x := a.Min.X + int((t-t0)/(t1-t0)*float64(a.Dx()-1)+0.5)
 		c := pal.grid
 		if math.Abs(t) < step/2 {
@@ -241,7 +245,7 @@ func (v *TransferView) drawTraces() {
 	mag, ph := v.panes.mag, v.panes.phase
 	thr := float32(v.opts.CohThreshold)
 	for c := range m {
-		drawColumns(p, mag, v.cCoh[c], 0, 1, mix(TransferColor(c), pal.plotBg, 0.55), nil, 0, color.RGBA{}, false)
+		drawColumns(p, mag, v.cCoh[c], 0, cohTop, mix(TransferColor(c), pal.plotBg, 0.55), nil, 0, color.RGBA{}, false)
 	}
 	if v.diffTo < 0 {
 		for i := range v.rMag {
