@@ -288,7 +288,7 @@ func (m *Session) TransferStatus() string {
 		chans = r.ch - 1
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "transfer: %d × ch %d, N=%d, hop %d on %s", chans, r.set.RefChannel+1, r.set.FFT, r.set.Hop, engineName(st.Engine))
+	fmt.Fprintf(&b, "transfer: %d channel%s against ch %d, N=%d, hop %d on %s", chans, plural(chans), r.set.RefChannel+1, r.set.FFT, r.set.Hop, engineName(st.Engine))
 	if st.FramesPerSec > 0 {
 		fmt.Fprintf(&b, ", %.0f frames/s", st.FramesPerSec)
 	}
@@ -299,4 +299,11 @@ func (m *Session) TransferStatus() string {
 		b.WriteString(": " + st.Status)
 	}
 	return b.String()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -101,7 +101,7 @@ func TestSessionTransfer(t *testing.T) {
 	if _, ok := m.TransferImpulse(1, ir, nil); ok {
 		t.Fatal("TransferImpulse of a channel that is not measured: ok")
 	}
-	if s := m.TransferStatus(); !strings.Contains(s, "transfer: 1 × ch 1, N=8192") {
+	if s := m.TransferStatus(); !strings.Contains(s, "transfer: 1 channel against ch 1, N=8192") {
 		t.Fatalf("status %q", s)
 	}
 

@@ -90,7 +90,7 @@ var (
 	transferCoh       = []float64{0, 0.3, 0.5, 0.7, 0.9, 0.95}
 	transferWindows   = []window.Kind{window.Hann, window.Rect}
 	transferAverages  = []dual.TransferAverage{dual.AverageComplex, dual.AveragePolar}
-	transferStimuli   = []string{"Input as chosen (Live tab)", "Generator: periodic pink noise", "Generator: MLS"}
+	transferStimuli   = []string{"The Live tab's source", "Generator: periodic pink noise", "Generator: MLS"}
 )
 
 // NewTransfer makes the panel, its view and its controls for a source

@@ -82,11 +82,12 @@ const irRefreshEvery = 100 * time.Millisecond
 // uses it; Pull and the draw allocate nothing in steady state.
 type TransferView struct {
 	plotBase
-	opts   TransferOptions
-	res    transfer.LiveResult
-	have   bool
-	frames uint64 // res.Frames at the last pull
-	now    func() time.Time
+	opts    TransferOptions
+	res     transfer.LiveResult
+	have    bool
+	frames  uint64 // res.Frames at the last pull
+	tracked bool   // res.Tracked as the background was drawn
+	now     func() time.Time
 
 	found  []dual.Delay // Find's delays, per channel (when not tracking)
 	nFound int
@@ -234,6 +235,10 @@ func (v *TransferView) Pull(src TransferSource) {
 	}
 	v.have = true
 	v.nameChannels()
+	if v.res.Tracked != v.tracked { // the titles say whose delay is taken out
+		v.tracked = v.res.Tracked
+		v.bgVer++
+	}
 	now := v.now()
 	if v.opts.Impulse && !now.Before(v.irDue) {
 		v.irDue = now.Add(irRefreshEvery)

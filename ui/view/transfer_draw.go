@@ -382,6 +382,8 @@ func (v *TransferView) appendReadout() {
 	b = append(b, ": "...)
 	d := v.foundDelay(c)
 	switch {
+	case r.Tracked && c < len(r.Delays) && r.Delays[c].Finds == 0:
+		b = append(b, "tracking: finding the delay"...)
 	case r.Tracked && c < len(r.Delays) && r.Delays[c].NoPeak:
 		b = append(b, "no clear peak (tracking)"...)
 	case !r.Tracked && c >= v.nFound:
