@@ -200,8 +200,8 @@ func (p *Transfer) build() {
 		st.View.SpeedOfSound = v
 		p.apply()
 	}
-	p.find = widget.NewButton("Find delay (F)", p.Find)
-	p.store = widget.NewButton("Store reference", p.Store)
+	p.find = widget.NewButton("Find (F)", p.Find)
+	p.store = widget.NewButton("Store ref. (S)", p.Store)
 	p.stressChk = widget.NewCheck("Stress test (GPU vs CPU)", func(on bool) {
 		if !p.syncing && on != p.stress {
 			p.ToggleStress()
@@ -225,13 +225,12 @@ func (p *Transfer) layout() fyne.CanvasObject {
 	stressNote.Wrapping = fyne.TextWrapWord
 	return container.NewVBox(p.status,
 		section("Measurement"), row("Reference", p.ref), widget.NewLabel("Measured channels"), p.chanBox,
-		row("Stimulus", p.stim),
+		row("Stimulus", p.stim), p.stressChk, stressNote,
 		section("Analysis"), row("FFT", p.fft), row("Overlap", p.overlap), row("Window", p.window),
 		row("Average", p.avg), row("Frames", p.frames),
-		section("Delay"), p.find, p.track, p.phat, row("Sound, m/s", p.speed),
+		section("Delay"), container.NewGridWithColumns(2, p.find, p.store), p.track, p.phat, row("Sound, m/s", p.speed),
 		section("Display"), row("Smoothing", p.smooth), row("Coherence ≥", p.coh), p.unwrap, p.gd, p.ir,
 		row("IR of", p.irCh),
-		p.store, p.stressChk, stressNote,
 	)
 }
 

@@ -376,6 +376,7 @@ func (v *TransferView) compute() {
 				v.unw[k] = dual.PhaseDeg(h)
 			}
 			dual.UnwrapDeg(v.unw, v.unw)
+			anchorTurns(v.unw, binHz)
 		}
 		if v.opts.Unwrap {
 			v.meanColumns(v.cPh[c], v.unw, 1)
@@ -472,6 +473,20 @@ func (v *TransferView) phaseColumns(dst []float32, h []complex128) {
 			s += z
 		}
 		dst[x] = float32(dual.PhaseDeg(s))
+	}
+}
+
+// anchorTurns shifts an unwrapped phase by whole turns so that it
+// reads within ±180° at 1 kHz (unwrapping from DC leaves the turns
+// arbitrary; the ear's middle is where people read them).
+func anchorTurns(unw []float64, binHz float64) {
+	k := min(len(unw)-1, int(math.Round(1000/binHz)))
+	off := 360 * math.Round(unw[k]/360)
+	if off == 0 {
+		return
+	}
+	for i := range unw {
+		unw[i] -= off
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/dual"
@@ -255,5 +256,49 @@ func TestTransferPullDoesNotAllocate(t *testing.T) {
 	}
 	if src.irN <= irBefore {
 		t.Error("the impulse response was not pulled")
+	}
+}
+
+// TestAnchorTurns: an unwrapped phase is shifted by whole turns only,
+// so that it reads within ±180° at 1 kHz.
+func TestAnchorTurns(t *testing.T) {
+	const binHz = 10.0
+	unw := make([]float64, 201)
+	for k := range unw {
+		unw[k] = -700 - 0.1*float64(k) // −710° at 1 kHz (bin 100): two turns off
+	}
+	anchorTurns(unw, binHz)
+	if got := unw[100]; got != -710+720 {
+		t.Errorf("1 kHz: %v°, want 10°", got)
+	}
+	if got := unw[0]; got != -700+720 {
+		t.Errorf("DC: %v°, want 20° (the same two turns)", got)
+	}
+}
+
+// BenchmarkTransferFrame is a frame of the Transfer tab at 1400×900:
+// a new result of 2 channels at N=8192 pulled (1/12-octave smoothing,
+// spatial averages, unwrapped phase, group delay, the impulse response
+// every frame) and drawn.
+func BenchmarkTransferFrame(b *testing.B) {
+	test.NewTempApp(b)
+	src := &fakeTransfer{frames: 1}
+	v := NewTransferView()
+	clock := time.Unix(1e9, 0)
+	v.now = func() time.Time { clock = clock.Add(200 * time.Millisecond); return clock }
+	o := DefaultTransferOptions()
+	o.Unwrap, o.GroupDelay = true, true
+	v.SetOptions(o)
+	win := test.NewTempWindow(b, v)
+	win.SetPadded(false)
+	win.Resize(fyne.NewSize(1400, 900))
+	v.Pull(src)
+	capture(win)
+	w, h := v.img.Rect.Dx(), v.img.Rect.Dy()
+	b.ReportAllocs()
+	for b.Loop() {
+		src.frames++
+		v.Pull(src)
+		v.draw(w, h)
 	}
 }
