@@ -62,7 +62,9 @@ type transferRun struct {
 
 func (r *transferRun) loop() {
 	defer close(r.done)
-	buf := make([]float32, r.feed.ring.Capacity()/8*r.ch)
+	// 50 ms of input a Feed: batches of many frames, and a stop is
+	// seen between them (a Feed analyzes all it is given)
+	buf := make([]float32, max(r.rate/20, 256)*r.ch)
 	ring := r.feed.ring
 	for {
 		select {
