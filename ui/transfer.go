@@ -26,7 +26,6 @@ func (w *Window) showWorkspace(t *container.TabItem) {
 	if t == w.xferTab {
 		w.liveSide.Hide()
 		w.xferSide.Show()
-		w.tp.View().SetDark(w.set.Theme != "light")
 		w.tp.Activate()
 		return
 	}
@@ -42,6 +41,7 @@ func (w *Window) pullTransfer() {
 	if start.Before(w.pullDue) {
 		return
 	}
+	w.tp.View().SetDark(w.set.Theme != "light")
 	w.tp.Pull()
 	if w.pullShare > 1 {
 		w.pullDue = start.Add(w.now().Sub(start) * time.Duration(w.pullShare))

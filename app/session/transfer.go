@@ -107,7 +107,7 @@ func (r *transferRun) close(l *live.Live) {
 // source opens): a stopped analyzer's results stay readable.
 type transferState struct {
 	run    atomic.Pointer[transferRun]
-	msg    string // why it stopped, for the status (under Session.mu)
+	msg    atomic.Pointer[string] // why it stopped, for the status (nil: nothing to say)
 	findMu sync.Mutex
 	finder *dual.DelayFinder
 	res    transfer.LiveResult
@@ -124,7 +124,7 @@ func (m *Session) StartTransfer(s transfer.LiveSettings) error {
 	if m.closed {
 		return errors.New("monitor closed")
 	}
-	m.xfer.msg = ""
+	m.xfer.msg.Store(nil)
 	return m.startTransferLocked(s)
 }
 
@@ -152,7 +152,7 @@ func (m *Session) StopTransfer() {
 	defer m.mu.Unlock()
 	m.stopTransferLocked()
 	m.xfer.run.Store(nil)
-	m.xfer.msg = ""
+	m.xfer.msg.Store(nil)
 }
 
 func (m *Session) stopTransferLocked() {
@@ -180,7 +180,8 @@ func (m *Session) restartTransferLocked() {
 	}
 	if err := m.startTransferLocked(r.set); err != nil {
 		m.stopTransferLocked()
-		m.xfer.msg = fmt.Sprintf("transfer stopped: the new source has %d channels: %v", m.rec.Channels(), err)
+		msg := fmt.Sprintf("transfer stopped: the new source has %d channels: %v", m.rec.Channels(), err)
+		m.xfer.msg.Store(&msg)
 	}
 }
 
@@ -275,13 +276,15 @@ func (m *Session) FindDelays(dst []dual.Delay, phat bool) int {
 
 // TransferStatus describes the transfer analyzer for the status bar:
 // its channels, size, engine (and any fallback), rate of analysis and
-// dropped input; why it stopped; "" when it is off.
+// dropped input; why it stopped; "" when it is off. It never waits for
+// a source being opened (the window calls it on its own goroutine).
 func (m *Session) TransferStatus() string {
 	r := m.xfer.run.Load()
 	if !m.TransferRunning() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		return m.xfer.msg
+		if msg := m.xfer.msg.Load(); msg != nil {
+			return *msg
+		}
+		return ""
 	}
 	var st live.Stats
 	r.tr.ReadStats(&st)

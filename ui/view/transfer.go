@@ -229,6 +229,7 @@ func (v *TransferView) Pull(src TransferSource) {
 	if !src.LatestTransfer(&v.res) {
 		if v.have {
 			v.have = false
+			v.appendReadout()
 			v.raster.Refresh()
 		}
 		return
