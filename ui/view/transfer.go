@@ -130,10 +130,11 @@ type TransferView struct {
 	ir, etc  []float64
 	irDelay  dual.Delay
 	irOK     bool
-	irDue    time.Time
-	irStart  int // the first lag index shown
-	irSpan   int // lags shown
-	irLabelN int // the FFT size the lag axis was labelled for
+	irDue    time.Time // the next pull of the impulse response, no sooner (zero: at once)
+	irFrames uint64    // res.Frames of the impulse response pulled
+	irStart  int       // the first lag index shown
+	irSpan   int       // lags shown
+	irLabelN int       // the FFT size the lag axis was labelled for
 }
 
 // transferPanes are the plot rectangles of one frame.
@@ -240,11 +241,12 @@ func (v *TransferView) Pull(src TransferSource) {
 		v.tracked = v.res.Tracked
 		v.bgVer++
 	}
-	now := v.now()
-	if v.opts.Impulse && !now.Before(v.irDue) {
-		v.irDue = now.Add(irRefreshEvery)
+	// the impulse response: at most every irRefreshEvery, and only of a
+	// new average (or a new channel: nameChannels, SetOptions)
+	if now := v.now(); v.opts.Impulse && !now.Before(v.irDue) && (v.res.Frames != v.irFrames || v.irDue.IsZero()) {
+		v.irDue, v.irFrames = now.Add(irRefreshEvery), v.res.Frames
 		v.pullImpulse(src)
-		v.frames = math.MaxUint64
+		v.raster.Refresh()
 	}
 	if v.res.Frames == v.frames {
 		return
