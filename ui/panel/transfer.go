@@ -366,11 +366,16 @@ func (p *Transfer) Active() bool { return p.active }
 func (p *Transfer) Pull() { p.view.Pull(p.eng) }
 
 // Sync follows the source's channel count (the channel controls, the
-// state fitted to it, the analyzer restarted) and refreshes the status
-// line; the window calls it a few times a second.
+// state fitted to it: every channel but the reference measured stays
+// so; the analyzer restarted) and refreshes the status line; the window
+// calls it a few times a second.
 func (p *Transfer) Sync(inputs int) {
 	if inputs > 0 && inputs != p.inputs {
+		all := len(p.state.Channels) == p.inputs-1 // every channel but the reference: so it stays
 		p.inputs = inputs
+		if all {
+			p.state.Channels = p.state.Channels[:0]
+		}
 		p.state.FitChannels(inputs)
 		p.apply()
 	}

@@ -122,6 +122,17 @@ func TestTransferPanelSettings(t *testing.T) {
 	if s := p.State(); s.Ref != 1 || !slices.Equal(s.Channels, []int{0}) {
 		t.Fatalf("on 2 channels: reference %d, channels %v", s.Ref, s.Channels)
 	}
+	// every channel but the reference measured stays so on more channels;
+	// a choice of some stays that choice
+	p.Sync(4)
+	if s := p.State(); s.Ref != 1 || !slices.Equal(s.Channels, []int{0, 2, 3}) {
+		t.Fatalf("2 → 4 channels: reference %d, channels %v", s.Ref, s.Channels)
+	}
+	p.checks[3].SetChecked(false)
+	p.Sync(6)
+	if s := p.State(); !slices.Equal(s.Channels, []int{0, 2}) {
+		t.Fatalf("4 → 6 channels: channels %v, want the choice [0 2]", s.Channels)
+	}
 }
 
 // TestTransferPanelStress: the stress preset switches the source to the
