@@ -398,8 +398,27 @@ func (v *TransferView) appendReadout() {
 	}
 	b = append(b, "   averaged "...)
 	b = strconv.AppendInt(b, int64(r.Averaged), 10)
+	// the other channels' delays, shortly (as many as fit a line)
+	for i, n := 0, 0; i < len(r.Channels) && n < maxOtherDelays; i++ {
+		if i == c {
+			continue
+		}
+		n++
+		b = append(b, "   ch "...)
+		b = strconv.AppendInt(b, int64(r.Channels[i]+1), 10)
+		if d := v.foundDelay(i); d.Found {
+			b = append(b, ' ')
+			b = strconv.AppendFloat(b, d.Seconds(float64(r.Geometry.Rate))*1000, 'f', 3, 64)
+			b = append(b, " ms"...)
+		} else {
+			b = append(b, " —"...)
+		}
+	}
 	v.readout = b
 }
+
+// maxOtherDelays is how many other channels' delays the readout lists.
+const maxOtherDelays = 6
 
 // appendDelay formats a delay: "delay 2.500 ms · 120.0 samples · 0.858 m
 // · polarity +".
