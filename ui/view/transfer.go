@@ -98,6 +98,7 @@ type TransferView struct {
 	// per channel and bin (bins of the result's geometry)
 	bins     int
 	pow      [][]float64    // |H|², smoothed
+	coh      [][]float64    // γ², smoothed
 	h        [][]complex128 // H (delay taken out when unwrapped), smoothed
 	unw      []float64      // scratch: one channel's unwrapped phase
 	gd       []float64      // scratch: its group delay
@@ -312,9 +313,9 @@ func (v *TransferView) placeIRWindow() {
 func (v *TransferView) ensure(m, bins int) {
 	if v.bins != bins || len(v.pow) != m {
 		v.bins = bins
-		v.pow, v.h = make([][]float64, m), make([][]complex128, m)
+		v.pow, v.h, v.coh = make([][]float64, m), make([][]complex128, m), make([][]float64, m)
 		for c := range m {
-			v.pow[c], v.h[c] = make([]float64, bins), make([]complex128, bins)
+			v.pow[c], v.h[c], v.coh[c] = make([]float64, bins), make([]complex128, bins), make([]float64, bins)
 		}
 		v.unw, v.gd = make([]float64, bins), make([]float64, bins)
 		v.spatial = [2][]float64{make([]float64, bins), make([]float64, bins)}
@@ -364,8 +365,8 @@ func (v *TransferView) compute() {
 		v.response(c, binHz)
 	}
 	if m >= 2 {
-		dual.SpatialAverage(v.spatial[0], v.pow, r.Coherence, false)
-		dual.SpatialAverage(v.spatial[1], v.pow, r.Coherence, true)
+		dual.SpatialAverage(v.spatial[0], v.pow, v.coh, false)
+		dual.SpatialAverage(v.spatial[1], v.pow, v.coh, true)
 		v.powerColumns(v.cMag[m], v.spatial[0])
 		v.powerColumns(v.cMag[m+1], v.spatial[1])
 	}
@@ -373,7 +374,7 @@ func (v *TransferView) compute() {
 	gdLo, gdHi := math.Inf(1), math.Inf(-1)
 	for c := range m {
 		v.powerColumns(v.cMag[c], v.pow[c])
-		v.meanColumns(v.cCoh[c], r.Coherence[c], 1)
+		v.meanColumns(v.cCoh[c], v.coh[c], 1)
 		if v.opts.Unwrap || v.opts.GroupDelay {
 			for k, h := range v.h[c] {
 				v.unw[k] = dual.PhaseDeg(h)
@@ -413,9 +414,11 @@ func (v *TransferView) response(c int, binHz float64) {
 	if d := v.foundDelay(c); v.opts.Unwrap && !r.Tracked && d.Found {
 		dual.RemoveDelay(h, h, binHz, d.Samples/float64(r.Geometry.Rate))
 	}
+	copy(v.coh[c], r.Coherence[c])
 	if v.smoother != nil {
 		v.smoother.Power(pow, pow)
 		v.smoother.Complex(h, h)
+		v.smoother.Power(v.coh[c], v.coh[c]) // γ² smoothed as a mean, as the weights of the spatial average want
 	}
 }
 
