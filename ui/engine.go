@@ -20,6 +20,10 @@ type Engine interface {
 	calEngine          // MeasureCalibrator (calibration.go)
 	panel.FileEngine   // the file tab's analyses
 	panel.RecordEngine // the history's export and the recording
+	// the Transfer tab's analyzer (session.Session's transfer mode):
+	// LatestTransfer and TransferImpulse are called on the Fyne
+	// goroutine every frame, the others from a goroutine of the window's
+	panel.TransferEngine
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

@@ -9,12 +9,14 @@ import (
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/app/transfer"
 )
 
 // fakeEngine is a deterministic analysis: every channel shows a 1 kHz
@@ -42,20 +44,23 @@ type fakeEngine struct {
 	status      string // LiveStats.Status, e.g. a GPU fallback
 	fileErr     error  // what AnalyzeView returns
 	framesN     uint64
-	frozen      bool              // Frames stops counting
-	latestN     int               // Latest calls
-	onLatest    func()            // if set, called by every Latest first
-	spectrum    []float32         // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
-	offset      float32           // added to every level of Latest
-	holdAnalyze bool              // AnalyzeSpectrum waits for its context to end
-	meterResets int               // ResetMeters calls
-	calErr      error             // what MeasureCalibrator returns
-	settle      func()            // waits until the window has applied what it posted
-	longFrames  uint64            // the frames the long-term average holds: Apply restarts it
-	longStep    uint64            // added to longFrames by every Latest
-	history     []historyCall     // ExportHistory calls
-	record      live.RecordStatus // what RecordStatus says
-	recordErr   error             // what StartRecording's done gets
+	frozen      bool                    // Frames stops counting
+	latestN     int                     // Latest calls
+	onLatest    func()                  // if set, called by every Latest first
+	spectrum    []float32               // if set, every trace of Latest is this (dB, bins 0…N/2) plus its offset
+	offset      float32                 // added to every level of Latest
+	holdAnalyze bool                    // AnalyzeSpectrum waits for its context to end
+	meterResets int                     // ResetMeters calls
+	calErr      error                   // what MeasureCalibrator returns
+	settle      func()                  // waits until the window has applied what it posted
+	longFrames  uint64                  // the frames the long-term average holds: Apply restarts it
+	longStep    uint64                  // added to longFrames by every Latest
+	history     []historyCall           // ExportHistory calls
+	record      live.RecordStatus       // what RecordStatus says
+	recordErr   error                   // what StartRecording's done gets
+	xfer        []transfer.LiveSettings // StartTransfer calls
+	xferOn      bool
+	xferFrames  uint64
 }
 
 func newFakeEngine() *fakeEngine {
@@ -394,4 +399,97 @@ func (e *fakeEngine) RecordStatus() live.RecordStatus {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.record
+}
+
+// The fake's transfer analyzer: StartTransfer records the settings; the
+// result is one 1-kHz-peaked channel per measurement channel, each 3 dB
+// under the one before, coherence 1, the delay 2.5 ms (120 samples).
+func (e *fakeEngine) StartTransfer(s transfer.LiveSettings) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s.Channels == nil || s.RefChannel >= e.ch {
+		return errors.New("live: transfer: no measurement channel")
+	}
+	e.xfer = append(e.xfer, s)
+	e.xferOn = true
+	return nil
+}
+
+func (e *fakeEngine) StopTransfer() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.xferOn = false
+}
+
+func (e *fakeEngine) TransferStatus() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.xferOn {
+		return ""
+	}
+	return "transfer: fake"
+}
+
+func (e *fakeEngine) FindDelays(dst []dual.Delay, phat bool) int {
+	for c := range dst {
+		dst[c] = dual.Delay{Found: true, Samples: 120, Polarity: 1, PeakRatio: 50}
+	}
+	return len(dst)
+}
+
+// lastTransfer is the last StartTransfer's settings.
+func (e *fakeEngine) lastTransfer() (transfer.LiveSettings, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.xfer) == 0 {
+		return transfer.LiveSettings{}, false
+	}
+	return e.xfer[len(e.xfer)-1], e.xferOn
+}
+
+func (e *fakeEngine) LatestTransfer(dst *transfer.LiveResult) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.xferOn {
+		return false
+	}
+	s := e.xfer[len(e.xfer)-1]
+	m, bins := len(s.Channels), s.FFT/2+1
+	if len(dst.MagnitudeDB) != m || len(dst.MagnitudeDB[0]) != bins {
+		dst.MagnitudeDB, dst.PhaseDeg, dst.Coherence = make([][]float64, m), make([][]float64, m), make([][]float64, m)
+		for c := range m {
+			dst.MagnitudeDB[c], dst.PhaseDeg[c], dst.Coherence[c] = make([]float64, bins), make([]float64, bins), make([]float64, bins)
+		}
+		dst.Delays = make([]transfer.TrackedDelay, m)
+	}
+	dst.Channels = append(dst.Channels[:0], s.Channels...)
+	dst.Geometry = live.Geometry{Rate: e.rate, FFT: s.FFT, Hop: s.Hop}
+	dst.Tracked, dst.Averaged = s.Track, max(s.Frames, 1)
+	e.xferFrames++
+	dst.Frames = e.xferFrames
+	binHz := float64(e.rate) / float64(s.FFT)
+	for c := range m {
+		dst.Delays[c] = transfer.TrackedDelay{Delay: dual.Delay{Found: true, Samples: 120, Polarity: 1}, Finds: 1}
+		for k := range bins {
+			x := math.Log2(math.Max(float64(k)*binHz, 1) / 1000)
+			dst.MagnitudeDB[c][k] = 6*math.Exp(-x*x*8) - 3*float64(c)
+			dst.PhaseDeg[c][k] = 60 * math.Exp(-x*x*8) * math.Copysign(1, x)
+			dst.Coherence[c][k] = 1
+		}
+	}
+	return true
+}
+
+func (e *fakeEngine) TransferImpulse(ch int, ir, etc []float64) (dual.Delay, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.xferOn || len(e.xfer) == 0 || len(ir) < e.xfer[len(e.xfer)-1].FFT {
+		return dual.Delay{}, false
+	}
+	n := e.xfer[len(e.xfer)-1].FFT
+	for i := range n {
+		ir[i], etc[i] = 0, -100
+	}
+	ir[n/2], etc[n/2] = 1, 0
+	return dual.Delay{Found: true, Samples: 0, Polarity: 1}, true
 }

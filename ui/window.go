@@ -68,6 +68,12 @@ type Window struct {
 	fab       *view.ABView
 	rec       *panel.Record
 	bar       *panel.StatusBar
+	// the Transfer tab (transfer.go) and the side panels (the tab in
+	// view shows its own)
+	xferTab  *container.TabItem
+	tp       *panel.Transfer
+	liveSide *container.Scroll
+	xferSide *container.Scroll
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -127,6 +133,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 		w.ap.useEngine("cpu")
 	}
 	w.installKeys()
+	w.installTransferKeys()
 	w.rp.LoadKept()
 	win.SetOnDropped(func(_ fyne.Position, uris []fyne.URI) {
 		if len(uris) > 0 {
@@ -154,6 +161,7 @@ func (w *Window) Close() {
 	if w.anim != nil {
 		w.anim.Stop()
 	}
+	w.closeTransfer()
 	w.dog.close()
 	w.fp.Close()
 	w.ap.close()
@@ -190,9 +198,11 @@ func (w *Window) build() {
 	file := w.fp.Build(w.openDialog)
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
-	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab)
+	w.buildTransfer()
+	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab)
 	w.tabs.OnSelected = func(t *container.TabItem) {
-		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file is shown
+		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file or the transfer function is shown
+		w.showWorkspace(t)
 		w.updateStatus()
 	}
 	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
@@ -204,8 +214,12 @@ func (w *Window) build() {
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
 	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
-	side := container.NewVScroll(panel)
-	side.SetMinSize(fyne.NewSize(250, 200))
+	w.liveSide = container.NewVScroll(panel)
+	w.xferSide = container.NewVScroll(w.tp.Content())
+	w.xferSide.Hide()
+	side := container.NewStack(w.liveSide, w.xferSide)
+	w.liveSide.SetMinSize(fyne.NewSize(250, 200))
+	w.xferSide.SetMinSize(fyne.NewSize(280, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))
 }
 
@@ -223,8 +237,13 @@ func (w *Window) Pull() {
 		w.statusDue = now.Add(250 * time.Millisecond)
 		w.eng.ReadStats(&w.stats)
 		w.syncConfig()
+		w.tp.Sync(w.stats.Channels)
 		w.updateStatus()
 		w.note.Tick()
+	}
+	if !w.paused && w.tabs.Selected() == w.xferTab {
+		w.pullTransfer()
+		return
 	}
 	if w.paused || w.tabs.Selected() != w.liveTab || len(w.chans) == 0 {
 		return

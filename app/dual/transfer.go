@@ -173,13 +173,12 @@ func RemoveDelay(dst, h []complex128, binHz, delay float64) {
 // (−180, 180] by whole turns. dst may be src.
 func UnwrapDeg(dst, src []float64) {
 	dst = dst[:len(src)]
-	off := 0.0
+	off, prev := 0.0, 0.0
 	for k, p := range src {
 		if k > 0 {
-			prev := src[k-1]
-			step := p - prev
-			off -= 360 * math.Round(step/360)
+			off -= 360 * math.Round((p-prev)/360)
 		}
+		prev = p // src[k] before dst[k] (which may be it) is written
 		dst[k] = p + off
 	}
 }

@@ -248,6 +248,14 @@ func TestTransferPhaseUnwrapGroupDelay(t *testing.T) {
 			t.Fatalf("bin %d: group delay %v, want %v", k, gd[k], tau)
 		}
 	}
+	// in place (dst may be src), the same
+	inPlace := append([]float64(nil), wrapped...)
+	UnwrapDeg(inPlace, inPlace)
+	for k := range inPlace {
+		if inPlace[k] != unwrapped[k] {
+			t.Fatalf("bin %d: unwrapped in place %v, want %v", k, inPlace[k], unwrapped[k])
+		}
+	}
 	RemoveDelay(h, h, binHz, tau)
 	for k, v := range h {
 		if math.Abs(PhaseDeg(v)) > 1e-9 {

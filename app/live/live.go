@@ -283,9 +283,21 @@ func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
 }
 
 // SetTee makes the engine goroutine copy every block of input it reads
-// into r (a playthrough's ring; nil stops it). Blocks whose channel
-// count is not r's are not copied. Any goroutine may call it.
-func (l *Live) SetTee(r *audio.Ring) { l.tee.Store(r) }
+// into r (a playthrough's ring; nil stops it): SetTeeAt(TeePlaythrough, r).
+// Any goroutine may call it.
+func (l *Live) SetTee(r Tee) { l.SetTeeAt(TeePlaythrough, r) }
+
+// SetTeeAt makes the engine goroutine copy every block of input it reads
+// to t in slot (TeePlaythrough, TeeTransfer; nil empties the slot). Blocks
+// whose channel count is not t's are not copied. It panics if slot is out
+// of range. Any goroutine may call it.
+func (l *Live) SetTeeAt(slot int, t Tee) {
+	if t == nil {
+		l.tee[slot].Store(nil)
+		return
+	}
+	l.tee[slot].Store(&teeBox{t})
+}
 
 // setEngine and setSource change what the engine goroutine uses; the
 // statistics show it.

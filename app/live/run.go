@@ -31,8 +31,39 @@ type runState struct {
 	onRead      func(got int)      // called after each ring read with the frames read into tmp (Live.tapAudio)
 }
 
-// teeRing is where Live copies its input for a playthrough (nil: none).
-type teeRing = atomic.Pointer[audio.Ring]
+// Tee receives a copy of every block of input Live reads, on the engine
+// goroutine, also while Live is paused: a playthrough's ring, a transfer
+// analyzer's feed. Write must not block (an *audio.Ring never does).
+type Tee interface {
+	Write(p []float32, t time.Time) // interleaved frames of Channels samples
+	Channels() int
+}
+
+// Tee slots: Live copies its input to the Tee in each slot that holds one.
+const (
+	TeePlaythrough = iota // the monitor output (SetTee)
+	TeeTransfer           // a transfer analyzer
+	teeSlots
+)
+
+// teeBox holds a Tee for an atomic pointer.
+type teeBox struct{ t Tee }
+
+// teeRing is where Live copies its input: one Tee per slot (nil: none).
+type teeRing [teeSlots]atomic.Pointer[teeBox]
+
+// write copies got frames of ch channels from p to every Tee of ch
+// channels.
+func (tr *teeRing) write(p []float32, got, ch int) {
+	if got == 0 {
+		return
+	}
+	for i := range tr {
+		if b := tr[i].Load(); b != nil && b.t.Channels() == ch {
+			b.t.Write(p[:got*ch], time.Now())
+		}
+	}
+}
 
 // reset sizes the buffers for the current plan and starts at stream
 // position pos with nothing held.
@@ -54,9 +85,7 @@ func (r *runState) take(tee *teeRing) int {
 	room := r.cfg.MaxSamples - r.have
 	lostBefore := ring.Lost()
 	got := ring.Read(r.tmp[:room*r.ch])
-	if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
-		t.Write(r.tmp[:got*r.ch], time.Now())
-	}
+	tee.write(r.tmp, got, r.ch)
 	if r.onRead != nil && got > 0 {
 		r.onRead(got)
 	}
@@ -107,9 +136,7 @@ func (r *runState) skip(tee *teeRing) {
 	ring := r.rec.Ring()
 	for {
 		got := ring.Read(r.tmp)
-		if t := tee.Load(); t != nil && got > 0 && t.Channels() == r.ch {
-			t.Write(r.tmp[:got*r.ch], time.Now())
-		}
+		tee.write(r.tmp, got, r.ch)
 		if r.onRead != nil && got > 0 {
 			r.onRead(got)
 		}

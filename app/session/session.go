@@ -66,6 +66,7 @@ type Session struct {
 	outOn   bool
 	outBand dsp.BandSpec
 	outErr  string
+	xfer    transferState // the transfer analyzer (transfer.go)
 }
 
 // New opens src (falling back to the default generator, with a
@@ -166,6 +167,7 @@ func (m *Session) SetSource(spec SourceSpec) (string, error) {
 	if m.outOn { // the output follows the new rate and channels
 		m.startOutLocked()
 	}
+	m.restartTransferLocked() // so does the transfer analyzer
 	return notice, nil
 }
 
@@ -334,6 +336,7 @@ func (m *Session) Close() {
 	}
 	m.closed = true
 	m.stopOutLocked()
+	m.stopTransferLocked()
 	close(m.stop)
 	<-m.done
 	m.rec.Stop()

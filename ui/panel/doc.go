@@ -1,9 +1,9 @@
 // Package panel holds the panels of Prism's window (package ui) that have
 // a package boundary of their own: the File tab, the references, the
-// recording and the status bar. Each is one struct that owns its widgets
-// and state and talks to the window through the interface it declares
-// (the window implements them on an adapter, so ui exports none of their
-// methods):
+// recording, the Transfer tab and the status bar. Each is one struct
+// that owns its widgets and state and talks to the window through the
+// interface it declares (the window implements them on an adapter, so ui
+// exports none of their methods):
 //
 //   - Files (files.go, compare.go): the File tab, its analyses, the
 //     spectrogram's export and the A/B comparison; FileHost and
@@ -15,6 +15,10 @@
 //     window draws the set it is handed (Set) and never changes it.
 //   - Record (record.go): the history's export and the Record toggle;
 //     RecordHost and RecordEngine.
+//   - Transfer (transfer.go, its state in transfer_state.go, its keys
+//     and goroutine in transfer_run.go): the Transfer tab's side panel
+//     and view, the live transfer analyzer's settings; TransferHost and
+//     TransferEngine.
 //   - StatusBar (status.go): the strip, the line under it and the
 //     details, written from the StatusFacts the window gathers.
 //

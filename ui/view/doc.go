@@ -2,8 +2,9 @@
 // window: the live spectrum (spectrum.go, with its reference traces in
 // reference.go and harmonic markers in harmonics.go), the scrolling
 // waterfall, the RTA bars, the level meters, the line plot the
-// differences and A/B spectra are drawn in (lineplot.go, abview.go), and
-// the file view's spectrogram. Under them: the raster base they share
+// differences and A/B spectra are drawn in (lineplot.go, abview.go), the
+// file view's spectrogram, and the live transfer function (transfer.go,
+// transfer_draw.go). Under them: the raster base they share
 // (plot.go), the painter and palettes (draw.go), the mapping of bins to
 // pixel columns (freqmap.go), the time axis and durations for people
 // (timeaxis.go), the conversions of the engine's dBFS spectra into the
@@ -11,10 +12,11 @@
 // (readback.go).
 //
 // A view draws the data it is handed or pulls through a small source
-// interface (SpectrumSource, ColumnSource, MeterSource) and knows nothing
+// interface (SpectrumSource, ColumnSource, MeterSource, TransferSource) and knows nothing
 // of the window, the settings or the controls; it imports only Fyne,
 // app/plot, app/dsp and the session's data types (live.Spectrum,
-// analysis.FileSpectrogram, the window function window.Func). Package
+// analysis.FileSpectrogram, transfer.LiveResult and app/dual's rules,
+// the window function window.Func). Package
 // ui builds the window out of these views. Each view belongs to the Fyne goroutine and owns its buffers:
 // an image is remade only when the widget's pixel size changes, grids and
 // labels are drawn once into a cached background, and a steady-state pull
