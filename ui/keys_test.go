@@ -202,6 +202,6 @@ func TestEveryKeyListed(t *testing.T) {
 func TestKeysOverlayGolden(t *testing.T) {
 	test.NewTempApp(t)
 	win := test.NewTempWindow(t, keysOverlay())
-	win.Resize(fyne.NewSize(1000, 560))
+	win.Resize(fyne.NewSize(1000, 800))
 	test.AssertImageMatches(t, "keys_overlay.png", win.Canvas().Capture())
 }

@@ -3,6 +3,8 @@ package ui
 import (
 	"time"
 
+	"github.com/prismaudio/prism/app/dsp"
+
 	"fyne.io/fyne/v2/container"
 	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/ui/panel"
@@ -18,6 +20,23 @@ var _ panel.TransferHost = (*host)(nil)
 func (w *Window) buildTransfer() {
 	w.tp = panel.NewTransfer(w.eng, (*host)(w), w.win, w.do, nil, w.stats.Channels)
 	w.xferTab = container.NewTabItem("Transfer", w.tp.View())
+	// the references: a transfer function stored here is kept with the
+	// others; those shown are drawn over the transfer view
+	w.tp.OnStore = func(t *dsp.Trace) {
+		if err := w.rp.StoreTrace(t); err != nil {
+			w.note.Fail("The transfer function was not stored as a reference.", err)
+			return
+		}
+		w.note.Info("Stored " + t.Name + " as a reference (References lists it).")
+	}
+	w.rp.OnChange = func() { w.tp.SetReferences(w.rp.Transfers()) }
+}
+
+// The Transfer tab's keys, in the keys overlay's table.
+func init() {
+	for _, k := range panel.TransferKeys {
+		keyRows = append(keyRows, keyRow{k.Key, k.Help, "Transfer"})
+	}
 }
 
 // showWorkspace shows tab t's side panel and runs the transfer analyzer

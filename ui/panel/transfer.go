@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/dual"
@@ -67,11 +66,12 @@ type Transfer struct {
 	savedSrc session.SourceSpec // the source then
 	savedSt  int                // the stimulus then
 	found    []dual.Delay
-	errText  string // the last start's error ("" none)
+	refs     []*dsp.Trace // the transfer references shown (SetReferences)
+	errText  string       // the last start's error ("" none)
 	syncing  bool
 
 	ref, fft, overlap, window, avg, frames *widget.Select
-	smooth, coh, irCh, stim                *widget.Select
+	smooth, coh, irCh, stim, diff          *widget.Select
 	track, phat, unwrap, gd, ir, stressChk *widget.Check
 	speed                                  *widget.Entry
 	find, store                            *widget.Button
@@ -194,12 +194,25 @@ func (p *Transfer) build() {
 	p.speed.OnSubmitted = func(s string) {
 		v, err := parseSpeed(s)
 		if err != nil {
-			dialog.ShowError(err, p.win)
+			p.say(err.Error())
 			return
 		}
 		st.View.SpeedOfSound = v
 		p.apply()
 	}
+	p.diff = widget.NewSelect([]string{diffNone}, func(v string) {
+		if p.syncing {
+			return
+		}
+		i := -1
+		for k, r := range p.refs {
+			if r.Name == v {
+				i = k
+			}
+		}
+		p.view.SetDiffTo(i)
+	})
+	p.diff.SetSelected(diffNone)
 	p.find = widget.NewButton("Find (F)", p.Find)
 	p.store = widget.NewButton("Store ref. (S)", p.Store)
 	p.stressChk = widget.NewCheck("Stress test (GPU vs CPU)", func(on bool) {
@@ -230,7 +243,7 @@ func (p *Transfer) layout() fyne.CanvasObject {
 		row("Average", p.avg), row("Frames", p.frames),
 		section("Delay"), container.NewGridWithColumns(2, p.find, p.store), p.track, p.phat, row("Sound, m/s", p.speed),
 		section("Display"), row("Smoothing", p.smooth), row("Coherence ≥", p.coh), p.unwrap, p.gd, p.ir,
-		row("IR of", p.irCh),
+		row("IR of", p.irCh), row("Difference to ref.", p.diff),
 	)
 }
 
@@ -507,14 +520,41 @@ func (p *Transfer) ToggleStress() {
 func (p *Transfer) Store() {
 	t, err := p.trace(time.Now())
 	if err != nil {
-		dialog.ShowError(err, p.win)
+		p.say(err.Error())
 		return
 	}
 	if p.OnStore == nil {
-		dialog.ShowInformation("Store reference", "This window keeps no references.", p.win)
+		p.say("This window keeps no references.")
 		return
 	}
 	p.OnStore(t)
+}
+
+// say shows a one-sentence message in the panel's status, under the
+// analyzer's (never a dialog), until the next one.
+func (p *Transfer) say(msg string) {
+	p.errText = msg
+	p.showStatus()
+}
+
+// SetReferences hands the transfer-function references shown to the
+// view, to draw over its plots, and to the "Difference to" choice; a
+// difference to one no longer there ends.
+func (p *Transfer) SetReferences(refs []*dsp.Trace) {
+	p.refs = refs
+	p.view.SetReferences(refs)
+	opts := []string{diffNone}
+	for _, r := range refs {
+		opts = append(opts, r.Name)
+	}
+	p.syncing = true
+	defer func() { p.syncing = false }()
+	p.diff.SetOptions(opts)
+	if i := p.view.DiffTo(); i >= 0 && i < len(refs) {
+		p.diff.SetSelected(refs[i].Name)
+	} else {
+		p.diff.SetSelected(diffNone)
+	}
 }
 
 // trace is the reference of the channel shown, named after it and the
@@ -596,3 +636,9 @@ func parseSpeed(s string) (float64, error) {
 	}
 	return v, nil
 }
+
+// DiffOptions are the "Difference to ref." choices offered (tests).
+func (p *Transfer) DiffOptions() []string { return p.diff.Options }
+
+// ChooseDiff picks "Difference to ref." option v, as a tap does.
+func (p *Transfer) ChooseDiff(v string) { p.diff.SetSelected(v) }

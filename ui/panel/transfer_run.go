@@ -47,7 +47,7 @@ type TransferKey struct {
 var TransferKeys = []TransferKey{
 	{'f', "F", "find the delay once", (*Transfer).Find},
 	{'t', "T", "track the delay on / off", (*Transfer).ToggleTrack},
-	{'u', "U", "phase wrapped ↔ unwrapped, delay taken out", (*Transfer).ToggleUnwrap},
+	{'u', "U", "phase wrapped / unwrapped, delay taken out", (*Transfer).ToggleUnwrap},
 	{'y', "Y", "group delay on / off", (*Transfer).ToggleGroupDelay},
 	{'i', "I", "impulse response and ETC on / off", (*Transfer).ToggleImpulse},
 	{'s', "S", "store the transfer function shown as a reference", (*Transfer).Store},
