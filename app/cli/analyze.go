@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
@@ -21,26 +21,8 @@ import (
 	"github.com/prismaudio/prism/internal/proc"
 )
 
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments (`prism analyze in.wav -o out.png --fft 8192`), which
-// the flag package alone stops at.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
 func runAnalyze(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n  Several inputs need -o DIR: an existing directory, or a name ending in /\n  or without a .png, .npy or .csv extension (made if missing).\n", stderr)
+	fs := kit.NewFlags("analyze", "  prism analyze IN -o OUT.png|.npy|.csv [flags]\n  prism analyze IN... -o DIR/ [--format png|npy|csv] [flags]\n  Several inputs need -o DIR: an existing directory, or a name ending in /\n  or without a .png, .npy or .csv extension (made if missing).\n", stderr)
 	var af analysisFlags
 	af.register(fs, "device")
 	out := fs.String("o", "", "output file (format from its extension), or a directory for several inputs")
@@ -49,11 +31,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	var prof bench.Profiles
 	prof.Register(fs)
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
-	inputs, code, ok := parseCommand(fs, args, stderr)
+	inputs, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("analyze", stderr)
+	usage := kit.UsageError("analyze", stderr)
 	if len(inputs) == 0 {
 		return usage("no input file (prism analyze IN -o OUT)")
 	}
@@ -68,7 +50,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	if err := checkReplace(opts.Force, dsts...); err != nil {
+	if err := kit.CheckReplace(opts.Force, dsts...); err != nil {
 		return usage("%v", err)
 	}
 	stopProfiles, ok := startProfiles(&prof, "analyze", stderr)
@@ -82,7 +64,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	go proc.Prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
 	// a batch starts on each GPU as it opens (engineTokens)
-	sess, ok := openSessionStart("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
+	sess, ok := kit.OpenSessionStart("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
@@ -92,11 +74,11 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	left := false
 	defer func() {
 		if !left { // a panic: close as usual
-			sess.close()
+			sess.Close()
 		}
 	}()
 	if len(inputs) > 1 { // a batch: plans are kept between files of one shape
-		sess.sharePlans()
+		sharePlans(sess)
 	}
 	b := batchRun{sess: sess, format: target.Format, opts: opts, quiet: *quiet, timings: *timings, stderr: stderr, start: t0,
 		release: newEarlyRelease(sess, len(inputs), target.Format)}
@@ -105,7 +87,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if took := b.release.Wait(); *timings && took > 0 {
 		bench.WriteLine(stderr, bench.EarlyRelease{Ms: bench.Ms(took)})
 	}
-	sess.leave(stderr, *timings)
+	sess.Leave(stderr, *timings)
 	left = true
 	return status
 }
@@ -114,7 +96,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 // output (saying where inputs share a name) and makes the directory they
 // go to; ok is false when the command should return code.
 func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (encode.Target, []string, int, bool) {
-	usage := usageError("analyze", stderr)
+	usage := kit.UsageError("analyze", stderr)
 	target, err := encode.ResolveTarget(out, format, len(inputs))
 	if err != nil {
 		return target, nil, usage("%v", err), false
@@ -137,13 +119,13 @@ func analyzeOutputs(out, format string, inputs []string, stderr io.Writer) (enco
 
 // sharePlans gives every engine of the session (those still opening too)
 // one plan pool, so a batch keeps plans between files of one shape.
-func (s *session) sharePlans() {
+func sharePlans(s *kit.Session) {
 	pool := engine.NewPlanPool()
-	for i := range s.set {
-		s.set[i].Plans = pool
+	for i := range s.Set {
+		s.Set[i].Plans = pool
 	}
-	if s.opening != nil {
-		s.opening.Plans = pool
+	if s.Opening != nil {
+		s.Opening.Plans = pool
 	}
 }
 
@@ -161,7 +143,7 @@ var filesInFlight = func() int {
 
 // batchRun is one `prism analyze` of inputs.
 type batchRun struct {
-	sess    *session
+	sess    *kit.Session
 	format  encode.Format
 	opts    analysis.AnalyzeOptions
 	quiet   bool
@@ -192,7 +174,7 @@ func (b batchRun) all(inputs, dsts []string) int {
 	for i, in := range inputs {
 		r := <-done[i]
 		results = append(results, r)
-		warn(b.stderr, r.res.Warnings)
+		kit.Warn(b.stderr, r.res.Warnings)
 		if b.timings {
 			bench.WriteLine(b.stderr, bench.FileTimingsOf(in, r.err == nil, r.res))
 		}
@@ -201,7 +183,7 @@ func (b batchRun) all(inputs, dsts []string) int {
 			for _, d := range done[i+1:] { // the others stop too, removing their temporary files
 				<-d
 			}
-			fmt.Fprintf(b.stderr, "prism: %s: interrupted: %s\n", message.Quote(in), b.sess.written.Say())
+			fmt.Fprintf(b.stderr, "prism: %s: interrupted: %s\n", message.Quote(in), b.sess.Written.Say())
 			return ExitFailure
 		case errors.As(r.err, new(*analysis.InputError)):
 			fmt.Fprintf(b.stderr, "prism: %v\n", r.err)
@@ -227,8 +209,8 @@ func (b batchRun) all(inputs, dsts []string) int {
 // GPUs is spread over them all.
 func (b batchRun) dispatch(inputs, dsts []string, done []chan fileResult) {
 	sess := b.sess
-	if len(inputs) == 1 && len(sess.set) > 1 {
-		done[0] <- b.one(sess.set, inputs[0], dsts[0], false)
+	if len(inputs) == 1 && len(sess.Set) > 1 {
+		done[0] <- b.one(sess.Set, inputs[0], dsts[0], false)
 		return
 	}
 	t := b.engineTokens(len(inputs) > 1)
@@ -264,12 +246,12 @@ type tokens struct {
 // to open leaves its files to the others, with a warning.
 func (b batchRun) engineTokens(batch bool) *tokens {
 	sess := b.sess
-	o := sess.opening
+	o := sess.Opening
 	if o == nil {
-		perEngine := max(1, filesInFlight/len(sess.set))
-		t := &tokens{slots: make(chan int, perEngine*len(sess.set)), engine: func(i int) engine.Pair { return sess.set[i] }}
+		perEngine := max(1, filesInFlight/len(sess.Set))
+		t := &tokens{slots: make(chan int, perEngine*len(sess.Set)), engine: func(i int) engine.Pair { return sess.Set[i] }}
 		for k := range perEngine {
-			for i, e := range sess.set {
+			for i, e := range sess.Set {
 				if k == 0 || (e.HasGPU() && batch) {
 					t.slots <- i
 				}
@@ -321,7 +303,7 @@ type fileResult struct {
 // one analyzes one input on set (several GPUs share it: see
 // analysis.AnalyzeFileSet), with a progress bar unless noBar or quiet.
 func (b batchRun) one(set []engine.Pair, in, dst string, noBar bool) fileResult {
-	ctx := b.sess.ctx
+	ctx := b.sess.Ctx
 	if err := ctx.Err(); err != nil {
 		return fileResult{err: err}
 	}
@@ -344,7 +326,7 @@ func (b batchRun) one(set []engine.Pair, in, dst string, noBar bool) fileResult 
 	err = proc.Renamed(err, src, in)
 	res.Warnings = proc.RenameAll(res.Warnings, src, in)
 	if err == nil {
-		b.sess.written.Add(dst)
+		b.sess.Written.Add(dst)
 	}
 	return fileResult{res, err}
 }

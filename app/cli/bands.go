@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
@@ -15,7 +16,7 @@ import (
 )
 
 func runBands(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|2|3|6|12|24|48] [--weighting A|C|Z] [--cal FILE] [--cal-dbspl LEVEL | --calibrator REC.wav] [flags]\n", stderr)
+	fs := kit.NewFlags("bands", "  prism bands IN -o OUT.csv [--fraction 1|2|3|6|12|24|48] [--weighting A|C|Z] [--cal FILE] [--cal-dbspl LEVEL | --calibrator REC.wav] [flags]\n", stderr)
 	out := fs.String("o", "", "output CSV: nominal_hz,exact_hz,lower_hz,upper_hz,level_db,under_resolved")
 	fraction := fs.Int("fraction", 3, "bands per octave: 1, 2, 3, 6, 12, 24 or 48")
 	weighting := fs.String("weighting", dsp.DefaultWeighting.String(), "frequency weighting (IEC 61672-1): A, C or Z")
@@ -26,14 +27,14 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	var cal calFlags
 	cal.register(fs, "channel as --channel or 0")
 	var choice, device string
-	registerEngine(fs, &choice, &device, "device")
+	kit.RegisterEngine(fs, &choice, &device, "device")
 	var force bool
-	registerForce(fs, &force)
-	pos, code, ok := parseCommand(fs, args, stderr)
+	kit.RegisterForce(fs, &force)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("bands", stderr)
+	usage := kit.UsageError("bands", stderr)
 	if len(pos) != 1 {
 		return usage("want one input file (prism bands IN -o OUT.csv)")
 	}
@@ -46,36 +47,36 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	}
 	var err error
 	if o.Cal, err = cal.level(o.Channel); err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if o.Mic, err = cal.mic(); err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if err := engine.CheckChoice(choice); err != nil {
 		return usage("--engine: %v", err)
 	}
-	if err := checkReplace(force, *out); err != nil {
+	if err := kit.CheckReplace(force, *out); err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := openSession("bands", choice, device, false, stderr)
+	sess, ok := kit.OpenSession("bands", choice, device, false, stderr)
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.end() // the output is in place (or discarded) by then
-	sess.written.Expect(*out)
-	src, remove, err := proc.Spool(sess.ctx, pos[0]) // the bands read the file twice
+	defer sess.End() // the output is in place (or discarded) by then
+	sess.Written.Expect(*out)
+	src, remove, err := proc.Spool(sess.Ctx, pos[0]) // the bands read the file twice
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	defer remove()
-	res, err := analysis.AnalyzeBands(sess.ctx, src, o, sess.engines)
+	res, err := analysis.AnalyzeBands(sess.Ctx, src, o, sess.Engines)
 	err = proc.Renamed(err, src, pos[0])
-	warn(stderr, proc.RenameAll(res.Warnings, src, pos[0]))
+	kit.Warn(stderr, proc.RenameAll(res.Warnings, src, pos[0]))
 	if errors.Is(err, context.Canceled) {
-		return interrupted(stderr, "bands", *out)
+		return kit.Interrupted(stderr, "bands", *out)
 	}
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	under, err := writeBands(*out, pos[0], res.Levels, force)
 	if errors.Is(err, encode.ErrOutputIsInput) {
@@ -113,11 +114,11 @@ func checkBandsFlags(o *analysis.BandsOptions, weighting, channel string, cal *c
 	if o.Weighting, err = dsp.ParseWeighting(weighting); err != nil {
 		return fmt.Errorf("--weighting: %v", err)
 	}
-	if o.Channel, err = parseChannel(channel); err != nil {
+	if o.Channel, err = kit.ParseChannel(channel); err != nil {
 		return err
 	}
 	if o.FFT != 0 {
-		if err := checkFFTFlags(o.FFT, 1); err != nil {
+		if err := kit.CheckFFTFlags(o.FFT, 1); err != nil {
 			return err
 		}
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/bench"
 )
 
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench", "", stderr)
+	fs := kit.NewFlags("bench", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON rows")
 	device := fs.String("device", "", "OpenCL device: index or name substring (default $"+gpufft.EnvDevice+", else the first GPU)")
 	engines := fs.String("engine", "all", "engines to measure: all, gpu, cpu")
@@ -27,7 +28,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	e2eSeconds := fs.Float64("e2e-seconds", 600, "--e2e: the file's length in seconds")
 	e2eBatch := fs.Int("e2e-batch", 20, "--e2e: files in the batch case")
 	e2eRepeat := fs.Int("e2e-repeat", 3, "--e2e: runs per case (the median is reported)")
-	if code, ok := parse(fs, args, stderr); !ok {
+	if code, ok := kit.Parse(fs, args, stderr); !ok {
 		return code
 	}
 	if *engines != "all" && *engines != "gpu" && *engines != "cpu" {

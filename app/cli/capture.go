@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/audio"
@@ -36,7 +37,7 @@ const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
 `
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("capture", captureUsage, stderr)
+	fs := kit.NewFlags("capture", captureUsage, stderr)
 	var af analysisFlags
 	af.register(fs, "opencl-device")
 	out := fs.String("o", "", "output file: .png, .npy or .csv")
@@ -51,11 +52,11 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	var prof bench.Profiles
 	prof.Register(fs)
-	pos, code, ok := parseCommand(fs, args, stderr)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("capture", stderr)
+	usage := kit.UsageError("capture", stderr)
 	if len(pos) > 0 {
 		return usage("unexpected argument %q", pos[0])
 	}
@@ -76,13 +77,13 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return ExitFailure
 	}
 	defer stopProfiles()
-	sess, ok := openSession("capture", af.engine, af.device, *quiet, stderr)
+	sess, ok := kit.OpenSession("capture", af.engine, af.device, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.close()
-	sess.written.Expect(*out)
-	engines := sess.engines
+	defer sess.Close()
+	sess.Written.Expect(*out)
+	engines := sess.Engines
 	rec, err := audio.StartRecorder(open, 2)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: capture: %v\n", err)
@@ -101,7 +102,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if !*quiet {
 		co.Log = stderr
 	}
-	st, err := live.Capture(sess.ctx, rec, engines, co)
+	st, err := live.Capture(sess.Ctx, rec, engines, co)
 	return captureDone(st, err, *stats, *out, stdout, stderr)
 }
 
@@ -123,7 +124,7 @@ func captureArgs(seconds float64, rate int, channelsArg string, af *analysisFlag
 		err = tf.check(format)
 	}
 	if err == nil {
-		err = checkReplace(opts.Force, out)
+		err = kit.CheckReplace(opts.Force, out)
 	}
 	return channels, meas, opts, err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
@@ -111,7 +112,7 @@ func (f *captureTransferFlags) settings(o analysis.AnalyzeOptions, meas []int, s
 // captureTransfer runs the live measurement and writes prism transfer's
 // outputs (writeTransfer) and, with --stats, the statistics with the
 // delay summary (transferJSON's keys) on stdout.
-func captureTransfer(sess *session, rec *audio.Recorder, ts transfer.LiveSettings, seconds float64, out string, format encode.Format, force, stats, quiet bool, stdout, stderr io.Writer) int {
+func captureTransfer(sess *kit.Session, rec *audio.Recorder, ts transfer.LiveSettings, seconds float64, out string, format encode.Format, force, stats, quiet bool, stdout, stderr io.Writer) int {
 	if ts.RefChannel >= rec.Channels() {
 		fmt.Fprintf(stderr, "prism: capture: --ref-channel %d: the source has %d channels\n", ts.RefChannel, rec.Channels())
 		return ExitUsage
@@ -120,7 +121,7 @@ func captureTransfer(sess *session, rec *audio.Recorder, ts transfer.LiveSetting
 	if !quiet {
 		log = stderr
 	}
-	lr, st, err := transfer.Capture(sess.ctx, rec, sess.engines, ts, seconds, log)
+	lr, st, err := transfer.Capture(sess.Ctx, rec, sess.Engines, ts, seconds, log)
 	if err != nil && lr.Frames == 0 {
 		return captureDone(st, err, false, out, stdout, stderr)
 	}

@@ -8,14 +8,15 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
 func runDevices(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("devices", "", stderr)
+	fs := kit.NewFlags("devices", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if code, ok := parse(fs, args, stderr); !ok {
+	if code, ok := kit.Parse(fs, args, stderr); !ok {
 		return code
 	}
 	devs, err := gpufft.Devices()

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 )
 
 type harmonicJSON struct {
@@ -26,31 +27,31 @@ type distortionJSON struct {
 }
 
 func runDistortion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("distortion", "  prism distortion IN [--fundamental F] [--channel C] [--json]\n  THD (harmonics 2…10 below Nyquist), THD+N and SINAD, SNR of a sine, from a\n  power-averaged Kaiser (β=20) spectrum of the whole file; noise is\n  everything from just above DC to Nyquist but the fundamental (and the\n  harmonics, for SNR). THD+N is relative to the fundamental.\n", stderr)
+	fs := kit.NewFlags("distortion", "  prism distortion IN [--fundamental F] [--channel C] [--json]\n  THD (harmonics 2…10 below Nyquist), THD+N and SINAD, SNR of a sine, from a\n  power-averaged Kaiser (β=20) spectrum of the whole file; noise is\n  everything from just above DC to Nyquist but the fundamental (and the\n  harmonics, for SNR). THD+N is relative to the fundamental.\n", stderr)
 	fund := fs.Float64("fundamental", 0, "fundamental frequency in Hz (default: the strongest component)")
 	channel := fs.String("channel", "0", "channel: a 0-based index or mix")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	pos, code, ok := parseCommand(fs, args, stderr)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("distortion", stderr)
+	usage := kit.UsageError("distortion", stderr)
 	if len(pos) != 1 {
 		return usage("want one input file (prism distortion IN [--fundamental F])")
 	}
-	ch, err := parseChannel(*channel)
+	ch, err := kit.ParseChannel(*channel)
 	if err != nil {
 		return usage("%v", err)
 	}
 	if !(*fund >= 0) {
 		return usage("--fundamental %g: want a frequency > 0 Hz (or 0: find it)", *fund)
 	}
-	ctx, stop := watchSignals(stderr, nil)
+	ctx, stop := kit.WatchSignals(stderr, nil)
 	defer stop()
 	res, err := analysis.MeasureDistortion(ctx, pos[0], ch, *fund)
-	warn(stderr, res.Warnings)
+	kit.Warn(stderr, res.Warnings)
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	d := res.Distortion
 	if *asJSON {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"testing"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
@@ -20,7 +22,7 @@ func TestEarlyRelease(t *testing.T) {
 	gpu := apptest.OpenCL(t)
 	cpu := gpufft.NewCPU(1)
 	defer cpu.Close()
-	sess := &session{set: []engine.Pair{{Preferred: gpu, CPU: cpu}}}
+	sess := kit.NewSession(context.Background(), []engine.Pair{{Preferred: gpu, CPU: cpu}}, nil)
 	r := newEarlyRelease(sess, 3, encode.FormatNPY)
 	if r == nil {
 		t.Fatal("no early release for NPY on an OpenCL engine")
@@ -50,7 +52,7 @@ func TestEarlyRelease(t *testing.T) {
 	if r := newEarlyRelease(sess, 1, encode.FormatPNG); r != nil {
 		t.Error("an early release for PNG")
 	}
-	if r := newEarlyRelease(&session{set: []engine.Pair{{Preferred: cpu, CPU: cpu}}}, 1, encode.FormatNPY); r != nil {
+	if r := newEarlyRelease(kit.NewSession(context.Background(), []engine.Pair{{Preferred: cpu, CPU: cpu}}, nil), 1, encode.FormatNPY); r != nil {
 		t.Error("an early release without a GPU")
 	}
 	t.Setenv("PRISM_EARLY_RELEASE", "0")

@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
-	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
-	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/window"
 )
 
@@ -33,60 +32,13 @@ func (a *analysisFlags) register(fs *flag.FlagSet, openclFlag string) {
 	fs.IntVar(&a.hop, "hop", 0, "hop between frames in samples, 1…N (default N/4)")
 	fs.StringVar(&a.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.StringVar(&a.channel, "channel", "mix", "channel: mix (mean of channels) or a 0-based index")
-	registerEngine(fs, &a.engine, &a.device, openclFlag)
-	registerForce(fs, &a.force)
+	kit.RegisterEngine(fs, &a.engine, &a.device, openclFlag)
+	kit.RegisterForce(fs, &a.force)
 	fs.IntVar(&a.width, "width", 1920, "PNG plot area width in pixels")
 	fs.IntVar(&a.height, "height", 1080, "PNG plot area height in pixels")
 	fs.StringVar(&a.freqScale, "freq-scale", "log", "PNG frequency axis: lin, log, mel")
 	fs.StringVar(&a.dbRange, "db-range", "-120:0", "PNG colour range in dBFS, MIN:MAX")
 	fs.StringVar(&a.colormap, "colormap", "viridis", "PNG colormap: "+strings.Join(plot.ColormapNames(), ", "))
-}
-
-// registerForce adds --force: replace an output whose permissions protect
-// it (encode.ErrNotWritable otherwise), as `cp -f` would.
-func registerForce(fs *flag.FlagSet, force *bool) {
-	fs.BoolVar(force, "force", false, "replace an existing output even when its permissions forbid writing it")
-}
-
-// checkReplace refuses, before any work, outputs that exist and that their
-// permissions protect, unless --force.
-func checkReplace(force bool, paths ...string) error {
-	for _, p := range paths {
-		if err := encode.CheckReplace(p, force); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// registerEngine adds --engine and the OpenCL device flag.
-func registerEngine(fs *flag.FlagSet, choice, device *string, deviceFlag string) {
-	fs.StringVar(choice, "engine", engine.Auto, "engine: auto (GPU if usable, else CPU), gpu, cpu")
-	fs.StringVar(device, deviceFlag, "", "OpenCL device: index or name substring, or all (every GPU; the default for several files when there are several) (default $"+gpufft.EnvDevice+", else the first GPU)")
-}
-
-// checkFFTFlags is engine.CheckFFT in the words of --fft and --hop.
-func checkFFTFlags(n, hop int) error {
-	err := engine.CheckFFT(n, hop)
-	if errors.As(err, new(*engine.HopError)) {
-		return fmt.Errorf("--hop %d: want 1…%d", hop, n)
-	}
-	if err != nil {
-		return fmt.Errorf("--fft %d: want a power of two from %d to %d", n, engine.MinFFT, engine.MaxFFT)
-	}
-	return nil
-}
-
-// parseChannel reads --channel: "mix" is −1.
-func parseChannel(s string) (int, error) {
-	if s == "mix" {
-		return -1, nil
-	}
-	c, err := strconv.Atoi(s)
-	if err != nil || c < 0 {
-		return 0, fmt.Errorf("--channel %q: want mix or a channel index ≥ 0", s)
-	}
-	return c, nil
 }
 
 // options validates the flags into AnalyzeOptions.
@@ -95,7 +47,7 @@ func (a *analysisFlags) options() (analysis.AnalyzeOptions, error) {
 	if o.Hop == 0 {
 		o.Hop = a.fft / 4
 	}
-	if err := checkFFTFlags(a.fft, o.Hop); err != nil {
+	if err := kit.CheckFFTFlags(a.fft, o.Hop); err != nil {
 		return o, err
 	}
 	w, err := window.Parse(a.window)
@@ -103,7 +55,7 @@ func (a *analysisFlags) options() (analysis.AnalyzeOptions, error) {
 		return o, fmt.Errorf("--window: %v", strings.TrimPrefix(err.Error(), "gpufft: "))
 	}
 	o.Window = w
-	if o.Channel, err = parseChannel(a.channel); err != nil {
+	if o.Channel, err = kit.ParseChannel(a.channel); err != nil {
 		return o, err
 	}
 	if err := engine.CheckChoice(a.engine); err != nil {

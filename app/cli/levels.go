@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
 )
 
@@ -51,15 +52,15 @@ type levelsJSON struct {
 }
 
 func runLevels(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("levels", "  prism levels IN [--json] [--cal-dbspl LEVEL | --calibrator REC.wav]\n  Per channel sample peak (dBFS), true peak (dBTP, BS.1770-4 4× oversampled) and\n  RMS (dBFS, AES17: a full-scale sine reads 0); the programme's integrated\n  loudness (LUFS), loudness range (LU), max momentary and short-term loudness\n  (EBU R128). Undefined values are -inf (null in JSON). With a level\n  calibration the peaks and RMS are also given in dB SPL.\n", stderr)
+	fs := kit.NewFlags("levels", "  prism levels IN [--json] [--cal-dbspl LEVEL | --calibrator REC.wav]\n  Per channel sample peak (dBFS), true peak (dBTP, BS.1770-4 4× oversampled) and\n  RMS (dBFS, AES17: a full-scale sine reads 0); the programme's integrated\n  loudness (LUFS), loudness range (LU), max momentary and short-term loudness\n  (EBU R128). Undefined values are -inf (null in JSON). With a level\n  calibration the peaks and RMS are also given in dB SPL.\n", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	var cal calFlags
 	cal.register(fs, "channel 0")
-	pos, code, ok := parseCommand(fs, args, stderr)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("levels", stderr)
+	usage := kit.UsageError("levels", stderr)
 	if len(pos) != 1 {
 		return usage("want one input file (prism levels IN [--json])")
 	}
@@ -71,14 +72,14 @@ func runLevels(args []string, stdout, stderr io.Writer) int {
 	}
 	lc, err := cal.level(0)
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
-	ctx, stop := watchSignals(stderr, nil)
+	ctx, stop := kit.WatchSignals(stderr, nil)
 	defer stop()
 	res, err := analysis.MeasureLevels(ctx, pos[0])
-	warn(stderr, res.Warnings)
+	kit.Warn(stderr, res.Warnings)
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if *asJSON {
 		return printJSON(stdout, stderr, levelsToJSON(res, cal, lc))

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
@@ -53,7 +54,7 @@ func TestSpreadOverEngines(t *testing.T) {
 		}
 		pool := engine.NewPlanPool()
 		set := []engine.Pair{{Preferred: gs[0], CPU: cpu, Plans: pool}, {Preferred: gs[1], CPU: cpu, Plans: pool}}
-		sess := &session{engines: set[0], set: set, ctx: context.Background(), stop: func() {}}
+		sess := kit.NewSession(context.Background(), set, nil)
 		var errb bytes.Buffer
 		b := batchRun{sess: sess, format: format, opts: opts, quiet: true, timings: true, stderr: &errb}
 		if code := b.all(inputs, dsts); code != ExitOK {
@@ -102,7 +103,7 @@ func TestSpreadOverEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := []engine.Pair{{Preferred: gs[0], CPU: cpu}, {Preferred: gs[1], CPU: cpu}}
-	sess := &session{engines: set[0], set: set, ctx: context.Background(), stop: func() {}}
+	sess := kit.NewSession(context.Background(), set, nil)
 	var errb bytes.Buffer
 	dst := filepath.Join(dir, "long-two.png")
 	if code := (batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: &errb}).all([]string{long}, []string{dst}); code != ExitOK {

@@ -14,6 +14,7 @@ import (
 	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
@@ -40,7 +41,7 @@ func openingBatch(t *testing.T, opens []func() (gpufft.Engine, error), inputs, d
 		pool.Close()
 		cpu.Close()
 	})
-	sess := &session{opening: o, ctx: context.Background(), stop: func() {}}
+	sess := kit.NewSession(context.Background(), nil, o)
 	var errb bytes.Buffer
 	b := batchRun{sess: sess, format: encode.FormatPNG, opts: opts, quiet: true, timings: true, stderr: message.NewSafeWriter(&errb, nil)}
 	code := make(chan int, 1)

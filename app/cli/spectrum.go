@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
@@ -44,7 +45,7 @@ type spectrumFlags struct {
 }
 
 func runSpectrum(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("spectrum", spectrumUsage, stderr)
+	fs := kit.NewFlags("spectrum", spectrumUsage, stderr)
 	var f spectrumFlags
 	fs.StringVar(&f.out, "o", "", "output: .csv (freq_hz,level), .npy (bins × [freq_hz, level…], float32) or .png (plot)")
 	fs.IntVar(&f.fft, "fft", 8192, fmt.Sprintf("FFT size: a power of two, %d…%d", engine.MinFFT, engine.MaxFFT))
@@ -56,13 +57,13 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.refFile, "ref", "", "reference trace CSV (freq_hz,level): write level − reference")
 	fs.StringVar(&f.dbRange, "db-range", "", "PNG vertical range MIN:MAX in dB (default: the top 120 dB)")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
-	registerForce(fs, &f.force)
-	registerEngine(fs, &f.engine, &f.device, "device")
-	pos, code, ok := parseCommand(fs, args, stderr)
+	kit.RegisterForce(fs, &f.force)
+	kit.RegisterEngine(fs, &f.engine, &f.device, "device")
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("spectrum", stderr)
+	usage := kit.UsageError("spectrum", stderr)
 	if len(pos) != 1 {
 		return usage("want one input file (prism spectrum IN -o OUT)")
 	}
@@ -76,37 +77,37 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	}
 	if f.calibrator != "" {
 		if o.Cal, err = f.level(o.Channel); err != nil {
-			return failure(stderr, err)
+			return kit.Failure(stderr, err)
 		}
 	}
 	if o.Mic, o.Ref, err = f.files(); err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if err := engine.CheckChoice(f.engine); err != nil {
 		return usage("--engine: %v", err)
 	}
-	if err := checkReplace(f.force, f.out); err != nil {
+	if err := kit.CheckReplace(f.force, f.out); err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := openSession("spectrum", f.engine, f.device, f.quiet, stderr)
+	sess, ok := kit.OpenSession("spectrum", f.engine, f.device, f.quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.end() // the output is in place (or discarded) by then
-	sess.written.Expect(f.out)
-	src, remove, err := proc.Spool(sess.ctx, pos[0]) // read once per channel
+	defer sess.End() // the output is in place (or discarded) by then
+	sess.Written.Expect(f.out)
+	src, remove, err := proc.Spool(sess.Ctx, pos[0]) // read once per channel
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	defer remove()
-	res, err := analysis.AnalyzeSpectrum(sess.ctx, src, o, sess.engines)
+	res, err := analysis.AnalyzeSpectrum(sess.Ctx, src, o, sess.Engines)
 	err = proc.Renamed(err, src, pos[0])
-	warn(stderr, proc.RenameAll(res.Warnings, src, pos[0]))
+	kit.Warn(stderr, proc.RenameAll(res.Warnings, src, pos[0]))
 	if errors.Is(err, context.Canceled) {
-		return interrupted(stderr, "spectrum", f.out)
+		return kit.Interrupted(stderr, "spectrum", f.out)
 	}
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if err := writeSpectrum(f.out, format, res, o, f); err != nil {
 		fmt.Fprintf(stderr, "prism: spectrum: %v\n", err)
@@ -134,7 +135,7 @@ func (f *spectrumFlags) options() (analysis.SpectrumOptions, error) {
 	o.Window = w
 	if f.channel == "all" {
 		o.Channel = analysis.AllChannels
-	} else if o.Channel, err = parseChannel(f.channel); err != nil {
+	} else if o.Channel, err = kit.ParseChannel(f.channel); err != nil {
 		return o, err
 	}
 	if o.Unit, err = dsp.ParseUnit(f.unit); err != nil {

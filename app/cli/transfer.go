@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
@@ -54,7 +55,7 @@ type transferFlags struct {
 }
 
 func runTransfer(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("transfer", transferUsage, stderr)
+	fs := kit.NewFlags("transfer", transferUsage, stderr)
 	var f transferFlags
 	fs.StringVar(&f.out, "o", "", "output: .csv, .npy (bins × [freq_hz, magnitude_db, phase_deg, coherence…], float32) or .png (plots)")
 	fs.IntVar(&f.refChannel, "ref-channel", 0, "the reference channel (0-based) of IN, or of REF")
@@ -67,13 +68,13 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	fs.BoolVar(&f.json, "json", false, "print the delay summary as JSON on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
-	registerForce(fs, &f.force)
-	registerEngine(fs, &f.engine, &f.device, "device")
-	pos, code, ok := parseCommand(fs, args, stderr)
+	kit.RegisterForce(fs, &f.force)
+	kit.RegisterEngine(fs, &f.engine, &f.device, "device")
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("transfer", stderr)
+	usage := kit.UsageError("transfer", stderr)
 	if len(pos) != 1 && len(pos) != 2 {
 		return usage("want one input file, or a reference file and a measurement file (prism transfer IN -o OUT)")
 	}
@@ -88,18 +89,18 @@ func runTransfer(args []string, stdout, stderr io.Writer) int {
 	if err := engine.CheckChoice(f.engine); err != nil {
 		return usage("--engine: %v", err)
 	}
-	if err := checkReplace(f.force, f.out); err != nil {
+	if err := kit.CheckReplace(f.force, f.out); err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := openSession("transfer", f.engine, f.device, f.quiet || f.json, stderr)
+	sess, ok := kit.OpenSession("transfer", f.engine, f.device, f.quiet || f.json, stderr)
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.end()
-	res, err := transfer.AnalyzeFiles(sess.ctx, in, o, sess.engines)
-	warn(stderr, res.Warnings)
+	defer sess.End()
+	res, err := transfer.AnalyzeFiles(sess.Ctx, in, o, sess.Engines)
+	kit.Warn(stderr, res.Warnings)
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if err := transfer.WriteFile(f.out, format, res, pos, f.force); err != nil {
 		fmt.Fprintf(stderr, "prism: transfer: %v\n", err)

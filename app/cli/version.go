@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/internal/version"
 )
@@ -18,14 +19,14 @@ const versionUsage = `  prism version [--json]   (also prism --version)
 `
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("version", versionUsage, stderr)
+	fs := kit.NewFlags("version", versionUsage, stderr)
 	asJSON := fs.Bool("json", false, "print the build description as JSON")
-	pos, code, ok := parseCommand(fs, args, stderr)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
 	if len(pos) != 0 {
-		return usageError("version", stderr)("takes no arguments")
+		return kit.UsageError("version", stderr)("takes no arguments")
 	}
 	in := version.Get()
 	pa := audio.PortAudio()

@@ -1,4 +1,4 @@
-package cli
+package measure
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dual"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/room"
@@ -40,8 +41,8 @@ type outputs []string
 func (o *outputs) String() string     { return strings.Join(*o, ",") }
 func (o *outputs) Set(v string) error { *o = append(*o, v); return nil }
 
-func runRoom(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("room", roomUsage, stderr)
+func Room(args []string, stdout, stderr io.Writer) int {
+	fs := kit.NewFlags("room", roomUsage, stderr)
 	var (
 		outs               outputs
 		fraction, channel  int
@@ -53,12 +54,12 @@ func runRoom(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&channel, "channel", 0, "the channel of IR.wav holding the response (0-based)")
 	fs.StringVar(&smoothing, "smoothing", "off", "fractional-octave smoothing of the frequency response: 1/N, N in 3…48, or off")
 	fs.BoolVar(&asJSON, "json", false, "print the parameters as JSON on stdout")
-	registerForce(fs, &force)
-	pos, code, ok := parseCommand(fs, args, stderr)
+	kit.RegisterForce(fs, &force)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("room", stderr)
+	usage := kit.UsageError("room", stderr)
 	if len(pos) != 1 {
 		return usage("want one impulse-response file (prism room IR.wav)")
 	}
@@ -85,14 +86,14 @@ func runRoom(args []string, stdout, stderr io.Writer) int {
 	if bad {
 		return usage("-o %s: want at most one .png (decays) and one .csv or .npy (frequency response)", outs.String())
 	}
-	if err := checkReplace(force, outs...); err != nil {
+	if err := kit.CheckReplace(force, outs...); err != nil {
 		return usage("%v", err)
 	}
 	chans, f, warnings, err := audio.ReadChannels(pos[0], []int{channel})
 	if err != nil {
 		return usage("%v", err)
 	}
-	warn(stderr, warnings)
+	kit.Warn(stderr, warnings)
 	ir := make([]float64, len(chans[0]))
 	for i, v := range chans[0] {
 		ir[i] = float64(v)
@@ -104,7 +105,7 @@ func runRoom(args []string, stdout, stderr io.Writer) int {
 	if png != "" {
 		if err := room.WriteDecayPlot(png, res, room.ETC(ir), pos, force); err != nil {
 			fmt.Fprintf(stderr, "prism: room: %v\n", err)
-			return ExitFailure
+			return kit.ExitFailure
 		}
 	}
 	if resp != "" {
@@ -114,18 +115,18 @@ func runRoom(args []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: room: %v\n", err)
-			return ExitFailure
+			return kit.ExitFailure
 		}
 	}
 	if asJSON {
 		b, err := json.Marshal(room.JSON(res, fraction))
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: room: %v\n", err)
-			return ExitFailure
+			return kit.ExitFailure
 		}
 		fmt.Fprintln(stdout, string(b))
-		return ExitOK
+		return kit.ExitOK
 	}
 	fmt.Fprint(stdout, room.Table(res))
-	return ExitOK
+	return kit.ExitOK
 }

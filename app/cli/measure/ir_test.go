@@ -1,4 +1,4 @@
-package cli
+package measure
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
@@ -172,7 +173,7 @@ func TestIRCLIBadInput(t *testing.T) {
 		{rec, "--sweep", sw, "-o", rec}, // the output is the input
 	} {
 		code, _, msg := runOut(append([]string{"ir", "--engine", "cpu"}, args...)...)
-		if code != ExitUsage || !strings.HasPrefix(msg, "prism: ir: ") || strings.Count(msg, "\n") != 1 {
+		if code != kit.ExitUsage || !strings.HasPrefix(msg, "prism: ir: ") || strings.Count(msg, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, msg)
 		}
 	}
@@ -191,7 +192,7 @@ func TestIRCLIForce(t *testing.T) {
 	}
 	args := []string{"ir", filepath.Join(dir, "rec.wav"), "--sweep", filepath.Join(dir, "s.wav"), "-o", out, "--engine", "cpu", "--quiet"}
 	code, _, msg := runOut(args...)
-	if b, _ := os.ReadFile(out); code != ExitUsage || !strings.Contains(msg, "not writable") || string(b) != "keep me" {
+	if b, _ := os.ReadFile(out); code != kit.ExitUsage || !strings.Contains(msg, "not writable") || string(b) != "keep me" {
 		t.Fatalf("without --force: exit %d, %q: %s", code, b, msg)
 	}
 	if code, _, msg := runOut(append(args, "--force")...); code != 0 {

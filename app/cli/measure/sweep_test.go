@@ -1,4 +1,4 @@
-package cli
+package measure
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
@@ -59,7 +60,7 @@ func TestSweepCLI(t *testing.T) {
 	}
 	before, _ := os.ReadFile(out)
 	code, _, msg = runOut("sweep", "-o", out, "--from", "200", "--to", "10000", "--seconds", "1")
-	if after, _ := os.ReadFile(out); code != ExitUsage || !strings.Contains(msg, "not writable") || !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(out); code != kit.ExitUsage || !strings.Contains(msg, "not writable") || !bytes.Equal(before, after) {
 		t.Errorf("read-only output: exit %d: %s", code, msg)
 	}
 	if code, _, msg := runOut("sweep", "-o", out, "--from", "200", "--to", "10000", "--seconds", "1", "--force", "--quiet"); code != 0 {
@@ -89,7 +90,7 @@ func TestSweepCLIBadInput(t *testing.T) {
 		{"-o", out, "--from", "20", "--to", "20000", "--seconds", "1", "extra"},
 	} {
 		code, _, msg := runOut(append([]string{"sweep"}, args...)...)
-		if code != ExitUsage || !strings.HasPrefix(msg, "prism: sweep: ") || strings.Count(msg, "\n") != 1 {
+		if code != kit.ExitUsage || !strings.HasPrefix(msg, "prism: sweep: ") || strings.Count(msg, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, msg)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package measure
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/sweep"
 )
@@ -38,8 +39,8 @@ type sweepFlags struct {
 	quiet, force                     bool
 }
 
-func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("sweep", sweepUsage, stderr)
+func Sweep(args []string, stdout, stderr io.Writer) int {
+	fs := kit.NewFlags("sweep", sweepUsage, stderr)
 	var f sweepFlags
 	fs.StringVar(&f.out, "o", "", "output: SWEEP.wav (and SWEEP.inverse.wav beside it)")
 	fs.Float64Var(&f.from, "from", 0, "start frequency F0 in Hz")
@@ -49,12 +50,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&f.level, "level", sweep.DefaultLevelDB, "peak level in dBFS (−120…0)")
 	fs.Float64Var(&f.fadeMs, "fade", sweep.DefaultFadeSec*1000, "fade-in and fade-out in ms")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
-	registerForce(fs, &f.force)
-	pos, code, ok := parseCommand(fs, args, stderr)
+	kit.RegisterForce(fs, &f.force)
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("sweep", stderr)
+	usage := kit.UsageError("sweep", stderr)
 	if len(pos) != 0 {
 		return usage("unexpected argument %q (prism sweep -o SWEEP.wav --from F0 --to F1 --seconds S)", pos[0])
 	}
@@ -74,23 +75,23 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return usage("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
 	inv := inversePath(f.out)
-	if err := checkReplace(f.force, f.out, inv); err != nil {
+	if err := kit.CheckReplace(f.force, f.out, inv); err != nil {
 		return usage("%v", err)
 	}
 	comment := sweepComment(s)
 	if err := writeSweepWAV(f.out, s.Rate, s.Signal(), comment, f.force); err != nil {
 		fmt.Fprintf(stderr, "prism: sweep: %v\n", err)
-		return ExitFailure
+		return kit.ExitFailure
 	}
 	if err := writeSweepWAV(inv, s.Rate, s.Inverse(), comment+" inverse", f.force); err != nil {
 		fmt.Fprintf(stderr, "prism: sweep: %v\n", err)
-		return ExitFailure
+		return kit.ExitFailure
 	}
 	if !f.quiet {
 		fmt.Fprintf(stdout, "sweep %g → %g Hz in %g s at %d Hz, %g dBFS, fades %g ms; %.3f s with its silences: %s; inverse filter: %s\n",
 			s.From, s.To, s.Seconds, s.Rate, s.LevelDB, f.fadeMs, float64(s.Samples())/float64(s.Rate), f.out, inv)
 	}
-	return ExitOK
+	return kit.ExitOK
 }
 
 // inversePath is where the inverse filter of the sweep at path goes:

@@ -1,4 +1,4 @@
-package cli
+package measure
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
@@ -117,7 +118,7 @@ func TestRoomCLIBadInput(t *testing.T) {
 		{[]string{in, dir}, "one impulse-response file"},
 	} {
 		code, msg := runCLI(append([]string{"room"}, c.args...)...)
-		if code != ExitUsage || !strings.HasPrefix(msg, "prism: room: ") || !strings.Contains(msg, c.want) {
+		if code != kit.ExitUsage || !strings.HasPrefix(msg, "prism: room: ") || !strings.Contains(msg, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, msg, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package measure
 
 import (
 	"encoding/binary"
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/sweep"
@@ -65,8 +66,8 @@ type irFlags struct {
 	json, quiet, force             bool
 }
 
-func runIR(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("ir", irUsage, stderr)
+func IR(args []string, stdout, stderr io.Writer) int {
+	fs := kit.NewFlags("ir", irUsage, stderr)
 	var f irFlags
 	fs.StringVar(&f.out, "o", "", "output: IR.wav or IR.npy; with --distortion DIST.csv or .npy; with --csd CSD.png or .npy")
 	fs.StringVar(&f.sweepPath, "sweep", "", "the sweep prism sweep wrote (its parameters are read from it)")
@@ -79,44 +80,44 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&f.csd, "csd", false, "write the cumulative spectral decay")
 	fs.BoolVar(&f.json, "json", false, "print the summary as JSON on stdout")
 	fs.BoolVar(&f.quiet, "quiet", false, "no summary on stdout")
-	registerForce(fs, &f.force)
-	registerEngine(fs, &f.engine, &f.device, "device")
-	pos, code, ok := parseCommand(fs, args, stderr)
+	kit.RegisterForce(fs, &f.force)
+	kit.RegisterEngine(fs, &f.engine, &f.device, "device")
+	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
 	}
-	usage := usageError("ir", stderr)
+	usage := kit.UsageError("ir", stderr)
 	if len(pos) != 1 {
 		return usage("want one recording (prism ir RECORDING.wav --sweep SWEEP.wav -o IR.wav)")
 	}
 	if msg := f.check(fs); msg != "" {
 		return usage("%s", msg)
 	}
-	if err := checkReplace(f.force, f.out); err != nil {
+	if err := kit.CheckReplace(f.force, f.out); err != nil {
 		return usage("%v", err)
 	}
 	rec, ref, rate, warns, err := f.read(pos[0])
-	warn(stderr, warns)
+	kit.Warn(stderr, warns)
 	if err != nil {
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	spec := sweep.NewSpec(f.from, f.to, f.seconds, rate)
 	if f.sweepPath != "" {
 		if spec, err = readSweepSpec(f.sweepPath); err != nil {
-			return failure(stderr, err)
+			return kit.Failure(stderr, err)
 		}
 		if spec.Rate != rate {
-			return failure(stderr, &analysis.InputError{Err: fmt.Errorf("ir: the sweep is at %d Hz, the recording at %d Hz", spec.Rate, rate)})
+			return kit.Failure(stderr, &analysis.InputError{Err: fmt.Errorf("ir: the sweep is at %d Hz, the recording at %d Hz", spec.Rate, rate)})
 		}
 	} else if err := spec.Check(); err != nil {
 		return usage("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
-	sess, ok := openSession("ir", f.engine, f.device, f.quiet || f.json, stderr)
+	sess, ok := kit.OpenSession("ir", f.engine, f.device, f.quiet || f.json, stderr)
 	if !ok {
-		return ExitFailure
+		return kit.ExitFailure
 	}
-	defer sess.end()
-	res, notice, err := sweep.Analyze(sess.ctx, sess.engines, spec, rec, ref, sweep.Options{Distortion: f.distortion, CSD: f.csd})
+	defer sess.End()
+	res, notice, err := sweep.Analyze(sess.Ctx, sess.Engines, spec, rec, ref, sweep.Options{Distortion: f.distortion, CSD: f.csd})
 	if notice != "" && !f.quiet && !f.json {
 		fmt.Fprintf(stderr, "prism: ir: %s\n", notice)
 	}
@@ -125,14 +126,14 @@ func runIR(args []string, stdout, stderr io.Writer) int {
 		if errors.As(err, &ie) {
 			err = &analysis.InputError{Err: fmt.Errorf("ir: %s: %w", pos[0], ie)}
 		}
-		return failure(stderr, err)
+		return kit.Failure(stderr, err)
 	}
 	if err := f.write(res, pos[0]); err != nil {
 		fmt.Fprintf(stderr, "prism: ir: %v\n", err)
 		if errors.Is(err, encode.ErrOutputIsInput) {
-			return ExitUsage
+			return kit.ExitUsage
 		}
-		return ExitFailure
+		return kit.ExitFailure
 	}
 	return f.summary(res, stdout, stderr)
 }
@@ -348,7 +349,7 @@ func (f *irFlags) summary(res sweep.Result, stdout, stderr io.Writer) int {
 			"snr_db": snr, "polarity": res.Polarity})
 		if err != nil {
 			fmt.Fprintf(stderr, "prism: ir: %v\n", err)
-			return ExitFailure
+			return kit.ExitFailure
 		}
 		fmt.Fprintln(stdout, string(b))
 	case !f.quiet:
@@ -363,5 +364,5 @@ func (f *irFlags) summary(res sweep.Result, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "impulse response: latency %.4f ms (%.2f samples%s), peak %.2f dBFS, SNR %.1f dB, polarity %s; %s\n",
 			res.LatencyMs(), res.LatencySamples, ref, res.PeakDBFS, res.SNRDB, pol, f.out)
 	}
-	return ExitOK
+	return kit.ExitOK
 }
