@@ -64,7 +64,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	go proc.Prefetch(inputs[:min(len(inputs), filesInFlight)])
 	t0 := time.Now()
 	// a batch starts on each GPU as it opens (engineTokens)
-	sess, ok := kit.OpenSessionStart("analyze", af.engine, af.device, len(inputs) > 1, *quiet, stderr)
+	choice := kit.ChooseEngine("analyze", af.engine, inputs, kit.Verbose(), stderr)
+	sess, ok := kit.OpenSessionStart("analyze", choice, af.device, len(inputs) > 1, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}

@@ -58,7 +58,7 @@ func runBands(args []string, stdout, stderr io.Writer) int {
 	if err := kit.CheckReplace(force, *out); err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := kit.OpenSession("bands", choice, device, false, stderr)
+	sess, ok := kit.OpenSession("bands", kit.ChooseEngine("bands", choice, pos[:1], kit.Verbose(), stderr), device, false, stderr)
 	if !ok {
 		return ExitFailure
 	}

@@ -41,7 +41,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return ExitUsage
 		}
 		o := bench.E2EOptions{Seconds: *e2eSeconds, Batch: *e2eBatch, Repeat: *e2eRepeat, Device: *device, JSON: *asJSON,
-			Engines: []string{"gpu", "cpu"}}
+			Engines: []string{"gpu", "cpu", "auto"}}
 		if *engines != "all" {
 			o.Engines = []string{*engines}
 		}

@@ -95,7 +95,9 @@ func Usage(w io.Writer) {
 // any other control characters escaped (see message.SafeWriter).
 func Run(args []string, stdout, stderr io.Writer) int {
 	stderr = message.NewSafeWriter(stderr, args)
+	n := len(args)
 	args = withoutVerbose(args)
+	kit.SetVerbose(len(args) != n)
 	if len(args) > 0 && args[0] == probeArg {
 		dev := ""
 		if len(args) > 1 {

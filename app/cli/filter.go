@@ -53,7 +53,7 @@ func runFilter(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := kit.OpenSession("filter", choice, device, *quiet, stderr)
+	sess, ok := kit.OpenSession("filter", kit.ChooseEngine("filter", choice, pos[:1], kit.Verbose(), stderr), device, *quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}

@@ -89,7 +89,7 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	if err := kit.CheckReplace(f.force, f.out); err != nil {
 		return usage("%v", err)
 	}
-	sess, ok := kit.OpenSession("spectrum", f.engine, f.device, f.quiet, stderr)
+	sess, ok := kit.OpenSession("spectrum", kit.ChooseEngine("spectrum", f.engine, pos[:1], kit.Verbose(), stderr), f.device, f.quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
