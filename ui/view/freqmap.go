@@ -12,10 +12,14 @@ import (
 // Where a column spans one bin or more it shows their maximum, so a narrow
 // peak is never lost between pixels; where it is narrower than a bin it
 // interpolates between the two nearest bins, so low frequencies on a log
-// axis draw as a smooth curve, not steps.
+// axis draw as a smooth curve, not steps — and shows the bin whose centre
+// falls in it, if one does and is higher: a peak on a column about a bin
+// wide is drawn at its level, not interpolated away between two column
+// centres (2.7 dB of a Hann main lobe's top, where columns and bins are
+// near the same width).
 type binMap struct {
-	lo, hi []int32   // bins [lo, hi) for columns wider than a bin
-	pos    []float32 // fractional bin at the column's centre; < 0: use lo…hi
+	lo, hi []int32   // bins [lo, hi): those whose centres fall in the column
+	pos    []float32 // fractional bin at the column's centre; < 0: use lo…hi alone
 	bins   int
 }
 
@@ -31,6 +35,12 @@ func newBinMap(axis plot.FreqAxis, width, n, rate int) binMap {
 		m.pos[x] = -1
 		if f1-f0 < binHz {
 			m.pos[x] = float32(axis.Freq((float64(x)+0.5)/float64(width)) / binHz)
+			// the bin whose centre is in [f0, f1), if any
+			k := math.Ceil(f0 / binHz)
+			m.lo[x], m.hi[x] = 0, 0
+			if k*binHz < f1 && int(k) < m.bins {
+				m.lo[x], m.hi[x] = int32(k), int32(k)+1
+			}
 		}
 	}
 	return m
@@ -49,7 +59,11 @@ func (m *binMap) value(x int, db []float32) float32 {
 			return db[len(db)-1]
 		}
 		t := p - float32(k)
-		return db[k] + t*(db[k+1]-db[k])
+		v := db[k] + t*(db[k+1]-db[k])
+		if lo, hi := int(m.lo[x]), int(m.hi[x]); hi > lo && hi <= len(db) {
+			v = plot.MaxOf(v, db[lo])
+		}
+		return v
 	}
 	lo, hi := min(int(m.lo[x]), len(db)), min(int(m.hi[x]), len(db))
 	return plot.MaxLevel(float32(math.Inf(-1)), db[lo:hi])
