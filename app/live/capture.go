@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/live/rowsink"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/window"
@@ -107,17 +108,17 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts
 	if err != nil {
 		return Stats{}, err
 	}
-	sink := newCaptureSink(rw, opts, rec.Channels(), total)
-	defer sink.close(0) // the writer goroutine ends on every return (twice is harmless)
+	sink := rowsink.New(rw, opts.Channel, rec.Channels(), opts.FFT/2+1, total)
+	defer sink.Close(0) // the writer goroutine ends on every return (twice is harmless)
 	s := DefaultSettings()
-	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
-	s.ColumnChannel = sink.ch + 1
+	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.Grid()
+	s.ColumnChannel = sink.Ch + 1
 	live, err := New(rec, engines, s)
 	if err != nil {
 		return Stats{}, err
 	}
 	defer live.Close()
-	live.onBatch = sink.batch
+	live.onBatch = sink.Batch
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	start, began := rec.Ring().Position(), time.Now()
 	short, err := captureRun(ctx, live, sink, opts, rate)
@@ -125,7 +126,7 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts
 		return live.Stats(), err
 	}
 	st := live.Stats()
-	sink.close(sink.next)
+	sink.Close(sink.Next)
 	if short != nil {
 		// the rest of the timeline is gap rows and its input is counted:
 		// an outage that lasts to the end, or input the analysis did not
@@ -140,46 +141,46 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts
 			st.DroppedOverflowFrames += tail
 			short = fmt.Errorf("%w: the input kept coming but the analysis fell behind (%d input frames dropped): a faster engine, a smaller FFT or a longer hop keeps up", short, st.DroppedFrames)
 		}
-		sink.padTo(total)
+		sink.PadTo(total)
 	}
-	if sink.err != nil {
-		return st, sink.err
+	if sink.Err != nil {
+		return st, sink.Err
 	}
-	if err := rw.Finish(sink.written); err != nil {
+	if err := rw.Finish(sink.Written); err != nil {
 		return st, err
 	}
 	if err := o.Commit(); err != nil {
 		return st, err
 	}
-	if err := capturePeak(live, sink.ch, opts, &st); err != nil {
+	if err := capturePeak(live, sink.Ch, opts, &st); err != nil {
 		return st, err
 	}
-	st.GapFrames, st.DroppedOutputFrames = uint64(sink.gaps), uint64(sink.dropped)
+	st.GapFrames, st.DroppedOutputFrames = uint64(sink.Gaps), uint64(sink.Dropped)
 	logOutages(opts.Log, rec, start, rate)
-	if sink.dropped > 0 {
-		logf(opts.Log, "prism: the %s writer fell behind: %d frames dropped, written as gap rows\n", opts.Format, sink.dropped)
+	if sink.Dropped > 0 {
+		logf(opts.Log, "prism: the %s writer fell behind: %d frames dropped, written as gap rows\n", opts.Format, sink.Dropped)
 	}
 	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped (%d overflow, %d outage), %d overflows, %d stalls, %d reopens\n",
-		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.DroppedOverflowFrames, st.DroppedOutageFrames, st.Overflows, st.Stalls, st.Reopens)
+		opts.Out, sink.Written, sink.Gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.DroppedOverflowFrames, st.DroppedOutageFrames, st.Overflows, st.Stalls, st.Reopens)
 	return st, short
 }
 
 // captureRun steps the analysis until the sink has the whole timeline, the
 // context ends (its error), or the deadline, Seconds + Grace from now,
 // passes (short: an error wrapping ErrIncomplete).
-func captureRun(ctx context.Context, live *Live, sink *captureSink, opts CaptureOptions, rate int) (short, err error) {
+func captureRun(ctx context.Context, live *Live, sink *rowsink.Sink, opts CaptureOptions, rate int) (short, err error) {
 	grace := opts.Grace
 	if grace == 0 {
 		grace = 5 * time.Second
 	}
 	deadline := time.Now().Add(time.Duration(opts.Seconds*float64(time.Second)) + grace)
-	for sink.next < sink.total && !sink.failed.Load() {
+	for sink.Next < sink.Total && !sink.Failed.Load() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end)", ErrIncomplete,
-				float64(sink.next*opts.Hop)/float64(rate), opts.Seconds, grace), nil
+				float64(sink.Next*opts.Hop)/float64(rate), opts.Seconds, grace), nil
 		}
 		n, err := live.Step()
 		if err != nil {
@@ -252,5 +253,5 @@ func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, t
 	img := opts.Image
 	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, dsp.ChannelName(opts.Channel))
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
-	return newImageRows(o, layout, total), nil
+	return rowsink.NewImage(o, layout, total), nil
 }

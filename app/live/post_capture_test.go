@@ -75,20 +75,3 @@ func TestCaptureImageFromEngine(t *testing.T) {
 		}
 	}
 }
-
-// TestPlotGridMaxColumns: no batch of n frames touches more columns of a
-// capture image's grid than the live plan is sized for (one more is kept
-// for a column a gap left open), with more columns than frames or fewer.
-func TestPlotGridMaxColumns(t *testing.T) {
-	for _, g := range []plotGrid{{1000, 90}, {1920, 43}, {64, 90}, {1920, 720000}, {7, 7}} {
-		for _, n := range []int{1, 2, 6, 20} {
-			for f0 := 0; f0+n <= g.frames; f0 += max(1, g.frames/500) {
-				first, _ := g.FrameColumns(int64(f0))
-				_, last := g.FrameColumns(int64(f0 + n - 1))
-				if touched := int(last - first + 1); touched > g.maxColumns(n)-1 {
-					t.Fatalf("grid %+v: frames %d…%d touch %d columns, sized for %d", g, f0, f0+n-1, touched, g.maxColumns(n)-1)
-				}
-			}
-		}
-	}
-}
