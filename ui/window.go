@@ -7,7 +7,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
@@ -95,12 +94,9 @@ type Window struct {
 
 	overlaySeen bool // an overlay (a dropdown's list) showed at a tick since (keys.go)
 
-	openDlg  dialog.Dialog // the open dialog last shown (tests)
-	openPath *escEntry     // its path entry
-	saveDlg  dialog.Dialog // the save dialog last shown (tests)
-	savePath *escEntry     // its path entry
-	note     *panel.Notice // the notice line above the status bar (news, failures in a user's words)
-	pc       plotControls  // the plot section's controls (settings_view.go)
+	dlg  *panel.Dialogs // the file dialogs and the recent folders
+	note *panel.Notice  // the notice line above the status bar (news, failures in a user's words)
+	pc   plotControls   // the plot section's controls (settings_view.go)
 
 	// the live difference to a reference and the harmonics (references.go,
 	// harmonics.go)
@@ -182,6 +178,7 @@ func (w *Window) build() {
 	s := w.set
 	w.note = panel.NewNotice(w.win)
 	w.note.Verbose = w.opts.Verbose
+	w.dlg = panel.NewDialogs(w.win, w.app.Preferences(), prefRecent, w.note)
 	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
 	w.refs = w.rp.Set()
 	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
