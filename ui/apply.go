@@ -220,7 +220,7 @@ func (w *Window) syncControls() {
 		return
 	}
 	w.c.sync()
-	w.cal.sync()
+	w.cal.Sync()
 }
 
 // settings are the current settings (controlsHost).
@@ -237,9 +237,6 @@ func (w *Window) runningEngine() string {
 	}
 	return "gpu"
 }
-
-// channels are the input's channels (calHost).
-func (w *Window) channels() int { return w.stats.Channels }
 
 // rate is the analysis's sample rate (48000 before the first stats).
 func (w *Window) rate() int {

@@ -72,7 +72,7 @@ func (h *host) DifferenceShown() bool { return h.refs.DiffTo() >= 0 }
 // unit shown, and measures and differences it (panel.FileHost).
 func (h *host) FileSpectrumShown(sp *live.Spectrum) {
 	w := (*Window)(h)
-	w.cal.showFile(w.fspec, sp)
+	w.cal.ShowFile(w.fspec, sp)
 	if f := w.fview.File(); f != w.harmFile { // another file: the old one's readout must go
 		w.harmFile = f
 		w.fharm.Discard()

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/storage"
 )
 
 // Preference keys of the file dialogs and the window.
@@ -42,10 +41,4 @@ func (w *Window) saveWindowSize() {
 // browses there) and Browse… (the file dialog, at the newest folder).
 func (w *Window) openDialog() {
 	w.dlg.ShowOpen("Open an audio file", w.fp.OpenFile)
-}
-
-// chooseFile asks for a file to read (calHost's Mic file…): the path
-// dialog (panel.Dialogs.Choose).
-func (w *Window) chooseFile(filter storage.FileFilter, use func(path string) error) {
-	w.dlg.Choose(filter, use)
 }

@@ -192,7 +192,7 @@ func (w *Window) applyPlotView() {
 // unshifted one) become the settings, so both spectra, the waterfall's
 // colours and the next start follow.
 func (w *Window) zoomed(fLo, fHi, dbMin, dbMax float64) {
-	shift, _ := w.cal.axes(&w.set)
+	shift, _ := w.cal.Axes(w.set.calSettings())
 	lo, hi := dbMin-shift, dbMax-shift
 	if d := dbFloor - lo; d > 0 { // kept within what the plots may show
 		lo, hi = lo+d, hi+d

@@ -52,7 +52,7 @@ type Window struct {
 	wf   *view.Waterfall
 	rta  *view.RTAView
 	lvl  *view.MetersView
-	cal  *calPanel // the unit and calibration the live spectrum and RTA show
+	cal  *panel.Calibration // the unit and calibration the live spectrum and RTA show
 
 	tabs    *container.AppTabs
 	liveTab *container.TabItem
@@ -181,7 +181,7 @@ func (w *Window) build() {
 	w.dlg = panel.NewDialogs(w.win, w.app.Preferences(), prefRecent, w.note)
 	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
 	w.refs = w.rp.Set()
-	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
+	w.cal = panel.NewCalibration((*host)(w), w.eng, w.eng, w.win, w.do)
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
@@ -210,7 +210,7 @@ func (w *Window) build() {
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
-	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
+	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.Build(), w.rp.Build(), exports)
 	w.liveSide = container.NewVScroll(panel)
 	w.xferSide = container.NewVScroll(w.tp.Content())
 	w.xferSide.Hide()
@@ -254,11 +254,11 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lastFrames = f
-	w.spec.Pull(w.cal.source(), w.chans)
+	w.spec.Pull(w.cal.Source(), w.chans)
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(w.cal.source(), w.lowerChannel())
+		w.rta.Pull(w.cal.Source(), w.lowerChannel())
 	} else {
 		w.wf.Pull(w.eng, w.lowerChannel())
 	}
