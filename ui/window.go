@@ -96,7 +96,7 @@ type Window struct {
 
 	dlg  *panel.Dialogs // the file dialogs and the recent folders
 	note *panel.Notice  // the notice line above the status bar (news, failures in a user's words)
-	pc   plotControls   // the plot section's controls (settings_view.go)
+	pc   *panel.Plot    // the plot section (settings_view.go)
 
 	// the live difference to a reference and the harmonics (references.go,
 	// harmonics.go)
