@@ -38,7 +38,7 @@
 // out of the engine (Latest, Columns) into buffers the views keep; none
 // of that allocates in steady state (TestPullDoesNotAllocate). Settings
 // changes never wait for the analysis: the window posts them to an
-// applier goroutine that hands the engine the newest (applier.go), so
+// applier goroutine that hands the engine the newest (ui/internal/applier), so
 // spectra of the old FFT size keep arriving for a while and every view
 // maps each spectrum by its own length. The harmonics are measured a few
 // times a second on a goroutine of their own (harmonics.go). Every type

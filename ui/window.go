@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/internal/applier"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -45,8 +46,8 @@ type Window struct {
 	eng  Engine
 	opts Options
 	set  Settings
-	ap   *applier     // settings → engine, off the Fyne goroutine
-	do   func(func()) // onto the Fyne goroutine
+	ap   *applier.Applier // settings → engine, off the Fyne goroutine
+	do   func(func())     // onto the Fyne goroutine
 
 	spec *view.SpectrumView
 	wf   *view.Waterfall
@@ -115,7 +116,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	if w.do == nil {
 		w.do = fyne.Do
 	}
-	w.ap = newApplier(eng)
+	w.ap = applier.New(eng)
 	w.set = LoadSettings(a.Preferences())
 	w.set.Source = eng.Source()
 	if !eng.HasGPU() {
@@ -126,7 +127,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	w.applyDisplay()
 	w.applyAnalysis()
 	if w.set.Engine == "cpu" && eng.HasGPU() {
-		w.ap.useEngine("cpu")
+		w.ap.UseEngine("cpu")
 	}
 	w.installKeys()
 	w.installTransferKeys()
@@ -160,7 +161,7 @@ func (w *Window) Close() {
 	w.closeTransfer()
 	w.dog.close()
 	w.fp.Close()
-	w.ap.close()
+	w.ap.Close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
 }
