@@ -11,6 +11,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/ui/internal/applier"
+	"github.com/prismaudio/prism/ui/internal/watchdog"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -86,7 +87,7 @@ type Window struct {
 	cfgAt      time.Time // when cfg last changed (w.now)
 	cfgFrames  uint64    // LiveStats.Frames then
 	anim       *fyne.Animation
-	dog        watchdog // with a trace: reports a tick that stopped running
+	dog        watchdog.Watchdog // with a trace: reports a tick that stopped running
 	statusDue  time.Time
 	notice     string
 	now        func() time.Time
@@ -139,7 +140,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	})
 	if !opts.Manual {
 		if opts.Trace != nil {
-			w.dog.start(os.Stderr, stallAfter)
+			w.dog.Start(os.Stderr, watchdog.StallAfter)
 		}
 		w.anim = fyne.NewAnimation(time.Second, func(float32) { w.Pull() })
 		w.anim.RepeatCount = fyne.AnimationRepeatForever
@@ -159,7 +160,7 @@ func (w *Window) Close() {
 		w.anim.Stop()
 	}
 	w.closeTransfer()
-	w.dog.close()
+	w.dog.Close()
 	w.fp.Close()
 	w.ap.Close()
 	w.set.Save(w.app.Preferences())
@@ -227,7 +228,7 @@ func (w *Window) build() {
 // state.
 func (w *Window) Pull() {
 	now := time.Now()
-	w.dog.ticked()
+	w.dog.Ticked()
 	w.releaseSelectFocus()
 	w.countFrame(now)
 	w.measureFileDue(w.now())
