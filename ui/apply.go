@@ -17,7 +17,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	fn(&w.set)
 	w.set.Save(w.app.Preferences())
 	if w.set.Engine != prev.Engine {
-		w.ap.useEngine(w.set.Engine)
+		w.ap.UseEngine(w.set.Engine)
 	}
 	if w.set.Source != prev.Source {
 		w.setSource(w.set.Source)
@@ -53,7 +53,7 @@ func (w *Window) applyAnalysis() {
 		w.notice = err.Error()
 		return
 	}
-	w.ap.apply(l)
+	w.ap.Apply(l)
 }
 
 // resetHolds restarts the averages and holds (the analysis settings sent
@@ -220,7 +220,7 @@ func (w *Window) syncControls() {
 		return
 	}
 	w.c.sync()
-	w.cal.sync()
+	w.cal.Sync()
 }
 
 // settings are the current settings (controlsHost).
@@ -237,9 +237,6 @@ func (w *Window) runningEngine() string {
 	}
 	return "gpu"
 }
-
-// channels are the input's channels (calHost).
-func (w *Window) channels() int { return w.stats.Channels }
 
 // rate is the analysis's sample rate (48000 before the first stats).
 func (w *Window) rate() int {

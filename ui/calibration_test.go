@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/meter"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
 )
@@ -47,7 +48,7 @@ func checkLevels(t *testing.T, w *Window, what string, offset func(f float64) fl
 func TestUnitDensity(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
+	if err := w.cal.SetUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -71,7 +72,7 @@ func TestUnitDensity(t *testing.T) {
 	if w.rta.UnitLabel() != "dBFS" {
 		t.Errorf("RTA unit %q in dBFS/Hz, want dBFS (band levels are not densities)", w.rta.UnitLabel())
 	}
-	if err := w.cal.setUnit(dsp.DBSPL); !errors.Is(err, errNotCalibrated) || w.set.Unit.String() != "dbfs-hz" {
+	if err := w.cal.SetUnit(dsp.DBSPL); !errors.Is(err, panel.ErrNotCalibrated) || w.set.Unit.String() != "dbfs-hz" {
 		t.Errorf("dB SPL before a calibration: %v, unit %q", err, w.set.Unit.String())
 	}
 }
@@ -112,7 +113,7 @@ const goodMic = "\"Sens Factor =-1.5dB, SERNO: 700\"\n* a test microphone\n20 0 
 func TestCalibrationAndMic(t *testing.T) {
 	e := newFakeEngine()
 	w, a := newTestWindow(t, e)
-	if err := w.cal.calibrateFullScale(120); err != nil {
+	if err := w.cal.CalibrateFullScale(120); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()
@@ -124,18 +125,18 @@ func TestCalibrationAndMic(t *testing.T) {
 	if !strings.Contains(w.lvl.Text(), "RMS 95.7 dB SPL") {
 		t.Errorf("meters: %q", w.lvl.Text())
 	}
-	if err := w.cal.calibrateFullScale(-3); err == nil {
+	if err := w.cal.CalibrateFullScale(-3); err == nil {
 		t.Error("a −3 dB SPL calibration: no error")
 	}
 
 	// 0 dB to 200 Hz, +2 dB from 2 kHz, linear in log f between
 	bad := writeMic(t, goodMic+"2000 2 0\n1000 1 0\n")
-	err := w.cal.loadMicFile(bad)
+	err := w.cal.LoadMicFile(bad)
 	var ce *dsp.CalFileError
-	if !errors.As(err, &ce) || ce.Line != 6 || !strings.Contains(err.Error(), "line 6") || w.cal.mic != nil {
+	if !errors.As(err, &ce) || ce.Line != 6 || !strings.Contains(err.Error(), "line 6") || w.cal.Mic() != nil {
 		t.Errorf("bad file: %v", err)
 	}
-	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
+	if err := w.cal.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n20000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -156,11 +157,11 @@ func TestCalibrationAndMic(t *testing.T) {
 	if s.Unit.String() != "dbspl" || s.CalOffset != 120 || !strings.Contains(s.CalNote, "120 dB SPL") || filepath.Base(s.MicFile) != "mic.txt" {
 		t.Errorf("saved: unit %q, offset %v, note %q, mic %q", s.Unit.String(), s.CalOffset, s.CalNote, s.MicFile)
 	}
-	w.cal.clearCalibration()
+	w.cal.Clear()
 	w.Pull()
 	checkLevels(t, w, "cleared", func(float64) float64 { return 0 })
-	if w.set.Unit.String() != "dbfs" || w.cal.mic != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
-		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit.String(), w.cal.mic, w.spec.UnitLabel())
+	if w.set.Unit.String() != "dbfs" || w.cal.Mic() != nil || w.spec.UnitLabel() != "dBFS" || specMax(w.spec) != 0 {
+		t.Errorf("after Clear: unit %q, mic %v, label %q", w.set.Unit.String(), w.cal.Mic(), w.spec.UnitLabel())
 	}
 }
 
@@ -172,22 +173,22 @@ func TestCalibrateFromInput(t *testing.T) {
 	w, _ := newTestWindow(t, e)
 	var got error
 	done := false
-	w.cal.calibrateFromInput(1, 94, func(err error) { got, done = err, true })
+	w.cal.CalibrateFromInput(1, 94, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if got != nil || w.set.CalOffset != 120 || w.set.Unit.String() != "dbspl" || !strings.Contains(w.set.CalNote, "ch 2 = 94 dB SPL") {
 		t.Errorf("calibrated: %v, %+v", got, w.set)
 	}
 	e.calErr = meter.ErrNoCalibratorInput
 	done = false
-	w.cal.calibrateFromInput(0, 114, func(err error) { got, done = err, true })
+	w.cal.CalibrateFromInput(0, 114, func(err error) { got, done = err, true })
 	waitFor(t, func() bool { return done })
 	if !errors.Is(got, meter.ErrNoCalibratorInput) || !strings.HasPrefix(got.Error(), "prism: ") || w.set.CalOffset != 120 {
 		t.Errorf("failed measurement: %v, offset %v", got, w.set.CalOffset)
 	}
-	if err := w.cal.calibrateAs(calModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {
+	if err := w.cal.CalibrateAs(panel.CalModeInput, "ninety", 0); err == nil || !strings.Contains(err.Error(), "not a number") {
 		t.Errorf("a level that is not a number: %v", err)
 	}
-	if err := w.cal.calibrateAs(calModeFullScale, "110", 0); err != nil || w.set.CalOffset != 110 {
+	if err := w.cal.CalibrateAs(panel.CalModeFullScale, "110", 0); err != nil || w.set.CalOffset != 110 {
 		t.Errorf("full scale from the dialog: %v, %v", err, w.set.CalOffset)
 	}
 }
@@ -224,7 +225,7 @@ func TestFileSpectrumUnit(t *testing.T) {
 	col := fs.Columns[100]
 	sp := &live.Spectrum{Current: col, BinHz: fs.BinHz(), Peak: fs.Peak(col)}
 	w.fview.OnCursor(sp, 1, true)
-	if err := w.cal.calibrateFullScale(100); err != nil {
+	if err := w.cal.CalibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string, off float64) {
@@ -243,7 +244,7 @@ func TestFileSpectrumUnit(t *testing.T) {
 	if w.fspec.UnitLabel() != "dB SPL" {
 		t.Errorf("file spectrum unit %q", w.fspec.UnitLabel())
 	}
-	if err := w.cal.setUnit(dsp.DBFS); err != nil {
+	if err := w.cal.SetUnit(dsp.DBFS); err != nil {
 		t.Fatal(err)
 	}
 	check("dBFS", 0)
@@ -276,11 +277,11 @@ func TestCalibrationRestored(t *testing.T) {
 				resp = func(float64) float64 { return 0 }
 			}
 			checkLevels(t, w, c.name, func(f float64) float64 { return 100 - resp(f) })
-			if (w.cal.mic != nil) != c.wantMic || (!c.wantMic && (w.set.MicFile != "" || !strings.Contains(w.notice, "microphone file"))) {
-				t.Errorf("mic %v, setting %q, notice %q", w.cal.mic, w.set.MicFile, w.notice)
+			if (w.cal.Mic() != nil) != c.wantMic || (!c.wantMic && (w.set.MicFile != "" || !strings.Contains(w.notice, "microphone file"))) {
+				t.Errorf("mic %v, setting %q, notice %q", w.cal.Mic(), w.set.MicFile, w.notice)
 			}
-			w.cal.calibrateDialog()
-			if w.cal.dlg == nil {
+			w.cal.CalibrateDialog()
+			if w.cal.Dialog() == nil {
 				t.Error("no calibration dialog")
 			}
 		})
@@ -296,10 +297,10 @@ func TestWindowPullNoAllocs(t *testing.T) {
 	}
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	if err := w.cal.calibrateFullScale(110); err != nil {
+	if err := w.cal.CalibrateFullScale(110); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
+	if err := w.cal.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	w.change(func(s *Settings) { s.Lower = "rta" })
@@ -320,22 +321,22 @@ func TestWindowPullNoAllocs(t *testing.T) {
 func TestUnitControl(t *testing.T) {
 	e := newFakeEngine()
 	w, _ := newTestWindow(t, e)
-	w.cal.unit.SetSelected("dBFS/Hz")
+	w.cal.UnitSelect().SetSelected("dBFS/Hz")
 	if w.set.Unit.String() != "dbfs-hz" || w.spec.UnitLabel() != "dBFS/Hz" {
 		t.Errorf("after choosing dBFS/Hz: unit %q, label %q", w.set.Unit.String(), w.spec.UnitLabel())
 	}
-	w.cal.unit.SetSelected("dB SPL")
-	if w.set.Unit.String() != "dbfs-hz" || w.cal.unit.Selected != "dBFS/Hz" {
-		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit.String(), w.cal.unit.Selected)
+	w.cal.UnitSelect().SetSelected("dB SPL")
+	if w.set.Unit.String() != "dbfs-hz" || w.cal.UnitSelect().Selected != "dBFS/Hz" {
+		t.Errorf("dB SPL uncalibrated: unit %q, selector %q", w.set.Unit.String(), w.cal.UnitSelect().Selected)
 	}
-	if !strings.Contains(w.cal.label.Text, "Not calibrated") {
-		t.Errorf("label %q", w.cal.label.Text)
+	if !strings.Contains(w.cal.Label(), "Not calibrated") {
+		t.Errorf("label %q", w.cal.Label())
 	}
-	if err := w.cal.calibrateFullScale(100); err != nil {
+	if err := w.cal.CalibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
-	if w.cal.unit.Selected != "dB SPL" || !strings.Contains(w.cal.label.Text, "dB SPL = dBFS +100.0 dB (full-scale sine = 100 dB SPL)") {
-		t.Errorf("calibrated: selector %q, label %q", w.cal.unit.Selected, w.cal.label.Text)
+	if w.cal.UnitSelect().Selected != "dB SPL" || !strings.Contains(w.cal.Label(), "dB SPL = dBFS +100.0 dB (full-scale sine = 100 dB SPL)") {
+		t.Errorf("calibrated: selector %q, label %q", w.cal.UnitSelect().Selected, w.cal.Label())
 	}
 }
 

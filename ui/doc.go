@@ -12,18 +12,16 @@
 // they are handed and never see the window. Each panel is one struct that
 // owns its widgets and state and talks to the window through an interface
 // of its own. Those in package panel (the File tab, the references, the
-// recording, the status bar) have a package boundary; the window serves
-// their host interfaces on an adapter (host.go), and gets the views and
-// the reference set they own when it makes them. Two panels stay here,
-// because they read and change the Settings value itself:
+// recording, the status bar, the unit and calibration, the file dialogs)
+// have a package boundary; the window serves their host interfaces on an
+// adapter (host.go; the calibration's in calibration.go, which also
+// applies the unit to the views), and gets the views and the reference
+// set they own when it makes them. One panel stays here, because it reads
+// and changes the Settings value itself:
 //
 //   - controls (controls.go, the option tables in controltables.go): the
 //     side panel's settings, each select a table of {label, apply,
 //     selected} rows; controlsHost.
-//   - calPanel (calibration.go): the unit shown, the level calibration
-//     and the microphone response, their section and dialogs, and the
-//     conversions of the engine's dBFS spectra it hands the views
-//     (source, showFile); calHost and calEngine.
 //
 // Package panel imports view and never ui; ui imports both.
 //
@@ -40,7 +38,7 @@
 // out of the engine (Latest, Columns) into buffers the views keep; none
 // of that allocates in steady state (TestPullDoesNotAllocate). Settings
 // changes never wait for the analysis: the window posts them to an
-// applier goroutine that hands the engine the newest (applier.go), so
+// applier goroutine that hands the engine the newest (ui/internal/applier), so
 // spectra of the old FFT size keep arriving for a while and every view
 // maps each spectrum by its own length. The harmonics are measured a few
 // times a second on a goroutine of their own (harmonics.go). Every type

@@ -17,7 +17,7 @@ type Engine interface {
 	view.SpectrumSource
 	view.ColumnSource
 	view.MeterSource
-	calEngine          // MeasureCalibrator (calibration.go)
+	panel.CalEngine    // MeasureCalibrator (the calibration panel)
 	panel.FileEngine   // the file tab's analyses
 	panel.RecordEngine // the history's export and the recording
 	// the Transfer tab's analyzer (session.Session's transfer mode):

@@ -4,117 +4,15 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/storage"
-	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
-
-// saveDialog asks where to save: a path typed in full (absolute, "~/…",
-// or relative to the folder shown), proposed as the last folder and name
-// (the source's name and the time, by the caller); Enter saves. A folder
-// typed saves name in it; a file already there is replaced only after a
-// second Save; a folder that does not exist is said in the dialog.
-// Browse… opens Fyne's save dialog instead. Escape closes it.
-func (w *Window) saveDialog(name string, fn func(path string)) {
-	var d dialog.Dialog
-	folder := w.startFolder()
-	path := newEscEntry(func() { d.Hide() })
-	path.SetText(filepath.Join(folder, name))
-	msg := widget.NewLabel("")
-	msg.Wrapping = fyne.TextWrapWord
-	msg.Importance = widget.DangerImportance
-	msg.Hide()
-	confirmed := ""
-	submit := func(typed string) {
-		p, problem := savePath(typed, folder, name)
-		switch {
-		case problem != "":
-			msg.SetText(problem)
-			msg.Show()
-			return
-		case p != confirmed:
-			if _, err := os.Stat(p); err == nil {
-				confirmed = p
-				msg.SetText(filepath.Base(p) + " exists: Save again to replace it.")
-				msg.Show()
-				return
-			}
-		}
-		d.Hide()
-		w.rememberFolder(filepath.Dir(p))
-		fn(p)
-	}
-	path.OnSubmitted = submit
-	browse := widget.NewButton("Browse…", func() {
-		d.Hide()
-		w.browseSave(folder, name, fn)
-	})
-	content := container.NewVBox(
-		widget.NewLabel("Save as (a full path, or one relative to "+folder+"; Enter saves, Escape closes):"),
-		container.NewBorder(nil, nil, nil, widget.NewButton("Save", func() { submit(path.Text) }), path),
-		msg,
-		browse,
-	)
-	d = dialog.NewCustom("Save", "Cancel", content, w.win)
-	d.Resize(fyne.NewSize(min(760, w.win.Canvas().Size().Width*0.9), 0))
-	d.Show()
-	w.win.Canvas().Focus(path)
-	w.saveDlg, w.savePath = d, path
-}
-
-// savePath is where a typed save path points (resolvePath; a folder
-// gets name in it), or why it cannot be saved there.
-func savePath(typed, folder, name string) (string, string) {
-	if strings.TrimSpace(typed) == "" {
-		return "", "Type where to save."
-	}
-	p := resolvePath(typed, folder)
-	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-		p = filepath.Join(p, name)
-	}
-	dir := filepath.Dir(p)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", fmt.Sprintf("The folder %s does not exist: type an existing folder.", dir)
-	}
-	return p, ""
-}
-
-// browseSave is Fyne's save dialog at folder, proposing name.
-func (w *Window) browseSave(folder, name string, fn func(path string)) {
-	d := dialog.NewFileSave(func(wc fyne.URIWriteCloser, err error) {
-		if err != nil {
-			w.note.Error(err)
-			return
-		}
-		if wc == nil {
-			return
-		}
-		path := wc.URI().Path()
-		wc.Close()
-		w.rememberFolder(filepath.Dir(path))
-		fn(path)
-	}, w.win)
-	if l, err := storage.ListerForURI(storage.NewFileURI(folder)); err == nil {
-		d.SetLocation(l)
-	}
-	d.SetFileName(name)
-	s := w.win.Canvas().Size()
-	d.Resize(fyne.NewSize(s.Width*0.9, s.Height*0.9))
-	d.Show()
-	w.escapeCloses(d)
-}
 
 // sourceName names what is shown, for the names the save dialogs
 // propose: the file in the File tab, else the live source.
@@ -225,7 +123,7 @@ func exportedAverage(sp *live.Spectrum, avg string) ([]float32, string) {
 // exportPNGDialog asks where to save the plots as PNG and says in the
 // notice line what it wrote.
 func (w *Window) exportPNGDialog() {
-	w.saveDialog(panel.ProposedName(w.sourceName(), "plots", ".png", time.Now()), func(path string) {
+	w.dlg.Save(panel.ProposedName(w.sourceName(), "plots", ".png", time.Now()), func(path string) {
 		if err := w.exportPNG(path); err != nil {
 			w.note.Error(err)
 			return
@@ -237,7 +135,7 @@ func (w *Window) exportPNGDialog() {
 // exportSpectrumDialog asks where to save the spectrum (CSV or NPY) and
 // says in the notice line what it wrote.
 func (w *Window) exportSpectrumDialog() {
-	w.saveDialog(panel.ProposedName(w.sourceName(), "spectrum", ".csv", time.Now()), func(path string) {
+	w.dlg.Save(panel.ProposedName(w.sourceName(), "spectrum", ".csv", time.Now()), func(path string) {
 		if err := w.exportSpectrum(path); err != nil {
 			w.note.Error(err)
 			return
@@ -248,14 +146,14 @@ func (w *Window) exportSpectrumDialog() {
 
 // pickSourceFile asks for a file to play as the live source (controlsHost).
 func (w *Window) pickSourceFile() {
-	w.showOpenDialog("Play a file in real time", w.playFile)
+	w.dlg.ShowOpen("Play a file in real time", w.playFile)
 }
 
 // playFile makes the file at path the live source, played in real time
 // and heard: the monitor output comes on with it (the check box turns it
 // off again).
 func (w *Window) playFile(path string) {
-	w.rememberFolder(filepath.Dir(path))
+	w.dlg.RememberFolder(filepath.Dir(path))
 	w.change(func(s *Settings) { s.Source = session.SourceSpec{Kind: session.SourceFile, File: path} })
 	if !w.monitorOn {
 		w.c.setMonitor(true) // (its OnChanged turns the output on)

@@ -91,7 +91,7 @@ func TestHarmonicReadout(t *testing.T) {
 	}
 	// calibrated, the readout measures the spectrum shown in dB SPL and
 	// says so
-	if err := w.cal.calibrateFullScale(100); err != nil {
+	if err := w.cal.CalibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	clock = clock.Add(view.HarmonicEvery)

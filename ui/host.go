@@ -23,7 +23,7 @@ var (
 
 // SaveDialog asks for a path and calls fn with it (panel.RecordHost,
 // FileHost and RefHost).
-func (h *host) SaveDialog(name string, fn func(path string)) { (*Window)(h).saveDialog(name, fn) }
+func (h *host) SaveDialog(name string, fn func(path string)) { h.dlg.Save(name, fn) }
 
 // RecordChannel is the output channel recorded and, by default, exported:
 // the waterfall's, the mix (or the one channel of a mono input)
@@ -54,14 +54,14 @@ func (h *host) Dark() bool { return h.set.Theme == "dark" }
 func (h *host) ShowFileTab() { h.tabs.Select(h.fileTab) }
 
 // RememberFolder puts dir first in the recent folders (panel.FileHost).
-func (h *host) RememberFolder(dir string) { (*Window)(h).rememberFolder(dir) }
+func (h *host) RememberFolder(dir string) { h.dlg.RememberFolder(dir) }
 
 // UpdateStatus writes the status area (panel.FileHost).
 func (h *host) UpdateStatus() { (*Window)(h).updateStatus() }
 
 // ShowOpenDialog asks for a file to open (panel.FileHost).
 func (h *host) ShowOpenDialog(title string, open func(path string)) {
-	(*Window)(h).showOpenDialog(title, open)
+	h.dlg.ShowOpen(title, open)
 }
 
 // DifferenceShown says whether the difference to a reference is chosen
@@ -72,7 +72,7 @@ func (h *host) DifferenceShown() bool { return h.refs.DiffTo() >= 0 }
 // unit shown, and measures and differences it (panel.FileHost).
 func (h *host) FileSpectrumShown(sp *live.Spectrum) {
 	w := (*Window)(h)
-	w.cal.showFile(w.fspec, sp)
+	w.cal.ShowFile(w.fspec, sp)
 	if f := w.fview.File(); f != w.harmFile { // another file: the old one's readout must go
 		w.harmFile = f
 		w.fharm.Discard()
@@ -92,7 +92,7 @@ func (h *host) HarmonicsOn() bool { return h.harm.On() }
 
 // ChooseFile asks for a file and hands it to use (panel.RefHost).
 func (h *host) ChooseFile(filter storage.FileFilter, use func(path string) error) {
-	(*Window)(h).chooseFile(filter, use)
+	h.dlg.Choose(filter, use)
 }
 
 // AddNotice adds msg to the status bar's notice (panel.RefHost).

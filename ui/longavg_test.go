@@ -206,7 +206,7 @@ func TestLongTermAverageStoredExportedConverted(t *testing.T) {
 			t.Errorf("exported bin %d: %v, want %.3f", k, rows[k+1], want)
 		}
 	}
-	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
+	if err := w.cal.SetUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	w.Pull()

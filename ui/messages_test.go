@@ -25,7 +25,7 @@ func TestCalibrationMessages(t *testing.T) {
 	e.calErr = fmt.Errorf("live: %w", fmt.Errorf("dsp: calibrator recording: %w", dsp.ErrNoFundamental))
 	e.mu.Unlock()
 	done := false
-	w.cal.calibrateFromInput(1, 94, func(error) { done = true })
+	w.cal.CalibrateFromInput(1, 94, func(error) { done = true })
 	waitFor(t, func() bool { return done })
 	want := "No steady 1 kHz tone in input channel 2: put the calibrator on the microphone, switch it on, then Calibrate… again."
 	if w.note.Text() != want || !w.note.Failed() {
@@ -34,12 +34,12 @@ func TestCalibrationMessages(t *testing.T) {
 	if w.win.Canvas().Overlays().Top() != nil {
 		t.Error("a modal dialog is shown")
 	}
-	w.cal.unit.SetSelected(view.UnitLabels[dsp.DBSPL])
-	if w.cal.dlg == nil || w.win.Canvas().Overlays().Top() == nil {
+	w.cal.UnitSelect().SetSelected(view.UnitLabels[dsp.DBSPL])
+	if w.cal.Dialog() == nil || w.win.Canvas().Overlays().Top() == nil {
 		t.Error("dB SPL before a calibration did not open Calibrate…")
 	}
-	if w.set.Unit == dsp.DBSPL || w.cal.unit.Selected != view.UnitLabels[w.set.Unit] {
-		t.Errorf("the unit is %v, the control shows %q", w.set.Unit, w.cal.unit.Selected)
+	if w.set.Unit == dsp.DBSPL || w.cal.UnitSelect().Selected != view.UnitLabels[w.set.Unit] {
+		t.Errorf("the unit is %v, the control shows %q", w.set.Unit, w.cal.UnitSelect().Selected)
 	}
 }
 

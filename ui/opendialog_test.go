@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/storage"
 )
 
 // TestOpenDialog: a typed path opens the file; a typed folder or a bad
@@ -22,44 +21,33 @@ func TestOpenDialog(t *testing.T) {
 	for i := range dirs {
 		dirs[i] = t.TempDir()
 		os.WriteFile(filepath.Join(dirs[i], "a.wav"), []byte("RIFF"), 0o644)
-		w.rememberFolder(dirs[i])
+		w.dlg.RememberFolder(dirs[i])
 	}
-	w.rememberFolder(dirs[3]) // again: moves to the front, once
-	got := w.recentFolders()
+	w.dlg.RememberFolder(dirs[3]) // again: moves to the front, once
+	got := w.dlg.RecentFolders()
 	want := []string{dirs[3], dirs[9], dirs[8], dirs[7], dirs[6], dirs[5], dirs[4], dirs[2]}
 	if !slices.Equal(got, want) {
 		t.Errorf("recent folders %q, want %q", got, want)
 	}
 
 	w.openDialog()
-	if w.openPath.Text != dirs[3]+string(filepath.Separator) {
-		t.Errorf("the dialog starts at %q, want %q", w.openPath.Text, dirs[3])
+	if w.dlg.OpenEntry().Text != dirs[3]+string(filepath.Separator) {
+		t.Errorf("the dialog starts at %q, want %q", w.dlg.OpenEntry().Text, dirs[3])
 	}
 	// a text file is refused with a message
 	txt := filepath.Join(dirs[3], "notes.txt")
 	os.WriteFile(txt, []byte("x"), 0o644)
-	w.openPath.SetText(txt)
-	w.openPath.OnSubmitted(txt)
+	w.dlg.OpenEntry().SetText(txt)
+	w.dlg.OpenEntry().OnSubmitted(txt)
 	if len(e.views) != 0 {
 		t.Error("a .txt file was analyzed")
 	}
 	wav := filepath.Join(dirs[1], "a.wav")
-	w.openPath.SetText(wav)
-	w.openPath.OnSubmitted(wav)
+	w.dlg.OpenEntry().SetText(wav)
+	w.dlg.OpenEntry().OnSubmitted(wav)
 	waitFor(t, func() bool { return w.fview.File() != nil })
-	if r := w.recentFolders(); r[0] != dirs[1] {
+	if r := w.dlg.RecentFolders(); r[0] != dirs[1] {
 		t.Errorf("after opening %s the newest folder is %s", wav, r[0])
-	}
-}
-
-// TestAudioFilter: the dialogs list WAV, FLAC and MP3 files in either
-// case and nothing else.
-func TestAudioFilter(t *testing.T) {
-	f := audioFilter()
-	for name, want := range map[string]bool{"a.wav": true, "b.FLAC": true, "c.mp3": true, "d.Wav": true, "e.txt": false, "f.ogg": false, "g.rf64": true} {
-		if got := f.Matches(storage.NewFileURI("/x/" + name)); got != want {
-			t.Errorf("%s: %v, want %v", name, got, want)
-		}
 	}
 }
 
@@ -99,7 +87,7 @@ func TestPlayFileIsHeard(t *testing.T) {
 		defer e.mu.Unlock()
 		return e.monitorOn
 	})
-	if !w.c.monitor.Checked || w.recentFolders()[0] != dir {
-		t.Errorf("monitor box %v, recent %q", w.c.monitor.Checked, w.recentFolders())
+	if !w.c.monitor.Checked || w.dlg.RecentFolders()[0] != dir {
+		t.Errorf("monitor box %v, recent %q", w.c.monitor.Checked, w.dlg.RecentFolders())
 	}
 }

@@ -37,22 +37,23 @@ func TestPlotViewSettings(t *testing.T) {
 	if got := LoadSettings(a.Preferences()); got.Plot != w.set.Plot || got.DBMin != w.set.DBMin || got.DBMax != w.set.DBMax {
 		t.Errorf("restored %+v %g…%g, want %+v %g…%g", got.Plot, got.DBMin, got.DBMax, w.set.Plot, w.set.DBMin, w.set.DBMax)
 	}
-	w.pc.lo.SetText("100")
-	w.pc.hi.SetText("2k")
-	w.pc.hi.OnSubmitted("2k")
-	if lo, hi := w.spec.FreqRange(); lo != 100 || hi != 2000 || w.pc.msg.Visible() {
+	loText, hiText, smooth := w.pc.Entries()
+	loText.SetText("100")
+	hiText.SetText("2k")
+	hiText.OnSubmitted("2k")
+	if lo, hi := w.spec.FreqRange(); lo != 100 || hi != 2000 || w.pc.Problem() {
 		t.Errorf("typed 100…2k: shows %g…%g", lo, hi)
 	}
-	w.pc.lo.SetText("5000")
-	w.pc.lo.OnSubmitted("5000")
-	if lo, _ := w.spec.FreqRange(); lo != 100 || !w.pc.msg.Visible() {
+	loText.SetText("5000")
+	loText.OnSubmitted("5000")
+	if lo, _ := w.spec.FreqRange(); lo != 100 || !w.pc.Problem() {
 		t.Errorf("a reversed range applied (%g) or was not refused", lo)
 	}
 	w.change(func(s *Settings) { s.Plot.FreqMin, s.Plot.FreqMax = 0, 0 })
 	if lo, hi := w.spec.FreqRange(); lo != 20 || hi != 24000 {
 		t.Errorf("Full: %g…%g", lo, hi)
 	}
-	w.pc.smooth.SetSelected("1/6 octave")
+	smooth.SetSelected("1/6 octave")
 	if w.set.Plot.Smoothing != 6 || w.spec.Smoothing() != 6 || w.fspec.Smoothing() != 6 || LoadSettings(a.Preferences()).Plot.Smoothing != 6 {
 		t.Errorf("smoothing %d, views %d %d", w.set.Plot.Smoothing, w.spec.Smoothing(), w.fspec.Smoothing())
 	}

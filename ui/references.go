@@ -84,8 +84,8 @@ func (w *Window) refAxis() view.RefAxis {
 	if s.CalNote != "" {
 		a.Calibrated, a.CalOffsetDB = true, s.CalOffset
 	}
-	if w.cal.mic != nil {
-		a.Mic = w.cal.mic.Name
+	if w.cal.Mic() != nil {
+		a.Mic = w.cal.Mic().Name
 	}
 	return a
 }

@@ -74,7 +74,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 	}
 
 	// dBFS/Hz: the density of a sine level, by the file's own record
-	if err := w.cal.setUnit(dsp.DBFSPerHz); err != nil {
+	if err := w.cal.SetUnit(dsp.DBFSPerHz); err != nil {
 		t.Fatal(err)
 	}
 	wantOff := -10 * math.Log10(2*back.Info.ENBWBins*back.Info.SampleRateHz/float64(back.Info.FFT))
@@ -86,7 +86,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 	}
 
 	// dB SPL: calibrated at 120 dB for full scale
-	if err := w.cal.calibrateFullScale(120); err != nil {
+	if err := w.cal.CalibrateFullScale(120); err != nil {
 		t.Fatal(err)
 	}
 	if r := w.rp.Refs()[0]; r.NotDrawn != "" || r.OffsetDB != 120 {
@@ -109,7 +109,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 	}
 
 	// no calibration, dBFS: the dB SPL reference is not drawn, and says why
-	w.cal.clearCalibration()
+	w.cal.Clear()
 	if err := w.rp.Load(splPath); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 	}
 
 	// calibrated again (another offset): the reloaded dB SPL one is drawn as it is
-	if err := w.cal.calibrateFullScale(100); err != nil {
+	if err := w.cal.CalibrateFullScale(100); err != nil {
 		t.Fatal(err)
 	}
 	if r := w.rp.Refs(); r[2].NotDrawn != "" || r[2].OffsetDB != 0 || r[0].OffsetDB != 100 {
@@ -141,7 +141,7 @@ func TestReferenceUnitsRoundTrip(t *testing.T) {
 	}
 
 	// a microphone file: references made without one are not drawn
-	if err := w.cal.loadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
+	if err := w.cal.LoadMicFile(writeMic(t, goodMic+"2000 2 0\n")); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, why := w.rp.Rows(); !strings.Contains(why[0], "It was made with no microphone file and the axis with the microphone file mic.txt — remove the microphone file to show it.") {
@@ -318,7 +318,7 @@ func TestReferenceUnitNotKnown(t *testing.T) {
 	w, _ := newTestWindowWith(t, newFakeEngine(), Options{ReferenceDir: keep})
 	old := filepath.Join(t.TempDir(), "old.csv")
 	writeFile(t, old, "freq_hz,level\n20,-60\n20000,-90\n")
-	if err := w.cal.calibrateFullScale(110); err != nil {
+	if err := w.cal.CalibrateFullScale(110); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.rp.Load(old); err != nil {

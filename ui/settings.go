@@ -45,8 +45,8 @@ type Settings struct {
 	// one, dB SPL = dBFS (sine level) + CalOffset.
 	CalNote   string
 	CalOffset float64
-	MicFile   string   // a microphone response file (REW/miniDSP text), "" none
-	Plot      PlotView // the spectra's frequency range and smoothing (settings_view.go)
+	MicFile   string        // a microphone response file (REW/miniDSP text), "" none
+	Plot      view.PlotView // the spectra's frequency range and smoothing (loaded and saved in settings_view.go)
 
 	// The file view's own analysis (its controls are the File tab's):
 	// frame size, overlap and window.
@@ -296,7 +296,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetInt(prefPrefix+"file.fft", s.FileFFT)
 	p.SetFloat(prefPrefix+"file.overlap", s.FileOverlap)
 	p.SetString(prefPrefix+"file.window", s.FileWindow.String())
-	s.Plot.save(p)
+	savePlotView(p, s.Plot)
 }
 
 // kept are the settings as they are remembered: while the stress preset

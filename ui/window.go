@@ -7,10 +7,11 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/ui/internal/applier"
+	"github.com/prismaudio/prism/ui/internal/watchdog"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -46,14 +47,14 @@ type Window struct {
 	eng  Engine
 	opts Options
 	set  Settings
-	ap   *applier     // settings → engine, off the Fyne goroutine
-	do   func(func()) // onto the Fyne goroutine
+	ap   *applier.Applier // settings → engine, off the Fyne goroutine
+	do   func(func())     // onto the Fyne goroutine
 
 	spec *view.SpectrumView
 	wf   *view.Waterfall
 	rta  *view.RTAView
 	lvl  *view.MetersView
-	cal  *calPanel // the unit and calibration the live spectrum and RTA show
+	cal  *panel.Calibration // the unit and calibration the live spectrum and RTA show
 
 	tabs    *container.AppTabs
 	liveTab *container.TabItem
@@ -86,7 +87,7 @@ type Window struct {
 	cfgAt      time.Time // when cfg last changed (w.now)
 	cfgFrames  uint64    // LiveStats.Frames then
 	anim       *fyne.Animation
-	dog        watchdog // with a trace: reports a tick that stopped running
+	dog        watchdog.Watchdog // with a trace: reports a tick that stopped running
 	statusDue  time.Time
 	notice     string
 	now        func() time.Time
@@ -95,12 +96,9 @@ type Window struct {
 
 	overlaySeen bool // an overlay (a dropdown's list) showed at a tick since (keys.go)
 
-	openDlg  dialog.Dialog // the open dialog last shown (tests)
-	openPath *escEntry     // its path entry
-	saveDlg  dialog.Dialog // the save dialog last shown (tests)
-	savePath *escEntry     // its path entry
-	note     *panel.Notice // the notice line above the status bar (news, failures in a user's words)
-	pc       plotControls  // the plot section's controls (settings_view.go)
+	dlg  *panel.Dialogs // the file dialogs and the recent folders
+	note *panel.Notice  // the notice line above the status bar (news, failures in a user's words)
+	pc   *panel.Plot    // the plot section (settings_view.go)
 
 	// the live difference to a reference and the harmonics (references.go,
 	// harmonics.go)
@@ -119,7 +117,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	if w.do == nil {
 		w.do = fyne.Do
 	}
-	w.ap = newApplier(eng)
+	w.ap = applier.New(eng)
 	w.set = LoadSettings(a.Preferences())
 	w.set.Source = eng.Source()
 	if !eng.HasGPU() {
@@ -130,7 +128,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	w.applyDisplay()
 	w.applyAnalysis()
 	if w.set.Engine == "cpu" && eng.HasGPU() {
-		w.ap.useEngine("cpu")
+		w.ap.UseEngine("cpu")
 	}
 	w.installKeys()
 	w.installTransferKeys()
@@ -142,7 +140,7 @@ func New(a fyne.App, win fyne.Window, eng Engine, opts Options) *Window {
 	})
 	if !opts.Manual {
 		if opts.Trace != nil {
-			w.dog.start(os.Stderr, stallAfter)
+			w.dog.Start(os.Stderr, watchdog.StallAfter)
 		}
 		w.anim = fyne.NewAnimation(time.Second, func(float32) { w.Pull() })
 		w.anim.RepeatCount = fyne.AnimationRepeatForever
@@ -162,9 +160,9 @@ func (w *Window) Close() {
 		w.anim.Stop()
 	}
 	w.closeTransfer()
-	w.dog.close()
+	w.dog.Close()
 	w.fp.Close()
-	w.ap.close()
+	w.ap.Close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
 }
@@ -182,9 +180,10 @@ func (w *Window) build() {
 	s := w.set
 	w.note = panel.NewNotice(w.win)
 	w.note.Verbose = w.opts.Verbose
+	w.dlg = panel.NewDialogs(w.win, w.app.Preferences(), prefRecent, w.note)
 	w.rp = panel.NewReferences((*host)(w), w.win, w.opts.ReferenceDir)
 	w.refs = w.rp.Set()
-	w.cal = newCalPanel(w, w.eng, w.eng, w.win, w.do)
+	w.cal = panel.NewCalibration((*host)(w), w.eng, w.eng, w.win, w.do)
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
@@ -213,7 +212,7 @@ func (w *Window) build() {
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
-	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.build(), w.rp.Build(), exports)
+	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.Build(), w.rp.Build(), exports)
 	w.liveSide = container.NewVScroll(panel)
 	w.xferSide = container.NewVScroll(w.tp.Content())
 	w.xferSide.Hide()
@@ -229,7 +228,7 @@ func (w *Window) build() {
 // state.
 func (w *Window) Pull() {
 	now := time.Now()
-	w.dog.ticked()
+	w.dog.Ticked()
 	w.releaseSelectFocus()
 	w.countFrame(now)
 	w.measureFileDue(w.now())
@@ -257,11 +256,11 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lastFrames = f
-	w.spec.Pull(w.cal.source(), w.chans)
+	w.spec.Pull(w.cal.Source(), w.chans)
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
 	if w.set.Lower == "rta" {
-		w.rta.Pull(w.cal.source(), w.lowerChannel())
+		w.rta.Pull(w.cal.Source(), w.lowerChannel())
 	} else {
 		w.wf.Pull(w.eng, w.lowerChannel())
 	}

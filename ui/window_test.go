@@ -309,7 +309,7 @@ func TestExports(t *testing.T) {
 func settle(t *testing.T, w *Window) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for !w.ap.idle() {
+	for !w.ap.Idle() {
 		if time.Now().After(deadline) {
 			t.Fatal("the settings were not applied within 5 s")
 		}

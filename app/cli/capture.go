@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/internal/message"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/capture"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
@@ -97,12 +98,12 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	if opts.Channel >= rec.Channels() {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
-	co := live.CaptureOptions{FFT: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channel: opts.Channel, Image: opts.Image,
+	co := capture.Options{FFT: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channel: opts.Channel, Image: opts.Image,
 		Seconds: *seconds, Out: *out, Format: format, Force: opts.Force}
 	if !*quiet {
 		co.Log = stderr
 	}
-	st, err := live.Capture(sess.Ctx, rec, engines, co)
+	st, err := capture.Run(sess.Ctx, rec, engines, co)
 	return captureDone(st, err, *stats, *out, stdout, stderr)
 }
 

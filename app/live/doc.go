@@ -6,15 +6,16 @@
 // and the history's columns are computed on the engine itself
 // (gpufft.LivePlan), and only what is shown or recorded comes back —,
 // with the other engine timed in the background on copies of the same
-// batches; Capture records a live spectrogram to a file. On demand Live
+// batches (package capture records a live spectrogram to a file through
+// OnBatch). On demand Live
 // exports its spectrogram history as kept (history.go: NPY, CSV or PNG
 // with a JSON sidecar saying the columns' spacing and how many frames
 // each folds) and records every analyzed frame of one output channel at
 // full resolution while asked (record.go: the live plan's own columns up
 // to 500 frames/s, above that a second, one-channel live plan on a
 // one-frame grid run beside it on the same batch; the rows go through
-// Capture's sink, so the view's folded waterfall is unchanged and gaps
-// are NaN rows at their place). Live also feeds every block of input it
+// package rowsink's sink, as a capture's do, so the view's folded
+// waterfall is unchanged and gaps are NaN rows at their place). Live also feeds every block of input it
 // reads to a meter.Bank, the level meters, read with ReadMeters.
 // StatsKeeper gathers the statistics of any analyzer fed from a recorder
 // (Live's, and package transfer's live measurement).
@@ -25,7 +26,7 @@
 // the Geometry it was computed with; a channel the current source lacks
 // reads empty) and change settings with Apply, UseEngine and
 // SwitchSource, which take effect between batches. It imports engine
-// (the engines and their fallback), dsp and meter; it knows nothing of
-// Fyne, flags, file pipelines (package analysis) or the desktop session
-// (package session).
+// (the engines and their fallback), dsp, meter and rowsink; it knows
+// nothing of Fyne, flags, file pipelines (package analysis), capture to a
+// file (package capture) or the desktop session (package session).
 package live

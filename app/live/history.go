@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live/rowsink"
 	"github.com/prismaudio/prism/app/plot"
 )
 
@@ -105,7 +106,7 @@ func writeHistory(path string, format encode.Format, cols [][]float32, info Hist
 		rw, err = encode.NewCSVRows(o, g.FFT, g.Hop, g.Rate)
 	default:
 		img.Title = fmt.Sprintf("live history: %s   N=%d  hop=%d × %d  %s", source, g.FFT, info.Geometry.Hop, info.FramesPerColumn, channel)
-		rw = newImageRows(o, plot.NewSpectrogram(img, plot.Geometry{Rate: g.Rate, FFT: g.FFT, Hop: g.Hop, Frames: n}), n)
+		rw = rowsink.NewImage(o, plot.NewSpectrogram(img, plot.Geometry{Rate: g.Rate, FFT: g.FFT, Hop: g.Hop, Frames: n}), n)
 	}
 	if err != nil {
 		return fmt.Errorf("live: history: %w", err)

@@ -428,6 +428,11 @@ func traceInterval(bins, outCh int) time.Duration {
 // traceBytesPerSecond bounds the traces' crossings (traceInterval).
 const traceBytesPerSecond = 1 << 30
 
+// OnBatch sets a sink's hook (package capture's rowsink.Sink.Batch),
+// called on the engine goroutine after each batch with the plan's output
+// (onBatch). Call it before the first Step.
+func (l *Live) OnBatch(fn func(out *gpufft.LiveOutput)) { l.onBatch = fn }
+
 // Close stops the background timing and releases the plan (not the
 // recorder or the engines). The engine goroutine calls it, after Run has
 // returned.

@@ -1,7 +1,6 @@
 package live
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"sync/atomic"
@@ -179,61 +178,13 @@ func TestLiveNoAllocs(t *testing.T) {
 	}
 }
 
-// stallingSource delivers `blocks` blocks, then blocks until closed.
-type stallingSource struct {
-	blocks int
-	closed chan struct{}
-	once   atomic.Bool
-	start  time.Time // the first read: blocks are due 5 ms apart from it
-	sent   int
-}
-
-func (s *stallingSource) Name() string    { return "stalling" }
-func (s *stallingSource) SampleRate() int { return 48000 }
-func (s *stallingSource) Channels() int   { return 1 }
-func (s *stallingSource) Read(dst []float32) (int, time.Time, error) {
-	if s.blocks > 0 {
-		s.blocks--
-		if s.start.IsZero() {
-			s.start = time.Now()
-		}
-		// paced by its own clock, as a device is (5 ms of input every
-		// 5 ms): a late wake-up on a loaded machine is caught up, not
-		// accumulated into input arriving slower than real time
-		// It reports each block's time on that clock too, as a device
-		// reports its buffers' capture time: the recorder's hold after a
-		// reopening (audio's resync) is done only when its last two blocks
-		// came paced, and a late wake-up caught up on the last blocks made
-		// them look like a backlog (arrival times from time.Now 0 ms
-		// apart), so the ten blocks stayed held, unwritten, until the
-		// watchdog's 3-s grace for a fresh source reopened it again
-		// (TestWatchdog failed about once in 30 runs under load).
-		s.sent++
-		due := s.start.Add(time.Duration(s.sent) * 5 * time.Millisecond)
-		time.Sleep(time.Until(due))
-		return min(len(dst), 240), due, nil
-	}
-	<-s.closed
-	return 0, time.Time{}, errors.New("closed")
-}
-
-// Abort makes a blocked Read return, as the watchdog asks.
-func (s *stallingSource) Abort() { s.Close() }
-
-func (s *stallingSource) Close() error {
-	if s.once.CompareAndSwap(false, true) {
-		close(s.closed)
-	}
-	return nil
-}
-
 // TestWatchdog: a source that stops delivering is detected as stalled,
 // closed and reopened, and the stream goes on.
 func TestWatchdog(t *testing.T) {
 	var opens atomic.Int32
 	rec, err := audio.StartRecorder(func() (audio.Source, error) {
 		opens.Add(1)
-		return &stallingSource{blocks: 10, closed: make(chan struct{})}, nil
+		return apptest.NewStallingSource(10), nil
 	}, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live/rowsink"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -67,8 +68,8 @@ func (p *postState) liveConfig(spec gpufft.SpectrogramConfig) gpufft.LiveConfig 
 	if cfg.Grid == nil {
 		cfg.Grid = gpufft.FixedColumns{Frames: int64(columnFrames(p.geo))}
 	}
-	if g, ok := cfg.Grid.(plotGrid); ok {
-		cfg.MaxColumns = g.maxColumns(cfg.MaxFrames())
+	if g, ok := cfg.Grid.(rowsink.ImageGrid); ok {
+		cfg.MaxColumns = g.MaxColumns(cfg.MaxFrames())
 	}
 	if p.rta != nil {
 		cfg.BandNorm = p.rta.Norm()

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/live/rowsink"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -16,7 +17,7 @@ import (
 // Recording at full resolution: while the waterfall's history may fold
 // several frames into a column (above 500 frames/s), a recording writes
 // every analyzed frame of one output channel, every bin, in dBFS, to the
-// same outage-aware sink as `prism capture` (captureSink: a bounded queue
+// same outage-aware sink as `prism capture` (rowsink.Sink: a bounded queue
 // and a writer goroutine). Up to 500 frames/s the live plan's own columns
 // are one per frame of every channel, and the recording takes its
 // channel's from them: nothing more runs on the engine. Above, it is a
@@ -57,7 +58,7 @@ type recording struct {
 	outCh  int
 	o      *encode.Output
 	rw     encode.RowWriter
-	sink   *captureSink
+	sink   *rowsink.Sink
 	plan   gpufft.LivePlan    // nil: the live plan's columns are every frame's, used as they are
 	out    *gpufft.LiveOutput // plan's output
 	col    int                // the channel's columns in the output read (plan's: 0; the live plan's: ch)
@@ -138,10 +139,9 @@ func (l *Live) startRecording(o *encode.Output, path string, format encode.Forma
 	if err := l.recordPlan(d); err != nil {
 		return err
 	}
-	opts := CaptureOptions{FFT: geo.FFT, Hop: geo.Hop, Channel: d.col}
-	d.sink = newCaptureSink(rw, opts, 1, math.MaxInt32)
+	d.sink = rowsink.New(rw, d.col, 1, geo.FFT/2+1, math.MaxInt32)
 	d.expect = int64(r.lostFrames + l.post.frames)
-	d.sink.origin = int(d.expect)
+	d.sink.Origin = int(d.expect)
 	l.recd = d
 	l.recPub.mu.Lock()
 	l.recPub.st = RecordStatus{Active: true, Path: path, Channel: c, Geometry: geo}
@@ -215,14 +215,14 @@ func (l *Live) recordBatch(src []float32, samples int, first uint64) {
 		d.gaps += int(max(0, out.ColumnIDs[0]-d.expect))
 		d.expect = out.ColumnIDs[n-1] + 1
 	}
-	d.sink.batch(out)
-	if d.sink.failed.Load() {
+	d.sink.Batch(out)
+	if d.sink.Failed.Load() {
 		l.endRecording(errors.New("live: record: the writer failed"), nil)
 		return
 	}
 	l.recPub.mu.Lock()
 	st := &l.recPub.st
-	st.Frames, st.Gaps, st.Dropped = d.sink.next, d.gaps, d.sink.dropped
+	st.Frames, st.Gaps, st.Dropped = d.sink.Next, d.gaps, d.sink.Dropped
 	l.recPub.mu.Unlock()
 }
 
@@ -254,20 +254,20 @@ func (l *Live) endRecording(cause error, done func(RecordStatus, error)) {
 	// no longer recording from now on (a new recording may start while
 	// this file is completed)
 	l.recPub.mu.Lock()
-	l.recPub.st.Frames, l.recPub.st.Gaps, l.recPub.st.Dropped = d.sink.next, d.gaps, d.sink.dropped
+	l.recPub.st.Frames, l.recPub.st.Gaps, l.recPub.st.Dropped = d.sink.Next, d.gaps, d.sink.Dropped
 	l.recPub.st.Active = false
 	st, seq := l.recPub.st, l.recPub.seq
 	l.recPub.mu.Unlock()
 	l.recPub.finishing.Add(1)
 	go func() {
 		defer l.recPub.finishing.Done()
-		d.sink.close(d.sink.next)
+		d.sink.Close(d.sink.Next)
 		// the writer's error (a full disk) discards the file; a stop for new
 		// settings keeps what was recorded
 		err := cause
-		if d.sink.err != nil {
-			err = fmt.Errorf("live: record: %w", d.sink.err)
-		} else if ferr := errors.Join(d.rw.Finish(d.sink.written), d.o.Commit()); ferr != nil {
+		if d.sink.Err != nil {
+			err = fmt.Errorf("live: record: %w", d.sink.Err)
+		} else if ferr := errors.Join(d.rw.Finish(d.sink.Written), d.o.Commit()); ferr != nil {
 			err = fmt.Errorf("live: record: %w", ferr)
 		} else {
 			st.Saved = true
@@ -324,8 +324,8 @@ func (l *Live) reconfigureRecording(prev timelinePos) {
 		l.endRecording(err, nil)
 		return
 	}
-	d.sink.ch = d.col
-	d.sink.origin = -d.sink.next
+	d.sink.Ch = d.col
+	d.sink.Origin = -d.sink.Next
 	pending := uint64(max(0, int64(prev.next)-d.expect)) // frames lost, no batch saw them
 	d.expect = 0
 	lost := prev.lostSamples + (r.pos - prev.pos)

@@ -186,7 +186,7 @@ func TestHistoryExport(t *testing.T) {
 			defer l.Close()
 			dir := t.TempDir()
 			startRec(t, l, filepath.Join(dir, "full.npy"), 1)
-			origin := l.recd.sink.origin
+			origin := l.recd.sink.Origin
 			stepFor(l, 700*time.Millisecond)
 			stopRec(t, l)
 			paths := []string{filepath.Join(dir, "h1.npy"), filepath.Join(dir, "h1.csv"), filepath.Join(dir, "hmix.png")}
@@ -281,7 +281,7 @@ func recordNoAllocs(t *testing.T, engs engine.Pair, hop int) {
 	allocs := testing.AllocsPerRun(200, func() {
 		n, _ := l.Step()
 		frames += n
-		for s := l.recd.sink; len(s.free) < s.chunks-1; { // the writer has caught up
+		for s := l.recd.sink; s.Pending() > 1; { // the writer has caught up
 			runtime.Gosched()
 		}
 		time.Sleep(time.Millisecond)
@@ -330,7 +330,7 @@ func TestRecordErrors(t *testing.T) {
 	}
 
 	full := filepath.Join(dir, "full.npy")
-	if err := l.StartRecording(full, 0, func(error) { l.recd.sink.rw = failingRows{} }); err != nil {
+	if err := l.StartRecording(full, 0, func(error) { l.recd.sink.RW = failingRows{} }); err != nil {
 		t.Fatal(err)
 	}
 	if err := l.StartRecording(filepath.Join(dir, "b.npy"), 0, func(err error) { errc <- err }); err != nil {

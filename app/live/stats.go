@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dsp/bandlimit"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -57,7 +57,7 @@ type Stats struct {
 
 	// BandLimitHz, for an input above 48 kHz, is the standard Nyquist
 	// frequency above which its long-term spectrum carries nothing
-	// (dsp.BandLimit): it may be upsampled from twice that rate. 0 when
+	// (bandlimit.Detect): it may be upsampled from twice that rate. 0 when
 	// it uses its band.
 	BandLimitHz float64 `json:"band_limit_hz,omitempty"`
 }
@@ -206,7 +206,7 @@ type bandState struct {
 	scratch []float32
 }
 
-// bandLimit runs dsp.BandLimit on the first channel's long-term
+// bandLimit runs bandlimit.Detect on the first channel's long-term
 // average, for inputs above 48 kHz that have analyzed a second or more.
 func (l *Live) bandLimit(rate int) float64 {
 	if rate <= 48000 {
@@ -224,7 +224,7 @@ func (l *Live) bandLimit(rate int) float64 {
 	if len(b.scratch) < len(b.sp.LongAvg) {
 		b.scratch = make([]float32, len(b.sp.LongAvg))
 	}
-	return dsp.BandLimit(b.scratch, b.sp.LongAvg, b.sp.BinHz, rate)
+	return bandlimit.Detect(b.scratch, b.sp.LongAvg, b.sp.BinHz, rate)
 }
 
 // Snapshot writes the statistics as they stand into dst without the

@@ -164,23 +164,7 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	if len(icon) > 0 {
 		a.SetIcon(fyne.NewStaticResource("icon.png", icon))
 	}
-	set := ui.LoadSettings(a.Preferences())
-	switch {
-	case f.Generator != "":
-		set.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: f.Generator}
-	case f.Device != "":
-		set.Source = session.SourceSpec{Kind: session.SourceDevice, Device: f.Device}
-	}
-	if f.FFT > 0 {
-		set.FFT = f.FFT
-	}
-	if f.Hop > 0 {
-		set.Overlap = 1 - float64(f.Hop)/float64(set.FFT)
-	}
-	if f.Engine == "cpu" || f.Engine == "gpu" {
-		set.Engine = f.Engine
-	}
-	set.Save(a.Preferences())
+	set := startSettings(f, a.Preferences())
 	ls, err := set.Live()
 	if err != nil {
 		ls = live.DefaultSettings()
@@ -223,6 +207,29 @@ func Run(f Flags, icon []byte, stderr io.Writer) int {
 	ui.New(a, win, m, opts)
 	win.ShowAndRun()
 	return cli.ExitOK
+}
+
+// startSettings are the settings saved in p with the flags' changes,
+// which are saved in turn (the window starts with them).
+func startSettings(f Flags, p fyne.Preferences) ui.Settings {
+	set := ui.LoadSettings(p)
+	switch {
+	case f.Generator != "":
+		set.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: f.Generator}
+	case f.Device != "":
+		set.Source = session.SourceSpec{Kind: session.SourceDevice, Device: f.Device}
+	}
+	if f.FFT > 0 {
+		set.FFT = f.FFT
+	}
+	if f.Hop > 0 {
+		set.Overlap = 1 - float64(f.Hop)/float64(set.FFT)
+	}
+	if f.Engine == "cpu" || f.Engine == "gpu" {
+		set.Engine = f.Engine
+	}
+	set.Save(p)
+	return set
 }
 
 // followSources switches m's source to each line of the file at path

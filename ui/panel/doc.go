@@ -1,9 +1,10 @@
 // Package panel holds the panels of Prism's window (package ui) that have
 // a package boundary of their own: the File tab, the references, the
-// recording, the Transfer tab and the status bar. Each is one struct
-// that owns its widgets and state and talks to the window through the
-// interface it declares (the window implements them on an adapter, so ui
-// exports none of their methods):
+// recording, the Transfer tab, the status bar, the unit and calibration,
+// the plot section and the file dialogs. Each is one struct that owns its
+// widgets and state and talks to the window through the interface it
+// declares (the window implements them on an adapter, so ui exports none
+// of their methods):
 //
 //   - Files (files.go, compare.go): the File tab, its analyses, the
 //     spectrogram's export and the A/B comparison; FileHost and
@@ -21,6 +22,18 @@
 //     TransferEngine.
 //   - StatusBar (status.go): the strip, the line under it and the
 //     details, written from the StatusFacts the window gathers.
+//   - Calibration (calibration.go): the unit shown, the level
+//     calibration and the microphone response, their section and
+//     dialogs, and the conversions of the engine's dBFS spectra it hands
+//     the views (Source, ShowFile); CalHost (its settings as CalSettings)
+//     and CalEngine.
+//   - Plot (plot.go): the side panel's plot section, smoothing and the
+//     frequency range typed in (view.PlotView); PlotHost.
+//   - Dialogs (dialogs.go): the file dialogs every panel and the window
+//     ask through: a typed path or the recent folders for a file to read,
+//     a proposed name and a second Save to replace for a file to write,
+//     Fyne's own dialogs closed by Escape, and the recent folders, kept in
+//     the preferences under the key the window gives.
 //
 // A panel's exported methods are what the window calls and what the
 // panel's own buttons and dialogs do (OpenFile, Store, Start, …), so the

@@ -189,6 +189,14 @@ func (p *Transfer) build() {
 	p.unwrap = check("Unwrap phase (delay taken out)", func(on bool) { st.View.Unwrap = on })
 	p.gd = check("Group delay", func(on bool) { st.View.GroupDelay = on })
 	p.ir = check("Impulse response and ETC", func(on bool) { st.View.Impulse = on })
+	p.buildActions()
+	p.content = p.layout()
+}
+
+// buildActions makes the rest of build's controls: the speed of sound,
+// the difference picker, the buttons and the status line.
+func (p *Transfer) buildActions() {
+	st := &p.state
 	p.speed = widget.NewEntry()
 	p.speed.Validator = func(s string) error { _, err := parseSpeed(s); return err }
 	p.speed.OnSubmitted = func(s string) {
@@ -222,7 +230,6 @@ func (p *Transfer) build() {
 	})
 	p.status = widget.NewLabel("")
 	p.status.Wrapping = fyne.TextWrapWord
-	p.content = p.layout()
 }
 
 // layout places the controls in sections.

@@ -8,8 +8,10 @@
 // (plot.go), the painter and palettes (draw.go), the mapping of bins to
 // pixel columns (freqmap.go), the time axis and durations for people
 // (timeaxis.go), the conversions of the engine's dBFS spectra into the
-// unit shown (units.go), and what the window reads back of a view
-// (readback.go).
+// unit shown (units.go), what the window reads back of a view
+// (readback.go), and how the spectra are framed beyond the dB range
+// (PlotView, plotview.go: the frequency range and smoothing the window
+// saves and hands them).
 //
 // A view draws the data it is handed or pulls through a small source
 // interface (SpectrumSource, ColumnSource, MeterSource, TransferSource) and knows nothing

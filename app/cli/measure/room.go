@@ -44,10 +44,10 @@ func (o *outputs) Set(v string) error { *o = append(*o, v); return nil }
 func Room(args []string, stdout, stderr io.Writer) int {
 	fs := kit.NewFlags("room", roomUsage, stderr)
 	var (
-		outs               outputs
-		fraction, channel  int
-		smoothing          string
-		asJSON, force, bad bool
+		outs              outputs
+		fraction, channel int
+		smoothing         string
+		asJSON, force     bool
 	)
 	fs.Var(&outs, "o", "output: .png (ETC and decays) or .csv/.npy (frequency response); may be given twice")
 	fs.IntVar(&fraction, "fraction", 1, "bands: 1 (octaves) or 3 (third octaves)")
@@ -70,20 +70,8 @@ func Room(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usage("--smoothing: %v", err)
 	}
-	var png, resp string
-	var respFormat encode.Format
-	for _, o := range outs {
-		f, known := encode.FormatOf(o)
-		switch {
-		case known && f == encode.FormatPNG && png == "":
-			png = o
-		case known && (f == encode.FormatCSV || f == encode.FormatNPY) && resp == "":
-			resp, respFormat = o, f
-		default:
-			bad = true
-		}
-	}
-	if bad {
+	png, resp, respFormat, ok := roomOutputs(outs)
+	if !ok {
 		return usage("-o %s: want at most one .png (decays) and one .csv or .npy (frequency response)", outs.String())
 	}
 	if err := kit.CheckReplace(force, outs...); err != nil {
@@ -129,4 +117,21 @@ func Room(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprint(stdout, room.Table(res))
 	return kit.ExitOK
+}
+
+// roomOutputs sorts the -o values: at most one PNG (the decays) and one
+// CSV or NPY (the frequency response); ok is false for anything else.
+func roomOutputs(outs []string) (png, resp string, respFormat encode.Format, ok bool) {
+	for _, o := range outs {
+		f, known := encode.FormatOf(o)
+		switch {
+		case known && f == encode.FormatPNG && png == "":
+			png = o
+		case known && (f == encode.FormatCSV || f == encode.FormatNPY) && resp == "":
+			resp, respFormat = o, f
+		default:
+			return "", "", respFormat, false
+		}
+	}
+	return png, resp, respFormat, true
 }

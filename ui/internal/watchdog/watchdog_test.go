@@ -1,4 +1,4 @@
-package ui
+package watchdog
 
 import (
 	"strings"
@@ -19,12 +19,12 @@ func (r reports) Write(p []byte) (int, error) {
 // are not reported.
 func TestWatchdog(t *testing.T) {
 	out := make(reports, 10)
-	var d watchdog
-	d.start(out, 500*time.Millisecond)
-	defer d.close()
+	var d Watchdog
+	d.Start(out, 500*time.Millisecond)
+	defer d.Close()
 	for range 20 { // ticking 50 times as often as needed: nothing to say
 		time.Sleep(10 * time.Millisecond)
-		d.ticked()
+		d.Ticked()
 	}
 	if len(out) != 0 {
 		t.Fatalf("reported while ticking: %q", <-out)
@@ -36,7 +36,7 @@ func TestWatchdog(t *testing.T) {
 	if s := <-out; !strings.Contains(s, "has not run for") || !strings.Contains(s, "TestWatchdog") {
 		t.Errorf("the report does not give this test's stack:\n%.300s", s)
 	}
-	d.ticked()
+	d.Ticked()
 	time.Sleep(1500 * time.Millisecond) // a second stall
 	if n := len(out); n != 1 {
 		t.Errorf("a second stall: %d reports", n)

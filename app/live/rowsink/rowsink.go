@@ -1,4 +1,14 @@
-package live
+// Package rowsink is the outage-aware spectrogram file of Prism's live
+// analysis, shared by `prism capture` (package capture) and Live's
+// full-resolution recording: Sink takes one output channel's dB columns
+// from each batch the engine completes and writes them as rows through an
+// encode.RowWriter on a writer goroutine of its own, with gap rows (NaN)
+// where frames were lost, so a file keeps real time; Image folds rows or
+// the engine's pixel columns into a PNG spectrogram, and ImageGrid is its
+// column rule as the engine's column grid. It knows nothing of the
+// analyzer (package live), devices or windows; the Sink's fields say which
+// goroutine owns them.
+package rowsink
 
 import (
 	"fmt"
@@ -11,7 +21,7 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// captureSink writes one output channel's frames as dB rows, and gap rows
+// Sink writes one output channel's frames as dB rows, and gap rows
 // for frames lost from the timeline; or, for an image, folds the columns
 // the engine folded into their pixel columns (cheap: one spectrum per
 // pixel column, on the engine goroutine). For rows, the engine goroutine
@@ -23,28 +33,30 @@ import (
 // (counted in dropped) and written as gap rows, so the file keeps real
 // time and says what it lost, and the analysis itself never falls behind
 // for it.
-type captureSink struct {
-	ch, total, bins int
-	img             *imageRows // the image's writer, nil for rows
-	origin          int        // the timeline frame of row 0 (a recording's start)
+type Sink struct {
+	Ch     int    // the output channel written (the mix is the input's channel count)
+	Total  int    // the timeline's frames
+	Origin int    // the timeline frame of row 0 (a recording's start)
+	bins   int    // per row
+	img    *Image // the image's writer, nil for rows
 
 	// the engine goroutine's
-	next      int // timeline frame after the last one queued or dropped
-	dropped   int // frames dropped because the writer was behind
+	Next      int // timeline frame after the last one queued or dropped
+	Dropped   int // frames dropped because the writer was behind
 	cur       *rowChunk
 	free      chan *rowChunk
 	queue     chan *rowChunk
-	chunks    int // allocated so far, at most cap(queue)
-	failed    atomic.Bool
+	chunks    int         // allocated so far, at most cap(queue)
+	Failed    atomic.Bool // the writer failed (Err says why once closed)
 	closeOnce sync.Once
 	done      chan struct{}
 
 	// the writer goroutine's (the caller's after close; the engine
 	// goroutine's for an image)
-	rw            encode.RowWriter
-	written, gaps int
+	RW            encode.RowWriter
+	Written, Gaps int
 	gap           []float32 // one row of NaN
-	err           error
+	Err           error
 }
 
 // rowChunk is up to chunkRows consecutive frames of one channel's dB
@@ -59,16 +71,19 @@ const (
 	sinkQueueBytes = 16 << 20 // at N=16384, 512 frames: 0.17 s at 3000 frames/s
 )
 
-func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total int) *captureSink {
+// New starts a sink writing the rows of bins values (an FFT's size/2 + 1)
+// of channel (0-based; −1 the mix, output channel `channels`) through rw
+// (an *Image folds pixel columns instead), for a timeline of total
+// frames, and its writer goroutine, which Close ends.
+func New(rw encode.RowWriter, channel, channels, bins, total int) *Sink {
 	ch := channels // the mix is output channel `channels`
-	if opts.Channel >= 0 {
-		ch = opts.Channel
+	if channel >= 0 {
+		ch = channel
 	}
-	bins := opts.FFT/2 + 1
 	chunks := min(max(sinkQueueBytes/(4*chunkRows*bins), 4), 1024)
-	s := &captureSink{rw: rw, ch: ch, total: total, bins: bins, gap: make([]float32, bins),
+	s := &Sink{RW: rw, Ch: ch, Total: total, bins: bins, gap: make([]float32, bins),
 		free: make(chan *rowChunk, chunks), queue: make(chan *rowChunk, chunks), done: make(chan struct{})}
-	s.img, _ = rw.(*imageRows)
+	s.img, _ = rw.(*Image)
 	for k := range s.gap {
 		s.gap[k] = float32(math.NaN())
 	}
@@ -76,37 +91,37 @@ func newCaptureSink(rw encode.RowWriter, opts CaptureOptions, channels, total in
 	return s
 }
 
-// grid is the columns the engine folds for the sink: the image's pixel
+// Grid is the columns the engine folds for the sink: the image's pixel
 // columns (plot.ColumnFrames over the whole capture), else every frame.
-func (s *captureSink) grid() gpufft.ColumnGrid {
+func (s *Sink) Grid() gpufft.ColumnGrid {
 	if s.img != nil {
-		return plotGrid{columns: s.img.layout.Columns(), frames: s.total}
+		return ImageGrid{Columns: s.img.layout.Columns(), Frames: s.Total}
 	}
 	return gpufft.FixedColumns{Frames: 1}
 }
 
-// batch is Live's onBatch: it takes only its channel of the completed
+// Batch is Live's batch hook (live.Live.OnBatch): it takes only its channel of the completed
 // columns. Rows are queued for the writer (or dropped if the writer is too
 // far behind); image columns are folded at once. It does not block, and
 // allocates only while the queue grows.
-func (s *captureSink) batch(out *gpufft.LiveOutput) {
+func (s *Sink) Batch(out *gpufft.LiveOutput) {
 	for j := range out.NumColumns {
-		id := int(out.ColumnIDs[j]) - s.origin // a frame, or a pixel column of the image
+		id := int(out.ColumnIDs[j]) - s.Origin // a frame, or a pixel column of the image
 		if id < 0 {
 			continue
 		}
-		col := out.Column(j, s.ch)
+		col := out.Column(j, s.Ch)
 		if s.img != nil {
-			if s.err == nil {
-				lo, hi := plot.ColumnFrames(id, s.img.layout.Columns(), s.total)
-				s.gaps += max(0, lo-s.written)
+			if s.Err == nil {
+				lo, hi := plot.ColumnFrames(id, s.img.layout.Columns(), s.Total)
+				s.Gaps += max(0, lo-s.Written)
 				s.img.column(id, col)
-				s.written = max(s.written, hi)
-				s.next = s.written
+				s.Written = max(s.Written, hi)
+				s.Next = s.Written
 			}
 			continue
 		}
-		if id >= s.total {
+		if id >= s.Total {
 			break
 		}
 		s.row(id, col)
@@ -116,14 +131,14 @@ func (s *captureSink) batch(out *gpufft.LiveOutput) {
 
 // row adds frame id's dB row to the chunk being filled, starting another
 // (and queueing the full one) at a jump in the timeline.
-func (s *captureSink) row(id int, db []float32) {
+func (s *Sink) row(id int, db []float32) {
 	if c := s.cur; c != nil && (c.first+c.n != id || c.n == chunkRows) {
 		s.flush()
 	}
 	if s.cur == nil {
 		if s.cur = s.chunk(); s.cur == nil {
-			s.dropped++
-			s.next = max(s.next, id+1)
+			s.Dropped++
+			s.Next = max(s.Next, id+1)
 			return
 		}
 		s.cur.first, s.cur.n = id, 0
@@ -131,11 +146,11 @@ func (s *captureSink) row(id int, db []float32) {
 	c := s.cur
 	copy(c.db[c.n*s.bins:(c.n+1)*s.bins], db)
 	c.n++
-	s.next = max(s.next, id+1)
+	s.Next = max(s.Next, id+1)
 }
 
 // flush queues the chunk being filled.
-func (s *captureSink) flush() {
+func (s *Sink) flush() {
 	if s.cur != nil {
 		s.queue <- s.cur // never blocks: the queue holds every chunk
 		s.cur = nil
@@ -144,7 +159,7 @@ func (s *captureSink) flush() {
 
 // chunk is a free chunk, a new one while fewer than the queue holds
 // exist, or nil.
-func (s *captureSink) chunk() *rowChunk {
+func (s *Sink) chunk() *rowChunk {
 	select {
 	case c := <-s.free:
 		return c
@@ -159,69 +174,72 @@ func (s *captureSink) chunk() *rowChunk {
 
 // write is the writer goroutine: each chunk after the gap rows before it.
 // After an error it only returns the chunks.
-func (s *captureSink) write() {
+func (s *Sink) write() {
 	defer close(s.done)
 	for c := range s.queue {
-		if s.err == nil {
-			s.padTo(c.first)
-			if s.err == nil {
-				s.err = s.rw.Rows(s.written, c.db[:c.n*s.bins])
-				s.written += c.n
+		if s.Err == nil {
+			s.PadTo(c.first)
+			if s.Err == nil {
+				s.Err = s.RW.Rows(s.Written, c.db[:c.n*s.bins])
+				s.Written += c.n
 			}
-			if s.err != nil {
-				s.failed.Store(true)
+			if s.Err != nil {
+				s.Failed.Store(true)
 			}
 		}
 		s.free <- c
 	}
 }
 
-// padTo writes gap rows up to frame n.
-func (s *captureSink) padTo(n int) {
-	for s.err == nil && s.written < min(n, s.total) {
-		s.err = s.rw.Rows(s.written, s.gap)
-		s.written++
-		s.gaps++
+// PadTo writes gap rows up to frame n.
+func (s *Sink) PadTo(n int) {
+	for s.Err == nil && s.Written < min(n, s.Total) {
+		s.Err = s.RW.Rows(s.Written, s.gap)
+		s.Written++
+		s.Gaps++
 	}
 }
 
-// close ends the writer once it has written everything queued, and then
+// Close ends the writer once it has written everything queued, and then
 // writes gap rows up to frame `to` (the end of the timeline when the
-// source stopped for good). After it, the caller owns written, gaps and
-// err. The engine goroutine calls it; twice is harmless.
-func (s *captureSink) close(to int) {
+// source stopped for good). After it, the caller owns Written, Gaps and
+// Err. The engine goroutine calls it; twice is harmless.
+func (s *Sink) Close(to int) {
 	s.closeOnce.Do(func() {
 		s.flush()
 		close(s.queue)
 	})
 	<-s.done
-	s.padTo(to)
+	s.PadTo(to)
 }
 
-// plotGrid is plot's column rule as the engine's column grid.
-type plotGrid struct{ columns, frames int }
+// ImageGrid is plot's column rule (Columns pixel columns over Frames
+// frames) as the engine's column grid.
+type ImageGrid struct{ Columns, Frames int }
 
-// maxColumns is the most columns a batch of n frames completes: each
+// MaxColumns is the most columns a batch of n frames completes: each
 // frame is in at most ⌈columns/frames⌉ + 1 of them (nearest-frame
 // columns), and there are no more than all of them.
-func (g plotGrid) maxColumns(n int) int {
-	return min(g.columns, n*((g.columns+g.frames-1)/g.frames+1)) + 1
+func (g ImageGrid) MaxColumns(n int) int {
+	return min(g.Columns, n*((g.Columns+g.Frames-1)/g.Frames+1)) + 1
 }
 
-func (g plotGrid) ColumnFrames(col int64) (int64, int64) {
-	lo, hi := plot.ColumnFrames(int(col), g.columns, g.frames)
+// ColumnFrames is gpufft.ColumnGrid's: the frames pixel column col shows.
+func (g ImageGrid) ColumnFrames(col int64) (int64, int64) {
+	lo, hi := plot.ColumnFrames(int(col), g.Columns, g.Frames)
 	return int64(lo), int64(hi)
 }
 
-func (g plotGrid) FrameColumns(f int64) (int64, int64) {
-	first, last := plot.FrameColumns(int(min(f, int64(g.frames-1))), g.columns, g.frames)
+// FrameColumns is gpufft.ColumnGrid's: the pixel columns frame f shows in.
+func (g ImageGrid) FrameColumns(f int64) (int64, int64) {
+	first, last := plot.FrameColumns(int(min(f, int64(g.Frames-1))), g.Columns, g.Frames)
 	return int64(first), int64(last)
 }
 
-// imageRows folds dB rows into a spectrogram image on the host, by the
+// Image folds dB rows into a spectrogram image on the host, by the
 // same rule as the engines' image plans (plot.ColumnFrames), and writes it
 // as PNG at the end.
-type imageRows struct {
+type Image struct {
 	o      *encode.Output
 	layout *plot.Spectrogram
 	lo, hi []int32 // each row's bins
@@ -230,9 +248,11 @@ type imageRows struct {
 	total  int
 }
 
-func newImageRows(o *encode.Output, layout *plot.Spectrogram, total int) *imageRows {
+// NewImage is an image of layout over total frames, written to o by
+// Finish.
+func NewImage(o *encode.Output, layout *plot.Spectrogram, total int) *Image {
 	lo, hi := layout.RowBins()
-	p := &imageRows{o: o, layout: layout, lo: lo, hi: hi, pix: make([]float32, layout.Columns()*layout.Rows()),
+	p := &Image{o: o, layout: layout, lo: lo, hi: hi, pix: make([]float32, layout.Columns()*layout.Rows()),
 		bins: int(hi[len(hi)-1]), total: total}
 	for i := range p.pix {
 		p.pix[i] = gpufft.FloorDB
@@ -242,7 +262,7 @@ func newImageRows(o *encode.Output, layout *plot.Spectrogram, total int) *imageR
 
 // Rows folds frames into the columns that show them, by maximum; gap
 // rows (NaN) leave their columns at the floor.
-func (p *imageRows) Rows(first int, db []float32) error {
+func (p *Image) Rows(first int, db []float32) error {
 	bins := p.bins
 	for f := range len(db) / bins {
 		row := db[f*bins : (f+1)*bins]
@@ -259,7 +279,7 @@ func (p *imageRows) Rows(first int, db []float32) error {
 
 // column folds pixel column col's spectrum (dB, folded on the engine over
 // the column's frames) into its rows by maximum.
-func (p *imageRows) column(col int, db []float32) {
+func (p *Image) column(col int, db []float32) {
 	rows := p.layout.Rows()
 	pix := p.pix[col*rows : (col+1)*rows]
 	for r := range pix {
@@ -268,9 +288,14 @@ func (p *imageRows) column(col int, db []float32) {
 }
 
 // Finish encodes the image.
-func (p *imageRows) Finish(int) error {
+func (p *Image) Finish(int) error {
 	if err := encode.PNG(p.o.W, p.layout.Render(p.pix)); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
 	return nil
 }
+
+// Pending is how many of the queue's chunks are not free: being filled,
+// queued or being written. The engine goroutine calls it (tests wait on
+// it for the writer to catch up).
+func (s *Sink) Pending() int { return s.chunks - len(s.free) }

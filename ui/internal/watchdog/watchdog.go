@@ -1,4 +1,7 @@
-package ui
+// Package watchdog reports a window whose per-frame tick stopped running,
+// with every goroutine's stack, so a stall says where the Fyne goroutine
+// was. It knows nothing of the window but its ticks.
+package watchdog
 
 import (
 	"fmt"
@@ -8,39 +11,41 @@ import (
 	"time"
 )
 
-// stallAfter is how long the window's tick may not run before the
+// StallAfter is how long the window's tick may not run before the
 // watchdog reports it: the key stress fails at 5 s without a drawn second.
-const stallAfter = 3 * time.Second
+const StallAfter = 3 * time.Second
 
-// watchdog reports a window whose tick stopped running: with a trace set
+// Watchdog reports a window whose tick stopped running: with a trace set
 // (PRISM_UI_TRACE, the desktop tests) a goroutine of its own checks twice
 // a second that Pull ran, and once per stall writes every goroutine's
 // stack to out, so a stall that a stress test meets says where the Fyne
 // goroutine was (a stall of 5 s under the key stress at 2^20 points once
 // left nothing to go on).
-type watchdog struct {
+type Watchdog struct {
 	tick atomic.Int64 // time of the last tick, Unix ns
 	stop chan struct{}
 }
 
-// start begins watching for ticks more than `after` apart; ticked records
-// each tick; close ends it.
-func (d *watchdog) start(out io.Writer, after time.Duration) {
-	d.ticked()
+// Start begins watching for ticks more than `after` apart; Ticked records
+// each tick; Close ends it.
+func (d *Watchdog) Start(out io.Writer, after time.Duration) {
+	d.Ticked()
 	d.stop = make(chan struct{})
 	go d.run(out, after, d.stop)
 }
 
-func (d *watchdog) ticked() { d.tick.Store(time.Now().UnixNano()) }
+// Ticked records a tick.
+func (d *Watchdog) Ticked() { d.tick.Store(time.Now().UnixNano()) }
 
-func (d *watchdog) close() {
+// Close ends the watching; twice is harmless.
+func (d *Watchdog) Close() {
 	if d.stop != nil {
 		close(d.stop)
 		d.stop = nil
 	}
 }
 
-func (d *watchdog) run(out io.Writer, after time.Duration, stop <-chan struct{}) {
+func (d *Watchdog) run(out io.Writer, after time.Duration, stop <-chan struct{}) {
 	t := time.NewTicker(after / 6)
 	defer t.Stop()
 	reported := int64(0) // the tick a report was written for

@@ -1,8 +1,16 @@
-package live
+// Package capture is `prism capture`'s pipeline: a recorder's stream
+// analyzed live (package live, on the engine pair) for a number of
+// seconds into a spectrogram file of one channel or the mix (NPY, CSV or
+// PNG, through package rowsink's outage-aware sink), keeping real time:
+// lost input and outages are gap rows, a source that stops for good ends
+// the capture at its deadline with what was captured written and an error
+// wrapping live.ErrIncomplete. It imports live, rowsink, engine, encode,
+// plot, dsp and audio; it knows nothing of flags (package cli) or
+// windows. Run owns its analyzer and runs it on the caller's goroutine.
+package capture
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -10,56 +18,15 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/live/rowsink"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/window"
 )
 
-// DefaultGenerator is the source used when there is no input device.
-const DefaultGenerator = "sine:1000:-6"
-
-// OpenSource returns a recorder's source opener: the generator when spec
-// is set, else the capture device, else (no device at all, a normal
-// state) the default generator with a notice saying so. rate and channels
-// 0 take the device's (the generator's: 48000 Hz, 2 channels). The source
-// is opened once here to check it, then closed.
-func OpenSource(device string, rate, channels int, spec string) (func() (audio.Source, error), string, error) {
-	if spec != "" {
-		open, err := generatorSource(spec, rate, channels)
-		return open, "", err
-	}
-	cfg := audio.CaptureConfig{Device: device, Rate: rate, Channels: channels}
-	src, err := audio.OpenCapture(cfg)
-	if err == nil {
-		src.Close()
-		return func() (audio.Source, error) { return audio.OpenCapture(cfg) }, "", nil
-	}
-	if device != "" || !errors.Is(err, audio.ErrNoInputDevice) {
-		return nil, "", err
-	}
-	open, gerr := generatorSource(DefaultGenerator, rate, channels)
-	return open, fmt.Sprintf("%v: using the generator %s", err, DefaultGenerator), gerr
-}
-
-func generatorSource(spec string, rate, channels int) (func() (audio.Source, error), error) {
-	gs, err := audio.ParseGenerator(spec)
-	if err != nil {
-		return nil, err
-	}
-	if rate == 0 {
-		rate = 48000
-	}
-	if channels == 0 {
-		channels = 2
-	}
-	if _, err := audio.NewGenerator(gs, rate, channels, true); err != nil {
-		return nil, err
-	}
-	return func() (audio.Source, error) { return audio.NewGenerator(gs, rate, channels, true) }, nil
-}
-
-// CaptureOptions configure Capture.
-type CaptureOptions struct {
+// Options configure Run.
+type Options struct {
 	FFT, Hop int
 	Window   window.Func
 	Channel  int               // −1: the mix (mean of channels); else a 0-based channel
@@ -74,14 +41,7 @@ type CaptureOptions struct {
 	Grace time.Duration
 }
 
-// ErrIncomplete says a capture ended at its deadline with less than the
-// time asked for: the source stopped delivering (an outage to the end), or
-// the analysis fell too far behind a source that kept delivering; the
-// error wrapping it says which. What was captured is written, the rest of
-// the timeline as gap rows.
-var ErrIncomplete = errors.New("incomplete")
-
-// Capture records opts.Seconds of the recorder's stream as a live
+// Run records opts.Seconds of the recorder's stream as a live
 // spectrogram of opts.Channel (or the mix) into opts.Out, written to a
 // temporary file and renamed on success. The output keeps real time:
 // input the analysis lost (overwritten before it was read) and outages
@@ -90,42 +50,42 @@ var ErrIncomplete = errors.New("incomplete")
 // colormap's floor (PNG), and are counted in the statistics. A source that
 // stops delivering for good ends the capture at Seconds + Grace of
 // wall-clock time with what was captured written, the rest of the
-// timeline as gap rows, and an error wrapping ErrIncomplete that says
+// timeline as gap rows, and an error wrapping live.ErrIncomplete that says
 // since when no input came. It returns the analysis statistics at the end.
-func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts CaptureOptions) (Stats, error) {
+func Run(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts Options) (live.Stats, error) {
 	rate := rec.SampleRate()
 	total := dsp.FrameCount(int64(opts.Seconds*float64(rate)), opts.FFT, opts.Hop)
 	if total < 1 {
-		return Stats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
+		return live.Stats{}, fmt.Errorf("%g s at %d Hz is shorter than one frame of %d", opts.Seconds, rate, opts.FFT)
 	}
 	o, err := encode.CreateWith(opts.Out, encode.CreateOptions{Force: opts.Force})
 	if err != nil {
-		return Stats{}, err
+		return live.Stats{}, err
 	}
 	defer o.Discard()
 	rw, err := captureWriter(o, opts, rec, total)
 	if err != nil {
-		return Stats{}, err
+		return live.Stats{}, err
 	}
-	sink := newCaptureSink(rw, opts, rec.Channels(), total)
-	defer sink.close(0) // the writer goroutine ends on every return (twice is harmless)
-	s := DefaultSettings()
-	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.grid()
-	s.ColumnChannel = sink.ch + 1
-	live, err := New(rec, engines, s)
+	sink := rowsink.New(rw, opts.Channel, rec.Channels(), opts.FFT/2+1, total)
+	defer sink.Close(0) // the writer goroutine ends on every return (twice is harmless)
+	s := live.DefaultSettings()
+	s.FFT, s.Hop, s.Window, s.History, s.Columns = opts.FFT, opts.Hop, opts.Window, -1, sink.Grid()
+	s.ColumnChannel = sink.Ch + 1
+	l, err := live.New(rec, engines, s)
 	if err != nil {
-		return Stats{}, err
+		return live.Stats{}, err
 	}
-	defer live.Close()
-	live.onBatch = sink.batch
+	defer l.Close()
+	l.OnBatch(sink.Batch)
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	start, began := rec.Ring().Position(), time.Now()
-	short, err := captureRun(ctx, live, sink, opts, rate)
+	short, err := captureRun(ctx, l, sink, opts, rate)
 	if err != nil {
-		return live.Stats(), err
+		return l.Stats(), err
 	}
-	st := live.Stats()
-	sink.close(sink.next)
+	st := l.Stats()
+	sink.Close(sink.Next)
 	if short != nil {
 		// the rest of the timeline is gap rows and its input is counted:
 		// an outage that lasts to the end, or input the analysis did not
@@ -140,48 +100,48 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts
 			st.DroppedOverflowFrames += tail
 			short = fmt.Errorf("%w: the input kept coming but the analysis fell behind (%d input frames dropped): a faster engine, a smaller FFT or a longer hop keeps up", short, st.DroppedFrames)
 		}
-		sink.padTo(total)
+		sink.PadTo(total)
 	}
-	if sink.err != nil {
-		return st, sink.err
+	if sink.Err != nil {
+		return st, sink.Err
 	}
-	if err := rw.Finish(sink.written); err != nil {
+	if err := rw.Finish(sink.Written); err != nil {
 		return st, err
 	}
 	if err := o.Commit(); err != nil {
 		return st, err
 	}
-	if err := capturePeak(live, sink.ch, opts, &st); err != nil {
+	if err := capturePeak(l, sink.Ch, opts, &st); err != nil {
 		return st, err
 	}
-	st.GapFrames, st.DroppedOutputFrames = uint64(sink.gaps), uint64(sink.dropped)
+	st.GapFrames, st.DroppedOutputFrames = uint64(sink.Gaps), uint64(sink.Dropped)
 	logOutages(opts.Log, rec, start, rate)
-	if sink.dropped > 0 {
-		logf(opts.Log, "prism: the %s writer fell behind: %d frames dropped, written as gap rows\n", opts.Format, sink.dropped)
+	if sink.Dropped > 0 {
+		logf(opts.Log, "prism: the %s writer fell behind: %d frames dropped, written as gap rows\n", opts.Format, sink.Dropped)
 	}
 	logf(opts.Log, "prism: %s: %d frames (%d of them gaps); latency p50 %.2f ms, p99 %.2f ms; %d input frames dropped (%d overflow, %d outage), %d overflows, %d stalls, %d reopens\n",
-		opts.Out, sink.written, sink.gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.DroppedOverflowFrames, st.DroppedOutageFrames, st.Overflows, st.Stalls, st.Reopens)
+		opts.Out, sink.Written, sink.Gaps, st.LatencyP50Ms, st.LatencyP99Ms, st.DroppedFrames, st.DroppedOverflowFrames, st.DroppedOutageFrames, st.Overflows, st.Stalls, st.Reopens)
 	return st, short
 }
 
 // captureRun steps the analysis until the sink has the whole timeline, the
 // context ends (its error), or the deadline, Seconds + Grace from now,
-// passes (short: an error wrapping ErrIncomplete).
-func captureRun(ctx context.Context, live *Live, sink *captureSink, opts CaptureOptions, rate int) (short, err error) {
+// passes (short: an error wrapping live.ErrIncomplete).
+func captureRun(ctx context.Context, l *live.Live, sink *rowsink.Sink, opts Options, rate int) (short, err error) {
 	grace := opts.Grace
 	if grace == 0 {
 		grace = 5 * time.Second
 	}
 	deadline := time.Now().Add(time.Duration(opts.Seconds*float64(time.Second)) + grace)
-	for sink.next < sink.total && !sink.failed.Load() {
+	for sink.Next < sink.Total && !sink.Failed.Load() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end)", ErrIncomplete,
-				float64(sink.next*opts.Hop)/float64(rate), opts.Seconds, grace), nil
+			return fmt.Errorf("%w: %.2f s of %.2f s captured by the deadline (%v past the end)", live.ErrIncomplete,
+				float64(sink.Next*opts.Hop)/float64(rate), opts.Seconds, grace), nil
 		}
-		n, err := live.Step()
+		n, err := l.Step()
 		if err != nil {
 			return nil, err
 		}
@@ -222,8 +182,8 @@ func logOutages(w io.Writer, rec *audio.Recorder, start uint64, rate int) {
 }
 
 // capturePeak sets st's peak from output channel ch's last spectrum.
-func capturePeak(l *Live, ch int, opts CaptureOptions, st *Stats) error {
-	var sp Spectrum
+func capturePeak(l *live.Live, ch int, opts Options, st *live.Stats) error {
+	var sp live.Spectrum
 	l.Latest(ch, &sp)
 	k, err := dsp.NewWindowKernel(opts.Window.Values(opts.FFT))
 	if err != nil || len(sp.Current) < 3 {
@@ -242,7 +202,7 @@ func logf(w io.Writer, format string, a ...any) {
 }
 
 // captureWriter is the row writer of a capture's output format.
-func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, total int) (encode.RowWriter, error) {
+func captureWriter(o *encode.Output, opts Options, rec *audio.Recorder, total int) (encode.RowWriter, error) {
 	switch opts.Format {
 	case encode.FormatNPY:
 		return encode.NewNPYRows(o, opts.FFT/2+1)
@@ -252,5 +212,5 @@ func captureWriter(o *encode.Output, opts CaptureOptions, rec *audio.Recorder, t
 	img := opts.Image
 	img.Title = fmt.Sprintf("capture: %s   N=%d  hop=%d  %v  %s", rec.Stats().Source, opts.FFT, opts.Hop, opts.Window, dsp.ChannelName(opts.Channel))
 	layout := plot.NewSpectrogram(img, plot.Geometry{Rate: rec.SampleRate(), FFT: opts.FFT, Hop: opts.Hop, Frames: total})
-	return newImageRows(o, layout, total), nil
+	return rowsink.NewImage(o, layout, total), nil
 }

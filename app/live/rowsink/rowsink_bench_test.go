@@ -1,4 +1,4 @@
-package live
+package rowsink
 
 import (
 	"math/rand/v2"
@@ -10,13 +10,13 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-// BenchmarkCaptureSink times the capture sink per frame (row) at N=16384
+// BenchmarkSink times the sink per frame (row) at N=16384
 // (8193 bins), queueing and writing (the NPY or CSV writer, to a file in
 // the test's temporary directory) with nothing dropped: its throughput is
 // the writer goroutine's. At 48 kHz and hop 16 a capture needs 3000 rows a
 // second: 333 µs a row at most. (A PNG capture gets its pixel columns
 // folded on the engine: one spectrum per pixel column, not per frame.)
-func BenchmarkCaptureSink(b *testing.B) {
+func BenchmarkSink(b *testing.B) {
 	const fft, hop, rate, batch = 16384, 16, 48000, 64
 	bins := fft/2 + 1
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -31,7 +31,6 @@ func BenchmarkCaptureSink(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer o.Discard()
-			opts := CaptureOptions{FFT: fft, Hop: hop, Channel: -1, Format: format}
 			total := b.N * batch
 			var rw encode.RowWriter
 			if format == encode.FormatNPY {
@@ -42,21 +41,21 @@ func BenchmarkCaptureSink(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s := newCaptureSink(rw, opts, 2, total)
+			s := New(rw, -1, 2, bins, total)
 			b.ResetTimer()
 			for i := range b.N {
 				for k := range batch {
 					out.ColumnIDs[k] = int64(i*batch + k)
 				}
 				out.NumColumns = batch
-				s.batch(out)
+				s.Batch(out)
 				for len(s.queue) > cap(s.queue)/2 { // keep up with the writer: nothing dropped
 					time.Sleep(100 * time.Microsecond)
 				}
 			}
-			s.close(total)
-			if s.err != nil || s.dropped != 0 {
-				b.Fatal(s.err, s.dropped)
+			s.Close(total)
+			if s.Err != nil || s.Dropped != 0 {
+				b.Fatal(s.Err, s.Dropped)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()*1e6/float64(total), "µs/row")
 			b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "rows/s")

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rowsink
+
+const raceEnabled = false
