@@ -66,6 +66,11 @@ type Measurement struct {
 	Notice     string // the engine's fallback, if any
 }
 
+// ErrNoOutputDevice is audio.ErrNoOutputDevice, for the window (which
+// never sees package audio): Measure's error wraps it when there is no
+// output to play the sweep through.
+var ErrNoOutputDevice = audio.ErrNoOutputDevice
+
 // ErrMeasureBusy is a measurement asked for while one runs.
 var ErrMeasureBusy = errors.New("session: a measurement is running")
 
