@@ -16,8 +16,8 @@ import (
 // The Measure workspace's view: a sweep measurement's results as four
 // plots — the magnitude response and its phase (re the impulse's peak),
 // the harmonic distortion (THD and H2…H9 re the fundamental) versus the
-// fundamental's frequency, and the energy–time curve over the Schroeder
-// decays of the octave bands (room.DecayPlot) — over the room table
+// fundamental's frequency, and the energy–time curve with the Schroeder
+// decays of the octave bands — over the room table
 // (EDT, T20, T30, C50, C80, D50 per octave band, room.Table). The plots
 // are app/plot's images, remade when the data or the widget's size
 // changes.
@@ -160,13 +160,47 @@ func (v *MeasureView) plots(w, h int) [4]image.Image {
 			levels = append(levels, hk)
 			names = append(names, "H"+strconv.Itoa(k+2))
 		}
-		out[2] = plot.Lines(plot.LineOptions{Width: pw, Height: ph, Scale: plot.Log, DBMin: -100, DBMax: 0, Unit: "dB re fundamental", Title: "harmonic distortion vs the fundamental"},
+		out[2] = plot.Lines(plot.LineOptions{Width: pw, Height: ph, Scale: plot.Log, DBMin: -100, DBMax: 0, Unit: "dB", Title: "distortion re the fundamental"},
 			rate, fft, dist.FreqHz, levels, names)
 	}
 	if d.Room != nil && len(d.ETC) > 0 {
-		out[3] = room.DecayPlot(*d.Room, d.ETC)
+		out[3] = decayPlot(pw, ph, *d.Room, d.ETC)
 	}
 	return out
+}
+
+// decayPlot draws the ETC (its maximum per millisecond) and the
+// Schroeder decays (broadband and the octave bands), from the onset to
+// past the latest truncation point.
+func decayPlot(w, h int, res room.Result, etc []float64) image.Image {
+	fs := float64(res.Rate)
+	onset := int(math.Round(res.OnsetS * fs))
+	span := 0.0
+	for _, p := range append([]room.Params{res.Broadband}, res.Bands...) {
+		if !math.IsNaN(p.CrossS) {
+			span = max(span, p.CrossS)
+		}
+	}
+	span = max(0.05, 1.1*span)
+	per := max(1, int(math.Round(room.DecayStep*fs))) // ETC samples a decay step
+	n := int(span / room.DecayStep)
+	ts := make([]float64, n)
+	ev := make([]float64, n)
+	for i := range n {
+		ts[i] = float64(i) * room.DecayStep
+		ev[i] = math.Inf(-1)
+		for _, v := range etc[min(len(etc), onset+i*per):min(len(etc), onset+(i+1)*per)] {
+			ev[i] = max(ev[i], v)
+		}
+	}
+	levels, names := [][]float64{ev, res.Broadband.Decay}, []string{"ETC", "broadband"}
+	for _, b := range res.Bands {
+		if len(b.Decay) > 0 {
+			levels, names = append(levels, b.Decay), append(names, strconv.FormatFloat(b.CenterHz, 'g', -1, 64)+" Hz")
+		}
+	}
+	return plot.TimeLines(plot.LineOptions{Width: w, Height: h, DBMin: -80, DBMax: 0, Unit: "dB", Title: "ETC and Schroeder decays from the onset"},
+		span, ts, levels, names)
 }
 
 // CreateRenderer implements fyne.Widget.
