@@ -160,11 +160,25 @@ func (m *Session) Measure(ctx context.Context, s MeasureSettings, progress func(
 	var recs, refs [][]float32
 	for i := range s.Sweeps {
 		progress(fmt.Sprintf("sweep %d of %d: playing", i+1, s.Sweeps))
-		feed, under, name, err := m.playSweep(ctx, s.Output, sig, rate, ch, spec.Samples()+int(measureSlackSeconds*float64(rate)))
-		res.Underflows += under
-		res.Output = name
-		if err != nil {
-			return nil, err
+		var feed *measureFeed
+		for try := 1; ; try++ {
+			before := m.inputLoss()
+			f, under, name, err := m.playSweep(ctx, s.Output, sig, rate, ch, spec.Samples()+int(measureSlackSeconds*float64(rate)))
+			res.Underflows += under
+			res.Output = name
+			if err != nil {
+				return nil, err
+			}
+			if m.inputLoss() == before {
+				feed = f
+				break
+			}
+			// a gap in the recording shifts the rest of the sweep: the
+			// deconvolution would smear it
+			if try == measureTries {
+				return nil, fmt.Errorf("session: the input lost samples in each of %d tries of sweep %d (the input stalled or overflowed: a busy machine or a device dropping out)", measureTries, i+1)
+			}
+			progress(fmt.Sprintf("sweep %d of %d: the input lost samples, playing it again", i+1, s.Sweeps))
 		}
 		trim := int((prerollSeconds - earlySeconds) * float64(rate))
 		recs = append(recs, feed.recorded(s.Channel)[trim:])
@@ -201,6 +215,21 @@ func (s MeasureSettings) check(ch int) error {
 		return fmt.Errorf("session: %d sweeps (want 1…%d)", s.Sweeps, MaxSweeps)
 	}
 	return nil
+}
+
+// measureTries is how often a sweep is played when the input keeps
+// losing samples while it plays.
+const measureTries = 3
+
+// inputLoss counts the input's losses so far (frames lost before the
+// live analysis read them, device overflows, stalls, outage frames): a
+// change says the recording has a gap.
+func (m *Session) inputLoss() uint64 {
+	m.mu.Lock()
+	rec := m.rec
+	m.mu.Unlock()
+	st := rec.Stats()
+	return st.RingLost + st.Overflows + st.Stalls + st.OutageFrames
 }
 
 // playSweep opens the output (2 channels, else 1), starts recording
