@@ -60,10 +60,12 @@ type Measurement struct {
 	// before the sweep's nominal start in the recording (the devices' and
 	// the live analysis's timing: only a loopback reference times the
 	// system itself).
-	LatencyMs  []float64
-	Output     string // the output device's name
-	Underflows uint64 // output underflows while the sweeps played (each a gap in the sweep)
-	Notice     string // the engine's fallback, if any
+	LatencyMs []float64
+	Output    string // the output device's name
+	// Replayed counts the sweeps played again because the output ran dry
+	// or the input lost samples while they played (a gap in the sweep).
+	Replayed int
+	Notice   string // the engine's fallback, if any
 }
 
 // ErrNoOutputDevice is audio.ErrNoOutputDevice, for the window (which
@@ -164,21 +166,26 @@ func (m *Session) Measure(ctx context.Context, s MeasureSettings, progress func(
 		for try := 1; ; try++ {
 			before := m.inputLoss()
 			f, under, name, err := m.playSweep(ctx, s.Output, sig, rate, ch, spec.Samples()+int(measureSlackSeconds*float64(rate)))
-			res.Underflows += under
 			res.Output = name
 			if err != nil {
 				return nil, err
 			}
-			if m.inputLoss() == before {
+			lost := m.inputLoss() != before
+			if !lost && under == 0 {
 				feed = f
 				break
 			}
-			// a gap in the recording shifts the rest of the sweep: the
-			// deconvolution would smear it
-			if try == measureTries {
-				return nil, fmt.Errorf("session: the input lost samples in each of %d tries of sweep %d (the input stalled or overflowed: a busy machine or a device dropping out)", measureTries, i+1)
+			// a gap in the sweep or in its recording shifts the rest of
+			// it: the deconvolution would smear it
+			what := "the input lost samples"
+			if !lost {
+				what = "the output ran dry"
 			}
-			progress(fmt.Sprintf("sweep %d of %d: the input lost samples, playing it again", i+1, s.Sweeps))
+			if try == measureTries {
+				return nil, fmt.Errorf("session: %s in each of %d tries of sweep %d (a busy machine or a device dropping out)", what, measureTries, i+1)
+			}
+			res.Replayed++
+			progress(fmt.Sprintf("sweep %d of %d: %s, playing it again", i+1, s.Sweeps, what))
 		}
 		trim := int((prerollSeconds - earlySeconds) * float64(rate))
 		recs = append(recs, feed.recorded(s.Channel)[trim:])
@@ -234,7 +241,8 @@ func (m *Session) inputLoss() uint64 {
 
 // playSweep opens the output (2 channels, else 1), starts recording
 // frames frames of the input, plays sig (then silence until the
-// recording is full) and returns the recording.
+// recording is full) and returns the recording and the output's
+// underflows while the sweep played.
 func (m *Session) playSweep(ctx context.Context, device string, sig []float32, rate, ch, frames int) (*measureFeed, uint64, string, error) {
 	// 100-ms buffers: a loaded machine starves short ones, and every
 	// underflow is a gap in the sweep
@@ -255,18 +263,19 @@ func (m *Session) playSweep(ctx context.Context, device string, sig []float32, r
 	// the output plays until the recording is full (silence after the
 	// sweep), or 5 s of silence more: an input that stopped
 	silence := 5 * rate
+	preroll := int(prerollSeconds * float64(rate))
+	var under uint64
 	for pos := 0; ; pos += cfg.FramesPerBuffer {
 		select {
 		case <-ctx.Done():
-			return nil, out.Underflows(), out.Name(), ctx.Err()
+			return nil, under, out.Name(), ctx.Err()
 		case <-feed.full:
-			return feed, out.Underflows(), out.Name(), nil
+			return feed, under, out.Name(), nil
 		default:
 		}
-		if pos >= len(sig)+silence+int(prerollSeconds*float64(rate)) {
-			return nil, out.Underflows(), out.Name(), errors.New("session: the input stopped while the sweep played")
+		if pos >= len(sig)+silence+preroll {
+			return nil, under, out.Name(), errors.New("session: the input stopped while the sweep played")
 		}
-		preroll := int(prerollSeconds * float64(rate))
 		for i := range cfg.FramesPerBuffer {
 			v := float32(0)
 			if j := pos + i - preroll; j >= 0 && j < len(sig) {
@@ -276,8 +285,14 @@ func (m *Session) playSweep(ctx context.Context, device string, sig []float32, r
 				block[i*cfg.Channels+c] = v
 			}
 		}
+		u := out.Underflows()
 		if err := out.Write(block); err != nil {
-			return nil, out.Underflows(), out.Name(), err
+			return nil, under, out.Name(), err
+		}
+		// an underflow this write reports is a gap before this block:
+		// one that falls in the sweep (or right after it) counts
+		if pos+cfg.FramesPerBuffer > preroll && pos <= preroll+len(sig) {
+			under += out.Underflows() - u
 		}
 	}
 }

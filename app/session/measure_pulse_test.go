@@ -47,7 +47,7 @@ func TestMeasureThroughPulse(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := res.Result
-	t.Logf("latency %v ms, peak %.2f dBFS, SNR %.1f dB, underflows %d, steps %q", res.LatencyMs, r.PeakDBFS, r.SNRDB, res.Underflows, steps)
+	t.Logf("latency %v ms, peak %.2f dBFS, SNR %.1f dB, %d played again, steps %q", res.LatencyMs, r.PeakDBFS, r.SNRDB, res.Replayed, steps)
 	if len(res.LatencyMs) != 2 || len(steps) < 3 || steps[0] != "sweep 1 of 2: playing" || steps[len(steps)-1] != "analyzing" {
 		t.Fatalf("latencies %v, steps %q: want 2 sweeps, then the analysis", res.LatencyMs, steps)
 	}

@@ -452,8 +452,8 @@ func summary(m *session.Measurement) string {
 	if m.Output != "" {
 		b.WriteString(" · " + m.Output)
 	}
-	if m.Underflows > 0 {
-		fmt.Fprintf(&b, " · %d output underflows: the sweep had gaps", m.Underflows)
+	if m.Replayed > 0 {
+		fmt.Fprintf(&b, " · sweeps played again for a gap in the output or the input: %d", m.Replayed)
 	}
 	if m.Notice != "" {
 		b.WriteString(" · " + m.Notice)
