@@ -144,10 +144,13 @@ func (m *Session) Measure(ctx context.Context, s MeasureSettings, progress func(
 		progress = func(string) {}
 	}
 	m.mu.Lock()
-	closed, rate, ch := m.closed, m.rec.SampleRate(), m.rec.Channels()
+	closed, rate, ch, kind := m.closed, m.rec.SampleRate(), m.rec.Channels(), m.spec.Kind
 	m.mu.Unlock()
 	if closed {
 		return nil, errors.New("monitor closed")
+	}
+	if kind != SourceDevice {
+		return nil, fmt.Errorf("session: the input is the %s, which cannot hear the sweep: choose an input device in the Live tab's Source", kind)
 	}
 	if err := s.check(ch); err != nil {
 		return nil, err

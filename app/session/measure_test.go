@@ -1,6 +1,11 @@
 package session
 
-import "testing"
+import (
+	"context"
+	"testing"
+
+	"github.com/prismaudio/prism/app/live"
+)
 
 // TestMeasureSettingsChecked: a channel the input lacks, the reference on
 // the measured channel and a sweep count out of range are refused before
@@ -35,5 +40,19 @@ func TestAverageAligns(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
 		}
+	}
+}
+
+// TestMeasureNeedsAnInputDevice: with the generator as the input nothing
+// is played: it cannot hear the sweep, and the error says what to do.
+func TestMeasureNeedsAnInputDevice(t *testing.T) {
+	m, _, err := New(SourceSpec{Kind: SourceGenerator, Generator: "sine:1000:-6", Rate: 48000, Channels: 1}, live.DefaultSettings(), testEngines(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	_, err = m.Measure(context.Background(), DefaultMeasureSettings(), nil)
+	if want := "session: the input is the generator, which cannot hear the sweep: choose an input device in the Live tab's Source"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
 	}
 }
