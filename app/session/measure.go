@@ -229,7 +229,7 @@ func (s MeasureSettings) check(ch int) error {
 
 // measureTries is how often a sweep is played when the input keeps
 // losing samples while it plays.
-const measureTries = 3
+const measureTries = 5
 
 // inputLoss counts the input's losses so far (frames lost before the
 // live analysis read them, device overflows, stalls, outage frames): a

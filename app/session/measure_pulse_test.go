@@ -35,6 +35,14 @@ func TestMeasureThroughPulse(t *testing.T) {
 		t.Skipf("no capture from the test's PulseAudio: %v", err)
 	}
 	defer m.Close()
+	// the capture flowing: a second of frames analyzed (hop 1024)
+	var st live.Stats
+	for deadline := time.Now().Add(10 * time.Second); st.Frames < rate/1024; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the capture did not start: %+v", st)
+		}
+		m.ReadStats(&st)
+	}
 	if _, err := m.OutputDevices(); err != nil {
 		t.Fatalf("output devices: %v", err)
 	}
