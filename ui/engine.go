@@ -24,6 +24,9 @@ type Engine interface {
 	// LatestTransfer and TransferImpulse are called on the Fyne
 	// goroutine every frame, the others from a goroutine of the window's
 	panel.TransferEngine
+	// the Measure tab's sweep measurement (session.Session's Measure),
+	// called from a goroutine of the panel's
+	panel.MeasureEngine
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

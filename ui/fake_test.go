@@ -61,6 +61,9 @@ type fakeEngine struct {
 	xfer        []transfer.LiveSettings // StartTransfer calls
 	xferOn      bool
 	xferFrames  uint64
+	measures    []session.MeasureSettings // Measure calls
+	measureRes  *session.Measurement      // what Measure returns (nil: it waits for the cancel)
+	measureErr  error
 }
 
 func newFakeEngine() *fakeEngine {
@@ -493,3 +496,21 @@ func (e *fakeEngine) TransferImpulse(ch int, ir, etc []float64) (dual.Delay, boo
 	ir[n/2], etc[n/2] = 1, 0
 	return dual.Delay{Found: true, Samples: 0, Polarity: 1}, true
 }
+
+// The fake's sweep measurement: Measure records the settings, reports
+// one step and returns measureRes and measureErr, or without a result
+// waits until it is cancelled.
+func (e *fakeEngine) Measure(ctx context.Context, s session.MeasureSettings, progress func(string)) (*session.Measurement, error) {
+	e.mu.Lock()
+	e.measures = append(e.measures, s)
+	res, err := e.measureRes, e.measureErr
+	e.mu.Unlock()
+	progress("sweep 1 of 1: playing")
+	if res == nil && err == nil {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
+func (e *fakeEngine) OutputDevices() ([]string, error) { return []string{"Null Output"}, nil }

@@ -75,6 +75,10 @@ type Window struct {
 	tp       *panel.Transfer
 	liveSide *container.Scroll
 	xferSide *container.Scroll
+	// the Measure tab (measure.go) and its side panel
+	measTab  *container.TabItem
+	mp       *panel.Measure
+	measSide *container.Scroll
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -160,6 +164,7 @@ func (w *Window) Close() {
 		w.anim.Stop()
 	}
 	w.closeTransfer()
+	w.mp.Close()
 	w.dog.Close()
 	w.fp.Close()
 	w.ap.Close()
@@ -198,10 +203,12 @@ func (w *Window) build() {
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.buildTransfer()
-	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab)
+	w.buildMeasure()
+	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab)
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file or the transfer function is shown
 		w.showWorkspace(t)
+		w.showMeasure(t)
 		w.updateStatus()
 	}
 	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
@@ -216,7 +223,7 @@ func (w *Window) build() {
 	w.liveSide = container.NewVScroll(panel)
 	w.xferSide = container.NewVScroll(w.tp.Content())
 	w.xferSide.Hide()
-	side := container.NewStack(w.liveSide, w.xferSide)
+	side := container.NewStack(w.liveSide, w.xferSide, w.measSide)
 	w.liveSide.SetMinSize(fyne.NewSize(250, 200))
 	w.xferSide.SetMinSize(fyne.NewSize(280, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))
@@ -237,6 +244,7 @@ func (w *Window) Pull() {
 		w.eng.ReadStats(&w.stats)
 		w.syncConfig()
 		w.tp.Sync(w.stats.Channels)
+		w.mp.Sync(w.stats.Channels)
 		w.updateStatus()
 		w.note.Tick()
 	}

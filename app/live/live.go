@@ -288,7 +288,7 @@ func (l *Live) SwitchSource(rec *audio.Recorder, done func(err error)) {
 func (l *Live) SetTee(r Tee) { l.SetTeeAt(TeePlaythrough, r) }
 
 // SetTeeAt makes the engine goroutine copy every block of input it reads
-// to t in slot (TeePlaythrough, TeeTransfer; nil empties the slot). Blocks
+// to t in slot (TeePlaythrough, TeeTransfer, TeeMeasure; nil empties the slot). Blocks
 // whose channel count is not t's are not copied. It panics if slot is out
 // of range. Any goroutine may call it.
 func (l *Live) SetTeeAt(slot int, t Tee) {

@@ -43,6 +43,7 @@ type Tee interface {
 const (
 	TeePlaythrough = iota // the monitor output (SetTee)
 	TeeTransfer           // a transfer analyzer
+	TeeMeasure            // a sweep measurement's recording
 	teeSlots
 )
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
@@ -67,6 +68,8 @@ type Session struct {
 	outBand dsp.BandSpec
 	outErr  string
 	xfer    transferState // the transfer analyzer (transfer.go)
+
+	measuring atomic.Bool // a sweep measurement runs (measure.go)
 }
 
 // New opens src (falling back to the default generator, with a
