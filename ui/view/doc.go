@@ -14,11 +14,13 @@
 // saves and hands them).
 //
 // A view draws the data it is handed or pulls through a small source
-// interface (SpectrumSource, ColumnSource, MeterSource, TransferSource) and knows nothing
+// interface (SpectrumSource, ColumnSource, MeterSource, TransferSource)
+// and knows nothing
 // of the window, the settings or the controls; it imports only Fyne,
 // app/plot, app/dsp and the session's data types (live.Spectrum,
 // analysis.FileSpectrogram, transfer.LiveResult and app/dual's rules,
-// the window function window.Func). Package
+// a sweep measurement's sweep.Result and room.Result, the window function
+// window.Func). Package
 // ui builds the window out of these views. Each view belongs to the Fyne goroutine and owns its buffers:
 // an image is remade only when the widget's pixel size changes, grids and
 // labels are drawn once into a cached background, and a steady-state pull
