@@ -93,6 +93,11 @@ type TransferView struct {
 	nFound int
 	refs   []*dsp.Trace
 	diffTo int // the reference the difference is taken to; −1: none
+	// the measurement microphone's response (SetMic; nil: none) and its
+	// value at each bin of the geometry micGeo, subtracted from H
+	mic    *dsp.MicResponse
+	micDB  []float64
+	micGeo [2]int
 	bgVer  int // bumped when what the background shows changes
 
 	// per channel and bin (bins of the result's geometry)
@@ -406,7 +411,11 @@ func (v *TransferView) compute() {
 func (v *TransferView) response(c int, binHz float64) {
 	r := &v.res
 	pow, h := v.pow[c], v.h[c]
+	mic := v.micBins(binHz)
 	for k, db := range r.MagnitudeDB[c] {
+		if mic != nil {
+			db -= mic[k]
+		}
 		a := math.Pow(10, db/20)
 		s, co := math.Sincos(r.PhaseDeg[c][k] * (math.Pi / 180))
 		pow[k], h[k] = a*a, complex(a*co, a*s)
@@ -657,4 +666,31 @@ func searchFreq(freq []float64, f float64) int {
 		}
 	}
 	return lo
+}
+
+// SetMic sets the measurement microphone's response (a calibration file,
+// REW/miniDSP text), subtracted from every channel's magnitude, as the
+// spectra's are: H is then the system's, not the system's and the
+// microphone's. nil removes it.
+func (v *TransferView) SetMic(m *dsp.MicResponse) {
+	v.mic, v.micGeo = m, [2]int{}
+	v.frames = math.MaxUint64
+	v.bgVer++
+}
+
+// micBins is the microphone's response at each bin of the result's
+// geometry (nil without a microphone), made when the geometry changes.
+func (v *TransferView) micBins(binHz float64) []float64 {
+	if v.mic == nil {
+		return nil
+	}
+	g := v.res.Geometry
+	if geo := [2]int{g.Rate, g.FFT}; geo != v.micGeo || len(v.micDB) != g.FFT/2+1 {
+		v.micGeo = geo
+		v.micDB = make([]float64, g.FFT/2+1)
+		for k := range v.micDB {
+			v.micDB[k] = v.mic.ResponseDB(float64(k) * binHz)
+		}
+	}
+	return v.micDB
 }

@@ -105,6 +105,9 @@ func (v *TransferView) drawBackground() {
 		p.text(strconv.FormatFloat(g, 'f', -1, 64), mag.Max.X+p.px(4), y, 0, 0.5, pal.text)
 	}
 	title := "magnitude dB   ·   coherence γ² (right axis)"
+	if v.mic != nil {
+		title = "magnitude dB (" + v.mic.Name + " taken out)   ·   coherence γ² (right axis)"
+	}
 	if v.diffTo >= 0 {
 		title = "difference to " + v.refs[v.diffTo].Name + ", dB   ·   coherence γ² (right axis)"
 	}
