@@ -433,6 +433,12 @@ func (e *fakeEngine) TransferStatus() string {
 	return "transfer: fake"
 }
 
+func (e *fakeEngine) PlayStimulus(spec string) error {
+	return errors.New("audio: no output device (fake)")
+}
+func (e *fakeEngine) StopStimulus()          {}
+func (e *fakeEngine) StimulusStatus() string { return "" }
+
 func (e *fakeEngine) FindDelays(dst []dual.Delay, phat bool) int {
 	for c := range dst {
 		dst[c] = dual.Delay{Found: true, Samples: 120, Polarity: 1, PeakRatio: 50}

@@ -69,7 +69,8 @@ type Session struct {
 	outErr  string
 	xfer    transferState // the transfer analyzer (transfer.go)
 
-	measuring atomic.Bool // a sweep measurement runs (measure.go)
+	measuring atomic.Bool   // a sweep measurement runs (measure.go)
+	stim      stimulusState // the stimulus played to the output (stimulus.go)
 }
 
 // New opens src (falling back to the default generator, with a
@@ -340,6 +341,7 @@ func (m *Session) Close() {
 	m.closed = true
 	m.stopOutLocked()
 	m.stopTransferLocked()
+	m.StopStimulus() // it takes no session lock
 	close(m.stop)
 	<-m.done
 	m.rec.Stop()

@@ -29,6 +29,11 @@ type TransferEngine interface {
 	StopTransfer()
 	FindDelays(dst []dual.Delay, phat bool) int
 	TransferStatus() string
+	// PlayStimulus plays a generator spec to the output while the input
+	// is measured; StopStimulus stops it; StimulusStatus says what plays.
+	PlayStimulus(spec string) error
+	StopStimulus()
+	StimulusStatus() string
 }
 
 // TransferHost is what the Transfer panel needs of the window: the
@@ -90,7 +95,8 @@ var (
 	transferCoh       = []float64{0, 0.3, 0.5, 0.7, 0.9, 0.95}
 	transferWindows   = []window.Kind{window.Hann, window.Rect}
 	transferAverages  = []dual.TransferAverage{dual.AverageComplex, dual.AveragePolar}
-	transferStimuli   = []string{"The Live tab's source", "Generator: periodic pink noise", "Generator: MLS"}
+	transferStimuli   = []string{"The Live tab's source", "Generator: periodic pink noise", "Generator: MLS",
+		"Input, periodic pink noise played to the output", "Input, MLS played to the output"}
 )
 
 // NewTransfer makes the panel, its view and its controls for a source
@@ -359,6 +365,9 @@ func (p *Transfer) Activate() {
 	if !p.active {
 		p.active = true
 		p.apply()
+		if playsOut(p.stimulus) {
+			p.playStimulus()
+		}
 	}
 }
 
@@ -367,6 +376,7 @@ func (p *Transfer) Deactivate() {
 	if p.active {
 		p.active = false
 		p.run(p.eng.StopTransfer)
+		p.stopStimulus(playsOut(p.stimulus)) // the output is quiet outside the tab
 	}
 }
 
@@ -475,16 +485,51 @@ func (p *Transfer) SetStimulus(i int) {
 	if i == p.stimulus {
 		return
 	}
-	if p.stimulus == StimulusInput {
+	wasOut := playsOut(p.stimulus)
+	if p.stimulus == StimulusInput || wasOut {
 		p.stimSrc = p.host.Source()
 	}
 	p.stimulus = i
-	if i == StimulusInput {
+	switch {
+	case playsOut(i): // the input stays; the generator plays to the output
+		if !wasOut && p.host.Source() != p.stimSrc {
+			p.host.UseSource(p.stimSrc)
+		}
+		p.playStimulus()
+	case i == StimulusInput:
+		p.stopStimulus(wasOut)
 		p.host.UseSource(p.stimSrc)
-	} else {
+	default:
+		p.stopStimulus(wasOut)
 		p.host.UseSource(p.stimulusSource())
 	}
 	p.sync()
+}
+
+// playStimulus starts the chosen stimulus on the output, off the Fyne
+// goroutine; a failure (no output device) is said in the status and the
+// choice goes back to the input alone.
+func (p *Transfer) playStimulus() {
+	spec := stimulusSpec(p.stimulus, p.state.FFT)
+	p.run(func() {
+		err := p.eng.PlayStimulus(spec)
+		p.do(func() {
+			if err != nil {
+				p.stimulus = StimulusInput
+				p.say("The stimulus could not play: " + err.Error() + " — connect an output device, or measure the source as it is.")
+				p.sync()
+				return
+			}
+			p.say(p.eng.StimulusStatus())
+		})
+	})
+}
+
+// stopStimulus stops a stimulus that plays to the output.
+func (p *Transfer) stopStimulus(wasOut bool) {
+	if wasOut {
+		p.run(p.eng.StopStimulus)
+	}
 }
 
 // stimulusSource is the generator of the stimulus chosen, at the
@@ -497,7 +542,11 @@ func (p *Transfer) stimulusSource() session.SourceSpec {
 
 // followStimulus keeps a generated stimulus periodic in a new FFT size.
 func (p *Transfer) followStimulus() {
-	if p.stimulus != StimulusInput && !p.stress {
+	switch {
+	case p.stress || p.stimulus == StimulusInput:
+	case playsOut(p.stimulus):
+		p.playStimulus()
+	default:
 		p.host.UseSource(p.stimulusSource())
 	}
 }
@@ -511,8 +560,12 @@ func (p *Transfer) ToggleStress() {
 		p.state, p.stimulus = p.saved.clone(), p.savedSt
 		p.host.UseSource(p.savedSrc)
 		p.apply()
+		if playsOut(p.stimulus) {
+			p.playStimulus()
+		}
 		return
 	}
+	p.stopStimulus(playsOut(p.stimulus))
 	p.stress = true
 	p.saved, p.savedSrc, p.savedSt = p.state.clone(), p.host.Source(), p.stimulus
 	p.state = stressTransferState(p.state.View)

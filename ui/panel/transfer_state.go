@@ -102,15 +102,25 @@ func stressTransferState(view view.TransferOptions) TransferState {
 // Stimuli: the generator's periodic signals for a measurement, in
 // the FFT's length.
 const (
-	StimulusInput = iota // the source as it is (a device, a file, …)
-	StimulusPink         // pink noise periodic in N
-	StimulusMLS          // the maximum-length sequence of order log2 N
+	StimulusInput   = iota // the source as it is (a device, a file, …)
+	StimulusPink           // pink noise periodic in N, as the source
+	StimulusMLS            // the maximum-length sequence of order log2 N, as the source
+	StimulusOutPink        // the periodic pink noise played to the output, the input measured
+	StimulusOutMLS         // the MLS played to the output, the input measured
 )
+
+// playsOut says whether a stimulus is played to the output (the source
+// stays the input) rather than analyzed as the source.
+func playsOut(stimulus int) bool { return stimulus == StimulusOutPink || stimulus == StimulusOutMLS }
 
 // stimulusSpec is the generator spec of a stimulus for FFT size n.
 func stimulusSpec(stimulus, n int) string {
 	k := bits.Len(uint(n)) - 1
 	switch stimulus {
+	case StimulusOutPink:
+		return stimulusSpec(StimulusPink, n)
+	case StimulusOutMLS:
+		return stimulusSpec(StimulusMLS, n)
 	case StimulusPink:
 		return fmt.Sprintf("pinkperiodic:%d:-20", min(n, 1<<20))
 	case StimulusMLS:

@@ -1,8 +1,10 @@
 package panel
 
 import (
+	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
@@ -19,13 +21,25 @@ type fakeTransferEngine struct {
 	started []transfer.LiveSettings
 	running bool
 	finds   int
+	// the stimulus played to the output ("" none); noOutput: there is no output device
+	playing  string
+	noOutput bool
 }
 
 func (e *fakeTransferEngine) StartTransfer(s transfer.LiveSettings) error {
 	e.started, e.running = append(e.started, s), true
 	return nil
 }
-func (e *fakeTransferEngine) StopTransfer()          { e.running = false }
+func (e *fakeTransferEngine) StopTransfer() { e.running = false }
+func (e *fakeTransferEngine) PlayStimulus(spec string) error {
+	if e.noOutput {
+		return errors.New("audio: no output device")
+	}
+	e.playing = spec
+	return nil
+}
+func (e *fakeTransferEngine) StopStimulus()          { e.playing = "" }
+func (e *fakeTransferEngine) StimulusStatus() string { return "playing " + e.playing }
 func (e *fakeTransferEngine) TransferStatus() string { return "" }
 func (e *fakeTransferEngine) FindDelays(dst []dual.Delay, phat bool) int {
 	e.finds++
@@ -213,5 +227,53 @@ func TestTransferPanelStoreAndFind(t *testing.T) {
 	p.stim.SetSelectedIndex(StimulusInput)
 	if host.src != src {
 		t.Fatalf("back to the input: %+v, want %+v", host.src, src)
+	}
+}
+
+// TestTransferStimulusToOutput: the stimuli played to the output keep
+// the input as the source and play the generator's periodic signal in the
+// FFT's length (following a new size); leaving the tab, the stress preset
+// or going back to the input alone stops it; without an output device the
+// status says so in a sentence and the choice goes back to the input.
+func TestTransferStimulusToOutput(t *testing.T) {
+	p, eng, host := newTestTransfer(t, 2)
+	p.Activate()
+	src := host.src
+	p.stim.SetSelectedIndex(StimulusOutMLS)
+	if host.src != src || eng.playing != "mls:16:-20" {
+		t.Fatalf("MLS to the output: source %+v, playing %q", host.src, eng.playing)
+	}
+	p.fft.SetSelected("4096")
+	if eng.playing != "mls:12:-20" || host.src != src {
+		t.Fatalf("after N=4096: playing %q, source %+v", eng.playing, host.src)
+	}
+	p.stim.SetSelectedIndex(StimulusOutPink)
+	if eng.playing != "pinkperiodic:4096:-20" {
+		t.Fatalf("pink to the output: %q", eng.playing)
+	}
+	p.Deactivate()
+	if eng.playing != "" {
+		t.Fatalf("the tab hidden, still playing %q", eng.playing)
+	}
+	p.Activate()
+	if eng.playing != "pinkperiodic:4096:-20" {
+		t.Fatalf("the tab shown again: playing %q", eng.playing)
+	}
+	p.ToggleStress()
+	if eng.playing != "" {
+		t.Fatalf("stress preset on, still playing %q", eng.playing)
+	}
+	p.ToggleStress()
+	if eng.playing != "pinkperiodic:4096:-20" || host.src != src {
+		t.Fatalf("stress preset off: playing %q, source %+v", eng.playing, host.src)
+	}
+	p.stim.SetSelectedIndex(StimulusInput)
+	if eng.playing != "" || host.src != src {
+		t.Fatalf("back to the input: playing %q, source %+v", eng.playing, host.src)
+	}
+	eng.noOutput = true
+	p.stim.SetSelectedIndex(StimulusOutMLS)
+	if p.stimulus != StimulusInput || !strings.Contains(p.StatusText(), "connect an output device") {
+		t.Fatalf("no output: stimulus %d, status %q", p.stimulus, p.StatusText())
 	}
 }
