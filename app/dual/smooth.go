@@ -16,9 +16,11 @@ import (
 // do, without wrapping steps). The means come from prefix sums: O(bins)
 // per call, whatever the fraction.
 
-// Smoothing fractions: 1/3 octave is the widest, 1/48 the narrowest.
+// Smoothing fractions: 1/48 octave is the narrowest. A Smoother takes
+// 1/1 octave up (the spectrum view offers 1/1 and 1/2, as REW does); the
+// commands' --smoothing takes 1/3 up (ParseSmoothing: their contract).
 const (
-	MinSmoothFraction = 3
+	MinSmoothFraction = 3 // the commands' --smoothing
 	MaxSmoothFraction = 48
 )
 
@@ -32,10 +34,10 @@ type Smoother struct {
 }
 
 // NewSmoother makes a smoother for bins bins at 1/fraction octave,
-// fraction in MinSmoothFraction…MaxSmoothFraction.
+// fraction in 1…MaxSmoothFraction.
 func NewSmoother(bins, fraction int) (*Smoother, error) {
-	if fraction < MinSmoothFraction || fraction > MaxSmoothFraction {
-		return nil, fmt.Errorf("dual: smoothing 1/%d octave (want 1/%d…1/%d)", fraction, MaxSmoothFraction, MinSmoothFraction)
+	if fraction < 1 || fraction > MaxSmoothFraction {
+		return nil, fmt.Errorf("dual: smoothing 1/%d octave (want 1/%d…1/1)", fraction, MaxSmoothFraction)
 	}
 	if bins < 1 {
 		return nil, fmt.Errorf("dual: smoothing %d bins", bins)

@@ -3,6 +3,7 @@ package view
 import (
 	"image"
 	"math"
+	"slices"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -23,7 +24,7 @@ import (
 
 // Smoothing fractions the view offers (1/N octave; 0 off): REW's
 // choices that app/dual's smoother covers.
-var SmoothingFractions = []int{0, 48, 24, 12, 6, 3}
+var SmoothingFractions = []int{0, 48, 24, 12, 6, 3, 2, 1}
 
 // minZoomRatio is the narrowest frequency range, as hi/lo on a log
 // axis (a twentieth of an octave), or the fraction of the full axis on
@@ -52,7 +53,7 @@ func (v *SpectrumView) DBRange() (lo, hi float64) { return v.dbMin, v.dbMax }
 // SetSmoothing smooths the traces drawn by 1/fraction octave (0: off; a
 // fraction app/dual does not smooth by is off too).
 func (v *SpectrumView) SetSmoothing(fraction int) {
-	if fraction < dual.MinSmoothFraction || fraction > dual.MaxSmoothFraction {
+	if !slices.Contains(SmoothingFractions, fraction) {
 		fraction = 0
 	}
 	if fraction != v.smoothing {

@@ -154,7 +154,7 @@ func TestSpectrumSmoothing(t *testing.T) {
 			t.Errorf("bin %d: %.4f dB, want %.4f (%d bins)", k, got[k], want, n)
 		}
 	}
-	v.SetSmoothing(2) // not a fraction offered: off
+	v.SetSmoothing(5) // not a fraction offered: off
 	if v.Smoothing() != 0 || &v.smoothed(db, 0)[0] != &db[0] {
 		t.Error("an unknown fraction smooths")
 	}
