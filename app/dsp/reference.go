@@ -158,16 +158,16 @@ func (t *Trace) PhaseAt(freqHz float64) float64 {
 	xs, p := t.FreqHz, t.PhaseDeg
 	n := len(xs)
 	if freqHz <= xs[0] || math.IsNaN(freqHz) {
-		return wrapDeg(p[0])
+		return WrapDeg(p[0])
 	}
 	if freqHz >= xs[n-1] {
-		return wrapDeg(p[n-1])
+		return WrapDeg(p[n-1])
 	}
 	i := sort.SearchFloat64s(xs, freqHz)
-	step := wrapDeg(p[i] - p[i-1])
+	step := WrapDeg(p[i] - p[i-1])
 	// the fraction of the way from point i−1 to i, as At takes it
 	frac := interpLogFreq([]float64{xs[i-1], xs[i]}, []float64{0, 1}, freqHz)
-	return wrapDeg(p[i-1] + frac*step)
+	return WrapDeg(p[i-1] + frac*step)
 }
 
 // CoherenceAt is a transfer function's coherence at freqHz, interpolated
@@ -179,8 +179,8 @@ func (t *Trace) CoherenceAt(freqHz float64) float64 {
 	return interpLogFreq(t.FreqHz, t.Coherence, freqHz)
 }
 
-// wrapDeg wraps an angle in degrees to (−180, 180].
-func wrapDeg(d float64) float64 {
+// WrapDeg wraps an angle in degrees to (−180, 180].
+func WrapDeg(d float64) float64 {
 	d = math.Mod(d, 360)
 	switch {
 	case d > 180:

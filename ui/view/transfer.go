@@ -528,24 +528,12 @@ func (v *TransferView) applyDiff(m int) {
 			if c < m {
 				d := v.cPh[c][x] - rp[x]
 				if !v.opts.Unwrap {
-					d = float32(wrapDeg(float64(d)))
+					d = float32(dsp.WrapDeg(float64(d)))
 				}
 				v.cPh[c][x] = d
 			}
 		}
 	}
-}
-
-// wrapDeg wraps d to (−180, 180].
-func wrapDeg(d float64) float64 {
-	d = math.Mod(d, 360)
-	switch {
-	case d > 180:
-		d -= 360
-	case d <= -180:
-		d += 360
-	}
-	return d
 }
 
 // setPhaseRange sets the phase axis: ±180 wrapped; unwrapped, the

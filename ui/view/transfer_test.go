@@ -166,8 +166,8 @@ func TestTransferView(t *testing.T) {
 	if got := float64(v.cMag[0][x]); math.Abs(got-want) > 0.15 {
 		t.Errorf("difference at 1 kHz: %.3f dB, want %.3f", got, want)
 	}
-	wantPh := wrapDeg(dual.PhaseDeg(fakeResponse(1000)) - 45)
-	if got := float64(v.cPh[0][x]); math.Abs(wrapDeg(got-wantPh)) > 3 {
+	wantPh := dsp.WrapDeg(dual.PhaseDeg(fakeResponse(1000)) - 45)
+	if got := float64(v.cPh[0][x]); math.Abs(dsp.WrapDeg(got-wantPh)) > 3 {
 		t.Errorf("phase difference at 1 kHz: %.1f°, want %.1f°", got, wantPh)
 	}
 
