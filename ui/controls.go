@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/ui/panel"
 )
 
 // controlsHost is what the controls panel needs of the window: the
@@ -30,6 +33,10 @@ type controlsHost interface {
 	stressNote() string // the stress preset's explanation ("" off)
 	setMonitorOutput(on bool)
 	pickSourceFile()
+	// inputRates lists the standard rates an input device takes (as
+	// session.SourceSpec.Device names it); it may block on the device
+	inputRates(device string, channels int) ([]int, error)
+	onUI(fn func()) // run fn on the Fyne goroutine
 }
 
 // option is one entry of a choice: its label, what choosing it does to
@@ -67,6 +74,8 @@ type controls struct {
 	choices []*choice
 
 	source, rate, chans                         *widget.Select
+	rateChoice                                  *choice
+	ratesSrc                                    session.SourceSpec // the source whose rates are offered
 	gen, bandEntry                              *widget.Entry
 	fft, overlap, window, avg, hold             *widget.Select
 	scale, dbTop, dbFloor, cmap, span           *widget.Select
@@ -96,7 +105,8 @@ func (c *controls) newChoice(none int, opts []option) *widget.Select {
 		if c.syncing {
 			return
 		}
-		i := indexOf(labels, v)
+		opts := ch.opts // setOptions may have changed them
+		i := slices.IndexFunc(opts, func(o option) bool { return o.label == v })
 		switch {
 		case i < 0:
 		case opts[i].do != nil:
@@ -107,6 +117,17 @@ func (c *controls) newChoice(none int, opts []option) *widget.Select {
 	})
 	c.choices = append(c.choices, ch)
 	return ch.sel
+}
+
+// setOptions replaces the choice's options (the select keeps its
+// selection if the new options have it).
+func (ch *choice) setOptions(opts []option) {
+	ch.opts = opts
+	labels := make([]string, len(opts))
+	for i, o := range opts {
+		labels[i] = o.label
+	}
+	ch.sel.SetOptions(labels)
 }
 
 // sync selects the first option the settings select.
@@ -144,7 +165,7 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	c.stressNote = widget.NewLabel("")
 	c.stressNote.Wrapping = fyne.TextWrapWord
 	c.stressNote.Hide()
-	keys := widget.NewButton("Keys… (?)", func() { showKeys(win) })
+	keys := widget.NewButton("Keys… (?)", func() { panel.ShowKeys(win, keyTable()) })
 	reset := widget.NewButton("Reset all (R)", host.resetHolds) // averages, holds, meters
 
 	c.sync()
@@ -235,6 +256,7 @@ func (c *controls) buildSource() {
 		c.host.change(func(s *Settings) {
 			s.Source = session.SourceSpec{Kind: kind, Device: dev, Rate: s.Source.Rate, Channels: s.Source.Channels}
 		})
+		c.ratesFor(session.SourceSpec{Kind: kind, Device: dev, Channels: c.host.settings().Source.Channels})
 	})
 	c.refreshSources()
 	c.gen = widget.NewEntry()
@@ -269,11 +291,60 @@ func (c *controls) refreshSources() {
 		opts = append(opts, devs...)
 	}
 	c.source.SetOptions(append(opts, srcGenerator, srcFile))
+	if c.rate != nil {
+		c.refreshRates()
+	}
+}
+
+// refreshRates offers, in the Rate select, the standard rates the input
+// device chosen takes (asked of the device off the Fyne goroutine); the
+// generator and a file take them all (audio.StandardRates).
+func (c *controls) refreshRates() { c.ratesFor(c.host.settings().Source) }
+
+// ratesFor offers the rates of source src (refreshRates), unless they
+// are offered already.
+func (c *controls) ratesFor(src session.SourceSpec) {
+	src.Rate = 0
+	if src == c.ratesSrc {
+		return
+	}
+	c.ratesSrc = src
+	if src.Kind == session.SourceGenerator || src.Kind == session.SourceFile {
+		c.setRates(audio.StandardRates)
+		return
+	}
+	go func() {
+		rates, err := c.host.inputRates(src.Device, src.Channels)
+		if err != nil || len(rates) == 0 {
+			return // the rates offered stay; the device's error shows when it opens
+		}
+		c.host.onUI(func() { c.setRates(rates) })
+	}()
+}
+
+// setRates makes the Rate select offer "Default" and rates (the one set
+// kept even where the device does not list it, so it shows).
+func (c *controls) setRates(rates []int) {
+	labels := []string{"Default"}
+	cur := c.host.settings().Source.Rate
+	for _, r := range rates {
+		labels = append(labels, strconv.Itoa(r))
+	}
+	if cur > 0 && !slices.Contains(rates, cur) {
+		labels = append(labels, strconv.Itoa(cur))
+	}
+	c.rateChoice.setOptions(intOptions(labels, func(s *Settings) *int { return &s.Source.Rate }))
+	s := c.host.settings()
+	c.syncing = true
+	c.rateChoice.sync(&s)
+	c.syncing = false
 }
 
 // buildChoices makes the selects of the option tables (controltables.go).
 func (c *controls) buildChoices() {
 	c.rate = c.newChoice(0, intOptions([]string{"Default", "44100", "48000", "96000", "192000"}, func(s *Settings) *int { return &s.Source.Rate }))
+	c.rateChoice = c.choices[len(c.choices)-1] // its options follow the device (refreshRates)
+	c.refreshRates()
 	c.chans = c.newChoice(0, intOptions([]string{"Default", "1", "2", "4", "6", "8"}, func(s *Settings) *int { return &s.Source.Channels }))
 	c.fft = c.newChoice(keepShown, intOptions(powersOfTwo(engine.MinFFT, engine.MaxFFT), func(s *Settings) *int { return &s.FFT }))
 	c.overlap = c.newChoice(keepShown, nearestOptions(overlaps, func(s *Settings) *float64 { return &s.Overlap }))
@@ -321,6 +392,7 @@ func (c *controls) buildBand() {
 
 // sync shows the settings in the controls without re-applying them.
 func (c *controls) sync() {
+	c.ratesFor(c.host.settings().Source) // a new source: its rates
 	c.syncing = true
 	defer func() { c.syncing = false }()
 	s := c.host.settings()

@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"slices"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/audio"
 )
 
 // TestSidePanelFitsAt800: at 1280×800 the side panel's sections as they
@@ -54,5 +56,27 @@ func TestSidePanelFitsAt800(t *testing.T) {
 	units := sideWidgets(w, func(b *widget.Button) bool { return b.Text == "Calibrate…" })
 	if len(units) != 1 || !in[units[0]] {
 		t.Error("Calibrate… is in no section")
+	}
+}
+
+// TestRatesFollowTheDevice: the Rate select offers the standard rates the
+// input device takes (the fake's: 44.1, 48, 96 and 384 kHz), every
+// standard rate for the generator, and choosing one sets the source's
+// rate.
+func TestRatesFollowTheDevice(t *testing.T) {
+	e := newFakeEngine()
+	w, _ := newTestWindow(t, e)
+	w.c.source.SetSelected(srcDefault)
+	settle(t, w)
+	device := []string{"Default", "44100", "48000", "96000", "384000"}
+	waitFor(t, func() bool { return slices.Equal(w.c.rate.Options, device) })
+	w.c.rate.SetSelected("384000")
+	if w.set.Source.Rate != 384000 {
+		t.Fatalf("source rate %d after choosing 384000", w.set.Source.Rate)
+	}
+	w.c.source.SetSelected(srcGenerator)
+	waitFor(t, func() bool { return slices.Contains(w.c.rate.Options, "768000") })
+	if got := w.c.rate.Options; len(got) != 1+len(audio.StandardRates) || got[1] != "8000" {
+		t.Fatalf("the generator's rates: %q", got)
 	}
 }

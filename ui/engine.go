@@ -43,6 +43,9 @@ type Engine interface {
 	SetSource(spec session.SourceSpec) (notice string, err error)
 	Source() session.SourceSpec
 	InputDevices() ([]string, error)
+	// InputRates lists the standard rates an input device takes (it may
+	// block while the device is asked).
+	InputRates(device string, channels int) ([]int, error)
 	// SetPlaythrough plays the input to the default output device,
 	// band-filtered by band (the zero value: none), or stops (blocks while
 	// the device opens); PlaythroughStatus describes it.

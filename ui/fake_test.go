@@ -274,6 +274,11 @@ func (e *fakeEngine) Source() session.SourceSpec {
 
 func (e *fakeEngine) InputDevices() ([]string, error) { return []string{"Null Input"}, nil }
 
+// InputRates: the fake's input takes 44.1, 48, 96 and 384 kHz.
+func (e *fakeEngine) InputRates(device string, channels int) ([]int, error) {
+	return []int{44100, 48000, 96000, 384000}, nil
+}
+
 func (e *fakeEngine) SetPlaythrough(on bool, band dsp.BandSpec) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -109,3 +109,11 @@ func (h *host) Clock() time.Time { return h.now() }
 // Notices is the window's notice line (news, and failures in a user's
 // words, never modal): panels say what they did or why not there.
 func (h *host) Notices() *panel.Notice { return h.note }
+
+// inputRates lists the rates the input device takes (controlsHost).
+func (w *Window) inputRates(device string, channels int) ([]int, error) {
+	return w.eng.InputRates(device, channels)
+}
+
+// onUI runs fn on the Fyne goroutine (controlsHost).
+func (w *Window) onUI(fn func()) { w.do(fn) }

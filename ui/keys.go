@@ -1,16 +1,13 @@
 package ui
 
 import (
-	"strings"
-
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -18,6 +15,15 @@ import (
 // does and the workspace it acts in.
 type keyRow struct {
 	key, action, workspace string
+}
+
+// keyTable is keyRows as the keys overlay takes them.
+func keyTable() []panel.KeyRow {
+	t := make([]panel.KeyRow, len(keyRows))
+	for i, r := range keyRows {
+		t[i] = panel.KeyRow{Key: r.key, Action: r.action, Workspace: r.workspace}
+	}
+	return t
 }
 
 // The workspaces a key acts in, in the overlay's order.
@@ -60,71 +66,8 @@ var keyRows = []keyRow{
 	{"0", "whole file", keysFile},
 }
 
-// keyWorkspaces are the table's workspaces in order of first appearance.
-func keyWorkspaces(rows []keyRow) []string {
-	var ws []string
-	for _, r := range rows {
-		if !oneOf(r.workspace, ws...) {
-			ws = append(ws, r.workspace)
-		}
-	}
-	return ws
-}
-
-// keyHelp is the table as text: per workspace a heading line, then
-// "KEY<tab>ACTION" lines.
-func keyHelp() string {
-	var s strings.Builder
-	for i, ws := range keyWorkspaces(keyRows) {
-		if i > 0 {
-			s.WriteString("\n")
-		}
-		s.WriteString(ws + "\n")
-		for _, r := range keyRows {
-			if r.workspace == ws {
-				s.WriteString(r.key + "\t" + r.action + "\n")
-			}
-		}
-	}
-	return strings.TrimSuffix(s.String(), "\n")
-}
-
-// keysOverlay is the keys overlay's content: a section per workspace,
-// keys in bold beside what they do, in two columns of about as many rows
-// each so the list fits a window 800 px tall.
-func keysOverlay() fyne.CanvasObject {
-	var cols [2][]fyne.CanvasObject
-	rows := [2]int{}
-	for _, ws := range keyWorkspaces(keyRows) {
-		form := container.New(layout.NewFormLayout())
-		n := 0
-		for _, r := range keyRows {
-			if r.workspace == ws {
-				form.Add(widget.NewLabelWithStyle(r.key, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
-				form.Add(widget.NewLabel(r.action))
-				n++
-			}
-		}
-		c := 0
-		if rows[1] < rows[0] {
-			c = 1
-		}
-		rows[c] += n + 1
-		cols[c] = append(cols[c], widget.NewLabelWithStyle(ws, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form)
-	}
-	return container.NewGridWithColumns(2, container.NewVBox(cols[0]...), container.NewVBox(cols[1]...))
-}
-
-// showKeys opens the keys overlay (? and the Keys… button); it scrolls
-// where the window is too small for it.
-func showKeys(win fyne.Window) {
-	scroll := container.NewVScroll(keysOverlay())
-	size := win.Canvas().Size()
-	want := scroll.Content.MinSize()
-	scroll.SetMinSize(fyne.NewSize(min(want.Width, size.Width-80), min(want.Height, size.Height-160)))
-	d := dialog.NewCustom("Keys", "Close", scroll, win)
-	d.Show()
-}
+// keyHelp is the keys table as text (panel.KeyHelp).
+func keyHelp() string { return panel.KeyHelp(keyTable()) }
 
 func (w *Window) installKeys() {
 	c := w.win.Canvas()
@@ -262,7 +205,7 @@ func (w *Window) typedRune(r rune) {
 	case '0':
 		w.fp.ZoomReset()
 	case '?':
-		showKeys(w.win)
+		panel.ShowKeys(w.win, keyTable())
 	}
 }
 

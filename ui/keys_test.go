@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
+	"github.com/prismaudio/prism/ui/panel"
 )
 
 // TestSpaceTogglesOnce: the driver delivers Space as a key and as the
@@ -201,7 +202,7 @@ func TestEveryKeyListed(t *testing.T) {
 // sections, keys in bold, plain text (no emoji).
 func TestKeysOverlayGolden(t *testing.T) {
 	test.NewTempApp(t)
-	win := test.NewTempWindow(t, keysOverlay())
+	win := test.NewTempWindow(t, panel.KeysOverlay(keyTable()))
 	win.Resize(fyne.NewSize(1000, 800))
 	test.AssertImageMatches(t, "keys_overlay.png", win.Canvas().Capture())
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -251,13 +252,9 @@ func (s Settings) sane(d Settings) Settings {
 	return s.saneCal(d)
 }
 
+// oneOf says whether s is one of opts, in any case.
 func oneOf(s string, opts ...string) bool {
-	for _, o := range opts {
-		if strings.EqualFold(s, o) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(opts, func(o string) bool { return strings.EqualFold(s, o) })
 }
 
 // Save writes the settings to the preferences; while the stress preset

@@ -59,6 +59,9 @@ func (w *Window) updateStatus() {
 	if msg == "" {
 		msg = w.notice
 	}
+	if msg == "" {
+		msg = st.BandLimitNotice() // an input that may be upsampled
+	}
 	w.rec.Sync()
 	w.bar.Show(view.HumanDurations(msg), &f)
 }
