@@ -145,11 +145,14 @@ func (w *Window) pathDialog(title string, exts []string, what, hint string, use 
 		case len(exts) > 0 && !slices.Contains(exts, strings.ToLower(filepath.Ext(p))):
 			say(fmt.Sprintf("%s is not %s: choose one.", filepath.Base(p), what))
 		default:
+			// hidden first: a dialog use shows (Load…'s choice of traces)
+			// would go with it (Fyne removes the overlays above one hidden)
+			d.Hide()
 			if err := use(p); err != nil {
 				say(panel.Explain(err))
-				return
+				d.Show()
+				w.win.Canvas().Focus(path)
 			}
-			d.Hide()
 		}
 	}
 	path.OnSubmitted = submit
