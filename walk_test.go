@@ -72,6 +72,7 @@ type walker struct {
 	args    []string
 	w       *window
 	starts  int
+	began   time.Time
 	base    [3]uint8 // the tab bar's corner, no dialog shown
 }
 
@@ -243,7 +244,7 @@ func (k *walker) key(keys ...string) { k.t.Helper(); k.w.key(keys...) }
 
 func (k *walker) click(x, y int) {
 	k.t.Helper()
-	xdo(k.t, k.display, "mousemove", "--sync", fmt.Sprint(x), fmt.Sprint(y), "click", "1")
+	xdo(k.t, k.display, "mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", "1") // (no --sync: it waits for a move where the pointer already is)
 }
 
 // dialog opens a dialog with open (a key or a click), retrying a click
@@ -485,8 +486,10 @@ func TestDesktopWalk(t *testing.T) {
 			if err := os.Mkdir(k.out, 0o755); err != nil {
 				t.Fatal(err)
 			}
+			k.began = time.Now()
 			k.launch()
 			k.walkFiles()
+			t.Logf("%.1f s: files", time.Since(k.began).Seconds())
 			if size.w == 1280 {
 				k.walkPanel()
 			} else {
@@ -608,6 +611,7 @@ func (k *walker) walkPanel() {
 	if got := k.exists(filepath.Join(refs, "001 walk ref.csv")); !strings.Contains(got, "# unit: dBFS\n") {
 		t.Errorf("the stored reference: %.80q", got)
 	}
+	k.t.Logf("%.1f s: stored", time.Since(k.began).Seconds())
 	// export the spectrum to a typed absolute path
 	csv := filepath.Join(k.out, "spectrum.csv")
 	k.dialog("Ctrl+E", func() { k.key("ctrl+e") })
@@ -615,6 +619,7 @@ func (k *walker) walkPanel() {
 	if got := k.exists(csv); !strings.HasPrefix(got, "freq_hz,") {
 		t.Errorf("the export: %.80q", got)
 	}
+	k.t.Logf("%.1f s: exported", time.Since(k.began).Seconds())
 	// the Units and References sections (Source and Analysis closed)
 	k.click(xPanel, yAnalysisHd)
 	k.click(xPanel, ySourceHd)
@@ -638,24 +643,25 @@ func (k *walker) walkPanel() {
 		t.Errorf("the loaded reference %s: %.80q, want its own unit dBFS", filepath.Base(m[0]), b)
 	}
 	k.shot("references")
+	k.t.Logf("%.1f s: loaded", time.Since(k.began).Seconds())
 	// the stress preset, twice
 	k.stressTwice()
+	k.t.Logf("%.1f s: stress", time.Since(k.began).Seconds())
 	// dropdowns, then Space and D
 	k.choose("Unit", xPanel, yUnit, 0) // dBFS
 	yDiff := yDiff0 + 2*36             // two references
 	k.pausedThenD("the Unit dropdown", yDiff+yHarmBelow)
 	k.choose("Difference to", xPanel, yDiff, 1) // the first reference
 	k.pausedThenD("the Difference to dropdown", yDiff+yHarmBelow)
+	k.t.Logf("%.1f s: dropdowns", time.Since(k.began).Seconds())
 	// the other save dialogs, typed absolute paths
-	for _, s := range []struct{ what, key, path string }{
-		{"Ctrl+S", "ctrl+s", "view.png"},
-		{"Ctrl+Shift+S", "ctrl+shift+s", "history.npy"},
-	} {
-		p := filepath.Join(k.out, s.path)
-		k.dialog(s.what, func() { k.key(s.key) })
-		k.typeIn(s.what, p)
+	save := func(what, key, name string) {
+		p := filepath.Join(k.out, name)
+		k.dialog(what, func() { k.key(key) })
+		k.typeIn(what, p)
 		k.exists(p)
 	}
+	save("Ctrl+S", "ctrl+s", "view.png")
 	bar := func(fromRight int) (int, int) { return k.size.w - fromRight, k.size.h - 23 }
 	for _, s := range []struct {
 		what      string
@@ -673,11 +679,15 @@ func (k *walker) walkPanel() {
 		k.click(x, y)
 		k.exists(p)
 	}
+	// the history (after the recordings: seconds of it since the last
+	// change of settings cleared it)
+	save("Ctrl+Shift+S", "ctrl+shift+s", "history.npy")
 	if tool, err := exec.LookPath("flac"); err == nil {
 		if out, err := exec.Command(tool, "-t", "-s", filepath.Join(k.out, "input.flac")).CombinedOutput(); err != nil {
 			t.Errorf("flac -t on the recording: %v: %s", err, out)
 		}
 	}
+	k.t.Logf("%.1f s: saves", time.Since(k.began).Seconds())
 	// restart: the settings as they were
 	before := analysisPrefs(k.prefs())
 	k.quit()
