@@ -670,13 +670,25 @@ func (k *walker) walkPanel() {
 	}{{"● Record audio", 394, "input.flac"}, {"Record analysis", 267, "frames.npy"}} {
 		p := filepath.Join(k.out, s.path)
 		x, y := bar(s.fromRight)
-		n := k.events()
 		k.dialog(s.what, func() { k.click(x, y) })
 		k.typeIn(s.what, p)
-		// a second of frames analyzed while it records, then stop
-		// a second of input recorded: the next perf event
-		k.perf("frames analyzed while it records", n, func(e event) bool { return e.FrameS > 0 })
-		k.click(x, y)
+		// recording: its temporary file beside the destination
+		tmp := filepath.Join(k.out, "."+s.path+".prism-*")
+		recording := func() bool { m, _ := filepath.Glob(tmp); return len(m) > 0 }
+		k.until(s.what+" recording", recording)
+		n := k.events()
+		k.perf("a second recorded", n, func(e event) bool { return e.FrameS > 0 })
+		// stop (again if the click was taken as the end of the dialog)
+		for try := 0; ; try++ {
+			k.click(x, y)
+			deadline := time.Now().Add(5 * time.Second)
+			for recording() && time.Now().Before(deadline) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			if !recording() || try == 2 {
+				break
+			}
+		}
 		k.exists(p)
 	}
 	// the history (after the recordings: seconds of it since the last
