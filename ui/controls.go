@@ -9,7 +9,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
@@ -37,6 +36,7 @@ type controlsHost interface {
 	// session.SourceSpec.Device names it); it may block on the device
 	inputRates(device string, channels int) ([]int, error)
 	onUI(fn func()) // run fn on the Fyne goroutine
+	notices() *panel.Notice // the notice line: why an entry was refused
 }
 
 // option is one entry of a choice: its label, what choosing it does to
@@ -267,7 +267,7 @@ func (c *controls) buildSource() {
 	}
 	c.gen.OnSubmitted = func(v string) {
 		if _, err := session.ParseGeneratorSpec(v); err != nil {
-			dialog.ShowError(err, c.win)
+			c.host.notices().Fail(refused("generator", err, live.DefaultGenerator), err)
 			return
 		}
 		if !c.syncing {
@@ -374,7 +374,7 @@ func (c *controls) buildBand() {
 	c.bandEntry.OnSubmitted = func(v string) {
 		b, err := checkedBand(v, c.host.rate())
 		if err != nil {
-			dialog.ShowError(err, c.win)
+			c.host.notices().Fail(refused("band filter", err, "bandpass:300-3400"), err)
 			return
 		}
 		if !c.syncing {
@@ -473,4 +473,14 @@ func dbLabel(db float64) string {
 		return fmt.Sprintf("+%g", db)
 	}
 	return fmt.Sprintf("%g", db)
+}
+
+// refused is the notice for an entry's text that was refused: what stays
+// as it was, why (err in a user's words) and an example to write.
+func refused(what string, err error, example string) string {
+	why := strings.TrimSuffix(panel.Explain(err), ".")
+	if why != "" {
+		why = strings.ToLower(why[:1]) + why[1:]
+	}
+	return fmt.Sprintf("The %s was not changed (%s): write it like %s.", what, why, example)
 }

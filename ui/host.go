@@ -117,3 +117,6 @@ func (w *Window) inputRates(device string, channels int) ([]int, error) {
 
 // onUI runs fn on the Fyne goroutine (controlsHost).
 func (w *Window) onUI(fn func()) { w.do(fn) }
+
+// notices is the notice line (controlsHost).
+func (w *Window) notices() *panel.Notice { return w.note }

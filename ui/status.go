@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
@@ -25,23 +24,6 @@ func (w *Window) countFrame(now time.Time) {
 	}
 }
 
-// fillText says, while the first frame of long FFTs fills, when it will
-// be analyzed: at N=2^20 and 48 kHz a frame spans 21.8 s of input, and an
-// empty display that long needs a reason. It is empty once a frame has
-// been analyzed since the settings changed (st.Frames past framesAt), and
-// for frames shorter than a second.
-func fillText(st *live.Stats, framesAt uint64, waited time.Duration) string {
-	if st.SampleRate <= 0 || st.Frames != framesAt {
-		return ""
-	}
-	span := time.Duration(float64(st.FFT) / float64(st.SampleRate) * float64(time.Second))
-	if span < time.Second {
-		return ""
-	}
-	left := max(span-waited, 0)
-	return fmt.Sprintf("first frame in %.0f s (N=%d spans %.1f s)", math.Ceil(left.Seconds()), st.FFT, span.Seconds())
-}
-
 // updateStatus writes the status area: the strip (what must always show:
 // PAUSED, the engine, its load, drops and stalls, the UI's frame rate and
 // CPU, a fresh warning), the line under it (the source and the analysis,
@@ -51,7 +33,7 @@ func (w *Window) updateStatus() {
 	st := &w.stats
 	f := panel.StatusFacts{Stats: st, Record: w.eng.RecordStatus(), Paused: w.paused, HasGPU: w.eng.HasGPU(),
 		Monitor: w.eng.PlaythroughStatus(), Now: w.now(), Noise: mixNoiseNote(w.set, st.Channels)}
-	f.Fill = fillText(st, w.cfgFrames, f.Now.Sub(w.cfgAt))
+	f.Fill = panel.FillText(st, w.cfgFrames, f.Now.Sub(w.cfgAt))
 	if fs := w.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
 		f.File = w.fp.Summary(fs)
 	}

@@ -1,7 +1,8 @@
 // Package encode writes Prism's output files: NPY and CSV spectrogram rows
 // streamed in bounded memory (AsyncRows writes them on a goroutine of its
 // own, beside the analysis), spectrum traces, WAV (PCM or float, RF64 past
-// 4 GiB), and PNG images encoded on every core. Every file is written
+// 4 GiB), FLAC (github.com/mewkiz/flac's encoder, its STREAMINFO completed
+// in place), and PNG images encoded on every core. Every file is written
 // through an Output: a temporary file beside the destination, renamed into
 // place only when complete, so a failure, an interrupt or a full disk never
 // leaves a partial file. The temporary file's name is generated with a

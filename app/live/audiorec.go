@@ -15,20 +15,25 @@ import (
 // Audio recording: beside the analysis recording (record.go, dB rows),
 // the input itself, every channel at the source's rate, written as the
 // engine goroutine reads it from the ring. The ring hands over float32
-// samples whatever the device delivered, so the file is 32-bit float WAV:
-// the samples exactly as captured, no requantization. Input the stream
-// lost (overwritten before it was read, an outage's gap, a settings
-// change's drain) is a jump in the ring's position, and the recording
-// writes silence for it, so the file keeps real time and its duration is
-// the stream's; those frames are counted in GapFrames. Like the analysis
-// recording's rows, the samples go through a bounded queue to a writer
-// goroutine: a slow disk never holds up the analysis, and what finds no
-// free chunk is written as silence too (Dropped).
+// samples whatever the device delivered. The file's name chooses its
+// format: .wav is 32-bit float WAV, the samples exactly as captured, no
+// requantization; .flac is 24-bit FLAC, each sample rounded to the
+// nearest of 2^24 steps without dither (encode.FLACWriter's rule), the
+// samples it clipped counted in Clipped. Input the stream lost
+// (overwritten before it was read, an outage's gap, a settings change's
+// drain) is a jump in the ring's position, and the recording writes
+// silence for it, in either format, so the file keeps real time and its
+// duration is the stream's; those frames are counted in GapFrames. Like
+// the analysis recording's rows, the samples go through a bounded queue
+// to a writer goroutine: a slow disk never holds up the analysis, and
+// what finds no free chunk is written as silence too (Dropped).
 
 // AudioRecordStatus says what the audio recorder is doing. Frames counts
 // the sample frames written so far (silence included), GapFrames the
 // frames of silence written for input the stream lost, Dropped the
-// frames the writer fell behind on (also written as silence). Err is why
+// frames the writer fell behind on (also written as silence), Clipped the
+// samples a FLAC's 24-bit quantization clipped (a WAV's float never
+// clips). Err is why
 // the last recording ended early ("" if it did not); Saved says its file
 // is in place.
 type AudioRecordStatus struct {
@@ -40,6 +45,7 @@ type AudioRecordStatus struct {
 	Frames    int64
 	GapFrames int64
 	Dropped   int64
+	Clipped   int64
 	Err       string
 }
 
@@ -80,24 +86,47 @@ type audioRecording struct {
 	failed  atomic.Bool // the writer failed
 
 	o    *encode.Output
-	ww   *encode.WAVWriter
+	ww   audioWriter
 	done chan struct{}
 	// the writer goroutine's, the finisher's after done
-	err              error
-	frames, gapF, dr int64
-	mu               sync.Mutex // guards the counters shared with the status
-	zero             []float32
+	err                    error
+	frames, gapF, dr, clip int64
+	mu                     sync.Mutex // guards the counters shared with the status
+	zero                   []float32
+}
+
+// audioWriter is a recording's file: interleaved frames at full scale ±1
+// in, Finish at the end (before the Output's Commit). Gaps are the
+// recording's to write (as silence), whatever the format.
+type audioWriter interface {
+	Write(x []float32) error
+	Finish() error
+}
+
+// clipCounter is a writer that quantizes and counts what it clips.
+type clipCounter interface{ Clipped() int64 }
+
+// audioFormats are the extensions an audio recording may have.
+const audioFormats = ".wav or .flac"
+
+// newAudioWriter starts the file of path's format on o.
+func newAudioWriter(o *encode.Output, path string, rate, ch int) (audioWriter, error) {
+	if strings.EqualFold(filepath.Ext(path), ".flac") {
+		return encode.NewFLACWriter(o, rate, ch, 24)
+	}
+	return encode.NewWAVWriter(o, rate, ch, 32, true)
 }
 
 // StartAudioRecording starts writing the input (every channel, at the
-// source's rate, 32-bit float WAV) to path through a temporary file
+// source's rate: 32-bit float WAV, or 24-bit FLAC, as path's extension
+// says) to path through a temporary file
 // renamed when it stops. The path is checked and its file created at
 // once (its error returned); the recording starts between batches, with
 // the next input read, and done (if not nil) is called on the engine
 // goroutine with its outcome. A change of source ends it (its file kept).
 func (l *Live) StartAudioRecording(path string, done func(error)) error {
-	if ext := strings.ToLower(filepath.Ext(path)); ext != ".wav" {
-		return fmt.Errorf("live: record audio: %s: record audio as .wav", filepath.Base(path))
+	if ext := strings.ToLower(filepath.Ext(path)); ext != ".wav" && ext != ".flac" {
+		return fmt.Errorf("live: record audio: %s: record audio as %s", filepath.Base(path), audioFormats)
 	}
 	o, err := encode.Create(path)
 	if err != nil {
@@ -122,7 +151,7 @@ func (l *Live) startAudio(o *encode.Output, path string) error {
 	if r.audio != nil {
 		return fmt.Errorf("live: record audio: already recording to %s", r.audio.path)
 	}
-	ww, err := encode.NewWAVWriter(o, r.rate, r.ch, 32, true)
+	ww, err := newAudioWriter(o, path, r.rate, r.ch)
 	if err != nil {
 		return fmt.Errorf("live: record audio: %w", err)
 	}
@@ -157,7 +186,7 @@ func (l *Live) AudioRecordStatus() AudioRecordStatus {
 	st := l.audioPub.st
 	if d := l.audioPub.cur; d != nil {
 		d.mu.Lock()
-		st.Frames, st.GapFrames, st.Dropped = d.frames, d.gapF, d.dr
+		st.Frames, st.GapFrames, st.Dropped, st.Clipped = d.frames, d.gapF, d.dr, d.clip
 		d.mu.Unlock()
 	}
 	return st
@@ -238,6 +267,11 @@ func (d *audioRecording) write() {
 		if d.err == nil {
 			d.err = d.ww.Write(c.buf[:c.n*d.ch])
 			d.count(int64(c.n))
+			if cc, ok := d.ww.(clipCounter); ok {
+				d.mu.Lock()
+				d.clip = cc.Clipped()
+				d.mu.Unlock()
+			}
 		}
 		if d.err != nil {
 			d.failed.Store(true)
@@ -320,7 +354,7 @@ func (l *Live) endAudio(cause error, done func(AudioRecordStatus, error)) {
 			st.Err = err.Error()
 		}
 		d.mu.Lock()
-		st.Frames, st.GapFrames, st.Dropped = d.frames, d.gapF, d.dr
+		st.Frames, st.GapFrames, st.Dropped, st.Clipped = d.frames, d.gapF, d.dr, d.clip
 		d.mu.Unlock()
 		l.audioPub.mu.Lock()
 		if l.audioPub.seq == seq {

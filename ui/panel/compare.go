@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/dsp"
 )
@@ -28,7 +27,7 @@ const (
 func (fp *Files) compareDialog() {
 	fs := fp.fview.File()
 	if fs == nil {
-		dialog.ShowInformation("Compare A/B", "Open file A first.", fp.win)
+		fp.host.Notices().Fail("Open file A first (Ctrl+O), then Compare A/B… with file B.", nil)
 		return
 	}
 	fp.host.ShowOpenDialog("Compare "+filepath.Base(fs.Path)+" (A) with file B", func(p string) { fp.CompareFile(p, nil) })
@@ -96,8 +95,8 @@ func (fp *Files) compareDone(gen int, nameA, nameB string, res []analysis.Spectr
 	case errors.Is(err, context.Canceled):
 		fp.fileInfo.SetText("Comparison cancelled.")
 	case err != nil:
-		fp.fileInfo.SetText("Could not compare: " + err.Error())
-		dialog.ShowError(err, fp.win)
+		fp.fileInfo.SetText("Could not compare: " + Explain(err))
+		fp.host.Notices().Error(err)
 	default:
 		fp.fileInfo.SetText(fp.ab.Info())
 		fp.ab.SetDisplay(fp.scale(), fp.host.Dark())

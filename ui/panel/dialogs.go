@@ -138,11 +138,14 @@ func (d *Dialogs) Open(title string, exts []string, what, hint string, use func(
 		case len(exts) > 0 && !slices.Contains(exts, strings.ToLower(filepath.Ext(p))):
 			say(fmt.Sprintf("%s is not %s: choose one.", filepath.Base(p), what))
 		default:
+			// hidden first: a dialog use shows (Load…'s choice of traces)
+			// would go with it (Fyne removes the overlays above one hidden)
+			dlg.Hide()
 			if err := use(p); err != nil {
 				say(Explain(err))
-				return
+				dlg.Show()
+				d.win.Canvas().Focus(path)
 			}
-			dlg.Hide()
 		}
 	}
 	path.OnSubmitted = submit

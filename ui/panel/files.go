@@ -12,7 +12,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/encode"
@@ -39,6 +38,9 @@ type FileHost interface {
 	SaveDialog(name string, fn func(path string))
 	FileSpectrumShown(sp *live.Spectrum) // the spectrum under the cursor, dBFS
 	DifferenceShown() bool               // the difference to a reference is chosen
+	// Notices is the window's notice line: what the tab did, or why
+	// not, in a user's words (never a modal dialog).
+	Notices() *Notice
 }
 
 // FileEngine is what the file tab needs of the analysis: its pipelines
@@ -289,8 +291,8 @@ func (fp *Files) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 		fp.fileInfo.SetText("Analysis cancelled.")
 		return
 	case err != nil:
-		fp.fileInfo.SetText("Could not analyze: " + err.Error())
-		dialog.ShowError(err, fp.win)
+		fp.fileInfo.SetText("Could not analyze: " + Explain(err))
+		fp.host.Notices().Error(err)
 		return
 	}
 	// the spectrum below is set up for the new file before the view
@@ -391,7 +393,7 @@ func (fp *Files) ZoomReset() {
 func (fp *Files) exportSpectrogramDialog() {
 	fs := fp.fview.File()
 	if fs == nil {
-		dialog.ShowInformation("Export spectrogram", "Open a file first.", fp.win)
+		fp.host.Notices().Fail("Open a file first (Ctrl+O), then export its spectrogram.", nil)
 		return
 	}
 	base := strings.TrimSuffix(filepath.Base(fs.Path), filepath.Ext(fs.Path))
@@ -404,7 +406,9 @@ func (fp *Files) ExportSpectrogram(path string, done func(error)) {
 	fs := fp.fview.File()
 	report := func(err error) {
 		if err != nil {
-			dialog.ShowError(err, fp.win)
+			fp.host.Notices().Error(err)
+		} else {
+			fp.host.Notices().Info("Exported the spectrogram to " + path + ".")
 		}
 		if done != nil {
 			done(err)
@@ -440,7 +444,7 @@ func (fp *Files) ExportSpectrogram(path string, done func(error)) {
 			if err == nil {
 				fp.fileInfo.SetText("Wrote " + path)
 			} else {
-				fp.fileInfo.SetText("Export failed: " + err.Error())
+				fp.fileInfo.SetText("Export failed: " + Explain(err))
 			}
 			report(err)
 		})

@@ -2,6 +2,7 @@ package panel
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -347,4 +348,21 @@ func loadShare(l float64) string {
 	default:
 		return fmt.Sprintf("overloaded, %.0f× too slow", l)
 	}
+}
+
+// FillText says, while the first frame of long FFTs fills, when it will
+// be analyzed: at N=2^20 and 48 kHz a frame spans 21.8 s of input, and an
+// empty display that long needs a reason. It is empty once a frame has
+// been analyzed since the settings changed (st.Frames past framesAt), and
+// for frames shorter than a second.
+func FillText(st *live.Stats, framesAt uint64, waited time.Duration) string {
+	if st.SampleRate <= 0 || st.Frames != framesAt {
+		return ""
+	}
+	span := time.Duration(float64(st.FFT) / float64(st.SampleRate) * float64(time.Second))
+	if span < time.Second {
+		return ""
+	}
+	left := max(span-waited, 0)
+	return fmt.Sprintf("first frame in %.0f s (N=%d spans %.1f s)", math.Ceil(left.Seconds()), st.FFT, span.Seconds())
 }
