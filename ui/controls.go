@@ -35,7 +35,7 @@ type controlsHost interface {
 	// inputRates lists the standard rates an input device takes (as
 	// session.SourceSpec.Device names it); it may block on the device
 	inputRates(device string, channels int) ([]int, error)
-	onUI(fn func()) // run fn on the Fyne goroutine
+	onUI(fn func())         // run fn on the Fyne goroutine
 	notices() *panel.Notice // the notice line: why an entry was refused
 }
 
