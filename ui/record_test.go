@@ -148,7 +148,7 @@ func TestRecordAudio(t *testing.T) {
 	}
 	started = false
 	w.rec.StartAudio(filepath.Join(dir, "in.npy"), func(err error) { startErr, started = err, true })
-	if !started || startErr == nil || !w.note.Failed() || w.note.Text() != "Audio is recorded as WAV: give the file a .wav name." {
+	if !started || startErr == nil || !w.note.Failed() || w.note.Text() != "Audio is recorded as WAV or FLAC: give the file a .wav or .flac name." {
 		t.Errorf("a .npy audio recording: %v, notice %q (failed %v)", startErr, w.note.Text(), w.note.Failed())
 	}
 	if top := w.win.Canvas().Overlays().Top(); top != nil {

@@ -141,7 +141,7 @@ var userPhrases = []struct{ key, sentence string }{
 	{"permission denied", "Prism may not write there: choose another folder."},
 	{"no space left", "The disk is full: free some space or choose another disk, then try again."},
 	{"already recording", "A recording is already running: stop it first."},
-	{"record audio as .wav", "Audio is recorded as WAV: give the file a .wav name."},
+	{"record audio as .wav", "Audio is recorded as WAV or FLAC: give the file a .wav or .flac name."},
 	{"record as .npy or .csv", "The analysis is recorded as NPY or CSV: give the file a .npy or .csv name."},
 	{"as .csv or .npy", "The spectrum is exported as CSV or NPY: give the file a .csv or .npy name."},
 	{"move the cursor over the file", "No spectrum yet: move the cursor over the file first."},

@@ -23,7 +23,7 @@ func TestExplain(t *testing.T) {
 	}{
 		{cal, "No steady tone was found: play a tone (a calibrator's 1 kHz, or the generator's sine) and try again."},
 		{fmt.Errorf("audio: playthrough: %w", errors.New("audio: no output device")), "There is no audio output device to play to: the analysis goes on without sound."},
-		{errors.New("live: record audio: a.npy: record audio as .wav"), "Audio is recorded as WAV: give the file a .wav name."},
+		{errors.New("live: record audio: a.npy: record audio as .wav or .flac"), "Audio is recorded as WAV or FLAC: give the file a .wav or .flac name."},
 		{fmt.Errorf("ui: open: %w", &os.PathError{Op: "open", Path: "/x", Err: errors.New("is locked")}), "Open /x: is locked."},
 		{errors.New("live: engine: the plan failed"), "The plan failed."},
 	} {
