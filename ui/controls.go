@@ -448,15 +448,6 @@ func powersOfTwo(lo, hi int) []string {
 	return s
 }
 
-func indexOf(opts []string, v string) int {
-	for i, o := range opts {
-		if o == v {
-			return i
-		}
-	}
-	return -1
-}
-
 func nearest(vals []float64, v float64) int {
 	best := 0
 	for i, x := range vals {
