@@ -60,7 +60,8 @@ func (m *Session) PlayStimulus(spec string) error {
 }
 
 // run writes the generator's blocks of 20 ms to the output until stopped
-// or the output fails (then the status says why).
+// or the output fails (then the status says why); it never closes the
+// output (StopStimulus does, once it has returned).
 func (s *stimulus) run(g *audio.Generator, rate int, st *stimulusState) {
 	defer close(s.done)
 	block := make([]float32, 2*max(1, rate/50))
@@ -72,13 +73,9 @@ func (s *stimulus) run(g *audio.Generator, rate int, st *stimulusState) {
 		}
 		g.Generate(block)
 		if err := s.out.Write(block); err != nil {
-			select {
-			case <-s.stop: // closed under it: a stop, not a failure
-			default:
-				st.mu.Lock()
-				st.err = err.Error()
-				st.mu.Unlock()
-			}
+			st.mu.Lock()
+			st.err = err.Error()
+			st.mu.Unlock()
 			return
 		}
 	}
@@ -96,8 +93,11 @@ func (m *Session) StopStimulus() {
 		return
 	}
 	close(s.stop)
-	s.out.Close() // a blocked Write returns
+	// the writer ends after its block (20 ms): the stream is closed only
+	// then — PortAudio's stream closed under a blocking write corrupts
+	// the heap
 	<-s.done
+	s.out.Close()
 }
 
 // StimulusStatus says what plays to the output ("" nothing), or why the
