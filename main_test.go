@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"image"
@@ -27,6 +26,14 @@ import (
 // under PRISM_REQUIRE_DISPLAY=1.
 func needDisplay(t *testing.T) string {
 	t.Helper()
+	needDisplayTools(t)
+	return startXvfb(t, 1280, 800)
+}
+
+// needDisplayTools skips (or fails under PRISM_REQUIRE_DISPLAY=1) without
+// Xvfb, xdotool and ImageMagick.
+func needDisplayTools(t *testing.T) {
+	t.Helper()
 	for _, tool := range []string{"Xvfb", "xdotool", "import"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("PRISM_REQUIRE_DISPLAY") == "1" {
@@ -35,16 +42,22 @@ func needDisplay(t *testing.T) string {
 			t.Skipf("no %s: %v", tool, err)
 		}
 	}
-	r, w, err := os.Pipe()
+}
+
+// startXvfb starts a private Xvfb of w×h (24 bit), ended with the test,
+// and returns its DISPLAY.
+func startXvfb(t *testing.T, width, height int) string {
+	t.Helper()
+	r, wr, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "1280x800x24", "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", width, height), "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{wr}
 	if err := x.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
+	wr.Close()
 	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
 	line, err := bufio.NewReader(r).ReadString('\n')
 	r.Close()
@@ -677,27 +690,7 @@ func TestQuietTerminal(t *testing.T) {
 // the same on each of ch channels.
 func writeTone(t *testing.T, path string, ch int, seconds float64) {
 	t.Helper()
-	const rate = 48000
-	n := int(seconds * rate)
-	var b bytes.Buffer
-	le := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	le(uint32(36 + 2*ch*n))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(ch), uint32(rate), uint32(2 * ch * rate), uint16(2 * ch), uint16(16)} {
-		le(v)
-	}
-	b.WriteString("data")
-	le(uint32(2 * ch * n))
-	for i := range n {
-		v := int16(16000 * math.Sin(2*math.Pi*1000*float64(i)/rate))
-		for range ch {
-			le(v)
-		}
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeToneAt(t, path, ch, seconds, 1000)
 }
 
 // TestAddressSpaceLimit: under a 1 GiB address-space limit (ulimit -v, as

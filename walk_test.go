@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
@@ -37,27 +36,8 @@ type walkSize struct{ w, h int }
 // needScreen is needDisplay at size (needDisplay's checks, its own Xvfb).
 func needScreen(t *testing.T, size walkSize) string {
 	t.Helper()
-	if size == (walkSize{1280, 800}) {
-		return needDisplay(t)
-	}
-	needDisplay(t) // the tools, or skip (its Xvfb ends with the test)
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", size.w, size.h), "-nolisten", "tcp")
-	x.ExtraFiles = []*os.File{w}
-	if err := x.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	t.Cleanup(func() { x.Process.Kill(); x.Wait() })
-	line, err := bufio.NewReader(r).ReadString('\n')
-	r.Close()
-	if err != nil {
-		t.Fatalf("Xvfb did not say its display: %v", err)
-	}
-	return ":" + strings.TrimSpace(line)
+	needDisplayTools(t)
+	return startXvfb(t, size.w, size.h)
 }
 
 // walker drives one screen: the binary, the home folder its windows
