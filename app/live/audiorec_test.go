@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/internal/apptest"
 	"github.com/prismaudio/prism/audio"
 )
 
@@ -101,6 +102,9 @@ func TestAudioRecordingFLAC(t *testing.T) {
 	rec.check(t, spec, got, step/2)
 	tool, err := exec.LookPath("flac")
 	if err != nil {
+		if apptest.Required("TOOLS") {
+			t.Fatalf("flac required (PRISM_REQUIRE_TOOLS=1; scripts/setup.sh installs it): %v", err)
+		}
 		t.Skip("no flac command-line tool")
 	}
 	wav := filepath.Join(dir, "decoded.wav")

@@ -45,6 +45,9 @@ func TestAudioRecordingThroughPulse(t *testing.T) {
 	eng := testEngines(t)[0]
 	m, _, err := New(SourceSpec{Kind: SourceDevice, Rate: rate, Channels: 2}, live.DefaultSettings(), eng)
 	if err != nil {
+		if apptest.Required("AUDIO") {
+			t.Fatalf("no capture from the test's PulseAudio (PRISM_REQUIRE_AUDIO=1): %v", err)
+		}
 		t.Skipf("no capture from the test's PulseAudio: %v", err)
 	}
 	defer m.Close()

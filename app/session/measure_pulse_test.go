@@ -32,6 +32,9 @@ func TestMeasureThroughPulse(t *testing.T) {
 	const rate = 48000
 	m, _, err := New(SourceSpec{Kind: SourceDevice, Rate: rate, Channels: 2}, live.DefaultSettings(), testEngines(t)[0])
 	if err != nil {
+		if apptest.Required("AUDIO") {
+			t.Fatalf("no capture from the test's PulseAudio (PRISM_REQUIRE_AUDIO=1): %v", err)
+		}
 		t.Skipf("no capture from the test's PulseAudio: %v", err)
 	}
 	defer m.Close()
