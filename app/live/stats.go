@@ -204,7 +204,17 @@ type bandState struct {
 	mu      sync.Mutex
 	sp      Spectrum
 	scratch []float32
+	// the last check's result, its time and rate: the long-term spectrum
+	// changes slowly and a check sorts the bins a dozen times, so a
+	// display polling the statistics four times a second checks every
+	// bandEvery
+	last   float64
+	at     time.Time
+	atRate int
 }
+
+// bandEvery is how often the band-limit check runs at most.
+const bandEvery = 2 * time.Second
 
 // bandLimit runs bandlimit.Detect on the first channel's long-term
 // average, for inputs above 48 kHz that have analyzed a second or more.
@@ -215,6 +225,10 @@ func (l *Live) bandLimit(rate int) float64 {
 	b := &l.band
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	now := time.Now()
+	if b.atRate == rate && now.Sub(b.at) < bandEvery {
+		return b.last
+	}
 	b.sp.Want = WantLongAvg
 	l.Latest(0, &b.sp)
 	g := b.sp.Geometry
@@ -224,7 +238,8 @@ func (l *Live) bandLimit(rate int) float64 {
 	if len(b.scratch) < len(b.sp.LongAvg) {
 		b.scratch = make([]float32, len(b.sp.LongAvg))
 	}
-	return bandlimit.Detect(b.scratch, b.sp.LongAvg, b.sp.BinHz, rate)
+	b.last, b.at, b.atRate = bandlimit.Detect(b.scratch, b.sp.LongAvg, b.sp.BinHz, rate), now, rate
+	return b.last
 }
 
 // Snapshot writes the statistics as they stand into dst without the
