@@ -58,6 +58,11 @@ func AutoEngine(command, choice string, work AutoWork) (string, string) {
 			return engine.CPU, fmt.Sprintf("one file of %.0f channel-minutes: the CPU engine finishes before a GPU would have started and caught up", work.ChannelMinutes)
 		}
 		limit = autoAnalyzeBatch
+	case "ir":
+		// one deconvolution: a few large transforms planned once (H200
+		// host, every result: 10 s at 48 kHz 0.10 s on its CPU engine,
+		// 0.88 s on the GPU; 30 s at 192 kHz 0.28 s and 0.59 s)
+		return engine.CPU, "one deconvolution: the GPU's start-up and plans outweigh its speed"
 	case "filter":
 		limit = autoFilter
 	case "spectrum", "bands":

@@ -27,6 +27,7 @@ func TestAutoEngine(t *testing.T) {
 		{"filter", AutoWork{ChannelMinutes: 120, Files: 1}, engine.Auto},
 		{"spectrum", AutoWork{ChannelMinutes: 120, Files: 1}, engine.CPU},
 		{"bands", AutoWork{ChannelMinutes: 300, Files: 1}, engine.Auto},
+		{"ir", AutoWork{ChannelMinutes: 600, Files: 1}, engine.CPU},
 	} {
 		if got, why := AutoEngine(c.cmd, engine.Auto, c.w); got != c.want || why == "" {
 			t.Errorf("%s %+v: %q (%s), want %q", c.cmd, c.w, got, why, c.want)

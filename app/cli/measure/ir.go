@@ -16,7 +16,6 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
-	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/sweep"
 	"github.com/prismaudio/prism/audio"
@@ -115,7 +114,7 @@ func IR(args []string, stdout, stderr io.Writer) int {
 	} else if err := spec.Check(); err != nil {
 		return usage("%s", strings.TrimPrefix(err.Error(), "sweep: "))
 	}
-	sess, ok := kit.OpenSession("ir", irEngine(f.engine), f.device, f.quiet || f.json, stderr)
+	sess, ok := kit.OpenSession("ir", kit.ChooseEngine("ir", f.engine, pos, kit.Verbose(), stderr), f.device, f.quiet || f.json, stderr)
 	if !ok {
 		return kit.ExitFailure
 	}
@@ -368,17 +367,4 @@ func (f *irFlags) summary(res sweep.Result, stdout, stderr io.Writer) int {
 			res.LatencyMs(), res.LatencySamples, ref, res.PeakDBFS, res.SNRDB, pol, f.out)
 	}
 	return kit.ExitOK
-}
-
-// irEngine is the engine a deconvolution runs on: auto is the CPU engine,
-// because one deconvolution is a few large transforms planned once, where
-// the GPU's start-up and plans outweigh its speed (measured on the H200
-// host, everything computed: 10 s at 48 kHz 0.10 s on its 16-core CPU
-// engine, 0.88 s on the GPU; 30 s at 192 kHz 0.28 s and 0.59 s).
-// --engine gpu still asks for the GPU.
-func irEngine(choice string) string {
-	if choice == engine.Auto {
-		return engine.CPU
-	}
-	return choice
 }
