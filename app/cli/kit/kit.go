@@ -28,7 +28,7 @@ import (
 // Exit codes of every command.
 const (
 	ExitOK      = 0
-	ExitFailure = 1 // runtime Failure
+	ExitFailure = 1 // runtime failure
 	ExitUsage   = 2 // bad usage or bad input
 )
 
@@ -136,10 +136,12 @@ type Session struct {
 	Written *proc.Outputs // outputs in place, for an interrupt's message
 }
 
-// interruptGrace is how long an Interrupted command may take to stop by
+// interruptGrace is how long an interrupted command may take to stop by
 // itself before the process exits.
 const interruptGrace = 400 * time.Millisecond
 
+// OpenSession opens the engines choice and device name (saying why the
+// GPU is not used, unless quiet) and starts watching the signals.
 func OpenSession(name, choice, device string, quiet bool, stderr io.Writer) (*Session, bool) {
 	return OpenSessionSet(name, choice, device, false, quiet, stderr)
 }
@@ -173,7 +175,7 @@ func opened(name, notice string, err error, quiet bool, stop func(), stderr io.W
 
 // OpenSessionStart is OpenSessionSet for `prism analyze`: with several
 // GPUs and several inputs (a batch) it returns while they open (the
-// Session's opening: engine.StartSet), so each GPU starts on the
+// session's opening: engine.StartSet), so each GPU starts on the
 // batch as soon as it is open.
 func OpenSessionStart(name, choice, device string, batch, quiet bool, stderr io.Writer) (*Session, bool) {
 	if !batch {
@@ -195,7 +197,7 @@ func OpenSessionStart(name, choice, device string, batch, quiet bool, stderr io.
 	return s, true
 }
 
-// settle waits for engines still opening and makes them the Session's set
+// Settle waits for engines still opening and makes them the session's set
 // (so that closing closes them).
 func (s *Session) Settle() {
 	if s.Opening != nil {
@@ -213,11 +215,11 @@ func WatchSignals(stderr io.Writer, written *proc.Outputs) (context.Context, fun
 // Interrupted reports a command whose one output out was not written
 // because a signal stopped it, and returns its exit code.
 func Interrupted(stderr io.Writer, name, out string) int {
-	fmt.Fprintf(stderr, "prism: %s: Interrupted: %s not written\n", name, message.Quote(out))
+	fmt.Fprintf(stderr, "prism: %s: interrupted: %s not written\n", name, message.Quote(out))
 	return ExitFailure
 }
 
-// close releases the engines (leaving them to the exit saves nothing:
+// Close releases the engines (leaving them to the exit saves nothing:
 // docs/performance.md).
 func (s *Session) Close() {
 	s.Settle()
@@ -235,7 +237,7 @@ func Warn(stderr io.Writer, warnings []string) {
 // Failure prints err and returns its exit code: bad input 2, else 1.
 func Failure(stderr io.Writer, err error) int {
 	if errors.Is(err, context.Canceled) {
-		fmt.Fprintln(stderr, "prism: Interrupted: no output written")
+		fmt.Fprintln(stderr, "prism: interrupted: no output written")
 		return ExitFailure
 	}
 	fmt.Fprintf(stderr, "prism: %v\n", err)
@@ -296,12 +298,12 @@ func ParseChannel(s string) (int, error) {
 // (gpufft.OpenCL does).
 type engineStats interface{ Stats() gpufft.OpenCLStats }
 
-// end is leave for a command that writes one output and ends its Session
+// End is Leave for a command that writes one output and ends its session
 // as it returns (deferred): by then that output is in place or
 // discarded.
 func (s *Session) End() { s.Leave(io.Discard, false) }
 
-// leave ends a Session whose outputs are all written, flushed, closed
+// Leave ends a session whose outputs are all written, flushed, closed
 // and in place: with fast exit (proc.FastExit) the engines are left to the process's exit
 // (engine.CloseSetForExit), else closed; with $PRISM_EXIT_HOLD=1 the GPU
 // device files are also handed to a child that outlives the process
