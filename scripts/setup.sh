@@ -16,7 +16,9 @@ GO_DIR=${PRISM_GO_DIR:-$HOME/.cache/prism-go/go$GO_VERSION}
 # (loaded at run time) for MP3 decoded to float, and lame, mpg123 and flac as
 # reference encoders and decoders in the audio tests; dpkg-dev (dpkg-shlibdeps),
 # desktop-file-utils, appstream and man-db to build and check the packages
-# (make dist).
+# (make dist); slurm-wlm and munge for the one-node Slurm cluster the
+# archive tests start, netcdf-bin (ncdump) and python3-netcdf4 to read back
+# the NetCDF files Prism writes.
 PACKAGES=(
   gcc pkg-config make curl ca-certificates unzip git
   ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
@@ -24,6 +26,7 @@ PACKAGES=(
   libmpg123-0 lame mpg123 flac
   libgl1-mesa-dev xorg-dev xvfb xauth x11-apps xdotool imagemagick
   dpkg-dev desktop-file-utils appstream man-db
+  slurm-wlm munge netcdf-bin python3-netcdf4
 )
 
 missing=()
