@@ -9,6 +9,7 @@ import (
 
 	"github.com/prismaudio/prism/internal/message"
 
+	archivecmd "github.com/prismaudio/prism/app/cli/archive"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/cli/measure"
 	"github.com/prismaudio/prism/app/engine"
@@ -74,6 +75,8 @@ func Commands() []Command {
 		{"sweep", "an exponential sine sweep (Farina) and its inverse filter, as WAV", measure.Sweep},
 		{"ir", "impulse response of a sweep recording; harmonic distortion versus frequency; cumulative spectral decay", measure.IR},
 		{"room", "room-acoustic parameters of an impulse response: EDT, T20, T30, C50, C80, D50 per band (ISO 3382), decay PNG, frequency response", measure.Room},
+		{"ltsa", "long-term spectral average of an archive (absolute time, calibrated, sharded): NetCDF, NPY or PNG; ltsa merge joins shards", archivecmd.LTSA},
+		{"hmd", "hybrid millidecade spectra of an archive, one NetCDF file per UTC day with percentiles", archivecmd.HMD},
 		{"filter", "band-filter an audio file (linear-phase FIR by FFT convolution) into a WAV", runFilter},
 		{"bench", "measure the GPU and CPU engines side by side", runBench},
 		{"version", "the release, commit, build date, Go version and whether PortAudio capture is in", runVersion},
