@@ -197,3 +197,13 @@ func exists(path string) bool {
 
 // engineT is the engine the analyses run on.
 type engineT = gpufft.Engine
+
+// committed, when set (tests), is called with each output once it is in
+// place.
+var committed func(path string)
+
+func noteCommitted(path string) {
+	if committed != nil {
+		committed(path)
+	}
+}

@@ -205,6 +205,7 @@ func (f *hmdFlags) day(ctx context.Context, e engineT, cat *core.Catalog, cfg co
 		return err
 	}
 	mark("ok", time.Since(t0).Seconds())
+	noteCommitted(path)
 	return nil
 }
 
