@@ -175,3 +175,95 @@ func (rr *runReader) close() {
 		rr.dec = nil
 	}
 }
+
+// prefetch reads a run on a goroutine of its own, a few blocks ahead of
+// the spectra, so that the disk and the engine work at the same time.
+type prefetch struct {
+	full chan block
+	free chan []float32
+	stop chan struct{}
+	done chan struct{}
+	cur  block
+	off  int
+}
+
+type block struct {
+	x   []float32
+	err error // io.EOF after the run's last block
+}
+
+// prefetchBlocks and prefetchSamples size the read-ahead: 4 blocks of
+// 256 Ki samples (4 MiB).
+const (
+	prefetchBlocks  = 4
+	prefetchSamples = 1 << 18
+)
+
+// startPrefetch starts reading channel of r. The caller must call close.
+func startPrefetch(r run, channel int) *prefetch {
+	p := &prefetch{full: make(chan block, prefetchBlocks), free: make(chan []float32, prefetchBlocks),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	for range prefetchBlocks {
+		p.free <- make([]float32, prefetchSamples)
+	}
+	go p.run(newRunReader(r, channel))
+	return p
+}
+
+// run is the reading goroutine: it owns rr.
+func (p *prefetch) run(rr *runReader) {
+	defer close(p.done)
+	defer rr.close()
+	for {
+		var buf []float32
+		select {
+		case buf = <-p.free:
+		case <-p.stop:
+			return
+		}
+		n, err := rr.readFull(buf)
+		if err == nil && n < len(buf) {
+			err = io.EOF
+		}
+		select {
+		case p.full <- block{x: buf[:n], err: err}:
+		case <-p.stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readFull fills dst with the run's next samples; fewer only at the run's
+// end (io.EOF) or on an error. Only the goroutine that started p may call it.
+func (p *prefetch) readFull(dst []float32) (int, error) {
+	got := 0
+	for got < len(dst) {
+		if p.off == len(p.cur.x) {
+			if p.cur.err != nil {
+				return got, p.cur.err
+			}
+			if p.cur.x != nil {
+				p.free <- p.cur.x[:cap(p.cur.x)]
+			}
+			p.cur, p.off = <-p.full, 0
+			continue
+		}
+		n := copy(dst[got:], p.cur.x[p.off:])
+		got += n
+		p.off += n
+	}
+	return got, nil
+}
+
+// close stops the reader and waits for it. Calling it twice is harmless.
+func (p *prefetch) close() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	<-p.done
+}

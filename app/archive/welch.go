@@ -78,7 +78,7 @@ func (w *welch) Close() error { return w.plan.Close() }
 
 // segment reads count samples of rr into the bin: the frames that lie
 // wholly inside them (a tail shorter than a frame is read and dropped).
-func (w *welch) segment(ctx context.Context, rr *runReader, count int64) error {
+func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
 	w.samples += count
 	w.n = 0
 	for {
@@ -165,7 +165,7 @@ func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfi
 		ns := r.start.UnixNano()
 		k := floorDiv(ns, avg)
 		phase := float64(ns - k*avg) // ns into bin k
-		rr := newRunReader(r, wc.channel)
+		rr := startPrefetch(r, wc.channel)
 		for pos := int64(0); pos < r.frames; k++ {
 			// the first sample at or after the start of bin k+1
 			next := int64(math.Ceil((float64(avg)-phase)*r.rate/1e9 - 1e-6))
