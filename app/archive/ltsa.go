@@ -30,6 +30,10 @@ type LTSAConfig struct {
 	// calibration (from a manifest) is used, and it must be the same for
 	// all of them.
 	Cal Calibration
+	// From and To, when set, limit the rows to the bins that meet [From,
+	// To): files wholly outside are not opened and the samples of a file
+	// before From are read but not transformed (a zoomed view's rows).
+	From, To time.Time
 }
 
 // Row is one time bin of an LTSA (or one minute of an HMD).
@@ -118,7 +122,7 @@ func LTSA(ctx context.Context, e gpufft.Engine, files []File, cfg LTSAConfig, em
 		return nil, err
 	}
 	rate := files[0].Rate
-	wc := welchConfig{average: cfg.Average, fft: cfg.FFTFor(rate), window: cfg.Window, channel: cfg.Channel, cal: cal}
+	wc := welchConfig{average: cfg.Average, fft: cfg.FFTFor(rate), window: cfg.Window, channel: cfg.Channel, cal: cal, from: cfg.From, to: cfg.To}
 	freqs = make([]float64, wc.fft/2+1)
 	for k := range freqs {
 		freqs[k] = float64(k) * rate / float64(wc.fft)

@@ -137,6 +137,22 @@ func TestLTSAEqualsWelch64(t *testing.T) {
 			t.Errorf("row %v: worst bin %.4f dB from the float64 Welch, want ≤ 0.01", r.Start, worst)
 		}
 	}
+	// a span (a zoomed view): only its bins, the same values
+	cfg.From, cfg.To = at(1.5), at(3)
+	var part []Row
+	if _, err := LTSA(context.Background(), e, files, cfg, func(r Row) error { part = append(part, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(part) != 2 || !part[0].Start.Equal(rows[1].Start) || !part[1].Start.Equal(rows[2].Start) {
+		t.Fatalf("From 12:00:01.5 To 12:00:03: %d rows, want the bins of 12:00:01 and 12:00:02", len(part))
+	}
+	for i, r := range part {
+		for k := range r.Level {
+			if r.Level[k] != rows[i+1].Level[k] || r.Seconds != rows[i+1].Seconds {
+				t.Fatalf("span row %d bin %d: %v, the whole run's %v", i, k, r.Level[k], rows[i+1].Level[k])
+			}
+		}
+	}
 }
 
 // TestCalibrationRoundTrip checks that a sine of known pressure reads its

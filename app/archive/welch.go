@@ -19,6 +19,8 @@ type welchConfig struct {
 	window  window.Func
 	channel int
 	cal     Calibration
+	// from, to limit the bins computed to [from, to) (zero: no limit)
+	from, to time.Time
 }
 
 // welch accumulates Welch power averages of one time bin: frames of fft
@@ -115,6 +117,22 @@ func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
 	}
 }
 
+// discard reads count samples of rr and drops them: a bin outside the
+// span asked for.
+func (w *welch) discard(rr *prefetch, count int64) error {
+	for count > 0 {
+		got, err := rr.readFull(w.buf[:min(int64(len(w.buf)), count)])
+		count -= int64(got)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("archive: the files end %d samples early", count)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
 // add sums the powers of frames frames into the bin.
 func (w *welch) add(frames int) {
 	bins := len(w.sum)
@@ -161,23 +179,35 @@ func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfi
 		}
 		return emit(open, secs, psd)
 	}
-	for _, r := range runsOf(files) {
+	first, last := int64(math.MinInt64), int64(math.MaxInt64) // the bins asked for
+	if !wc.from.IsZero() {
+		first = floorDiv(wc.from.UnixNano(), avg)
+	}
+	if !wc.to.IsZero() {
+		last = floorDiv(wc.to.UnixNano()-1, avg)
+	}
+	for _, r := range runsOf(within(files, wc.from, wc.to)) {
 		ns := r.start.UnixNano()
 		k := floorDiv(ns, avg)
 		phase := float64(ns - k*avg) // ns into bin k
 		rr := startPrefetch(r, wc.channel)
-		for pos := int64(0); pos < r.frames; k++ {
+		for pos := int64(0); pos < r.frames && k <= last; k++ {
 			// the first sample at or after the start of bin k+1
 			next := int64(math.Ceil((float64(avg)-phase)*r.rate/1e9 - 1e-6))
 			end := min(max(next, pos), r.frames)
-			if k != open {
-				if err := flush(); err != nil {
-					rr.close()
-					return err
+			var err error
+			switch {
+			case k < first:
+				err = w.discard(rr, end-pos)
+			case k != open:
+				if err = flush(); err == nil {
+					open = k
+					err = w.segment(ctx, rr, end-pos)
 				}
-				open = k
+			default:
+				err = w.segment(ctx, rr, end-pos)
 			}
-			if err := w.segment(ctx, rr, end-pos); err != nil {
+			if err != nil {
 				rr.close()
 				return err
 			}
@@ -187,6 +217,20 @@ func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfi
 		rr.close()
 	}
 	return flush()
+}
+
+// within is the files that reach into [from, to) (zero: no limit).
+func within(files []File, from, to time.Time) []File {
+	if from.IsZero() && to.IsZero() {
+		return files
+	}
+	var out []File
+	for _, f := range files {
+		if (from.IsZero() || f.End().After(from)) && (to.IsZero() || f.Start.Before(to)) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func floorDiv(a, b int64) int64 {
