@@ -1,0 +1,269 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/prismaudio/prism/audio"
+)
+
+// part is one file of a run, less the frames at its start that an earlier
+// file already covered.
+type part struct {
+	file File
+	skip int64
+}
+
+// run is files that follow each other within JoinTolerance: one sample
+// stream whose sample i is at start + i/rate.
+type run struct {
+	start  time.Time
+	rate   float64
+	parts  []part
+	frames int64 // samples per channel over all parts, less the skips
+}
+
+func (r *run) end() time.Time { return r.start.Add(seconds(float64(r.frames) / r.rate)) }
+
+// runsOf splits files (sorted by start) into runs: a gap larger than
+// JoinTolerance starts a new run; an overlap larger than it is skipped in
+// the later file (a file wholly inside earlier ones is dropped).
+func runsOf(files []File) []run {
+	var runs []run
+	for _, f := range files {
+		if len(runs) == 0 {
+			runs = append(runs, run{start: f.Start, rate: f.Rate})
+		}
+		r := &runs[len(runs)-1]
+		var skip int64
+		switch d := f.Start.Sub(r.end()); {
+		case d > JoinTolerance:
+			runs = append(runs, run{start: f.Start, rate: f.Rate})
+			r = &runs[len(runs)-1]
+		case d < -JoinTolerance:
+			skip = int64(math.Ceil(-d.Seconds() * f.Rate))
+		}
+		if skip >= f.Frames {
+			continue
+		}
+		r.parts = append(r.parts, part{file: f, skip: skip})
+		r.frames += f.Frames - skip
+	}
+	return runs
+}
+
+// checkFiles reports files an analysis cannot join into one spectrum
+// axis: differing rates (beyond 0.1 %) or channel counts, or a channel
+// out of range.
+func checkFiles(files []File, channel int) error {
+	if len(files) == 0 {
+		return errors.New("archive: no files")
+	}
+	f0 := files[0]
+	for _, f := range files {
+		if math.Abs(f.Rate/f0.Rate-1) > 1e-3 || f.Channels != f0.Channels {
+			return fmt.Errorf("archive: %s (%g Hz, %d channels) differs from %s (%g Hz, %d channels): analyze them apart", f.Path, f.Rate, f.Channels, f0.Path, f0.Rate, f0.Channels)
+		}
+		if f.Frames < 0 || f.Rate <= 0 {
+			return fmt.Errorf("archive: %s: unknown length or rate", f.Path)
+		}
+	}
+	if channel < 0 || channel >= f0.Channels {
+		return fmt.Errorf("archive: channel %d: the files have %d", channel+1, f0.Channels)
+	}
+	return nil
+}
+
+// runReader streams one channel of a run's files, in order, skipping each
+// part's overlapped start.
+type runReader struct {
+	parts   []part
+	next    int
+	dec     audio.Decoder
+	left    int64 // frames still to deliver from dec
+	channel int
+	inter   []float32 // interleaved scratch for multichannel files
+}
+
+func newRunReader(r run, channel int) *runReader {
+	return &runReader{parts: r.parts, channel: channel}
+}
+
+// open moves to the next part, reading away its skipped frames.
+func (rr *runReader) open() error {
+	rr.close()
+	if rr.next >= len(rr.parts) {
+		return io.EOF
+	}
+	p := rr.parts[rr.next]
+	rr.next++
+	d, err := audio.Open(p.file.Path)
+	if err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	rr.dec, rr.left = d, p.file.Frames
+	for skip := p.skip; skip > 0; {
+		n, err := rr.readDec(make([]float32, min(skip, 1<<16)))
+		if err != nil {
+			return err
+		}
+		skip -= int64(n)
+	}
+	return nil
+}
+
+// readDec reads up to len(dst) samples of the channel from the open file.
+func (rr *runReader) readDec(dst []float32) (int, error) {
+	if rr.left <= 0 {
+		return 0, io.EOF
+	}
+	dst = dst[:min(int64(len(dst)), rr.left)]
+	ch := rr.dec.Format().Channels
+	var n int
+	var err error
+	if ch == 1 {
+		n, err = rr.dec.Read(dst)
+	} else {
+		if need := len(dst) * ch; cap(rr.inter) < need {
+			rr.inter = make([]float32, need)
+		}
+		inter := rr.inter[:len(dst)*ch]
+		n, err = rr.dec.Read(inter)
+		for i := range n {
+			dst[i] = inter[i*ch+rr.channel]
+		}
+	}
+	rr.left -= int64(n)
+	if n == 0 && err == nil {
+		err = io.ErrNoProgress
+	}
+	if errors.Is(err, io.EOF) && rr.left > 0 {
+		err = fmt.Errorf("archive: %s: ends %d frames early", rr.parts[rr.next-1].file.Path, rr.left)
+	}
+	if n > 0 && errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return n, err
+}
+
+// readFull fills dst from the run, moving across files; it returns fewer
+// samples only at the run's end (with io.EOF) or on an error.
+func (rr *runReader) readFull(dst []float32) (int, error) {
+	got := 0
+	for got < len(dst) {
+		if rr.dec == nil || rr.left <= 0 {
+			if err := rr.open(); err != nil {
+				return got, err
+			}
+			continue
+		}
+		n, err := rr.readDec(dst[got:])
+		got += n
+		if err != nil && !errors.Is(err, io.EOF) {
+			return got, err
+		}
+	}
+	return got, nil
+}
+
+func (rr *runReader) close() {
+	if rr.dec != nil {
+		rr.dec.Close()
+		rr.dec = nil
+	}
+}
+
+// prefetch reads a run on a goroutine of its own, a few blocks ahead of
+// the spectra, so that the disk and the engine work at the same time.
+type prefetch struct {
+	full chan block
+	free chan []float32
+	stop chan struct{}
+	done chan struct{}
+	cur  block
+	off  int
+}
+
+type block struct {
+	x   []float32
+	err error // io.EOF after the run's last block
+}
+
+// prefetchBlocks and prefetchSamples size the read-ahead: 4 blocks of
+// 256 Ki samples (4 MiB).
+const (
+	prefetchBlocks  = 4
+	prefetchSamples = 1 << 18
+)
+
+// startPrefetch starts reading channel of r. The caller must call close.
+func startPrefetch(r run, channel int) *prefetch {
+	p := &prefetch{full: make(chan block, prefetchBlocks), free: make(chan []float32, prefetchBlocks),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	for range prefetchBlocks {
+		p.free <- make([]float32, prefetchSamples)
+	}
+	go p.run(newRunReader(r, channel))
+	return p
+}
+
+// run is the reading goroutine: it owns rr.
+func (p *prefetch) run(rr *runReader) {
+	defer close(p.done)
+	defer rr.close()
+	for {
+		var buf []float32
+		select {
+		case buf = <-p.free:
+		case <-p.stop:
+			return
+		}
+		n, err := rr.readFull(buf)
+		if err == nil && n < len(buf) {
+			err = io.EOF
+		}
+		select {
+		case p.full <- block{x: buf[:n], err: err}:
+		case <-p.stop:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readFull fills dst with the run's next samples; fewer only at the run's
+// end (io.EOF) or on an error. Only the goroutine that started p may call it.
+func (p *prefetch) readFull(dst []float32) (int, error) {
+	got := 0
+	for got < len(dst) {
+		if p.off == len(p.cur.x) {
+			if p.cur.err != nil {
+				return got, p.cur.err
+			}
+			if p.cur.x != nil {
+				p.free <- p.cur.x[:cap(p.cur.x)]
+			}
+			p.cur, p.off = <-p.full, 0
+			continue
+		}
+		n := copy(dst[got:], p.cur.x[p.off:])
+		got += n
+		p.off += n
+	}
+	return got, nil
+}
+
+// close stops the reader and waits for it. Calling it twice is harmless.
+func (p *prefetch) close() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
+	<-p.done
+}

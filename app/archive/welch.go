@@ -1,0 +1,242 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/prismaudio/prism/gpufft"
+	"github.com/prismaudio/prism/window"
+)
+
+// welchConfig is what both analyses ask of the Welch averager.
+type welchConfig struct {
+	average time.Duration
+	fft     int
+	window  window.Func
+	channel int
+	cal     Calibration
+	// from, to limit the bins computed to [from, to) (zero: no limit)
+	from, to time.Time
+}
+
+// welch accumulates Welch power averages of one time bin: frames of fft
+// samples, fft/2 apart, windowed and transformed by the engine's plan,
+// their powers summed per bin in float64.
+type welch struct {
+	plan    gpufft.SpectrogramPlan
+	fft     int
+	hop     int
+	buf     []float32 // samples not yet consumed by a frame, buf[:n]
+	n       int
+	pow     []float32 // the plan's output
+	sum     []float64 // Σ|X_k|² over the bin's frames
+	frames  int64
+	samples int64
+	scale   []float64 // per bin: c_k·10^(offset/10)/(rate·Σw²)
+	psd     []float64
+}
+
+// chunkSamples is the most samples per channel handed to one Execute: a
+// batch big enough to keep a GPU busy, 4 MiB of samples and about as much
+// of powers.
+const chunkSamples = 1 << 20
+
+func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
+	if err := gpufft.CheckSize(wc.fft); err != nil {
+		return nil, fmt.Errorf("archive: FFT: %w", err)
+	}
+	if err := wc.cal.Check(); err != nil {
+		return nil, err
+	}
+	cfg := gpufft.SpectrogramConfig{Size: wc.fft, Hop: wc.fft / 2, Window: wc.window, Channels: 1,
+		MaxSamples: max(chunkSamples, 4*wc.fft), Output: gpufft.Power}
+	plan, err := e.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	bins := cfg.Bins()
+	w := &welch{plan: plan, fft: wc.fft, hop: cfg.Hop, buf: make([]float32, cfg.MaxSamples),
+		pow: make([]float32, cfg.DstLen(cfg.MaxSamples)), sum: make([]float64, bins),
+		scale: make([]float64, bins), psd: make([]float64, bins)}
+	sumSq := 0.0
+	for _, v := range wc.window.Values(wc.fft) {
+		sumSq += v * v
+	}
+	for k := range w.scale {
+		c := 2.0
+		if k == 0 || k == bins-1 {
+			c = 1
+		}
+		w.scale[k] = c * math.Pow(10, wc.cal.OffsetDB(float64(k)*rate/float64(wc.fft))/10) / (rate * sumSq)
+	}
+	return w, nil
+}
+
+func (w *welch) Close() error { return w.plan.Close() }
+
+// segment reads count samples of rr into the bin: the frames that lie
+// wholly inside them (a tail shorter than a frame is read and dropped).
+func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
+	w.samples += count
+	w.n = 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if want := min(int64(len(w.buf)-w.n), count); want > 0 {
+			got, err := rr.readFull(w.buf[w.n : w.n+int(want)])
+			w.n += got
+			count -= int64(got)
+			if err != nil && !(errors.Is(err, io.EOF) && count == 0) {
+				if errors.Is(err, io.EOF) {
+					err = fmt.Errorf("archive: the files end %d samples early", count)
+				}
+				return err
+			}
+		}
+		if w.n < w.fft {
+			if count == 0 {
+				return nil
+			}
+			continue
+		}
+		frames, err := w.plan.Execute(w.pow, w.buf[:w.n])
+		if err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+		w.add(frames)
+		used := frames * w.hop
+		w.n = copy(w.buf, w.buf[used:w.n])
+		if count == 0 && w.n < w.fft {
+			return nil
+		}
+	}
+}
+
+// discard reads count samples of rr and drops them: a bin outside the
+// span asked for.
+func (w *welch) discard(rr *prefetch, count int64) error {
+	for count > 0 {
+		got, err := rr.readFull(w.buf[:min(int64(len(w.buf)), count)])
+		count -= int64(got)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("archive: the files end %d samples early", count)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// add sums the powers of frames frames into the bin.
+func (w *welch) add(frames int) {
+	bins := len(w.sum)
+	for f := range frames {
+		row := w.pow[f*bins : (f+1)*bins]
+		for k, p := range row {
+			w.sum[k] += float64(p)
+		}
+	}
+	w.frames += int64(frames)
+}
+
+// take returns the bin's calibrated one-sided power spectral density (FS²
+// or pressure² per Hz; valid until the next take) and the seconds of audio
+// it read, and starts the next bin. ok is false for a bin without a whole
+// frame.
+func (w *welch) take(rate float64) (psd []float64, secs float64, ok bool) {
+	ok = w.frames > 0
+	for k, s := range w.sum {
+		w.psd[k] = s * w.scale[k] / float64(max(w.frames, 1))
+		w.sum[k] = 0
+	}
+	secs = float64(w.samples) / rate
+	w.frames, w.samples = 0, 0
+	return w.psd, secs, ok
+}
+
+// welchBins runs the Welch averager over files (sorted by start) and calls
+// emit for each time bin, in time order, that holds at least one whole
+// frame: bin k covers [k·average, (k+1)·average) since the Unix epoch, UTC.
+func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfig, emit func(bin int64, secs float64, psd []float64) error) error {
+	rate := files[0].Rate
+	w, err := newWelch(e, wc, rate)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	avg := int64(wc.average)
+	open := int64(math.MinInt64)
+	flush := func() error {
+		psd, secs, ok := w.take(rate)
+		if !ok || open == math.MinInt64 {
+			return nil
+		}
+		return emit(open, secs, psd)
+	}
+	first, last := int64(math.MinInt64), int64(math.MaxInt64) // the bins asked for
+	if !wc.from.IsZero() {
+		first = floorDiv(wc.from.UnixNano(), avg)
+	}
+	if !wc.to.IsZero() {
+		last = floorDiv(wc.to.UnixNano()-1, avg)
+	}
+	for _, r := range runsOf(within(files, wc.from, wc.to)) {
+		ns := r.start.UnixNano()
+		k := floorDiv(ns, avg)
+		phase := float64(ns - k*avg) // ns into bin k
+		rr := startPrefetch(r, wc.channel)
+		for pos := int64(0); pos < r.frames && k <= last; k++ {
+			// the first sample at or after the start of bin k+1
+			next := int64(math.Ceil((float64(avg)-phase)*r.rate/1e9 - 1e-6))
+			end := min(max(next, pos), r.frames)
+			var err error
+			switch {
+			case k < first:
+				err = w.discard(rr, end-pos)
+			case k != open:
+				if err = flush(); err == nil {
+					open = k
+					err = w.segment(ctx, rr, end-pos)
+				}
+			default:
+				err = w.segment(ctx, rr, end-pos)
+			}
+			if err != nil {
+				rr.close()
+				return err
+			}
+			pos = end
+			phase -= float64(avg)
+		}
+		rr.close()
+	}
+	return flush()
+}
+
+// within is the files that reach into [from, to) (zero: no limit).
+func within(files []File, from, to time.Time) []File {
+	if from.IsZero() && to.IsZero() {
+		return files
+	}
+	var out []File
+	for _, f := range files {
+		if (from.IsZero() || f.End().After(from)) && (to.IsZero() || f.Start.Before(to)) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
