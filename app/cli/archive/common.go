@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -23,7 +24,7 @@ import (
 type common struct {
 	manifest, out, shard string
 	engine, device       string
-	channel              int
+	channel, parallel    int
 	resume, quiet        bool
 	cal                  calFlags
 }
@@ -33,6 +34,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.shard, "shard", "", "do shard K/N (0-based) of the work, or slurm ($SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT), k8s ($JOB_COMPLETION_INDEX of $PRISM_SHARDS) or auto (slurm, k8s or the whole)")
 	fs.BoolVar(&c.resume, "resume", false, "skip outputs that are in place already (complete: written by rename)")
 	fs.IntVar(&c.channel, "channel", 0, "the channel to analyze, 0-based")
+	fs.IntVar(&c.parallel, "parallel", 0, "units of files (ltsa) or days (hmd) analyzed at once (default: the number of cores); the output is the same")
 	fs.BoolVar(&c.quiet, "quiet", false, "no catalogue report or summary")
 	c.cal.register(fs)
 	kit.RegisterEngine(fs, &c.engine, &c.device, "device")
@@ -206,4 +208,12 @@ func noteCommitted(path string) {
 	if committed != nil {
 		committed(path)
 	}
+}
+
+// parallelism is --parallel, or the number of cores.
+func (c *common) parallelism() int {
+	if c.parallel > 0 {
+		return c.parallel
+	}
+	return runtime.GOMAXPROCS(0)
 }

@@ -12,6 +12,7 @@ import (
 	core "github.com/prismaudio/prism/app/archive"
 	"github.com/prismaudio/prism/app/archive/out"
 	"github.com/prismaudio/prism/app/cli/kit"
+	"github.com/prismaudio/prism/internal/bench"
 	"github.com/prismaudio/prism/internal/version"
 	"github.com/prismaudio/prism/window"
 )
@@ -36,6 +37,7 @@ type ltsaFlags struct {
 	average, resolution float64
 	fft                 int
 	window              string
+	prof                bench.Profiles
 }
 
 // LTSA runs `prism ltsa` (and `prism ltsa merge`).
@@ -51,6 +53,7 @@ func LTSA(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.fft, "fft", 0, "FFT size (a power of two), instead of --resolution")
 	fs.StringVar(&f.window, "window", "hann", "window: "+strings.Join(window.Names(), ", ")+" or kaiser:BETA")
 	f.common.register(fs)
+	f.prof.Register(fs)
 	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -150,20 +153,25 @@ func runLTSA(f *ltsaFlags, cat *core.Catalog, cfg core.LTSAConfig, shard Shard, 
 	sess.Written.Expect(f.out)
 	prov := newProvenance("ltsa", args, engineName, shard, mine, []string{f.out})
 	params(prov, meta.Attrs)
+	stopProf, err := f.prof.Start()
+	if err != nil {
+		return kit.Failure(stderr, err)
+	}
 	start := time.Now()
-	err = writeLTSA(sess.Ctx, f.out, meta, cat, us, prov, func(ctx context.Context, files []core.File, emit func(core.Row) error) error {
+	err = writeLTSA(sess.Ctx, f.out, meta, cat, us, f.parallelism(), prov, func(ctx context.Context, files []core.File, emit func(core.Row) error) error {
 		_, err := core.LTSA(ctx, e, files, cfg, emit)
 		return err
 	})
+	stopProf()
 	return finish(stderr, stdout, "ltsa", f.out, out.ProvenancePath(f.out), prov, start, mine, f.quiet, err)
 }
 
 // analysis is one LTSA call over files.
 type analysis func(ctx context.Context, files []core.File, emit func(core.Row) error) error
 
-// writeLTSA runs the units one after another into the output at path,
-// recording each file's status and time in prov.
-func writeLTSA(ctx context.Context, path string, meta out.Meta, cat *core.Catalog, us []unit, prov *out.Provenance, run analysis) error {
+// writeLTSA runs the units, parallel at a time, into the output at path
+// (in time order), recording each file's status and time in prov.
+func writeLTSA(ctx context.Context, path string, meta out.Meta, cat *core.Catalog, us []unit, parallel int, prov *out.Provenance, run analysis) error {
 	inputs := make([]string, len(cat.Files))
 	for i, f := range cat.Files {
 		inputs[i] = f.Path
@@ -177,21 +185,22 @@ func writeLTSA(ctx context.Context, path string, meta out.Meta, cat *core.Catalo
 	if len(us) > 0 {
 		base = us[0].first
 	}
-	for _, u := range us {
-		t0 := time.Now()
-		err := run(ctx, cat.Files[u.first:u.end], func(r core.Row) error { return w.Write(out.Row(r)) })
-		secs := time.Since(t0).Seconds()
-		for i := u.first; i < u.end; i++ {
-			in := &prov.Inputs[i-base]
-			in.Seconds = secs * float64(cat.Files[i].Frames) / float64(max(u.frames, 1))
+	err = inOrder(ctx, len(us), parallel, func(ctx context.Context, i int, emit func(core.Row) error) error {
+		return run(ctx, cat.Files[us[i].first:us[i].end], emit)
+	}, func(r core.Row) error { return w.Write(out.Row(r)) }, func(i int, secs float64, err error) error {
+		u := us[i]
+		for j := u.first; j < u.end; j++ {
+			in := &prov.Inputs[j-base]
+			in.Seconds = secs * float64(cat.Files[j].Frames) / float64(max(u.frames, 1))
 			in.Status = "ok"
 			if err != nil {
 				in.Status = err.Error()
 			}
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	return w.Commit()
 }

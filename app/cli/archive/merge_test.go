@@ -27,7 +27,7 @@ var mergeArchive = []testFile{
 
 // TestMergeEqualsOneProcess: the parts of N shards, merged, are the file
 // one process writes, byte for byte, as NetCDF and as NPY with its
-// sidecar; and the one process's levels are those of one LTSA over all
+// sidecar, at any --parallel; and the one process's levels are those of one LTSA over all
 // the files (cutting the work into units changes nothing).
 func TestMergeEqualsOneProcess(t *testing.T) {
 	dir := t.TempDir()
@@ -38,6 +38,13 @@ func TestMergeEqualsOneProcess(t *testing.T) {
 	one := filepath.Join(dir, "one.nc")
 	run(t, append([]string{"ltsa", in, "-o", one}, flags...)...)
 	run(t, append([]string{"ltsa", in, "-o", filepath.Join(dir, "one.npy")}, flags...)...)
+	for _, p := range []string{"1", "3"} {
+		path := filepath.Join(dir, "parallel-"+p+".nc")
+		run(t, append([]string{"ltsa", in, "-o", path, "--parallel", p}, flags...)...)
+		if !bytes.Equal(readFile(t, path), readFile(t, one)) {
+			t.Errorf("--parallel %s differs from the default", p)
+		}
+	}
 	want := map[string][]byte{".nc": readFile(t, one), ".npy": readFile(t, filepath.Join(dir, "one.npy")),
 		".json": readFile(t, filepath.Join(dir, "one.json"))}
 	for _, n := range []int{1, 2, 3, 4, 7} {
