@@ -17,7 +17,6 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/version"
-	"github.com/prismaudio/prism/window"
 )
 
 // common are the flags `ltsa` and `hmd` share.
@@ -188,9 +187,6 @@ func params(p *out.Provenance, attrs []out.Attr) {
 		p.Parameters[a.Name] = a.Value
 	}
 }
-
-// windowOf reads --window.
-func windowOf(s string) (window.Func, error) { return window.Parse(s) }
 
 func exists(path string) bool {
 	st, err := os.Stat(path)

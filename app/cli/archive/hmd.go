@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -147,12 +148,11 @@ func runHMD(f *hmdFlags, cat *core.Catalog, cfg core.HMDConfig, shard Shard, arg
 	defer sess.End()
 	prov := newProvenance("hmd", args, engineName, shard, files, outputs)
 	start := time.Now()
-	var err error
-	for _, d := range mine {
-		if err = f.day(sess.Ctx, e, cat, cfg, d, prov, seen); err != nil {
-			break
-		}
-	}
+	err := inOrder(sess.Ctx, len(mine), f.parallelism(), func(ctx context.Context, i int, _ func(struct{}) error) error {
+		return f.day(ctx, e, cat, cfg, mine[i])
+	}, func(struct{}) error { return nil }, func(i int, secs float64, err error) error {
+		return markDay(prov, seen, filesOn(cat.Files, mine[i]), secs, err)
+	})
 	provPath := filepath.Join(f.out, f.prefix+".provenance.json")
 	if shard.N > 1 {
 		provPath = filepath.Join(f.out, fmt.Sprintf("%s.shard-%d-of-%d.provenance.json", f.prefix, shard.K, shard.N))
@@ -160,22 +160,17 @@ func runHMD(f *hmdFlags, cat *core.Catalog, cfg core.HMDConfig, shard Shard, arg
 	return finish(stderr, stdout, "hmd", f.out, provPath, prov, start, files, f.quiet, err)
 }
 
-// day writes UTC day d's file (unless --resume finds it in place).
-func (f *hmdFlags) day(ctx context.Context, e engineT, cat *core.Catalog, cfg core.HMDConfig, d time.Time, prov *out.Provenance, index map[string]int) error {
+// errComplete is day's answer for a day whose file --resume found in
+// place.
+var errComplete = errors.New("skipped (complete)")
+
+// day writes UTC day d's file (unless --resume finds it in place:
+// errComplete). Days run on goroutines of their own: it touches nothing
+// shared but its own file.
+func (f *hmdFlags) day(ctx context.Context, e engineT, cat *core.Catalog, cfg core.HMDConfig, d time.Time) error {
 	path := f.dayPath(d)
-	files := filesOn(cat.Files, d)
-	mark := func(status string, secs float64) {
-		for _, fl := range files {
-			in := &prov.Inputs[index[fl.Path]]
-			in.Seconds += secs * float64(fl.Frames) / float64(max(totalFrames(files), 1))
-			if in.Status == "not run" || in.Status == "skipped (complete)" || status != "ok" && status != "skipped (complete)" {
-				in.Status = status
-			}
-		}
-	}
 	if f.resume && exists(path) {
-		mark("skipped (complete)", 0)
-		return nil
+		return errComplete
 	}
 	meta, err := hmdMeta(cat, cfg, d)
 	if err != nil {
@@ -186,10 +181,9 @@ func (f *hmdFlags) day(ctx context.Context, e engineT, cat *core.Catalog, cfg co
 		return err
 	}
 	defer w.Discard()
-	t0 := time.Now()
 	var levels [][]float32
 	next := d.AddDate(0, 0, 1)
-	err = core.HMD(ctx, e, files, cfg, func(r core.Row) error {
+	err = core.HMD(ctx, e, filesOn(cat.Files, d), cfg, func(r core.Row) error {
 		if r.Start.Before(d) || !r.Start.Before(next) {
 			return nil // another day's minute: that day's file has it
 		}
@@ -197,16 +191,35 @@ func (f *hmdFlags) day(ctx context.Context, e engineT, cat *core.Catalog, cfg co
 		return w.Write(out.Row(r))
 	})
 	if err != nil {
-		mark(err.Error(), time.Since(t0).Seconds())
 		return err
 	}
 	w.SetPercentiles(core.Percentiles(levels, hmdPercentiles))
 	if err := w.Commit(); err != nil {
 		return err
 	}
-	mark("ok", time.Since(t0).Seconds())
 	noteCommitted(path)
 	return nil
+}
+
+// markDay records a day's outcome for its files (index: their places in
+// prov.Inputs): a file of several days keeps an error, else "ok" over
+// "skipped (complete)". It returns the day's error, errComplete aside.
+func markDay(prov *out.Provenance, index map[string]int, files []core.File, secs float64, err error) error {
+	status := "ok"
+	if err != nil {
+		status = err.Error()
+	}
+	for _, fl := range files {
+		in := &prov.Inputs[index[fl.Path]]
+		in.Seconds += secs * float64(fl.Frames) / float64(max(totalFrames(files), 1))
+		if in.Status == "not run" || in.Status == errComplete.Error() || err != nil && err != errComplete {
+			in.Status = status
+		}
+	}
+	if err == errComplete {
+		return nil
+	}
+	return err
 }
 
 func totalFrames(files []core.File) int64 {

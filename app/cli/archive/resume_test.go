@@ -24,7 +24,7 @@ var hmdArchive = []testFile{
 // TestResumeAfterKill kills (kill -9, by PID) a prism hmd subprocess once
 // its first day's file is in place, reruns it with --resume, and checks
 // that the first day was not redone and that every file equals one
-// uninterrupted run's, byte for byte.
+// uninterrupted run's (days in parallel), byte for byte.
 func TestResumeAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -36,7 +36,7 @@ func TestResumeAfterKill(t *testing.T) {
 
 	resumed := filepath.Join(dir, "resumed")
 	marker := filepath.Join(dir, "first-day")
-	cmd := exec.Command(os.Args[0], append([]string{"hmd", in, "-o", resumed}, flags...)...)
+	cmd := exec.Command(os.Args[0], append([]string{"hmd", in, "-o", resumed, "--parallel", "1"}, flags...)...)
 	cmd.Env = append(os.Environ(), envChild+"=1", envHang+"="+marker)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
