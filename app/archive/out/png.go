@@ -164,6 +164,7 @@ func (w *pngWriter) axes(img *image.RGBA, cols, H int, t0, t1, fLo, fHi float64,
 		line(img, pngLeft-5, y, pngLeft, y)
 		label(img, 4, y+4, plot.FormatHz(f))
 	}
+	label(img, pngLeft-30, 18, "Hz")
 	label(img, pngLeft, 18, w.m.Title+"  ["+w.m.Unit+"]")
 	x := pngLeft + cols + 20
 	for r := range H {
