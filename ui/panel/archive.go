@@ -178,7 +178,7 @@ func (a *Archive) compute(gen int, from, to time.Time, average time.Duration, ov
 	a.cancel.Show()
 	req := cache.Request{Files: a.cat.Files, From: from, To: to, Average: average, FFT: ltsaFFT(a.cat.Files[0].Rate)}
 	go func() {
-		last := time.Time{}
+		last, start := time.Time{}, time.Now()
 		l, err := a.eng.ArchiveLTSA(ctx, req, func(f float64) {
 			if now := time.Now(); now.Sub(last) > 50*time.Millisecond {
 				last = now
@@ -189,7 +189,8 @@ func (a *Archive) compute(gen int, from, to time.Time, average time.Duration, ov
 				})
 			}
 		})
-		a.do(func() { a.computed(gen, l, err, overview) })
+		took := time.Since(start)
+		a.do(func() { a.computed(gen, l, err, overview, took) })
 	}()
 }
 
@@ -200,7 +201,7 @@ func ltsaFFT(rate float64) int {
 	return min(max(n, 256), 4096)
 }
 
-func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool) {
+func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool, took time.Duration) {
 	if gen != a.gen {
 		return
 	}
@@ -222,9 +223,9 @@ func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool) {
 		return
 	}
 	a.view.SetLTSA(l, a.from, a.to)
-	how := fmt.Sprintf(" · LTSA %s average on %s", view.FormatAverage(l.Average), l.Engine)
+	how := fmt.Sprintf(" · LTSA in %s on %s", view.FormatDuration(took.Round(time.Millisecond)), l.Engine)
 	if l.Cached {
-		how = fmt.Sprintf(" · LTSA %s average (from the cache)", view.FormatAverage(l.Average))
+		how = " · LTSA from the cache"
 	}
 	a.info.SetText(Summary(a.cat) + how)
 }

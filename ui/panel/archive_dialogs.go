@@ -29,14 +29,31 @@ func Summary(c *archive.Catalog) string {
 		size += f.Size
 		audio += f.Duration()
 	}
-	s := fmt.Sprintf("%d files · %s – %s UTC · %s of audio · %.1f GB · %g Hz", len(c.Files),
-		from.UTC().Format("2006-01-02 15:04"), to.UTC().Format("2006-01-02 15:04"),
-		view.FormatDuration(audio.Round(time.Second)), float64(size)/1e9, c.Files[0].Rate)
+	s := fmt.Sprintf("%d files · %s of audio · %s – %s UTC · %g Hz · %.1f GB", len(c.Files), Span(audio),
+		from.UTC().Format("2006-01-02 15:04"), to.UTC().Format("2006-01-02 15:04"), c.Files[0].Rate, float64(size)/1e9)
 	s += " · " + plural(len(c.Gaps), "gap") + " · " + plural(len(c.Overlaps), "overlap")
 	if len(c.Skipped) > 0 {
 		s += " · " + plural(len(c.Skipped), "file") + " skipped"
 	}
 	return s
+}
+
+// Span is a length of audio as people say it: "3 h 40 min", "12 min
+// 30 s", "45 s", "2 d 3 h".
+func Span(d time.Duration) string {
+	d = d.Round(time.Second)
+	day, h, m, sec := d/(24*time.Hour), d/time.Hour%24, d/time.Minute%60, d/time.Second%60
+	switch {
+	case day > 0:
+		return fmt.Sprintf("%d d %d h", day, h)
+	case h > 0:
+		return fmt.Sprintf("%d h %d min", h, m)
+	case m > 0 && sec == 0:
+		return fmt.Sprintf("%d min", m)
+	case m > 0:
+		return fmt.Sprintf("%d min %d s", m, sec)
+	}
+	return fmt.Sprintf("%d s", sec)
 }
 
 func plural(n int, what string) string {

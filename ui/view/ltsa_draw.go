@@ -109,7 +109,7 @@ func (v *LTSAView) drawBackground() {
 	p.text("Hz", p.px(4), p.px(2), 0, 0, pal.text)
 	src := v.source()
 	title := from.UTC().Format("2006-01-02 15:04:05") + " – " + to.UTC().Format("2006-01-02 15:04:05") + " UTC · average " +
-		FormatAverage(src.Average) + " · " + plot.FormatHz(src.Freqs[1]) + " bins · " + src.Unit
+		FormatAverage(src.Average) + " · " + plot.FormatHz(src.Freqs[1]) + " bins · colour " + dbLabel(v.dbMin) + "…" + dbLabel(v.dbMax) + " " + src.Unit
 	p.text(title, a.Max.X, p.px(2), 1, 0, pal.text)
 }
 
