@@ -273,7 +273,7 @@ func (v *LTSAView) updateReadout() {
 	}
 	src := v.source()
 	f := v.axis.Freq(1 - (float64(py)+0.5)/float64(v.area.Dy()))
-	s := v.at(t).UTC().Format("2006-01-02 15:04:05") + " UTC   " + plot.FormatHz(f)
+	s := v.at(t).UTC().Format("2006-01-02 15:04:05") + " UTC   " + plot.FormatHz(f) + " Hz"
 	if i, j := v.rowsIn(src, t, t+1e-9); j > i {
 		k := min(len(src.Freqs)-1, int(math.Round(f/src.Freqs[1])))
 		s += "   " + strconv.FormatFloat(float64(src.Rows[i].Level[k]), 'f', 1, 32) + " " + src.Unit
