@@ -27,6 +27,7 @@ type Engine interface {
 	// the Measure tab's sweep measurement (session.Session's Measure),
 	// called from a goroutine of the panel's
 	panel.MeasureEngine
+	panel.ArchiveEngine // the Archive tab's catalogues and LTSAs (session.Session's)
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

@@ -79,6 +79,7 @@ type Window struct {
 	measTab  *container.TabItem
 	mp       *panel.Measure
 	measSide *container.Scroll
+	arc      *panel.Archive // the Archive tab (panel/archive.go)
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -167,6 +168,7 @@ func (w *Window) Close() {
 	w.mp.Close()
 	w.dog.Close()
 	w.fp.Close()
+	w.arc.Close()
 	w.ap.Close()
 	w.set.Save(w.app.Preferences())
 	w.saveWindowSize()
@@ -204,7 +206,8 @@ func (w *Window) build() {
 	w.fileTab = container.NewTabItem("File", file)
 	w.buildTransfer()
 	w.buildMeasure()
-	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab)
+	w.arc = panel.NewArchive(w.eng, w.fp, w.dlg, w.do)
+	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab, container.NewTabItem("Archive", w.arc.Build()))
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file or the transfer function is shown
 		w.showWorkspace(t)

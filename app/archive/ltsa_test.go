@@ -93,8 +93,14 @@ func TestLTSAEqualsWelch64(t *testing.T) {
 		}
 	}
 	starts := []time.Time{at(0.3), at(5)}
-	e := gpufft.NewCPU(1)
-	defer e.Close()
+	// the CPU engine and, where OpenCL works, the GPU engine
+	for _, e := range apptest.Engines(t, func(p, _ gpufft.Engine) gpufft.Engine { return p }) {
+		t.Run(e.Name(), func(t *testing.T) { checkLTSAWelch64(t, e, files, streams, starts) })
+	}
+}
+
+func checkLTSAWelch64(t *testing.T, e gpufft.Engine, files []File, streams [][]float64, starts []time.Time) {
+	const rate, fft = 8000, 1024
 	var rows []Row
 	cfg := LTSAConfig{Average: time.Second, FFT: fft, Channel: 1, Window: window.Func{Kind: window.Hann}}
 	freqs, err := LTSA(context.Background(), e, files, cfg, func(r Row) error { rows = append(rows, r); return nil })
