@@ -17,7 +17,7 @@ import (
 
 const hmdUsage = `  prism hmd IN… | --manifest FILE -o DIR [--prefix NAME] [--density] [--fft N] [--channel C]
       [--sensitivity DB [--gain DB] [--full-scale V] | --sensitivity-file FILE | --cal-dbspl LEVEL]
-      [--shard K/N|slurm|k8s|auto] [--resume] [--engine E]
+      [--shard K/N|slurm|k8s|auto] [--resume] [--parallel N] [--engine E]
   Hybrid millidecade spectra (1-Hz bands, then millidecade bands; Martin
   et al. 2021): one row of band levels per UTC minute, in one NetCDF file
   per UTC day, DIR/NAME_YYYYMMDD.nc, with the day's percentiles (5, 10,

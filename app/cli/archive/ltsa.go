@@ -20,7 +20,7 @@ import (
 const ltsaUsage = `  prism ltsa IN… | --manifest FILE -o OUT.nc|.npy|.png --average SECONDS
       [--resolution HZ] [--fft N] [--window W] [--channel C]
       [--sensitivity DB [--gain DB] [--full-scale V] | --sensitivity-file FILE | --cal-dbspl LEVEL]
-      [--shard K/N|slurm|k8s|auto] [--resume] [--engine E]
+      [--shard K/N|slurm|k8s|auto] [--resume] [--parallel N] [--engine E]
   prism ltsa merge PART.nc… -o OUT.nc|.npy|.png
   A long-term spectral average of an archive (files and folders of WAV or
   FLAC, started in absolute time from their names, bext chunks or the
