@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
 )
 
 // TestCalibrationFlags: each flag set gives the calibration it names,
