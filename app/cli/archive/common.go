@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	core "github.com/prismaudio/prism/app/archive"
@@ -147,23 +149,59 @@ func calAttrs(c core.Calibration) []out.Attr {
 	return append(a, out.Attr{Name: "calibration_source", Value: c.Source})
 }
 
-// openEngine opens the engines for the catalogue's files; the engine's
-// name is for the provenance.
-func (c *common) openEngine(name string, files []core.File, stderr io.Writer) (*kit.Session, gpufft.Engine, string, bool) {
+// openEngine opens the engines for the catalogue's files.
+func (c *common) openEngine(name string, files []core.File, stderr io.Writer) (*kit.Session, *engines, bool) {
 	paths := make([]string, len(files))
 	for i, f := range files {
 		paths[i] = f.Path
 	}
 	sess, ok := kit.OpenSession(name, kit.ChooseEngine(name, c.engine, paths, kit.Verbose(), stderr), c.device, c.quiet, stderr)
 	if !ok {
-		return nil, nil, "", false
+		return nil, nil, false
 	}
-	e := sess.Engines.Preferred
-	desc := engine.CPU
-	if d, ok := e.(interface{ Info() gpufft.DeviceInfo }); ok && sess.Engines.HasGPU() {
-		desc = "gpu: " + d.Info().Name
+	g := &engines{pref: sess.Engines.Preferred, cpu: sess.Engines.CPU, gpu: sess.Engines.HasGPU(), name: engine.CPU, stderr: stderr}
+	if d, ok := g.pref.(interface{ Info() gpufft.DeviceInfo }); ok && g.gpu {
+		g.name = "gpu: " + d.Info().Name
 	}
-	return sess, e, desc, true
+	return sess, g, true
+}
+
+// engines are what a run analyzes on: the preferred engine and, when that
+// is a GPU, the CPU engine that takes over a unit or a day whose analysis
+// fails on it (an interrupt aside): a failing GPU never stops the run.
+type engines struct {
+	pref, cpu gpufft.Engine
+	gpu       bool
+	name      string // for the provenance: "cpu" or "gpu: DEVICE"
+	stderr    io.Writer
+	mu        sync.Mutex
+	fellBack  int
+}
+
+// try runs fn on the preferred engine, and once more on the CPU engine
+// when that is a GPU and fn fails, saying so on stderr. Any goroutine
+// may call it.
+func (g *engines) try(ctx context.Context, what string, fn func(e gpufft.Engine) error) error {
+	err := fn(g.pref)
+	if err == nil || !g.gpu || ctx.Err() != nil {
+		return err
+	}
+	g.mu.Lock()
+	g.fellBack++
+	fmt.Fprintf(g.stderr, "prism: %s: the GPU failed (%v): again on the CPU engine\n", what, err)
+	g.mu.Unlock()
+	return fn(g.cpu)
+}
+
+// engineName is the provenance's engine: the one opened, and how many
+// units or days the CPU engine took over.
+func (g *engines) engineName() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.fellBack > 0 {
+		return fmt.Sprintf("%s (%d on the cpu engine after GPU failures)", g.name, g.fellBack)
+	}
+	return g.name
 }
 
 // newProvenance starts a run's record, every input "not run".
@@ -192,9 +230,6 @@ func exists(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
 }
-
-// engineT is the engine the analyses run on.
-type engineT = gpufft.Engine
 
 // committed, when set (tests), is called with each output once it is in
 // place.

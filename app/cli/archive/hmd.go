@@ -12,6 +12,7 @@ import (
 	core "github.com/prismaudio/prism/app/archive"
 	"github.com/prismaudio/prism/app/archive/out"
 	"github.com/prismaudio/prism/app/cli/kit"
+	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/version"
 )
 
@@ -141,18 +142,24 @@ func runHMD(f *hmdFlags, cat *core.Catalog, cfg core.HMDConfig, shard Shard, arg
 	for i, d := range mine {
 		outputs[i] = f.dayPath(d)
 	}
-	sess, e, engineName, ok := f.openEngine("hmd", cat.Files, stderr)
+	sess, eng, ok := f.openEngine("hmd", cat.Files, stderr)
 	if !ok {
 		return kit.ExitFailure
 	}
 	defer sess.End()
-	prov := newProvenance("hmd", args, engineName, shard, files, outputs)
+	prov := newProvenance("hmd", args, eng.name, shard, files, outputs)
 	start := time.Now()
 	err := inOrder(sess.Ctx, len(mine), f.parallelism(), func(ctx context.Context, i int, _ func(struct{}) error) error {
-		return f.day(ctx, e, cat, cfg, mine[i])
+		if f.resume && exists(f.dayPath(mine[i])) {
+			return errComplete
+		}
+		return eng.try(ctx, "hmd: "+mine[i].Format("2006-01-02"), func(e gpufft.Engine) error {
+			return f.day(ctx, e, cat, cfg, mine[i])
+		})
 	}, func(struct{}) error { return nil }, func(i int, secs float64, err error) error {
 		return markDay(prov, seen, filesOn(cat.Files, mine[i]), secs, err)
 	})
+	prov.Engine = eng.engineName()
 	provPath := filepath.Join(f.out, f.prefix+".provenance.json")
 	if shard.N > 1 {
 		provPath = filepath.Join(f.out, fmt.Sprintf("%s.shard-%d-of-%d.provenance.json", f.prefix, shard.K, shard.N))
@@ -164,14 +171,10 @@ func runHMD(f *hmdFlags, cat *core.Catalog, cfg core.HMDConfig, shard Shard, arg
 // place.
 var errComplete = errors.New("skipped (complete)")
 
-// day writes UTC day d's file (unless --resume finds it in place:
-// errComplete). Days run on goroutines of their own: it touches nothing
-// shared but its own file.
-func (f *hmdFlags) day(ctx context.Context, e engineT, cat *core.Catalog, cfg core.HMDConfig, d time.Time) error {
+// day writes UTC day d's file. Days run on goroutines of their own: it
+// touches nothing shared but its own file.
+func (f *hmdFlags) day(ctx context.Context, e gpufft.Engine, cat *core.Catalog, cfg core.HMDConfig, d time.Time) error {
 	path := f.dayPath(d)
-	if f.resume && exists(path) {
-		return errComplete
-	}
 	meta, err := hmdMeta(cat, cfg, d)
 	if err != nil {
 		return err

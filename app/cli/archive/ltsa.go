@@ -12,6 +12,7 @@ import (
 	core "github.com/prismaudio/prism/app/archive"
 	"github.com/prismaudio/prism/app/archive/out"
 	"github.com/prismaudio/prism/app/cli/kit"
+	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/bench"
 	"github.com/prismaudio/prism/internal/version"
 	"github.com/prismaudio/prism/window"
@@ -145,13 +146,13 @@ func runLTSA(f *ltsaFlags, cat *core.Catalog, cfg core.LTSAConfig, shard Shard, 
 	if shard.N > 1 {
 		meta.Shard = shard.String()
 	}
-	sess, e, engineName, ok := f.openEngine("ltsa", cat.Files, stderr)
+	sess, eng, ok := f.openEngine("ltsa", cat.Files, stderr)
 	if !ok {
 		return kit.ExitFailure
 	}
 	defer sess.End()
 	sess.Written.Expect(f.out)
-	prov := newProvenance("ltsa", args, engineName, shard, mine, []string{f.out})
+	prov := newProvenance("ltsa", args, eng.name, shard, mine, []string{f.out})
 	params(prov, meta.Attrs)
 	stopProf, err := f.prof.Start()
 	if err != nil {
@@ -159,10 +160,10 @@ func runLTSA(f *ltsaFlags, cat *core.Catalog, cfg core.LTSAConfig, shard Shard, 
 	}
 	start := time.Now()
 	err = writeLTSA(sess.Ctx, f.out, meta, cat, us, f.parallelism(), prov, func(ctx context.Context, files []core.File, emit func(core.Row) error) error {
-		_, err := core.LTSA(ctx, e, files, cfg, emit)
-		return err
+		return eng.ltsa(ctx, files, cfg, emit)
 	})
 	stopProf()
+	prov.Engine = eng.engineName()
 	return finish(stderr, stdout, "ltsa", f.out, out.ProvenancePath(f.out), prov, start, mine, f.quiet, err)
 }
 
@@ -233,4 +234,26 @@ func finish(stderr, stdout io.Writer, name, target, provPath string, prov *out.P
 			target, len(files), audio/3600, float64(bytes)/1e6, secs, audio/max(secs, 1e-9), float64(bytes)/1e6/max(secs, 1e-9), prov.Engine)
 	}
 	return kit.ExitOK
+}
+
+// ltsa is one LTSA call over files; on a GPU a unit's rows are kept
+// until it succeeds, so the CPU engine can redo a failed one.
+func (g *engines) ltsa(ctx context.Context, files []core.File, cfg core.LTSAConfig, emit func(core.Row) error) error {
+	if !g.gpu {
+		_, err := core.LTSA(ctx, g.pref, files, cfg, emit)
+		return err
+	}
+	var rows []core.Row
+	err := g.try(ctx, "ltsa: "+files[0].Path, func(e gpufft.Engine) error {
+		rows = rows[:0]
+		_, err := core.LTSA(ctx, e, files, cfg, func(r core.Row) error { rows = append(rows, r); return nil })
+		return err
+	})
+	for _, r := range rows {
+		if err != nil {
+			break
+		}
+		err = emit(r)
+	}
+	return err
 }
