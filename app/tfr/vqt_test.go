@@ -115,7 +115,8 @@ func checkVQTDirect(t *testing.T, e gpufft.Engine, bpo int, fmin, gamma float64,
 	bins := len(v.Freqs())
 	var all []float32
 	memo := map[[3]int]float64{} // held frames share their evaluation's reference
-	for call := range 2 {        // one stream: the second block starts frames hops later
+	// one stream: the second block starts frames hops later
+	for call := range 2 {
 		off := call * frames * hop
 		src := make([]float32, 2*cfg.MaxSamples)
 		for c := range 2 {
