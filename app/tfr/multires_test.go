@@ -117,7 +117,7 @@ func TestMultiResImpulseIsLocalised(t *testing.T) {
 		bins := len(tr.Freqs())
 		top := joins(rate, sizes)[len(sizes)-2]
 		for i := range frames {
-			dist := math.Abs(float64(i*hop+sizes[0]/2 - at))
+			dist := math.Abs(float64(i*hop + sizes[0]/2 - at))
 			seen := false
 			for k, f := range tr.Freqs() {
 				if f >= top && dst[i*bins+k] > -150 {
