@@ -24,7 +24,9 @@ const DefaultThresholdDB = 60
 // call (a RealPlan). A bin's power then moves to the bin nearest its
 // instantaneous frequency k − Im(X_h'·X_h*)/|X_h|²·N/2π and, unless
 // Squeeze, to the frame nearest its group delay t + Re(X_th·X_h*)/|X_h|²
-// (kept within the block's frames). Powers are DBFS-scaled and divided
+// (kept within the block's frames; a bin whose group delay falls outside
+// its own window, as noise's weak bins' may, stays where it is, so no
+// energy moves more than half a window). Powers are DBFS-scaled and divided
 // by the window's ENBW in bins, so a sine gathered into one bin reads its
 // level, each bin's ENBW is one bin, and each frame's total power is the
 // STFT's divided by that ENBW (exactly with Squeeze; up to what moves
@@ -190,8 +192,12 @@ func (t *reassigned) move(pow []float32, x []complex64, i, frames int) {
 		ii := i
 		if !t.cfg.Squeeze {
 			tt := xt[k]
-			tRe := float64(real(tt))*re + float64(imag(tt))*im
-			ii = clampRound(float64(i)+tRe*inv/float64(t.cfg.Hop), frames)
+			dt := (float64(real(tt))*re + float64(imag(tt))*im) * inv
+			if math.Abs(dt) > float64(t.n/2) { // outside the window: not a place the frame saw
+				pow[i*nb+k] += p
+				continue
+			}
+			ii = clampRound(float64(i)+dt/float64(t.cfg.Hop), frames)
 		}
 		pow[ii*nb+kk] += p
 	}

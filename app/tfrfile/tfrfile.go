@@ -112,7 +112,7 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 
 // chunkValues bounds the values one Execute writes (and a reassigned
 // transform's three spectra per frame), so a call's buffers stay near 64 MB.
-const chunkValues = 1 << 24
+var chunkValues = 1 << 24
 
 // analyze runs the transform over x on e and writes the output.
 func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e gpufft.Engine) (Result, error) {
