@@ -27,7 +27,7 @@ type Sidecar struct {
 	HopS          float64   `json:"hop_s"`
 	SpanS         float64   `json:"span_s"`
 	FrameTimeS    float64   `json:"frame_time_s"`
-	Window        string    `json:"window"`
+	Window        string    `json:"window,omitempty"`
 	FFT           int       `json:"fft,omitempty"`
 	Sizes         []int     `json:"sizes,omitempty"`
 	BinsPerOctave int       `json:"bins_per_octave,omitempty"`
