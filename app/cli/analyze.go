@@ -126,8 +126,8 @@ func analyzeModes(inputs, dsts []string, format encode.Format, o tfrfile.Options
 		}
 		sess.Written.Add(dsts[i])
 		if !quiet {
-			fmt.Fprintf(stderr, "prism: %s → %s: %v, %d frames × %d bins of %.1f s audio in %.2f s on %s\n", message.Quote(in), message.Quote(dsts[i]),
-				o.Transform.Mode, res.Frames, res.Bins, float64(res.Samples)/float64(res.Rate), res.Elapsed.Seconds(), res.Engine)
+			fmt.Fprintf(stderr, "prism: %s → %s: %v, %d frames × %d bins of %.1f s audio in %.2f s (reading %.2f s) on %s\n", message.Quote(in), message.Quote(dsts[i]),
+				o.Transform.Mode, res.Frames, res.Bins, float64(res.Samples)/float64(res.Rate), res.Elapsed.Seconds(), res.Read.Seconds(), res.Engine)
 		}
 	}
 	return status

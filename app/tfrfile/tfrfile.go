@@ -38,6 +38,7 @@ type Result struct {
 	Bins     int // values per row
 	Engine   string
 	Elapsed  time.Duration
+	Read     time.Duration // of Elapsed, reading and mixing the file
 	Warnings []string
 }
 
@@ -53,6 +54,7 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Op
 	if err != nil {
 		return Result{}, err
 	}
+	read := time.Since(t0)
 	res, notice, err := engine.WithFallback(ctx, engines, func(e gpufft.Engine) (Result, error) {
 		return analyze(ctx, x, rate, in, out, format, o, e)
 	})
@@ -60,7 +62,7 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Op
 	if notice != "" {
 		res.Warnings = append(res.Warnings, notice)
 	}
-	res.Elapsed = time.Since(t0)
+	res.Elapsed, res.Read = time.Since(t0), read
 	return res, err
 }
 
@@ -110,8 +112,9 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 	}
 }
 
-// chunkValues bounds the values one Execute writes (and a reassigned
-// transform's three spectra per frame), so a call's buffers stay near 64 MB.
+// chunkValues bounds the values one Execute writes and the values the
+// transform keeps per frame (perFrame), so a call's buffers stay near
+// 64 MB.
 var chunkValues = 1 << 24
 
 // analyze runs the transform over x on e and writes the output.
@@ -131,7 +134,7 @@ func analyze(ctx context.Context, x []float32, rate int, in, out string, format 
 	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
 		margin = span/(2*cfg.Hop) + 1
 	}
-	per := max(1, min(total, chunkValues/max(bins, 3*span)))
+	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg.Mode, span))))
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
 	tr, err := tfr.New(e, cfg)
 	if err != nil {
@@ -163,6 +166,19 @@ func analyze(ctx context.Context, x []float32, rate int, in, out string, format 
 		}
 	}
 	return res, w.finish(total)
+}
+
+// perFrame is the values a transform keeps per frame of a call beyond its
+// output: a reassigned one's three spectra, a multi-resolution one's
+// largest size's bins (a VQT bounds its own).
+func perFrame(m tfr.Mode, span int) int {
+	switch m {
+	case tfr.Reassigned:
+		return 3 * span
+	case tfr.MultiRes:
+		return span/2 + 1
+	}
+	return 0
 }
 
 // shape is the span and bins of cfg's transform, learnt from the
