@@ -31,19 +31,24 @@ import (
 // closed form, cut where its weights fall below kernelThreshold of their
 // largest), on the engine too (gpufft's spectral-kernel plan, one per
 // group). A group is evaluated at its own hop H_g = Hop·2^m, the largest
-// such ≤ N_g/32 (Hop itself when that is larger), on frames whose stream
+// such ≤ N_g/16 (Hop itself when that is larger), on frames whose stream
 // index is a multiple of H_g/Hop, and its latest values are held in the
-// output frames in between: 20 Hz at 192 kHz (N_g = 2^20) then costs about
-// six FFTs per second instead of 1,500. Span is the largest N_g.
+// output frames in between: 20 Hz at 192 kHz (N_g = 2^20) then costs
+// three FFTs per second and channel instead of 1,500. A bin's level
+// moves with the signal no faster than its Hann window's spectrum is wide
+// (±2/N_k cycles per sample), so a hop of N_g/16 ≤ N_k/8 samples it at
+// twice its Nyquist rate; N_g/32 (tried first) cost 2.6 times the STFT's
+// time on a 10-minute file on the H200, N_g/16 about 1.7 (vqt_bench_test.go).
+// Span is the largest N_g.
 //
 // A vqt keeps the stream's frame count across Execute calls (which frames
 // evaluate which group, and the held values); Reset starts a new stream.
 
 func init() { builders[VQT] = newVQT }
 
-// vqtHopDivisor: a group is evaluated at least every N_g/32 samples (a
-// Hann window of N_g/2…N_g samples moves by 1/16 of its length or less).
-const vqtHopDivisor = 32
+// vqtHopDivisor: a group is evaluated at least every N_g/16 samples (a
+// Hann window of N_g/2…N_g samples moves by 1/8 of its length or less).
+const vqtHopDivisor = 16
 
 // vqtChunkSamples caps the samples one group transforms per plan call
 // (frames × N_g × channels), bounding the engines' buffers (about 12
