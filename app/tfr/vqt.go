@@ -81,65 +81,82 @@ type vqt struct {
 }
 
 func newVQT(e gpufft.Engine, cfg Config) (Transform, error) {
-	bins, err := vqtBins(cfg)
+	v, groupBins, err := layoutVQT(cfg)
 	if err != nil {
 		return nil, err
 	}
-	v := &vqt{cfg: cfg}
-	minSize := max(gpufft.MinSize, 1<<bits.Len(uint(cfg.Hop-1)))
-	sizeOf := func(b vqtBin) int { return max(minSize, b.fftSize()) }
-	v.span = sizeOf(bins[0])
-	if cfg.MaxSamples < v.span {
-		return nil, fmt.Errorf("tfr: vqt: MaxSamples %d is less than one frame (%d): %w", cfg.MaxSamples, v.span, gpufft.ErrInvalid)
-	}
-	maxFrames := (cfg.MaxSamples-v.span)/cfg.Hop + 1
 	kc := gpufft.SpectralKernelConfig{Channels: cfg.Channels, MaxSamples: cfg.MaxSamples, Output: gpufft.DBFS}
 	bufLen := 0
-	for k := 0; k < len(bins); {
-		n := sizeOf(bins[k])
-		end := k
-		for end < len(bins) && sizeOf(bins[end]) == n {
-			end++
-		}
-		g, kg := v.newGroup(bins[k:end], k, n, maxFrames)
-		v.groups = append(v.groups, g)
-		kc.Groups = append(kc.Groups, kg)
+	for i, g := range v.groups {
+		kc.Groups = append(kc.Groups, v.kernel(g, groupBins[i]))
 		bufLen += cfg.Channels * g.chunk * g.rows
-		k = end
 	}
 	if v.plan, err = e.NewSpectralKernel(kc); err != nil {
 		return nil, fmt.Errorf("tfr: vqt: %w", err)
 	}
 	v.frames = make([]gpufft.SpectralFrames, len(v.groups))
 	v.buf = make([]float32, bufLen)
+	return v, nil
+}
+
+// layoutVQT lays out cfg's bins, their groups (and each group's bins)
+// and the span, without kernels or plan.
+func layoutVQT(cfg Config) (*vqt, [][]vqtBin, error) {
+	bins, err := vqtBins(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	v := &vqt{cfg: cfg}
+	minSize := max(gpufft.MinSize, 1<<bits.Len(uint(cfg.Hop-1)))
+	sizeOf := func(b vqtBin) int { return max(minSize, b.fftSize()) }
+	v.span = sizeOf(bins[0])
+	if cfg.MaxSamples < v.span {
+		return nil, nil, fmt.Errorf("tfr: vqt: MaxSamples %d is less than one frame (%d): %w", cfg.MaxSamples, v.span, gpufft.ErrInvalid)
+	}
+	maxFrames := (cfg.MaxSamples-v.span)/cfg.Hop + 1
+	var groupBins [][]vqtBin
+	for k := 0; k < len(bins); {
+		n := sizeOf(bins[k])
+		end := k
+		for end < len(bins) && sizeOf(bins[end]) == n {
+			end++
+		}
+		v.groups = append(v.groups, v.newGroup(k, end-k, n, maxFrames))
+		groupBins = append(groupBins, bins[k:end])
+		k = end
+	}
 	for _, b := range bins {
 		sum, sum2 := b.windowSums()
 		v.freqs = append(v.freqs, b.freqHz)
 		v.enbw = append(v.enbw, cfg.Rate*sum2/(sum*sum))
 	}
-	return v, nil
+	return v, groupBins, nil
 }
 
-// newGroup lays out the group of bins (the output bins bin0…) on frames
-// of n samples and its spectral kernel.
-func (v *vqt) newGroup(bins []vqtBin, bin0, n, maxFrames int) (*vqtGroup, gpufft.SpectralGroup) {
+// newGroup lays out the group of rows bins (the output bins bin0…) on
+// frames of n samples.
+func (v *vqt) newGroup(bin0, rows, n, maxFrames int) *vqtGroup {
 	cfg := v.cfg
 	ratio := 1
 	for cfg.Hop*ratio*2 <= n/vqtHopDivisor {
 		ratio *= 2
 	}
 	chunk := min((maxFrames+ratio-1)/ratio, max(1, vqtChunkSamples/(n*cfg.Channels)))
-	kg := gpufft.SpectralGroup{Size: n, Hop: cfg.Hop * ratio, MaxFrames: chunk, Offset: []int32{0}}
+	return &vqtGroup{size: n, ratio: ratio, bin0: bin0, rows: rows, chunk: chunk,
+		held: make([]float32, cfg.Channels*rows), offset: (v.span - n) / 2}
+}
+
+// kernel is group g's spectral kernel for its bins.
+func (v *vqt) kernel(g *vqtGroup, bins []vqtBin) gpufft.SpectralGroup {
+	kg := gpufft.SpectralGroup{Size: g.size, Hop: v.cfg.Hop * g.ratio, MaxFrames: g.chunk, Offset: []int32{0}}
 	for _, b := range bins {
 		sum, _ := b.windowSums()
-		first, re, im := kernelRow(b, cfg.Rate, n, 2/sum)
+		first, re, im := kernelRow(b, v.cfg.Rate, g.size, 2/sum)
 		kg.First = append(kg.First, int32(first))
 		kg.Re, kg.Im = append(kg.Re, re...), append(kg.Im, im...)
 		kg.Offset = append(kg.Offset, int32(len(kg.Re)))
 	}
-	g := &vqtGroup{size: n, ratio: ratio, bin0: bin0, rows: len(bins), chunk: chunk,
-		held: make([]float32, cfg.Channels*len(bins)), offset: (v.span - n) / 2}
-	return g, kg
+	return kg
 }
 
 func (v *vqt) Config() Config   { return v.cfg }
