@@ -99,6 +99,24 @@ func (g SpectralGroup) check(c SpectralKernelConfig) error {
 	return nil
 }
 
+// packed returns the weights as one complex value each, Re[i] + i·Im[i]
+// for real Re and imaginary Im weights (a row y = Σ a·Re X + i·b·Im X,
+// the form of every kernel of a window symmetric about the frame's
+// centre), or nil when the weights are not of that form. The engines then
+// read half the weights and do half the multiplications.
+func (g *SpectralGroup) packed() []complex64 {
+	for i := range g.Re {
+		if imag(g.Re[i]) != 0 || real(g.Im[i]) != 0 {
+			return nil
+		}
+	}
+	p := make([]complex64, len(g.Re))
+	for i := range p {
+		p[i] = complex(real(g.Re[i]), imag(g.Im[i]))
+	}
+	return p
+}
+
 func (c SpectralKernelConfig) clone() SpectralKernelConfig {
 	c.Groups = slices.Clone(c.Groups)
 	for i := range c.Groups {
@@ -168,6 +186,7 @@ type cpuSpectralKernel struct {
 	cfg     SpectralKernelConfig
 	sps     []*cpuSpectrogram
 	bins    [][]complex64 // per worker: one frame's bins
+	packed  [][]complex64 // per group: packed weights, or nil
 	src     []float32     // the loaded blocks
 	samples int
 	g       int // the group being run
@@ -191,6 +210,7 @@ func (e *CPU) NewSpectralKernel(cfg SpectralKernelConfig) (SpectralKernelPlan, e
 			return nil, err
 		}
 		p.sps = append(p.sps, sp.(*cpuSpectrogram))
+		p.packed = append(p.packed, g.packed())
 		maxBins = max(maxBins, g.Size/2+1)
 	}
 	for range e.workers {
@@ -243,22 +263,29 @@ func (p *cpuSpectralKernel) run(w, lo, hi int) {
 	rows := g.Rows()
 	for s := lo; s < hi; s++ {
 		p.sps[p.g].sequence(w, s, xf, false)
-		applySpectralKernel(p.dst[s*rows:(s+1)*rows], x, g, p.cfg.Output)
+		applySpectralKernel(p.dst[s*rows:(s+1)*rows], x, g, p.packed[p.g], p.cfg.Output)
 	}
 }
 
-// applySpectralKernel writes every row of g's kernel applied to the bins x
-// into out, as output asks.
-func applySpectralKernel(out []float32, x []complex64, g *SpectralGroup, output Output) {
+// applySpectralKernel writes every row of g's kernel (its packed weights
+// when not nil) applied to the bins x into out, as output asks.
+func applySpectralKernel(out []float32, x []complex64, g *SpectralGroup, packed []complex64, output Output) {
 	for r, f := range g.First {
 		o0, o1 := g.Offset[r], g.Offset[r+1]
 		xs := x[f : int(f)+int(o1-o0)]
-		re, im := g.Re[o0:o1], g.Im[o0:o1]
 		var yr, yi float32
-		for j, v := range xs {
-			a, b := real(v), imag(v)
-			yr += a*real(re[j]) + b*real(im[j])
-			yi += a*imag(re[j]) + b*imag(im[j])
+		if packed != nil {
+			for j, w := range packed[o0:o1] {
+				yr += real(xs[j]) * real(w)
+				yi += imag(xs[j]) * imag(w)
+			}
+		} else {
+			re, im := g.Re[o0:o1], g.Im[o0:o1]
+			for j, v := range xs {
+				a, b := real(v), imag(v)
+				yr += a*real(re[j]) + b*real(im[j])
+				yi += a*imag(re[j]) + b*imag(im[j])
+			}
 		}
 		pw := yr*yr + yi*yi
 		if output == Power {

@@ -93,8 +93,15 @@ func (p *gpuSpectralKernel) newGroup(g *SpectralGroup) (*gpuSpectralGroup, error
 		return gg, err
 	}
 	re, im := g.Re, g.Im
+	packed := g.packed()
+	if packed != nil {
+		re, im = packed, packed[:0]
+	}
 	if len(re) == 0 { // every row empty: the kernel takes the buffers either way
-		re, im = []complex64{0}, []complex64{0}
+		re = []complex64{0}
+	}
+	if len(im) == 0 {
+		im = []complex64{0}
 	}
 	wre, err := b.complexTable(re)
 	if err != nil {
@@ -104,7 +111,8 @@ func (p *gpuSpectralKernel) newGroup(g *SpectralGroup) (*gpuSpectralGroup, error
 	if err != nil {
 		return gg, err
 	}
-	defs := append(append(geom{len: 64, radix: 2, s: 1}.defines(), "OUTPUT="+strconv.Itoa(int(p.cfg.Output))), b.e.tune...)
+	defs := append(append(geom{len: 64, radix: 2, s: 1}.defines(), "OUTPUT="+strconv.Itoa(int(p.cfg.Output)),
+		"PACKED="+b01(packed != nil)), b.e.tune...)
 	k, err := b.kernel(kernels.Spectral, defs, kernels.SpectralFrames.Kernel, p.in, gg.sp.in, int64(0), int32(0), int32(0), int32(0))
 	if err != nil {
 		return gg, err

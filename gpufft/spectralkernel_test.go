@@ -8,7 +8,8 @@ import (
 )
 
 // spectralTestConfig is two groups (sizes 64 and 256) of random rows,
-// some reaching the spectrum's edges, over 3 channels.
+// some reaching the spectrum's edges, over 3 channels; the second group's
+// weights are of the packed form (real Re, imaginary Im).
 func spectralTestConfig(rng *rand.Rand, output Output) SpectralKernelConfig {
 	cfg := SpectralKernelConfig{Channels: 3, MaxSamples: 1000, Output: output}
 	for _, n := range []int{64, 256} {
@@ -23,8 +24,12 @@ func spectralTestConfig(rng *rand.Rand, output Output) SpectralKernelConfig {
 			}
 			g.First = append(g.First, int32(first))
 			for range width {
-				g.Re = append(g.Re, complex(float32(rng.NormFloat64()), float32(rng.NormFloat64())))
-				g.Im = append(g.Im, complex(float32(rng.NormFloat64()), float32(rng.NormFloat64())))
+				re := complex(float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+				im := complex(float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+				if n == 256 {
+					re, im = complex(real(re), 0), complex(0, imag(im))
+				}
+				g.Re, g.Im = append(g.Re, re), append(g.Im, im)
 			}
 			g.Offset = append(g.Offset, int32(len(g.Re)))
 		}

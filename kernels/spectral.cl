@@ -34,10 +34,13 @@ __kernel void spectral_frames(__global const float* restrict src,
 //       wre, wim float2[offset[rows]]   weights of Re X and Im X
 // Out:  out    float[base + sequences·rows]: out[base + gid] = level(y, 1): OUTPUT 0 dB (floored
 //                                       at -200, capped at CEIL_DB), 1 |y|²
-// where y = Σ_j Re X[first+j]·wre[o+j] + Im X[first+j]·wim[o+j].
+// where y = Σ_j Re X[first+j]·wre[o+j] + Im X[first+j]·wim[o+j], or with
+// PACKED (real wre, imaginary wim: the host packs a = Re wre, b = Im wim
+// into wre as (a, b) and leaves wim unread)
+// y = (Σ_j Re X[first+j]·a[o+j], Σ_j Im X[first+j]·b[o+j]).
 // Args: rows, bins (the spectrum's N/2+1), count = sequences·rows, base
 //       (where this group's rows start in out).
-// Defines: OUTPUT (0 or 1), plus fft_common.cl's geometry.
+// Defines: OUTPUT (0 or 1), PACKED (0 or 1), plus fft_common.cl's geometry.
 
 __kernel void spectral_kernel(__global const float2* restrict spec,
                               __global float* restrict out,
@@ -58,7 +61,11 @@ __kernel void spectral_kernel(__global const float2* restrict spec,
     float2 y = (float2)(0.0f, 0.0f);
     for (int j = 0; j < n; j++) {
         const float2 v = x[j];
+#if PACKED
+        y += v * a[j];
+#else
         y += v.x * a[j] + v.y * b[j];
+#endif
     }
     out[base + gid] = level(y, 1.0f);
 }
