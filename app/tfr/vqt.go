@@ -38,7 +38,7 @@ import (
 // moves with the signal no faster than its Hann window's spectrum is wide
 // (±2/N_k cycles per sample), so a hop of N_g/16 ≤ N_k/8 samples it at
 // twice its Nyquist rate; N_g/32 (tried first) cost 2.6 times the STFT's
-// time on a 10-minute file on the H200, N_g/16 about 1.7 (vqt_bench_test.go).
+// time on a 10-minute file on the H200, N_g/16 1.5…1.7 (vqt_bench_test.go).
 // Span is the largest N_g.
 //
 // A vqt keeps the stream's frame count across Execute calls (which frames
