@@ -73,7 +73,7 @@ func TestPlaybackThroughPulse(t *testing.T) {
 		y[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
 	const tol = 2e-4 // the sink's 16-bit samples
-	first := 0 // the first frame the sink received
+	first := 0       // the first frame the sink received
 	for first < len(y)/2 && y[2*first] == 0 && y[2*first+1] == 0 {
 		first++
 	}
