@@ -66,13 +66,20 @@ var keyRows = []keyRow{
 	{"0", "whole file", keysFile},
 }
 
+func init() { // the File tab's playback and selection keys
+	for _, k := range panel.FilePlayKeys {
+		keyRows = append(keyRows, keyRow{k.Key, k.Help, keysFile})
+	}
+}
+
 // keyHelp is the keys table as text (panel.KeyHelp).
 func keyHelp() string { return panel.KeyHelp(keyTable()) }
 
 func (w *Window) installKeys() {
 	c := w.win.Canvas()
-	c.SetOnTypedKey(func(e *fyne.KeyEvent) { w.typedKey(e.Name) })
-	c.SetOnTypedRune(w.typedRune)
+	onKey, onRune := w.play.Keys(func() bool { return w.tabs.Selected() == w.fileTab }, w.typedKey, w.typedRune)
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) { onKey(e.Name) })
+	c.SetOnTypedRune(onRune)
 	for k, fn := range map[fyne.KeyName]func(){
 		fyne.KeyO: w.openDialog, fyne.KeyS: w.exportPNGDialog, fyne.KeyE: w.exportSpectrumDialog,
 	} {

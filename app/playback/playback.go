@@ -250,21 +250,7 @@ func (p *Player) run(out *audio.Playback, f *blockFilter, next int, stop, done c
 	silent := make([]float32, step*p.ch)
 	tail := int64(-1) // the output frame after the file's last: heard there, it has ended
 	var runErr error
-	defer func() {
-		out.Close()
-		if f != nil {
-			f.conv.Close()
-		}
-		p.mu.Lock()
-		p.playing = false
-		p.next = int(p.heard.Load())
-		if runErr != nil {
-			p.status = "playback: " + runErr.Error()
-		}
-		p.underflow = out.Underflows()
-		p.mu.Unlock()
-		close(done)
-	}()
+	defer func() { p.finish(out, f, runErr, done) }()
 	for {
 		select {
 		case <-stop:
@@ -318,6 +304,24 @@ func (p *Player) run(out *audio.Playback, f *blockFilter, next int, stop, done c
 			return
 		}
 	}
+}
+
+// finish closes the output and the filter after playing and keeps the
+// position heard last and the error that stopped it.
+func (p *Player) finish(out *audio.Playback, f *blockFilter, runErr error, done chan struct{}) {
+	out.Close()
+	if f != nil {
+		f.conv.Close()
+	}
+	p.mu.Lock()
+	p.playing = false
+	p.next = int(p.heard.Load())
+	if runErr != nil {
+		p.status = "playback: " + runErr.Error()
+	}
+	p.underflow = out.Underflows()
+	p.mu.Unlock()
+	close(done)
 }
 
 // fileFrame is the file frame written as output frame h, from the last
