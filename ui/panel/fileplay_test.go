@@ -49,7 +49,7 @@ func (h *playHost) FileOptions() (analysis.ViewOptions, plot.ImageOptions) {
 	return h.opts, plot.ImageOptions{}
 }
 func (h *playHost) SaveDialog(name string, fn func(path string)) {}
-func (h *playHost) Notices() *Notice                            { return h.note }
+func (h *playHost) Notices() *Notice                             { return h.note }
 
 // writeStereo writes a 3-s two-channel float WAV: 440 Hz left, 3 kHz right.
 func writeStereo(t *testing.T, path string) {
