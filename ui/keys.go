@@ -77,9 +77,8 @@ func keyHelp() string { return panel.KeyHelp(keyTable()) }
 
 func (w *Window) installKeys() {
 	c := w.win.Canvas()
-	onKey, onRune := w.play.Keys(func() bool { return w.tabs.Selected() == w.fileTab }, w.typedKey, w.typedRune)
-	c.SetOnTypedKey(func(e *fyne.KeyEvent) { onKey(e.Name) })
-	c.SetOnTypedRune(onRune)
+	c.SetOnTypedKey(func(e *fyne.KeyEvent) { w.typedKey(e.Name) })
+	c.SetOnTypedRune(w.typedRune)
 	for k, fn := range map[fyne.KeyName]func(){
 		fyne.KeyO: w.openDialog, fyne.KeyS: w.exportPNGDialog, fyne.KeyE: w.exportSpectrumDialog,
 	} {
@@ -156,6 +155,9 @@ func (w *Window) releaseSelectFocus() {
 // typed rune ' ', and TypedRune ignores the rune, so one press toggles
 // the pause once.
 func (w *Window) typedKey(k fyne.KeyName) {
+	if w.tabs.Selected() == w.fileTab && w.play.Key(k, 0) {
+		return // the File tab's playback keys (panel.FilePlayKeys)
+	}
 	switch k {
 	case fyne.KeySpace:
 		w.togglePause()
@@ -172,6 +174,9 @@ func (w *Window) typedKey(k fyne.KeyName) {
 
 // typedRune handles the letter shortcuts.
 func (w *Window) typedRune(r rune) {
+	if w.tabs.Selected() == w.fileTab && w.play.Key("", r) {
+		return
+	}
 	switch r {
 	case 'g', 'G':
 		w.toggleEngine()

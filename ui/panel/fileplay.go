@@ -104,21 +104,25 @@ func NewFilePlay(host PlayHost, eng PlayEngine, fview *view.FileView, do func(fu
 // selection's readout.
 func (p *FilePlay) Build() fyne.CanvasObject {
 	p.playBtn = widget.NewButton("Play (Space)", p.TogglePlay)
-	p.loopBtn = widget.NewButton("Loop selection (L)", p.ToggleLoop)
-	p.lanesBtn = widget.NewButton("Channels as lanes (C)", p.ToggleLanes)
-	zoom := widget.NewButton("Zoom to selection (Z)", p.ZoomToSelection)
+	p.loopBtn = widget.NewButton("Loop (L)", p.ToggleLoop)
+	p.lanesBtn = widget.NewButton("Lanes (C)", p.ToggleLanes)
+	zoom := widget.NewButton("Zoom in (Z)", p.ZoomToSelection)
 	clearBtn := widget.NewButton("Clear (Esc)", p.ClearSelection)
-	p.storeBtn = widget.NewButton("Store selection spectrum", p.StoreSelection)
-	p.exportBtn = widget.NewButton("Export selection…", p.exportDialog)
+	p.storeBtn = widget.NewButton("Store spectrum", p.StoreSelection)
+	p.exportBtn = widget.NewButton("Export…", p.exportDialog)
 	p.storeBtn.Disable()
 	p.exportBtn.Disable()
 	p.pos = widget.NewLabel("")
 	p.pos.Truncation = fyne.TextTruncateEllipsis
-	p.readout = widget.NewLabel("Drag on the time axis to select a passage, Shift+drag on the view for a time × frequency box; click to seek.")
+	p.readout = widget.NewLabel(selectHint)
 	p.readout.Wrapping = fyne.TextWrapWord
-	row := container.NewBorder(nil, nil, container.NewHBox(p.playBtn, p.loopBtn, p.lanesBtn, zoom, clearBtn), nil, p.pos)
-	return container.NewVBox(row, container.NewBorder(nil, nil, container.NewHBox(p.storeBtn, p.exportBtn), nil, p.readout))
+	buttons := container.NewHBox(p.playBtn, p.loopBtn, p.lanesBtn, widget.NewSeparator(), widget.NewLabel("Selection:"),
+		zoom, clearBtn, p.storeBtn, p.exportBtn)
+	return container.NewVBox(container.NewBorder(nil, nil, buttons, nil, p.pos), p.readout)
 }
+
+// selectHint is the readout before a selection.
+const selectHint = "Select: drag on the time axis (a passage) or Shift+drag on the view (a time × frequency box). A click seeks."
 
 // Key runs the playback key named k or typed r and says whether it was
 // one.
@@ -133,20 +137,6 @@ func (p *FilePlay) Key(k fyne.KeyName, r rune) bool {
 		}
 	}
 	return false
-}
-
-// Keys wraps the window's key handlers: while inFile says the File
-// workspace is shown, its playback keys act here first.
-func (p *FilePlay) Keys(inFile func() bool, key func(fyne.KeyName), r func(rune)) (func(fyne.KeyName), func(rune)) {
-	return func(k fyne.KeyName) {
-			if !inFile() || !p.Key(k, 0) {
-				key(k)
-			}
-		}, func(c rune) {
-			if !inFile() || !p.Key("", c) {
-				r(c)
-			}
-		}
 }
 
 // Player is the player (nil before the first play).
@@ -358,7 +348,7 @@ func (p *FilePlay) ClearSelection() {
 	if p.storeBtn != nil {
 		p.storeBtn.Disable()
 		p.exportBtn.Disable()
-		p.readout.SetText("")
+		p.readout.SetText(selectHint)
 	}
 }
 

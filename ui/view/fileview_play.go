@@ -20,6 +20,8 @@ type fileOverlay struct {
 	sel    selection.Range
 	drag   dragMode
 	start  fyne.Position // where the drag began
+	down   fyne.Position // where the button went down (MouseDown)
+	isDown bool
 	onSel  func(selection.Range)
 	onSeek func(t float64)
 
@@ -98,6 +100,12 @@ func (v *FileView) Tapped(e *fyne.PointEvent) {
 	v.play.onSeek(t)
 }
 
+// MouseDown implements desktop.Mouseable: it keeps where a drag begins.
+func (v *FileView) MouseDown(e *desktop.MouseEvent) { v.play.down, v.play.isDown = e.Position, true }
+
+// MouseUp implements desktop.Mouseable.
+func (v *FileView) MouseUp(*desktop.MouseEvent) { v.play.isDown = false }
+
 // shiftHeld says whether Shift is down (false where the driver cannot
 // say).
 func shiftHeld() bool {
@@ -117,7 +125,12 @@ func (v *FileView) dragSelect(e *fyne.DragEvent) bool {
 		return false
 	}
 	if v.play.drag == dragNone {
-		start := e.Position // the pointer before this move: where the drag began
+		// the drag began where the button went down (the first drag
+		// event comes a few pixels later; Position is the pointer now)
+		start := fyne.NewPos(e.Position.X-e.Dragged.DX, e.Position.Y-e.Dragged.DY)
+		if v.play.isDown {
+			start = v.play.down
+		}
 		py := v.p.px(start.Y)
 		switch {
 		case py >= v.area.Max.Y:
@@ -132,7 +145,7 @@ func (v *FileView) dragSelect(e *fyne.DragEvent) bool {
 	if v.play.drag == dragPan {
 		return false
 	}
-	end := fyne.NewPos(e.Position.X+e.Dragged.DX, e.Position.Y+e.Dragged.DY)
+	end := e.Position
 	t0, _ := v.timeAt(v.play.start.X)
 	t1, _ := v.timeAt(end.X)
 	t0, t1 = math.Min(t0, t1), math.Max(t0, t1)

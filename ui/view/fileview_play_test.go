@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/plot"
@@ -61,7 +62,14 @@ func TestFileViewPlayhead(t *testing.T) {
 	}
 	// a drag on the time axis from 0.5 s to 1.5 s selects them
 	y := float32(a.Max.Y+v.p.px(6)) / v.p.scale
-	test.Drag(win.Canvas(), fyne.NewPos(px(0.5), y), px(1.5)-px(0.5), 0)
+	// as the desktop driver sends it: the button down, drag events with
+	// the pointer's position and the move since the last, the button up
+	v.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(px(0.5), y)}})
+	for _, tt := range []float64{0.6, 1.0, 1.5} {
+		v.Dragged(&fyne.DragEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(px(tt), y)}, Dragged: fyne.Delta{DX: 4}})
+	}
+	v.DragEnd()
+	v.MouseUp(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(px(1.5), y)}})
 	got := v.Selection()
 	if math.Abs(got.T0-0.5) > 0.01 || math.Abs(got.T1-1.5) > 0.01 || got.HasBand() {
 		t.Errorf("dragging the time axis 0.5…1.5 s selects %+v", got)
