@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/internal/apptest"
+	"github.com/prismaudio/prism/gpufft"
 )
 
 // TestPlaybackThroughPulse plays 3 s of stereo noise through the test's
@@ -125,4 +127,89 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waiting for %s: 15 s passed", what)
 		}
 	}
+}
+
+// TestPlaybackBandThroughPulse plays 500 Hz and 5 kHz (−12 dBFS each)
+// through the band filter lowpass:1000 on the CPU engine and records the
+// sink: the 500-Hz tone arrives at its level (±0.1 dB), the 5-kHz one at
+// least 60 dB down, as the live "Play it" output filters.
+func TestPlaybackBandThroughPulse(t *testing.T) {
+	apptest.StartPulse(t)
+	const rate = 48000
+	n := 3 * rate
+	a := math.Pow(10, -12.0/20)
+	x := make([]float32, 2*n)
+	for i := range n {
+		v := float32(a*math.Sin(2*math.Pi*500*float64(i)/rate) + a*math.Sin(2*math.Pi*5000*float64(i)/rate))
+		x[2*i], x[2*i+1] = v, v
+	}
+	rec := filepath.Join(t.TempDir(), "monitor.raw")
+	f, err := os.Create(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	parec := exec.Command("parec", "--device="+apptest.PulseSink+".monitor", "--format=float32le", "--rate=48000",
+		"--channels=2", "--raw", "--latency-msec=20")
+	parec.Stdout = f
+	if err := parec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { parec.Process.Kill(); parec.Wait() }()
+	size := func() int64 { st, _ := f.Stat(); return st.Size() }
+	waitFor(t, "parec to record", func() bool { return size() > 0 })
+	cpu := gpufft.NewCPU(1)
+	defer cpu.Close()
+	p, err := New(x, rate, 2, Config{Band: apptest.Band(t, "lowpass:1000"), Engines: engine.Pair{Preferred: cpu, CPU: cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.Play(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the position to pass 2 s", func() bool { return p.Position() >= 2 })
+	p.Pause()
+	parec.Process.Kill()
+	parec.Wait()
+	raw, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the left channel of the second half second after the first sound
+	var y []float64
+	for i := 0; i+8 <= len(raw); i += 8 {
+		y = append(y, float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[i:]))))
+	}
+	first := 0
+	for first < len(y) && y[first] == 0 {
+		first++
+	}
+	if first+rate > len(y) {
+		t.Fatalf("recorded %d frames, sound from %d", len(y), first)
+	}
+	y = y[first+rate/2 : first+rate]
+	pass, stop := toneDB(y, rate, 500), toneDB(y, rate, 5000)
+	t.Logf("500 Hz %.3f dBFS, 5 kHz %.1f dBFS", pass, stop)
+	if math.Abs(pass+12) > 0.1 {
+		t.Errorf("500 Hz through lowpass:1000 at %.3f dBFS, want −12 ± 0.1", pass)
+	}
+	if stop > -72 {
+		t.Errorf("5 kHz through lowpass:1000 at %.1f dBFS, want ≤ −72 (60 dB down)", stop)
+	}
+}
+
+// toneDB is the level (dBFS, a sine's peak = 0 dB) of frequency f in x,
+// by a Hann-windowed single-bin DFT in float64.
+func toneDB(x []float64, rate, f float64) float64 {
+	var re, im, wsum float64
+	n := len(x)
+	for i, v := range x {
+		w := 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n))
+		ph := 2 * math.Pi * f * float64(i) / rate
+		re += v * w * math.Cos(ph)
+		im -= v * w * math.Sin(ph)
+		wsum += w
+	}
+	return 20 * math.Log10(2*math.Hypot(re, im)/wsum+1e-30)
 }
