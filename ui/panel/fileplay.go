@@ -177,8 +177,16 @@ func (p *FilePlay) showPosition(t float64, playing bool) {
 }
 
 // fileChanged drops the player, the selection and the lanes of the file
-// before.
+// before; the same file analysed again (other frames) keeps them, its
+// lanes analysed again with the new frames.
 func (p *FilePlay) fileChanged(f *analysis.FileSpectrogram) {
+	if f != nil && p.file != nil && f.Path == p.file.Path {
+		p.file = f
+		if p.lanesOn && p.fview.LanesShown() == 0 {
+			p.analyzeLanes()
+		}
+		return
+	}
 	if p.player != nil {
 		p.player.Close()
 		p.player = nil
@@ -282,7 +290,7 @@ func (p *FilePlay) Looping() bool { return p.loop }
 func (p *FilePlay) ToggleLanes() {
 	p.lanesOn = !p.lanesOn
 	p.fview.ShowLanes(p.lanesOn)
-	if p.lanesOn && p.file != nil && len(p.fview.Lanes()) == 0 {
+	if p.lanesOn && p.file != nil && p.fview.LanesShown() == 0 { // none yet, or of other frames
 		p.analyzeLanes()
 	}
 	if p.lanesBtn != nil {
