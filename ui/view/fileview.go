@@ -181,8 +181,12 @@ func (v *FileView) Pan(fraction float64) {
 	v.SetView(v.t0+d, v.t1+d)
 }
 
-// Scrolled implements fyne.Scrollable: the wheel zooms around the cursor.
+// Scrolled implements fyne.Scrollable: the wheel zooms around the cursor,
+// in time, or with Shift in frequency (fileview_lanes.go).
 func (v *FileView) Scrolled(e *fyne.ScrollEvent) {
+	if v.scrollFreq(e) {
+		return
+	}
 	t, _ := v.timeAt(e.Position.X)
 	if e.Scrolled.DY > 0 {
 		v.Zoom(0.8, t)

@@ -4,6 +4,8 @@ import (
 	"image"
 	"strconv"
 
+	"fyne.io/fyne/v2"
+
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/plot"
 )
@@ -173,4 +175,37 @@ func (v *FileView) drawLaneNames() {
 	for i, r := range v.laneRects() {
 		p.text(laneNames[i], r.Min.X+p.px(4), r.Min.Y+p.px(2), 0, 0, pal.cursor)
 	}
+}
+
+// scrollFreq zooms the frequency axis around the cursor's frequency
+// while Shift is held, and says whether it did.
+func (v *FileView) scrollFreq(e *fyne.ScrollEvent) bool {
+	if v.fs == nil || !shiftHeld() || e.Scrolled.DY == 0 {
+		return false
+	}
+	_, lane, _ := v.laneAt(v.p.px(e.Position.Y))
+	f := v.freqAtY(lane, v.p.px(e.Position.Y))
+	factor := 0.8
+	if e.Scrolled.DY < 0 {
+		factor = 1.25
+	}
+	v.ZoomFreq(factor, f)
+	return true
+}
+
+// ZoomFreq scales the visible frequency span (in the scale's own units:
+// octaves on the log scale) by factor (< 1 zooms in) around f Hz, within
+// the whole axis.
+func (v *FileView) ZoomFreq(factor, f float64) {
+	if v.fs == nil {
+		return
+	}
+	full := plot.NewFreqAxis(v.scale, v.fs.Rate, v.fs.FFT)
+	a, b, c := full.Pos(v.axis.Low), full.Pos(v.axis.High), full.Pos(f)
+	a, b = max(0, c-(c-a)*factor), min(1, c+(b-c)*factor)
+	if a <= 1e-9 && b >= 1-1e-9 {
+		v.SetFreqRange(0, 0)
+		return
+	}
+	v.SetFreqRange(full.Freq(a), full.Freq(b))
 }

@@ -125,6 +125,16 @@ func TestFileViewSelectionBox(t *testing.T) {
 	if ax := v.Axis(); ax.Low != 1000 || ax.High != 4000 {
 		t.Errorf("zoomed to the box: %g…%g Hz", ax.Low, ax.High)
 	}
+	// Shift+wheel: the span around 2 kHz halves in octaves, 2 kHz stays
+	v.ZoomFreq(0.5, 2000)
+	if ax := v.Axis(); math.Abs(math.Log2(ax.High/ax.Low)-1) > 1e-9 || math.Abs(math.Log2(2000/ax.Low)-0.5) > 1e-9 {
+		t.Errorf("zooming 1–4 kHz by half around 2 kHz: %g…%g Hz, want 1414…2828", ax.Low, ax.High)
+	}
+	v.ZoomFreq(1000, 2000)
+	if ax, full := v.Axis(), plot.NewFreqAxis(plot.Log, 48000, 1024); ax.Low != full.Low || ax.High != full.High {
+		t.Errorf("zooming out past the axis: %g…%g Hz", ax.Low, ax.High)
+	}
+	v.SetFreqRange(1000, 4000)
 	v.SetSelection(selection.Range{})
 	v.ZoomToSelection()
 	if ax, full := v.Axis(), plot.NewFreqAxis(plot.Log, 48000, 1024); ax.Low != full.Low || ax.High != full.High {
