@@ -165,7 +165,8 @@ func (v *FileView) clearGaps() {
 // laneNames label the lanes.
 var laneNames = [maxLanes]string{"ch 1", "ch 2", "ch 3", "ch 4", "ch 5", "ch 6", "ch 7", "ch 8"}
 
-// drawLaneNames names each lane at its top left.
+// drawLaneNames names each lane at its top right (the cursor's readout
+// takes the top left).
 func (v *FileView) drawLaneNames() {
 	if v.LanesShown() == 0 {
 		return
@@ -173,7 +174,7 @@ func (v *FileView) drawLaneNames() {
 	p := &v.p
 	pal := paletteFor(v.dark)
 	for i, r := range v.laneRects() {
-		p.text(laneNames[i], r.Min.X+p.px(4), r.Min.Y+p.px(2), 0, 0, pal.cursor)
+		p.text(laneNames[i], r.Max.X-p.px(4), r.Min.Y+p.px(2), 1, 0, pal.cursor)
 	}
 }
 
