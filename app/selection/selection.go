@@ -9,6 +9,8 @@ package selection
 
 import (
 	"context"
+	"errors"
+	"io"
 	"fmt"
 	"math"
 	"os"
@@ -71,43 +73,51 @@ type Result struct {
 }
 
 // Cut writes frames t0…t1 of in to out as float32 WAV and returns how
-// many frames it wrote.
+// many frames it wrote. It decodes in up to t1 and keeps one block.
 func Cut(in, out string, t0, t1 float64) (int, error) {
-	chans, f, _, err := audio.ReadChannels(in, nil)
+	d, err := audio.Open(in)
 	if err != nil {
 		return 0, fmt.Errorf("selection: %w", err)
 	}
-	n := 0
-	if len(chans) > 0 {
-		n = len(chans[0])
-	}
-	a := min(n, max(0, int(math.Round(t0*float64(f.SampleRate)))))
-	b := min(n, max(a, int(math.Round(t1*float64(f.SampleRate)))))
-	if b == a {
-		return 0, fmt.Errorf("selection: %g…%g s holds no sample of %s", t0, t1, filepath.Base(in))
-	}
+	defer d.Close()
+	f := d.Format()
+	a := max(0, int(math.Round(t0*float64(f.SampleRate))))
+	b := max(a, int(math.Round(t1*float64(f.SampleRate))))
 	o, err := encode.Create(out)
 	if err != nil {
 		return 0, fmt.Errorf("selection: %w", err)
 	}
 	defer o.Discard()
-	w, err := encode.NewWAVWriter(o, f.SampleRate, len(chans), 32, true)
+	w, err := encode.NewWAVWriter(o, f.SampleRate, f.Channels, 32, true)
 	if err != nil {
 		return 0, fmt.Errorf("selection: %w", err)
 	}
-	x := make([]float32, (b-a)*len(chans))
-	for c, s := range chans {
-		for i, v := range s[a:b] {
-			x[i*len(chans)+c] = v
+	buf := make([]float32, 8192*f.Channels)
+	pos, wrote := 0, 0 // frames decoded, written
+	for pos < b {
+		n, err := d.Read(buf)
+		lo, hi := max(pos, a), min(pos+n, b)
+		if hi > lo {
+			if werr := w.Write(buf[(lo-pos)*f.Channels : (hi-pos)*f.Channels]); werr != nil {
+				return 0, fmt.Errorf("selection: %w", werr)
+			}
+			wrote += hi - lo
+		}
+		pos += n
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("selection: %w", err)
 		}
 	}
-	if err := w.Write(x); err != nil {
-		return 0, fmt.Errorf("selection: %w", err)
+	if wrote == 0 {
+		return 0, fmt.Errorf("selection: %g…%g s holds no sample of %s", t0, t1, filepath.Base(in))
 	}
 	if err := w.Finish(); err != nil {
 		return 0, fmt.Errorf("selection: %w", err)
 	}
-	return b - a, o.Commit()
+	return wrote, o.Commit()
 }
 
 // Analyze measures the selection r of in on engines: it cuts it into a
