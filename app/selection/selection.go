@@ -10,8 +10,8 @@ package selection
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
