@@ -40,6 +40,7 @@ type Player struct {
 	loop0     int // the loop's first frame
 	loop1     int // the loop's end (exclusive)
 	playing   bool
+	opening   bool // Play is opening the device
 	stop      chan struct{}
 	done      chan struct{}
 	status    string
@@ -171,11 +172,12 @@ func (p *Player) Seek(t float64) {
 
 // Play opens the output and starts playing from the position (from the
 // start at the end; from the loop's start outside the loop). It
-// returns the reason when the device does not open.
+// returns the reason when the device does not open. It blocks while the
+// device opens; Position and Playing answer meanwhile.
 func (p *Player) Play() error {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.playing {
+	if p.playing || p.opening {
+		p.mu.Unlock()
 		return nil
 	}
 	if p.next >= p.frames {
@@ -184,18 +186,21 @@ func (p *Player) Play() error {
 	if p.loopOn && (p.next < p.loop0 || p.next >= p.loop1) {
 		p.next = p.loop0
 	}
+	p.opening = true
+	p.mu.Unlock()
 	out, err := audio.OpenPlayback(audio.PlaybackConfig{Device: p.cfg.Device, Rate: p.rate, Channels: p.ch})
+	var f *blockFilter
+	if err == nil && p.taps != nil {
+		if f, err = p.newFilter(p.cfg.Engines); err != nil {
+			out.Close()
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.opening = false
 	if err != nil {
 		p.status = "playback: " + err.Error()
 		return fmt.Errorf("playback: %w", err)
-	}
-	var f *blockFilter
-	if p.taps != nil {
-		if f, err = p.newFilter(p.cfg.Engines); err != nil {
-			out.Close()
-			p.status = "playback: " + err.Error()
-			return fmt.Errorf("playback: %w", err)
-		}
 	}
 	p.status, p.outName, p.underflow = "", out.Name(), 0
 	p.playing = true
@@ -209,11 +214,12 @@ func (p *Player) Play() error {
 // keeps the position at the sample heard last.
 func (p *Player) Pause() {
 	p.mu.Lock()
-	if !p.playing {
+	if !p.playing || p.stop == nil {
 		p.mu.Unlock()
 		return
 	}
 	stop, done := p.stop, p.done
+	p.stop = nil // a second Pause meanwhile finds nothing to stop
 	p.mu.Unlock()
 	close(stop)
 	<-done

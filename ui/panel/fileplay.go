@@ -85,6 +85,8 @@ type FilePlay struct {
 	selCancel context.CancelFunc
 	selGen    int
 
+	ops chan func() // the player's operations, run in order on a goroutine of their own
+
 	playBtn, loopBtn, lanesBtn, storeBtn, exportBtn *widget.Button
 	pos, readout                                    *widget.Label
 	shownPos                                        float64
@@ -176,6 +178,20 @@ func (p *FilePlay) showPosition(t float64, playing bool) {
 	}
 }
 
+// act runs op on the player's goroutine, after those before it: opening
+// the device, seeking and looping block (the device opens again).
+func (p *FilePlay) act(op func()) {
+	if p.ops == nil {
+		p.ops = make(chan func(), 64)
+		go func(ops chan func()) {
+			for op := range ops {
+				op()
+			}
+		}(p.ops)
+	}
+	p.ops <- op
+}
+
 // fileChanged drops the player, the selection and the lanes of the file
 // before; the same file analysed again (other frames) keeps them, its
 // lanes analysed again with the new frames.
@@ -187,8 +203,8 @@ func (p *FilePlay) fileChanged(f *analysis.FileSpectrogram) {
 		}
 		return
 	}
-	if p.player != nil {
-		p.player.Close()
+	if pl := p.player; pl != nil {
+		p.act(func() { pl.Close() })
 		p.player = nil
 	}
 	p.file, p.startAt, p.res = f, 0, nil
@@ -208,8 +224,8 @@ func (p *FilePlay) TogglePlay() {
 	if p.file == nil || p.opening || p.eng == nil {
 		return
 	}
-	if p.player != nil && p.player.Playing() {
-		p.player.Pause()
+	if pl := p.player; pl != nil && pl.Playing() {
+		p.act(pl.Pause)
 		return
 	}
 	band := *p.band
@@ -218,9 +234,9 @@ func (p *FilePlay) TogglePlay() {
 		return
 	}
 	// (re)open: the first play, or the band changed
-	if p.player != nil {
-		p.startAt = p.player.Position()
-		p.player.Close()
+	if pl := p.player; pl != nil {
+		p.startAt = pl.Position()
+		p.act(func() { pl.Close() })
 		p.player = nil
 	}
 	p.opening = true
@@ -238,7 +254,8 @@ func (p *FilePlay) TogglePlay() {
 				return
 			}
 			p.player, p.pband = pl, band
-			pl.Seek(p.startAt)
+			at := p.startAt
+			p.act(func() { pl.Seek(at) })
 			p.start()
 		})
 	}()
@@ -246,9 +263,20 @@ func (p *FilePlay) TogglePlay() {
 
 // start plays from the position (looping the selection when on).
 func (p *FilePlay) start() {
-	p.player.SetLoop(p.loop && p.sel.T1 > p.sel.T0, p.sel.T0, p.sel.T1)
-	if err := p.player.Play(); err != nil {
-		p.host.Notices().Error(err)
+	pl, sel, loop := p.player, p.sel, p.loop
+	p.act(func() {
+		pl.SetLoop(loop && sel.T1 > sel.T0, sel.T0, sel.T1)
+		if err := pl.Play(); err != nil {
+			p.do(func() { p.host.Notices().Error(err) })
+		}
+	})
+}
+
+// setLoop hands the player the loop: the selection while L is on.
+func (p *FilePlay) setLoop() {
+	if pl := p.player; pl != nil {
+		on, sel := p.loop && p.sel.T1 > p.sel.T0, p.sel
+		p.act(func() { pl.SetLoop(on, sel.T0, sel.T1) })
 	}
 }
 
@@ -257,8 +285,8 @@ func (p *FilePlay) Seek(t float64) {
 	if p.file == nil {
 		return
 	}
-	if p.player != nil {
-		p.player.Seek(t)
+	if pl := p.player; pl != nil {
+		p.act(func() { pl.Seek(t) })
 	} else {
 		p.startAt = t
 	}
@@ -271,9 +299,7 @@ func (p *FilePlay) ToggleLoop() {
 	if p.loop && p.sel.T1 <= p.sel.T0 {
 		p.host.Notices().Info("Select a passage first (drag on the time axis): L loops it.")
 	}
-	if p.player != nil {
-		p.player.SetLoop(p.loop && p.sel.T1 > p.sel.T0, p.sel.T0, p.sel.T1)
-	}
+	p.setLoop()
 	if p.loopBtn != nil {
 		p.loopBtn.Importance = widget.MediumImportance
 		if p.loop {
@@ -350,9 +376,7 @@ func (p *FilePlay) ClearSelection() {
 	}
 	p.sel, p.res = selection.Range{}, nil
 	p.fview.SetSelection(p.sel)
-	if p.player != nil {
-		p.player.SetLoop(false, 0, 0)
-	}
+	p.setLoop()
 	if p.storeBtn != nil {
 		p.storeBtn.Disable()
 		p.exportBtn.Disable()
@@ -367,9 +391,7 @@ func (p *FilePlay) Select(r selection.Range) {
 	}
 	p.sel, p.res = r, nil
 	p.fview.SetSelection(r)
-	if p.player != nil {
-		p.player.SetLoop(p.loop, r.T0, r.T1)
-	}
+	p.setLoop()
 	if p.selCancel != nil {
 		p.selCancel()
 	}

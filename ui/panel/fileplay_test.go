@@ -124,6 +124,7 @@ func TestFilePlay(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Seek(1.75)
+	wait("the seek", func() bool { return p.player.Position() == 1.75 })
 	p.Pull()
 	if got, on := fview.Playhead(); !on || got != p.player.Position() || math.Abs(got-1.75) > 1.0/48000 {
 		t.Errorf("playhead %g (shown %v), the player's position %g, want 1.75", got, on, p.player.Position())
