@@ -27,6 +27,7 @@ func (p *Playback) Name() string          { return "" }
 func (p *Playback) SampleRate() int       { return 0 }
 func (p *Playback) Channels() int         { return 0 }
 func (p *Playback) Underflows() uint64    { return 0 }
+func (p *Playback) Queued() int           { return 0 }
 func (p *Playback) Write([]float32) error { return ErrNoOutputDevice }
 func (p *Playback) Close() error          { return nil }
 

@@ -19,6 +19,7 @@ type Playback struct {
 	stream     *portaudio.Stream
 	buf        []float32 // one PortAudio buffer, interleaved
 	fill       int       // samples of buf filled
+	capacity   int       // frames PortAudio's buffer holds (free when the stream starts)
 	underflows atomic.Uint64
 	closeOnce  sync.Once
 }
@@ -72,6 +73,7 @@ func openPlaybackLocked(cfg PlaybackConfig) (*Playback, error) {
 		p.stream.Close()
 		return nil, fmt.Errorf("audio: start %s: %w", dev.Name, err)
 	}
+	p.capacity, _ = p.stream.AvailableToWrite()
 	return p, nil
 }
 
@@ -100,6 +102,17 @@ func (p *Playback) Write(x []float32) error {
 		}
 	}
 	return nil
+}
+
+// Queued is how many frames written are not yet heard: those in this
+// Playback's own buffer and those PortAudio's buffer still holds. Only
+// the goroutine that writes may call it.
+func (p *Playback) Queued() int {
+	avail, err := p.stream.AvailableToWrite()
+	if err != nil {
+		avail = p.capacity
+	}
+	return p.fill/p.ch + max(0, p.capacity-avail)
 }
 
 // Close aborts and closes the stream and terminates this user of

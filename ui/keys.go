@@ -66,6 +66,12 @@ var keyRows = []keyRow{
 	{"0", "whole file", keysFile},
 }
 
+func init() { // the File tab's playback and selection keys
+	for _, k := range panel.FilePlayKeys {
+		keyRows = append(keyRows, keyRow{k.Key, k.Help, keysFile})
+	}
+}
+
 // keyHelp is the keys table as text (panel.KeyHelp).
 func keyHelp() string { return panel.KeyHelp(keyTable()) }
 
@@ -149,6 +155,9 @@ func (w *Window) releaseSelectFocus() {
 // typed rune ' ', and TypedRune ignores the rune, so one press toggles
 // the pause once.
 func (w *Window) typedKey(k fyne.KeyName) {
+	if w.tabs.Selected() == w.fileTab && w.play.Key(k, 0) {
+		return // the File tab's playback keys (panel.FilePlayKeys)
+	}
 	switch k {
 	case fyne.KeySpace:
 		w.togglePause()
@@ -165,6 +174,9 @@ func (w *Window) typedKey(k fyne.KeyName) {
 
 // typedRune handles the letter shortcuts.
 func (w *Window) typedRune(r rune) {
+	if w.tabs.Selected() == w.fileTab && w.play.Key("", r) {
+		return
+	}
 	switch r {
 	case 'g', 'G':
 		w.toggleEngine()

@@ -60,7 +60,8 @@ type Window struct {
 	liveTab *container.TabItem
 	fileTab *container.TabItem
 	c       *controls
-	fp      *panel.Files // the File tab
+	fp      *panel.Files    // the File tab
+	play    *panel.FilePlay // the File tab's playback and selection
 	// its views (the panel's, handed over when it is made)
 	fview     *view.FileView
 	fspec     *view.SpectrumView
@@ -201,7 +202,9 @@ func (w *Window) build() {
 	lower := container.NewStack(w.wf, w.rta)
 	w.lvl = view.NewMetersView()
 	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
-	file := w.fp.Build(w.openDialog)
+	pe, _ := w.eng.(panel.PlayEngine) // nil: the engine plays no files
+	w.play = panel.NewFilePlay((*host)(w), pe, w.fview, w.do, &w.set.Band, w.rp.StoreTrace)
+	file := container.NewBorder(w.play.Build(), nil, nil, nil, w.fp.Build(w.openDialog))
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.buildTransfer()
@@ -242,6 +245,7 @@ func (w *Window) Pull() {
 	w.releaseSelectFocus()
 	w.countFrame(now)
 	w.measureFileDue(w.now())
+	w.play.Pull()
 	if now.After(w.statusDue) {
 		w.statusDue = now.Add(250 * time.Millisecond)
 		w.eng.ReadStats(&w.stats)

@@ -37,6 +37,10 @@ type FileView struct {
 	cur     live.Spectrum
 	handed  bool // OnCursor has been handed a spectrum
 
+	// the playhead, the selection, the lanes, the frequency zoom and
+	// the colour scale (fileview_play.go, fileview_lanes.go)
+	play fileOverlay
+
 	// OnCursor receives the spectrum of the column under the cursor and
 	// its time (ok false: the cursor left).
 	OnCursor func(sp *live.Spectrum, t float64, ok bool)
@@ -51,6 +55,7 @@ type fileKey struct {
 	axis         plot.FreqAxis
 	lut          *[256][3]uint8
 	dbMin, dbMax float64
+	lanes        int // the lanes drawn (0: one plot)
 }
 
 // NewFileView makes an empty file view.
@@ -115,7 +120,7 @@ func (v *FileView) SetScale(scale plot.Scale) {
 	if v.fs == nil {
 		return
 	}
-	v.axis = plot.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT)
+	v.axis = plot.NewFreqAxis(scale, v.fs.Rate, v.fs.FFT).Range(v.play.fLo, v.play.fHi)
 }
 
 // Axis is the frequency axis shown.
@@ -176,8 +181,12 @@ func (v *FileView) Pan(fraction float64) {
 	v.SetView(v.t0+d, v.t1+d)
 }
 
-// Scrolled implements fyne.Scrollable: the wheel zooms around the cursor.
+// Scrolled implements fyne.Scrollable: the wheel zooms around the cursor,
+// in time, or with Shift in frequency (fileview_lanes.go).
 func (v *FileView) Scrolled(e *fyne.ScrollEvent) {
+	if v.scrollFreq(e) {
+		return
+	}
 	t, _ := v.timeAt(e.Position.X)
 	if e.Scrolled.DY > 0 {
 		v.Zoom(0.8, t)
@@ -186,15 +195,20 @@ func (v *FileView) Scrolled(e *fyne.ScrollEvent) {
 	}
 }
 
-// Dragged implements fyne.Draggable: dragging pans.
+// Dragged implements fyne.Draggable: dragging pans; dragging on the
+// time axis selects a time range, with Shift on the plot a
+// time×frequency box (fileview_play.go).
 func (v *FileView) Dragged(e *fyne.DragEvent) {
+	if v.dragSelect(e) {
+		return
+	}
 	if w := float64(v.area.Dx()) / float64(max(v.p.scale, 1e-6)); w > 0 {
 		v.Pan(-float64(e.Dragged.DX) / w)
 	}
 }
 
 // DragEnd implements fyne.Draggable.
-func (v *FileView) DragEnd() {}
+func (v *FileView) DragEnd() { v.endDrag() }
 
 // MouseIn implements desktop.Hoverable.
 func (v *FileView) MouseIn(e *desktop.MouseEvent) { v.MouseMoved(e) }
@@ -248,15 +262,15 @@ func (v *FileView) updateCursor() bool {
 		return false
 	}
 	t, okX := v.timeAt(v.cursor.X)
-	py := v.p.px(v.cursor.Y) - v.area.Min.Y
-	if !okX || py < 0 || py >= v.area.Dy() {
+	src, lane, ok := v.laneAt(v.p.px(v.cursor.Y))
+	if !okX || !ok {
 		if v.OnCursor != nil {
 			v.OnCursor(nil, 0, false)
 		}
 		return false
 	}
-	f := v.axis.Freq(1 - (float64(py)+0.5)/float64(v.area.Dy()))
-	src := v.source()
+	py := v.p.px(v.cursor.Y) - lane.Min.Y
+	f := v.axis.Freq(1 - (float64(py)+0.5)/float64(lane.Dy()))
 	col := v.column(src, t)
 	b := append(v.readout, FormatTime(t, 0.001, v.fs.Duration)...)
 	b = append(b, "   "...)
@@ -304,11 +318,15 @@ func (v *FileView) emitColumn(src *analysis.FileSpectrogram, t float64) {
 func (v *FileView) Image() *image.RGBA { return v.img }
 
 func (v *FileView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, extra: v.t0, dbMax: v.t1}
+	key := bgKey{axis: v.axis, extra: v.t0, dbMax: v.t1, dbMin: v.dbMin, extraS: v.play.tag}
 	if v.fs != nil {
 		key.extraI = v.source().Hop
 	}
-	if v.begin(w, h, key) {
+	fresh := v.begin(w, h, key)
+	if v.fs != nil && v.area.Dx() > v.p.px(2*colourScaleWidth) {
+		v.area.Max.X -= v.p.px(colourScaleWidth) // the colour scale's room
+	}
+	if fresh {
 		v.drawBackground()
 	}
 	v.fromBackground()
@@ -318,7 +336,7 @@ func (v *FileView) draw(w, h int) image.Image {
 		v.p.text("Open a WAV, FLAC or MP3 file (Ctrl+O, or drop it on the window)", a.Min.X+a.Dx()/2, a.Min.Y+a.Dy()/2, 0.5, 0.5, pal.text)
 		return v.img
 	}
-	k := fileKey{v.fs, v.detail, a.Dx(), a.Dy(), v.t0, v.t1, v.axis, v.lut, v.dbMin, v.dbMax}
+	k := fileKey{v.fs, v.detail, a.Dx(), a.Dy(), v.t0, v.t1, v.axis, v.lut, v.dbMin, v.dbMax, v.play.laneGen}
 	if k != v.plotKey || v.plot == nil {
 		v.renderPlot()
 		v.plotKey = k
@@ -328,6 +346,7 @@ func (v *FileView) draw(w, h int) image.Image {
 		o := v.img.PixOffset(a.Min.X, a.Min.Y+y)
 		copy(v.img.Pix[o:o+stride], v.plot.Pix[y*v.plot.Stride:y*v.plot.Stride+stride])
 	}
+	v.drawOverlay()
 	if v.hover {
 		pal := paletteFor(v.dark)
 		if px := v.p.px(v.cursor.X); px >= a.Min.X && px < a.Max.X {
@@ -342,12 +361,19 @@ func (v *FileView) draw(w, h int) image.Image {
 }
 
 // renderPlot draws the visible region into v.plot: per pixel the maximum
-// of the columns and bins it covers.
+// of the columns and bins it covers, each lane in its own rows.
 func (v *FileView) renderPlot() {
 	a := v.area
-	W, H := a.Dx(), a.Dy()
-	v.plot = ensureImage(v.plot, W, H)
-	src := v.source()
+	v.plot = ensureImage(v.plot, a.Dx(), a.Dy())
+	v.clearGaps()
+	for i, r := range v.laneRects() {
+		v.renderRows(v.laneSource(i), r.Min.Y-a.Min.Y, r.Dy())
+	}
+}
+
+// renderRows draws src's visible region into H rows of v.plot from y0.
+func (v *FileView) renderRows(src *analysis.FileSpectrogram, y0, H int) {
+	W := v.area.Dx()
 	lo, hi := v.axis.RowBins(H, src.FFT, src.Rate)
 	sh := plot.NewShaderLUT(v.lut, v.dbMin, v.dbMax)
 	n := len(src.Columns)
@@ -368,7 +394,7 @@ func (v *FileView) renderPlot() {
 					m = max(m, d)
 				}
 			}
-			sh.Put(v.plot.Pix[v.plot.PixOffset(x, y):], m)
+			sh.Put(v.plot.Pix[v.plot.PixOffset(x, y0+y):], m)
 		}
 	}
 }
@@ -381,10 +407,12 @@ func (v *FileView) drawBackground() {
 	if v.fs == nil {
 		return
 	}
-	for _, f := range plot.FreqTicks(v.axis, a.Dy()) {
-		y := a.Max.Y - 1 - int(v.axis.Pos(f)*float64(a.Dy()-1)+0.5)
-		p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
-		p.text(plot.FormatHz(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
+	for _, r := range v.laneRects() {
+		for _, f := range plot.FreqTicks(v.axis, r.Dy()) {
+			y := r.Max.Y - 1 - int(v.axis.Pos(f)*float64(r.Dy()-1)+0.5)
+			p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
+			p.text(plot.FormatHz(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
+		}
 	}
 	step := v.TimeStep()
 	for _, t := range ticksEvery(v.t0, v.t1, step) {
