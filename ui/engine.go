@@ -27,6 +27,7 @@ type Engine interface {
 	// the Measure tab's sweep measurement (session.Session's Measure),
 	// called from a goroutine of the panel's
 	panel.MeasureEngine
+	panel.LevelEngine // the level-history strip's history
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()
