@@ -37,6 +37,7 @@ func TestLevelHistoryStrip(t *testing.T) {
 	if len(rows) != 3 || math.Abs(rows[2].LAeq+20) > 0.02 {
 		t.Fatalf("rows %+v, want 3 with LAeq −20", rows)
 	}
+	w.win.Canvas().Capture() // draws the strip
 	if txt := w.lh.View().Text(); !strings.HasPrefix(txt, "LAeq −20.0") {
 		t.Errorf("readout %q", txt)
 	}
