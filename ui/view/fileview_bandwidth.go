@@ -133,11 +133,15 @@ func (b *BandwidthLine) draw(w, h int) image.Image {
 			label += " (" + h + ")"
 		}
 	}
-	wid := p.textWidth(label)
-	r := image.Rect(a.Max.X-wid-p.px(8), y-p.textHeight()-p.px(3), a.Max.X, y-p.px(1))
+	wid, th := p.textWidth(label), p.textHeight()
+	top := y - th - p.px(3) // above the line, or below it near the plot's top
+	if top < a.Min.Y {
+		top = y + p.px(2)
+	}
+	r := image.Rect(a.Max.X-wid-p.px(8), top, a.Max.X, top+th+p.px(2))
 	const alpha = 200 // the label's backing: the spectrogram shows through a little
 	bg := pal.bg
 	p.fill(r, color.RGBA{uint8(uint32(bg.R) * alpha / 255), uint8(uint32(bg.G) * alpha / 255), uint8(uint32(bg.B) * alpha / 255), alpha})
-	p.text(label, a.Max.X-p.px(4), y-p.px(2), 1, 1, pal.marker)
+	p.text(label, a.Max.X-p.px(4), top+p.px(1), 1, 0, pal.marker)
 	return b.img
 }

@@ -73,9 +73,9 @@ type LevelHistoryView struct {
 	line  []byte
 }
 
-// NewLevelHistoryView makes an empty strip spanning LevelSpans[1].
+// NewLevelHistoryView makes an empty strip spanning LevelSpans[0] (a minute).
 func NewLevelHistoryView() *LevelHistoryView {
-	v := &LevelHistoryView{span: LevelSpans[1], chunk: make([]soundlevel.Row, 512), line: make([]byte, 0, 128)}
+	v := &LevelHistoryView{span: LevelSpans[0], chunk: make([]soundlevel.Row, 512), line: make([]byte, 0, 128)}
 	v.dark = true
 	v.raster = canvas.NewRaster(v.draw)
 	v.ExtendBaseWidget(v)

@@ -43,6 +43,7 @@ func TestLevelHistoryGolden(t *testing.T) {
 	win := test.NewTempWindow(t, v)
 	win.SetPadded(false)
 	win.Resize(fyne.NewSize(800, 180))
+	v.SetSpan(10 * time.Minute)
 	v.Pull(&rowSource{levelRows(600)})
 	test.AssertImageMatches(t, "levelhist.png", capture(win))
 }
