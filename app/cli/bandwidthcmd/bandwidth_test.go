@@ -143,6 +143,18 @@ func TestErrors(t *testing.T) {
 	if code != kit.ExitUsage || strings.Count(msg, "prism: ") != 2 || !strings.Contains(out, good+": full band") {
 		t.Errorf("exit %d\nstdout %q\nstderr %q", code, out, msg)
 	}
+	code, out, _ = run("--json", good, good)
+	var shape map[string][]map[string]any
+	if err := json.Unmarshal([]byte(out), &shape); err != nil || code != kit.ExitOK || len(shape) != 1 || len(shape["files"]) != 2 {
+		t.Fatalf("JSON of two files: exit %d, %v\n%s", code, err, out)
+	}
+	for _, f := range shape["files"] {
+		_, isNum := f["bandwidth_hz"].(float64)
+		_, isBool := f["lossy_lowpass"].(bool)
+		if len(f) != 3 || f["path"] != good || !isNum || !isBool {
+			t.Errorf("JSON entry %v, want {path, bandwidth_hz, lossy_lowpass}", f)
+		}
+	}
 	code, out, _ = run("--json", bad)
 	if code != kit.ExitUsage || strings.TrimSpace(out) != "{\n  \"files\": []\n}" {
 		t.Errorf("JSON with no file judged: exit %d, %q", code, out)
