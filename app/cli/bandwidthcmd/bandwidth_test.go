@@ -19,10 +19,10 @@ import (
 
 const rate = 44100
 
-// noise is 3 s of seeded white noise at −10 dBFS RMS.
-func noise() []float32 {
+// noise is seconds of seeded white noise at −10 dBFS RMS.
+func noise(seconds float64) []float32 {
 	r := rand.New(rand.NewPCG(5, 6))
-	x := make([]float32, 3*rate)
+	x := make([]float32, int(seconds*rate))
 	for i := range x {
 		x[i] = float32(0.316 * r.NormFloat64())
 	}
@@ -63,7 +63,7 @@ func TestLAME(t *testing.T) {
 	}
 	dir := t.TempDir()
 	wav := filepath.Join(dir, "noise.wav")
-	apptest.WriteWAV(t, wav, rate, [][]float32{noise()})
+	apptest.WriteWAV(t, wav, rate, [][]float32{noise(3)})
 	if j := bandwidthOf(t, wav); j.BandwidthHz != rate/2 || j.LossyLowpass || j.Path != wav {
 		t.Errorf("white noise: %+v, want full band (%d Hz), not lossy", j, rate/2)
 	}
@@ -87,7 +87,7 @@ func TestLAME(t *testing.T) {
 // fc at −6 dB, Kaiser β 10, 1023 taps: a transition of some 160 Hz, a
 // stop band 100 dB down) reads fc within 250 Hz, a lossy-looking cliff.
 func TestFIR(t *testing.T) {
-	x := noise()
+	x := noise(1)
 	const taps, beta = 1023, 10
 	i0 := func(v float64) float64 { // the Kaiser window's Bessel function, by its series
 		s, term := 1.0, 1.0
@@ -134,7 +134,7 @@ func TestErrors(t *testing.T) {
 	}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.wav")
-	apptest.WriteWAV(t, good, rate, [][]float32{noise()})
+	apptest.WriteWAV(t, good, rate, [][]float32{noise(1)})
 	bad := filepath.Join(dir, "bad.wav")
 	if err := os.WriteFile(bad, []byte("RIFF nonsense"), 0o644); err != nil {
 		t.Fatal(err)
