@@ -33,15 +33,16 @@ type History struct {
 	ch, rate int               // of the stream the meter was made for
 	channel  int
 	every    time.Duration
-	rows     []soundlevel.Row // ring of Capacity
+	rows     []soundlevel.Row // ring of Capacity, made with the first row
 	first    int              // index in rows of the oldest kept row
 	n        int              // rows kept
 	next     int64            // sequence number of the next row (0 after Reset)
 }
 
-// New makes a history of channel 0 in DefaultInterval rows.
+// New makes a history of channel 0 in DefaultInterval rows. Its rows'
+// memory (Capacity rows, 3 MB) is taken with the first row.
 func New() *History {
-	return &History{every: DefaultInterval, rows: make([]soundlevel.Row, Capacity)}
+	return &History{every: DefaultInterval}
 }
 
 // Write measures an interleaved block of ch channels at rate Hz. A new
@@ -89,6 +90,9 @@ func (h *History) take() {
 	r, ok := h.m.Take()
 	if !ok {
 		return
+	}
+	if h.rows == nil {
+		h.rows = make([]soundlevel.Row, Capacity)
 	}
 	i := (h.first + h.n) % len(h.rows)
 	h.rows[i] = r

@@ -47,8 +47,9 @@ func (r Row) Calibrated(offsetDB float64) Row {
 	return r
 }
 
-// chunk is the frames of the measured channel copied out at a time for
-// the true-peak meter.
+// chunk is the frames of the measured channel copied out at a time (for
+// the weighting filters, run section by section over it, and the
+// true-peak meter).
 const chunk = 1024
 
 // Meter measures one channel of an interleaved stream in intervals.
@@ -64,6 +65,7 @@ type Meter struct {
 	peaks            *meter.PeakMeter
 	pk               [1]meter.PeakInterval
 	scratch          [chunk]float32
+	wa, wc           [chunk]float64 // the chunk A- and C-weighted
 }
 
 // NewMeter makes a meter; it returns an error for a bad Config.
@@ -127,13 +129,18 @@ func (m *Meter) Write(x []float32) (consumed int, complete bool) {
 // measure runs k frames of the measured channel (x[0], x[ch], …).
 func (m *Meter) measure(x []float32, k int) {
 	ch := m.cfg.Channels
-	a, c := &m.a, &m.c
-	fast, slow, fk, sk := m.fast, m.slow, m.fastK, m.slowK
-	sumA, sumC, maxF, maxS, maxC := m.sumA, m.sumC, m.maxF, m.maxS, m.maxC
+	xa, xc := m.wa[:k], m.wc[:k]
 	for i := range k {
 		v := x[i*ch]
 		m.scratch[i] = v
-		ya, yc := a.step(float64(v)), c.step(float64(v))
+		xa[i], xc[i] = float64(v), float64(v)
+	}
+	m.a.run(xa)
+	m.c.run(xc)
+	fast, slow, fk, sk := m.fast, m.slow, m.fastK, m.slowK
+	sumA, sumC, maxF, maxS, maxC := m.sumA, m.sumC, m.maxF, m.maxS, m.maxC
+	for i, ya := range xa {
+		yc := xc[i]
 		ya *= ya
 		sumA += ya
 		sumC += yc * yc

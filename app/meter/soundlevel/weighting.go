@@ -100,15 +100,23 @@ func GainDB(w dsp.Weighting, hz, sampleRate float64) float64 {
 	return 20 * math.Log10(f.gain*f.response(hz, sampleRate))
 }
 
-// step filters one sample.
-func (f *filter) step(x float64) float64 {
+// run filters x in place, section after section over the whole block
+// (each section's state stays in registers through its loop), then
+// scales it.
+func (f *filter) run(x []float64) {
 	for i := range f.n {
-		s, st := &f.sec[i], &f.state[i]
-		y := s.b0*x + s.b1*st[0] - s.a1*st[1]
-		st[0], st[1] = x, y
-		x = y
+		s, st := f.sec[i], &f.state[i]
+		x1, y1 := st[0], st[1]
+		for k, v := range x {
+			y := s.b0*v + s.b1*x1 - s.a1*y1
+			x1, y1 = v, y
+			x[k] = y
+		}
+		st[0], st[1] = x1, y1
 	}
-	return x * f.gain
+	for k := range x {
+		x[k] *= f.gain
+	}
 }
 
 func (f *filter) reset() { f.state = [maxSections][2]float64{} }
