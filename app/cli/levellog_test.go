@@ -13,7 +13,7 @@ import (
 // 1-kHz sine at −20 dBFS with --cal-dbspl 100 is the fixed header and
 // rows at 0, 1 and 2 s, LAeq 80.00 dB SPL after the first (a full-scale
 // sine reads 100, A weighting is 0 dB at 1 kHz); its flags' misuse is
-// a usage error.
+// a usage error, as is capture's --levels-every below 0.
 func TestLevelsEveryCLI(t *testing.T) {
 	const fs = 48000
 	in := filepath.Join(t.TempDir(), "tone.wav")
@@ -36,6 +36,7 @@ func TestLevelsEveryCLI(t *testing.T) {
 		{"levels", in, "--csv"},
 		{"levels", in, "--every", "1s", "--csv", "--json"},
 		{"levels", in, "--every", "1s", "--csv", "--channel", "1"},
+		{"capture", "--generator", "sine:1000:-20", "-o", filepath.Join(t.TempDir(), "c.png"), "--levels-every", "-1s"},
 	} {
 		if code, msg := runCLI(args...); code != ExitUsage || !strings.HasPrefix(msg, "prism: ") {
 			t.Errorf("%v: exit %d, %q", args, code, msg)
