@@ -160,3 +160,27 @@ func TestErrors(t *testing.T) {
 		t.Errorf("JSON with no file judged: exit %d, %q", code, out)
 	}
 }
+
+// TestUpsampled: white noise at 44.1 kHz resampled to 96 kHz by sox ends
+// just below 22.05 kHz (sox's pass band: 94 … 101 % of it) and is no
+// lossy low-pass: the text says it was likely upsampled.
+func TestUpsampled(t *testing.T) {
+	if _, err := exec.LookPath("sox"); err != nil {
+		if os.Getenv("PRISM_REQUIRE_TOOLS") == "1" {
+			t.Fatal("sox not found (PRISM_REQUIRE_TOOLS=1; scripts/setup.sh installs it)")
+		}
+		t.Skip("sox not found")
+	}
+	dir := t.TempDir()
+	wav, up := filepath.Join(dir, "noise.wav"), filepath.Join(dir, "up.wav")
+	apptest.WriteWAV(t, wav, rate, [][]float32{noise(1)})
+	if out, err := exec.Command("sox", wav, "-r", "96000", up).CombinedOutput(); err != nil {
+		t.Fatalf("sox: %v\n%s", err, out)
+	}
+	if j := bandwidthOf(t, up); j.LossyLowpass || j.BandwidthHz < 0.94*22050 || j.BandwidthHz > 1.01*22050 {
+		t.Errorf("upsampled: %+v", j)
+	}
+	if _, out, _ := run(up); !strings.Contains(out, "likely upsampled from that rate") {
+		t.Errorf("text %q", out)
+	}
+}

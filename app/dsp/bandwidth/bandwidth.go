@@ -14,7 +14,10 @@
 // below that band), or Nyquist when content reaches the top. A lossy
 // low-pass is a cliff: at least CliffDB lost from 0.2–0.8 kHz below the
 // edge to 0.2–0.8 kHz above it, and nothing above the edge coming back
-// ContentDB over the floor.
+// ContentDB over the floor. A cliff from 6 % below to 1 % above the
+// Nyquist frequency of 44.1 or 48 kHz in a file at a higher rate is that
+// rate upsampled (a resampler's pass band ends a few per cent below it:
+// sox's at 96.5 %), not an encoder's low-pass (UpsampledFromHz).
 package bandwidth
 
 import (
@@ -47,8 +50,11 @@ type Verdict struct {
 	// shape of a lossy encoder's low-pass (or of a brick-wall filter:
 	// the shape cannot tell them apart).
 	LossyLowpass bool
-	DropDB       float64 // the level lost across the edge (0.2–0.8 kHz each side)
-	GapDB        float64 // the passband's level above the floor
+	// UpsampledFromHz is the lower standard rate whose Nyquist frequency
+	// the cliff sits at (0: none): the file was likely made at that rate.
+	UpsampledFromHz float64
+	DropDB          float64 // the level lost across the edge (0.2–0.8 kHz each side)
+	GapDB           float64 // the passband's level above the floor
 }
 
 // Detect judges a one-sided spectrum levelDB (bin k at k·binHz, dB of
@@ -95,6 +101,11 @@ func Detect(levelDB []float64, binHz float64) Verdict {
 	v.DropDB = below - above
 	back := slices.Max(bands[at(v.BandwidthHz+800):])
 	v.LossyLowpass = v.DropDB >= CliffDB && back <= floor+ContentDB
+	for _, r := range [...]float64{44100, 48000} {
+		if v.LossyLowpass && r/2 < 0.9*v.NyquistHz && v.BandwidthHz >= 0.94*r/2 && v.BandwidthHz <= 1.01*r/2 {
+			v.UpsampledFromHz, v.LossyLowpass = r, false
+		}
+	}
 	return v
 }
 

@@ -58,6 +58,21 @@ func TestDetectRollOff(t *testing.T) {
 	}
 }
 
+// TestDetectUpsampled: a 96-kHz file with a cliff at 22.05 or 24 kHz is
+// 44.1 or 48 kHz upsampled, not a lossy low-pass; the same cliff at
+// 20 kHz is one.
+func TestDetectUpsampled(t *testing.T) {
+	for _, c := range []struct{ edge, from float64 }{{22050, 44100}, {24000, 48000}, {20000, 0}} {
+		s, binHz := model(96000, 8192, func(f float64) float64 {
+			return -20 - 100*min(1, max(0, (f-c.edge+100)/200))
+		})
+		v := Detect(s, binHz)
+		if v.UpsampledFromHz != c.from || v.LossyLowpass != (c.from == 0) || math.Abs(v.BandwidthHz-c.edge) > 2*BandHz {
+			t.Errorf("cliff at %v Hz in 96 kHz: %+v (%q)", c.edge, v, v)
+		}
+	}
+}
+
 func TestDetectFullBandAndSilence(t *testing.T) {
 	s, binHz := model(48000, 4096, func(float64) float64 { return -30 })
 	if v := Detect(s, binHz); !v.FullBand || v.BandwidthHz != 24000 || v.LossyLowpass {

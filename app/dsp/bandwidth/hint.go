@@ -47,6 +47,9 @@ func (v Verdict) String() string {
 	}
 	s := fmt.Sprintf("content up to %.2f kHz of %.2f (%.0f dB above the floor, %.0f dB lost across the edge)",
 		v.BandwidthHz/1000, v.NyquistHz/1000, v.GapDB, v.DropDB)
+	if v.UpsampledFromHz > 0 {
+		return s + fmt.Sprintf(": a steep cut-off at the Nyquist frequency of %g kHz, likely upsampled from that rate", v.UpsampledFromHz/1000)
+	}
 	if !v.LossyLowpass {
 		return s + ": a gradual roll-off"
 	}
