@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -127,6 +128,9 @@ func (b *BandwidthLine) draw(w, h int) image.Image {
 		p.hline(x, min(x+p.px(5), a.Max.X), y, pal.marker)
 	}
 	label := "content ends at " + plot.FormatHz(b.verdict.BandwidthHz)
+	if u := b.verdict.UpsampledFromHz; u > 0 {
+		label += ": upsampled from " + strconv.FormatFloat(u/1000, 'f', -1, 64) + " kHz?"
+	}
 	if b.verdict.LossyLowpass {
 		label += ": a lossy encoder's low-pass?"
 		if h := b.verdict.Hint(); h != "" {
