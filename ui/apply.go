@@ -98,6 +98,7 @@ func (w *Window) applyDisplay() {
 	w.rta.SetBands(s.Fraction, s.Weighting)
 	w.rta.SetDark(dark)
 	w.lvl.SetDark(dark)
+	w.lh.SetDark(dark)
 	w.applyCal()
 	w.fview.SetRange(s.DBMin, s.DBMax)
 	w.fview.SetColormap(s.Colormap)

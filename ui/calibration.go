@@ -62,5 +62,6 @@ func (w *Window) applyCal() {
 	w.rta.SetRange(s.DBMin+shift, s.DBMax+shift)
 	w.rta.SetUnit(rtaUnit)
 	w.lvl.SetCalibration(s.Unit == dsp.DBSPL, s.CalOffset)
+	w.lh.SetCalibration(s.Unit == dsp.DBSPL, s.CalOffset)
 	w.tp.View().SetMic(w.cal.Mic()) // the transfer function without the microphone's response
 }

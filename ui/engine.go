@@ -28,6 +28,7 @@ type Engine interface {
 	// called from a goroutine of the panel's
 	panel.MeasureEngine
 	panel.ArchiveEngine // the Archive tab's catalogues and LTSAs (session.Session's)
+	panel.LevelEngine // the level-history strip's history
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

@@ -13,6 +13,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/live/levelhist"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
@@ -24,6 +25,7 @@ import (
 // 100 Hz, and Columns hands out the frames the test queues.
 type fakeEngine struct {
 	mu       sync.Mutex
+	levels   *levelhist.History // LevelHistory's
 	rate, ch int
 	fft, hop int
 	engine   string
@@ -149,6 +151,16 @@ func fakeMeters(ch int) meter.Meters {
 			TruePeakHold: -0.5 + d, TruePeakMax: -0.44 + d, RMS: -24.26 + d}
 	}
 	return m
+}
+
+// LevelHistory is an empty history of the fake's own (the strip's tests feed it).
+func (e *fakeEngine) LevelHistory() *levelhist.History {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.levels == nil {
+		e.levels = levelhist.New()
+	}
+	return e.levels
 }
 
 func (e *fakeEngine) ReadMeters(dst *meter.Meters) {

@@ -64,6 +64,8 @@ var keyRows = []keyRow{
 	{"+ -", "zoom in / out", keysFile},
 	{"Left Right", "pan", keysFile},
 	{"0", "whole file", keysFile},
+	{"W", "level-history strip on / off", keysLive},
+	{"B", "bandwidth line on / off", keysFile},
 }
 
 func init() { // the File tab's playback and selection keys
@@ -216,6 +218,10 @@ func (w *Window) typedRune(r rune) {
 		w.fview.Zoom(2, (t0+t1)/2)
 	case '0':
 		w.fp.ZoomReset()
+	case 'w', 'W':
+		w.lh.Toggle()
+	case 'b', 'B':
+		w.fp.Bandwidth.Toggle()
 	case '?':
 		panel.ShowKeys(w.win, keyTable())
 	}

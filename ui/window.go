@@ -54,7 +54,8 @@ type Window struct {
 	wf   *view.Waterfall
 	rta  *view.RTAView
 	lvl  *view.MetersView
-	cal  *panel.Calibration // the unit and calibration the live spectrum and RTA show
+	lh   *panel.LevelHistory // the level-history strip (W)
+	cal  *panel.Calibration  // the unit and calibration the live spectrum and RTA show
 
 	tabs    *container.AppTabs
 	liveTab *container.TabItem
@@ -201,10 +202,11 @@ func (w *Window) build() {
 
 	lower := container.NewStack(w.wf, w.rta)
 	w.lvl = view.NewMetersView()
-	live := container.NewBorder(nil, nil, nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
 	pe, _ := w.eng.(panel.PlayEngine) // nil: the engine plays no files
 	w.play = panel.NewFilePlay((*host)(w), pe, w.fview, w.do, &w.set.Band, w.rp.StoreTrace)
 	file := container.NewBorder(w.play.Build(), nil, nil, nil, w.fp.Build(w.openDialog))
+	w.lh = panel.NewLevelHistory(w.eng, (*host)(w), w.note, w.sourceName)
+	live := container.NewBorder(nil, w.lh.Object(), nil, w.lvl, container.NewGridWithRows(2, container.NewStack(w.spec, w.diff), lower))
 	w.liveTab = container.NewTabItem("Live", live)
 	w.fileTab = container.NewTabItem("File", file)
 	w.buildTransfer()
@@ -246,6 +248,7 @@ func (w *Window) Pull() {
 	w.countFrame(now)
 	w.measureFileDue(w.now())
 	w.play.Pull()
+	w.fp.Bandwidth.Sync()
 	if now.After(w.statusDue) {
 		w.statusDue = now.Add(250 * time.Millisecond)
 		w.eng.ReadStats(&w.stats)
@@ -263,6 +266,7 @@ func (w *Window) Pull() {
 		return
 	}
 	w.lvl.Pull(w.eng) // every tick: the meters move between frames
+	w.lh.Pull()
 	// nothing analyzed since the last frame: nothing to redraw (Fyne then
 	// skips the repaint, which is most of the window's CPU)
 	f := w.eng.Frames()

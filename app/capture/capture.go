@@ -39,6 +39,9 @@ type Options struct {
 	// Grace is how long past Seconds of wall-clock time a capture waits
 	// for a source that stops delivering (0: 5 s).
 	Grace time.Duration
+	// LevelsEvery > 0 writes a level log of the channel (0 for the mix)
+	// at LevelsPath(Out), one row per LevelsEvery of input read.
+	LevelsEvery time.Duration
 }
 
 // Run records opts.Seconds of the recorder's stream as a live
@@ -77,6 +80,11 @@ func Run(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts Opt
 		return live.Stats{}, err
 	}
 	defer l.Close()
+	lv, err := startLevels(l, rec.Channels(), rate, opts)
+	if err != nil {
+		return live.Stats{}, err
+	}
+	defer lv.discard()
 	l.OnBatch(sink.Batch)
 	logf(opts.Log, "prism: capturing %.1f s from %s at %d Hz, %d channels, on %s\n", opts.Seconds, rec.Stats().Source, rate, rec.Channels(), engines.Preferred.Name())
 	start, began := rec.Ring().Position(), time.Now()
@@ -109,6 +117,9 @@ func Run(ctx context.Context, rec *audio.Recorder, engines engine.Pair, opts Opt
 		return st, err
 	}
 	if err := o.Commit(); err != nil {
+		return st, err
+	}
+	if err := lv.finish(l); err != nil {
 		return st, err
 	}
 	if err := capturePeak(l, sink.Ch, opts, &st); err != nil {

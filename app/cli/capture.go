@@ -50,6 +50,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	var tf captureTransferFlags
 	tf.register(fs)
 	stats := fs.Bool("stats", false, "print the analysis statistics as JSON on stdout at the end")
+	levelsEvery := fs.Duration("levels-every", 0, "also write a level log (as prism levels --every DUR --csv) of the channel (0 for the mix) beside OUT: OUT's name with .levels.csv")
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	var prof bench.Profiles
 	prof.Register(fs)
@@ -68,6 +69,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	channels, meas, opts, err := captureArgs(*seconds, *rate, *channelsArg, &af, &tf, format, *out)
 	if err != nil {
 		return usage("%v", err)
+	}
+	if *levelsEvery < 0 || (*levelsEvery > 0 && tf.on) {
+		return usage("--levels-every: a duration > 0, without --transfer")
 	}
 	open, code, ok := openCaptureSource(*device, *rate, channels, *gen, stderr)
 	if !ok {
@@ -99,7 +103,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		return usage("--channel %d: the source has %d channels", opts.Channel, rec.Channels())
 	}
 	co := capture.Options{FFT: opts.FFT, Hop: opts.Hop, Window: opts.Window, Channel: opts.Channel, Image: opts.Image,
-		Seconds: *seconds, Out: *out, Format: format, Force: opts.Force}
+		Seconds: *seconds, Out: *out, Format: format, Force: opts.Force, LevelsEvery: *levelsEvery}
 	if !*quiet {
 		co.Log = stderr
 	}

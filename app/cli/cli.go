@@ -10,6 +10,7 @@ import (
 	"github.com/prismaudio/prism/internal/message"
 
 	archivecmd "github.com/prismaudio/prism/app/cli/archive"
+	"github.com/prismaudio/prism/app/cli/bandwidthcmd"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/cli/measure"
 	"github.com/prismaudio/prism/app/engine"
@@ -70,6 +71,7 @@ func Commands() []Command {
 		{"devices", "list OpenCL and audio devices", runDevices},
 		{"spectrum", "power-averaged (Welch) spectrum of a file: dBFS, dBFS/Hz or dB SPL, as CSV, NPY or PNG", runSpectrum},
 		{"levels", "sample peak, true peak, RMS and EBU R128 loudness of a file", runLevels},
+		{"bandwidth", "the bandwidth verdict of files: where their content ends, and whether the cut-off looks like a lossy encoder's low-pass", bandwidthcmd.Run},
 		{"distortion", "THD, THD+N, SNR and SINAD of a sine in a file", runDistortion},
 		{"transfer", "dual-channel measurement: transfer function (magnitude, phase, coherence) and delay of channels against a reference, as CSV, NPY or PNG", runTransfer},
 		{"sweep", "an exponential sine sweep (Farina) and its inverse filter, as WAV", measure.Sweep},

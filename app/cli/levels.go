@@ -52,8 +52,10 @@ type levelsJSON struct {
 }
 
 func runLevels(args []string, stdout, stderr io.Writer) int {
-	fs := kit.NewFlags("levels", "  prism levels IN [--json] [--cal-dbspl LEVEL | --calibrator REC.wav]\n  Per channel sample peak (dBFS), true peak (dBTP, BS.1770-4 4× oversampled) and\n  RMS (dBFS, AES17: a full-scale sine reads 0); the programme's integrated\n  loudness (LUFS), loudness range (LU), max momentary and short-term loudness\n  (EBU R128). Undefined values are -inf (null in JSON). With a level\n  calibration the peaks and RMS are also given in dB SPL.\n", stderr)
+	fs := kit.NewFlags("levels", "  prism levels IN [--json] [--cal-dbspl LEVEL | --calibrator REC.wav]\n  Per channel sample peak (dBFS), true peak (dBTP, BS.1770-4 4× oversampled) and\n  RMS (dBFS, AES17: a full-scale sine reads 0); the programme's integrated\n  loudness (LUFS), loudness range (LU), max momentary and short-term loudness\n  (EBU R128). Undefined values are -inf (null in JSON). With a level\n  calibration the peaks and RMS are also given in dB SPL.\n  prism levels IN --every DUR --csv [--channel N] [calibration]\n  A level log: one CSV row per interval (see docs/commands.md).\n", stderr)
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	var lf levelLogFlags
+	lf.register(fs)
 	var cal calFlags
 	cal.register(fs, "channel 0")
 	pos, code, ok := kit.ParseCommand(fs, args, stderr)
@@ -69,6 +71,9 @@ func runLevels(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := cal.checkLevel(); err != nil {
 		return usage("%v", err)
+	}
+	if lf.asked() {
+		return lf.run(pos[0], *asJSON, cal, stdout, stderr)
 	}
 	lc, err := cal.level(0)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/dsp/bandwidth"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
@@ -115,6 +116,9 @@ func runSpectrum(args []string, stdout, stderr io.Writer) int {
 	}
 	if !f.quiet {
 		fmt.Fprintln(stdout, spectrumSummary(res, o))
+		if o.Ref == nil && len(res.FreqHz) > 1 { // the verdict reads a spectrum's shape, not a difference
+			fmt.Fprintf(stdout, "bandwidth: %v\n", bandwidth.Detect(res.Levels[0], res.FreqHz[1]))
+		}
 	}
 	return ExitOK
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/live/levelhist"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
@@ -114,8 +115,9 @@ type Live struct {
 	shadow   shadowState
 	tee      teeRing
 	paused   atomic.Bool
-	meters   meter.Bank // the level meters, fed every block of input read
-	band     bandState  // the band-limit check (stats.go)
+	meters   meter.Bank         // the level meters, fed every block of input read
+	levels   *levelhist.History // the level history, fed as the meters
+	band     bandState          // the band-limit check (stats.go)
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the
@@ -126,7 +128,7 @@ func (l *Live) SetPaused(paused bool) { l.paused.Store(paused) }
 
 // New starts analysis on rec's stream with the preferred engine.
 func New(rec *audio.Recorder, engines engine.Pair, s Settings) (*Live, error) {
-	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16)}
+	l := &Live{engines: engines, cmds: make(chan func(*Live) error, 16), levels: levelhist.New()}
 	l.stats.Init()
 	l.run.onRead = l.tapAudio
 	l.setSource(rec)
@@ -363,6 +365,7 @@ func (l *Live) Step() (int, error) {
 	}
 	got := r.take(&l.tee)
 	l.meters.Write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
+	l.levels.Write(r.tmp[:got*r.ch], r.ch, r.rate)
 	if r.have < r.set.FFT {
 		return 0, nil
 	}

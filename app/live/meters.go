@@ -2,6 +2,7 @@ package live
 
 import (
 	"github.com/prismaudio/prism/app/dsp"
+	"github.com/prismaudio/prism/app/live/levelhist"
 	"github.com/prismaudio/prism/app/meter"
 )
 
@@ -13,6 +14,9 @@ func (l *Live) ReadMeters(dst *meter.Meters) { l.meters.Read(dst) }
 // ResetMeters restarts the holds, maxima and loudness integration (at the
 // engine's next block). Any goroutine may call it; it never waits.
 func (l *Live) ResetMeters() { l.meters.Reset() }
+
+// LevelHistory is the input's level history, fed every block read.
+func (l *Live) LevelHistory() *levelhist.History { return l.levels }
 
 // MeasureCalibrator reads the last second of input channel c as a
 // calibrator's tone (meter.Bank.MeasureCalibrator). Any goroutine may

@@ -13,6 +13,7 @@ import (
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/live/levelhist"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
@@ -273,6 +274,9 @@ func (m *Session) Frames() uint64 { return m.live.Frames() }
 
 // ReadStats is Live.ReadStats.
 func (m *Session) ReadStats(dst *live.Stats) { m.live.ReadStats(dst) }
+
+// LevelHistory is Live.LevelHistory.
+func (m *Session) LevelHistory() *levelhist.History { return m.live.LevelHistory() }
 
 // ReadMeters is Live.ReadMeters.
 func (m *Session) ReadMeters(dst *meter.Meters) { m.live.ReadMeters(dst) }

@@ -57,6 +57,7 @@ type FileEngine interface {
 // comparison), the bar with its buttons, progress and cancel, and the
 // analyses behind them.
 type Files struct {
+	Bandwidth *view.BandwidthLine // the bandwidth verdict's line over the file view (key B)
 	host      FileHost
 	eng       FileEngine
 	win       fyne.Window
@@ -85,6 +86,7 @@ func NewFiles(host FileHost, eng FileEngine, win fyne.Window, do func(func())) *
 	fp := &Files{host: host, eng: eng, win: win, do: do}
 	o, img := host.FileOptions()
 	fp.fview = view.NewFileView(img.Scale, img.Colormap, img.DBMin, img.DBMax)
+	fp.Bandwidth = view.NewBandwidthLine(fp.fview)
 	fp.fspec = view.NewSpectrumView(48000, o.FFT, img.Scale, img.DBMin, img.DBMax)
 	fp.fspec.SetTraces(view.AvgOff, false)
 	fp.fspec.SetTitle("the spectrum under the cursor")
@@ -126,7 +128,7 @@ func (fp *Files) Build(open func()) fyne.CanvasObject {
 	fileBar := container.NewVBox(
 		container.NewBorder(nil, nil, buttons, container.NewHBox(fp.progress, fp.cancel), fp.fileInfo),
 		analysisRow)
-	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(fp.fview, container.NewStack(fp.fspec, fp.fdiff, fp.ab)))
+	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(container.NewStack(fp.fview, fp.Bandwidth.Object()), container.NewStack(fp.fspec, fp.fdiff, fp.ab)))
 	fp.fileSplit = file.Objects[0].(*container.Split)
 	fp.fileSplit.Offset = fileSplitOffset
 	return file
