@@ -1,0 +1,81 @@
+package pitch
+
+import (
+	"math"
+	"testing"
+)
+
+// A stream fed in blocks of odd sizes makes the points Track makes of the
+// same samples (hop shorter and longer than a frame), and Push and Read
+// do not allocate.
+func TestStreamEqualsTrack(t *testing.T) {
+	x := harmonic(rate/2, 5, func(t float64) float64 { return 180 * (1 + 0.3*t) })
+	cfg := Config{SampleRate: rate, MinHz: 100, MaxHz: 1000}
+	for _, hop := range []int{240, 1500} {
+		want, err := Track(x, cfg, hop)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewStream(cfg, hop, len(want)+5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := 0, 1; i < len(x); k = k*7%1009 + 1 {
+			end := min(len(x), i+k)
+			s.Push(x[i:end])
+			i = end
+		}
+		got := s.Read(make([]Point, 0, len(want)+5))
+		if len(got) != len(want) {
+			t.Fatalf("hop %d: %d points, Track %d", hop, len(got), len(want))
+		}
+		for i := range got {
+			if math.Abs(got[i].TimeS-want[i].TimeS) > 1e-12 || got[i].F0Hz != want[i].F0Hz && !(math.IsNaN(got[i].F0Hz) && math.IsNaN(want[i].F0Hz)) {
+				t.Fatalf("hop %d point %d: %+v, Track %+v", hop, i, got[i], want[i])
+			}
+		}
+		last := s.Read(make([]Point, 0, 3))
+		if len(last) != 3 || last[2] != got[len(got)-1] {
+			t.Errorf("Read into 3: %+v, want the newest 3 ending %+v", last, got[len(got)-1])
+		}
+		dst := make([]Point, 0, 16)
+		if n := testing.AllocsPerRun(20, func() { s.Push(x[:4000]); dst = s.Read(dst) }); n != 0 {
+			t.Errorf("Push and Read: %v allocs, want 0", n)
+		}
+	}
+}
+
+func TestNote(t *testing.T) {
+	for _, c := range []struct {
+		hz    float64
+		name  string
+		cents float64
+	}{
+		{440, "A4", 0}, {261.6256, "C4", 0}, {27.5, "A0", 0}, {16.3516, "C0", 0},
+		{440 * math.Pow(2, 0.3/12), "A4", 30}, {440 * math.Pow(2, 0.7/12), "A#4", -30},
+		{82.40689, "E2", 0}, {4186.009, "C8", 0},
+	} {
+		name, cents := Note(c.hz)
+		if name != c.name || math.Abs(cents-c.cents) > 0.01 {
+			t.Errorf("Note(%g) = %s %+.3f, want %s %+g", c.hz, name, cents, c.name, c.cents)
+		}
+	}
+	if name, cents := Note(math.NaN()); name != "" || !math.IsNaN(cents) {
+		t.Errorf("Note(NaN) = %q %v", name, cents)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{
+		{SampleRate: 0, MinHz: 50, MaxHz: 500},
+		{SampleRate: rate, MinHz: 500, MaxHz: 50},
+		{SampleRate: rate, MinHz: 0, MaxHz: 50},
+		{SampleRate: rate, MinHz: 50, MaxHz: 20000},
+		{SampleRate: rate, MinHz: 50, MaxHz: 500, Threshold: 1.5},
+		{SampleRate: rate, MinHz: 0.1, MaxHz: 500},
+	} {
+		if _, err := NewDetector(cfg); err == nil {
+			t.Errorf("NewDetector(%+v): no error", cfg)
+		}
+	}
+}
