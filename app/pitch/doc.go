@@ -36,7 +36,8 @@
 // the sum cancels to d ≈ 0 at the period.
 //
 // A Detector owns its buffers and FFT; one goroutine uses it at a time.
-// Track runs one over a whole signal; Stream runs one over a live stream
-// (the engine goroutine pushes blocks, the window's copies the trace out).
-// The package knows nothing of files, flags, devices or the window.
+// Track runs one over a whole signal, TrackFile over a decoded file
+// (package audio's decoders, a channel or the mix); Stream runs one over
+// a live stream (one goroutine pushes blocks, any copies the trace out).
+// The package knows nothing of flags, devices or the window.
 package pitch

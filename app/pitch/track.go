@@ -2,7 +2,6 @@ package pitch
 
 import (
 	"fmt"
-	"math"
 	"sync"
 )
 
@@ -122,20 +121,4 @@ func (s *Stream) Reset() {
 	s.mu.Lock()
 	s.n, s.head = 0, 0
 	s.mu.Unlock()
-}
-
-// noteNames are the pitch classes from C, sharps for the black keys.
-var noteNames = [12]string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}
-
-// Note is the equal-tempered note nearest to hz (A4 = 440 Hz) as a name
-// with its octave ("A4", "C#3") and hz's offset from it in cents
-// (−50…+50). A frequency that is not positive gives "" and NaN.
-func Note(hz float64) (name string, cents float64) {
-	if !(hz > 0) || math.IsInf(hz, 0) {
-		return "", math.NaN()
-	}
-	midi := 69 + 12*math.Log2(hz/440)
-	nearest := math.Round(midi)
-	k := int(nearest)
-	return fmt.Sprintf("%s%d", noteNames[((k%12)+12)%12], int(math.Floor(nearest/12))-1), 100 * (midi - nearest)
 }

@@ -45,26 +45,6 @@ func TestStreamEqualsTrack(t *testing.T) {
 	}
 }
 
-func TestNote(t *testing.T) {
-	for _, c := range []struct {
-		hz    float64
-		name  string
-		cents float64
-	}{
-		{440, "A4", 0}, {261.6256, "C4", 0}, {27.5, "A0", 0}, {16.3516, "C0", 0},
-		{440 * math.Pow(2, 0.3/12), "A4", 30}, {440 * math.Pow(2, 0.7/12), "A#4", -30},
-		{82.40689, "E2", 0}, {4186.009, "C8", 0},
-	} {
-		name, cents := Note(c.hz)
-		if name != c.name || math.Abs(cents-c.cents) > 0.01 {
-			t.Errorf("Note(%g) = %s %+.3f, want %s %+g", c.hz, name, cents, c.name, c.cents)
-		}
-	}
-	if name, cents := Note(math.NaN()); name != "" || !math.IsNaN(cents) {
-		t.Errorf("Note(NaN) = %q %v", name, cents)
-	}
-}
-
 func TestConfigErrors(t *testing.T) {
 	for _, cfg := range []Config{
 		{SampleRate: 0, MinHz: 50, MaxHz: 500},

@@ -14,7 +14,6 @@ import (
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/pitch"
-	"github.com/prismaudio/prism/audio"
 )
 
 // Header is the CSV's first line (the contract).
@@ -65,49 +64,17 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	if err := kit.CheckReplace(force, *out); err != nil {
 		return fail("%v", err)
 	}
-	x, rate, warnings, err := readMono(pos[0], ch)
+	pts, warnings, err := pitch.TrackFile(pos[0], pitch.FileOptions{Channel: ch, MinHz: *minHz, MaxHz: *maxHz, Threshold: *threshold, HopSeconds: hop.Seconds()})
 	if err != nil {
 		return fail("%v", err)
 	}
 	kit.Warn(stderr, warnings)
-	cfg := pitch.Config{SampleRate: rate, MinHz: *minHz, MaxHz: *maxHz, Threshold: *threshold}
-	if _, err := pitch.NewDetector(cfg); err != nil {
-		return fail("--fmin/--fmax/--threshold: %v", err)
-	}
-	hopSamples := max(1, int(math.Round(hop.Seconds()*float64(rate))))
-	pts, err := pitch.Track(x, cfg, hopSamples)
-	if err == nil {
-		err = writeCSV(*out, pts, pos[0], force)
-	}
+	err = writeCSV(*out, pts, pos[0], force)
 	if err != nil {
 		fmt.Fprintf(stderr, "prism: pitch: %v\n", err)
 		return kit.ExitFailure
 	}
 	return kit.ExitOK
-}
-
-// readMono decodes path's channel ch, or the mean of its channels for −1.
-func readMono(path string, ch int) ([]float32, int, []string, error) {
-	var chans []int
-	if ch >= 0 {
-		chans = []int{ch}
-	}
-	xs, f, warnings, err := audio.ReadChannels(path, chans)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	if len(xs) == 1 {
-		return xs[0], f.SampleRate, warnings, nil
-	}
-	mix := make([]float32, len(xs[0]))
-	for i := range mix {
-		s := 0.0
-		for _, c := range xs {
-			s += float64(c[i])
-		}
-		mix[i] = float32(s / float64(len(xs)))
-	}
-	return mix, f.SampleRate, warnings, nil
 }
 
 // writeCSV writes the track through a temporary file renamed into place.
