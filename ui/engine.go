@@ -27,6 +27,7 @@ type Engine interface {
 	// the Measure tab's sweep measurement (session.Session's Measure),
 	// called from a goroutine of the panel's
 	panel.MeasureEngine
+	panel.ScopeEngine // the scope's and pitch trace's tap, a file's pitch track
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

@@ -42,6 +42,8 @@ type FileView struct {
 	OnCursor func(sp *live.Spectrum, t float64, ok bool)
 	// OnView is called when the visible range changes.
 	OnView func(t0, t1 float64)
+	// Overlay, if set, draws over the plot area (PitchOverlay.Draw).
+	Overlay func(img *image.RGBA, area image.Rectangle, t0, t1 float64, axis plot.FreqAxis)
 }
 
 type fileKey struct {
@@ -327,6 +329,9 @@ func (v *FileView) draw(w, h int) image.Image {
 	for y := range a.Dy() {
 		o := v.img.PixOffset(a.Min.X, a.Min.Y+y)
 		copy(v.img.Pix[o:o+stride], v.plot.Pix[y*v.plot.Stride:y*v.plot.Stride+stride])
+	}
+	if v.Overlay != nil {
+		v.Overlay(v.img, a, v.t0, v.t1, v.axis)
 	}
 	if v.hover {
 		pal := paletteFor(v.dark)
