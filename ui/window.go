@@ -221,8 +221,8 @@ func (w *Window) build() {
 		widget.NewButton("Export PNG", w.exportPNGDialog),
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
-	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.Build(), w.rp.Build(), container.NewVBox(w.sp.Section(), exports))
-	w.liveSide = container.NewVScroll(panel)
+	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.Build(), w.rp.Build(), exports)
+	w.liveSide = container.NewVScroll(container.NewVBox(w.sp.Section(), panel)) // the scope's section on top, while shown
 	w.xferSide = container.NewVScroll(w.tp.Content())
 	w.xferSide.Hide()
 	side := container.NewStack(w.liveSide, w.xferSide, w.measSide)

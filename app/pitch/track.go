@@ -115,6 +115,15 @@ func (s *Stream) Read(dst []Point) []Point {
 	return dst
 }
 
+// Gap says the next sample pushed comes samples after the last one
+// pushed (input lost): the partial frame held is dropped, the points are
+// kept and the next ones are timed after the gap. Only the pushing
+// goroutine calls it.
+func (s *Stream) Gap(samples uint64) {
+	s.consumed += uint64(s.have) + samples
+	s.have, s.skip = 0, 0
+}
+
 // Reset forgets the pushed samples and the points (a new source).
 func (s *Stream) Reset() {
 	s.have, s.skip, s.consumed = 0, 0, 0

@@ -73,3 +73,35 @@ func BenchmarkDetector(b *testing.B) {
 		d.Estimate(x)
 	}
 }
+
+// After Gap(n) the points go on timed n samples later, the partial frame
+// dropped: pushing x[:a], Gap(b−a), x[b:] makes Track's points of x whose
+// frames lie wholly in x[:a] or wholly in x[b:] (on the hop grid from b).
+func TestStreamGap(t *testing.T) {
+	x := harmonic(rate/2, 7, func(float64) float64 { return 300 })
+	cfg := Config{SampleRate: rate, MinHz: 100, MaxHz: 1000}
+	const hop, a, b = 480, 7000, 12345
+	s, _ := NewStream(cfg, hop, 1000)
+	s.Push(x[:a])
+	s.Gap(b - a)
+	s.Push(x[b:])
+	got := s.Read(make([]Point, 0, 1000))
+	before, _ := Track(x[:a], cfg, hop)
+	after, _ := Track(x[b:], cfg, hop)
+	if len(got) != len(before)+len(after) {
+		t.Fatalf("%d points, want %d + %d", len(got), len(before), len(after))
+	}
+	for i, p := range got {
+		want := func() Point {
+			if i < len(before) {
+				return before[i]
+			}
+			q := after[i-len(before)]
+			q.TimeS += float64(b) / rate
+			return q
+		}()
+		if math.Abs(p.TimeS-want.TimeS) > 1e-9 || p.F0Hz != want.F0Hz {
+			t.Fatalf("point %d: %+v, want %+v", i, p, want)
+		}
+	}
+}

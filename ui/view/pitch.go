@@ -74,8 +74,9 @@ func (v *PitchView) Set(s PitchSettings) {
 func (v *PitchView) Points() []pitch.Point { return v.pts }
 
 // Pull runs the estimator over what src gained since the last pull and
-// redraws. A new rate or channel count, or input the tap no longer holds
-// (the window was hidden), starts the trace again at the newest input.
+// redraws. Input the tap no longer holds (lost, or the view was slow) is
+// a gap in the trace; a new rate or channel count starts the trace again
+// at the newest input.
 // It does not allocate in steady state.
 func (v *PitchView) Pull(src scope.Source) {
 	from, end, channels, rate := src.Span()
@@ -85,7 +86,11 @@ func (v *PitchView) Pull(src scope.Source) {
 	if v.set.Channel >= channels {
 		v.set.Channel, v.stream = -1, nil
 	}
-	if v.stream == nil || rate != v.rate || v.next < from || v.next > end {
+	if v.stream != nil && rate == v.rate && v.next < from { // input lost: a gap in the trace
+		v.stream.Gap(from - v.next)
+		v.next = from
+	}
+	if v.stream == nil || rate != v.rate || v.next > end {
 		cfg := pitch.Config{SampleRate: rate, MinHz: v.set.MinHz, MaxHz: min(v.set.MaxHz, float64(rate)/4)}
 		keep := int(v.set.Seconds/pitchHopSeconds) + 1
 		s, err := pitch.NewStream(cfg, max(1, int(pitchHopSeconds*float64(rate))), keep)
