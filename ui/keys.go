@@ -187,7 +187,7 @@ func (w *Window) typedRune(r rune) {
 	case 'v', 'V':
 		w.change(func(s *Settings) { s.Lower = next(panel.LowerViews, s.Lower) })
 	case 'o', 'O':
-		w.sp.ArmKey()
+		w.sp.ScopeKey(w.tabs.Selected() == w.fileTab, w.fview, w.note.Fail)
 	case 'p', 'P':
 		w.sp.ToggleFilePitch(w.tabs.Selected() == w.fileTab, w.fview, w.note.Fail)
 	case 's', 'S':

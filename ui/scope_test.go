@@ -34,6 +34,18 @@ func (e *fakeEngine) FilePitch(path string, o pitch.FileOptions) ([]pitch.Point,
 	return pts, nil
 }
 
+// FileSamples are 4 s of a 200 Hz sine (0.5) at 48 kHz.
+func (e *fakeEngine) FileSamples(path string, ch int) ([]float32, int, error) {
+	e.mu.Lock()
+	e.pitchCalls = append(e.pitchCalls, "samples:"+path)
+	e.mu.Unlock()
+	x := make([]float32, 4*48000)
+	for i := range x {
+		x[i] = float32(0.5 * math.Sin(2*math.Pi*200*float64(i)/48000))
+	}
+	return x, 48000, nil
+}
+
 // writeSine writes seconds of a two-channel 1 kHz sine (0.5) into tap
 // from pos on and returns the position after it.
 func writeSine(tap *scopetap.Tap, pos uint64, seconds float64) uint64 {
@@ -134,7 +146,7 @@ func mustTrace(t *testing.T, sv interface {
 // P in the File workspace puts the file's pitch track (the engine's
 // FilePitch, asked once per file) over the spectrogram (the view's test
 // checks the drawing); P again takes it away; P in the Live workspace
-// does nothing.
+// does nothing. O there shows the scope at the cursor, beside P's.
 func TestFilePitchOverlay(t *testing.T) {
 	e := newFakeEngine()
 	e.file = syntheticFile()
@@ -156,8 +168,25 @@ func TestFilePitchOverlay(t *testing.T) {
 	w.typedRune('p')
 	w.typedRune('p')
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if len(e.pitchCalls) != 1 {
 		t.Errorf("FilePitch asked %d times, want once", len(e.pitchCalls))
+	}
+	e.mu.Unlock()
+
+	// O in the File workspace: the scope at the cursor, the file's samples
+	// read once; with P on as well both draw; O again leaves P's
+	w.typedRune('o')
+	waitFor(t, func() bool { return w.sp.FileScopeOn() && len(w.sp.FileScope().Samples) == 4*48000 })
+	if w.fview.Overlay == nil || w.sp.ScopeView().Settings().Trigger.Mode != scope.Auto {
+		t.Errorf("O in the File workspace: overlay %v, live scope mode %v", w.fview.Overlay != nil, w.sp.ScopeView().Settings().Trigger.Mode)
+	}
+	w.typedRune('p')
+	w.typedRune('o')
+	if w.sp.FileScopeOn() || !w.sp.FilePitchOn() || w.fview.Overlay == nil {
+		t.Errorf("O again: scope %v, pitch %v, overlay %v", w.sp.FileScopeOn(), w.sp.FilePitchOn(), w.fview.Overlay != nil)
+	}
+	w.typedRune('p')
+	if w.fview.Overlay != nil {
+		t.Errorf("both off: an overlay is still set")
 	}
 }

@@ -21,16 +21,29 @@ type FileOptions struct {
 // hop rounded to whole samples) and the decoder's warnings. It allocates
 // the file's samples.
 func TrackFile(path string, o FileOptions) ([]Point, []string, error) {
-	var chans []int
-	if o.Channel >= 0 {
-		chans = []int{o.Channel}
+	if !(o.HopSeconds > 0) {
+		return nil, nil, fmt.Errorf("pitch: hop of %g s", o.HopSeconds)
 	}
-	xs, f, warnings, err := audio.ReadChannels(path, chans)
+	x, rate, warnings, err := ReadFile(path, o.Channel)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !(o.HopSeconds > 0) {
-		return nil, nil, fmt.Errorf("pitch: hop of %g s", o.HopSeconds)
+	cfg := Config{SampleRate: rate, MinHz: o.MinHz, MaxHz: o.MaxHz, Threshold: o.Threshold}
+	pts, err := Track(x, cfg, max(1, int(math.Round(o.HopSeconds*float64(rate)))))
+	return pts, warnings, err
+}
+
+// ReadFile decodes the whole of path's channel ch (−1: the mean of the
+// channels) and returns its samples, sample rate (Hz) and the decoder's
+// warnings: what TrackFile tracks, and what the file view's scope shows.
+func ReadFile(path string, ch int) ([]float32, int, []string, error) {
+	var chans []int
+	if ch >= 0 {
+		chans = []int{ch}
+	}
+	xs, f, warnings, err := audio.ReadChannels(path, chans)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	x := xs[0]
 	if len(xs) > 1 {
@@ -43,7 +56,5 @@ func TrackFile(path string, o FileOptions) ([]Point, []string, error) {
 			x[i] = float32(s / float64(len(xs)))
 		}
 	}
-	cfg := Config{SampleRate: f.SampleRate, MinHz: o.MinHz, MaxHz: o.MaxHz, Threshold: o.Threshold}
-	pts, err := Track(x, cfg, max(1, int(math.Round(o.HopSeconds*float64(f.SampleRate)))))
-	return pts, warnings, err
+	return x, f.SampleRate, warnings, nil
 }

@@ -15,6 +15,14 @@ const tapSeconds = 2
 // Any goroutine may read it.
 func (m *Session) ScopeSource() scope.Source { return m.tap }
 
+// FileSamples are path's samples of channel ch (−1: the mix) and its
+// rate (pitch.ReadFile), for the file view's scope. It blocks while the
+// file is decoded.
+func (m *Session) FileSamples(path string, ch int) ([]float32, int, error) {
+	x, rate, _, err := pitch.ReadFile(path, ch)
+	return x, rate, err
+}
+
 // FilePitch is path's f0 track (pitch.TrackFile, prism pitch's). It
 // blocks while the file is decoded and tracked.
 func (m *Session) FilePitch(path string, o pitch.FileOptions) ([]pitch.Point, error) {

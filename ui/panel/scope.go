@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/pitch"
+	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/scope"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -25,18 +26,19 @@ var LowerViews = []string{"waterfall", "rta", LowerScope, LowerPitch}
 
 // ScopeEngine is what the scope and pitch panel needs of the session:
 // the live input's tap (read on the Fyne goroutine every frame; it never
-// blocks for long) and a file's f0 track (blocks; called from a goroutine
-// of the panel's).
+// blocks for long), a file's f0 track and a file's samples (they block;
+// called from goroutines of the panel's).
 type ScopeEngine interface {
 	ScopeSource() scope.Source
 	FilePitch(path string, o pitch.FileOptions) ([]pitch.Point, error)
+	FileSamples(path string, ch int) ([]float32, int, error)
 }
 
 // Scope is the oscilloscope and the pitch trace under the live spectrum
 // (views shown in place of the waterfall or RTA bars), their section of
 // the side panel (channel, trigger, time base, amplitude; the pitch
-// range and time shown) shown with them, and the file view's pitch
-// overlay (P).
+// range and time shown) shown with them, and over the file view the
+// pitch track (P) and the scope at the cursor (O).
 type Scope struct {
 	eng     ScopeEngine
 	do      func(func())
@@ -56,6 +58,11 @@ type Scope struct {
 	fileOn   bool
 	fileFor  string // the file the overlay is of
 	fileBusy bool
+
+	fscope    view.FileScope
+	fscopeOn  bool
+	fscopeFor string // the file fscope's samples are of
+	fscopeBsy bool
 }
 
 // timeDivs are the time bases offered, seconds per division.
@@ -141,10 +148,15 @@ func (p *Scope) Pull() {
 	}
 }
 
-// ArmKey is O: in auto or normal mode it arms a single shot; in single
-// mode a held capture is armed again, and one still waiting goes back to
-// auto.
-func (p *Scope) ArmKey() {
+// ScopeKey is O. In the File workspace (fileShown) it shows or hides
+// the scope at the cursor over fv (ToggleFileScope). Elsewhere, in auto
+// or normal mode it arms a single shot; in single mode a held capture is
+// armed again, and one still waiting goes back to auto.
+func (p *Scope) ScopeKey(fileShown bool, fv *view.FileView, fail func(sentence string, err error)) {
+	if fileShown {
+		p.ToggleFileScope(fv, fail)
+		return
+	}
 	s := p.sv.Settings()
 	switch {
 	case s.Trigger.Mode != scope.Single:
@@ -283,11 +295,10 @@ func (p *Scope) ToggleFilePitch(shown bool, fv *view.FileView, fail func(sentenc
 	}
 	p.fileOn = !p.fileOn && fs != nil
 	if !p.fileOn {
-		fv.Overlay = nil
-		fv.Refresh()
+		p.setOverlay(fv)
 		return
 	}
-	fv.Overlay = p.overlay.Draw
+	p.setOverlay(fv)
 	key := fs.Path + "\x00" + strconv.Itoa(fs.Channel)
 	if key == p.fileFor || p.fileBusy {
 		fv.Refresh()
@@ -301,7 +312,8 @@ func (p *Scope) ToggleFilePitch(shown bool, fv *view.FileView, fail func(sentenc
 		p.do(func() {
 			p.fileBusy = false
 			if err != nil {
-				p.fileOn, fv.Overlay = false, nil
+				p.fileOn = false
+				p.setOverlay(fv)
 				fail("The pitch track could not be made.", err)
 				return
 			}
@@ -326,4 +338,65 @@ func (p *Scope) LowerImage(lower string, wf, rta *image.RGBA) *image.RGBA {
 		return rta
 	}
 	return wf
+}
+
+// ToggleFileScope shows or hides, over fv, the scope of the file at the
+// hover cursor (view.FileScope, with the live scope's trigger, time base
+// and scale; the file view's channel or the mix). The file's samples are
+// read on a goroutine the first time; fail says why where they cannot be.
+func (p *Scope) ToggleFileScope(fv *view.FileView, fail func(sentence string, err error)) {
+	fs := fv.File()
+	p.fscopeOn = !p.fscopeOn && fs != nil
+	p.fscope.Set = p.sv.Settings()
+	p.setOverlay(fv)
+	if !p.fscopeOn {
+		return
+	}
+	key := fs.Path + "\x00" + strconv.Itoa(fs.Channel)
+	if key == p.fscopeFor || p.fscopeBsy {
+		return
+	}
+	p.fscopeBsy = true
+	go func() {
+		x, rate, err := p.eng.FileSamples(fs.Path, fs.Channel)
+		p.do(func() {
+			p.fscopeBsy = false
+			if err != nil {
+				p.fscopeOn = false
+				p.setOverlay(fv)
+				fail("The file's scope could not be shown.", err)
+				return
+			}
+			p.fscope.Samples, p.fscope.Rate, p.fscopeFor = x, rate, key
+			fv.Refresh()
+		})
+	}()
+}
+
+// FileScopeOn reports whether the scope at the file view's cursor is on.
+func (p *Scope) FileScopeOn() bool { return p.fscopeOn }
+
+// FileScope is the file view's scope (its samples once read).
+func (p *Scope) FileScope() *view.FileScope { return &p.fscope }
+
+// setOverlay hands fv the overlay of what is on (nil: nothing) and
+// redraws it.
+func (p *Scope) setOverlay(fv *view.FileView) {
+	fv.Overlay = nil
+	if p.fileOn || p.fscopeOn {
+		fv.Overlay = p.drawFile
+	}
+	fv.Refresh()
+}
+
+// drawFile is the file view's overlay: the pitch track, then the scope
+// at the cursor.
+func (p *Scope) drawFile(img *image.RGBA, area image.Rectangle, t0, t1 float64, axis plot.FreqAxis, cursor float64) {
+	if p.fileOn {
+		p.overlay.Draw(img, area, t0, t1, axis)
+	}
+	if p.fscopeOn {
+		p.fscope.Dark = p.sv.Dark()
+		p.fscope.Draw(img, area, cursor)
+	}
 }

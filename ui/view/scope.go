@@ -54,6 +54,9 @@ func (v *ScopeView) CreateRenderer() fyne.WidgetRenderer {
 // SetDark chooses the palette.
 func (v *ScopeView) SetDark(dark bool) { v.dark = dark }
 
+// Dark reports the palette chosen.
+func (v *ScopeView) Dark() bool { return v.dark }
+
 // Settings is what the scope shows.
 func (v *ScopeView) Settings() ScopeSettings { return v.set }
 
@@ -126,18 +129,17 @@ func (v *ScopeView) draw(w, h int) image.Image {
 	p.dashedV((a.Min.X+a.Max.X)/2, a.Min.Y, a.Max.Y, pal.marker)
 	x, trig, triggered, ok := v.Trace()
 	if ok {
-		v.drawWave(x, trig, pal.traces[0])
+		drawWave(p, a, x, trig, v.set.FullScale, pal.traces[0])
 	}
 	v.status = v.appendStatus(v.status[:0], ok, triggered)
 	p.textBytes(v.status, a.Min.X+p.px(4), p.px(2), 0, 0, pal.text)
 	return v.img
 }
 
-// drawWave draws the trace: sample k sits at time (k − trigger)/rate
-// from the middle; where a column covers several samples it spans their
+// drawWave draws a trace across a (±fs full height): sample k sits at
+// time (k − trigger)/rate from the middle; where a column covers several samples it spans their
 // minimum to maximum.
-func (v *ScopeView) drawWave(x []float32, trigger float64, c color.RGBA) {
-	a, p, fs := v.area, &v.p, v.set.FullScale
+func drawWave(p *painter, a image.Rectangle, x []float32, trigger, fs float64, c color.RGBA) {
 	perPx := float64(len(x)) / float64(a.Dx())
 	centre := float64(len(x)) / 2
 	prev := -1
@@ -228,17 +230,32 @@ func appendSeconds(b []byte, sec float64) []byte {
 	return append(strconv.AppendFloat(b, sec*1e6, 'g', 3, 64), " µs"...)
 }
 
-func (v *ScopeView) drawBackground() {
-	pal := paletteFor(v.dark)
-	p, a := &v.p, v.area
-	v.clear()
+// drawDivisions draws the scope's grid over a: ten divisions across and
+// eight up, the middle ones brighter.
+func drawDivisions(p *painter, a image.Rectangle, pal *palette) {
 	for i := 0; i <= scopeDivsX; i++ {
-		x := a.Min.X + i*(a.Dx()-1)/scopeDivsX
 		c := pal.grid
 		if i == scopeDivsX/2 {
 			c = pal.gridMajor
 		}
-		p.vline(x, a.Min.Y, a.Max.Y, c)
+		p.vline(a.Min.X+i*(a.Dx()-1)/scopeDivsX, a.Min.Y, a.Max.Y-1, c)
+	}
+	for i := 0; i <= scopeDivsY; i++ {
+		c := pal.grid
+		if i == scopeDivsY/2 {
+			c = pal.gridMajor
+		}
+		p.hline(a.Min.X, a.Max.X, a.Min.Y+i*(a.Dy()-1)/scopeDivsY, c)
+	}
+}
+
+func (v *ScopeView) drawBackground() {
+	pal := paletteFor(v.dark)
+	p, a := &v.p, v.area
+	v.clear()
+	drawDivisions(p, a, pal)
+	for i := 0; i <= scopeDivsX; i++ {
+		x := a.Min.X + i*(a.Dx()-1)/scopeDivsX
 		if i%2 == 0 {
 			t := v.set.TimeDiv * float64(i-scopeDivsX/2)
 			p.text(timeLabel(t), x, a.Max.Y+p.px(3), float64(i)/scopeDivsX, 0, pal.text) // the ends inside
@@ -248,11 +265,6 @@ func (v *ScopeView) drawBackground() {
 	for i := 0; i <= scopeDivsY; i++ {
 		val := fs * (1 - 2*float64(i)/scopeDivsY)
 		y := ampToY(val, fs, a)
-		c := pal.grid
-		if i == scopeDivsY/2 {
-			c = pal.gridMajor
-		}
-		p.hline(a.Min.X, a.Max.X, y, c)
 		if i%2 == 0 {
 			p.text(strconv.FormatFloat(val, 'g', 3, 64), a.Min.X-p.px(4), y, 1, 0.5, pal.text)
 		}

@@ -1,10 +1,13 @@
 package view
 
 import (
+	"image"
 	"math"
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/live/scopetap"
 	"github.com/prismaudio/prism/app/pitch"
@@ -121,7 +124,9 @@ func TestPitchOverlayOnFileView(t *testing.T) {
 	for ts := 0.05; ts < 3.95; ts += 0.01 {
 		o.Points = append(o.Points, pitch.Point{TimeS: ts, Estimate: pitch.Estimate{F0Hz: 500 * math.Pow(8, ts/4)}})
 	}
-	v.Overlay = o.Draw
+	v.Overlay = func(img *image.RGBA, a image.Rectangle, t0, t1 float64, axis plot.FreqAxis, _ float64) {
+		o.Draw(img, a, t0, t1, axis)
+	}
 	img := capture(win)
 	a := v.area
 	for _, ts := range []float64{1, 2, 3} {
@@ -137,5 +142,47 @@ func TestPitchOverlayOnFileView(t *testing.T) {
 		if !found {
 			t.Errorf("%v s: no track pixel at (%d, %d)", ts, x, y)
 		}
+	}
+}
+
+// The file view's scope at the cursor (FileScope over the file view, a
+// 200 Hz sine of 0.5 in the file): the inset shows the trace triggered
+// rising at 0 after the cursor, drawn through the inset's middle at its
+// 0 row (within two rows); no cursor, no inset.
+func TestFileScopeInset(t *testing.T) {
+	test.NewTempApp(t)
+	v := NewFileView(plot.Log, plot.Magma, -100, 0)
+	win := showIn(t, v, 700, 300)
+	v.SetFile(syntheticFile())
+	x := make([]float32, 4*48000)
+	for i := range x {
+		x[i] = float32(0.5 * math.Sin(2*math.Pi*200*float64(i)/48000+1))
+	}
+	fs := &FileScope{Samples: x, Rate: 48000, Set: ScopeSettings{TimeDiv: 1e-3, FullScale: 1}, Dark: true}
+	var inset image.Rectangle
+	v.Overlay = func(img *image.RGBA, a image.Rectangle, _, _ float64, _ plot.FreqAxis, cursor float64) {
+		fs.Draw(img, a, cursor)
+		w, h := a.Dx()*2/5, a.Dy()*2/5
+		inset = image.Rect(a.Max.X-w-6, a.Max.Y-h-6, a.Max.X-6, a.Max.Y-6)
+	}
+	plain := capture(win)
+	v.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(300, 100)}})
+	img := capture(win)
+	mid, zero := (inset.Min.X+inset.Max.X)/2, ampToY(0, 1, inset)
+	trace := paletteFor(true).traces[0]
+	best := 1 << 30
+	for y := inset.Min.Y; y < inset.Max.Y; y++ {
+		if near(img.RGBAAt(mid, y), trace, 8) {
+			best = min(best, abs(y-zero))
+		}
+	}
+	if best > 2 {
+		t.Errorf("the inset's trace in its middle column is %d rows from 0", best)
+	}
+	if c := plain.RGBAAt(mid, zero); near(c, trace, 8) {
+		t.Errorf("without a cursor the inset is drawn")
+	}
+	if s := string(fs.label); !strings.HasPrefix(s, "scope at ") || strings.Contains(s, "no trigger") {
+		t.Errorf("label %q", s)
 	}
 }
