@@ -465,7 +465,7 @@ func samePixels(a, b *image.RGBA) bool { return bytes.Equal(a.Pix, b.Pix) }
 // stressKeys are every keyboard shortcut that does not open a dialog
 // (xdotool key names).
 var stressKeys = []string{
-	"space", "g", "f", "m", "a", "h", "r", "v", "t", "bracketleft", "bracketright",
+	"space", "g", "f", "m", "a", "h", "r", "v", "o", "p", "t", "bracketleft", "bracketright",
 	"Up", "Down", "plus", "minus", "Left", "Right", "0",
 }
 

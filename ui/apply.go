@@ -104,13 +104,7 @@ func (w *Window) applyDisplay() {
 	w.fview.SetColormap(s.Colormap)
 	w.fview.SetScale(s.FreqScale)
 	w.fview.SetDark(dark)
-	if s.Lower == "rta" {
-		w.wf.Hide()
-		w.rta.Show()
-	} else {
-		w.rta.Hide()
-		w.wf.Show()
-	}
+	w.sp.ShowLower(s.Lower, dark, w.wf, w.rta)
 	w.markBand()
 	w.applyMeasureDisplay(s.FreqScale, dark)
 	for _, o := range []fyne.Widget{w.spec, w.wf, w.rta, w.lvl, w.fview, w.fspec} {

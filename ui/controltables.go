@@ -48,8 +48,10 @@ var weightingOptions = []option{
 }
 
 var lowerOptions = []option{
-	{label: "Waterfall", apply: func(s *Settings) { s.Lower = "waterfall" }, selected: func(s *Settings) bool { return s.Lower != "rta" }},
+	{label: "Waterfall", apply: func(s *Settings) { s.Lower = "waterfall" }, selected: func(s *Settings) bool { return s.Lower == "waterfall" }},
 	{label: "RTA bars", apply: func(s *Settings) { s.Lower = "rta" }, selected: func(s *Settings) bool { return s.Lower == "rta" }},
+	{label: "Scope", apply: func(s *Settings) { s.Lower = "scope" }, selected: func(s *Settings) bool { return s.Lower == "scope" }},
+	{label: "Pitch", apply: func(s *Settings) { s.Lower = "pitch" }, selected: func(s *Settings) bool { return s.Lower == "pitch" }},
 }
 
 var channelsOptions = append([]option{

@@ -29,6 +29,7 @@ type Engine interface {
 	panel.MeasureEngine
 	panel.ArchiveEngine // the Archive tab's catalogues and LTSAs (session.Session's)
 	panel.LevelEngine // the level-history strip's history
+	panel.ScopeEngine // the scope's and pitch trace's tap, a file's pitch track
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

@@ -47,11 +47,7 @@ func (w *Window) exportPNG(path string) error {
 		imgs = append(imgs, w.fview.Image(), w.fspec.Image())
 	} else {
 		imgs = append(imgs, w.spec.Image())
-		if w.set.Lower == "rta" {
-			imgs = append(imgs, w.rta.Image())
-		} else {
-			imgs = append(imgs, w.wf.Image())
-		}
+		imgs = append(imgs, w.sp.LowerImage(w.set.Lower, w.wf.Image(), w.rta.Image()))
 	}
 	return encode.WritePNG(path, stack(imgs))
 }

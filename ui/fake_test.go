@@ -14,6 +14,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/live/levelhist"
+	"github.com/prismaudio/prism/app/live/scopetap"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
@@ -66,6 +67,8 @@ type fakeEngine struct {
 	measures    []session.MeasureSettings // Measure calls
 	measureRes  *session.Measurement      // what Measure returns (nil: it waits for the cancel)
 	measureErr  error
+	tap         *scopetap.Tap // ScopeSource (scope_test.go)
+	pitchCalls  []string      // FilePitch's paths
 }
 
 func newFakeEngine() *fakeEngine {

@@ -57,7 +57,7 @@ var keyRows = []keyRow{
 	{"A", "averaging: off → exponential → linear → long-term", keysLive},
 	{"H", "peak hold on / off", keysLive},
 	{"R", "reset averages, holds and the meters (maxima, loudness)", keysLive},
-	{"V", "waterfall / RTA bars", keysLive},
+	{"V", "waterfall / RTA bars / scope / pitch trace", keysLive},
 	{"[ ]", "FFT size down / up", keysLive},
 	{"Ctrl+Shift+S", "export the live history (NPY/CSV/PNG)", keysLive},
 	{"Ctrl+Shift+R", "record every frame at full resolution / stop", keysLive},
@@ -199,7 +199,11 @@ func (w *Window) typedRune(r rune) {
 	case 'r', 'R':
 		w.resetHolds()
 	case 'v', 'V':
-		w.change(func(s *Settings) { s.Lower = next([]string{"waterfall", "rta"}, s.Lower) })
+		w.change(func(s *Settings) { s.Lower = next(panel.LowerViews, s.Lower) })
+	case 'o', 'O':
+		w.sp.ScopeKey(w.tabs.Selected() == w.fileTab, w.fview, w.note.Fail)
+	case 'p', 'P':
+		w.sp.ToggleFilePitch(w.tabs.Selected() == w.fileTab, w.fview, w.note.Fail)
 	case 's', 'S':
 		w.rp.StoreDialog()
 	case 'd', 'D':

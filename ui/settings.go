@@ -32,7 +32,7 @@ type Settings struct {
 	DBMax      float64
 	Colormap   plot.Colormap
 	Span       float64       // waterfall seconds
-	Lower      string        // the view under the spectrum: "waterfall" or "rta"
+	Lower      string        // the view under the spectrum: "waterfall", "rta", "scope" or "pitch"
 	Fraction   int           // RTA: 1, 3, 6, 12, 24
 	Weighting  dsp.Weighting // RTA
 	Band       dsp.BandSpec  // the band filter (the zero value: none)
@@ -225,7 +225,7 @@ func (s Settings) sane(d Settings) Settings {
 	if s.Span <= 0 || s.Span > 600 {
 		s.Span = d.Span
 	}
-	if !oneOf(s.Lower, "waterfall", "rta") {
+	if !oneOf(s.Lower, "waterfall", "rta", "scope", "pitch") {
 		s.Lower = d.Lower
 	}
 	if !oneOf(fmt.Sprint(s.Fraction), "1", "3", "6", "12", "24", "48") {

@@ -56,6 +56,7 @@ type Window struct {
 	lvl  *view.MetersView
 	lh   *panel.LevelHistory // the level-history strip (W)
 	cal  *panel.Calibration  // the unit and calibration the live spectrum and RTA show
+	sp   *panel.Scope        // the scope and pitch trace (the lower pane's) and the file's pitch track
 
 	tabs    *container.AppTabs
 	liveTab *container.TabItem
@@ -196,11 +197,12 @@ func (w *Window) build() {
 	w.spec = view.NewSpectrumView(48000, s.FFT, s.FreqScale, s.DBMin, s.DBMax)
 	w.wf = view.NewWaterfall(48000, s.FFT, s.Hop(), s.FreqScale, s.Colormap, s.DBMin, s.DBMax, s.Span)
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
+	w.sp = panel.NewScope(w.eng, w.do)
 	w.fp = panel.NewFiles((*host)(w), w.eng, w.win, w.do)
 	w.fview, w.fspec, w.fdiff, w.fab = w.fp.Views()
 	w.buildMeasureViews()
 
-	lower := container.NewStack(w.wf, w.rta)
+	lower := container.NewStack(w.wf, w.rta, w.sp.Views())
 	w.lvl = view.NewMetersView()
 	pe, _ := w.eng.(panel.PlayEngine) // nil: the engine plays no files
 	w.play = panel.NewFilePlay((*host)(w), pe, w.fview, w.do, &w.set.Band, w.rp.StoreTrace)
@@ -228,7 +230,7 @@ func (w *Window) build() {
 		widget.NewButton("Export spectrum", w.exportSpectrumDialog)))
 	var panel fyne.CanvasObject
 	w.c, panel = newControls(w, w.win, w.eng.InputDevices, w.eng.HasGPU(), w.cal.Build(), w.rp.Build(), exports)
-	w.liveSide = container.NewVScroll(panel)
+	w.liveSide = container.NewVScroll(container.NewVBox(w.sp.Section(), panel)) // the scope's section on top, while shown
 	w.xferSide = container.NewVScroll(w.tp.Content())
 	w.xferSide.Hide()
 	side := container.NewStack(w.liveSide, w.xferSide, w.measSide)
@@ -278,10 +280,13 @@ func (w *Window) Pull() {
 	w.spec.Pull(w.cal.Source(), w.chans)
 	w.measureLive(w.now())
 	w.updateDiff(w.spec, w.diff, &w.diffGrid, w.set.Averaging)
-	if w.set.Lower == "rta" {
+	switch w.set.Lower {
+	case "rta":
 		w.rta.Pull(w.cal.Source(), w.lowerChannel())
-	} else {
+	case "waterfall":
 		w.wf.Pull(w.eng, w.lowerChannel())
+	default:
+		w.sp.Pull()
 	}
 	if w.pullShare > 1 {
 		w.pullDue = start.Add(w.now().Sub(start) * time.Duration(w.pullShare))

@@ -13,6 +13,7 @@ import (
 	"github.com/prismaudio/prism/app/cli/bandwidthcmd"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/cli/measure"
+	"github.com/prismaudio/prism/app/cli/pitchcmd"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/proc"
@@ -76,6 +77,7 @@ func Commands() []Command {
 		{"transfer", "dual-channel measurement: transfer function (magnitude, phase, coherence) and delay of channels against a reference, as CSV, NPY or PNG", runTransfer},
 		{"sweep", "an exponential sine sweep (Farina) and its inverse filter, as WAV", measure.Sweep},
 		{"ir", "impulse response of a sweep recording; harmonic distortion versus frequency; cumulative spectral decay", measure.IR},
+		{"pitch", "fundamental frequency (f0) over time by YIN, as CSV: time_s,f0_hz,confidence", pitchcmd.Run},
 		{"room", "room-acoustic parameters of an impulse response: EDT, T20, T30, C50, C80, D50 per band (ISO 3382), decay PNG, frequency response", measure.Room},
 		{"ltsa", "long-term spectral average of an archive (absolute time, calibrated, sharded): NetCDF, NPY or PNG; ltsa merge joins shards", archivecmd.LTSA},
 		{"hmd", "hybrid millidecade spectra of an archive, one NetCDF file per UTC day with percentiles", archivecmd.HMD},

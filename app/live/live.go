@@ -115,9 +115,10 @@ type Live struct {
 	shadow   shadowState
 	tee      teeRing
 	paused   atomic.Bool
-	meters   meter.Bank         // the level meters, fed every block of input read
-	levels   *levelhist.History // the level history, fed as the meters
-	band     bandState          // the band-limit check (stats.go)
+	meters   meter.Bank                                            // the level meters, fed every block of input read
+	levels   *levelhist.History                                    // the level history, fed as the meters
+	band     bandState                                             // the band-limit check (stats.go)
+	onBlock  func(block []float32, channels, rate int, pos uint64) // OnBlock's hook
 }
 
 // SetPaused stops (true) or resumes the analysis without closing the
@@ -366,6 +367,9 @@ func (l *Live) Step() (int, error) {
 	got := r.take(&l.tee)
 	l.meters.Write(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
 	l.levels.Write(r.tmp[:got*r.ch], r.ch, r.rate)
+	if l.onBlock != nil {
+		l.onBlock(r.tmp[:got*r.ch], r.ch, r.rate, r.rec.Ring().Position()-uint64(got))
+	}
 	if r.have < r.set.FFT {
 		return 0, nil
 	}

@@ -24,3 +24,7 @@ func (l *Live) LevelHistory() *levelhist.History { return l.levels }
 func (l *Live) MeasureCalibrator(c int, toneHz, referenceDBSPL float64) (dsp.LevelCal, error) {
 	return l.meters.MeasureCalibrator(c, toneHz, referenceDBSPL)
 }
+
+// OnBlock sets a hook (package scopetap's Tap.Write) called on the engine
+// goroutine with every block the meters get (valid during the call). Call it before the first Step.
+func (l *Live) OnBlock(fn func(block []float32, channels, rate int, pos uint64)) { l.onBlock = fn }

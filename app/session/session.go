@@ -14,6 +14,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/live/levelhist"
+	"github.com/prismaudio/prism/app/live/scopetap"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/audio"
@@ -57,6 +58,7 @@ func (s SourceSpec) String() string {
 type Session struct {
 	engines engine.Pair
 	live    *live.Live
+	tap     *scopetap.Tap // the input's newest blocks (scope.go)
 	stop    chan struct{}
 	done    chan struct{}
 
@@ -88,7 +90,8 @@ func New(src SourceSpec, s live.Settings, engines engine.Pair) (*Session, string
 		rec.Stop()
 		return nil, "", err
 	}
-	m := &Session{engines: engines, live: l, rec: rec, spec: spec, stop: make(chan struct{}), done: make(chan struct{})}
+	m := &Session{engines: engines, live: l, rec: rec, spec: spec, stop: make(chan struct{}), done: make(chan struct{}), tap: scopetap.New(tapSeconds)}
+	l.OnBlock(m.tap.Write)
 	l.MeasureOther()
 	go func() {
 		defer close(m.done)

@@ -1,7 +1,7 @@
 // Package panel holds the panels of Prism's window (package ui) that have
 // a package boundary of their own: the File tab, the references, the
 // recording, the Transfer tab, the status bar, the unit and calibration,
-// the plot section and the file dialogs. Each is one struct that owns its
+// the plot section, the scope and pitch trace and the file dialogs. Each is one struct that owns its
 // widgets and state and talks to the window through the interface it
 // declares (the window implements them on an adapter, so ui exports none
 // of their methods):
@@ -29,6 +29,9 @@
 //     and CalEngine.
 //   - Plot (plot.go): the side panel's plot section, smoothing and the
 //     frequency range typed in (view.PlotView); PlotHost.
+//   - Scope (scope.go): the scope and pitch trace under the live
+//     spectrum, their side-panel section and the file view's pitch
+//     track (P); ScopeEngine.
 //   - Dialogs (dialogs.go): the file dialogs every panel and the window
 //     ask through: a typed path or the recent folders for a file to read,
 //     a proposed name and a second Save to replace for a file to write,

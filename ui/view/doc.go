@@ -4,7 +4,9 @@
 // waterfall, the RTA bars, the level meters, the line plot the
 // differences and A/B spectra are drawn in (lineplot.go, abview.go), the
 // file view's spectrogram, and the live transfer function (transfer.go,
-// transfer_draw.go). Under them: the raster base they share
+// transfer_draw.go), the oscilloscope (scope.go, package app/scope's
+// trigger) and the pitch trace with the file view's pitch overlay
+// (pitch.go, package app/pitch's YIN). Under them: the raster base they share
 // (plot.go), the painter and palettes (draw.go), the mapping of bins to
 // pixel columns (freqmap.go), the time axis and durations for people
 // (timeaxis.go), the conversions of the engine's dBFS spectra into the
@@ -14,10 +16,11 @@
 // saves and hands them).
 //
 // A view draws the data it is handed or pulls through a small source
-// interface (SpectrumSource, ColumnSource, MeterSource, TransferSource)
+// interface (SpectrumSource, ColumnSource, MeterSource, TransferSource,
+// scope.Source)
 // and knows nothing
 // of the window, the settings or the controls; it imports only Fyne,
-// app/plot, app/dsp and the session's data types (live.Spectrum,
+// app/plot, app/dsp, app/scope, app/pitch and the session's data types (live.Spectrum,
 // analysis.FileSpectrogram, transfer.LiveResult and app/dual's rules,
 // a sweep measurement's sweep.Result and room.Result, the window function
 // window.Func). Package

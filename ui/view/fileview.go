@@ -46,6 +46,9 @@ type FileView struct {
 	OnCursor func(sp *live.Spectrum, t float64, ok bool)
 	// OnView is called when the visible range changes.
 	OnView func(t0, t1 float64)
+	// Overlay, if set, draws over the plot area (panel.Scope's pitch track
+	// and scope), given the hover cursor's time (NaN: none).
+	Overlay func(img *image.RGBA, area image.Rectangle, t0, t1 float64, axis plot.FreqAxis, cursor float64)
 }
 
 type fileKey struct {
@@ -347,6 +350,13 @@ func (v *FileView) draw(w, h int) image.Image {
 		copy(v.img.Pix[o:o+stride], v.plot.Pix[y*v.plot.Stride:y*v.plot.Stride+stride])
 	}
 	v.drawOverlay()
+	if v.Overlay != nil {
+		ct, in := v.timeAt(v.cursor.X)
+		if !in || !v.hover {
+			ct = math.NaN()
+		}
+		v.Overlay(v.img, a, v.t0, v.t1, v.axis, ct)
+	}
 	if v.hover {
 		pal := paletteFor(v.dark)
 		if px := v.p.px(v.cursor.X); px >= a.Min.X && px < a.Max.X {
