@@ -56,7 +56,7 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Op
 	}
 	read := time.Since(t0)
 	res, notice, err := engine.WithFallback(ctx, engines, func(e gpufft.Engine) (Result, error) {
-		return analyze(ctx, x, rate, in, out, format, o, e)
+		return analyze(ctx, x, rate, in, out, format, o, e, probeEngine(engines))
 	})
 	res.Warnings = append(warnings, res.Warnings...)
 	if notice != "" {
@@ -117,12 +117,13 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 // 64 MB.
 var chunkValues = 1 << 24
 
-// analyze runs the transform over x on e and writes the output.
-func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e gpufft.Engine) (Result, error) {
+// analyze runs the transform over x on e and writes the output; probe
+// is the engine the transform's shape is learnt on.
+func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e, probe gpufft.Engine) (Result, error) {
 	res := Result{Rate: rate, Samples: len(x), Engine: e.Name()}
 	cfg := o.Transform
 	cfg.Rate, cfg.Channels = float64(rate), 1
-	span, bins, err := shape(e, cfg)
+	span, bins, err := shape(probe, cfg)
 	if err != nil {
 		return res, modeError(err)
 	}
@@ -179,6 +180,16 @@ func perFrame(m tfr.Mode, span int) int {
 		return span/2 + 1
 	}
 	return 0
+}
+
+// probeEngine is the CPU engine of the pair where there is one: its
+// plans of one frame cost next to nothing, where a GPU's would each be
+// built on the device (a multi-resolution probe took a second there).
+func probeEngine(p engine.Pair) gpufft.Engine {
+	if p.CPU != nil {
+		return p.CPU
+	}
+	return p.Preferred
 }
 
 // shape is the span and bins of cfg's transform, learnt from the
