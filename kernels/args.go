@@ -106,8 +106,15 @@ var (
 	}{Kernel{"transfer_peak", "transfer.cl", 3}, 0, 1, 2}
 )
 
-// spectral.cl: the spectral-kernel product.
-var SpectralKernel = struct {
-	Kernel
-	Spec, Out, First, Offset, Wre, Wim, Rows, Bins, Count int
-}{Kernel{"spectral_kernel", "spectral.cl", 9}, 0, 1, 2, 3, 4, 5, 6, 7, 8}
+// spectral.cl: the spectral-kernel plan's frame copy and kernel product.
+var (
+	SpectralFrames = struct {
+		Kernel
+		Src, Dst, Stride, Start, Need, Count int
+	}{Kernel{"spectral_frames", "spectral.cl", 6}, 0, 1, 2, 3, 4, 5}
+
+	SpectralKernel = struct {
+		Kernel
+		Spec, Out, First, Offset, Wre, Wim, Rows, Bins, Count, Base int
+	}{Kernel{"spectral_kernel", "spectral.cl", 10}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+)

@@ -1,7 +1,6 @@
 package tfr
 
 import (
-	"errors"
 	"fmt"
 	"math/bits"
 
@@ -32,27 +31,32 @@ import (
 // closed form, cut where its weights fall below kernelThreshold of their
 // largest), on the engine too (gpufft's spectral-kernel plan, one per
 // group). A group is evaluated at its own hop H_g = Hop·2^m, the largest
-// such ≤ N_g/32 (Hop itself when that is larger), on frames whose stream
+// such ≤ N_g/16 (Hop itself when that is larger), on frames whose stream
 // index is a multiple of H_g/Hop, and its latest values are held in the
-// output frames in between: 20 Hz at 192 kHz (N_g = 2^20) then costs about
-// six FFTs per second instead of 1,500. Span is the largest N_g.
+// output frames in between: 20 Hz at 192 kHz (N_g = 2^20) then costs
+// three FFTs per second and channel instead of 1,500. A bin's level
+// moves with the signal no faster than its Hann window's spectrum is wide
+// (±2/N_k cycles per sample), so a hop of N_g/16 ≤ N_k/8 samples it at
+// twice its Nyquist rate; N_g/32 (tried first) cost 2.6 times the STFT's
+// time on a 10-minute file on the H200, N_g/16 1.5…1.7 (vqt_bench_test.go).
+// Span is the largest N_g.
 //
 // A vqt keeps the stream's frame count across Execute calls (which frames
 // evaluate which group, and the held values); Reset starts a new stream.
 
 func init() { builders[VQT] = newVQT }
 
-// vqtHopDivisor: a group is evaluated at least every N_g/32 samples (a
-// Hann window of N_g/2…N_g samples moves by 1/16 of its length or less).
-const vqtHopDivisor = 32
+// vqtHopDivisor: a group is evaluated at least every N_g/16 samples (a
+// Hann window of N_g/2…N_g samples moves by 1/8 of its length or less).
+const vqtHopDivisor = 16
 
-// vqtChunkSamples caps the samples one group plan transforms per call
-// (frames × N_g × channels), bounding the engines' buffers.
-const vqtChunkSamples = 1 << 23
+// vqtChunkSamples caps the samples one group transforms per plan call
+// (frames × N_g × channels), bounding the engines' buffers (about 12
+// bytes each on the GPU); a call that needs more runs in rounds.
+const vqtChunkSamples = 1 << 25
 
-// vqtGroup is the bins sharing one FFT size and its plan.
+// vqtGroup is the bins sharing one FFT size.
 type vqtGroup struct {
-	plan   gpufft.SpectralKernelPlan
 	size   int // N_g
 	ratio  int // H_g/Hop
 	bin0   int // the group's first output bin
@@ -60,6 +64,8 @@ type vqtGroup struct {
 	chunk  int       // most frames per plan call
 	held   []float32 // [channel][rows]: the latest values
 	offset int       // (Span − N_g)/2: the group frame's start within the output frame
+	// the call in progress
+	first, evals int // the first local frame that evaluates the group, evaluations
 }
 
 type vqt struct {
@@ -67,36 +73,56 @@ type vqt struct {
 	freqs  []float64
 	enbw   []float64
 	span   int
+	plan   gpufft.SpectralKernelPlan
 	groups []*vqtGroup
-	buf    []float32 // one group call's rows
-	stream int       // output frames since the stream began
+	frames []gpufft.SpectralFrames // one plan call's selection
+	buf    []float32               // one plan call's rows
+	stream int                     // output frames since the stream began
 }
 
 func newVQT(e gpufft.Engine, cfg Config) (Transform, error) {
-	bins, err := vqtBins(cfg)
+	v, groupBins, err := layoutVQT(cfg)
 	if err != nil {
 		return nil, err
+	}
+	kc := gpufft.SpectralKernelConfig{Channels: cfg.Channels, MaxSamples: cfg.MaxSamples, Output: gpufft.DBFS}
+	bufLen := 0
+	for i, g := range v.groups {
+		kc.Groups = append(kc.Groups, v.kernel(g, groupBins[i]))
+		bufLen += cfg.Channels * g.chunk * g.rows
+	}
+	if v.plan, err = e.NewSpectralKernel(kc); err != nil {
+		return nil, fmt.Errorf("tfr: vqt: %w", err)
+	}
+	v.frames = make([]gpufft.SpectralFrames, len(v.groups))
+	v.buf = make([]float32, bufLen)
+	return v, nil
+}
+
+// layoutVQT lays out cfg's bins, their groups (and each group's bins)
+// and the span, without kernels or plan.
+func layoutVQT(cfg Config) (*vqt, [][]vqtBin, error) {
+	bins, err := vqtBins(cfg)
+	if err != nil {
+		return nil, nil, err
 	}
 	v := &vqt{cfg: cfg}
 	minSize := max(gpufft.MinSize, 1<<bits.Len(uint(cfg.Hop-1)))
 	sizeOf := func(b vqtBin) int { return max(minSize, b.fftSize()) }
 	v.span = sizeOf(bins[0])
 	if cfg.MaxSamples < v.span {
-		return nil, fmt.Errorf("tfr: vqt: MaxSamples %d is less than one frame (%d): %w", cfg.MaxSamples, v.span, gpufft.ErrInvalid)
+		return nil, nil, fmt.Errorf("tfr: vqt: MaxSamples %d is less than one frame (%d): %w", cfg.MaxSamples, v.span, gpufft.ErrInvalid)
 	}
 	maxFrames := (cfg.MaxSamples-v.span)/cfg.Hop + 1
+	var groupBins [][]vqtBin
 	for k := 0; k < len(bins); {
 		n := sizeOf(bins[k])
 		end := k
 		for end < len(bins) && sizeOf(bins[end]) == n {
 			end++
 		}
-		g, err := v.newGroup(e, bins[k:end], k, n, maxFrames)
-		if err != nil {
-			v.Close()
-			return nil, err
-		}
-		v.groups = append(v.groups, g)
+		v.groups = append(v.groups, v.newGroup(k, end-k, n, maxFrames))
+		groupBins = append(groupBins, bins[k:end])
 		k = end
 	}
 	for _, b := range bins {
@@ -104,55 +130,43 @@ func newVQT(e gpufft.Engine, cfg Config) (Transform, error) {
 		v.freqs = append(v.freqs, b.freqHz)
 		v.enbw = append(v.enbw, cfg.Rate*sum2/(sum*sum))
 	}
-	return v, nil
+	return v, groupBins, nil
 }
 
-// newGroup makes the plan of bins (the output bins bin0…) on frames of n
-// samples.
-func (v *vqt) newGroup(e gpufft.Engine, bins []vqtBin, bin0, n, maxFrames int) (*vqtGroup, error) {
+// newGroup lays out the group of rows bins (the output bins bin0…) on
+// frames of n samples.
+func (v *vqt) newGroup(bin0, rows, n, maxFrames int) *vqtGroup {
 	cfg := v.cfg
 	ratio := 1
 	for cfg.Hop*ratio*2 <= n/vqtHopDivisor {
 		ratio *= 2
 	}
 	chunk := min((maxFrames+ratio-1)/ratio, max(1, vqtChunkSamples/(n*cfg.Channels)))
-	kc := gpufft.SpectralKernelConfig{Size: n, Hop: cfg.Hop * ratio, Channels: cfg.Channels, MaxFrames: chunk,
-		Output: gpufft.DBFS, Offset: []int32{0}}
-	for _, b := range bins {
-		sum, _ := b.windowSums()
-		first, re, im := kernelRow(b, cfg.Rate, n, 2/sum)
-		kc.First = append(kc.First, int32(first))
-		kc.Re, kc.Im = append(kc.Re, re...), append(kc.Im, im...)
-		kc.Offset = append(kc.Offset, int32(len(kc.Re)))
-	}
-	p, err := e.NewSpectralKernel(kc)
-	if err != nil {
-		return nil, fmt.Errorf("tfr: vqt: group of size %d: %w", n, err)
-	}
-	g := &vqtGroup{plan: p, size: n, ratio: ratio, bin0: bin0, rows: len(bins), chunk: chunk,
-		held: make([]float32, cfg.Channels*len(bins)), offset: (v.span - n) / 2}
-	v.buf = growTo(v.buf, cfg.Channels*chunk*len(bins))
-	return g, nil
+	return &vqtGroup{size: n, ratio: ratio, bin0: bin0, rows: rows, chunk: chunk,
+		held: make([]float32, cfg.Channels*rows), offset: (v.span - n) / 2}
 }
 
-func growTo(b []float32, n int) []float32 {
-	if len(b) < n {
-		return make([]float32, n)
+// kernel is group g's spectral kernel for its bins.
+func (v *vqt) kernel(g *vqtGroup, bins []vqtBin) gpufft.SpectralGroup {
+	kg := gpufft.SpectralGroup{Size: g.size, Hop: v.cfg.Hop * g.ratio, MaxFrames: g.chunk, Offset: []int32{0}}
+	for _, b := range bins {
+		sum, _ := b.windowSums()
+		first, re, im := kernelRow(b, v.cfg.Rate, g.size, 2/sum)
+		kg.First = append(kg.First, int32(first))
+		kg.Re, kg.Im = append(kg.Re, re...), append(kg.Im, im...)
+		kg.Offset = append(kg.Offset, int32(len(kg.Re)))
 	}
-	return b
+	return kg
 }
 
 func (v *vqt) Config() Config   { return v.cfg }
 func (v *vqt) Freqs() []float64 { return v.freqs }
 func (v *vqt) ENBW() []float64  { return v.enbw }
 func (v *vqt) Span() int        { return v.span }
-func (v *vqt) Reset()           { v.stream = 0 }
-func (v *vqt) frames(samples int) int {
-	if samples < v.span {
-		return 0
-	}
-	return (samples-v.span)/v.cfg.Hop + 1
-}
+
+// Reset starts a new stream: the next Execute's first frame evaluates
+// every group.
+func (v *vqt) Reset() { v.stream = 0 }
 
 // Execute implements Transform (see the package doc's VQT section for
 // the frames that evaluate each group and the values held between them).
@@ -162,64 +176,103 @@ func (v *vqt) Execute(dst, src []float32) (int, error) {
 	if samples*ch != len(src) || samples > v.cfg.MaxSamples {
 		panic(fmt.Sprintf("tfr: vqt: len(src) %d is not %d channels of at most %d samples", len(src), ch, v.cfg.MaxSamples))
 	}
-	frames, bins := v.frames(samples), len(v.freqs)
+	frames, bins := 0, len(v.freqs)
+	if samples >= v.span {
+		frames = (samples-v.span)/v.cfg.Hop + 1
+	}
 	if len(dst) < ch*frames*bins {
 		panic(fmt.Sprintf("tfr: vqt: len(dst) %d < %d", len(dst), ch*frames*bins))
 	}
 	if frames == 0 {
 		return 0, nil
 	}
+	if err := v.plan.Load(src); err != nil {
+		return 0, fmt.Errorf("tfr: vqt: %w", err)
+	}
 	for _, g := range v.groups {
-		if err := v.group(g, dst, src, frames); err != nil {
+		v.hold(g, dst, frames)
+	}
+	for round := 0; ; round++ {
+		more, err := v.round(round, dst, frames)
+		if err != nil {
 			return 0, err
+		}
+		if !more {
+			break
 		}
 	}
 	v.stream += frames
 	return frames, nil
 }
 
-// group writes g's bins of every output frame: held values up to the
-// call's first frame that evaluates g, then each evaluation over the
-// frames up to the next.
-func (v *vqt) group(g *vqtGroup, dst, src []float32, frames int) error {
-	ch, bins, hop := v.cfg.Channels, len(v.freqs), v.cfg.Hop
-	i1 := (g.ratio - v.stream%g.ratio) % g.ratio // first local frame with a stream index ≡ 0 mod ratio
-	for i := range min(i1, frames) {
+// hold writes g's held values into the call's frames before its first
+// evaluation and sets g.first and g.evals for the call.
+func (v *vqt) hold(g *vqtGroup, dst []float32, frames int) {
+	ch, bins := v.cfg.Channels, len(v.freqs)
+	g.first = (g.ratio - v.stream%g.ratio) % g.ratio // the first local frame whose stream index is ≡ 0 mod ratio
+	g.evals = 0
+	if g.first < frames {
+		g.evals = (frames - g.first + g.ratio - 1) / g.ratio
+	}
+	for i := range min(g.first, frames) {
 		for c := range ch {
 			copy(dst[(c*frames+i)*bins+g.bin0:][:g.rows], g.held[c*g.rows:(c+1)*g.rows])
 		}
 	}
-	evals := 0
-	if i1 < frames {
-		evals = (frames - i1 + g.ratio - 1) / g.ratio
-	}
-	for j0 := 0; j0 < evals; j0 += g.chunk {
-		n := min(g.chunk, evals-j0)
-		out := v.buf[:ch*n*g.rows]
-		start := (i1+j0*g.ratio)*hop + g.offset
-		if err := g.plan.Execute(out, src, start, n); err != nil {
-			return fmt.Errorf("tfr: vqt: %w", err)
-		}
-		for c := range ch {
-			for j := range n {
-				row := out[(c*n+j)*g.rows : (c*n+j+1)*g.rows]
-				i := i1 + (j0+j)*g.ratio
-				for f := i; f < min(i+g.ratio, frames); f++ {
-					copy(dst[(c*frames+f)*bins+g.bin0:][:g.rows], row)
-				}
-			}
-			copy(g.held[c*g.rows:(c+1)*g.rows], out[(c*n+n-1)*g.rows:(c*n+n)*g.rows])
-		}
-	}
-	return nil
 }
 
-// Close releases the groups' plans. Calling it twice is harmless.
-func (v *vqt) Close() error {
-	var errs []error
-	for _, g := range v.groups {
-		errs = append(errs, g.plan.Close())
+// round runs every group's evaluations round·chunk… in one plan call and
+// spreads them over the frames they hold for; more says whether a group
+// has evaluations left.
+func (v *vqt) round(round int, dst []float32, frames int) (more bool, err error) {
+	some := false
+	for i, g := range v.groups {
+		j0 := round * g.chunk
+		n := max(0, min(g.chunk, g.evals-j0))
+		v.frames[i] = gpufft.SpectralFrames{Start: (g.first+j0*g.ratio)*v.cfg.Hop + g.offset, Frames: n}
+		more = more || g.evals > j0+n
+		some = some || n > 0
 	}
-	v.groups = nil
-	return errors.Join(errs...)
+	if !some {
+		return false, nil
+	}
+	if err := v.plan.Execute(v.buf, v.frames); err != nil {
+		return false, fmt.Errorf("tfr: vqt: %w", err)
+	}
+	base := 0
+	for i, g := range v.groups {
+		n := v.frames[i].Frames
+		if n == 0 {
+			continue
+		}
+		v.spread(g, v.buf[base:base+v.cfg.Channels*n*g.rows], dst, frames, round*g.chunk, n)
+		base += v.cfg.Channels * n * g.rows
+	}
+	return more, nil
+}
+
+// spread copies g's evaluations j0…j0+n−1 (out, [channel][n][rows]) into
+// the frames each holds for, and keeps the last as held.
+func (v *vqt) spread(g *vqtGroup, out, dst []float32, frames, j0, n int) {
+	bins := len(v.freqs)
+	for c := range v.cfg.Channels {
+		for j := range n {
+			row := out[(c*n+j)*g.rows : (c*n+j+1)*g.rows]
+			i := g.first + (j0+j)*g.ratio
+			for f := i; f < min(i+g.ratio, frames); f++ {
+				copy(dst[(c*frames+f)*bins+g.bin0:][:g.rows], row)
+			}
+		}
+		copy(g.held[c*g.rows:(c+1)*g.rows], out[(c*n+n-1)*g.rows:(c*n+n)*g.rows])
+	}
+}
+
+// Close releases the plan. Calling it twice is harmless.
+func (v *vqt) Close() error {
+	if v.plan == nil {
+		return nil
+	}
+	err := v.plan.Close()
+	v.plan = nil
+	return err
 }

@@ -17,17 +17,12 @@ type vqtBin struct {
 	half   int     // ⌈N_k/2⌉ − 1
 }
 
-// hannAt is the bin's window at offset t from the centre.
-func (b vqtBin) hannAt(t int) float64 { return 0.5 + 0.5*math.Cos(2*math.Pi*float64(t)/b.length) }
-
-// windowSums are Σw and Σw² over the support.
+// windowSums are Σw and Σw² over the support, in closed form (w =
+// ½ + ½·cos θt, w² = 3/8 + ½·cos θt + ⅛·cos 2θt, θ = 2π/N_k, and
+// Σ_t cos(φt) = D(φ)).
 func (b vqtBin) windowSums() (sum, sum2 float64) {
-	for t := -b.half; t <= b.half; t++ {
-		w := b.hannAt(t)
-		sum += w
-		sum2 += w * w
-	}
-	return sum, sum2
+	theta, n := 2*math.Pi/b.length, float64(2*b.half+1)
+	return 0.5*n + 0.5*dirichlet(theta, b.half), 0.375*n + 0.5*dirichlet(theta, b.half) + 0.125*dirichlet(2*theta, b.half)
 }
 
 // fftSize is the smallest power of two holding the support (2·half+1
