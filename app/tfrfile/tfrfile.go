@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -87,18 +88,7 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 			return nil, 0, nil, err
 		}
 		n, err := dec.Read(buf)
-		for i := range n {
-			fr := buf[i*f.Channels : (i+1)*f.Channels]
-			if ch >= 0 {
-				x = append(x, fr[ch])
-				continue
-			}
-			s := float32(0)
-			for _, v := range fr {
-				s += v
-			}
-			x = append(x, s/float32(f.Channels))
-		}
+		x = appendChannel(x, buf[:n*f.Channels], f.Channels, ch)
 		if errors.Is(err, io.EOF) {
 			return x, f.SampleRate, dec.Warnings(), nil
 		}
@@ -110,6 +100,37 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 			return nil, 0, nil, fmt.Errorf("%s: %w", in, err)
 		}
 	}
+}
+
+// appendChannel appends channel ch of the interleaved frames in buf (of
+// channels each) to x, or their mean when ch < 0.
+func appendChannel(x, buf []float32, channels, ch int) []float32 {
+	n := len(buf) / channels
+	at := len(x)
+	x = slices.Grow(x, n)[:at+n]
+	out := x[at:]
+	switch {
+	case ch >= 0:
+		for i := range out {
+			out[i] = buf[i*channels+ch]
+		}
+	case channels == 1:
+		copy(out, buf)
+	case channels == 2:
+		for i := range out {
+			out[i] = (buf[2*i] + buf[2*i+1]) / 2
+		}
+	default:
+		scale := 1 / float32(channels)
+		for i := range out {
+			s := float32(0)
+			for _, v := range buf[i*channels : (i+1)*channels] {
+				s += v
+			}
+			out[i] = s * scale
+		}
+	}
+	return x
 }
 
 // chunkValues bounds the values one Execute writes and the values the
