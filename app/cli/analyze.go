@@ -56,17 +56,18 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	if err := kit.CheckReplace(opts.Force, dsts...); err != nil {
 		return usage("%v", err)
 	}
-	if tc, on, err := mf.Config(fs, opts.FFT, opts.Hop, opts.Window); err != nil || on {
-		if err != nil {
-			return usage("%v", err)
-		}
-		return analyzeModes(inputs, dsts, target.Format, tfrfile.Options{Transform: tc, Channel: opts.Channel, Image: opts.Image, Force: opts.Force}, af, *quiet, stderr)
+	tc, modes, err := mf.Config(fs, opts.FFT, opts.Hop, opts.Window)
+	if err != nil {
+		return usage("%v", err)
 	}
 	stopProfiles, ok := startProfiles(&prof, "analyze", stderr)
 	if !ok {
 		return ExitFailure
 	}
 	defer stopProfiles()
+	if modes {
+		return analyzeModes(inputs, dsts, target.Format, tfrfile.Options{Transform: tc, Channel: opts.Channel, Image: opts.Image, Force: opts.Force}, af, *quiet, stderr)
+	}
 	// several GPUs only with --device all (docs/performance.md: a second
 	// GPU's opening costs more than it saves)
 	// the first files' reads start while the engine opens

@@ -41,8 +41,11 @@ type reassigned struct {
 	stage           []float32
 	spec            []complex64
 	pow             []float32
+	to              []int32   // each bin's place in its channel's frames×bins
+	val             []float32 // and its power
 	freqs, enbw     []float64
 	maxFrames       int
+	work            *workers
 }
 
 func newReassigned(e gpufft.Engine, cfg Config) (Transform, error) {
@@ -73,6 +76,9 @@ func newReassigned(e gpufft.Engine, cfg Config) (Transform, error) {
 	t.stage = make([]float32, batch*n)
 	t.spec = make([]complex64, batch*t.nb)
 	t.pow = make([]float32, cfg.Channels*t.maxFrames*t.nb)
+	t.to = make([]int32, cfg.Channels*t.maxFrames*t.nb)
+	t.val = make([]float32, cfg.Channels*t.maxFrames*t.nb)
+	t.work = newWorkers(t)
 	t.freqs, _ = gridOf(cfg.Window, cfg.Rate, n, 0, t.nb, nil, nil)
 	t.enbw = make([]float64, t.nb)
 	for k := range t.enbw {
@@ -119,7 +125,10 @@ func (t *reassigned) Config() Config   { return t.cfg }
 func (t *reassigned) Freqs() []float64 { return t.freqs }
 func (t *reassigned) ENBW() []float64  { return t.enbw }
 func (t *reassigned) Span() int        { return t.n }
-func (t *reassigned) Close() error     { return t.plan.Close() }
+func (t *reassigned) Close() error {
+	t.work.stop()
+	return t.plan.Close()
+}
 
 // Execute transforms every frame with the three windows in one engine
 // call, then moves each bin's power on the host.
@@ -136,35 +145,58 @@ func (t *reassigned) Execute(dst, src []float32) (int, error) {
 	if len(dst) < ch*frames*nb {
 		panic(fmt.Sprintf("tfr: reassigned: len(dst) %d < %d", len(dst), ch*frames*nb))
 	}
-	for c := range ch {
-		for i := range frames {
-			x := src[c*l+i*hop : c*l+i*hop+n]
-			s := t.stage[(c*frames+i)*3*n:]
-			for m, v := range x {
-				s[m], s[n+m], s[2*n+m] = v*t.win[m], v*t.twin[m], v*t.dwin[m]
-			}
-		}
-	}
+	t.work.run(phaseWindow, src, l, frames)
 	count := 3 * ch * frames
 	if err := t.plan.Forward(t.spec[:count*nb], t.stage[:count*n]); err != nil {
 		return 0, fmt.Errorf("tfr: reassigned: %w", err)
 	}
+	t.work.run(phaseMove, nil, l, frames)
 	pow := t.pow[:ch*frames*nb]
 	clear(pow)
-	for c := range ch {
-		for i := range frames {
-			t.move(pow[c*frames*nb:(c+1)*frames*nb], t.spec[(c*frames+i)*3*nb:], i, frames)
+	for c := range ch { // in bin order, so sums do not depend on the workers
+		block := pow[c*frames*nb : (c+1)*frames*nb]
+		to, val := t.to[c*frames*nb:(c+1)*frames*nb], t.val[c*frames*nb:(c+1)*frames*nb]
+		for j, p := range val {
+			block[to[j]] += p
 		}
 	}
-	for j, p := range pow {
-		dst[j] = gpufft.PowerDB(p)
-	}
+	t.work.run(phaseDB, dst, l, frames)
 	return frames, nil
 }
 
-// move adds frame i's bins (X_h, X_th, X_h' one after another in x) to
-// pow (one channel's frames×bins) at their reassigned places.
-func (t *reassigned) move(pow []float32, x []complex64, i, frames int) {
+// window fills rows [lo, hi) (row = c·frames + i) of the stage with
+// their frames under the three windows.
+func (t *reassigned) window(src []float32, l, frames, lo, hi int) {
+	n, hop := t.n, t.cfg.Hop
+	for r := lo; r < hi; r++ {
+		c, i := r/frames, r%frames
+		x := src[c*l+i*hop : c*l+i*hop+n]
+		s := t.stage[r*3*n : (r+1)*3*n]
+		for m, v := range x {
+			s[m], s[n+m], s[2*n+m] = v*t.win[m], v*t.twin[m], v*t.dwin[m]
+		}
+	}
+}
+
+// levels writes rows [lo, hi) of pow to dst in dBFS.
+func (t *reassigned) levels(dst []float32, lo, hi int) {
+	for j := lo * t.nb; j < hi*t.nb; j++ {
+		dst[j] = gpufft.PowerDB(t.pow[j])
+	}
+}
+
+// move finds the place of every bin of rows [lo, hi): to (within its
+// channel's frames×bins) and val, its power.
+func (t *reassigned) move(frames, lo, hi int) {
+	nb := t.nb
+	for r := lo; r < hi; r++ {
+		t.target(t.to[r*nb:(r+1)*nb], t.val[r*nb:(r+1)*nb], t.spec[r*3*nb:(r+1)*3*nb], r%frames, frames)
+	}
+}
+
+// target sets the places (to) and powers (val) of frame i's bins, whose
+// X_h, X_th and X_h' are one after another in x.
+func (t *reassigned) target(to []int32, val []float32, x []complex64, i, frames int) {
 	nb := t.nb
 	xh, xt, xd := x[:nb], x[nb:2*nb], x[2*nb:3*nb]
 	peak := float32(0)
@@ -176,11 +208,8 @@ func (t *reassigned) move(pow []float32, x []complex64, i, frames int) {
 	for k, v := range xh {
 		m2 := real(v)*real(v) + imag(v)*imag(v)
 		p := m2 * t.gain[k]
-		if p == 0 {
-			continue
-		}
-		if p < thr || !(m2 > 0) {
-			pow[i*nb+k] += p
+		to[k], val[k] = int32(i*nb+k), p
+		if p == 0 || p < thr || !(m2 > 0) {
 			continue
 		}
 		inv := 1 / float64(m2)
@@ -194,12 +223,11 @@ func (t *reassigned) move(pow []float32, x []complex64, i, frames int) {
 			tt := xt[k]
 			dt := (float64(real(tt))*re + float64(imag(tt))*im) * inv
 			if math.Abs(dt) > float64(t.n/2) { // outside the window: not a place the frame saw
-				pow[i*nb+k] += p
 				continue
 			}
 			ii = clampRound(float64(i)+dt/float64(t.cfg.Hop), frames)
 		}
-		pow[ii*nb+kk] += p
+		to[k] = int32(ii*nb + kk)
 	}
 }
 

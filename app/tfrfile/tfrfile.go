@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -56,7 +57,7 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Op
 	}
 	read := time.Since(t0)
 	res, notice, err := engine.WithFallback(ctx, engines, func(e gpufft.Engine) (Result, error) {
-		return analyze(ctx, x, rate, in, out, format, o, e)
+		return analyze(ctx, x, rate, in, out, format, o, e, probeEngine(engines))
 	})
 	res.Warnings = append(warnings, res.Warnings...)
 	if notice != "" {
@@ -87,18 +88,7 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 			return nil, 0, nil, err
 		}
 		n, err := dec.Read(buf)
-		for i := range n {
-			fr := buf[i*f.Channels : (i+1)*f.Channels]
-			if ch >= 0 {
-				x = append(x, fr[ch])
-				continue
-			}
-			s := float32(0)
-			for _, v := range fr {
-				s += v
-			}
-			x = append(x, s/float32(f.Channels))
-		}
+		x = appendChannel(x, buf[:n*f.Channels], f.Channels, ch)
 		if errors.Is(err, io.EOF) {
 			return x, f.SampleRate, dec.Warnings(), nil
 		}
@@ -112,17 +102,49 @@ func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []stri
 	}
 }
 
+// appendChannel appends channel ch of the interleaved frames in buf (of
+// channels each) to x, or their mean when ch < 0.
+func appendChannel(x, buf []float32, channels, ch int) []float32 {
+	n := len(buf) / channels
+	at := len(x)
+	x = slices.Grow(x, n)[:at+n]
+	out := x[at:]
+	switch {
+	case ch >= 0:
+		for i := range out {
+			out[i] = buf[i*channels+ch]
+		}
+	case channels == 1:
+		copy(out, buf)
+	case channels == 2:
+		for i := range out {
+			out[i] = (buf[2*i] + buf[2*i+1]) / 2
+		}
+	default:
+		scale := 1 / float32(channels)
+		for i := range out {
+			s := float32(0)
+			for _, v := range buf[i*channels : (i+1)*channels] {
+				s += v
+			}
+			out[i] = s * scale
+		}
+	}
+	return x
+}
+
 // chunkValues bounds the values one Execute writes and the values the
 // transform keeps per frame (perFrame), so a call's buffers stay near
 // 64 MB.
 var chunkValues = 1 << 24
 
-// analyze runs the transform over x on e and writes the output.
-func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e gpufft.Engine) (Result, error) {
+// analyze runs the transform over x on e and writes the output; probe
+// is the engine the transform's shape is learnt on.
+func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e, probe gpufft.Engine) (Result, error) {
 	res := Result{Rate: rate, Samples: len(x), Engine: e.Name()}
 	cfg := o.Transform
 	cfg.Rate, cfg.Channels = float64(rate), 1
-	span, bins, err := shape(e, cfg)
+	span, bins, err := shape(probe, cfg)
 	if err != nil {
 		return res, modeError(err)
 	}
@@ -179,6 +201,16 @@ func perFrame(m tfr.Mode, span int) int {
 		return span/2 + 1
 	}
 	return 0
+}
+
+// probeEngine is the CPU engine of the pair where there is one: its
+// plans of one frame cost next to nothing, where a GPU's would each be
+// built on the device (a multi-resolution probe took a second there).
+func probeEngine(p engine.Pair) gpufft.Engine {
+	if p.CPU != nil {
+		return p.CPU
+	}
+	return p.Preferred
 }
 
 // shape is the span and bins of cfg's transform, learnt from the
