@@ -44,6 +44,7 @@ const (
 	TeePlaythrough = iota // the monitor output (SetTee)
 	TeeTransfer           // a transfer analyzer
 	TeeMeasure            // a sweep measurement's recording
+	TeeMode               // an analysis mode's runner (package tfrlive)
 	teeSlots
 )
 
