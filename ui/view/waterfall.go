@@ -59,6 +59,7 @@ type Waterfall struct {
 	pool    []float32 // a column max-pooled to MaxStoredBins
 	cols    [][]float32
 	after   uint64
+	freqs   []float64 // the columns' bins' centre frequencies (an analysis mode's; nil: uniform)
 }
 
 // NewWaterfall makes a waterfall for rate, FFT size and hop (samples), on
@@ -148,6 +149,9 @@ const pullBins = 1 << 22
 // rows (at most pullBins bins of them; the rest at the next call) and
 // redraws. It does not allocate in steady state.
 func (w *Waterfall) Pull(src ColumnSource, c int) {
+	if fs, ok := src.(ColumnFreqsSource); ok {
+		w.freqs = fs.ModeFreqs()
+	}
 	for left := max(1, pullBins/(w.fft/2+1)); left > 0; { // columns of the current size
 		k := min(len(w.cols), left)
 		n, next, g := src.Columns(c, w.cols[:k], w.after) // each column is read by its own length
@@ -199,7 +203,7 @@ func (w *Waterfall) addFrame(db []float32) {
 // within half a pooled bin of i·factor, so the result is the spectrum of
 // an N/factor-point FFT as far as the axis is concerned.
 func (w *Waterfall) pooled(db []float32) []float32 {
-	if len(db) <= MaxStoredBins {
+	if len(db) <= MaxStoredBins || tableFor(w.freqs, len(db)) != nil { // a mode's bins are kept as they are
 		return db
 	}
 	f := 1
@@ -241,7 +245,7 @@ func (w *Waterfall) emit() {
 func (w *Waterfall) renderRow(i int) {
 	pix := w.ring.Pix[w.ring.PixOffset(0, i):w.ring.PixOffset(0, i+1)]
 	row := w.hist[i]
-	m := w.maps.get(w.axis, w.ring.Rect.Dx(), w.rate, len(row))
+	m := w.maps.getFor(w.axis, w.ring.Rect.Dx(), w.rate, len(row), w.freqs)
 	if m == nil {
 		clear(pix)
 		return

@@ -18,6 +18,7 @@ type published struct {
 	colGeo   live.Geometry // Hop: the samples between columns
 	fold     int           // frames per column
 	freqs    []float64     // the bins' centre frequencies, Hz (immutable)
+	enbw     []float64     // the bins' noise bandwidths, Hz (immutable)
 	bins     int
 	cur      [][]float32 // dB
 	exp      [][]float32 // power
@@ -35,10 +36,10 @@ type published struct {
 
 // reset sizes the copies: outCh channels of bins bins, history columns
 // of fold frames each.
-func (p *published) reset(outCh, bins, history, fold int, geo, colGeo live.Geometry, freqs []float64) {
+func (p *published) reset(outCh, bins, history, fold int, geo, colGeo live.Geometry, freqs, enbw []float64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.geo, p.colGeo, p.fold, p.freqs, p.bins = geo, colGeo, fold, freqs, bins
+	p.geo, p.colGeo, p.fold, p.freqs, p.enbw, p.bins = geo, colGeo, fold, freqs, enbw, bins
 	mk := func() [][]float32 {
 		v := make([][]float32, outCh)
 		for c := range v {
@@ -102,8 +103,8 @@ func (p *published) frameCount() uint64 {
 
 // Latest copies output channel c's spectra (c = Channels for the mix)
 // into dst as dB, reusing its slices: the traces dst.Want names (0: all),
-// the bins' centre frequencies in dst.Freqs (shared, never to be
-// written), and the dominant peak of the current spectrum (PeakOf). A
+// the bins' centre frequencies and noise bandwidths in dst.Freqs and
+// dst.ENBW (shared, never to be written), and the dominant peak of the current spectrum (PeakOf). A
 // channel the Runner lacks leaves dst's traces empty. Any goroutine may
 // call it; it allocates only when dst's slices are short.
 func (r *Runner) Latest(c int, dst *live.Spectrum) {
@@ -113,7 +114,7 @@ func (r *Runner) Latest(c int, dst *live.Spectrum) {
 	}
 	p := &r.pub
 	p.mu.Lock()
-	dst.Geometry, dst.BinHz, dst.Freqs, dst.LongFrames = p.geo, 0, p.freqs, p.longN
+	dst.Geometry, dst.BinHz, dst.Freqs, dst.ENBW, dst.LongFrames = p.geo, p.geo.BinHz(), p.freqs, p.enbw, p.longN
 	dst.Bands, dst.Peak = dst.Bands[:0], dsp.Peak{}
 	traces := [...]*[]float32{&dst.Current, &dst.ExpAvg, &dst.LinAvg, &dst.LongAvg, &dst.PeakHold, &dst.MinHold}
 	if c < 0 || c >= len(p.cur) {

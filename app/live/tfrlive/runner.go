@@ -136,7 +136,7 @@ func NewWith(rec *audio.Recorder, tr tfr.Transform, e gpufft.Engine, s Settings)
 	history = max(1, min(history, historyBytes/(4*r.bins*r.outCh)))
 	colGeo := r.geo
 	colGeo.Hop *= fold
-	r.pub.reset(r.outCh, r.bins, history, fold, r.geo, colGeo, tr.Freqs())
+	r.pub.reset(r.outCh, r.bins, history, fold, r.geo, colGeo, tr.Freqs(), tr.ENBW())
 	r.stats.Init()
 	r.stats.SetSource(rec)
 	r.stats.SetEngine(e)
