@@ -169,7 +169,9 @@ func (w *Window) typedRune(r rune) {
 	case 'g', 'G':
 		w.toggleEngine()
 	case 'f', 'F':
-		w.change(func(s *Settings) { s.FreqScale = next([]plot.Scale{plot.Log, plot.Lin, plot.Mel, plot.Note}, s.FreqScale) })
+		w.change(func(s *Settings) {
+			s.FreqScale = next([]plot.Scale{plot.Log, plot.Lin, plot.Mel, plot.Note}, s.FreqScale)
+		})
 	case 'm', 'M':
 		w.change(func(s *Settings) { s.Colormap = next(plot.Colormaps, s.Colormap) })
 	case 'a', 'A':
