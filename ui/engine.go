@@ -27,6 +27,7 @@ type Engine interface {
 	// the Measure tab's sweep measurement (session.Session's Measure),
 	// called from a goroutine of the panel's
 	panel.MeasureEngine
+	panel.ModeEngine // the analysis modes (session.Session's SetMode), from a goroutine of the window's
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

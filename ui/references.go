@@ -144,8 +144,7 @@ func (w *Window) updateDiff(v *view.SpectrumView, d *view.LinePlot, g *view.RefG
 	if len(cur) < 2 {
 		return
 	}
-	l := &d.SetLines(1)[0]
-	l.Freqs = sp.Freqs // an analysis mode's bins (nil: uniform)
+	l := d.FirstLine(sp.Freqs)
 	if w.refs.Refs()[w.refs.DiffTo()].NotDrawn != "" {
 		l.DB = l.DB[:0] // no difference to a reference the axis cannot show
 	} else {

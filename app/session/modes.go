@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prismaudio/prism/app/engine"
@@ -15,7 +16,13 @@ import (
 // statistics the window reads are its own.
 type modeState struct {
 	cur  atomic.Pointer[modeRun] // nil: the live analysis's own STFT
-	want *tfrlive.Settings       // what SetMode asked for (nil: none), under Session.mu
+	want *tfrlive.Settings       // what is to run (nil: none), under Session.mu
+	err  atomic.Pointer[string]  // why the last mode asked for did not start (nil: it did)
+
+	mu      sync.Mutex // the requests:
+	next    *tfrlive.Settings
+	pending bool // next holds a request
+	busy    bool // a goroutine is applying requests
 }
 
 // modeRun is one Runner on its goroutine.
@@ -25,12 +32,47 @@ type modeRun struct {
 	done chan struct{}
 }
 
-// SetMode runs the analysis mode s.TFR describes (its Mode other than
-// tfr.STFT) beside the live analysis, on the engine the live analysis
-// uses, and shows its results in Latest, Columns, Frames and ReadStats;
-// tfr.STFT stops it. A source switch restarts it for the new source. It
-// blocks while the transform is made (kernels compiled, tables built).
-func (m *Session) SetMode(s tfrlive.Settings) error {
+// SetMode asks for the analysis mode s.TFR describes (its Mode other than
+// tfr.STFT) to run beside the live analysis, on the engine the live
+// analysis uses, its results shown in Latest, Columns, Frames and
+// ReadStats; tfr.STFT stops it. It does not block: a goroutine of the
+// session's makes the transform (kernels compiled, tables built), taking
+// the newest request when several came meanwhile, and a mode that fails
+// to start says why in the statistics' Status (ReadStats) until the next
+// request. A source switch restarts the mode for the new source.
+func (m *Session) SetMode(s tfrlive.Settings) {
+	ms := &m.mode
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	ms.next, ms.pending = &s, true
+	if ms.busy {
+		return
+	}
+	ms.busy = true
+	go func() {
+		for {
+			ms.mu.Lock()
+			next, ok := ms.next, ms.pending
+			ms.next, ms.pending = nil, false
+			if !ok {
+				ms.busy = false
+				ms.mu.Unlock()
+				return
+			}
+			ms.mu.Unlock()
+			ms.err.Store(nil)
+			if err := m.SetModeWait(*next); err != nil {
+				msg := "analysis mode " + next.TFR.Mode.String() + ": " + err.Error()
+				ms.err.Store(&msg)
+			}
+		}
+	}()
+}
+
+// SetModeWait is SetMode that returns once the mode runs (or has
+// stopped), or with the reason it could not start (the STFT is then
+// shown).
+func (m *Session) SetModeWait(s tfrlive.Settings) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {

@@ -293,9 +293,12 @@ func (m *Session) Frames() uint64 {
 func (m *Session) ReadStats(dst *live.Stats) {
 	if run := m.mode.cur.Load(); run != nil {
 		run.r.ReadStats(dst)
-		return
+	} else {
+		m.live.ReadStats(dst)
 	}
-	m.live.ReadStats(dst)
+	if msg := m.mode.err.Load(); msg != nil && dst.Status == "" {
+		dst.Status = *msg
+	}
 }
 
 // ReadMeters is Live.ReadMeters.

@@ -268,3 +268,11 @@ func (v *LinePlot) SetScale(scale plot.Scale) { v.SetConfig(v.rate, v.fft, scale
 
 // Redraw repaints the plot (the traces changed in place).
 func (v *LinePlot) Redraw() { v.raster.Refresh() }
+
+// FirstLine is SetLines(1)'s line, whose levels are at the bins' centre
+// frequencies freqs (an analysis mode's, modes.go; nil: uniform bins).
+func (v *LinePlot) FirstLine(freqs []float64) *plotLine {
+	l := &v.SetLines(1)[0]
+	l.Freqs = freqs
+	return l
+}

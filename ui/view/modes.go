@@ -158,3 +158,6 @@ func (d *DisplayCal) modeOffsets(freqs, enbw []float64) []float32 {
 	d.table, d.binHz = &freqs[0], 0
 	return d.off
 }
+
+// ScaleCycle is the order the F key cycles the frequency scales in.
+var ScaleCycle = []plot.Scale{plot.Log, plot.Lin, plot.Mel, plot.Note}
