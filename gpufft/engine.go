@@ -106,6 +106,10 @@ type Engine interface {
 	// NewLive makes a live analyzer plan: the spectrogram with averages,
 	// holds, band sums and columns kept on the engine (see LivePlan).
 	NewLive(cfg LiveConfig) (LivePlan, error)
+	// NewSpectralKernel makes a plan that applies a sparse spectral
+	// kernel to the FFTs of frames (see SpectralKernelPlan): the
+	// FFT-based variable-Q transform.
+	NewSpectralKernel(cfg SpectralKernelConfig) (SpectralKernelPlan, error)
 	// Close releases the engine. Calling it twice is harmless.
 	Close() error
 }

@@ -105,3 +105,9 @@ var (
 		Ir, Peak, N int
 	}{Kernel{"transfer_peak", "transfer.cl", 3}, 0, 1, 2}
 )
+
+// spectral.cl: the spectral-kernel product.
+var SpectralKernel = struct {
+	Kernel
+	Spec, Out, First, Offset, Wre, Wim, Rows, Bins, Count int
+}{Kernel{"spectral_kernel", "spectral.cl", 9}, 0, 1, 2, 3, 4, 5, 6, 7, 8}

@@ -11,7 +11,8 @@ import (
 
 // specs is every kernel's argument spec (args.go).
 var specs = []any{&FFTC2C, &FFTR2C, &FFTC2R, &Spectrogram, &FFTPass, &R2CPost, &Frames, &SpecPost, &SpecMul,
-	&ReduceMax, &LiveUpdate, &LiveBands, &PCMPlanar, &TransferUpdate, &TransferPhat, &TransferPeak}
+	&ReduceMax, &LiveUpdate, &LiveBands, &PCMPlanar, &TransferUpdate, &TransferPhat, &TransferPeak,
+	&SpectralKernel}
 
 var (
 	lineComment  = regexp.MustCompile(`//[^\n]*`)
@@ -32,7 +33,8 @@ func signatures(t *testing.T) map[string]struct {
 		params []string
 	}{}
 	for file, src := range map[string]string{"fft_common.cl": Common, "fft_batch.cl": Batch, "fft_passes.cl": Passes,
-		"reduce.cl": Reduce, "post.cl": Post, "pcm.cl": PCM, "transfer.cl": Transfer} {
+		"reduce.cl": Reduce, "post.cl": Post, "pcm.cl": PCM, "transfer.cl": Transfer,
+		"spectral.cl": Spectral} {
 		src = lineComment.ReplaceAllString(blockComment.ReplaceAllString(src, ""), "")
 		for _, m := range kernelDecl.FindAllStringSubmatch(src, -1) {
 			var params []string

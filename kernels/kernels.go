@@ -53,4 +53,10 @@ var (
 	//
 	//go:embed transfer.cl
 	Transfer string
+
+	// Spectral is spectral.cl: the sparse spectral-kernel product (the
+	// FFT-based variable-Q transform), chained after a complex spectrogram.
+	//
+	//go:embed spectral.cl
+	Spectral string
 )

@@ -17,6 +17,7 @@ import (
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/tfrfile"
 	"github.com/prismaudio/prism/internal/bench"
 	"github.com/prismaudio/prism/internal/proc"
 )
@@ -31,6 +32,8 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	var prof bench.Profiles
 	prof.Register(fs)
 	timings := fs.Bool("timings", false, "print where each file's time went, one JSON line per file on stderr")
+	var mf tfrfile.Flags
+	mf.Register(fs)
 	inputs, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -52,6 +55,12 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := kit.CheckReplace(opts.Force, dsts...); err != nil {
 		return usage("%v", err)
+	}
+	if tc, on, err := mf.Config(fs, opts.FFT, opts.Hop, opts.Window); err != nil || on {
+		if err != nil {
+			return usage("%v", err)
+		}
+		return analyzeModes(inputs, dsts, target.Format, tfrfile.Options{Transform: tc, Channel: opts.Channel, Image: opts.Image, Force: opts.Force}, af, *quiet, stderr)
 	}
 	stopProfiles, ok := startProfiles(&prof, "analyze", stderr)
 	if !ok {
@@ -90,6 +99,37 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	}
 	sess.Leave(stderr, *timings)
 	left = true
+	return status
+}
+
+// analyzeModes is `prism analyze --mode` (multires, vqt, reassigned):
+// each input through tfrfile on the session's engines, in turn.
+func analyzeModes(inputs, dsts []string, format encode.Format, o tfrfile.Options, af analysisFlags, quiet bool, stderr io.Writer) int {
+	sess, ok := kit.OpenSession("analyze", kit.ChooseEngine("analyze", af.engine, inputs, kit.Verbose(), stderr), af.device, quiet, stderr)
+	if !ok {
+		return ExitFailure
+	}
+	defer sess.Close()
+	status := ExitOK // a runtime failure (1) outweighs bad input (2)
+	for i, in := range inputs {
+		res, err := tfrfile.AnalyzeFile(sess.Ctx, in, dsts[i], format, o, sess.Engines)
+		kit.Warn(stderr, res.Warnings)
+		if err != nil {
+			code := kit.Failure(stderr, err)
+			if errors.Is(err, context.Canceled) {
+				return code
+			}
+			if status != ExitFailure {
+				status = code
+			}
+			continue
+		}
+		sess.Written.Add(dsts[i])
+		if !quiet {
+			fmt.Fprintf(stderr, "prism: %s → %s: %v, %d frames × %d bins of %.1f s audio in %.2f s on %s\n", message.Quote(in), message.Quote(dsts[i]),
+				o.Transform.Mode, res.Frames, res.Bins, float64(res.Samples)/float64(res.Rate), res.Elapsed.Seconds(), res.Engine)
+		}
+	}
 	return status
 }
 

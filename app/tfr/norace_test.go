@@ -1,0 +1,5 @@
+//go:build !race
+
+package tfr
+
+const raceEnabled = false

@@ -1,0 +1,188 @@
+// Package tfrfile is the file pipeline of the time-frequency modes: it
+// reads an audio file, runs a tfr.Transform (multi-resolution, VQT,
+// reassigned, or the plain STFT) over one channel or the mix on an engine
+// and writes the frames as NPY with a JSON sidecar, CSV or a labelled PNG.
+package tfrfile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/tfr"
+	"github.com/prismaudio/prism/audio"
+	"github.com/prismaudio/prism/gpufft"
+)
+
+// Options configure one file's analysis.
+type Options struct {
+	// Transform is the mode and its parameters; Rate, Channels and
+	// MaxSamples are set from the file.
+	Transform tfr.Config
+	Channel   int // −1: the mean of every channel; else that channel
+	Image     plot.ImageOptions
+	Force     bool // replace outputs whose permissions protect them
+}
+
+// Result says what an analysis did.
+type Result struct {
+	Rate     int
+	Samples  int // per channel
+	Frames   int // rows written
+	Bins     int // values per row
+	Engine   string
+	Elapsed  time.Duration
+	Warnings []string
+}
+
+// SidecarPath is the JSON file written beside an NPY output: out + ".json".
+func SidecarPath(out string) string { return out + ".json" }
+
+// AnalyzeFile analyzes in into out (format NPY, CSV or PNG) on the
+// engines, falling back from the GPU to the CPU once as every file
+// command does. Bad input is an *analysis.InputError.
+func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Options, engines engine.Pair) (Result, error) {
+	t0 := time.Now()
+	x, rate, warnings, err := readChannel(ctx, in, o.Channel)
+	if err != nil {
+		return Result{}, err
+	}
+	res, notice, err := engine.WithFallback(ctx, engines, func(e gpufft.Engine) (Result, error) {
+		return analyze(ctx, x, rate, in, out, format, o, e)
+	})
+	res.Warnings = append(warnings, res.Warnings...)
+	if notice != "" {
+		res.Warnings = append(res.Warnings, notice)
+	}
+	res.Elapsed = time.Since(t0)
+	return res, err
+}
+
+// readChannel decodes the whole of in: channel ch, or the mean of all.
+func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []string, error) {
+	dec, err := audio.Open(in)
+	if err != nil {
+		return nil, 0, nil, &analysis.InputError{Err: err}
+	}
+	defer dec.Close()
+	f := dec.Format()
+	if ch >= f.Channels {
+		return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("%s: no channel %d (the file has %d: 0…%d)", in, ch, f.Channels, f.Channels-1)}
+	}
+	var x []float32
+	if f.Frames >= 0 {
+		x = make([]float32, 0, f.Frames)
+	}
+	buf := make([]float32, 1<<16*f.Channels)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, 0, nil, err
+		}
+		n, err := dec.Read(buf)
+		for i := range n {
+			fr := buf[i*f.Channels : (i+1)*f.Channels]
+			if ch >= 0 {
+				x = append(x, fr[ch])
+				continue
+			}
+			s := float32(0)
+			for _, v := range fr {
+				s += v
+			}
+			x = append(x, s/float32(f.Channels))
+		}
+		if errors.Is(err, io.EOF) {
+			return x, f.SampleRate, dec.Warnings(), nil
+		}
+		if err != nil {
+			var fe *audio.FormatError
+			if errors.As(err, &fe) {
+				return nil, 0, nil, &analysis.InputError{Err: err}
+			}
+			return nil, 0, nil, fmt.Errorf("%s: %w", in, err)
+		}
+	}
+}
+
+// chunkValues bounds the values one Execute writes (and a reassigned
+// transform's three spectra per frame), so a call's buffers stay near 64 MB.
+var chunkValues = 1 << 24
+
+// analyze runs the transform over x on e and writes the output.
+func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e gpufft.Engine) (Result, error) {
+	res := Result{Rate: rate, Samples: len(x), Engine: e.Name()}
+	cfg := o.Transform
+	cfg.Rate, cfg.Channels = float64(rate), 1
+	span, bins, err := shape(e, cfg)
+	if err != nil {
+		return res, modeError(err)
+	}
+	if len(x) < span {
+		return res, &analysis.InputError{Err: fmt.Errorf("%s: %d samples per channel, fewer than one frame of %d", in, len(x), span)}
+	}
+	total := (len(x)-span)/cfg.Hop + 1
+	margin := 0
+	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
+		margin = span/(2*cfg.Hop) + 1
+	}
+	per := max(1, min(total, chunkValues/max(bins, 3*span)))
+	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
+	tr, err := tfr.New(e, cfg)
+	if err != nil {
+		return res, modeError(err)
+	}
+	defer tr.Close()
+	res.Frames, res.Bins = total, bins
+	w, err := newWriter(out, in, format, o, tr, total)
+	if err != nil {
+		return res, err
+	}
+	defer w.discard()
+	dst := make([]float32, (per+2*margin)*bins)
+	for a := 0; a < total; a += per {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		b := min(total, a+per)
+		s0, e0 := max(0, a-margin), min(total, b+margin)
+		n, err := tr.Execute(dst, x[s0*cfg.Hop:(e0-1)*cfg.Hop+span])
+		if err != nil {
+			return res, err
+		}
+		if n != e0-s0 {
+			return res, fmt.Errorf("tfrfile: %d frames from a block of %d", n, e0-s0)
+		}
+		if err := w.rows(a, dst[(a-s0)*bins:(b-s0)*bins]); err != nil {
+			return res, err
+		}
+	}
+	return res, w.finish(total)
+}
+
+// shape is the span and bins of cfg's transform, learnt from the
+// smallest one that accepts a MaxSamples of a power of two (one frame).
+func shape(e gpufft.Engine, cfg tfr.Config) (span, bins int, err error) {
+	for m := gpufft.MinSize; m <= 4*gpufft.MaxSize; m *= 2 {
+		cfg.MaxSamples = m
+		var tr tfr.Transform
+		if tr, err = tfr.New(e, cfg); err == nil {
+			span, bins = tr.Span(), len(tr.Freqs())
+			return span, bins, tr.Close()
+		}
+	}
+	return 0, 0, err
+}
+
+// modeError makes a transform's invalid parameters bad input.
+func modeError(err error) error {
+	if errors.Is(err, gpufft.ErrInvalid) {
+		return &analysis.InputError{Err: err}
+	}
+	return err
+}
