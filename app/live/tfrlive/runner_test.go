@@ -142,7 +142,16 @@ func TestHoldsAndColumns(t *testing.T) {
 // transform, the averages, holds, columns and the publication allocate
 // nothing per batch.
 func TestStepDoesNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	r, _ := newFakeRunner(t, Settings{AvgTau: time.Second, AvgFrames: 8, PeakHold: time.Second, PeakDecay: 20})
+	stepAllocs(t, r)
+}
+
+// stepAllocs fails t if a Runner's steady-state Step allocates.
+func stepAllocs(t *testing.T, r *Runner) {
+	t.Helper()
 	buf := sine(nil, 0, 480, 0.5, 1000)
 	w := r.In().(interface {
 		Write([]float32, time.Time)
