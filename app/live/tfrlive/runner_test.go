@@ -156,15 +156,19 @@ func stepAllocs(t *testing.T, r *Runner) {
 	w := r.In().(interface {
 		Write([]float32, time.Time)
 	})
-	for range 10 { // past the first frame
+	for r.Frames() < 2 { // past the first frames
 		w.Write(buf, time.Now())
 		r.Step()
 	}
+	before := r.Frames()
 	if n := testing.AllocsPerRun(20, func() {
 		w.Write(buf, time.Now())
 		r.Step()
 	}); n != 0 {
 		t.Fatalf("Step: %v allocs per batch, want 0", n)
+	}
+	if r.Frames() < before+10 {
+		t.Fatalf("only %d frames analyzed while measuring", r.Frames()-before)
 	}
 }
 
