@@ -14,6 +14,7 @@ import (
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/tfrfile"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/internal/bench"
 )
@@ -53,6 +54,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	var prof bench.Profiles
 	prof.Register(fs)
+	var mf tfrfile.Flags // --mode and its parameters (capture_modes.go)
+	mf.Register(fs)
 	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -60,6 +63,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	usage := kit.UsageError("capture", stderr)
 	if len(pos) > 0 {
 		return usage("unexpected argument %q", pos[0])
+	}
+	if code, done := runCaptureMode(fs, &mf, &af, captureSource{*device, *rate, *channelsArg, *gen}, *seconds, *stats, *quiet, *out, stdout, stderr); done {
+		return code
 	}
 	format, ok := encode.FormatOf(*out)
 	if *out == "" || !ok {
