@@ -108,8 +108,9 @@ func DBTicks(dbMin, dbMax float64, n int) []float64 {
 }
 
 // noteTicks are a note axis's ticks: every C (C0 = 16.35 Hz … C10, A4 =
-// 440 Hz) within the axis, and the F♯ between two Cs where an octave
+// 440 Hz) within the axis, and the F# between two Cs where an octave
 // spans 120 pixels or more.
+
 func noteTicks(a FreqAxis, pixels int) []float64 {
 	var ticks []float64
 	for oct := 0; oct <= 10; oct++ {
@@ -132,10 +133,19 @@ func NoteHz(oct, semitone int) float64 {
 	return 440 * math.Pow(2, float64(12*(oct-4)+semitone-9)/12)
 }
 
-// NoteLabel names a note axis's tick f: "C4", "F♯4".
+// NoteLabel names a note axis's tick f: "C4", "F#4" (as dsp.NoteName).
 func NoteLabel(f float64) string {
 	n := int(math.Round(12*math.Log2(f/440))) + 9 + 48 // semitones above C0
 	oct, s := n/12, n%12
-	name := [12]string{"C", "C♯", "D", "D♯", "E", "F", "F♯", "G", "G♯", "A", "A♯", "B"}[s]
+	name := [12]string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}[s]
 	return fmt.Sprintf("%s%d", name, oct)
+}
+
+// Label is tick f's label on axis a: the note's name on a note axis
+// ("C4"), else the frequency (FormatHz).
+func (a FreqAxis) Label(f float64) string {
+	if a.Scale == Note {
+		return NoteLabel(f)
+	}
+	return FormatHz(f)
 }

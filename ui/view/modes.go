@@ -109,10 +109,7 @@ type ColumnFreqsSource interface {
 // freqLabel is a frequency tick's label: the note's name on a note
 // axis ("C4"), else the frequency ("1k").
 func freqLabel(axis plot.FreqAxis, f float64) string {
-	if axis.Scale == plot.Note {
-		return plot.NoteLabel(f)
-	}
-	return plot.FormatHz(f)
+	return axis.Label(f)
 }
 
 // isMajor says whether tick f is a major grid line: every tick of a
