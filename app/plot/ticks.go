@@ -110,7 +110,6 @@ func DBTicks(dbMin, dbMax float64, n int) []float64 {
 // noteTicks are a note axis's ticks: every C (C0 = 16.35 Hz … C10, A4 =
 // 440 Hz) within the axis, and the F# between two Cs where an octave
 // spans 120 pixels or more.
-
 func noteTicks(a FreqAxis, pixels int) []float64 {
 	var ticks []float64
 	for oct := 0; oct <= 10; oct++ {
