@@ -78,7 +78,7 @@ func captureMode(sess *kit.Session, rec *audio.Recorder, ls live.Settings, cfg t
 		fmt.Fprintf(stderr, "prism: capture: %v live for %.1f s from %s at %d Hz, %d channels, on %s\n", cfg.Mode, seconds,
 			rec.Stats().Source, rec.SampleRate(), rec.Channels(), sess.Engines.Preferred.Name())
 	}
-	st, err := tfrlive.Capture(sess.Ctx, rec, sess.Engines, ls, tfrlive.SettingsFrom(ls, cfg), seconds)
+	st, backlog, err := tfrlive.Capture(sess.Ctx, rec, sess.Engines, ls, tfrlive.SettingsFrom(ls, cfg), seconds)
 	if err != nil {
 		return kit.Failure(stderr, fmt.Errorf("capture: %v: %w", cfg.Mode, err))
 	}
@@ -90,8 +90,8 @@ func captureMode(sess *kit.Session, rec *audio.Recorder, ls live.Settings, cfg t
 		}
 	}
 	if !quiet {
-		fmt.Fprintf(stderr, "prism: capture: %v: %d frames, %d input frames dropped, latency p50 %.1f ms, p99 %.1f ms\n",
-			cfg.Mode, st.Frames, st.DroppedFrames, st.LatencyP50Ms, st.LatencyP99Ms)
+		fmt.Fprintf(stderr, "prism: capture: %v: %d frames (%.0f in %g s at hop %d), %d input frames dropped, %d unread at the end, latency p50 %.1f ms, p99 %.1f ms\n",
+			cfg.Mode, st.Frames, seconds*float64(rec.SampleRate())/float64(cfg.Hop), seconds, cfg.Hop, st.DroppedFrames, backlog, st.LatencyP50Ms, st.LatencyP99Ms)
 	}
 	return ExitOK
 }

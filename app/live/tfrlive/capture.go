@@ -20,15 +20,21 @@ import (
 // from the live analysis's read of a block to the Runner's publication
 // of the frames it completes. It stops early, with ctx's error, when ctx
 // is done.
-func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, ls live.Settings, s Settings, seconds float64) (live.Stats, error) {
+//
+// Backlog is the input that had arrived but was not analyzed when the
+// time was up (in the recorder's ring, the Runner's input and held beyond
+// its next frame), in input frames: a mode that keeps up leaves about one
+// batch; one that falls behind leaves up to its rings' capacity (more
+// is dropped, and counted).
+func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, ls live.Settings, s Settings, seconds float64) (st live.Stats, backlog int, err error) {
 	r, err := New(rec, engines.Preferred, s)
 	if err != nil {
-		return live.Stats{}, err
+		return st, 0, err
 	}
 	defer r.Close()
 	l, err := live.New(rec, engines, ls)
 	if err != nil {
-		return live.Stats{}, err
+		return st, 0, err
 	}
 	l.SetTeeAt(live.TeeMode, r.In())
 	stop := make(chan struct{})
@@ -52,7 +58,7 @@ func Capture(ctx context.Context, rec *audio.Recorder, engines engine.Pair, ls l
 	close(stop)
 	wg.Wait()
 	l.Close()
-	var st live.Stats
 	r.ReadStats(&st)
-	return st, err
+	backlog = rec.Ring().Available() + r.in.Available() + max(0, r.have-r.span)
+	return st, backlog, err
 }

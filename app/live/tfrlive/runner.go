@@ -71,10 +71,34 @@ type Runner struct {
 	engName string
 }
 
-// probeSamples is the block a first transform is made for to learn the
-// mode's Span: longer than any window a mode uses (VQT at 20 Hz, 96
-// bins/octave and 192 kHz: 1.3 M samples).
-const probeSamples = 1 << 22
+// spanOf is the samples one frame of cfg reads: the FFT size of the STFT
+// and the reassigned spectrogram, the largest size of the multi-
+// resolution spectrum; for the others a transform is made for blocks of
+// 2^16, 2^17, … samples until one is long enough for a frame, and asked.
+func spanOf(e gpufft.Engine, cfg tfr.Config) (int, error) {
+	switch {
+	case (cfg.Mode == tfr.STFT || cfg.Mode == tfr.Reassigned) && cfg.Size > 0 && cfg.Sizes == nil:
+		return cfg.Size, nil
+	case cfg.Mode == tfr.MultiRes:
+		sizes := cfg.Sizes
+		if sizes == nil {
+			sizes = tfr.DefaultSizes(cfg.Rate)
+		}
+		if len(sizes) > 0 {
+			return sizes[0], nil
+		}
+	}
+	var err error
+	for n := 1 << 16; n <= 1<<24; n *= 2 {
+		var probe tfr.Transform
+		if probe, err = tfr.New(e, withMax(cfg, n)); err == nil {
+			span := probe.Span()
+			probe.Close()
+			return span, nil
+		}
+	}
+	return 0, err
+}
 
 // ringSeconds is how much input the tee's ring holds.
 const ringSeconds = 2
@@ -89,12 +113,10 @@ func New(rec *audio.Recorder, e gpufft.Engine, s Settings) (*Runner, error) {
 	if cfg.Hop < 1 {
 		return nil, fmt.Errorf("tfrlive: hop %d: want ≥ 1", cfg.Hop)
 	}
-	probe, err := tfr.New(e, withMax(cfg, probeSamples))
+	span, err := spanOf(e, cfg)
 	if err != nil {
 		return nil, err
 	}
-	span := probe.Span()
-	probe.Close()
 	maxFrames := max(1, rate/10/cfg.Hop+1)
 	tr, err := tfr.New(e, withMax(cfg, span+(maxFrames-1)*cfg.Hop))
 	if err != nil {
