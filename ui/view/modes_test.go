@@ -210,3 +210,25 @@ func TestNoteAxis(t *testing.T) {
 		t.Error("the note axis is not the log axis")
 	}
 }
+
+// TestModeWaterfallKeepsRowTables: rows keep the bin table they came
+// with: after the mode's table changes (another mode), re-rendering the
+// history (a new dB range) still draws the old rows' tone at its place.
+func TestModeWaterfallKeepsRowTables(t *testing.T) {
+	test.NewTempApp(t)
+	e := newModeSource()
+	wf := NewWaterfall(48000, 65536, 512, plot.Log, plot.Gray, -120, 0, 2)
+	win := showIn(t, wf, 600, 240)
+	capture(win)
+	wf.Pull(e, 0)
+	// another mode: half the bins, none of its columns yet
+	other := &modeSource{freqs: e.freqs[:len(e.freqs)/2], cols: 60}
+	wf.Pull(other, 0)
+	wf.SetRange(-110, 0) // re-renders every row from the history
+	img := capture(win)
+	lo := math.Max(20, 48000.0/65536)
+	wantX := wf.area.Min.X + int(math.Log(e.freqs[modeToneBin]/lo)/math.Log(24000/lo)*float64(wf.area.Dx()))
+	if x := brightest(img, wantX, wf.area.Min.Y+2); abs(x-wantX) > 1 {
+		t.Errorf("after the table changed, the tone is drawn at x=%d, want %d", x, wantX)
+	}
+}

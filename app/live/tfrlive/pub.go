@@ -104,8 +104,9 @@ func (p *published) frameCount() uint64 {
 // Latest copies output channel c's spectra (c = Channels for the mix)
 // into dst as dB, reusing its slices: the traces dst.Want names (0: all),
 // the bins' centre frequencies and noise bandwidths in dst.Freqs and
-// dst.ENBW (shared, never to be written), and the dominant peak of the current spectrum (PeakOf). A
-// channel the Runner lacks leaves dst's traces empty. Any goroutine may
+// dst.ENBW (shared, never to be written), and the dominant peak of the
+// current spectrum (PeakOf). A channel the Runner lacks, or a Runner that
+// has analyzed no frame yet, leaves dst's traces empty. Any goroutine may
 // call it; it allocates only when dst's slices are short.
 func (r *Runner) Latest(c int, dst *live.Spectrum) {
 	want := dst.Want
@@ -117,7 +118,7 @@ func (r *Runner) Latest(c int, dst *live.Spectrum) {
 	dst.Geometry, dst.BinHz, dst.Freqs, dst.ENBW, dst.LongFrames = p.geo, p.geo.BinHz(), p.freqs, p.enbw, p.longN
 	dst.Bands, dst.Peak = dst.Bands[:0], dsp.Peak{}
 	traces := [...]*[]float32{&dst.Current, &dst.ExpAvg, &dst.LinAvg, &dst.LongAvg, &dst.PeakHold, &dst.MinHold}
-	if c < 0 || c >= len(p.cur) {
+	if c < 0 || c >= len(p.cur) || p.frames == 0 { // no such channel, or no frame yet
 		p.mu.Unlock()
 		for _, t := range traces {
 			*t = (*t)[:0]

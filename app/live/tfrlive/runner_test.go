@@ -64,10 +64,15 @@ func feed(r *Runner, total int, a, f float64) {
 // Runner's live path, the level the transform itself gives the same
 // samples, which is the sine's analytic level (20·log10 A) in every
 // trace, on each channel and the mix, with the peak readout at its
-// frequency.
+// frequency; before the first frame there is no spectrum (and no peak).
 func TestSineLevelThroughRunner(t *testing.T) {
 	r, fake := newFakeRunner(t, Settings{AvgTau: time.Second, AvgFrames: 8, PeakHold: 2 * time.Second, PeakDecay: 20})
 	f := fake.freqs[10] // 300·2^(10/6) ≈ 952 Hz
+	var before live.Spectrum
+	r.Latest(0, &before)
+	if len(before.Current) != 0 || before.Peak.Freq != 0 {
+		t.Fatalf("before any frame: %d bins, peak %v; want none", len(before.Current), before.Peak)
+	}
 	const a, total = 0.5, 24000
 	feed(r, total, a, f)
 	// the transform's own level for the last frame the Runner analyzed
