@@ -174,8 +174,10 @@ func (r *Runner) Freqs() []float64 { return r.pub.freqs }
 // level (every mode is level-correct at its bins' centres; a sine between
 // them reads the mode's scalloping low), its frequency refined by the
 // vertex of the parabola through it and its neighbours in dB over
-// frequency (exact for a Gaussian main lobe; bins need not be uniform),
-// and the nearest note. The zero Peak for fewer than 3 bins or lengths
+// frequency (exact for a Gaussian main lobe; bins need not be uniform;
+// not where the neighbours' spacings differ by more than 1.5×, a join of
+// two resolutions, where the bin's centre is taken), and the nearest
+// note. The zero Peak for fewer than 3 bins or lengths
 // that differ. It does not allocate.
 func PeakOf(db []float32, freqs []float64) dsp.Peak {
 	n := len(db)
@@ -194,7 +196,10 @@ func PeakOf(db []float32, freqs []float64) dsp.Peak {
 	}
 	f := freqs[best]
 	u1, u3 := freqs[best-1]-f, freqs[best+1]-f
-	if !math.IsInf(y1, 0) && !math.IsInf(y3, 0) && u1 < 0 && u3 > 0 {
+	// at a join of two resolutions (neighbours spaced unlike) the main
+	// lobe is not one shape either side: the bin's centre is the answer
+	even := u1 < 0 && u3 > 0 && max(-u1, u3) <= 1.5*min(-u1, u3)
+	if !math.IsInf(y1, 0) && !math.IsInf(y3, 0) && even {
 		s1, s3 := (y1-y2)/u1, (y3-y2)/u3
 		a := (s3 - s1) / (u3 - u1)
 		if b := s3 - a*u3; a < 0 {

@@ -193,7 +193,8 @@ func TestPow10dB(t *testing.T) {
 }
 
 // TestPeakOf: a parabola in dB over frequency on log-spaced bins is
-// found at its vertex's frequency, at the highest bin's level.
+// found at its vertex's frequency, at the highest bin's level; at a join
+// of resolutions the highest bin's centre is taken.
 func TestPeakOf(t *testing.T) {
 	freqs := make([]float64, 12)
 	for k := range freqs {
@@ -208,6 +209,11 @@ func TestPeakOf(t *testing.T) {
 	pk := PeakOf(db, freqs)
 	if math.Abs(pk.LevelDB-float64(db[6])) > 1e-6 || math.Abs(pk.Freq/vertex-1) > 1e-6 || pk.Note != "D3" {
 		t.Errorf("peak %.4f Hz %.5f dB %s, want %.4f Hz %.5f dB D3 (143.9 Hz is 19.35 semitones under A4)", pk.Freq, pk.LevelDB, pk.Note, vertex, db[6])
+	}
+	// a join: the neighbour above twice as far as the one below
+	join := []float64{100, 110, 120, 140, 160}
+	if pk := PeakOf([]float32{-50, -30, -10, -30, -50}, join); pk.Freq != 120 || pk.LevelDB != -10 {
+		t.Errorf("at a join: peak %.3f Hz %.2f dB, want the bin's 120 Hz -10 dB", pk.Freq, pk.LevelDB)
 	}
 	if PeakOf(db[:2], freqs[:2]) != (PeakOf(nil, nil)) {
 		t.Error("fewer than 3 bins: want the zero Peak")
