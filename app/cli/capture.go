@@ -20,6 +20,7 @@ import (
 )
 
 const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
+  prism capture --mode multires|vqt|reassigned --seconds S --stats [mode flags]
   prism capture --transfer --ref-channel R [--channels C,…] -o OUT.csv|.npy|.png
       [--average polar|complex] [--frames K | --average-time S] [--seconds S]
       [--stats] [flags]
@@ -36,6 +37,9 @@ const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
   delay_given; arrays for several channels, as prism transfer --json) to
   the statistics. A stimulus: --generator pinkperiodic:N:DB with --fft N
   and --window rect plays one period per frame.
+  With --mode: that analysis mode (flags as prism analyze --mode) runs
+  live beside the live analysis for S seconds; no file is written, --stats
+  prints the mode's statistics (dropped input frames, latency).
 `
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
