@@ -181,7 +181,7 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	c.sections = widget.NewAccordion(
 		item("Engine", true, container.NewBorder(nil, nil, c.engine, nil, c.pause), c.stress, c.stressNote),
 		item("Source", true, c.source, row("Generator", c.gen), container.NewBorder(nil, nil, row("Rate", c.rate), nil, row("Channels", c.chans))),
-		item("Analysis", true, row("Mode", c.mode), row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
+		item("Analysis", true, container.NewGridWithColumns(2, row("Mode", c.mode), row("FFT", c.fft)), row("Overlap", c.overlap), row("Window", c.window),
 			row("Average", c.avg), row("Peak hold", container.NewBorder(nil, nil, nil, reset, c.hold))),
 		item("Band filter", false, c.band, c.bandEntry, c.monitor),
 		item(calTitle, false, calBody),

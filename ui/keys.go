@@ -53,7 +53,7 @@ var keyRows = []keyRow{
 	{"Space", "pause / resume the display", keysLive},
 	{"G", "GPU / CPU engine", keysLive},
 	{"F", "frequency scale: log, lin, mel, note", keysLive},
-	{"Q", "analysis mode: STFT, multi-resolution, variable-Q, reassigned", keysLive},
+	{"Q", "analysis mode: STFT, multi-res, VQT, reassigned", keysLive},
 	{"M", "colormap", keysLive},
 	{"A", "averaging: off → exponential → linear → long-term", keysLive},
 	{"H", "peak hold on / off", keysLive},

@@ -70,13 +70,14 @@ func (m ModeSettings) Live(l live.Settings) tfrlive.Settings {
 	return tfrlive.SettingsFrom(l, cfg)
 }
 
-// ModeLabel is a mode's name in the selectors.
+// ModeLabel is a mode's name in the selectors (short: the selector shares
+// its row with the FFT size).
 func ModeLabel(m tfr.Mode) string {
 	switch m {
 	case tfr.MultiRes:
-		return "Multi-resolution"
+		return "Multi-res"
 	case tfr.VQT:
-		return "Variable-Q (VQT)"
+		return "VQT"
 	case tfr.Reassigned:
 		return "Reassigned"
 	}
