@@ -29,7 +29,7 @@ func (w *Window) change(fn func(s *Settings)) {
 	nl, err := w.set.Live()
 	if err != nil {
 		w.notice = err.Error()
-	} else if !sameLive(pl, nl) {
+	} else if !sameLive(pl, nl) || w.set.Mode != prev.Mode {
 		w.applyAnalysis()
 	}
 	if w.set.Theme != prev.Theme {
@@ -54,6 +54,7 @@ func (w *Window) applyAnalysis() {
 		return
 	}
 	w.ap.Apply(l)
+	w.eng.SetMode(w.set.Mode.Live(l))
 }
 
 // resetHolds restarts the averages and holds (the analysis settings sent

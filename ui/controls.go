@@ -77,7 +77,7 @@ type controls struct {
 	rateChoice                                  *choice
 	ratesSrc                                    session.SourceSpec // the source whose rates are offered
 	gen, bandEntry                              *widget.Entry
-	fft, overlap, window, avg, hold             *widget.Select
+	fft, overlap, window, avg, hold, mode       *widget.Select
 	scale, dbTop, dbFloor, cmap, span           *widget.Select
 	lower, fraction, weighting, band, chanShown *widget.Select
 	engine, theme                               *widget.RadioGroup
@@ -181,7 +181,7 @@ func newControls(host controlsHost, win fyne.Window, devices func() ([]string, e
 	c.sections = widget.NewAccordion(
 		item("Engine", true, container.NewBorder(nil, nil, c.engine, nil, c.pause), c.stress, c.stressNote),
 		item("Source", true, c.source, row("Generator", c.gen), container.NewBorder(nil, nil, row("Rate", c.rate), nil, row("Channels", c.chans))),
-		item("Analysis", true, row("FFT", c.fft), row("Overlap", c.overlap), row("Window", c.window),
+		item("Analysis", true, container.NewGridWithColumns(2, row("Mode", c.mode), row("FFT", c.fft)), row("Overlap", c.overlap), row("Window", c.window),
 			row("Average", c.avg), row("Peak hold", container.NewBorder(nil, nil, nil, reset, c.hold))),
 		item("Band filter", false, c.band, c.bandEntry, c.monitor),
 		item(calTitle, false, calBody),
@@ -351,7 +351,7 @@ func (c *controls) buildChoices() {
 	c.window = c.newChoice(keepShown, windowOptions())
 	c.avg = c.newChoice(keepShown, averagingOptions)
 	c.hold = c.newChoice(keepShown, nearestOptions(holds, func(s *Settings) *float64 { return &s.PeakHold }))
-	c.scale = c.newChoice(keepShown, scaleOptions)
+	c.scale, c.mode = c.newChoice(keepShown, scaleOptions), c.newChoice(keepShown, modeOptions())
 	c.dbTop = c.newChoice(showNone, dbOptions([]float64{10, 0, -10, -20, -40}, true))
 	c.dbFloor = c.newChoice(showNone, dbOptions([]float64{-40, -60, -80, -100, -120, -140, -160}, false))
 	c.cmap = c.newChoice(keepShown, colormapOptions())
@@ -474,4 +474,11 @@ func refused(what string, err error, example string) string {
 		why = strings.ToLower(why[:1]) + why[1:]
 	}
 	return fmt.Sprintf("The %s was not changed (%s): write it like %s.", what, why, example)
+}
+
+func modeOptions() (opts []option) {
+	for _, m := range panel.Modes() {
+		opts = append(opts, option{label: panel.ModeLabel(m), apply: func(s *Settings) { s.Mode.Mode = m }, selected: func(s *Settings) bool { return s.Mode.Mode == m }})
+	}
+	return opts
 }

@@ -39,6 +39,7 @@ var scaleOptions = []option{
 	{label: "log", apply: func(s *Settings) { s.FreqScale = plot.Log }, selected: func(s *Settings) bool { return s.FreqScale == plot.Log }},
 	{label: "lin", apply: func(s *Settings) { s.FreqScale = plot.Lin }, selected: func(s *Settings) bool { return s.FreqScale == plot.Lin }},
 	{label: "mel", apply: func(s *Settings) { s.FreqScale = plot.Mel }, selected: func(s *Settings) bool { return s.FreqScale == plot.Mel }},
+	{label: "note", apply: func(s *Settings) { s.FreqScale = plot.Note }, selected: func(s *Settings) bool { return s.FreqScale == plot.Note }},
 }
 
 var weightingOptions = []option{

@@ -28,8 +28,9 @@ type Engine interface {
 	// called from a goroutine of the panel's
 	panel.MeasureEngine
 	panel.ArchiveEngine // the Archive tab's catalogues and LTSAs (session.Session's)
-	panel.LevelEngine // the level-history strip's history
-	panel.ScopeEngine // the scope's and pitch trace's tap, a file's pitch track
+	panel.LevelEngine   // the level-history strip's history
+	panel.ScopeEngine   // the scope's and pitch trace's tap, a file's pitch track
+	panel.ModeEngine    // the analysis modes (session.Session's SetMode), from a goroutine of the window's
 	// ResetMeters restarts the meters' holds, maxima and loudness
 	// integration; it never blocks.
 	ResetMeters()

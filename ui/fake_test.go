@@ -15,6 +15,7 @@ import (
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/live/levelhist"
 	"github.com/prismaudio/prism/app/live/scopetap"
+	"github.com/prismaudio/prism/app/live/tfrlive"
 	"github.com/prismaudio/prism/app/meter"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
@@ -33,6 +34,7 @@ type fakeEngine struct {
 	hasGPU   bool
 	gpuOnCPU bool
 	applied  []live.Settings
+	modes    []tfrlive.Settings // SetMode's
 	source   session.SourceSpec
 	frames   [][]float32 // queued columns (dB)
 	next     uint64
@@ -243,6 +245,13 @@ func (e *fakeEngine) ReadStats(dst *live.Stats) {
 		Channels: e.ch, FFT: e.fft, Hop: e.hop, MsPerBatch: 0.5, FramesPerBatch: 4, FramesPerSec: 187.5, Frames: e.framesN, LatencyP99Ms: 2, Status: e.status}
 	m["opencl"], m["cpu"] = 0.25, 2.0
 	dst.EngineMs = m
+}
+
+// SetMode records the analysis modes asked for (session.Session.SetMode).
+func (e *fakeEngine) SetMode(s tfrlive.Settings) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.modes = append(e.modes, s)
 }
 
 func (e *fakeEngine) Apply(s live.Settings) {

@@ -52,7 +52,8 @@ var keyRows = []keyRow{
 	{"Up Down", "dB range up / down by 10 dB", keysEverywhere},
 	{"Space", "pause / resume the display", keysLive},
 	{"G", "GPU / CPU engine", keysLive},
-	{"F", "frequency scale: log, lin, mel", keysLive},
+	{"F", "frequency scale: log, lin, mel, note", keysLive},
+	{"Q", "analysis mode: STFT, multi-res, VQT, reassigned", keysLive},
 	{"M", "colormap", keysLive},
 	{"A", "averaging: off → exponential → linear → long-term", keysLive},
 	{"H", "peak hold on / off", keysLive},
@@ -182,8 +183,10 @@ func (w *Window) typedRune(r rune) {
 	switch r {
 	case 'g', 'G':
 		w.toggleEngine()
+	case 'q', 'Q':
+		w.change(func(s *Settings) { s.Mode.Mode = panel.NextMode(s.Mode.Mode) })
 	case 'f', 'F':
-		w.change(func(s *Settings) { s.FreqScale = next([]plot.Scale{plot.Log, plot.Lin, plot.Mel}, s.FreqScale) })
+		w.change(func(s *Settings) { s.FreqScale = next(view.ScaleCycle, s.FreqScale) })
 	case 'm', 'M':
 		w.change(func(s *Settings) { s.Colormap = next(plot.Colormaps, s.Colormap) })
 	case 'a', 'A':

@@ -144,11 +144,11 @@ func (w *Window) updateDiff(v *view.SpectrumView, d *view.LinePlot, g *view.RefG
 	if len(cur) < 2 {
 		return
 	}
-	l := &d.SetLines(1)[0]
+	l := d.FirstLine(sp.Freqs)
 	if w.refs.Refs()[w.refs.DiffTo()].NotDrawn != "" {
 		l.DB = l.DB[:0] // no difference to a reference the axis cannot show
 	} else {
-		ref := g.Levels(w.refs, w.refs.DiffTo(), len(cur), sp.BinHz)
+		ref := g.LevelsAt(w.refs, w.refs.DiffTo(), len(cur), sp.BinHz, sp.Freqs)
 		l.DB = view.DifferenceDB(l.DB, cur, ref)
 	}
 	fft := 2 * (len(cur) - 1)

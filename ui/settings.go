@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
 )
@@ -46,8 +47,9 @@ type Settings struct {
 	// one, dB SPL = dBFS (sine level) + CalOffset.
 	CalNote   string
 	CalOffset float64
-	MicFile   string        // a microphone response file (REW/miniDSP text), "" none
-	Plot      view.PlotView // the spectra's frequency range and smoothing (loaded and saved in settings_view.go)
+	MicFile   string             // a microphone response file (REW/miniDSP text), "" none
+	Plot      view.PlotView      // the spectra's frequency range and smoothing (loaded and saved in settings_view.go)
+	Mode      panel.ModeSettings // the analysis mode (STFT, multi-resolution, VQT, reassigned) and its parameters
 
 	// The file view's own analysis (its controls are the File tab's):
 	// frame size, overlap and window.
@@ -156,7 +158,7 @@ func LoadSettings(p fyne.Preferences) Settings {
 	if s.FileWindow, err = window.Parse(str("file.window", d.FileWindow.String())); err != nil {
 		s.FileWindow = d.FileWindow
 	}
-	s.Plot = loadPlotView(p)
+	s.Plot, s.Mode = loadPlotView(p), panel.LoadModeSettings(p, prefPrefix)
 	// the names, read where they are stored: one that no longer reads
 	// falls back to the default (a window, like a bad FFT size, to both)
 	if s.Unit, err = dsp.ParseUnit(str("unit", d.Unit.String())); err != nil {
@@ -294,6 +296,7 @@ func (s Settings) Save(p fyne.Preferences) {
 	p.SetFloat(prefPrefix+"file.overlap", s.FileOverlap)
 	p.SetString(prefPrefix+"file.window", s.FileWindow.String())
 	savePlotView(p, s.Plot)
+	s.Mode.Save(p, prefPrefix)
 }
 
 // kept are the settings as they are remembered: while the stress preset

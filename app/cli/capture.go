@@ -14,11 +14,13 @@ import (
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/tfrfile"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/internal/bench"
 )
 
 const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
+  prism capture --mode multires|vqt|reassigned --seconds S --stats [mode flags]
   prism capture --transfer --ref-channel R [--channels C,…] -o OUT.csv|.npy|.png
       [--average polar|complex] [--frames K | --average-time S] [--seconds S]
       [--stats] [flags]
@@ -35,6 +37,9 @@ const captureUsage = `  prism capture -o OUT.png|.npy|.csv --seconds S [flags]
   delay_given; arrays for several channels, as prism transfer --json) to
   the statistics. A stimulus: --generator pinkperiodic:N:DB with --fft N
   and --window rect plays one period per frame.
+  With --mode: that analysis mode (flags as prism analyze --mode) runs
+  live beside the live analysis for S seconds; no file is written, --stats
+  prints the mode's statistics (dropped input frames, latency).
 `
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
@@ -54,6 +59,8 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	quiet := fs.Bool("quiet", false, "no progress messages")
 	var prof bench.Profiles
 	prof.Register(fs)
+	var mf tfrfile.Flags // --mode and its parameters (capture_modes.go)
+	mf.Register(fs)
 	pos, code, ok := kit.ParseCommand(fs, args, stderr)
 	if !ok {
 		return code
@@ -61,6 +68,9 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	usage := kit.UsageError("capture", stderr)
 	if len(pos) > 0 {
 		return usage("unexpected argument %q", pos[0])
+	}
+	if code, done := runCaptureMode(fs, &mf, &af, captureSource{*device, *rate, *channelsArg, *gen}, *seconds, *stats, *quiet, *out, stdout, stderr); done {
+		return code
 	}
 	format, ok := encode.FormatOf(*out)
 	if *out == "" || !ok {

@@ -31,6 +31,11 @@ type Spectrum struct {
 	Geometry                                            Geometry
 	Bands                                               []dsp.BandLevel // RTA levels (Fraction > 0), dBFS, averaged
 	Want                                                Traces
+	// Freqs, when not nil, is every bin's centre frequency in Hz, for an
+	// analysis mode's bins that are not uniform (package tfrlive; shared:
+	// never to be written); nil: bin k is at k·BinHz.
+	Freqs []float64
+	ENBW  []float64 // with Freqs: every bin's equivalent noise bandwidth in Hz
 
 	raw [gpufft.NumTraces][]float32 // Latest's copies of the power traces
 }
@@ -224,7 +229,7 @@ func (l *Live) Latest(c int, dst *Spectrum) {
 			dst.raw[i] = append(dst.raw[i], src[i]...)
 		}
 	}
-	dst.BinHz, dst.Geometry = s.BinHz, s.Geometry
+	dst.BinHz, dst.Geometry, dst.Freqs, dst.ENBW = s.BinHz, s.Geometry, nil, nil
 	dst.LongFrames = s.LongFrames
 	dst.Bands = append(dst.Bands[:0], s.Bands...)
 	var peak *dsp.WindowKernel // immutable once built; a reset makes a new one
@@ -249,7 +254,7 @@ func (dst *Spectrum) empty(geo Geometry) {
 	}
 	dst.Bands = dst.Bands[:0]
 	dst.Peak, dst.LongFrames = dsp.Peak{}, 0
-	dst.Geometry, dst.BinHz = geo, 0
+	dst.Geometry, dst.BinHz, dst.Freqs, dst.ENBW = geo, 0, nil, nil
 	if geo.FFT > 0 {
 		dst.BinHz = geo.BinHz()
 	}

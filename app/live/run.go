@@ -45,6 +45,7 @@ const (
 	TeeTransfer           // a transfer analyzer
 	TeeMeasure            // a sweep measurement's recording
 	TeeLevels             // a level log (prism capture --levels-every)
+	TeeMode               // an analysis mode's runner (package tfrlive)
 	teeSlots
 )
 

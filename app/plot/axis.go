@@ -13,10 +13,12 @@ const (
 	Log Scale = iota // the default
 	Lin
 	Mel
+	// Note is the log axis labelled by pitch: C2…C8 (A4 = 440 Hz).
+	Note
 )
 
 // Scales lists the scales in the order a picker shows them.
-var Scales = []Scale{Lin, Log, Mel}
+var Scales = []Scale{Lin, Log, Mel, Note}
 
 func (s Scale) String() string {
 	switch s {
@@ -24,11 +26,13 @@ func (s Scale) String() string {
 		return "lin"
 	case Mel:
 		return "mel"
+	case Note:
+		return "note"
 	}
 	return "log"
 }
 
-// ParseScale reads "lin", "log" or "mel".
+// ParseScale reads "lin", "log", "mel" or "note".
 func ParseScale(s string) (Scale, error) {
 	switch s {
 	case "lin":
@@ -37,12 +41,14 @@ func ParseScale(s string) (Scale, error) {
 		return Log, nil
 	case "mel":
 		return Mel, nil
+	case "note":
+		return Note, nil
 	}
-	return Log, fmt.Errorf("unknown frequency scale %q (want lin, log or mel)", s)
+	return Log, fmt.Errorf("unknown frequency scale %q (want lin, log, mel or note)", s)
 }
 
 // FreqAxis maps frequencies to positions along a spectrum's frequency axis
-// (lin, log or mel) and back. Position 0 is the axis's low end, 1 its high
+// (lin, log, mel, or note: log with pitch labels) and back. Position 0 is the axis's low end, 1 its high
 // end.
 type FreqAxis struct {
 	Scale      Scale
@@ -56,7 +62,7 @@ type FreqAxis struct {
 func NewFreqAxis(scale Scale, rate, n int) FreqAxis {
 	nyq := float64(rate) / 2
 	a := FreqAxis{Scale: scale, High: nyq}
-	if scale == Log {
+	if scale == Log || scale == Note {
 		a.Low = max(20, float64(rate)/float64(n))
 		if a.Low >= nyq {
 			a.Low = nyq / 2
@@ -69,7 +75,7 @@ func NewFreqAxis(scale Scale, rate, n int) FreqAxis {
 
 func (a FreqAxis) warp(f float64) float64 {
 	switch a.Scale {
-	case Log:
+	case Log, Note:
 		return math.Log(f)
 	case Mel:
 		return 2595 * math.Log10(1+f/700)
@@ -79,7 +85,7 @@ func (a FreqAxis) warp(f float64) float64 {
 
 func (a FreqAxis) unwarp(m float64) float64 {
 	switch a.Scale {
-	case Log:
+	case Log, Note:
 		return math.Exp(m)
 	case Mel:
 		return 700 * (math.Pow(10, m/2595) - 1)

@@ -251,7 +251,7 @@ func (l *Spectrogram) drawAxes(img *image.RGBA) {
 	for _, f := range FreqTicks(l.axis, H) {
 		y := y1 - 1 - int(math.Round(l.axis.Pos(f)*float64(H-1)))
 		hline(img, x0-6, x0-1, y, GridColor)
-		text(img, FormatHz(f), x0-9, y, 1, 0.5)
+		text(img, l.axis.Label(f), x0-9, y, 1, 0.5)
 	}
 	text(img, "Hz", 8, y0-22, 0, 0)
 	seconds := float64(l.geo.Frames*l.geo.Hop) / float64(l.geo.Rate)

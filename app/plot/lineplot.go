@@ -30,7 +30,7 @@ var lineColors = []color.RGBA{
 // −Inf and NaN break the line.
 func Lines(o LineOptions, sampleRate, fft int, freqHz []float64, levels [][]float64, names []string) *image.RGBA {
 	axis := NewFreqAxis(o.Scale, sampleRate, fft)
-	return lines(o, xAxis{pos: axis.Pos, ticks: FreqTicks(axis, o.Width), label: FormatHz, unit: "Hz"}, freqHz, levels, names)
+	return lines(o, xAxis{pos: axis.Pos, ticks: FreqTicks(axis, o.Width), label: axis.Label, unit: "Hz"}, freqHz, levels, names)
 }
 
 // TimeLines draws traces (levels[c][i] at t[i] seconds) over a linear

@@ -13,6 +13,9 @@ const lowestTickHz = 20
 // 1-2-5 series on log and mel axes, a nice linear step on linear ones.
 func FreqTicks(a FreqAxis, pixels int) []float64 {
 	var ticks []float64
+	if a.Scale == Note {
+		return noteTicks(a, pixels)
+	}
 	if a.Scale == Lin {
 		step := niceStep((a.High-a.Low)/max(2, float64(pixels)/90), []float64{1, 2, 2.5, 5, 10})
 		for f := math.Ceil(a.Low/step) * step; f <= a.High+1e-9; f += step {
@@ -102,4 +105,46 @@ func DBTicks(dbMin, dbMax float64, n int) []float64 {
 		ticks = append(ticks, v)
 	}
 	return ticks
+}
+
+// noteTicks are a note axis's ticks: every C (C0 = 16.35 Hz … C10, A4 =
+// 440 Hz) within the axis, and the F# between two Cs where an octave
+// spans 120 pixels or more.
+func noteTicks(a FreqAxis, pixels int) []float64 {
+	var ticks []float64
+	for oct := 0; oct <= 10; oct++ {
+		c := NoteHz(oct, 0)
+		octPx := (a.Pos(2*c) - a.Pos(c)) * float64(pixels)
+		for _, f := range []float64{c, NoteHz(oct, 6)} {
+			if f < max(a.Low, lowestTickHz/2) || f > a.High || (f != c && octPx < 120) {
+				continue
+			}
+			ticks = append(ticks, f)
+		}
+	}
+	return ticks
+}
+
+// NoteHz is the equal-tempered frequency of the note `semitone` (0 = C)
+// semitones above C of octave oct (scientific pitch: C4 is middle C),
+// A4 = 440 Hz.
+func NoteHz(oct, semitone int) float64 {
+	return 440 * math.Pow(2, float64(12*(oct-4)+semitone-9)/12)
+}
+
+// NoteLabel names a note axis's tick f: "C4", "F#4" (as dsp.NoteName).
+func NoteLabel(f float64) string {
+	n := int(math.Round(12*math.Log2(f/440))) + 9 + 48 // semitones above C0
+	oct, s := n/12, n%12
+	name := [12]string{"C", "C#", "D", "D#", "E", "F", "F#", "G", "G#", "A", "A#", "B"}[s]
+	return fmt.Sprintf("%s%d", name, oct)
+}
+
+// Label is tick f's label on axis a: the note's name on a note axis
+// ("C4"), else the frequency (FormatHz).
+func (a FreqAxis) Label(f float64) string {
+	if a.Scale == Note {
+		return NoteLabel(f)
+	}
+	return FormatHz(f)
 }

@@ -74,6 +74,7 @@ type Session struct {
 
 	measuring atomic.Bool   // a sweep measurement runs (measure.go)
 	stim      stimulusState // the stimulus played to the output (stimulus.go)
+	mode      modeState     // an analysis mode beside the live analysis (modes.go)
 }
 
 // New opens src (falling back to the default generator, with a
@@ -176,6 +177,9 @@ func (m *Session) SetSource(spec SourceSpec) (string, error) {
 		m.startOutLocked()
 	}
 	m.restartTransferLocked() // so does the transfer analyzer
+	if err := m.restartModeLocked(); err != nil {
+		notice = strings.TrimSpace(notice + " analysis mode: " + err.Error())
+	}
 	return notice, nil
 }
 
@@ -231,11 +235,20 @@ func (m *Session) PlaythroughStatus() string {
 	return m.outErr
 }
 
-// Latest is Live.Latest.
-func (m *Session) Latest(c int, dst *live.Spectrum) { m.live.Latest(c, dst) }
+// Latest is Live.Latest, or the analysis mode's while one runs (SetMode).
+func (m *Session) Latest(c int, dst *live.Spectrum) {
+	if run := m.mode.cur.Load(); run != nil {
+		run.r.Latest(c, dst)
+		return
+	}
+	m.live.Latest(c, dst)
+}
 
-// Columns is Live.Columns.
+// Columns is Live.Columns, or the analysis mode's while one runs.
 func (m *Session) Columns(c int, dst [][]float32, after uint64) (int, uint64, live.Geometry) {
+	if run := m.mode.cur.Load(); run != nil {
+		return run.r.Columns(c, dst, after)
+	}
 	return m.live.Columns(c, dst, after)
 }
 
@@ -272,11 +285,25 @@ func (m *Session) AudioRecordStatus() live.AudioRecordStatus { return m.live.Aud
 // shows a file.
 func (m *Session) SetPaused(paused bool) { m.live.SetPaused(paused) }
 
-// Frames is Live.Frames.
-func (m *Session) Frames() uint64 { return m.live.Frames() }
+// Frames is Live.Frames, or the analysis mode's while one runs.
+func (m *Session) Frames() uint64 {
+	if run := m.mode.cur.Load(); run != nil {
+		return run.r.Frames()
+	}
+	return m.live.Frames()
+}
 
-// ReadStats is Live.ReadStats.
-func (m *Session) ReadStats(dst *live.Stats) { m.live.ReadStats(dst) }
+// ReadStats is Live.ReadStats, or the analysis mode's while one runs.
+func (m *Session) ReadStats(dst *live.Stats) {
+	if run := m.mode.cur.Load(); run != nil {
+		run.r.ReadStats(dst)
+	} else {
+		m.live.ReadStats(dst)
+	}
+	if msg := m.mode.err.Load(); msg != nil && dst.Status == "" {
+		dst.Status = *msg
+	}
+}
 
 // LevelHistory is Live.LevelHistory.
 func (m *Session) LevelHistory() *levelhist.History { return m.live.LevelHistory() }
@@ -348,6 +375,7 @@ func (m *Session) Close() {
 	m.closed = true
 	m.stopOutLocked()
 	m.stopTransferLocked()
+	m.stopModeLocked()
 	m.StopStimulus() // it takes no session lock
 	close(m.stop)
 	<-m.done

@@ -283,7 +283,7 @@ func (p *References) shownTrace(name string) (*dsp.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, err := view.TraceOf(name, view.ShownLevels(sp, avg), sp.BinHz)
+	t, err := view.TraceAt(name, view.ShownLevels(sp, avg), sp.BinHz, sp.Freqs)
 	if err != nil {
 		return nil, err
 	}

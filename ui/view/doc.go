@@ -30,5 +30,8 @@
 // and draw allocate nothing (TestPullDoesNotAllocate). Every view maps
 // each spectrum or column by its own length (N/2+1 bins, binMaps), never
 // by the FFT size it was last told, since a settings change reaches the
-// analysis while spectra of the old size still arrive.
+// analysis while spectra of the old size still arrive. An analysis mode's
+// spectra and columns (multi-resolution, variable-Q, reassigned) carry
+// their bins' centre frequencies, and every mapping, level and reference
+// goes through that table (modes.go); the note axis is there too.
 package view

@@ -21,6 +21,7 @@ type binMap struct {
 	lo, hi []int32   // bins [lo, hi): those whose centres fall in the column
 	pos    []float32 // fractional bin at the column's centre; < 0: use lo…hi alone
 	bins   int
+	table  *float64 // the first of the bins' centre frequencies (an analysis mode's, modes.go); nil: uniform
 }
 
 // newBinMap maps `width` columns of axis to the bins of an n-point FFT at
@@ -92,6 +93,18 @@ var maxBinMaps = bits.TrailingZeros(uint(engine.MaxFFT/engine.MinFFT)) + 1
 // FFT) on axis, width columns and rate; nil when bins < 2 or width < 1.
 // It allocates only when it meets a new geometry.
 func (c *binMaps) get(axis plot.FreqAxis, width, rate, bins int) *binMap {
+	return c.getFor(axis, width, rate, bins, nil)
+}
+
+// getFor is get for spectra whose bins are at the centre frequencies
+// freqs (an analysis mode's, modes.go), uniform where freqs is not of
+// their length.
+func (c *binMaps) getFor(axis plot.FreqAxis, width, rate, bins int, freqs []float64) *binMap {
+	freqs = tableFor(freqs, bins)
+	var table *float64
+	if freqs != nil {
+		table = &freqs[0]
+	}
 	if bins < 2 || width < 1 || rate < 1 {
 		return nil
 	}
@@ -100,13 +113,17 @@ func (c *binMaps) get(axis plot.FreqAxis, width, rate, bins int) *binMap {
 		c.maps = c.maps[:0]
 	}
 	for i := range c.maps {
-		if c.maps[i].bins == bins {
+		if c.maps[i].bins == bins && c.maps[i].table == table {
 			return &c.maps[i]
 		}
 	}
 	if len(c.maps) == maxBinMaps {
 		c.maps = append(c.maps[:0], c.maps[1:]...)
 	}
-	c.maps = append(c.maps, newBinMap(axis, width, 2*(bins-1), rate))
+	if freqs != nil {
+		c.maps = append(c.maps, newFreqsBinMap(axis, width, freqs))
+	} else {
+		c.maps = append(c.maps, newBinMap(axis, width, 2*(bins-1), rate))
+	}
 	return &c.maps[len(c.maps)-1]
 }

@@ -283,7 +283,7 @@ func (v *SpectrumView) harmonicMarker(f float64, n int, sp *live.Spectrum, pal *
 	a := v.area
 	p := &v.p
 	x := a.Min.X + int(pos*float64(a.Dx()))
-	y := dbToY(float32(levelAt(sp.Current, sp.BinHz, f)), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
+	y := dbToY(float32(spLevelAt(sp, sp.Current, f)), v.dbMin, v.dbMax, a.Min.Y, a.Max.Y)
 	top := max(a.Min.Y+p.textHeight()+p.px(6), y-p.px(22))
 	p.vline(x, top, max(top, y-p.px(4)), pal.band)
 	p.textBytes(harmonicLabels[n], x, top-p.px(1), 0.5, 1, pal.band)

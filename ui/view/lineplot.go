@@ -38,6 +38,7 @@ type plotLine struct {
 	Name  string
 	DB    []float32
 	Color color.RGBA
+	Freqs []float64 // DB's bins' centre frequencies (an analysis mode's, modes.go); nil: uniform
 }
 
 // NewLinePlot makes an empty plot whose dB axis is labelled unit.
@@ -131,7 +132,7 @@ func (v *LinePlot) draw(w, h int) image.Image {
 	}
 	v.fromBackground()
 	for _, l := range v.lines {
-		drawTrace(&v.p, v.area, v.maps.get(v.axis, v.area.Dx(), v.rate, len(l.DB)), l.DB, v.dbMin, v.dbMax, l.Color, false)
+		drawTrace(&v.p, v.area, v.maps.getFor(v.axis, v.area.Dx(), v.rate, len(l.DB), l.Freqs), l.DB, v.dbMin, v.dbMax, l.Color, false)
 	}
 	v.drawCursor()
 	return v.img
@@ -176,7 +177,7 @@ func (v *LinePlot) drawCursor() {
 		b = append(b, "   "...)
 		b = append(b, l.Name...)
 		b = append(b, ' ')
-		b = appendRatio(b, levelAt(l.DB, binHz, f))
+		b = appendRatio(b, levelOf(l.DB, binHz, l.Freqs, f))
 	}
 	v.readout = b
 	x, ax := a.Min.X+px+p.px(6), 0.0
@@ -267,3 +268,11 @@ func (v *LinePlot) SetScale(scale plot.Scale) { v.SetConfig(v.rate, v.fft, scale
 
 // Redraw repaints the plot (the traces changed in place).
 func (v *LinePlot) Redraw() { v.raster.Refresh() }
+
+// FirstLine is SetLines(1)'s line, whose levels are at the bins' centre
+// frequencies freqs (an analysis mode's, modes.go; nil: uniform bins).
+func (v *LinePlot) FirstLine(freqs []float64) *plotLine {
+	l := &v.SetLines(1)[0]
+	l.Freqs = freqs
+	return l
+}

@@ -141,6 +141,7 @@ type RefGrid struct {
 	ver   int
 	bins  int
 	binHz float64
+	table *float64 // the bins' centre frequencies' first (an analysis mode's); nil: uniform
 	at    [][]float32
 }
 
@@ -148,8 +149,19 @@ type RefGrid struct {
 // linear in log-frequency between its points), in the axis's unit (its
 // OffsetDB added).
 func (g *RefGrid) Levels(s *RefSet, i, bins int, binHz float64) []float32 {
-	if g.ver != s.ver || g.bins != bins || g.binHz != binHz || len(g.at) != len(s.refs) {
-		g.ver, g.bins, g.binHz = s.ver, bins, binHz
+	return g.LevelsAt(s, i, bins, binHz, nil)
+}
+
+// LevelsAt is Levels at the bins' centre frequencies freqs when they are
+// an analysis mode's (freqs of length bins; nil: k·binHz).
+func (g *RefGrid) LevelsAt(s *RefSet, i, bins int, binHz float64, freqs []float64) []float32 {
+	freqs = tableFor(freqs, bins)
+	var table *float64
+	if freqs != nil {
+		table = &freqs[0]
+	}
+	if g.ver != s.ver || g.bins != bins || g.binHz != binHz || g.table != table || len(g.at) != len(s.refs) {
+		g.ver, g.bins, g.binHz, g.table = s.ver, bins, binHz, table
 		for len(g.at) < len(s.refs) {
 			g.at = append(g.at, nil)
 		}
@@ -157,7 +169,7 @@ func (g *RefGrid) Levels(s *RefSet, i, bins int, binHz float64) []float32 {
 		for j, r := range s.refs {
 			g.at[j] = slices.Grow(g.at[j][:0], bins)[:bins]
 			for k := range bins {
-				g.at[j][k] = float32(r.Trace.At(float64(k)*binHz) + r.OffsetDB)
+				g.at[j][k] = float32(r.Trace.At(binFreq(freqs, binHz, k)) + r.OffsetDB)
 			}
 		}
 	}
@@ -200,7 +212,7 @@ func (v *SpectrumView) drawRefs() {
 	bins, binHz := v.geometry()
 	for i, r := range s.refs {
 		if r.OnSpectra() {
-			v.trace(v.refs.grid.Levels(s, i, bins, binHz), RefColor(r.Color, v.dark), false)
+			v.trace(v.refs.grid.LevelsAt(s, i, bins, binHz, v.shownFreqs(bins)), RefColor(r.Color, v.dark), false)
 		}
 	}
 }
@@ -272,10 +284,17 @@ func DifferenceDB(dst, cur, ref []float32) []float32 {
 // TraceOf makes a reference trace named name from dB levels at bins
 // binHz apart.
 func TraceOf(name string, db []float32, binHz float64) (*dsp.Trace, error) {
+	return TraceAt(name, db, binHz, nil)
+}
+
+// TraceAt is TraceOf for levels at the bins' centre frequencies freqs
+// when they are an analysis mode's (freqs of db's length; nil: k·binHz).
+func TraceAt(name string, db []float32, binHz float64, freqs []float64) (*dsp.Trace, error) {
+	freqs = tableFor(freqs, len(db))
 	freq := make([]float64, len(db))
 	lv := make([]float64, len(db))
 	for k, d := range db {
-		freq[k], lv[k] = float64(k)*binHz, float64(d)
+		freq[k], lv[k] = binFreq(freqs, binHz, k), float64(d)
 		if math.IsNaN(lv[k]) {
 			lv[k] = math.Inf(-1)
 		}

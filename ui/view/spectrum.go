@@ -203,7 +203,7 @@ func (v *SpectrumView) ShowSpectrum(sp *live.Spectrum) {
 	d.Current = append(d.Current[:0], sp.Current...)
 	d.ExpAvg, d.LinAvg, d.PeakHold, d.MinHold = d.ExpAvg[:0], d.LinAvg[:0], d.PeakHold[:0], d.MinHold[:0]
 	d.LongAvg, d.LongFrames = d.LongAvg[:0], 0
-	d.BinHz, d.Peak = sp.BinHz, sp.Peak
+	d.BinHz, d.Peak, d.Freqs = sp.BinHz, sp.Peak, sp.Freqs
 	v.n = 1
 	v.raster.Refresh()
 }
@@ -449,7 +449,7 @@ func avgColor(c color.RGBA, pal *palette) color.RGBA  { return blend(c, pal.avg,
 // trace draws a spectrum as a line across the plot, mapping it by its own
 // length (dashed: 6 columns drawn, 3 left out).
 func (v *SpectrumView) trace(db []float32, c color.RGBA, dashed bool) {
-	drawTrace(&v.p, v.area, v.maps.get(v.axis, v.area.Dx(), v.rate, len(db)), db, v.dbMin, v.dbMax, c, dashed)
+	drawTrace(&v.p, v.area, v.maps.getFor(v.axis, v.area.Dx(), v.rate, len(db), v.shownFreqs(len(db))), db, v.dbMin, v.dbMax, c, dashed)
 }
 
 // drawPeak marks the first trace's dominant peak and labels it.

@@ -218,7 +218,7 @@ func (v *SpectrumView) zoomDB(f, u float64) {
 // slot (db itself when smoothing is off). It allocates only for a new
 // geometry or slot.
 func (v *SpectrumView) smoothed(db []float32, slot int) []float32 {
-	if v.smoothing == 0 || len(db) < 2 {
+	if v.smoothing == 0 || len(db) < 2 || v.shownFreqs(len(db)) != nil { // a mode's bins: not smoothed
 		return db
 	}
 	var s *dual.Smoother
@@ -274,7 +274,7 @@ func (v *SpectrumView) levelShown(f float64) float64 {
 	if v.smoothing != 0 && len(v.smoothBuf) > 1 && len(v.smoothBuf[1]) == len(db) {
 		db = v.smoothBuf[1]
 	}
-	return levelAt(db, sp.BinHz, f)
+	return spLevelAt(sp, db, f)
 }
 
 // drawMarker draws the marker's line and its label (frequency, level)

@@ -26,6 +26,7 @@ type DisplayCal struct {
 	window window.Func
 	binHz  float64   // what off was computed for (0: nothing yet)
 	off    []float32 // per bin
+	table  *float64  // an analysis mode's bins off was computed for (modes.go); nil: uniform
 }
 
 // Set changes what the conversion does (and forgets the offsets when
@@ -33,7 +34,7 @@ type DisplayCal struct {
 func (d *DisplayCal) Set(u dsp.Unit, offset float64, mic *dsp.MicResponse, window window.Func) {
 	if u != d.unit || offset != d.offset || mic != d.mic || window != d.window {
 		d.unit, d.offset, d.mic, d.window = u, offset, mic, window
-		d.binHz = 0
+		d.binHz, d.table = 0, nil
 	}
 }
 
@@ -42,7 +43,7 @@ func (d *DisplayCal) identity() bool { return d.unit == dsp.DBFS && d.mic == nil
 
 // offsets are the per-bin offsets for spectra of `bins` bins binHz apart.
 func (d *DisplayCal) offsets(binHz float64, bins int) []float32 {
-	if binHz == d.binHz && bins == len(d.off) {
+	if binHz == d.binHz && bins == len(d.off) && d.table == nil {
 		return d.off
 	}
 	fft := 2 * (bins - 1)
@@ -61,18 +62,22 @@ func (d *DisplayCal) offsets(binHz float64, bins int) []float32 {
 		}
 		d.off[k] = float32(o)
 	}
-	d.binHz = binHz
+	d.binHz, d.table = binHz, nil
 	return d.off
 }
 
 // apply converts a spectrum in place: every trace it holds, the peak and
 // the bands (a spectrum of bands only, live.WantBandsOnly, has no trace).
 func (d *DisplayCal) Apply(sp *live.Spectrum) {
-	if d.identity() || !(sp.BinHz > 0) {
+	table := tableFor(sp.Freqs, len(sp.Current))
+	if d.identity() || !(sp.BinHz > 0) && table == nil {
 		return
 	}
 	if len(sp.Current) >= 2 {
 		off := d.offsets(sp.BinHz, len(sp.Current))
+		if table != nil {
+			off = d.modeOffsets(table, sp.ENBW)
+		}
 		for _, s := range [...][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.LongAvg, sp.PeakHold, sp.MinHold} {
 			if len(s) == len(off) {
 				for k := range s {
@@ -81,7 +86,7 @@ func (d *DisplayCal) Apply(sp *live.Spectrum) {
 			}
 		}
 		if sp.Peak.Freq > 0 {
-			sp.Peak.LevelDB += levelAt(off, sp.BinHz, sp.Peak.Freq)
+			sp.Peak.LevelDB += levelOf(off, sp.BinHz, table, sp.Peak.Freq)
 		}
 	}
 	for i := range sp.Bands {

@@ -59,6 +59,8 @@ type Waterfall struct {
 	pool    []float32 // a column max-pooled to MaxStoredBins
 	cols    [][]float32
 	after   uint64
+	freqs   []float64   // the columns' bins' centre frequencies (an analysis mode's; nil: uniform)
+	rowHz   [][]float64 // each stored row's bins' centre frequencies (nil: uniform), beside hist
 }
 
 // NewWaterfall makes a waterfall for rate, FFT size and hop (samples), on
@@ -148,6 +150,9 @@ const pullBins = 1 << 22
 // rows (at most pullBins bins of them; the rest at the next call) and
 // redraws. It does not allocate in steady state.
 func (w *Waterfall) Pull(src ColumnSource, c int) {
+	if fs, ok := src.(ColumnFreqsSource); ok {
+		w.freqs = fs.ModeFreqs()
+	}
 	for left := max(1, pullBins/(w.fft/2+1)); left > 0; { // columns of the current size
 		k := min(len(w.cols), left)
 		n, next, g := src.Columns(c, w.cols[:k], w.after) // each column is read by its own length
@@ -199,7 +204,7 @@ func (w *Waterfall) addFrame(db []float32) {
 // within half a pooled bin of i·factor, so the result is the spectrum of
 // an N/factor-point FFT as far as the axis is concerned.
 func (w *Waterfall) pooled(db []float32) []float32 {
-	if len(db) <= MaxStoredBins {
+	if len(db) <= MaxStoredBins || tableFor(w.freqs, len(db)) != nil { // a mode's bins are kept as they are
 		return db
 	}
 	f := 1
@@ -231,6 +236,7 @@ func (w *Waterfall) rowsPerFrame() float64 {
 // emit stores the pending row as the newest and renders it.
 func (w *Waterfall) emit() {
 	w.hist[w.head] = append(w.hist[w.head][:0], w.acc...)
+	w.rowHz[w.head] = tableFor(w.freqs, len(w.acc))
 	w.renderRow(w.head)
 	w.head = (w.head + 1) % len(w.hist)
 	w.rows = min(w.rows+1, len(w.hist))
@@ -241,7 +247,7 @@ func (w *Waterfall) emit() {
 func (w *Waterfall) renderRow(i int) {
 	pix := w.ring.Pix[w.ring.PixOffset(0, i):w.ring.PixOffset(0, i+1)]
 	row := w.hist[i]
-	m := w.maps.get(w.axis, w.ring.Rect.Dx(), w.rate, len(row))
+	m := w.maps.getFor(w.axis, w.ring.Rect.Dx(), w.rate, len(row), w.rowHz[i])
 	if m == nil {
 		clear(pix)
 		return
@@ -259,11 +265,11 @@ func (w *Waterfall) resample(height int, factor float64) {
 	if height < 1 {
 		return
 	}
-	old, oldHead, oldRows := w.hist, w.head, w.rows
+	old, oldHz, oldHead, oldRows := w.hist, w.rowHz, w.head, w.rows
 	H := max(1, len(old))
 	// new row i covers old rows [i·r, (i+1)·r), ages counted from the newest
 	r := float64(H) / float64(height) * factor
-	w.hist = make([][]float32, height)
+	w.hist, w.rowHz = make([][]float32, height), make([][]float64, height)
 	w.rows = 0
 	if oldRows > 0 {
 		w.rows = min(height, int(math.Ceil(float64(oldRows)/r-1e-9)))
@@ -285,6 +291,9 @@ func (w *Waterfall) resample(height int, factor float64) {
 			}
 		}
 		w.hist[w.rows-1-i] = dst
+		if j0 < j1 {
+			w.rowHz[w.rows-1-i] = oldHz[(oldHead-1-j0+2*H)%H]
+		}
 	}
 	w.head = w.rows % height
 	w.pending *= float64(height) / float64(H) / factor

@@ -1,0 +1,5 @@
+//go:build !race
+
+package tfrlive
+
+const raceEnabled = false
