@@ -11,6 +11,7 @@ import (
 
 	archivecmd "github.com/prismaudio/prism/app/cli/archive"
 	"github.com/prismaudio/prism/app/cli/bandwidthcmd"
+	"github.com/prismaudio/prism/app/cli/devicescmd"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/cli/measure"
 	"github.com/prismaudio/prism/app/cli/pitchcmd"
@@ -69,7 +70,7 @@ func Commands() []Command {
 		{"analyze", "render audio files as spectrogram PNG, NPY or CSV", runAnalyze},
 		{"bands", "fractional-octave band levels (IEC 61260-1), A/C/Z weighted, as CSV", runBands},
 		{"capture", "record the live spectrogram of an input or the generator", runCapture},
-		{"devices", "list OpenCL and audio devices", runDevices},
+		{"devices", "list OpenCL and audio devices", devicescmd.Run},
 		{"spectrum", "power-averaged (Welch) spectrum of a file: dBFS, dBFS/Hz or dB SPL, as CSV, NPY or PNG", runSpectrum},
 		{"levels", "sample peak, true peak, RMS and EBU R128 loudness of a file", runLevels},
 		{"bandwidth", "the bandwidth verdict of files: where their content ends, and whether the cut-off looks like a lossy encoder's low-pass", bandwidthcmd.Run},

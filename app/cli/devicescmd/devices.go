@@ -1,4 +1,6 @@
-package cli
+// Package devicescmd is `prism devices`: the OpenCL devices, the audio
+// devices and the monitor sources a capture can name, as text or JSON.
+package devicescmd
 
 import (
 	"encoding/json"
@@ -13,7 +15,8 @@ import (
 	"github.com/prismaudio/prism/gpufft"
 )
 
-func runDevices(args []string, stdout, stderr io.Writer) int {
+// Run is `prism devices [--json]`.
+func Run(args []string, stdout, stderr io.Writer) int {
 	fs := kit.NewFlags("devices", "", stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
 	if code, ok := kit.Parse(fs, args, stderr); !ok {
@@ -51,7 +54,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
-		return ExitOK
+		return kit.ExitOK
 	}
 	fmt.Fprintln(stdout, "OpenCL devices:")
 	switch {
@@ -76,7 +79,7 @@ func runDevices(args []string, stdout, stderr io.Writer) int {
 	}
 	printAudioDevices(stdout, adevs, aerr)
 	printMonitors(stdout, mons, merr)
-	return ExitOK
+	return kit.ExitOK
 }
 
 func printAudioDevices(w io.Writer, devs []audio.DeviceInfo, err error) {
