@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/internal/proc"
 	"github.com/prismaudio/prism/ui/view"
 )
 
@@ -90,7 +91,7 @@ func (b *StatusBar) CountFrame(now time.Time) bool {
 	b.ticks++
 	if b.tickMark.IsZero() {
 		b.tickMark = now
-		b.cpuMark, _ = live.ProcessCPU()
+		b.cpuMark, _ = proc.ProcessCPU()
 		return false
 	}
 	d := now.Sub(b.tickMark)
@@ -98,7 +99,7 @@ func (b *StatusBar) CountFrame(now time.Time) bool {
 		return false
 	}
 	b.fps = float64(b.ticks) / d.Seconds()
-	cpu, ok := live.ProcessCPU()
+	cpu, ok := proc.ProcessCPU()
 	if ok {
 		b.cpuPct = 100 * (cpu - b.cpuMark).Seconds() / d.Seconds()
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package live
+package proc
 
 import (
 	"syscall"
