@@ -25,4 +25,3 @@ func Stack(imgs []*image.RGBA) *image.RGBA {
 	}
 	return out
 }
-
