@@ -156,7 +156,7 @@ func analyze(ctx context.Context, x []float32, rate int, in, out string, format 
 	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
 		margin = span/(2*cfg.Hop) + 1
 	}
-	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg.Mode, span))))
+	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span))))
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
 	tr, err := tfr.New(e, cfg)
 	if err != nil {
@@ -191,12 +191,17 @@ func analyze(ctx context.Context, x []float32, rate int, in, out string, format 
 }
 
 // perFrame is the values a transform keeps per frame of a call beyond its
-// output: a reassigned one's three spectra, a multi-resolution one's
-// largest size's bins (a VQT bounds its own).
-func perFrame(m tfr.Mode, span int) int {
-	switch m {
+// output: a reassigned one's three spectra (of every size on the
+// multi-resolution grid), a multi-resolution one's largest size's bins (a
+// VQT bounds its own).
+func perFrame(cfg tfr.Config, span int) int {
+	switch cfg.Mode {
 	case tfr.Reassigned:
-		return 3 * span
+		n := span
+		for _, s := range cfg.Sizes[min(1, len(cfg.Sizes)):] {
+			n += s
+		}
+		return 3 * n
 	case tfr.MultiRes:
 		return span/2 + 1
 	}
