@@ -118,6 +118,15 @@ func (s *source) decode(ch, channels int) {
 	}
 }
 
+// reserve makes room for ranges of up to n samples, so buf is not grown
+// (and its pages not faulted in again) block by block.
+func (s *source) reserve(n int) {
+	if need := n + blockSamples; cap(s.buf)-s.off < need {
+		s.buf = append(make([]float32, 0, need), s.buf[s.off:]...)
+		s.off = 0
+	}
+}
+
 // next appends the next block to buf; false at the end of the stream.
 func (s *source) next() (bool, error) {
 	t := time.Now()

@@ -94,6 +94,7 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	}
 	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span))))
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
+	src.reserve(cfg.MaxSamples)
 	tr, err := tfr.New(e, cfg)
 	if err != nil {
 		return res, modeError(err)
@@ -158,9 +159,13 @@ func probeEngine(p engine.Pair) gpufft.Engine {
 	return p.Preferred
 }
 
-// shape is the span and bins of cfg's transform, learnt from the
+// shape is the span and bins of cfg's transform: a VQT's from its layout
+// (its kernels cost as much as the real one's), another's learnt from the
 // smallest one that accepts a MaxSamples of a power of two (one frame).
 func shape(e gpufft.Engine, cfg tfr.Config) (span, bins int, err error) {
+	if cfg.Mode == tfr.VQT {
+		return tfr.VQTShape(cfg)
+	}
 	for m := gpufft.MinSize; m <= 4*gpufft.MaxSize; m *= 2 {
 		cfg.MaxSamples = m
 		var tr tfr.Transform
