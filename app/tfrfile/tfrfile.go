@@ -73,6 +73,13 @@ func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Op
 // 64 MB.
 var chunkValues = 1 << 24
 
+// callSamples bounds the samples one Execute reads (frames ending past it
+// go to the next call), so the decoder streams the file beside the
+// transform's calls instead of before one call over all of it (a VQT's
+// 2^24 values are a 10-minute 48 kHz file): the VQT's own benchmark calls
+// (BenchmarkVQTFile, its speed in docs/modes.md) read 2^22 too.
+const callSamples = 1 << 22
+
 // analyze runs the transform over src on e, call by call, and writes the
 // output; probe is the engine the transform's shape is learnt on.
 func analyze(ctx context.Context, src *source, out string, format encode.Format, o Options, e, probe gpufft.Engine) (Result, error) {
@@ -92,7 +99,7 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
 		margin = span/(2*cfg.Hop) + 1
 	}
-	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span))))
+	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span)), (callSamples-span)/cfg.Hop+1))
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
 	src.reserve(cfg.MaxSamples)
 	tr, err := tfr.New(e, cfg)
