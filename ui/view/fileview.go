@@ -47,7 +47,8 @@ type FileView struct {
 	// OnView is called when the visible range changes.
 	OnView func(t0, t1 float64)
 	// Overlay, if set, draws over the plot area (panel.Scope's pitch track
-	// and scope), given the hover cursor's time (NaN: none).
+	// and scope), given the hover cursor's time, else the playhead's while
+	// it is shown (NaN: neither).
 	Overlay func(img *image.RGBA, area image.Rectangle, t0, t1 float64, axis plot.FreqAxis, cursor float64)
 }
 
@@ -352,7 +353,9 @@ func (v *FileView) draw(w, h int) image.Image {
 	v.drawOverlay()
 	if v.Overlay != nil {
 		ct, in := v.timeAt(v.cursor.X)
-		if !in || !v.hover {
+		if pt, on := v.Playhead(); (!in || !v.hover) && on {
+			ct = pt // the scope follows what is heard
+		} else if !in || !v.hover {
 			ct = math.NaN()
 		}
 		v.Overlay(v.img, a, v.t0, v.t1, v.axis, ct)

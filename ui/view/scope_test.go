@@ -186,3 +186,24 @@ func TestFileScopeInset(t *testing.T) {
 		t.Errorf("label %q", s)
 	}
 }
+
+// TestOverlayFollowsPlayhead: without a hover cursor the overlay is handed
+// the playhead's time while it is shown (the file scope follows what is
+// heard), and NaN when neither is there.
+func TestOverlayFollowsPlayhead(t *testing.T) {
+	test.NewTempApp(t)
+	v := NewFileView(plot.Log, plot.Magma, -100, 0)
+	win := showIn(t, v, 700, 300)
+	v.SetFile(syntheticFile())
+	got := math.Inf(1)
+	v.Overlay = func(_ *image.RGBA, _ image.Rectangle, _, _ float64, _ plot.FreqAxis, cursor float64) { got = cursor }
+	capture(win)
+	if !math.IsNaN(got) {
+		t.Errorf("no cursor, no playhead: overlay handed %v, want NaN", got)
+	}
+	v.SetPlayhead(1.25, true)
+	capture(win)
+	if got != 1.25 {
+		t.Errorf("playhead at 1.25 s: overlay handed %v", got)
+	}
+}
