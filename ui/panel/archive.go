@@ -49,7 +49,7 @@ type Archive struct {
 	zoomStop context.CancelFunc
 	zoomWait *time.Timer
 	side     archiveSide   // the side panel (archive_side.go)
-	par      archiveParams // what the LTSA shown was asked with
+	par      ArchiveParams // what the LTSA shown was asked with
 	shown    bool          // the tab is shown: its keys are taken
 	keep     [2]time.Time  // the span to show again once recomputed
 }
@@ -161,7 +161,7 @@ func (a *Archive) opened(gen int, path string, cat *archive.Catalog, err error) 
 	if err != nil { // a calibration typed wrong: uncalibrated until it is right
 		a.side.problem.SetText(err.Error())
 		a.side.problem.Show()
-		a.par.cal = archive.Calibration{}
+		a.par.Cal = archive.Calibration{}
 	}
 	a.recompute()
 }
@@ -178,7 +178,7 @@ func (a *Archive) recompute() {
 	}
 	a.Close()
 	a.gen++
-	avg := a.par.average
+	avg := a.par.Average
 	if avg == 0 {
 		avg = cache.NiceAverage(a.to.Sub(a.from), overviewColumns)
 	}
@@ -187,11 +187,11 @@ func (a *Archive) recompute() {
 
 // request is the LTSA of from..to at average with the parameters a.par.
 func (a *Archive) request(from, to time.Time, average time.Duration) cache.Request {
-	fft := a.par.fft
+	fft := a.par.FFT
 	if fft == 0 {
 		fft = ltsaFFT(a.cat.Files[0].Rate)
 	}
-	return cache.Request{Files: a.cat.Files, From: from, To: to, Average: average, FFT: fft, Channel: a.par.channel, Cal: a.par.cal}
+	return cache.Request{Files: a.cat.Files, From: from, To: to, Average: average, FFT: fft, Channel: a.par.Channel, Cal: a.par.Cal}
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -252,7 +252,7 @@ func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool, too
 	case err != nil && strings.Contains(err.Error(), context.Canceled.Error()):
 		if overview {
 			a.view.SetMessage("Cancelled: change a setting or Open archive… to start again.")
-			a.par.channel = -1 // any setting recomputes
+			a.par.Channel = -1 // any setting recomputes
 		}
 		return
 	case err != nil:
@@ -284,7 +284,7 @@ func (a *Archive) viewChanged(from, to time.Time) {
 		a.zoomWait.Stop()
 	}
 	over := a.view.LTSA()
-	if over == nil || a.cat == nil || a.par.average != 0 { // a fixed average: no finer one
+	if over == nil || a.cat == nil || a.par.Average != 0 { // a fixed average: no finer one
 		return
 	}
 	width := max(64, a.view.Area().Dx())

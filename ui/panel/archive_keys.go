@@ -90,6 +90,8 @@ func (a *Archive) Export(path string) error {
 		return fmt.Errorf("panel: export %s: want .png, .npy or .nc", filepath.Base(path))
 	case l == nil:
 		return fmt.Errorf("panel: export: no LTSA shown")
+	case format == out.PNG && a.view.Image() == nil:
+		return fmt.Errorf("panel: export: the view is not drawn yet")
 	case format == out.PNG:
 		return encode.WritePNG(path, a.view.Image())
 	}

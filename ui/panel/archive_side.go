@@ -15,12 +15,30 @@ import (
 	"github.com/prismaudio/prism/app/plot"
 )
 
-// archiveParams are what the Archive tab's LTSA is computed with.
-type archiveParams struct {
-	channel int                 // 0-based
-	fft     int                 // frame length; 0: about 50 Hz bins (ltsaFFT)
-	average time.Duration       // time bin; 0: fit the view
-	cal     archive.Calibration // as `prism ltsa`'s flags make it
+// ArchiveParams are what the Archive tab's LTSA is computed with.
+type ArchiveParams struct {
+	Channel int                 // 0-based
+	FFT     int                 // frame length; 0: about 50 Hz bins (ltsaFFT)
+	Average time.Duration       // time bin; 0: fit the view
+	Cal     archive.Calibration // as `prism ltsa`'s flags make it
+}
+
+// Params are the parameters of the LTSA shown (or being computed).
+func (a *Archive) Params() ArchiveParams { return a.par }
+
+// ArchiveSideWidgets are the side panel's controls (for tests and the
+// screenshot).
+type ArchiveSideWidgets struct {
+	Channel, FFT, Unit, Colormap                        *widget.Select
+	Average                                             *widget.SelectEntry
+	Sensitivity, Gain, FullScale, Curve, SPL, Low, High *widget.Entry
+	AutoRange                                           *widget.Check
+}
+
+// SideWidgets are the side panel's controls.
+func (a *Archive) SideWidgets() ArchiveSideWidgets {
+	s := &a.side
+	return ArchiveSideWidgets{s.channel, s.fft, s.unit, s.colormap, s.average, s.sens, s.gain, s.fullScale, s.curve, s.spl, s.lo, s.hi, s.autoRange}
 }
 
 // The level units the side panel offers, as `prism ltsa`'s calibration
@@ -173,21 +191,21 @@ func (a *Archive) sideOpened() {
 }
 
 // params reads the side panel (an error: a value that cannot be used).
-func (a *Archive) params() (archiveParams, error) {
+func (a *Archive) params() (ArchiveParams, error) {
 	s := &a.side
-	p := archiveParams{channel: max(0, s.channel.SelectedIndex())}
+	p := ArchiveParams{Channel: max(0, s.channel.SelectedIndex())}
 	if i := s.fft.SelectedIndex(); i > 0 {
-		p.fft = 256 << (i - 1)
+		p.FFT = 256 << (i - 1)
 	}
 	if t := strings.TrimSpace(s.average.Text); t != "" && t != "auto" {
 		sec, err := strconv.ParseFloat(t, 64)
 		if err != nil || !(sec >= 0.01) || sec > 366*86400 {
 			return p, fmt.Errorf("average %q: want auto or seconds (at least 0.01)", t)
 		}
-		p.average = time.Duration(math.Round(sec * 1e9))
+		p.Average = time.Duration(math.Round(sec * 1e9))
 	}
 	var err error
-	p.cal, err = a.calibration()
+	p.Cal, err = a.calibration()
 	return p, err
 }
 
@@ -271,7 +289,7 @@ func (a *Archive) changed() {
 		return
 	}
 	a.side.problem.Hide()
-	if p.channel == a.par.channel && p.fft == a.par.fft && p.average == a.par.average && sameCal(p.cal, a.par.cal) {
+	if p.Channel == a.par.Channel && p.FFT == a.par.FFT && p.Average == a.par.Average && sameCal(p.Cal, a.par.Cal) {
 		return
 	}
 	a.par = p

@@ -75,6 +75,9 @@ func (v *LTSAView) SetMessage(message string) {
 	v.Refresh()
 }
 
+// Message is what the view says instead of the LTSA ("": none).
+func (v *LTSAView) Message() string { return v.message }
+
 // SetColormap chooses the colormap.
 func (v *LTSAView) SetColormap(c plot.Colormap) { v.lut = c.LUT(); v.Refresh() }
 
