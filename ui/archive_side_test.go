@@ -159,7 +159,9 @@ func TestArchiveSideRecomputes(t *testing.T) {
 	s.Sensitivity.SetText("-170")
 	s.Gain.SetText("10")
 	s.FullScale.SetText("2")
-	waitFor(t, func() bool { return !w.arc.Busy() && strings.Contains(v.LTSA().Unit, "µPa") && w.arc.Params().Cal.FullScaleV == 2 })
+	waitFor(t, func() bool {
+		return !w.arc.Busy() && strings.Contains(v.LTSA().Unit, "µPa") && w.arc.Params().Cal.FullScaleV == 2
+	})
 	waitFor(t, func() bool { return !w.arc.Busy() && v.LTSA().Unit == "dB re 1 µPa²/Hz" })
 
 	cal := archive.Calibration{Transducer: archive.Hydrophone, SensitivityDB: -170, GainDB: 10, FullScaleV: 2, Source: "--sensitivity"}
