@@ -107,7 +107,7 @@ func (a *Archive) buildSide() {
 		container.NewBorder(nil, nil, widget.NewLabel("Sensitivity dB re 1 V/µPa"), nil, s.sens),
 		container.NewBorder(nil, nil, widget.NewLabel("Gain dB"), nil, s.gain),
 		container.NewBorder(nil, nil, widget.NewLabel("Full scale V"), nil, s.fullScale))
-	s.curveRow = container.NewVBox(s.curve)
+	s.curveRow = container.NewVBox(s.curve, widget.NewButton("Choose a sensitivity file…", a.chooseCurve))
 	s.splRow = container.NewBorder(nil, nil, widget.NewLabel("Full-scale sine, dB SPL"), nil, s.spl)
 	s.unit = widget.NewSelect([]string{unitFS, unitHydro, unitCurve, unitSPL}, nil)
 	s.unit.SetSelected(unitFS)
@@ -130,9 +130,9 @@ func (a *Archive) buildSide() {
 	s.scroll = container.NewVScroll(container.NewVBox(
 		widget.NewLabelWithStyle("Archive", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		form("Channel", s.channel), form("Resolution", s.fft), form("Average, s", s.average),
-		widget.NewLabel("Level"), s.unit, s.hydroRows, s.curveRow,
-		widget.NewButton("Choose a sensitivity file…", a.chooseCurve), s.splRow,
-		container.NewBorder(nil, nil, widget.NewLabel("Colours, dB"), s.autoRange, container.NewGridWithColumns(2, s.lo, s.hi)),
+		widget.NewLabel("Level"), s.unit, s.hydroRows, s.curveRow, s.splRow,
+		container.NewBorder(nil, nil, widget.NewLabel("Colours, dB"), s.autoRange),
+		container.NewGridWithColumns(2, form("from", s.lo), form("to", s.hi)),
 		form("Colormap", s.colormap), s.problem,
 		widget.NewButton("Export…", a.exportDialog),
 		widget.NewSeparator(), s.summary, s.report))
@@ -178,9 +178,10 @@ func (a *Archive) sideOpened() {
 		s.channel.Selected = chans[0]
 	}
 	s.channel.Refresh()
-	opts := []string{fmt.Sprintf("Auto (%d points · %s Hz)", ltsaFFT(f.Rate), plot.FormatHz(f.Rate/float64(ltsaFFT(f.Rate))))}
+	res := func(n int) string { return fmt.Sprintf("%s Hz (%d)", plot.FormatHz(f.Rate/float64(n)), n) }
+	opts := []string{"Auto: " + res(ltsaFFT(f.Rate))}
 	for n := 256; n <= 32768; n *= 2 {
-		opts = append(opts, fmt.Sprintf("%d points · %s Hz", n, plot.FormatHz(f.Rate/float64(n))))
+		opts = append(opts, res(n))
 	}
 	i := max(0, s.fft.SelectedIndex())
 	s.fft.Options = opts
