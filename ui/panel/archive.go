@@ -52,6 +52,7 @@ type Archive struct {
 	par      ArchiveParams // what the LTSA shown was asked with
 	shown    bool          // the tab is shown: its keys are taken
 	keep     [2]time.Time  // the span to show again once recomputed
+	stale    bool          // the overview was cancelled: recompute on any change
 }
 
 // overviewColumns is how many time bins the whole archive's LTSA has.
@@ -178,6 +179,7 @@ func (a *Archive) recompute() {
 	}
 	a.Close()
 	a.gen++
+	a.stale = false
 	avg := a.par.Average
 	if avg == 0 {
 		avg = cache.NiceAverage(a.to.Sub(a.from), overviewColumns)
@@ -252,7 +254,7 @@ func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool, too
 	case err != nil && strings.Contains(err.Error(), context.Canceled.Error()):
 		if overview {
 			a.view.SetMessage("Cancelled: change a setting or Open archive… to start again.")
-			a.par.Channel = -1 // any setting recomputes
+			a.stale = true // any setting recomputes
 		}
 		return
 	case err != nil:

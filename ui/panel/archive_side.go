@@ -290,7 +290,7 @@ func (a *Archive) changed() {
 		return
 	}
 	a.side.problem.Hide()
-	if p.Channel == a.par.Channel && p.FFT == a.par.FFT && p.Average == a.par.Average && sameCal(p.Cal, a.par.Cal) {
+	if !a.stale && p.Channel == a.par.Channel && p.FFT == a.par.FFT && p.Average == a.par.Average && sameCal(p.Cal, a.par.Cal) {
 		return
 	}
 	a.par = p
