@@ -245,7 +245,8 @@ func (blockingArchive) ArchiveLTSA(ctx context.Context, _ cache.Request, _ func(
 	return nil, ctx.Err()
 }
 
-// TestArchiveEscapeCancels: Escape stops the LTSA being computed.
+// TestArchiveEscapeCancels: Escape stops the LTSA being computed; a
+// change of setting then computes again.
 func TestArchiveEscapeCancels(t *testing.T) {
 	dir := t.TempDir()
 	writeTone(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 10, 500)
@@ -262,6 +263,10 @@ func TestArchiveEscapeCancels(t *testing.T) {
 	if m := a.View().Message(); !strings.Contains(m, "Cancelled") {
 		t.Errorf("after Escape the view says %q", m)
 	}
+	a.SideWidgets().FFT.SetSelectedIndex(1) // any change starts again
+	waitFor(t, func() bool { return a.Busy() })
+	a.Key(fyne.KeyEscape, 0)
+	waitFor(t, func() bool { return !a.Busy() })
 }
 
 // TestArchiveExport: Export… of the whole archive writes the NPY (and

@@ -3,8 +3,9 @@
 // by the inputs (each file's path, size, modification time, start, rate
 // and calibration) and the parameters, so that opening an archive again,
 // or going back to a zoom already seen, reads the result instead of the
-// archive. It knows nothing of the window; the session hands it an
-// engine.
+// archive; and it describes an LTSA as `prism ltsa` writes it (Meta), so
+// the window's exports equal the command's. It knows nothing of the
+// window; the session hands it an engine.
 package cache
 
 import (
