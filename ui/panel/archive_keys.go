@@ -31,7 +31,7 @@ var ArchiveKeys = []ArchiveKey{
 	{fyne.KeyLeft, 0, "Left Right", "pan", func(a *Archive) { a.view.Pan(-0.25) }},
 	{fyne.KeyRight, 0, "", "", func(a *Archive) { a.view.Pan(0.25) }},
 	{"", '0', "0", "whole archive", (*Archive).ZoomReset},
-	{fyne.KeyReturn, 0, "Enter", "open the moment under the cursor (or the view's centre) in the File tab", (*Archive).OpenMoment},
+	{fyne.KeyReturn, 0, "Enter", "open the cursor's (or centre's) moment in the File tab", (*Archive).OpenMoment},
 	{fyne.KeyEnter, 0, "", "", (*Archive).OpenMoment},
 	{fyne.KeyEscape, 0, "Escape", "cancel the computation", (*Archive).Cancel},
 }
