@@ -145,7 +145,7 @@ func referenceLevel(t *testing.T, dir string, cfg archive.LTSAConfig, hz float64
 // 157.0 dB re 1 µPa, over the Hann window's 1.5 bins of 31.25 Hz).
 func TestArchiveSideRecomputes(t *testing.T) {
 	dir := t.TempDir()
-	writeStereo(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 20, [2]float64{500, 1000})
+	writeStereo(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 6, [2]float64{500, 1000})
 	w := openArchiveTab(t, dir)
 	v := w.arc.View()
 	s := w.arc.SideWidgets()
@@ -274,9 +274,9 @@ func TestArchiveEscapeCancels(t *testing.T) {
 // files and parameters, byte for byte, and the PNG of the view.
 func TestArchiveExport(t *testing.T) {
 	dir := t.TempDir()
-	writeTone(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 60, 500)
-	writeTone(t, filepath.Join(dir, "SM4_20210315_000100.wav"), 30, 1000)
-	writeTone(t, filepath.Join(dir, "SM4_20210315_000200.wav"), 30, 2000) // after a 30 s gap
+	writeTone(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 20, 500)
+	writeTone(t, filepath.Join(dir, "SM4_20210315_000020.wav"), 10, 1000)
+	writeTone(t, filepath.Join(dir, "SM4_20210315_000040.wav"), 10, 2000) // after a 10 s gap
 	w := openArchiveTab(t, dir)
 	s := w.arc.SideWidgets()
 	s.FFT.SetSelectedIndex(2) // 512 points
