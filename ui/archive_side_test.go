@@ -271,7 +271,9 @@ func TestArchiveEscapeCancels(t *testing.T) {
 
 // TestArchiveExport: Export… of the whole archive writes the NPY (and
 // its sidecar) and the NetCDF that `prism ltsa` writes for the same
-// files and parameters, byte for byte, and the PNG of the view.
+// files and parameters, byte for byte, and the PNG of the view; with a
+// fixed average and the view on one file, the NPY equals `prism ltsa`
+// of that file.
 func TestArchiveExport(t *testing.T) {
 	dir := t.TempDir()
 	writeTone(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 20, 500)
@@ -301,6 +303,28 @@ func TestArchiveExport(t *testing.T) {
 		}
 	}
 	for _, pair := range [][2]string{{"view.npy", "cli.npy"}, {"view.json", "cli.json"}, {"view.nc", "cli.nc"}} {
+		a, err1 := os.ReadFile(filepath.Join(out, pair[0]))
+		b, err2 := os.ReadFile(filepath.Join(out, pair[1]))
+		if err1 != nil || err2 != nil || len(a) < 100 || !bytes.Equal(a, b) {
+			t.Errorf("%s (%d bytes) differs from prism ltsa's %s (%d bytes) %v %v", pair[0], len(a), pair[1], len(b), err1, err2)
+		}
+	}
+	// a fixed 1 s average, the view on the third file (after the gap):
+	// the export equals prism ltsa of that file alone
+	s.Average.SetText("1")
+	waitFor(t, func() bool { return !w.arc.Busy() && w.arc.View().LTSA().Average == time.Second })
+	from, _ := w.arc.View().View()
+	w.arc.View().SetView(from.Add(40*time.Second), from.Add(50*time.Second))
+	if err := w.arc.Export(filepath.Join(out, "span.npy")); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	args := []string{filepath.Join(dir, "SM4_20210315_000040.wav"), "-o", filepath.Join(out, "cli-span.npy"), "--average", "1",
+		"--fft", "512", "--sensitivity", "-165.5", "--engine", "cpu", "--quiet"}
+	if code := clarchive.LTSA(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("prism ltsa %v: %d %s", args, code, stderr.String())
+	}
+	for _, pair := range [][2]string{{"span.npy", "cli-span.npy"}, {"span.json", "cli-span.json"}} {
 		a, err1 := os.ReadFile(filepath.Join(out, pair[0]))
 		b, err2 := os.ReadFile(filepath.Join(out, pair[1]))
 		if err1 != nil || err2 != nil || len(a) < 100 || !bytes.Equal(a, b) {
