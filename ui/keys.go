@@ -158,8 +158,8 @@ func (w *Window) releaseSelectFocus() {
 // typed rune ' ', and TypedRune ignores the rune, so one press toggles
 // the pause once.
 func (w *Window) typedKey(k fyne.KeyName) {
-	if w.tabs.Selected() == w.fileTab && w.play.Key(k, 0) {
-		return // the File tab's playback keys (panel.FilePlayKeys)
+	if w.tabs.Selected() == w.fileTab && w.play.Key(k, 0) || w.arc.Key(k, 0) {
+		return // the File tab's playback keys (panel.FilePlayKeys), the Archive tab's (panel.ArchiveKeys)
 	}
 	switch k {
 	case fyne.KeySpace:
@@ -177,7 +177,7 @@ func (w *Window) typedKey(k fyne.KeyName) {
 
 // typedRune handles the letter shortcuts.
 func (w *Window) typedRune(r rune) {
-	if w.tabs.Selected() == w.fileTab && w.play.Key("", r) {
+	if w.tabs.Selected() == w.fileTab && w.play.Key("", r) || w.arc.Key("", r) {
 		return
 	}
 	switch r {

@@ -214,11 +214,13 @@ func (w *Window) build() {
 	w.buildTransfer()
 	w.buildMeasure()
 	w.arc = panel.NewArchive(w.eng, w.fp, w.dlg, w.do)
-	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab, container.NewTabItem("Archive", w.arc.Build()))
+	arcTab := container.NewTabItem("Archive", w.arc.Build())
+	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab, arcTab)
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file or the transfer function is shown
 		w.showWorkspace(t)
 		w.showMeasure(t)
+		w.arc.Show(t == arcTab, w.liveSide) // the Archive's side panel instead of the Live one
 		w.updateStatus()
 	}
 	w.bar = panel.NewStatusBar(w.win, w.updateStatus)
@@ -233,7 +235,7 @@ func (w *Window) build() {
 	w.liveSide = container.NewVScroll(container.NewVBox(w.sp.Section(), panel)) // the scope's section on top, while shown
 	w.xferSide = container.NewVScroll(w.tp.Content())
 	w.xferSide.Hide()
-	side := container.NewStack(w.liveSide, w.xferSide, w.measSide)
+	side := container.NewStack(w.liveSide, w.xferSide, w.measSide, w.arc.Side())
 	w.liveSide.SetMinSize(fyne.NewSize(250, 200))
 	w.xferSide.SetMinSize(fyne.NewSize(280, 200))
 	w.win.SetContent(container.NewBorder(nil, statusBar, side, nil, w.tabs))

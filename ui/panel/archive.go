@@ -48,6 +48,11 @@ type Archive struct {
 	stop     context.CancelFunc
 	zoomStop context.CancelFunc
 	zoomWait *time.Timer
+	side     archiveSide   // the side panel (archive_side.go)
+	par      ArchiveParams // what the LTSA shown was asked with
+	shown    bool          // the tab is shown: its keys are taken
+	keep     [2]time.Time  // the span to show again once recomputed
+	stale    bool          // the overview was cancelled: recompute on any change
 }
 
 // overviewColumns is how many time bins the whole archive's LTSA has.
@@ -59,6 +64,7 @@ func NewArchive(eng ArchiveEngine, files *Files, dlg *Dialogs, do func(func())) 
 	a.view = view.NewLTSAView(plot.Viridis, "")
 	a.view.OnView = a.viewChanged
 	a.view.OnPick = a.pick
+	a.buildSide()
 	return a
 }
 
@@ -97,19 +103,19 @@ func (a *Archive) Catalog() *archive.Catalog { return a.cat }
 // Busy says whether an LTSA is being computed (the progress bar shows).
 func (a *Archive) Busy() bool { return a.progress.Visible() }
 
-// Cancel stops the LTSA being computed.
+// Cancel stops the LTSAs being computed (the overview and a zoom's).
 func (a *Archive) Cancel() {
 	if a.stop != nil {
 		a.stop()
+	}
+	if a.zoomStop != nil {
+		a.zoomStop()
 	}
 }
 
 // Close stops everything the tab runs.
 func (a *Archive) Close() {
 	a.Cancel()
-	if a.zoomStop != nil {
-		a.zoomStop()
-	}
 	if a.zoomWait != nil {
 		a.zoomWait.Stop()
 	}
@@ -124,6 +130,7 @@ func (a *Archive) Open(path string) {
 	a.Close()
 	a.gen++
 	gen := a.gen
+	a.keep = [2]time.Time{}
 	a.info.SetText("Reading " + filepath.Base(path) + "…")
 	a.view.SetMessage("Reading the archive…")
 	a.dlg.RememberFolder(filepath.Dir(path))
@@ -150,7 +157,43 @@ func (a *Archive) opened(gen int, path string, cat *archive.Catalog, err error) 
 	}
 	a.info.SetText(Summary(cat))
 	a.details.Show()
-	a.compute(gen, time.Time{}, time.Time{}, cache.NiceAverage(a.to.Sub(a.from), overviewColumns), true)
+	a.sideOpened()
+	a.par, err = a.params()
+	if err != nil { // a calibration typed wrong: uncalibrated until it is right
+		a.side.problem.SetText(err.Error())
+		a.side.problem.Show()
+		a.par.Cal = archive.Calibration{}
+	}
+	a.recompute()
+}
+
+// recompute computes the overview again with the parameters a.par,
+// keeping the span shown.
+func (a *Archive) recompute() {
+	if a.cat == nil {
+		return
+	}
+	if a.view.LTSA() != nil {
+		from, to := a.view.View()
+		a.keep = [2]time.Time{from, to}
+	}
+	a.Close()
+	a.gen++
+	a.stale = false
+	avg := a.par.Average
+	if avg == 0 {
+		avg = cache.NiceAverage(a.to.Sub(a.from), overviewColumns)
+	}
+	a.compute(a.gen, time.Time{}, time.Time{}, avg, true)
+}
+
+// request is the LTSA of from..to at average with the parameters a.par.
+func (a *Archive) request(from, to time.Time, average time.Duration) cache.Request {
+	fft := a.par.FFT
+	if fft == 0 {
+		fft = ltsaFFT(a.cat.Files[0].Rate)
+	}
+	return cache.Request{Files: a.cat.Files, From: from, To: to, Average: average, FFT: fft, Channel: a.par.Channel, Cal: a.par.Cal}
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -176,7 +219,7 @@ func (a *Archive) compute(gen int, from, to time.Time, average time.Duration, ov
 	a.progress.SetValue(0)
 	a.progress.Show()
 	a.cancel.Show()
-	req := cache.Request{Files: a.cat.Files, From: from, To: to, Average: average, FFT: ltsaFFT(a.cat.Files[0].Rate)}
+	req := a.request(from, to, average)
 	go func() {
 		last, start := time.Time{}, time.Now()
 		l, err := a.eng.ArchiveLTSA(ctx, req, func(f float64) {
@@ -210,7 +253,8 @@ func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool, too
 	switch {
 	case err != nil && strings.Contains(err.Error(), context.Canceled.Error()):
 		if overview {
-			a.view.SetMessage("Cancelled: Open archive… to start again.")
+			a.view.SetMessage("Cancelled: change a setting or Open archive… to start again.")
+			a.stale = true // any setting recomputes
 		}
 		return
 	case err != nil:
@@ -223,6 +267,11 @@ func (a *Archive) computed(gen int, l *cache.LTSA, err error, overview bool, too
 		return
 	}
 	a.view.SetLTSA(l, a.from, a.to)
+	a.showRange()
+	if k := a.keep; !k[0].IsZero() {
+		a.keep = [2]time.Time{}
+		a.view.SetView(k[0], k[1])
+	}
 	how := fmt.Sprintf(" · LTSA in %s on %s", view.FormatDuration(took.Round(time.Millisecond)), l.Engine)
 	if l.Cached {
 		how = " · LTSA from the cache"
@@ -237,7 +286,7 @@ func (a *Archive) viewChanged(from, to time.Time) {
 		a.zoomWait.Stop()
 	}
 	over := a.view.LTSA()
-	if over == nil || a.cat == nil {
+	if over == nil || a.cat == nil || a.par.Average != 0 { // a fixed average: no finer one
 		return
 	}
 	width := max(64, a.view.Area().Dx())

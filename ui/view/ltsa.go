@@ -31,6 +31,7 @@ type LTSAView struct {
 	axis         plot.FreqAxis
 	lut          *[256][3]uint8
 	dbMin, dbMax float64
+	fixedRange   bool // dbMin, dbMax set (SetRange), not from the levels
 	message      string
 
 	plot    *image.RGBA
@@ -74,6 +75,9 @@ func (v *LTSAView) SetMessage(message string) {
 	v.Refresh()
 }
 
+// Message is what the view says instead of the LTSA ("": none).
+func (v *LTSAView) Message() string { return v.message }
+
 // SetColormap chooses the colormap.
 func (v *LTSAView) SetColormap(c plot.Colormap) { v.lut = c.LUT(); v.Refresh() }
 
@@ -90,7 +94,22 @@ func (v *LTSAView) SetLTSA(l *cache.LTSA, from, to time.Time) {
 	if l != nil && len(l.Freqs) > 1 {
 		n := len(l.Freqs)
 		v.axis = plot.NewFreqAxis(plot.Lin, int(math.Round(2*l.Freqs[n-1])), 2*(n-1))
-		v.dbMin, v.dbMax = levelRange(l)
+		if !v.fixedRange {
+			v.dbMin, v.dbMax = levelRange(l)
+		}
+	}
+	v.Refresh()
+}
+
+// SetRange fixes the colour range to lo…hi dB; auto (lo, hi ignored)
+// takes it from the overview's levels again, as SetLTSA does.
+func (v *LTSAView) SetRange(lo, hi float64, auto bool) {
+	v.fixedRange = !auto
+	switch {
+	case !auto:
+		v.dbMin, v.dbMax = lo, hi
+	case v.over != nil:
+		v.dbMin, v.dbMax = levelRange(v.over)
 	}
 	v.Refresh()
 }
@@ -165,6 +184,18 @@ func (v *LTSAView) Zoom(factor, t float64) {
 	}
 	v.SetView(v.at(t-f*span), v.at(t-f*span+span))
 }
+
+// Cursor is the instant under the mouse, when it is over the plot.
+func (v *LTSAView) Cursor() (time.Time, bool) {
+	if !v.hover || v.over == nil {
+		return time.Time{}, false
+	}
+	t, ok := v.timeAt(v.cursor.X)
+	return v.at(t), ok
+}
+
+// Centre is the middle of the span shown.
+func (v *LTSAView) Centre() time.Time { return v.at((v.t0 + v.t1) / 2) }
 
 // ZoomCentre zooms around the middle of the span shown.
 func (v *LTSAView) ZoomCentre(factor float64) { v.Zoom(factor, (v.t0+v.t1)/2) }

@@ -3,8 +3,9 @@
 // by the inputs (each file's path, size, modification time, start, rate
 // and calibration) and the parameters, so that opening an archive again,
 // or going back to a zoom already seen, reads the result instead of the
-// archive. It knows nothing of the window; the session hands it an
-// engine.
+// archive; and it describes an LTSA as `prism ltsa` writes it (Meta), so
+// the window's exports equal the command's. It knows nothing of the
+// window; the session hands it an engine.
 package cache
 
 import (
@@ -30,6 +31,9 @@ type Request struct {
 	Average  time.Duration
 	FFT      int
 	Channel  int
+	// Cal calibrates the levels (uncalibrated: the files' own, from a
+	// manifest), as archive.LTSAConfig's.
+	Cal archive.Calibration
 }
 
 // LTSA is a computed long-term spectral average, as the window draws it.
@@ -47,13 +51,13 @@ type LTSA struct {
 var hann = window.Func{Kind: window.Hann}
 
 // formatVersion changes when the cache's contents or their meaning do.
-const formatVersion = 1
+const formatVersion = 2
 
 // Key is the request's cache key: a hash of every input and parameter.
 func Key(r Request) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "prism ltsa v%d\n%d %d %d %d %d %s\n", formatVersion, r.From.UnixNano(), r.To.UnixNano(),
-		r.Average, r.FFT, r.Channel, hann)
+	fmt.Fprintf(h, "prism ltsa v%d\n%d %d %d %d %d %s %+v\n", formatVersion, r.From.UnixNano(), r.To.UnixNano(),
+		r.Average, r.FFT, r.Channel, hann, r.Cal)
 	for _, f := range r.Files {
 		var mod int64
 		if st, err := os.Stat(f.Path); err == nil {
@@ -86,13 +90,13 @@ func Compute(ctx context.Context, e gpufft.Engine, dir string, r Request, progre
 			return l, nil
 		}
 	}
-	cal, err := archive.CalibrationOf(r.Files, archive.Calibration{})
+	cal, err := archive.CalibrationOf(r.Files, r.Cal)
 	if err != nil {
 		return nil, err
 	}
 	from, to := span(r)
 	l := &LTSA{Average: r.Average, Unit: cal.Unit(), Engine: e.Name()}
-	cfg := archive.LTSAConfig{Average: r.Average, FFT: r.FFT, Channel: r.Channel, Window: hann, From: r.From, To: r.To}
+	cfg := archive.LTSAConfig{Average: r.Average, FFT: r.FFT, Channel: r.Channel, Window: hann, Cal: r.Cal, From: r.From, To: r.To}
 	l.Freqs, err = archive.LTSA(ctx, e, r.Files, cfg, func(row archive.Row) error {
 		l.Rows = append(l.Rows, row)
 		if progress != nil && to.After(from) {

@@ -9,11 +9,11 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	core "github.com/prismaudio/prism/app/archive"
+	"github.com/prismaudio/prism/app/archive/cache"
 	"github.com/prismaudio/prism/app/archive/out"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/app/engine"
@@ -125,29 +125,8 @@ func (f *calFlags) calibration() (core.Calibration, error) {
 	return c, c.Check()
 }
 
-// calAttrs are a calibration's attributes, in the outputs.
-func calAttrs(c core.Calibration) []out.Attr {
-	t := map[core.Transducer]string{core.Uncalibrated: "none", core.Hydrophone: "hydrophone", core.Microphone: "microphone"}[c.Transducer]
-	a := []out.Attr{{Name: "calibration_transducer", Value: t}}
-	if c.Transducer == core.Uncalibrated {
-		return a
-	}
-	fs := c.FullScaleV
-	if fs == 0 {
-		fs = 1
-	}
-	a = append(a, out.Attr{Name: "calibration_gain_db", Value: c.GainDB}, out.Attr{Name: "calibration_full_scale_v", Value: fs})
-	if len(c.Curve) > 0 {
-		var s []string
-		for _, p := range c.Curve {
-			s = append(s, fmt.Sprintf("%g:%g", p.Hz, p.DB))
-		}
-		a = append(a, out.Attr{Name: "calibration_sensitivity_curve", Value: strings.Join(s, " ")})
-	} else {
-		a = append(a, out.Attr{Name: "calibration_sensitivity_db", Value: c.SensitivityDB})
-	}
-	return append(a, out.Attr{Name: "calibration_source", Value: c.Source})
-}
+// calAttrs are a calibration's attributes, in the outputs (cache.CalAttrs).
+func calAttrs(c core.Calibration) []out.Attr { return cache.CalAttrs(c) }
 
 // openEngine opens the engines for the catalogue's files.
 func (c *common) openEngine(name string, files []core.File, stderr io.Writer) (*kit.Session, *engines, bool) {

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	core "github.com/prismaudio/prism/app/archive"
+	"github.com/prismaudio/prism/app/archive/cache"
 	"github.com/prismaudio/prism/app/archive/out"
 	"github.com/prismaudio/prism/app/cli/kit"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/internal/bench"
-	"github.com/prismaudio/prism/internal/version"
 	"github.com/prismaudio/prism/window"
 )
 
@@ -91,30 +91,10 @@ func LTSA(args []string, stdout, stderr io.Writer) int {
 	return runLTSA(&f, cat, cfg, shard, args, stdout, stderr)
 }
 
-// ltsaMeta is the output's description: the same for every shard.
+// ltsaMeta is the output's description: the same for every shard
+// (cache.Meta, which the window's Export… writes too).
 func ltsaMeta(cat *core.Catalog, cfg core.LTSAConfig, winName string) (out.Meta, error) {
-	cal, err := core.CalibrationOf(cat.Files, cfg.Cal)
-	if err != nil {
-		return out.Meta{}, err
-	}
-	rate := cat.Files[0].Rate
-	fft := cfg.FFTFor(rate)
-	freqs := make([]float64, fft/2+1)
-	for k := range freqs {
-		freqs[k] = float64(k) * rate / float64(fft)
-	}
-	attrs := []out.Attr{
-		{Name: "average_seconds", Value: cfg.Average.Seconds()},
-		{Name: "fft", Value: int32(fft)},
-		{Name: "resolution_hz", Value: rate / float64(fft)},
-		{Name: "overlap_percent", Value: 50.0},
-		{Name: "window", Value: winName},
-		{Name: "channel", Value: int32(cfg.Channel)},
-		{Name: "sample_rate_hz", Value: rate},
-	}
-	attrs = append(attrs, calAttrs(cal)...)
-	attrs = append(attrs, out.Attr{Name: "prism_version", Value: version.Version})
-	return out.Meta{Kind: "ltsa", Title: "long-term spectral average", Unit: cal.Unit(), FreqHz: freqs, Attrs: attrs}, nil
+	return cache.Meta(cat.Files, cfg, winName)
 }
 
 // runLTSA does this shard's units into its output.
