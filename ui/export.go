@@ -3,12 +3,12 @@ package ui
 import (
 	"fmt"
 	"image"
-	"image/draw"
 	"path/filepath"
 	"time"
 
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
@@ -49,27 +49,7 @@ func (w *Window) exportPNG(path string) error {
 		imgs = append(imgs, w.spec.Image())
 		imgs = append(imgs, w.sp.LowerImage(w.set.Lower, w.wf.Image(), w.rta.Image()))
 	}
-	return encode.WritePNG(path, stack(imgs))
-}
-
-// stack puts images one above the other.
-func stack(imgs []*image.RGBA) *image.RGBA {
-	wd, ht := 1, 0
-	for _, m := range imgs {
-		if m != nil {
-			wd, ht = max(wd, m.Rect.Dx()), ht+m.Rect.Dy()
-		}
-	}
-	out := image.NewRGBA(image.Rect(0, 0, wd, max(1, ht)))
-	y := 0
-	for _, m := range imgs {
-		if m == nil {
-			continue
-		}
-		draw.Draw(out, image.Rect(0, y, m.Rect.Dx(), y+m.Rect.Dy()), m, m.Rect.Min, draw.Src)
-		y += m.Rect.Dy()
-	}
-	return out
+	return encode.WritePNG(path, plot.Stack(imgs))
 }
 
 // exportSpectrum writes the current spectrum, its average and its peak

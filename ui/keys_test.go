@@ -184,7 +184,7 @@ func TestEveryKeyListed(t *testing.T) {
 	}
 	shown := map[string]bool{}
 	for _, o := range test.LaidOutObjects(top) {
-		if l, ok := o.(*widget.Label); ok {
+		if l, ok := o.(*canvas.Text); ok {
 			shown[l.Text] = true
 		}
 	}
@@ -198,7 +198,7 @@ func TestEveryKeyListed(t *testing.T) {
 	}
 }
 
-// TestKeysOverlayGolden: the keys overlay as drawn: two columns of
+// TestKeysOverlayGolden: the keys overlay as drawn: columns of
 // sections, keys in bold, plain text (no emoji).
 func TestKeysOverlayGolden(t *testing.T) {
 	test.NewTempApp(t)

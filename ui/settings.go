@@ -12,6 +12,7 @@ import (
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/session"
+	"github.com/prismaudio/prism/ui/internal/prefs"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
@@ -129,32 +130,8 @@ func LoadSettings(p fyne.Preferences) Settings {
 	d := DefaultSettings()
 	s := d
 	str := func(k, def string) string { return p.StringWithFallback(prefPrefix+k, def) }
-	s.Source.Kind = str("source.kind", d.Source.Kind)
-	s.Source.Device = str("source.device", "")
-	s.Source.Generator = str("source.generator", "")
-	s.Source.File = str("source.file", "")
-	s.Source.Rate = p.IntWithFallback(prefPrefix+"source.rate", 0)
-	s.Source.Channels = p.IntWithFallback(prefPrefix+"source.channels", 0)
-	s.FFT = p.IntWithFallback(prefPrefix+"fft", d.FFT)
-	s.Overlap = p.FloatWithFallback(prefPrefix+"overlap", d.Overlap)
-	s.Averaging = str("averaging", d.Averaging)
-	s.AvgSeconds = p.FloatWithFallback(prefPrefix+"avg.seconds", d.AvgSeconds)
-	s.AvgFrames = p.IntWithFallback(prefPrefix+"avg.frames", d.AvgFrames)
-	s.PeakHold = p.FloatWithFallback(prefPrefix+"peakhold", d.PeakHold)
-	s.DBMin = p.FloatWithFallback(prefPrefix+"db.min", d.DBMin)
-	s.DBMax = p.FloatWithFallback(prefPrefix+"db.max", d.DBMax)
-	s.Span = p.FloatWithFallback(prefPrefix+"span", d.Span)
-	s.Lower = str("lower", d.Lower)
-	s.Fraction = p.IntWithFallback(prefPrefix+"rta.fraction", d.Fraction)
-	s.Channels = str("channels", d.Channels)
-	s.Engine = str("engine", d.Engine)
-	s.Theme = str("theme", d.Theme)
-	s.CalNote = str("cal.note", "")
-	s.CalOffset = p.FloatWithFallback(prefPrefix+"cal.offset", 0)
-	s.MicFile = str("cal.mic", "")
+	prefs.Load(p, prefPrefix, s.rows())
 	var err error
-	s.FileFFT = p.IntWithFallback(prefPrefix+"file.fft", d.FileFFT)
-	s.FileOverlap = p.FloatWithFallback(prefPrefix+"file.overlap", d.FileOverlap)
 	if s.FileWindow, err = window.Parse(str("file.window", d.FileWindow.String())); err != nil {
 		s.FileWindow = d.FileWindow
 	}
@@ -263,40 +240,30 @@ func oneOf(s string, opts ...string) bool {
 // is on, with what it changed as it was before it (kept).
 func (s Settings) Save(p fyne.Preferences) {
 	s = s.kept()
-	p.SetString(prefPrefix+"source.kind", s.Source.Kind)
-	p.SetString(prefPrefix+"source.device", s.Source.Device)
-	p.SetString(prefPrefix+"source.generator", s.Source.Generator)
-	p.SetString(prefPrefix+"source.file", s.Source.File)
-	p.SetInt(prefPrefix+"source.rate", s.Source.Rate)
-	p.SetInt(prefPrefix+"source.channels", s.Source.Channels)
-	p.SetInt(prefPrefix+"fft", s.FFT)
-	p.SetFloat(prefPrefix+"overlap", s.Overlap)
-	p.SetString(prefPrefix+"window", s.Window.String())
-	p.SetString(prefPrefix+"averaging", s.Averaging)
-	p.SetFloat(prefPrefix+"avg.seconds", s.AvgSeconds)
-	p.SetInt(prefPrefix+"avg.frames", s.AvgFrames)
-	p.SetFloat(prefPrefix+"peakhold", s.PeakHold)
-	p.SetString(prefPrefix+"freqscale", s.FreqScale.String())
-	p.SetFloat(prefPrefix+"db.min", s.DBMin)
-	p.SetFloat(prefPrefix+"db.max", s.DBMax)
-	p.SetString(prefPrefix+"colormap", s.Colormap.String())
-	p.SetFloat(prefPrefix+"span", s.Span)
-	p.SetString(prefPrefix+"lower", s.Lower)
-	p.SetInt(prefPrefix+"rta.fraction", s.Fraction)
-	p.SetString(prefPrefix+"rta.weighting", s.Weighting.String())
-	p.SetString(prefPrefix+"band", s.Band.String())
-	p.SetString(prefPrefix+"channels", s.Channels)
-	p.SetString(prefPrefix+"engine", s.Engine)
-	p.SetString(prefPrefix+"theme", s.Theme)
-	p.SetString(prefPrefix+"unit", s.Unit.String())
-	p.SetString(prefPrefix+"cal.note", s.CalNote)
-	p.SetFloat(prefPrefix+"cal.offset", s.CalOffset)
-	p.SetString(prefPrefix+"cal.mic", s.MicFile)
-	p.SetInt(prefPrefix+"file.fft", s.FileFFT)
-	p.SetFloat(prefPrefix+"file.overlap", s.FileOverlap)
-	p.SetString(prefPrefix+"file.window", s.FileWindow.String())
+	prefs.Save(p, prefPrefix, s.rows())
+	for k, v := range map[string]fmt.Stringer{"window": s.Window, "freqscale": s.FreqScale, "colormap": s.Colormap,
+		"rta.weighting": s.Weighting, "band": s.Band, "unit": s.Unit, "file.window": s.FileWindow} {
+		p.SetString(prefPrefix+k, v.String())
+	}
 	savePlotView(p, s.Plot)
 	s.Mode.Save(p, prefPrefix)
+}
+
+// rows are the settings saved as they are (the names parsed on loading,
+// Window, FreqScale…, are saved by Save and read by LoadSettings).
+func (s *Settings) rows() []prefs.Row {
+	return []prefs.Row{
+		prefs.String("source.kind", &s.Source.Kind), prefs.String("source.device", &s.Source.Device),
+		prefs.String("source.generator", &s.Source.Generator), prefs.String("source.file", &s.Source.File),
+		prefs.Int("source.rate", &s.Source.Rate), prefs.Int("source.channels", &s.Source.Channels),
+		prefs.Int("fft", &s.FFT), prefs.Float("overlap", &s.Overlap), prefs.String("averaging", &s.Averaging),
+		prefs.Float("avg.seconds", &s.AvgSeconds), prefs.Int("avg.frames", &s.AvgFrames), prefs.Float("peakhold", &s.PeakHold),
+		prefs.Float("db.min", &s.DBMin), prefs.Float("db.max", &s.DBMax), prefs.Float("span", &s.Span),
+		prefs.String("lower", &s.Lower), prefs.Int("rta.fraction", &s.Fraction), prefs.String("channels", &s.Channels),
+		prefs.String("engine", &s.Engine), prefs.String("theme", &s.Theme), prefs.String("cal.note", &s.CalNote),
+		prefs.Float("cal.offset", &s.CalOffset), prefs.String("cal.mic", &s.MicFile),
+		prefs.Int("file.fft", &s.FileFFT), prefs.Float("file.overlap", &s.FileOverlap),
+	}
 }
 
 // kept are the settings as they are remembered: while the stress preset

@@ -2,13 +2,9 @@ package ui
 
 import (
 	"encoding/json"
-	"fmt"
-	"math"
-	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
-	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/ui/panel"
 	"github.com/prismaudio/prism/ui/view"
 )
@@ -32,7 +28,7 @@ func (w *Window) countFrame(now time.Time) {
 func (w *Window) updateStatus() {
 	st := &w.stats
 	f := panel.StatusFacts{Stats: st, Record: w.eng.RecordStatus(), Paused: w.paused, HasGPU: w.eng.HasGPU(),
-		Monitor: w.eng.PlaythroughStatus(), Now: w.now(), Noise: mixNoiseNote(w.set, st.Channels)}
+		Monitor: w.eng.PlaythroughStatus(), Now: w.now(), Noise: w.set.Source.MixNoiseNote(st.Channels, w.set.Channels == "all")}
 	f.Fill = panel.FillText(st, w.cfgFrames, f.Now.Sub(w.cfgAt))
 	if fs := w.fview.File(); fs != nil && w.tabs.Selected() == w.fileTab {
 		f.File = w.fp.Summary(fs)
@@ -78,18 +74,4 @@ func (w *Window) traceReady() {
 		"axis":   map[string]any{"scale": ax.Scale, "low": ax.Low, "high": ax.High},
 		"db":     []float64{w.set.DBMin, w.set.DBMax},
 	})
-}
-
-// mixNoiseNote says how to read the generator's noise in the mix view: its
-// level is the RMS of each channel (AES17), and channels of independent
-// noise average to 1/C of the power, 10·log10(C) dB lower ("" where the
-// view does not mislead).
-func mixNoiseNote(s Settings, channels int) string {
-	g := s.Source.Generator
-	noise := strings.HasPrefix(g, "white") || strings.HasPrefix(g, "pink")
-	if s.Source.Kind != session.SourceGenerator || !noise || channels < 2 || s.Channels == "all" {
-		return ""
-	}
-	return fmt.Sprintf("generator noise: %s dBFS RMS per channel; the mix of %d independent channels reads %.1f dB lower",
-		strings.TrimPrefix(strings.TrimPrefix(g, "white:"), "pink:"), channels, 10*math.Log10(float64(channels)))
 }

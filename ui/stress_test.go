@@ -88,27 +88,3 @@ func fakeEngineName(e *fakeEngine) string {
 	defer e.mu.Unlock()
 	return e.engine
 }
-
-// TestMixNoiseNote: the generator's noise in the mix view is explained
-// (2 independent channels: 3.0 dB lower, 8: 9.0 dB); tones, one channel
-// and the per-channel view need no note.
-func TestMixNoiseNote(t *testing.T) {
-	s := DefaultSettings()
-	s.Source = session.SourceSpec{Kind: session.SourceGenerator, Generator: "pink:-20"}
-	s.Channels = "mix"
-	if n := mixNoiseNote(s, 2); !strings.Contains(n, "-20 dBFS RMS per channel") || !strings.Contains(n, "3.0 dB lower") {
-		t.Errorf("2 channels: %q", n)
-	}
-	if n := mixNoiseNote(s, 8); !strings.Contains(n, "9.0 dB lower") {
-		t.Errorf("8 channels: %q", n)
-	}
-	for _, c := range []struct {
-		gen, view string
-		ch        int
-	}{{"sine:1000:-6", "mix", 2}, {"pink:-20", "mix", 1}, {"white:-20", "all", 2}} {
-		s.Source.Generator, s.Channels = c.gen, c.view
-		if n := mixNoiseNote(s, c.ch); n != "" {
-			t.Errorf("%+v: note %q", c, n)
-		}
-	}
-}

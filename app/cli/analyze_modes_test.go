@@ -11,15 +11,17 @@ import (
 	"github.com/prismaudio/prism/app/internal/apptest"
 )
 
-// TestAnalyzeModes: --mode multires and reassigned write an NPY with its
+// TestAnalyzeModes: --mode multires and reassigned (of one size, and on
+// the multi-resolution grid with --sizes) write an NPY with its
 // sidecar (freq_hz a centre per column, hop_s) and a CSV whose header
 // holds the same centres; --mode stft is today's analysis byte for byte.
 func TestAnalyzeModes(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.wav")
 	apptest.WriteWAV(t, in, 8000, [][]float32{apptest.Tone(16000, 8000, 440, 0.5)})
-	for _, mode := range [][]string{{"--mode", "multires", "--sizes", "2048,1024,512", "--hop", "256"}, {"--mode", "reassigned", "--fft", "512", "--squeeze"}} {
-		npy := filepath.Join(dir, mode[1]+".npy")
+	for _, mode := range [][]string{{"--mode", "multires", "--sizes", "2048,1024,512", "--hop", "256"}, {"--mode", "reassigned", "--fft", "512", "--squeeze"},
+		{"--mode", "reassigned", "--sizes", "2048,1024,512", "--hop", "256"}} {
+		npy := filepath.Join(dir, mode[1]+mode[3]+".npy")
 		if code, msg := runCLI(append([]string{"analyze", in, "-o", npy, "--engine", "cpu", "--quiet"}, mode...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", mode, code, msg)
 		}
@@ -33,7 +35,7 @@ func TestAnalyzeModes(t *testing.T) {
 		if err != nil || json.Unmarshal(b, &sc) != nil || len(sc.FreqHz) != cols || sc.Mode != mode[1] || rows < 10 {
 			t.Fatalf("%v: %d×%d NPY, sidecar %v %.200s", mode, rows, cols, err, b)
 		}
-		csv := filepath.Join(dir, mode[1]+".csv")
+		csv := filepath.Join(dir, mode[1]+mode[3]+".csv")
 		if code, msg := runCLI(append([]string{"analyze", in, "-o", csv, "--engine", "cpu", "--quiet"}, mode...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", mode, code, msg)
 		}
@@ -64,7 +66,7 @@ func TestAnalyzeModeErrors(t *testing.T) {
 	}{
 		{[]string{"--mode", "wavelet"}, "--mode: unknown mode"},
 		{[]string{"--mode", "multires", "--bins-per-octave", "24"}, "--bins-per-octave applies to --mode vqt only"},
-		{[]string{"--mode", "reassigned", "--sizes", "1024,512"}, "--sizes applies to --mode multires only"},
+		{[]string{"--mode", "vqt", "--sizes", "1024,512"}, "--sizes applies to --mode multires or reassigned only"},
 		{[]string{"--mode", "multires", "--squeeze"}, "--squeeze applies to --mode reassigned only"},
 		{[]string{"--fmin", "30"}, "--fmin applies to --mode vqt only"},
 		{[]string{"--mode", "vqt", "--bins-per-octave", "8"}, "--bins-per-octave 8: want 12…96"},

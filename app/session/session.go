@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,20 @@ type SourceSpec struct {
 	File      string // SourceFile: a WAV, FLAC or MP3 file, played in real time and looped
 	Rate      int    // Hz; 0: the device's (or 48000 for the generator)
 	Channels  int    // 0: the device's, up to 2 (or 2 for the generator)
+}
+
+// MixNoiseNote says how to read the generator's noise in the mix of
+// channels (all false): its level is the RMS of each channel (AES17), and
+// channels of independent noise average to 1/C of the power, 10·log10(C)
+// dB lower ("" where the view does not mislead).
+func (s SourceSpec) MixNoiseNote(channels int, all bool) string {
+	g := s.Generator
+	noise := strings.HasPrefix(g, "white") || strings.HasPrefix(g, "pink")
+	if s.Kind != SourceGenerator || !noise || channels < 2 || all {
+		return ""
+	}
+	return fmt.Sprintf("generator noise: %s dBFS RMS per channel; the mix of %d independent channels reads %.1f dB lower",
+		strings.TrimPrefix(strings.TrimPrefix(g, "white:"), "pink:"), channels, 10*math.Log10(float64(channels)))
 }
 
 // String describes the spec for a status line.

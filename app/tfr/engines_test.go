@@ -125,6 +125,7 @@ func TestModesAllocateNothing(t *testing.T) {
 			{Mode: STFT, Rate: 48000, Channels: 2, Hop: 256, Size: 1024, MaxSamples: 8192, Window: window.Func{Kind: window.Hann}},
 			{Mode: MultiRes, Rate: 48000, Channels: 2, Hop: 256, MaxSamples: 32768, Window: window.Func{Kind: window.Hann}},
 			{Mode: Reassigned, Rate: 48000, Channels: 2, Hop: 256, Size: 1024, MaxSamples: 8192, Window: window.Func{Kind: window.Hann}},
+			{Mode: Reassigned, Rate: 48000, Channels: 2, Hop: 256, Sizes: []int{4096, 2048, 1024}, MaxSamples: 16384, Window: window.Func{Kind: window.Hann}},
 		} {
 			tr := mustNew(t, e, cfg)
 			src := make([]float32, 2*cfg.MaxSamples)

@@ -43,34 +43,52 @@ type reassigned struct {
 	pow             []float32
 	to              []int32   // each bin's place in its channel's frames×bins
 	val             []float32 // and its power
-	freqs, enbw     []float64
+	freqs, enbw     []float64 // of bins blo…bhi−1
 	maxFrames       int
+	blo, bhi        int       // the band of bins kept: energy moves only within it
+	col, outBins    int       // the band's first column in an output row of outBins
+	peak            []float32 // each row's strongest power (shared by a multi-resolution transform's sizes)
 	work            *workers
 }
 
 func newReassigned(e gpufft.Engine, cfg Config) (Transform, error) {
+	switch {
+	case cfg.ThresholdDB < 0 || math.IsNaN(cfg.ThresholdDB):
+		return nil, fmt.Errorf("tfr: reassigned: threshold %g dB: want ≥ 0: %w", cfg.ThresholdDB, gpufft.ErrInvalid)
+	case cfg.Sizes != nil:
+		return newReassignedMulti(e, cfg)
+	}
 	n := cfg.Size
 	if err := checkSize(n, cfg); err != nil {
 		return nil, err
 	}
-	switch {
-	case cfg.Sizes != nil:
-		return nil, fmt.Errorf("tfr: reassigned: a multi-resolution base (Sizes) is not built; give Size: %w", gpufft.ErrInvalid)
-	case cfg.ThresholdDB < 0 || math.IsNaN(cfg.ThresholdDB):
-		return nil, fmt.Errorf("tfr: reassigned: threshold %g dB: want ≥ 0: %w", cfg.ThresholdDB, gpufft.ErrInvalid)
-	case cfg.MaxSamples < n:
+	if cfg.MaxSamples < n {
 		return nil, fmt.Errorf("tfr: reassigned: MaxSamples %d is less than one frame (%d): %w", cfg.MaxSamples, n, gpufft.ErrInvalid)
 	}
 	if cfg.ThresholdDB == 0 {
 		cfg.ThresholdDB = DefaultThresholdDB
 	}
-	t := &reassigned{cfg: cfg, n: n, nb: n/2 + 1, maxFrames: (cfg.MaxSamples-n)/cfg.Hop + 1}
+	t, err := newReassignedSize(e, cfg, n, 0, n/2+1, cfg.MaxSamples)
+	if err != nil {
+		return nil, err
+	}
+	t.outBins = t.nb
+	t.peak = make([]float32, cfg.Channels*t.maxFrames)
+	t.work = newWorkers(cfg.Channels)
+	return t, nil
+}
+
+// newReassignedSize makes the transforms of one size n over frames of at
+// most maxL samples, keeping bins lo…hi−1 (its band) and moving energy
+// only within them; the caller sets outBins, col, peak and work.
+func newReassignedSize(e gpufft.Engine, cfg Config, n, lo, hi, maxL int) (*reassigned, error) {
+	t := &reassigned{cfg: cfg, n: n, nb: n/2 + 1, maxFrames: (maxL-n)/cfg.Hop + 1, blo: lo, bhi: hi}
 	t.thr = float32(math.Pow(10, -cfg.ThresholdDB/10))
 	t.windows(cfg.Window)
 	batch := 3 * cfg.Channels * t.maxFrames
 	plan, err := e.NewReal(n, batch)
 	if err != nil {
-		return nil, fmt.Errorf("tfr: reassigned: %w", err)
+		return nil, fmt.Errorf("tfr: reassigned: size %d: %w", n, err)
 	}
 	t.plan = plan
 	t.stage = make([]float32, batch*n)
@@ -78,9 +96,8 @@ func newReassigned(e gpufft.Engine, cfg Config) (Transform, error) {
 	t.pow = make([]float32, cfg.Channels*t.maxFrames*t.nb)
 	t.to = make([]int32, cfg.Channels*t.maxFrames*t.nb)
 	t.val = make([]float32, cfg.Channels*t.maxFrames*t.nb)
-	t.work = newWorkers(t)
-	t.freqs, _ = gridOf(cfg.Window, cfg.Rate, n, 0, t.nb, nil, nil)
-	t.enbw = make([]float64, t.nb)
+	t.freqs, _ = gridOf(cfg.Window, cfg.Rate, n, lo, hi, nil, nil)
+	t.enbw = make([]float64, hi-lo)
 	for k := range t.enbw {
 		t.enbw[k] = cfg.Rate / float64(n)
 	}
@@ -130,6 +147,10 @@ func (t *reassigned) Close() error {
 	return t.plan.Close()
 }
 
+// closePlan frees the engine plan only (a multi-resolution transform's
+// sizes share its workers).
+func (t *reassigned) closePlan() error { return t.plan.Close() }
+
 // Execute transforms every frame with the three windows in one engine
 // call, then moves each bin's power on the host.
 func (t *reassigned) Execute(dst, src []float32) (int, error) {
@@ -145,23 +166,43 @@ func (t *reassigned) Execute(dst, src []float32) (int, error) {
 	if len(dst) < ch*frames*nb {
 		panic(fmt.Sprintf("tfr: reassigned: len(dst) %d < %d", len(dst), ch*frames*nb))
 	}
-	t.work.run(phaseWindow, src, l, frames)
-	count := 3 * ch * frames
-	if err := t.plan.Forward(t.spec[:count*nb], t.stage[:count*n]); err != nil {
-		return 0, fmt.Errorf("tfr: reassigned: %w", err)
+	if err := t.forward(src, l, frames); err != nil {
+		return 0, err
 	}
-	t.work.run(phaseMove, nil, l, frames)
-	pow := t.pow[:ch*frames*nb]
+	clear(t.peak[:ch*frames])
+	t.work.run(t, phasePeak, nil, l, frames)
+	t.work.run(t, phaseMove, nil, l, frames)
+	t.gather(frames)
+	t.work.run(t, phaseDB, dst, l, frames)
+	return frames, nil
+}
+
+// forward windows every frame of src (channels of stride l) three ways
+// and transforms them all in one engine call.
+func (t *reassigned) forward(src []float32, l, frames int) error {
+	t.work.run(t, phaseWindow, src, l, frames)
+	count := 3 * t.cfg.Channels * frames
+	if err := t.plan.Forward(t.spec[:count*t.nb], t.stage[:count*t.n]); err != nil {
+		return fmt.Errorf("tfr: reassigned: size %d: %w", t.n, err)
+	}
+	return nil
+}
+
+// gather adds every band bin's power at its place, in bin order, so the
+// sums do not depend on the workers.
+func (t *reassigned) gather(frames int) {
+	nb := t.nb
+	pow := t.pow[:t.cfg.Channels*frames*nb]
 	clear(pow)
-	for c := range ch { // in bin order, so sums do not depend on the workers
+	for c := range t.cfg.Channels {
 		block := pow[c*frames*nb : (c+1)*frames*nb]
-		to, val := t.to[c*frames*nb:(c+1)*frames*nb], t.val[c*frames*nb:(c+1)*frames*nb]
-		for j, p := range val {
-			block[to[j]] += p
+		for r := c * frames; r < (c+1)*frames; r++ {
+			to, val := t.to[r*nb+t.blo:r*nb+t.bhi], t.val[r*nb+t.blo:r*nb+t.bhi]
+			for j, p := range val {
+				block[to[j]] += p
+			}
 		}
 	}
-	t.work.run(phaseDB, dst, l, frames)
-	return frames, nil
 }
 
 // window fills rows [lo, hi) (row = c·frames + i) of the stage with
@@ -178,10 +219,27 @@ func (t *reassigned) window(src []float32, l, frames, lo, hi int) {
 	}
 }
 
-// levels writes rows [lo, hi) of pow to dst in dBFS.
+// levels writes the band of rows [lo, hi) of pow to dst in dBFS.
 func (t *reassigned) levels(dst []float32, lo, hi int) {
-	for j := lo * t.nb; j < hi*t.nb; j++ {
-		dst[j] = gpufft.PowerDB(t.pow[j])
+	w := t.bhi - t.blo
+	for r := lo; r < hi; r++ {
+		out, pow := dst[r*t.outBins+t.col:r*t.outBins+t.col+w], t.pow[r*t.nb+t.blo:r*t.nb+t.bhi]
+		for k, p := range pow {
+			out[k] = gpufft.PowerDB(p)
+		}
+	}
+}
+
+// peaks raises each of rows [lo, hi)'s peak to its band's strongest
+// power.
+func (t *reassigned) peaks(lo, hi int) {
+	nb := t.nb
+	for r := lo; r < hi; r++ {
+		xh, p := t.spec[r*3*nb+t.blo:r*3*nb+t.bhi], t.peak[r]
+		for k, v := range xh {
+			p = max(p, (real(v)*real(v)+imag(v)*imag(v))*t.gain[t.blo+k])
+		}
+		t.peak[r] = p
 	}
 }
 
@@ -190,22 +248,20 @@ func (t *reassigned) levels(dst []float32, lo, hi int) {
 func (t *reassigned) move(frames, lo, hi int) {
 	nb := t.nb
 	for r := lo; r < hi; r++ {
-		t.target(t.to[r*nb:(r+1)*nb], t.val[r*nb:(r+1)*nb], t.spec[r*3*nb:(r+1)*3*nb], r%frames, frames)
+		t.target(t.to[r*nb:(r+1)*nb], t.val[r*nb:(r+1)*nb], t.spec[r*3*nb:(r+1)*3*nb], t.peak[r], r%frames, frames)
 	}
 }
 
-// target sets the places (to) and powers (val) of frame i's bins, whose
-// X_h, X_th and X_h' are one after another in x.
-func (t *reassigned) target(to []int32, val []float32, x []complex64, i, frames int) {
+// target sets the places (to) and powers (val) of frame i's band bins,
+// whose X_h, X_th and X_h' are one after another in x; peak is the
+// frame's strongest power.
+func (t *reassigned) target(to []int32, val []float32, x []complex64, peak float32, i, frames int) {
 	nb := t.nb
 	xh, xt, xd := x[:nb], x[nb:2*nb], x[2*nb:3*nb]
-	peak := float32(0)
-	for k, v := range xh {
-		peak = max(peak, (real(v)*real(v)+imag(v)*imag(v))*t.gain[k])
-	}
 	thr := peak * t.thr
 	binsPerRad := float64(t.n) / (2 * math.Pi)
-	for k, v := range xh {
+	for k := t.blo; k < t.bhi; k++ {
+		v := xh[k]
 		m2 := real(v)*real(v) + imag(v)*imag(v)
 		p := m2 * t.gain[k]
 		to[k], val[k] = int32(i*nb+k), p
@@ -217,7 +273,7 @@ func (t *reassigned) target(to []int32, val []float32, x []complex64, i, frames 
 		d := xd[k]
 		// Im(X_h'·conj X_h) and Re(X_th·conj X_h)
 		dIm := float64(imag(d))*re - float64(real(d))*im
-		kk := clampRound(float64(k)-dIm*inv*binsPerRad, nb)
+		kk := t.blo + clampRound(float64(k-t.blo)-dIm*inv*binsPerRad, t.bhi-t.blo)
 		ii := i
 		if !t.cfg.Squeeze {
 			tt := xt[k]

@@ -10,15 +10,17 @@ import (
 // powers up stays on the caller's goroutine, in bin order.
 const (
 	phaseWindow = iota
+	phasePeak
 	phaseMove
 	phaseDB
 )
 
-// workers are a reassigned transform's goroutines, started by New and
-// stopped by Close, each taking rows (channel·frames + frame) of one
-// phase. A job is a value: handing one over does not allocate.
+// workers are a reassigned transform's goroutines (shared by a
+// multi-resolution one's sizes), started by New and stopped by Close,
+// each taking rows (channel·frames + frame) of one phase of one size. A
+// job is a value: handing one over does not allocate.
 type workers struct {
-	t    *reassigned
+	ch   int
 	jobs chan raJob
 	done sync.WaitGroup
 	n    int
@@ -26,14 +28,15 @@ type workers struct {
 }
 
 type raJob struct {
+	t         *reassigned
 	phase     int
 	buf       []float32 // src (phaseWindow) or dst (phaseDB)
 	l, frames int
 	lo, hi    int
 }
 
-func newWorkers(t *reassigned) *workers {
-	w := &workers{t: t, n: min(16, runtime.GOMAXPROCS(0))}
+func newWorkers(channels int) *workers {
+	w := &workers{ch: channels, n: min(16, runtime.GOMAXPROCS(0))}
 	w.jobs = make(chan raJob, w.n)
 	for range w.n {
 		go w.loop()
@@ -45,24 +48,26 @@ func (w *workers) loop() {
 	for j := range w.jobs {
 		switch j.phase {
 		case phaseWindow:
-			w.t.window(j.buf, j.l, j.frames, j.lo, j.hi)
+			j.t.window(j.buf, j.l, j.frames, j.lo, j.hi)
+		case phasePeak:
+			j.t.peaks(j.lo, j.hi)
 		case phaseMove:
-			w.t.move(j.frames, j.lo, j.hi)
+			j.t.move(j.frames, j.lo, j.hi)
 		case phaseDB:
-			w.t.levels(j.buf, j.lo, j.hi)
+			j.t.levels(j.buf, j.lo, j.hi)
 		}
 		w.done.Done()
 	}
 }
 
-// run does phase over every row of frames×channels and returns when all
-// are done.
-func (w *workers) run(phase int, buf []float32, l, frames int) {
-	rows := w.t.cfg.Channels * frames
+// run does phase of t over every row of frames×channels and returns when
+// all are done.
+func (w *workers) run(t *reassigned, phase int, buf []float32, l, frames int) {
+	rows := w.ch * frames
 	parts := min(w.n, rows)
 	w.done.Add(parts)
 	for p := range parts {
-		w.jobs <- raJob{phase: phase, buf: buf, l: l, frames: frames, lo: p * rows / parts, hi: (p + 1) * rows / parts}
+		w.jobs <- raJob{t: t, phase: phase, buf: buf, l: l, frames: frames, lo: p * rows / parts, hi: (p + 1) * rows / parts}
 	}
 	w.done.Wait()
 }

@@ -11,8 +11,10 @@
 // 20·log10(A) (a full-scale sine reads 0 dBFS) in every mode, at every bin,
 // across the joins between FFT sizes, whatever the window and its length.
 // Each bin's equivalent noise bandwidth in Hz is given by ENBW, so a caller
-// shows noise as density (dBFS/Hz) by subtracting 10·log10(ENBW[k]) and a
-// calibration adds the same offset in every mode.
+// shows noise as density (dBFS/Hz, Prism's one rule: white noise of RMS σ
+// reads 10·log10(σ²/(fs/2))) by subtracting 10·log10(2·ENBW[k]) — the 2
+// because a level is a sine's, whose power is half its peak squared — and
+// a calibration adds the same offset in every mode.
 package tfr
 
 import (

@@ -99,6 +99,24 @@ func newVQT(e gpufft.Engine, cfg Config) (Transform, error) {
 	return v, nil
 }
 
+// vqtSizeOf gives a bin's group FFT size: the power of two holding its
+// window, at least the next power of two of the hop.
+func vqtSizeOf(cfg Config) func(vqtBin) int {
+	minSize := max(gpufft.MinSize, 1<<bits.Len(uint(max(cfg.Hop, 1)-1)))
+	return func(b vqtBin) int { return max(minSize, b.fftSize()) }
+}
+
+// VQTShape is the span and the number of bins of cfg's VQT from its bins
+// alone, without kernels or plan (MaxSamples is not used): what a caller
+// sizing its calls needs before New.
+func VQTShape(cfg Config) (span, bins int, err error) {
+	b, err := vqtBins(cfg)
+	if err != nil {
+		return 0, 0, err
+	}
+	return vqtSizeOf(cfg)(b[0]), len(b), nil
+}
+
 // layoutVQT lays out cfg's bins, their groups (and each group's bins)
 // and the span, without kernels or plan.
 func layoutVQT(cfg Config) (*vqt, [][]vqtBin, error) {
@@ -107,8 +125,7 @@ func layoutVQT(cfg Config) (*vqt, [][]vqtBin, error) {
 		return nil, nil, err
 	}
 	v := &vqt{cfg: cfg}
-	minSize := max(gpufft.MinSize, 1<<bits.Len(uint(cfg.Hop-1)))
-	sizeOf := func(b vqtBin) int { return max(minSize, b.fftSize()) }
+	sizeOf := vqtSizeOf(cfg)
 	v.span = sizeOf(bins[0])
 	if cfg.MaxSamples < v.span {
 		return nil, nil, fmt.Errorf("tfr: vqt: MaxSamples %d is less than one frame (%d): %w", cfg.MaxSamples, v.span, gpufft.ErrInvalid)

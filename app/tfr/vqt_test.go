@@ -259,3 +259,21 @@ func TestVQTAllocs(t *testing.T) {
 		tr.Close()
 	}
 }
+
+// TestVQTShape: the span and bins from the layout alone are the built
+// transform's.
+func TestVQTShape(t *testing.T) {
+	for _, cfg := range []Config{
+		{Mode: VQT, Rate: 48000, Channels: 1, Hop: 1024, MaxSamples: 1 << 18, BinsPerOctave: 48, FMin: 20},
+		{Mode: VQT, Rate: 8000, Channels: 2, Hop: 64, MaxSamples: 1 << 15, BinsPerOctave: 12, FMin: 100, FMax: 2000, Gamma: 8},
+	} {
+		span, bins, err := VQTShape(cfg)
+		tr := mustNew(t, testCPU, cfg)
+		if err != nil || span != tr.Span() || bins != len(tr.Freqs()) {
+			t.Errorf("%+v: VQTShape %d, %d, %v; the transform's %d, %d", cfg, span, bins, err, tr.Span(), len(tr.Freqs()))
+		}
+	}
+	if _, _, err := VQTShape(Config{Mode: VQT, Rate: 48000, Channels: 1, Hop: 256, BinsPerOctave: 200, FMin: 20}); err == nil {
+		t.Error("200 bins per octave: no error")
+	}
+}

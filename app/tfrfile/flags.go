@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,15 +31,16 @@ func (f *Flags) Register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.fmin, "fmin", 20, "--mode vqt: the lowest bin's centre frequency in Hz")
 	fs.Float64Var(&f.fmax, "fmax", 0, "--mode vqt: the highest centre frequency in Hz (0: as high as the rate allows)")
 	fs.Float64Var(&f.gamma, "gamma", 0, "--mode vqt: γ in Hz, widening low bins' bandwidths (0: constant Q)")
-	fs.StringVar(&f.sizes, "sizes", "", "--mode multires: FFT sizes, largest first, e.g. 16384,8192,4096,2048,1024 (default: 5 sizes from about rate/3)")
+	fs.StringVar(&f.sizes, "sizes", "", "--mode multires or reassigned: FFT sizes, largest first, e.g. 16384,8192,4096,2048,1024 (multires default: 5 sizes from about rate/3; reassigned: on that multi-resolution grid, default one size, --fft)")
 	fs.Float64Var(&f.thresholdDB, "threshold", tfr.DefaultThresholdDB, "--mode reassigned: bins this many dB below their frame's strongest stay unmoved")
 	fs.BoolVar(&f.squeeze, "squeeze", false, "--mode reassigned: move energy in frequency only (synchrosqueezing)")
 }
 
-// modeFlags names each mode's own flags.
-var modeFlags = map[string]tfr.Mode{
-	"bins-per-octave": tfr.VQT, "fmin": tfr.VQT, "fmax": tfr.VQT, "gamma": tfr.VQT,
-	"sizes": tfr.MultiRes, "threshold": tfr.Reassigned, "squeeze": tfr.Reassigned,
+// modeFlags names each mode's own flags (--sizes: multires's, and
+// reassigned's multi-resolution grid).
+var modeFlags = map[string][]tfr.Mode{
+	"bins-per-octave": {tfr.VQT}, "fmin": {tfr.VQT}, "fmax": {tfr.VQT}, "gamma": {tfr.VQT},
+	"sizes": {tfr.MultiRes, tfr.Reassigned}, "threshold": {tfr.Reassigned}, "squeeze": {tfr.Reassigned},
 }
 
 // Config reads the flags set on fs (after parsing) with the command's
@@ -52,8 +54,12 @@ func (f *Flags) Config(fs *flag.FlagSet, fft, hop int, w window.Func) (cfg tfr.C
 		}
 	}
 	fs.Visit(func(fl *flag.Flag) {
-		if m, own := modeFlags[fl.Name]; own && m != mode && err == nil {
-			err = fmt.Errorf("--%s applies to --mode %v only", fl.Name, m)
+		if ms, own := modeFlags[fl.Name]; own && !slices.Contains(ms, mode) && err == nil {
+			names := make([]string, len(ms))
+			for i, m := range ms {
+				names[i] = m.String()
+			}
+			err = fmt.Errorf("--%s applies to --mode %s only", fl.Name, strings.Join(names, " or "))
 		}
 	})
 	if err != nil || mode == tfr.STFT {
@@ -69,7 +75,7 @@ func (f *Flags) Config(fs *flag.FlagSet, fft, hop int, w window.Func) (cfg tfr.C
 	case mode == tfr.Reassigned && !(f.thresholdDB > 0 && f.thresholdDB <= 300):
 		return cfg, false, fmt.Errorf("--threshold %g: want 0 < dB ≤ 300", f.thresholdDB)
 	}
-	if mode == tfr.MultiRes && f.sizes != "" {
+	if (mode == tfr.MultiRes || mode == tfr.Reassigned) && f.sizes != "" {
 		for _, s := range strings.Split(f.sizes, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil {

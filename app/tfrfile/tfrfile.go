@@ -8,8 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
@@ -17,7 +15,6 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/tfr"
-	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
 
@@ -39,7 +36,7 @@ type Result struct {
 	Bins     int // values per row
 	Engine   string
 	Elapsed  time.Duration
-	Read     time.Duration // of Elapsed, reading and mixing the file
+	Read     time.Duration // of Elapsed, waiting for the file (decoded beside the transform)
 	Warnings []string
 }
 
@@ -48,89 +45,27 @@ func SidecarPath(out string) string { return out + ".json" }
 
 // AnalyzeFile analyzes in into out (format NPY, CSV or PNG) on the
 // engines, falling back from the GPU to the CPU once as every file
-// command does. Bad input is an *analysis.InputError.
+// command does (reading the file again). The file is decoded on a
+// goroutine of its own while the transform runs, and rows are written as
+// each call gives them. Bad input is an *analysis.InputError.
 func AnalyzeFile(ctx context.Context, in, out string, format encode.Format, o Options, engines engine.Pair) (Result, error) {
 	t0 := time.Now()
-	x, rate, warnings, err := readChannel(ctx, in, o.Channel)
-	if err != nil {
-		return Result{}, err
-	}
-	read := time.Since(t0)
 	res, notice, err := engine.WithFallback(ctx, engines, func(e gpufft.Engine) (Result, error) {
-		return analyze(ctx, x, rate, in, out, format, o, e, probeEngine(engines))
+		src, err := openSource(in, o.Channel)
+		if err != nil {
+			return Result{}, err
+		}
+		res, err := analyze(ctx, src, out, format, o, e, probeEngine(engines))
+		src.close()
+		res.Read = src.wait
+		res.Warnings = append(src.warnings, res.Warnings...)
+		return res, err
 	})
-	res.Warnings = append(warnings, res.Warnings...)
 	if notice != "" {
 		res.Warnings = append(res.Warnings, notice)
 	}
-	res.Elapsed, res.Read = time.Since(t0), read
+	res.Elapsed = time.Since(t0)
 	return res, err
-}
-
-// readChannel decodes the whole of in: channel ch, or the mean of all.
-func readChannel(ctx context.Context, in string, ch int) ([]float32, int, []string, error) {
-	dec, err := audio.Open(in)
-	if err != nil {
-		return nil, 0, nil, &analysis.InputError{Err: err}
-	}
-	defer dec.Close()
-	f := dec.Format()
-	if ch >= f.Channels {
-		return nil, 0, nil, &analysis.InputError{Err: fmt.Errorf("%s: no channel %d (the file has %d: 0…%d)", in, ch, f.Channels, f.Channels-1)}
-	}
-	var x []float32
-	if f.Frames >= 0 {
-		x = make([]float32, 0, f.Frames)
-	}
-	buf := make([]float32, 1<<16*f.Channels)
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, 0, nil, err
-		}
-		n, err := dec.Read(buf)
-		x = appendChannel(x, buf[:n*f.Channels], f.Channels, ch)
-		if errors.Is(err, io.EOF) {
-			return x, f.SampleRate, dec.Warnings(), nil
-		}
-		if err != nil {
-			var fe *audio.FormatError
-			if errors.As(err, &fe) {
-				return nil, 0, nil, &analysis.InputError{Err: err}
-			}
-			return nil, 0, nil, fmt.Errorf("%s: %w", in, err)
-		}
-	}
-}
-
-// appendChannel appends channel ch of the interleaved frames in buf (of
-// channels each) to x, or their mean when ch < 0.
-func appendChannel(x, buf []float32, channels, ch int) []float32 {
-	n := len(buf) / channels
-	at := len(x)
-	x = slices.Grow(x, n)[:at+n]
-	out := x[at:]
-	switch {
-	case ch >= 0:
-		for i := range out {
-			out[i] = buf[i*channels+ch]
-		}
-	case channels == 1:
-		copy(out, buf)
-	case channels == 2:
-		for i := range out {
-			out[i] = (buf[2*i] + buf[2*i+1]) / 2
-		}
-	default:
-		scale := 1 / float32(channels)
-		for i := range out {
-			s := float32(0)
-			for _, v := range buf[i*channels : (i+1)*channels] {
-				s += v
-			}
-			out[i] = s * scale
-		}
-	}
-	return x
 }
 
 // chunkValues bounds the values one Execute writes and the values the
@@ -138,26 +73,35 @@ func appendChannel(x, buf []float32, channels, ch int) []float32 {
 // 64 MB.
 var chunkValues = 1 << 24
 
-// analyze runs the transform over x on e and writes the output; probe
-// is the engine the transform's shape is learnt on.
-func analyze(ctx context.Context, x []float32, rate int, in, out string, format encode.Format, o Options, e, probe gpufft.Engine) (Result, error) {
-	res := Result{Rate: rate, Samples: len(x), Engine: e.Name()}
+// callSamples bounds the samples one Execute reads (frames ending past it
+// go to the next call), so the decoder streams the file beside the
+// transform's calls instead of before one call over all of it (a VQT's
+// 2^24 values are a 10-minute 48 kHz file): the VQT's own benchmark calls
+// (BenchmarkVQTFile, its speed in docs/modes.md) read 2^22 too.
+const callSamples = 1 << 22
+
+// analyze runs the transform over src on e, call by call, and writes the
+// output; probe is the engine the transform's shape is learnt on.
+func analyze(ctx context.Context, src *source, out string, format encode.Format, o Options, e, probe gpufft.Engine) (Result, error) {
+	in, rate := src.in, src.rate
+	res := Result{Rate: rate, Samples: src.length, Engine: e.Name()}
 	cfg := o.Transform
 	cfg.Rate, cfg.Channels = float64(rate), 1
 	span, bins, err := shape(probe, cfg)
 	if err != nil {
 		return res, modeError(err)
 	}
-	if len(x) < span {
-		return res, &analysis.InputError{Err: fmt.Errorf("%s: %d samples per channel, fewer than one frame of %d", in, len(x), span)}
+	if src.length < span {
+		return res, &analysis.InputError{Err: fmt.Errorf("%s: %d samples per channel, fewer than one frame of %d", in, src.length, span)}
 	}
-	total := (len(x)-span)/cfg.Hop + 1
+	total := (src.length-span)/cfg.Hop + 1
 	margin := 0
 	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
 		margin = span/(2*cfg.Hop) + 1
 	}
-	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg.Mode, span))))
+	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span)), (callSamples-span)/cfg.Hop+1))
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
+	src.reserve(cfg.MaxSamples)
 	tr, err := tfr.New(e, cfg)
 	if err != nil {
 		return res, modeError(err)
@@ -176,7 +120,11 @@ func analyze(ctx context.Context, x []float32, rate int, in, out string, format 
 		}
 		b := min(total, a+per)
 		s0, e0 := max(0, a-margin), min(total, b+margin)
-		n, err := tr.Execute(dst, x[s0*cfg.Hop:(e0-1)*cfg.Hop+span])
+		x, err := src.samples(s0*cfg.Hop, (e0-1)*cfg.Hop+span)
+		if err != nil {
+			return res, err
+		}
+		n, err := tr.Execute(dst, x)
 		if err != nil {
 			return res, err
 		}
@@ -191,12 +139,17 @@ func analyze(ctx context.Context, x []float32, rate int, in, out string, format 
 }
 
 // perFrame is the values a transform keeps per frame of a call beyond its
-// output: a reassigned one's three spectra, a multi-resolution one's
-// largest size's bins (a VQT bounds its own).
-func perFrame(m tfr.Mode, span int) int {
-	switch m {
+// output: a reassigned one's three spectra (of every size on the
+// multi-resolution grid), a multi-resolution one's largest size's bins (a
+// VQT bounds its own).
+func perFrame(cfg tfr.Config, span int) int {
+	switch cfg.Mode {
 	case tfr.Reassigned:
-		return 3 * span
+		n := span
+		for _, s := range cfg.Sizes[min(1, len(cfg.Sizes)):] {
+			n += s
+		}
+		return 3 * n
 	case tfr.MultiRes:
 		return span/2 + 1
 	}
@@ -213,9 +166,13 @@ func probeEngine(p engine.Pair) gpufft.Engine {
 	return p.Preferred
 }
 
-// shape is the span and bins of cfg's transform, learnt from the
+// shape is the span and bins of cfg's transform: a VQT's from its layout
+// (its kernels cost as much as the real one's), another's learnt from the
 // smallest one that accepts a MaxSamples of a power of two (one frame).
 func shape(e gpufft.Engine, cfg tfr.Config) (span, bins int, err error) {
+	if cfg.Mode == tfr.VQT {
+		return tfr.VQTShape(cfg)
+	}
 	for m := gpufft.MinSize; m <= 4*gpufft.MaxSize; m *= 2 {
 		cfg.MaxSamples = m
 		var tr tfr.Transform

@@ -55,7 +55,10 @@ func sidecarOf(tr tfr.Transform, frames int) Sidecar {
 		s.BinsPerOctave, s.FMinHz, s.FMaxHz, s.GammaHz = c.BinsPerOctave, c.FMin, c.FMax, c.Gamma
 		s.Window = ""
 	case tfr.Reassigned:
-		s.FFT, s.ThresholdDB, s.Squeeze = c.Size, c.ThresholdDB, c.Squeeze
+		s.ThresholdDB, s.Squeeze, s.Sizes = c.ThresholdDB, c.Squeeze, c.Sizes
+		if c.Sizes == nil {
+			s.FFT = c.Size
+		}
 	}
 	return s
 }

@@ -4,10 +4,10 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/layout"
-	"fyne.io/fyne/v2/widget"
+	"fyne.io/fyne/v2/theme"
 )
 
 // KeyRow is one row of the window's keys table: the key as printed, what
@@ -47,29 +47,48 @@ func KeyHelp(rows []KeyRow) string {
 }
 
 // KeysOverlay is the keys overlay's content: a section per workspace,
-// keys in bold beside what they do, in two columns of about as many rows
-// each so the list fits a window 800 px tall.
+// keys in bold beside what they do, in compact text rows (a label's
+// padding would double their height) spread over as few columns of about
+// as many rows each as keep the list within a window 800 px tall.
 func KeysOverlay(rows []KeyRow) fyne.CanvasObject {
-	var cols [2][]fyne.CanvasObject
-	n := [2]int{}
-	for _, ws := range keyWorkspaces(rows) {
-		form := container.New(layout.NewFormLayout())
+	const rowsPerColumn = 28
+	sections := keyWorkspaces(rows)
+	ncol := max(1, min(3, (len(rows)+len(sections)+rowsPerColumn-1)/rowsPerColumn))
+	cols := make([][]fyne.CanvasObject, ncol)
+	n := make([]int, ncol)
+	fg, bold := theme.Color(theme.ColorNameForeground), fyne.TextStyle{Bold: true}
+	var keyW float32
+	for _, r := range rows {
+		keyW = max(keyW, fyne.MeasureText(r.Key, theme.TextSize(), bold).Width)
+	}
+	for _, ws := range sections {
+		form := container.NewVBox()
 		k := 0
 		for _, r := range rows {
 			if r.Workspace == ws {
-				form.Add(widget.NewLabelWithStyle(r.Key, fyne.TextAlignTrailing, fyne.TextStyle{Bold: true}))
-				form.Add(widget.NewLabel(r.Action))
+				key := canvas.NewText(r.Key, fg)
+				key.TextStyle, key.Alignment = bold, fyne.TextAlignTrailing
+				cell := container.NewGridWrap(fyne.NewSize(keyW+theme.Padding(), key.MinSize().Height), key)
+				form.Add(container.NewHBox(cell, canvas.NewText(r.Action, fg)))
 				k++
 			}
 		}
 		c := 0
-		if n[1] < n[0] {
-			c = 1
+		for i := range n {
+			if n[i] < n[c] {
+				c = i
+			}
 		}
 		n[c] += k + 1
-		cols[c] = append(cols[c], widget.NewLabelWithStyle(ws, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), form)
+		head := canvas.NewText(ws, theme.Color(theme.ColorNamePrimary))
+		head.TextStyle = fyne.TextStyle{Bold: true}
+		cols[c] = append(cols[c], head, form)
 	}
-	return container.NewGridWithColumns(2, container.NewVBox(cols[0]...), container.NewVBox(cols[1]...))
+	boxes := make([]fyne.CanvasObject, ncol)
+	for i := range cols {
+		boxes[i] = container.NewVBox(cols[i]...)
+	}
+	return container.NewGridWithColumns(ncol, boxes...)
 }
 
 // ShowKeys opens the keys overlay (? and the Keys… button); it scrolls
