@@ -92,3 +92,27 @@ func TestMultiResOneCallEqualsPerSize(t *testing.T) {
 		t.Errorf("kaiser: New made %T, want the per-size path", tr)
 	}
 }
+
+// TestMultiResPerSizeAllocatesNothing keeps the per-size path (Kaiser)
+// pinned allocation-free now that TestModesAllocateNothing's Hann takes
+// the one-call path; a block of several rounds of the one-call path too.
+func TestMultiResPerSizeAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	chunk := multiResChunkSamples
+	defer func() { multiResChunkSamples = chunk }()
+	for _, e := range engines(t) {
+		for _, w := range []window.Func{{Kind: window.Kaiser, Beta: 8}, {Kind: window.Hann}} {
+			multiResChunkSamples = 3 * 8192 * 2 // rounds of 3 frames of the largest size
+			cfg := Config{Mode: MultiRes, Rate: 48000, Channels: 2, Hop: 256, MaxSamples: 8192 + 9*256, Sizes: []int{8192, 2048, 512}, Window: w}
+			tr := mustNew(t, e, cfg)
+			src := make([]float32, 2*cfg.MaxSamples)
+			sine(src, 48000, 1000, 0.5, 0)
+			dst := make([]float32, 2*10*len(tr.Freqs()))
+			if n := testing.AllocsPerRun(3, func() { _, _ = tr.Execute(dst, src) }); n != 0 {
+				t.Errorf("%s %v (%T): Execute: %v allocs per call, want 0", e.Name(), w, tr, n)
+			}
+		}
+	}
+}
