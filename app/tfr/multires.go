@@ -48,7 +48,16 @@ type multiRes struct {
 	enbw  []float64
 }
 
+// newMultiRes makes the one-call path for a cosine-sum window
+// (multires_kernel.go), one plan per size for the others.
 func newMultiRes(e gpufft.Engine, cfg Config) (Transform, error) {
+	if cosineTaps(cfg.Window) != nil {
+		return newMultiResKernel(e, cfg)
+	}
+	return newMultiResSizes(e, cfg)
+}
+
+func newMultiResSizes(e gpufft.Engine, cfg Config) (Transform, error) {
 	sizes := cfg.Sizes
 	if sizes == nil {
 		sizes = DefaultSizes(cfg.Rate)
