@@ -1,12 +1,13 @@
 // Package gpufft is Prism's FFT engine: batched FFTs, the fused
 // spectrogram (with optional per-bin power gains, for band display),
-// spectrogram images reduced on the engine, FFT convolution
-// (overlap-save) and the live analyzer's post-processing (averages,
-// holds, band sums, columns), on the GPU through OpenCL and on the CPU in
-// Go, behind one contract (Engine, ComplexPlan, RealPlan, SpectrogramPlan,
-// ImagePlan, ConvolvePlan, LivePlan, the PCM plans) with the same output
-// from both: the CPU engine is checked against float64 references, the
-// OpenCL engine against the CPU engine (levels within 0.01 dB).
+// spectrogram images and Welch power sums (PowerSum) reduced on the
+// engine, FFT convolution (overlap-save) and the live analyzer's
+// post-processing (averages, holds, band sums, columns), on the GPU
+// through OpenCL and on the CPU in Go, behind one contract (Engine,
+// ComplexPlan, RealPlan, SpectrogramPlan, ImagePlan, ConvolvePlan,
+// LivePlan, the PCM plans) with the same output from both: the CPU engine
+// is checked against float64 references, the OpenCL engine against the
+// CPU engine (levels within 0.01 dB).
 //
 // It knows nothing about audio devices, files or the UI: callers hand it
 // float32 samples (or raw PCM bytes) and get spectra back.

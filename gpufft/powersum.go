@@ -109,7 +109,8 @@ func (p *cpuPowerSum) Execute(dst, src []float32) (int, error) {
 
 // run sums frames [lo, hi) of output channel p.c into worker w's acc.
 func (p *cpuPowerSum) run(w, lo, hi int) {
-	acc, row := p.acc[w], p.row[w]
+	row := p.row[w]
+	acc := p.acc[w][:len(row)]
 	for f := lo; f < hi; f++ {
 		p.sp.sequence(w, p.c*p.sp.frames+f, row, false)
 		for k, v := range row {
