@@ -1,7 +1,6 @@
 package gpufft
 
 import (
-	"sync"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -52,7 +51,6 @@ type cpuPowerSum struct {
 	acc [][]float64 // per worker: the sum of its frames
 	row [][]float32 // per worker: one frame's powers
 	c   int         // the output channel being summed
-	wg  sync.WaitGroup
 }
 
 func (e *CPU) newPowerSum(cfg SpectrogramConfig) (SpectrogramPlan, error) {
@@ -63,10 +61,9 @@ func (e *CPU) newPowerSum(cfg SpectrogramConfig) (SpectrogramPlan, error) {
 	p := &cpuPowerSum{sp: sp.(*cpuSpectrogram), cfg: sp.Config()}
 	p.cfg.Output = PowerSum
 	bins := cfg.Bins()
+	// one channel's frames are split over at most w workers (the plan's
+	// scratch is sized for as many: min(workers, frames×channels))
 	w := min(e.workers, cfg.Frames(cfg.MaxSamples))
-	for len(p.sp.work) < w { // one channel's frames are split over the workers
-		p.sp.work = append(p.sp.work, append(scratch(1, 2, cfg.Size/2)[0], make([]complex64, bins)))
-	}
 	for range w {
 		p.acc = append(p.acc, make([]float64, bins))
 		p.row = append(p.row, make([]float32, bins))
