@@ -1,6 +1,7 @@
 package gpufft
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -204,6 +205,21 @@ func TestPowerSumNoAllocs(t *testing.T) {
 				t.Errorf("%s N=%d: %v allocs per Execute, want 0", e.Name(), cfg.Size, a)
 			}
 			p.Close()
+		}
+	}
+}
+
+// TestPowerSumNotPCM: the PCM plans refuse PowerSum (their queues hold
+// rows), with ErrInvalid, on either engine.
+func TestPowerSumNotPCM(t *testing.T) {
+	cfg := SpectrogramConfig{Size: 256, Hop: 128, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 1024, Output: PowerSum}
+	for _, e := range engines(t) {
+		p, err := NewPCMSpectrogram(e, PCMFormat{Encoding: PCMInt16, Channels: 1, Select: 0}, cfg)
+		if !errors.Is(err, ErrInvalid) {
+			if p != nil {
+				p.Close()
+			}
+			t.Errorf("%s: NewPCMSpectrogram(PowerSum) = %v, want ErrInvalid", e.Name(), err)
 		}
 	}
 }
