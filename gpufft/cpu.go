@@ -264,6 +264,9 @@ func (e *CPU) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	if cfg.Output == PowerSum {
+		return e.newPowerSum(cfg)
+	}
 	cfg.BinGain = slices.Clone(cfg.BinGain) // plans are immutable
 	win, scale := windowTable(cfg.Window, cfg.Size)
 	maxFrames := cfg.Frames(cfg.MaxSamples) * cfg.OutChannels()

@@ -1,14 +1,15 @@
 // Package gpufft is Prism's FFT engine: batched FFTs, the fused
 // spectrogram (with optional per-bin power gains, for band display),
-// spectrogram images reduced on the engine, FFT convolution
-// (overlap-save), the live analyzer's post-processing (averages,
-// holds, band sums, columns) and sparse spectral kernels applied to FFT
-// frames (the variable-Q transform), on the GPU through OpenCL and on the
-// CPU in Go, behind one contract (Engine, ComplexPlan, RealPlan,
+// spectrogram images and Welch power sums (PowerSum) reduced on the
+// engine, FFT convolution (overlap-save), the live analyzer's
+// post-processing (averages, holds, band sums, columns) and sparse
+// spectral kernels applied to FFT frames (the variable-Q transform, the
+// multi-resolution spectrum in one call), on the GPU through OpenCL and on
+// the CPU in Go, behind one contract (Engine, ComplexPlan, RealPlan,
 // SpectrogramPlan, ImagePlan, ConvolvePlan, LivePlan, SpectralKernelPlan,
-// the PCM plans) with the same output
-// from both: the CPU engine is checked against float64 references, the
-// OpenCL engine against the CPU engine (levels within 0.01 dB).
+// the PCM plans) with the same output from both: the CPU engine is checked
+// against float64 references, the OpenCL engine against the CPU engine
+// (levels within 0.01 dB).
 //
 // It knows nothing about audio devices, files or the UI: callers hand it
 // float32 samples (or raw PCM bytes) and get spectra back.

@@ -55,6 +55,14 @@ const (
 	// image plans take maxima on it and convert only the final pixels
 	// (the maximum commutes with the monotonic dB map).
 	gainedPower Output = 3
+
+	// PowerSum: per output channel, the sum over the Execute's frames of
+	// each bin's |X_k|² (unscaled, BinGain applied), as float32: dst holds
+	// OutChannels×Bins values, dst[c·Bins + k], whatever the frame count
+	// (a Welch average's numerator summed on the engine, so only Bins
+	// values per channel leave it; see powersum.go for how each engine
+	// sums). An Execute of no frame writes zeros.
+	PowerSum Output = 4
 )
 
 // FloorDB is the lowest level a DBFS spectrogram reports.
@@ -77,6 +85,8 @@ func (o Output) String() string {
 		return "power"
 	case Complex:
 		return "complex"
+	case PowerSum:
+		return "power sum"
 	}
 	return fmt.Sprintf("output(%d)", int(o))
 }
@@ -185,8 +195,18 @@ func (c SpectrogramConfig) ValuesPerBin() int {
 	return 1
 }
 
-// DstLen is the length dst needs for a buffer of samples per channel.
+// DstLen is the length dst needs for a buffer of samples per channel
+// (OutChannels×Bins for PowerSum, whatever samples is).
 func (c SpectrogramConfig) DstLen(samples int) int {
+	if c.Output == PowerSum {
+		return c.OutChannels() * c.Bins()
+	}
+	return c.rowsLen(samples)
+}
+
+// rowsLen is the length of the frames' rows an engine computes for a
+// buffer of samples per channel: OutChannels×frames×Bins×ValuesPerBin.
+func (c SpectrogramConfig) rowsLen(samples int) int {
 	return c.OutChannels() * c.Frames(samples) * c.Bins() * c.ValuesPerBin()
 }
 
@@ -236,11 +256,11 @@ func (c SpectrogramConfig) check() error {
 		return fmt.Errorf("%w: %d channels (want 1…1024)", ErrInvalid, c.Channels)
 	case c.MaxSamples < c.Size:
 		return fmt.Errorf("%w: MaxSamples %d is less than one frame (%d)", ErrInvalid, c.MaxSamples, c.Size)
-	case int64(c.MaxSamples)*int64(c.Channels) > math.MaxInt32 || int64(c.DstLen(c.MaxSamples)) > math.MaxInt32:
+	case int64(c.MaxSamples)*int64(c.Channels) > math.MaxInt32 || int64(c.rowsLen(c.MaxSamples)) > math.MaxInt32:
 		return fmt.Errorf("%w: MaxSamples %d × %d channels is too large for one call", ErrInvalid, c.MaxSamples, c.Channels)
 	case !c.Window.Valid():
 		return fmt.Errorf("%w: window %v", ErrInvalid, c.Window)
-	case c.Output < DBFS || c.Output > gainedPower:
+	case c.Output < DBFS || c.Output > PowerSum:
 		return fmt.Errorf("%w: output %v", ErrInvalid, c.Output)
 	case c.BinGain != nil && (len(c.BinGain) != c.Bins() || c.Output == Complex):
 		return fmt.Errorf("%w: BinGain needs %d values and a power or dBFS output", ErrInvalid, c.Bins())

@@ -658,6 +658,9 @@ func (e *OpenCL) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) 
 	if err := e.alive(); err != nil {
 		return nil, err
 	}
+	if cfg.Output == PowerSum {
+		return e.newPowerSum(cfg)
+	}
 	p := &gpuSpectrogram{gpuBase: gpuBase{e: e}, cfg: cfg}
 	if err := p.init(); err != nil {
 		p.release()

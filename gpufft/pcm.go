@@ -87,6 +87,8 @@ func (f PCMFormat) check(cfg SpectrogramConfig) error {
 		return fmt.Errorf("%w: PCM of %d channels (want 1…1024)", ErrInvalid, f.Channels)
 	case f.Select < PCMAll || f.Select >= f.Channels:
 		return fmt.Errorf("%w: PCM channel selection %d of %d channels", ErrInvalid, f.Select, f.Channels)
+	case cfg.Output == PowerSum:
+		return fmt.Errorf("%w: PCM plans take no %v output", ErrInvalid, cfg.Output)
 	case cfg.Channels != f.Planes():
 		return fmt.Errorf("%w: spectrogram of %d channels fed %d PCM planes", ErrInvalid, cfg.Channels, f.Planes())
 	case int64(cfg.MaxSamples)*int64(f.FrameBytes()) > math.MaxInt32:

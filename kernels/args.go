@@ -69,6 +69,16 @@ var (
 		Db, Img, RowLo, RowHi, Bins, Rows, RowsPad, F0, N, Total, Cols, CFirst int
 	}{Kernel{"reduce_max", "reduce.cl", 12}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 
+	SumSlices = struct {
+		Kernel
+		Pw, Part, Bins, BinsPad, Frames, Slices int
+	}{Kernel{"sum_slices", "reduce.cl", 6}, 0, 1, 2, 3, 4, 5}
+
+	SumParts = struct {
+		Kernel
+		Part, Sum, Bins, Slices, Count int
+	}{Kernel{"sum_parts", "reduce.cl", 5}, 0, 1, 2, 3, 4}
+
 	LiveUpdate = struct {
 		Kernel
 		Pw, Gain2, Ents, NEnts, Tr, Age, Ring, LinSum, LongSum, Carry, Cols, N, Bins, OutC, L,

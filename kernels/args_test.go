@@ -11,7 +11,7 @@ import (
 
 // specs is every kernel's argument spec (args.go).
 var specs = []any{&FFTC2C, &FFTR2C, &FFTC2R, &Spectrogram, &FFTPass, &R2CPost, &Frames, &SpecPost, &SpecMul,
-	&ReduceMax, &LiveUpdate, &LiveBands, &PCMPlanar, &TransferUpdate, &TransferPhat, &TransferPeak,
+	&ReduceMax, &SumSlices, &SumParts, &LiveUpdate, &LiveBands, &PCMPlanar, &TransferUpdate, &TransferPhat, &TransferPeak,
 	&SpectralFrames, &SpectralKernel}
 
 var (

@@ -31,7 +31,7 @@ var (
 	Passes string
 
 	// Reduce is reduce.cl: folds spectra into a spectrogram image by
-	// maximum on the device.
+	// maximum, or sums them per bin (Welch), on the device.
 	//
 	//go:embed reduce.cl
 	Reduce string

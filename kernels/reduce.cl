@@ -1,7 +1,9 @@
-// reduce.cl - folds a batch of spectra into a spectrogram image by maximum,
-// so a whole file's picture is built on the device and only the image is
-// read back. Needs fft_common.cl before it (for nothing but consistency of
-// the build; it defines no helpers this kernel uses).
+// reduce.cl - reductions of a batch of spectra on the device: reduce_max
+// folds them into a spectrogram image by maximum, so a whole file's picture
+// is built on the device and only the image is read back; sum_slices and
+// sum_parts sum them per bin (see below). Needs fft_common.cl before it
+// (for nothing but consistency of the build; it defines no helpers these
+// kernels use).
 //
 // In:  db    float[n][bins]   the batch's spectra (frames f0 … f0+n−1), any
 //             quantity whose maximum is wanted (Prism passes gained power)
@@ -32,4 +34,44 @@ __kernel void reduce_max(__global const float *restrict db, __global float *rest
         for (int k = k0; k < k1; k++) m = fmax(m, row[k]);
     }
     img[(size_t)c * rows + r] = m;
+}
+
+// sum_slices and sum_parts sum a batch's power spectra per bin over its
+// frames (gpufft's PowerSum output: a Welch average's numerator), so only
+// Bins values per channel are read back. Two stages, deterministic (no
+// atomics) and as accurate as a pairwise sum of two levels: the frames
+// are cut into `slices` contiguous slices, each summed by one work-item
+// per (channel, slice, bin), adjacent bins in adjacent work-items (reads
+// coalesced); then one work-item per (channel, bin) adds the slices.
+//
+// In:  pw    float[chans][frames][bins]  the batch's powers
+// Out: part  float[chans][slices][bins]  slice s sums frames
+//             [s*frames/slices, (s+1)*frames/slices) (0 when empty)
+// gid = (c*slices + s)*binsPad + k; global size chans*slices*binsPad.
+__kernel void sum_slices(__global const float *restrict pw, __global float *restrict part, int bins,
+                         int binsPad, int frames, int slices) {
+    const int gid = get_global_id(0);
+    const int k = gid % binsPad;
+    if (k >= bins) return;
+    const int cs = gid / binsPad; // c*slices + s
+    const int c = cs / slices, s = cs % slices;
+    const int lo = (int)((long)s * frames / slices), hi = (int)((long)(s + 1) * frames / slices);
+    __global const float *p = pw + ((size_t)c * frames + lo) * bins + k;
+    float acc = 0;
+    for (int f = lo; f < hi; f++, p += bins) acc += *p;
+    part[(size_t)cs * bins + k] = acc;
+}
+
+// In:  part  float[chans][slices][bins]  sum_slices' output
+// Out: sum   float[chans][bins]          the slices added in order
+// One work-item per (channel, bin): gid = c*bins + k < count = chans*bins.
+__kernel void sum_parts(__global const float *restrict part, __global float *restrict sum, int bins,
+                        int slices, int count) {
+    const int gid = get_global_id(0);
+    if (gid >= count) return;
+    const int c = gid / bins, k = gid % bins;
+    __global const float *p = part + (size_t)c * slices * bins + k;
+    float acc = 0;
+    for (int s = 0; s < slices; s++, p += bins) acc += *p;
+    sum[gid] = acc;
 }

@@ -25,14 +25,15 @@ type welchConfig struct {
 
 // welch accumulates Welch power averages of one time bin: frames of fft
 // samples, fft/2 apart, windowed and transformed by the engine's plan,
-// their powers summed per bin in float64.
+// which also sums their powers per bin (gpufft.PowerSum: only Bins values
+// leave the engine per Execute); the Executes' sums are added in float64.
 type welch struct {
 	plan    gpufft.SpectrogramPlan
 	fft     int
 	hop     int
 	buf     []float32 // samples not yet consumed by a frame, buf[:n]
 	n       int
-	pow     []float32 // the plan's output
+	pow     []float32 // the plan's output: one Execute's Σ|X_k|²
 	sum     []float64 // Σ|X_k|² over the bin's frames
 	frames  int64
 	samples int64
@@ -41,8 +42,8 @@ type welch struct {
 }
 
 // chunkSamples is the most samples per channel handed to one Execute: a
-// batch big enough to keep a GPU busy, 4 MiB of samples and about as much
-// of powers.
+// batch big enough to keep a GPU busy, 4 MiB of samples (and about as much
+// of powers on the engine, summed there).
 const chunkSamples = 1 << 20
 
 func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
@@ -53,7 +54,7 @@ func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
 		return nil, err
 	}
 	cfg := gpufft.SpectrogramConfig{Size: wc.fft, Hop: wc.fft / 2, Window: wc.window, Channels: 1,
-		MaxSamples: max(chunkSamples, 4*wc.fft), Output: gpufft.Power}
+		MaxSamples: max(chunkSamples, 4*wc.fft), Output: gpufft.PowerSum}
 	plan, err := e.NewSpectrogram(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
@@ -133,14 +134,10 @@ func (w *welch) discard(rr *prefetch, count int64) error {
 	return nil
 }
 
-// add sums the powers of frames frames into the bin.
+// add adds an Execute's sum of the powers of frames frames into the bin.
 func (w *welch) add(frames int) {
-	bins := len(w.sum)
-	for f := range frames {
-		row := w.pow[f*bins : (f+1)*bins]
-		for k, p := range row {
-			w.sum[k] += float64(p)
-		}
+	for k, p := range w.pow[:len(w.sum)] {
+		w.sum[k] += float64(p)
 	}
 	w.frames += int64(frames)
 }

@@ -1,0 +1,225 @@
+package gpufft
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/prismaudio/prism/window"
+)
+
+// powerSum64 is each output channel's Σ over the frames of |X_k|²·gain_k
+// by float64 FFTs of the frames times the float32 window table the
+// engines use (the channels' mean for Mix).
+func powerSum64(cfg SpectrogramConfig, src []float32) []float64 {
+	n, length, bins := cfg.Size, len(src)/cfg.Channels, cfg.Bins()
+	win, _ := windowTable(cfg.Window, n)
+	out := make([]float64, cfg.OutChannels()*bins)
+	for c := range cfg.OutChannels() {
+		for f := range cfg.Frames(length) {
+			frame := make([]complex128, n)
+			for i := range frame {
+				var x float64
+				if cfg.Mix {
+					for ch := range cfg.Channels {
+						x += float64(src[ch*length+f*cfg.Hop+i])
+					}
+					x /= float64(cfg.Channels)
+				} else {
+					x = float64(src[c*length+f*cfg.Hop+i])
+				}
+				frame[i] = complex(x*float64(win[i]), 0)
+			}
+			ref := fft64(frame)
+			for k := range bins {
+				p := real(ref[k])*real(ref[k]) + imag(ref[k])*imag(ref[k])
+				if cfg.BinGain != nil {
+					p *= float64(cfg.BinGain[k])
+				}
+				out[c*bins+k] += p
+			}
+		}
+	}
+	return out
+}
+
+// powerSumCases are the PowerSum configurations the tests run: planar
+// channels, a mix with bin gains, and a size past one work-group (the
+// four-step layout on GPUs).
+func powerSumCases(rng *rand.Rand) []SpectrogramConfig {
+	gain := make([]float32, 2048/2+1)
+	for k := range gain {
+		gain[k] = float32(rng.Float64() * 2)
+	}
+	hann := window.Func{Kind: window.Hann}
+	return []SpectrogramConfig{
+		{Size: 256, Hop: 128, Window: hann, Channels: 2, MaxSamples: 256 * 80, Output: PowerSum},
+		{Size: 2048, Hop: 1024, Window: window.Func{Kind: window.BlackmanHarris}, Channels: 2, Mix: true, MaxSamples: 2048 * 40, Output: PowerSum, BinGain: gain},
+		{Size: 32768, Hop: 16384, Window: hann, Channels: 1, MaxSamples: 32768 * 8, Output: PowerSum},
+	}
+}
+
+// noise is a tone in white noise, channels × length samples.
+func noise(rng *rand.Rand, channels, length int) []float32 {
+	x := make([]float32, channels*length)
+	for i := range x {
+		x[i] = float32(0.1*rng.NormFloat64() + 0.5*math.Sin(0.3*float64(i%length)+float64(i/length)))
+	}
+	return x
+}
+
+// TestPowerSumMatchesFloat64: a PowerSum Execute equals the float64 sum
+// of its frames' powers within 1e-4 relative (0.0004 dB) per bin on both
+// engines (OpenCL: PoCL here, a GPU in CI), for a full buffer and a short
+// one (fewer frames than the plan's slices), the engines agree with each
+// other as closely, and a buffer shorter than a frame sums to zero.
+func TestPowerSumMatchesFloat64(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 1))
+	for _, cfg := range powerSumCases(rng) {
+		full := noise(rng, cfg.Channels, cfg.MaxSamples)
+		short := noise(rng, cfg.Channels, cfg.Size+3*cfg.Hop+7) // 4 frames
+		for _, src := range [][]float32{full, short} {
+			want := powerSum64(cfg, src)
+			var got [][]float32
+			for _, e := range engines(t) {
+				p, err := e.NewSpectrogram(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Config().Output != PowerSum {
+					t.Fatalf("%s: Config().Output = %v", e.Name(), p.Config().Output)
+				}
+				dst := make([]float32, cfg.DstLen(cfg.MaxSamples)+1)
+				dst[len(dst)-1] = 42
+				frames, err := p.Execute(dst, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := cfg.Frames(len(src) / cfg.Channels); frames != w {
+					t.Errorf("%s N=%d: %d frames, want %d", e.Name(), cfg.Size, frames, w)
+				}
+				if dst[len(dst)-1] != 42 {
+					t.Errorf("%s N=%d: wrote past OutChannels×Bins", e.Name(), cfg.Size)
+				}
+				checkSum(t, e.Name(), cfg, dst[:len(want)], want)
+				got = append(got, dst[:len(want)])
+				zero := src[:cfg.Channels*(cfg.Size-1)]
+				if _, err := p.Execute(dst, zero); err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range dst[:len(want)] {
+					if v != 0 {
+						t.Fatalf("%s N=%d: no frame: dst[%d] = %v, want 0", e.Name(), cfg.Size, k, v)
+					}
+				}
+				p.Close()
+			}
+			if len(got) == 2 {
+				ref := make([]float64, len(got[0]))
+				for k, v := range got[0] {
+					ref[k] = float64(v)
+				}
+				checkSum(t, "opencl vs cpu", cfg, got[1], ref)
+			}
+		}
+	}
+}
+
+// checkSum fails unless every bin of got is within 1e-4 relative of want
+// (and within 1e-6 of the channel's mean bin, for bins a window's
+// sidelobes or a gain of ~0 leave near zero).
+func checkSum(t *testing.T, what string, cfg SpectrogramConfig, got []float32, want []float64) {
+	t.Helper()
+	bins := cfg.Bins()
+	for c := range cfg.OutChannels() {
+		mean := 0.0
+		for _, v := range want[c*bins : (c+1)*bins] {
+			mean += v / float64(bins)
+		}
+		for k := range bins {
+			g, w := float64(got[c*bins+k]), want[c*bins+k]
+			if d := math.Abs(g - w); !(d <= 1e-4*w+1e-6*mean) {
+				t.Fatalf("%s N=%d channel %d bin %d: %g, want %g (%.2g relative)", what, cfg.Size, c, k, g, w, d/w)
+			}
+		}
+	}
+}
+
+// TestPowerSumIsPowerFrames: the sum equals the engine's own Power rows
+// added in float64, to float32 rounding of the sum (1e-5 relative), so
+// PowerSum is the Power output, summed, on either engine.
+func TestPowerSumIsPowerFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 2))
+	cfg := powerSumCases(rng)[0]
+	src := noise(rng, cfg.Channels, cfg.MaxSamples)
+	for _, e := range engines(t) {
+		pcfg := cfg
+		pcfg.Output = Power
+		rows := spectrogram(t, e, pcfg, src)
+		frames, bins := pcfg.Frames(cfg.MaxSamples), cfg.Bins()
+		want := make([]float64, cfg.OutChannels()*bins)
+		for c := range cfg.OutChannels() {
+			for f := range frames {
+				for k, v := range rows[(c*frames+f)*bins : (c*frames+f+1)*bins] {
+					want[c*bins+k] += float64(v)
+				}
+			}
+		}
+		p, err := e.NewSpectrogram(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]float32, cfg.DstLen(cfg.MaxSamples))
+		if _, err := p.Execute(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		for k, v := range dst {
+			if d := math.Abs(float64(v) - want[k]); !(d <= 1e-5*want[k]) {
+				t.Fatalf("%s bin %d: %g, want %g", e.Name(), k, v, want[k])
+			}
+		}
+	}
+}
+
+// TestPowerSumNoAllocs: a PowerSum Execute allocates nothing on either
+// engine.
+func TestPowerSumNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under -race; make test runs this without it")
+	}
+	rng := rand.New(rand.NewPCG(30, 3))
+	for _, e := range engines(t) {
+		for _, cfg := range powerSumCases(rng)[:2] {
+			p, err := e.NewSpectrogram(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := noise(rng, cfg.Channels, cfg.MaxSamples)
+			dst := make([]float32, cfg.DstLen(cfg.MaxSamples))
+			if _, err := p.Execute(dst, src); err != nil {
+				t.Fatal(err)
+			}
+			if a := testing.AllocsPerRun(5, func() { _, _ = p.Execute(dst, src) }); a != 0 {
+				t.Errorf("%s N=%d: %v allocs per Execute, want 0", e.Name(), cfg.Size, a)
+			}
+			p.Close()
+		}
+	}
+}
+
+// TestPowerSumNotPCM: the PCM plans refuse PowerSum (their queues hold
+// rows), with ErrInvalid, on either engine.
+func TestPowerSumNotPCM(t *testing.T) {
+	cfg := SpectrogramConfig{Size: 256, Hop: 128, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 1024, Output: PowerSum}
+	for _, e := range engines(t) {
+		p, err := NewPCMSpectrogram(e, PCMFormat{Encoding: PCMInt16, Channels: 1, Select: 0}, cfg)
+		if !errors.Is(err, ErrInvalid) {
+			if p != nil {
+				p.Close()
+			}
+			t.Errorf("%s: NewPCMSpectrogram(PowerSum) = %v, want ErrInvalid", e.Name(), err)
+		}
+	}
+}
