@@ -77,12 +77,16 @@ func (s *Spectrogram) Label() string {
 // progress in frames. Cancelling ctx stops it between blocks.
 func AnalyzeView(ctx context.Context, path string, o Options, engines engine.Pair, progress analysis.Progress) (*Spectrogram, error) {
 	start := time.Now()
-	x, f, samples, first, warnings, err := readRegion(ctx, path, o)
+	span := func(f audio.Format) (int, error) {
+		n, _, err := shape(probeEngine(engines), config(o, f))
+		return n, err
+	}
+	x, f, samples, first, warnings, err := readRegion(ctx, path, o, span)
 	if err != nil {
 		return nil, err
 	}
 	s, notice, err := engine.WithFallback(ctx, engines, func(e gpufft.Engine) (*Spectrogram, error) {
-		return analyze(ctx, x, f, o, e, progress)
+		return analyze(ctx, x, f, o, e, probeEngine(engines), progress)
 	})
 	if err != nil {
 		return nil, err
@@ -107,15 +111,25 @@ func config(o Options, f audio.Format) tfr.Config {
 	return c
 }
 
+// probeEngine is the CPU engine of the pair where there is one: its
+// plans of one frame cost next to nothing, where a GPU's are built on the
+// device.
+func probeEngine(p engine.Pair) gpufft.Engine {
+	if p.CPU != nil {
+		return p.CPU
+	}
+	return p.Preferred
+}
+
 // chunkValues bounds the values one Execute writes (and keeps per
 // frame), so a call's buffers stay near 64 MB.
 var chunkValues = 1 << 24
 
 // analyze runs o's transform over x (the region, from its first sample)
-// on e into the columns.
-func analyze(ctx context.Context, x []float32, f audio.Format, o Options, e gpufft.Engine, progress analysis.Progress) (*Spectrogram, error) {
+// on e into the columns; probe is the engine its shape is learnt on.
+func analyze(ctx context.Context, x []float32, f audio.Format, o Options, e, probe gpufft.Engine, progress analysis.Progress) (*Spectrogram, error) {
 	cfg := config(o, f)
-	span, bins, err := shape(e, cfg)
+	span, bins, err := shape(probe, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +225,12 @@ func shape(e gpufft.Engine, cfg tfr.Config) (span, bins int, err error) {
 }
 
 // readRegion decodes the region of path o.View asks for (channel
-// o.View.Channel, or the mean of every channel): its samples from the
-// region's first, the file's format, its length in samples and the
+// o.View.Channel, or the mean of every channel), widened where the file
+// allows to one frame (span's samples for the file's format) when it is
+// shorter, as analysis.AnalyzeView widens its regions: its samples from
+// the region's first, the file's format, its length in samples and the
 // region's first sample.
-func readRegion(ctx context.Context, path string, o Options) (x []float32, f audio.Format, samples, first int64, warnings []string, err error) {
+func readRegion(ctx context.Context, path string, o Options, span func(audio.Format) (int, error)) (x []float32, f audio.Format, samples, first int64, warnings []string, err error) {
 	dec, err := audio.Open(path)
 	if err != nil {
 		return nil, f, 0, 0, nil, &analysis.InputError{Err: err}
@@ -230,6 +246,14 @@ func readRegion(ctx context.Context, path string, o Options) (x []float32, f aud
 	last := int64(math.MaxInt64)
 	if o.View.End > 0 {
 		last = int64(math.Ceil(o.View.End * rate))
+		n, err := span(f)
+		if err != nil {
+			return nil, f, 0, 0, nil, err
+		}
+		if last-first < int64(n) {
+			first = max(0, min(first, last-int64(n)))
+			last = first + int64(n)
+		}
 	}
 	buf := make([]float32, 1<<16*f.Channels)
 	var at int64 // samples per channel read so far
