@@ -33,6 +33,10 @@ func (v *FileView) SetModeDetail(s *tfrview.Spectrogram) {
 // STFT's).
 func (v *FileView) ModeFile() *tfrview.Spectrogram { return v.fsMode }
 
+// ModeDetail is the region's analysis in a mode shown over the overview
+// (nil: none).
+func (v *FileView) ModeDetail() *tfrview.Spectrogram { return v.detailMode }
+
 // modeOf is src's mode spectrogram when src is the overview or the
 // detail in a mode (nil: uniform bins).
 func (v *FileView) modeOf(src *analysis.FileSpectrogram) *tfrview.Spectrogram {
