@@ -27,6 +27,7 @@ type FileView struct {
 	// the overview and the detail in an analysis mode, when they are
 	// (fileview_modes.go; nil: an STFT's uniform bins)
 	fsMode, detailMode *tfrview.Spectrogram
+	laneModes          []*tfrview.Spectrogram // the lanes in the mode (SetModeLanes)
 	scale              plot.Scale
 	axis               plot.FreqAxis
 	lut                *[256][3]uint8

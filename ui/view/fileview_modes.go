@@ -13,7 +13,8 @@ import (
 // resolution, variable-Q, reassigned): the overview and its detail carry
 // their bins' centre frequencies, and drawing, the cursor's level, the
 // spectrum under the cursor and its peak go through that table, as the
-// live views' do (modes.go). Lanes (SetLanes) keep uniform STFT bins.
+// live views' do (modes.go); so do lanes analysed in the mode
+// (SetModeLanes).
 
 // SetModeFile shows a file's overview in a mode, as SetFile shows an
 // STFT's.
@@ -27,6 +28,16 @@ func (v *FileView) SetModeFile(s *tfrview.Spectrogram) {
 func (v *FileView) SetModeDetail(s *tfrview.Spectrogram) {
 	v.detailMode = s
 	v.SetDetail(&s.FileSpectrogram)
+}
+
+// SetModeLanes is SetLanes for lanes analysed in the overview's mode.
+func (v *FileView) SetModeLanes(lanes []*tfrview.Spectrogram) {
+	v.laneModes = lanes
+	fs := make([]*analysis.FileSpectrogram, len(lanes))
+	for i, l := range lanes {
+		fs[i] = &l.FileSpectrogram
+	}
+	v.SetLanes(fs)
 }
 
 // ModeFile is the overview in a mode (nil: the overview, if any, is an
@@ -47,6 +58,11 @@ func (v *FileView) modeOf(src *analysis.FileSpectrogram) *tfrview.Spectrogram {
 		return v.fsMode
 	case v.detailMode != nil && src == &v.detailMode.FileSpectrogram:
 		return v.detailMode
+	}
+	for _, l := range v.laneModes {
+		if src == &l.FileSpectrogram {
+			return l
+		}
 	}
 	return nil
 }

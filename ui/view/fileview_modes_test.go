@@ -209,3 +209,61 @@ func writeWAV(t *testing.T, path string, rate int, x []float32) {
 		t.Fatal(err)
 	}
 }
+
+// TestFileViewModeLanes: lanes analysed in the overview's mode are drawn
+// and read through the mode's bins: the spectrum under the cursor in the
+// second lane is that lane's column, with its bins' table.
+func TestFileViewModeLanes(t *testing.T) {
+	test.NewTempApp(t)
+	const rate = 48000
+	x := make([]float32, rate/2)
+	for i := range x {
+		x[i] = float32(0.5 * math.Sin(2*math.Pi*440*float64(i)/rate))
+	}
+	path := filepath.Join(t.TempDir(), "sine.wav")
+	writeWAV(t, path, rate, x)
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	pair := engine.Pair{Preferred: cpu, CPU: cpu}
+	o := tfrview.Options{View: analysis.ViewOptions{Hop: 256, Window: window.Func{Kind: window.Hann}, Channel: -1},
+		Mode: tfr.Config{Mode: tfr.VQT, BinsPerOctave: 12, FMin: 100}}
+	s, err := tfrview.AnalyzeView(context.Background(), path, o, pair, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.View.Channel = 0
+	lane, err := tfrview.AnalyzeView(context.Background(), path, o, pair, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := NewFileView(plot.Log, plot.Magma, -100, 0)
+	var got *live.Spectrum
+	v.OnCursor = func(sp *live.Spectrum, t float64, ok bool) {
+		if ok {
+			got = sp
+		}
+	}
+	win := showIn(t, v, 600, 300)
+	v.SetModeFile(s)
+	v.SetModeLanes([]*tfrview.Spectrogram{s, lane})
+	v.ShowLanes(true)
+	if v.LanesShown() != 2 {
+		t.Fatalf("%d lanes shown, want 2", v.LanesShown())
+	}
+	capture(win)
+	r := v.laneRects()[1]
+	px, py := float32(r.Min.X+r.Dx()/2)/v.p.scale, float32(r.Min.Y+r.Dy()/2)/v.p.scale
+	test.MoveMouse(win.Canvas(), fyne.NewPos(px, py))
+	if got == nil || len(got.Freqs) != len(lane.Freqs) {
+		t.Fatalf("the second lane's spectrum has no bins' table")
+	}
+	ci := int(math.Round(lane.TimeColumn(s.Duration / 2)))
+	for k, want := range lane.Columns[ci] {
+		if got.Current[k] != want {
+			t.Fatalf("bin %d: %g, the lane's column %g", k, got.Current[k], want)
+		}
+	}
+	if math.Abs(got.Peak.Freq/440-1) > 0.01 {
+		t.Errorf("the lane's peak at %.1f Hz, want 440", got.Peak.Freq)
+	}
+}
