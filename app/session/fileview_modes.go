@@ -5,8 +5,11 @@ import (
 	"time"
 
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
+	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/tfrfile"
 	"github.com/prismaudio/prism/app/tfrview"
 )
 
@@ -14,6 +17,16 @@ import (
 // mode) on the session's engines.
 func (m *Session) AnalyzeModeView(ctx context.Context, path string, o tfrview.Options, progress analysis.Progress) (*tfrview.Spectrogram, error) {
 	return tfrview.AnalyzeView(ctx, path, o, m.engines, progress)
+}
+
+// ExportModeSpectrogram writes a file's frames in o's mode to out
+// (npy with its JSON sidecar, csv or png, by format) exactly as `prism
+// analyze --mode` does (package tfrfile), on the session's engines.
+func (m *Session) ExportModeSpectrogram(ctx context.Context, in, out string, format encode.Format, o tfrview.Options, img plot.ImageOptions) error {
+	cfg := o.Mode
+	cfg.Hop, cfg.Window, cfg.Size = o.View.Hop, o.View.Window, o.View.FFT
+	_, err := tfrfile.AnalyzeFile(ctx, in, out, format, tfrfile.Options{Transform: cfg, Channel: o.View.Channel, Image: img}, m.engines)
+	return err
 }
 
 // engineWatch is how often a running mode checks that it runs on the

@@ -467,12 +467,18 @@ func (fp *Files) ExportSpectrogram(path string, done func(error)) {
 	fp.progress.Show()
 	fp.cancel.Show()
 	fp.fileInfo.SetText("Exporting " + filepath.Base(path) + "…")
+	export := fp.modeExport(path, format, img) // nil: the STFT's
 	go func() {
-		err := fp.eng.ExportSpectrogram(ctx, fs.Path, path, format, o, img, func(d, t int) {
-			if t > 0 && d%64 == 0 {
-				fp.do(func() { fp.progress.SetValue(float64(d) / float64(t)) })
-			}
-		})
+		var err error
+		if export != nil {
+			err = export(ctx)
+		} else {
+			err = fp.eng.ExportSpectrogram(ctx, fs.Path, path, format, o, img, func(d, t int) {
+				if t > 0 && d%64 == 0 {
+					fp.do(func() { fp.progress.SetValue(float64(d) / float64(t)) })
+				}
+			})
+		}
 		fp.do(func() {
 			fp.progress.Hide()
 			fp.cancel.Hide()

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 	"github.com/prismaudio/prism/app/analysis"
+	"github.com/prismaudio/prism/app/encode"
+	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/tfr"
 	"github.com/prismaudio/prism/app/tfrview"
 )
@@ -24,6 +26,9 @@ import (
 // file in a mode (session.Session); an engine without it shows the STFT.
 type FileModeEngine interface {
 	AnalyzeModeView(ctx context.Context, path string, o tfrview.Options, progress analysis.Progress) (*tfrview.Spectrogram, error)
+	// ExportModeSpectrogram writes a file's frames in a mode to out as
+	// `prism analyze --mode` does (NPY with its JSON sidecar, CSV, PNG).
+	ExportModeSpectrogram(ctx context.Context, in, out string, format encode.Format, o tfrview.Options, img plot.ImageOptions) error
 }
 
 // FileModeSettings are the file view's analysis mode and its parameters:
@@ -292,4 +297,18 @@ func (p *FilePlay) analyzeModeLanes(me FileModeEngine, ms *tfrview.Spectrogram, 
 			}
 		})
 	}()
+}
+
+// modeExport is the export of the file shown in its mode to path (nil
+// when the view shows the STFT, or the engine has no modes).
+func (fp *Files) modeExport(path string, format encode.Format, img plot.ImageOptions) func(ctx context.Context) error {
+	ms := fp.fview.ModeFile()
+	me, ok := fp.eng.(FileModeEngine)
+	if ms == nil || !ok {
+		return nil
+	}
+	o := tfrview.Options{View: analysis.ViewOptions{FFT: ms.Mode.Size, Hop: ms.Hop, Window: ms.Window, Channel: ms.Channel}, Mode: ms.Mode}
+	return func(ctx context.Context) error {
+		return me.ExportModeSpectrogram(ctx, ms.Path, path, format, o, img)
+	}
 }

@@ -2,7 +2,10 @@ package panel
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +20,7 @@ import (
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/tfr"
+	"github.com/prismaudio/prism/app/tfrfile"
 	"github.com/prismaudio/prism/app/tfrview"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/window"
@@ -27,6 +31,13 @@ type modeEngine struct{ playEngine }
 
 func (e modeEngine) AnalyzeModeView(ctx context.Context, path string, o tfrview.Options, progress analysis.Progress) (*tfrview.Spectrogram, error) {
 	return tfrview.AnalyzeView(ctx, path, o, e.engines, progress)
+}
+
+func (e modeEngine) ExportModeSpectrogram(ctx context.Context, in, out string, format encode.Format, o tfrview.Options, img plot.ImageOptions) error {
+	cfg := o.Mode
+	cfg.Hop, cfg.Window, cfg.Size = o.View.Hop, o.View.Window, o.View.FFT
+	_, err := tfrfile.AnalyzeFile(ctx, in, out, format, tfrfile.Options{Transform: cfg, Channel: o.View.Channel, Image: img}, e.engines)
+	return err
 }
 
 func (e modeEngine) AnalyzeSpectrum(ctx context.Context, path string, o analysis.SpectrumOptions) (analysis.SpectrumResult, error) {
@@ -147,6 +158,29 @@ func TestFilesModes(t *testing.T) {
 		}
 	}
 
+	// the export in the mode: `prism analyze --mode`'s frames, the view's
+	out := filepath.Join(t.TempDir(), "vqt.npy")
+	var exported error = errPending
+	fp.ExportSpectrogram(out, func(err error) { exported = err })
+	wait("the export", func() bool { return exported != errPending })
+	if exported != nil {
+		t.Fatal(exported)
+	}
+	rows := readNPY(t, out, len(ms.Freqs))
+	if ms.FramesPerColumn != 1 || len(rows) != len(ms.Columns) {
+		t.Fatalf("exported %d frames, the view shows %d (%g a column)", len(rows), len(ms.Columns), ms.FramesPerColumn)
+	}
+	for i, r := range rows {
+		for k, v := range r {
+			if v > -100 && math.Abs(float64(v-ms.Columns[i][k])) > 0.01 {
+				t.Fatalf("exported frame %d bin %d: %.4f dB, the view's %.4f", i, k, v, ms.Columns[i][k])
+			}
+		}
+	}
+	if _, err := os.Stat(out + ".json"); err != nil {
+		t.Errorf("no sidecar: %v", err)
+	}
+
 	// back to the STFT
 	fp.fm.mode.SetSelected("STFT")
 	wait("the STFT", func() bool { return fview.File() != nil && fview.ModeFile() == nil && fview.File().FFT == 4096 })
@@ -188,4 +222,31 @@ func modeFrames(t *testing.T, e gpufft.Engine, s *tfrview.Spectrogram, x []float
 		out[i] = dst[i*bins : (i+1)*bins]
 	}
 	return out
+}
+
+var errPending = errors.New("pending")
+
+// readNPY reads a float32 NPY file of rows of `bins` values.
+func readNPY(t *testing.T, path string, bins int) [][]float32 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 10 || string(b[1:6]) != "NUMPY" {
+		t.Fatalf("%s is not NPY", path)
+	}
+	data := b[10+int(binary.LittleEndian.Uint16(b[8:10])):]
+	if !strings.Contains(string(b[10:len(b)-len(data)]), "'<f4'") || len(data)%(4*bins) != 0 {
+		t.Fatalf("%s: not float32 rows of %d", path, bins)
+	}
+	var rows [][]float32
+	for o := 0; o < len(data); o += 4 * bins {
+		r := make([]float32, bins)
+		for k := range r {
+			r[k] = math.Float32frombits(binary.LittleEndian.Uint32(data[o+4*k:]))
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
