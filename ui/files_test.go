@@ -169,8 +169,8 @@ func fileSelects(t *testing.T, w *Window) (fft, overlap, win *widget.Select) {
 			sels = append(sels, s)
 		}
 	})
-	if len(sels) != 3 {
-		t.Fatalf("%d selects in the File tab, want FFT, overlap and window", len(sels))
+	if len(sels) != 5 { // then the mode and the VQT's bins per octave (panel.FileModeSettings)
+		t.Fatalf("%d selects in the File tab, want FFT, overlap, window, mode and bins per octave", len(sels))
 	}
 	return sels[0], sels[1], sels[2]
 }

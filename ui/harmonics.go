@@ -54,7 +54,7 @@ func (w *Window) measureFileDue(now time.Time) {
 	if !h.Stale() || !h.Due(now) || sp == nil || fs == nil {
 		return
 	}
-	if len(sp.Current) > 1 {
+	if len(sp.Current) > 1 && sp.Freqs == nil { // the distortion readout is the STFT's (not a mode's bins)
 		h.Start(sp.Current, sp.BinHz, fs.Window, view.UnitLabels[w.set.Unit], now, w.do, w.fspec.Refresh)
 	}
 }

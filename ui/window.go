@@ -199,6 +199,7 @@ func (w *Window) build() {
 	w.rta = view.NewRTAView(48000, s.DBMin, s.DBMax)
 	w.sp = panel.NewScope(w.eng, w.do)
 	w.fp = panel.NewFiles((*host)(w), w.eng, w.win, w.do)
+	w.fp.UsePreferences(w.app.Preferences()) // the file view's analysis mode (panel.FileModeSettings)
 	w.fview, w.fspec, w.fdiff, w.fab = w.fp.Views()
 	w.buildMeasureViews()
 

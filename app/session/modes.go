@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/live/tfrlive"
 	"github.com/prismaudio/prism/app/tfr"
@@ -28,6 +27,7 @@ type modeState struct {
 // modeRun is one Runner on its goroutine.
 type modeRun struct {
 	r    *tfrlive.Runner
+	cpu  bool // it runs on the CPU engine (followEngine)
 	stop chan struct{}
 	done chan struct{}
 }
@@ -39,7 +39,8 @@ type modeRun struct {
 // session's makes the transform (kernels compiled, tables built), taking
 // the newest request when several came meanwhile, and a mode that fails
 // to start says why in the statistics' Status (ReadStats) until the next
-// request. A source switch restarts the mode for the new source.
+// request. A source switch restarts the mode for the new source, and so
+// does a switch of the live analysis's engine (followEngine).
 func (m *Session) SetMode(s tfrlive.Settings) {
 	ms := &m.mode
 	ms.mu.Lock()
@@ -92,10 +93,8 @@ func (m *Session) restartModeLocked() error {
 	if m.mode.want == nil {
 		return nil
 	}
-	e := m.engines.Preferred
-	var st live.Stats
-	m.live.ReadStats(&st)
-	if st.Engine == engine.CPU {
+	e, cpu := m.engines.Preferred, m.onCPU()
+	if cpu {
 		e = m.engines.CPU
 	}
 	r, err := tfrlive.New(m.rec, e, *m.mode.want)
@@ -103,7 +102,7 @@ func (m *Session) restartModeLocked() error {
 		m.mode.want = nil
 		return err
 	}
-	run := &modeRun{r: r, stop: make(chan struct{}), done: make(chan struct{})}
+	run := &modeRun{r: r, cpu: cpu, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(run.done)
 		r.Run(run.stop)
@@ -111,6 +110,7 @@ func (m *Session) restartModeLocked() error {
 	}()
 	m.live.SetTeeAt(live.TeeMode, r.In())
 	m.mode.cur.Store(run)
+	go m.followEngine(run)
 	return nil
 }
 

@@ -142,7 +142,7 @@ func (p *Calibration) ShowFile(v *view.SpectrumView, sp *live.Spectrum) {
 	}
 	if sp != raw {
 		raw.Current = append(raw.Current[:0], sp.Current...)
-		raw.BinHz, raw.Peak = sp.BinHz, sp.Peak
+		raw.BinHz, raw.Peak, raw.Freqs, raw.ENBW = sp.BinHz, sp.Peak, sp.Freqs, sp.ENBW
 	}
 	v.ShowSpectrum(raw)
 	p.file.Apply(v.Shown())

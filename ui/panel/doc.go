@@ -6,9 +6,10 @@
 // declares (the window implements them on an adapter, so ui exports none
 // of their methods):
 //
-//   - Files (files.go, compare.go): the File tab, its analyses, the
-//     spectrogram's export and the A/B comparison; FileHost and
-//     FileEngine. It makes its views and hands them to the window once
+//   - Files (files.go, compare.go, files_modes.go): the File tab, its
+//     analyses (in the STFT or an analysis mode), the spectrogram's
+//     export and the A/B comparison; FileHost, FileEngine and
+//     FileModeEngine. It makes its views and hands them to the window once
 //     (Views), which sets them up, converts, measures and exports them.
 //   - References (references.go, refstore.go): the stored reference
 //     traces, their rows in the side panel, the difference picker, the

@@ -343,6 +343,10 @@ func (p *FilePlay) analyzeLanes() {
 	o.FFT, o.Hop = f.FFT, f.Hop
 	p.laneGen++
 	gen := p.laneGen
+	if me, ok := p.eng.(FileModeEngine); ok && p.fview.ModeFile() != nil {
+		p.analyzeModeLanes(me, p.fview.ModeFile(), gen) // files_modes.go
+		return
+	}
 	go func() {
 		lanes := make([]*analysis.FileSpectrogram, 0, f.Channels)
 		for c := range min(f.Channels, 8) {

@@ -18,6 +18,7 @@ import (
 	"github.com/prismaudio/prism/app/engine"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/tfrview"
 	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
 )
@@ -79,11 +80,13 @@ type Files struct {
 	detailCancel                  context.CancelFunc
 	detailTimer                   *time.Timer
 	fileGen                       int
+	fm                            fileModeUI // the analysis mode's controls (files_modes.go)
 }
 
 // NewFiles makes the file tab's views with the host's settings.
 func NewFiles(host FileHost, eng FileEngine, win fyne.Window, do func(func())) *Files {
 	fp := &Files{host: host, eng: eng, win: win, do: do}
+	fp.fm.set = FileModeSettings{ModeSettings: DefaultModeSettings()}
 	o, img := host.FileOptions()
 	fp.fview = view.NewFileView(img.Scale, img.Colormap, img.DBMin, img.DBMax)
 	fp.Bandwidth = view.NewBandwidthLine(fp.fview)
@@ -127,7 +130,7 @@ func (fp *Files) Build(open func()) fyne.CanvasObject {
 		widget.NewLabel("Window"), fp.windowSel)
 	fileBar := container.NewVBox(
 		container.NewBorder(nil, nil, buttons, container.NewHBox(fp.progress, fp.cancel), fp.fileInfo),
-		analysisRow)
+		analysisRow, fp.buildModes())
 	file := container.NewBorder(fileBar, nil, nil, nil, container.NewVSplit(container.NewStack(fp.fview, fp.Bandwidth.Object()), container.NewStack(fp.fspec, fp.fdiff, fp.ab)))
 	fp.fileSplit = file.Objects[0].(*container.Split)
 	fp.fileSplit.Offset = fileSplitOffset
@@ -259,9 +262,10 @@ func (fp *Files) OpenFile(path string) {
 	fp.cancel.Show()
 	o, _ := fp.host.FileOptions()
 	o.MaxColumns = 4096
+	me, mode := fp.modeEngine(), fp.fm.set.Config()
 	go func() {
 		last := time.Time{}
-		fs, err := fp.eng.AnalyzeView(ctx, path, o, func(done, total int) {
+		progress := func(done, total int) {
 			if now := time.Now(); now.Sub(last) > 50*time.Millisecond && total > 0 {
 				last = now
 				fp.do(func() {
@@ -270,8 +274,14 @@ func (fp *Files) OpenFile(path string) {
 					}
 				})
 			}
-		})
-		fp.do(func() { fp.fileDone(gen, fs, err) })
+		}
+		if me != nil {
+			ms, err := me.AnalyzeModeView(ctx, path, tfrview.Options{View: o, Mode: mode}, progress)
+			fp.do(func() { fp.fileModeDone(gen, ms, err) })
+			return
+		}
+		fs, err := fp.eng.AnalyzeView(ctx, path, o, progress)
+		fp.do(func() { fp.fileDone(gen, fs, nil, err) })
 	}()
 }
 
@@ -281,7 +291,17 @@ func (fp *Files) scale() plot.Scale {
 	return img.Scale
 }
 
-func (fp *Files) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
+// fileModeDone is fileDone for a file analyzed in a mode.
+func (fp *Files) fileModeDone(gen int, ms *tfrview.Spectrogram, err error) {
+	var fs *analysis.FileSpectrogram
+	if ms != nil {
+		fs = &ms.FileSpectrogram
+	}
+	fp.fileDone(gen, fs, ms, err)
+}
+
+// fileDone shows the file analyzed (fs, in a mode when ms is not nil).
+func (fp *Files) fileDone(gen int, fs *analysis.FileSpectrogram, ms *tfrview.Spectrogram, err error) {
 	if gen != fp.fileGen {
 		return
 	}
@@ -300,14 +320,22 @@ func (fp *Files) fileDone(gen int, fs *analysis.FileSpectrogram, err error) {
 	// the spectrum below is set up for the new file before the view
 	// hands it the column under the cursor
 	fp.fspec.SetConfig(fs.Rate, fs.FFT, fp.scale())
-	fp.fview.SetFile(fs)
+	if ms != nil {
+		fp.fview.SetModeFile(ms)
+	} else {
+		fp.fview.SetFile(fs)
+	}
 	if v := fp.keepView; v[1] > v[0] && fs.Path == fp.fview.File().Path {
 		fp.fview.SetView(v[0], v[1])
 	}
 	fp.keepView = [2]float64{}
 	fp.closeAB() // a comparison of the file shown before
-	info := fmt.Sprintf("%s · %d Hz × %d · %s · N=%d hop %d · %d frames in %s on %s",
-		filepath.Base(fs.Path), fs.Rate, fs.Channels, view.FormatTime(fs.Duration, 0.001, fs.Duration), fs.FFT, fs.Hop, fs.Frames,
+	what := fmt.Sprintf("N=%d hop %d", fs.FFT, fs.Hop)
+	if ms != nil {
+		what = ms.Label()
+	}
+	info := fmt.Sprintf("%s · %d Hz × %d · %s · %s · %d frames in %s on %s",
+		filepath.Base(fs.Path), fs.Rate, fs.Channels, view.FormatTime(fs.Duration, 0.001, fs.Duration), what, fs.Frames,
 		view.FormatDuration(fs.Elapsed), fs.Engine)
 	if len(fs.Warnings) > 0 {
 		info += " · ⚠ " + strings.Join(fs.Warnings, "; ")
@@ -358,6 +386,12 @@ func (fp *Files) fileViewChanged(t0, t1 float64) {
 func (fp *Files) analyzeDetail(gen int, t0, t1 float64, width int) {
 	fs := fp.fview.File()
 	if fs == nil || gen != fp.fileGen {
+		return
+	}
+	if ms := fp.fview.ModeFile(); ms != nil {
+		if me, ok := fp.eng.(FileModeEngine); ok {
+			fp.analyzeModeDetail(ms, me, gen, t0, t1, width)
+		}
 		return
 	}
 	if fp.detailCancel != nil {
@@ -433,12 +467,18 @@ func (fp *Files) ExportSpectrogram(path string, done func(error)) {
 	fp.progress.Show()
 	fp.cancel.Show()
 	fp.fileInfo.SetText("Exporting " + filepath.Base(path) + "…")
+	export := fp.modeExport(path, format, img) // nil: the STFT's
 	go func() {
-		err := fp.eng.ExportSpectrogram(ctx, fs.Path, path, format, o, img, func(d, t int) {
-			if t > 0 && d%64 == 0 {
-				fp.do(func() { fp.progress.SetValue(float64(d) / float64(t)) })
-			}
-		})
+		var err error
+		if export != nil {
+			err = export(ctx)
+		} else {
+			err = fp.eng.ExportSpectrogram(ctx, fs.Path, path, format, o, img, func(d, t int) {
+				if t > 0 && d%64 == 0 {
+					fp.do(func() { fp.progress.SetValue(float64(d) / float64(t)) })
+				}
+			})
+		}
 		fp.do(func() {
 			fp.progress.Hide()
 			fp.cancel.Hide()

@@ -11,6 +11,7 @@ import (
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/live"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/tfrview"
 )
 
 // FileView shows a whole file's spectrogram (time across, frequency up)
@@ -22,12 +23,16 @@ import (
 // it.
 type FileView struct {
 	plotBase
-	fs, detail   *analysis.FileSpectrogram
-	scale        plot.Scale
-	axis         plot.FreqAxis
-	lut          *[256][3]uint8
-	dbMin, dbMax float64
-	t0, t1       float64 // the visible time range, seconds
+	fs, detail *analysis.FileSpectrogram
+	// the overview and the detail in an analysis mode, when they are
+	// (fileview_modes.go; nil: an STFT's uniform bins)
+	fsMode, detailMode *tfrview.Spectrogram
+	laneModes          []*tfrview.Spectrogram // the lanes in the mode (SetModeLanes)
+	scale              plot.Scale
+	axis               plot.FreqAxis
+	lut                *[256][3]uint8
+	dbMin, dbMax       float64
+	t0, t1             float64 // the visible time range, seconds
 
 	plot    *image.RGBA // the rendered plot area, remade when the view changes
 	plotKey fileKey
@@ -84,6 +89,7 @@ func (v *FileView) CreateRenderer() fyne.WidgetRenderer {
 // none of the file before stays).
 func (v *FileView) SetFile(fs *analysis.FileSpectrogram) {
 	v.fs, v.detail = fs, nil
+	v.dropStaleModes()
 	v.SetScale(v.scale)
 	if fs != nil {
 		v.t0, v.t1 = 0, fs.Duration
@@ -100,18 +106,20 @@ func (v *FileView) File() *analysis.FileSpectrogram { return v.fs }
 // SetDetail shows a region's analysis where it covers the view.
 func (v *FileView) SetDetail(d *analysis.FileSpectrogram) {
 	v.detail = d
+	v.dropStaleModes()
 	v.updateCursor()
 	v.Refresh()
 }
 
-// Analysis says what the view shows: "N=4096 hop 1024", or with
-// "(refined)" where a finer analysis of the zoomed region covers it.
+// Analysis says what the view shows: "N=4096 hop 1024" (or the mode's
+// label, "VQT 48/oct from 20 Hz hop 512"), with "(refined)" where a
+// finer analysis of the zoomed region covers it.
 func (v *FileView) Analysis() string {
 	if v.fs == nil {
 		return ""
 	}
 	src := v.source()
-	s := "N=" + strconv.Itoa(src.FFT) + " hop " + strconv.Itoa(src.Hop)
+	s := v.describe(src)
 	if src != v.fs {
 		s += " (refined)"
 	}
@@ -250,7 +258,7 @@ func (v *FileView) timeAt(x float32) (float64, bool) {
 
 // source is the spectrogram that covers the view best.
 func (v *FileView) source() *analysis.FileSpectrogram {
-	if d := v.detail; d != nil && d.FFT == v.fs.FFT && d.ColumnTime(0) <= v.t0+1e-9 &&
+	if d := v.detail; d != nil && v.sameBins(d) && d.ColumnTime(0) <= v.t0+1e-9 &&
 		d.ColumnTime(float64(len(d.Columns))) >= v.t1-1e-9 {
 		return d
 	}
@@ -280,7 +288,7 @@ func (v *FileView) updateCursor() bool {
 	b = append(b, "   "...)
 	b = appendHz(b, f)
 	b = append(b, "   "...)
-	b = appendDB(b, levelAt(col, v.cur.BinHz, f))
+	b = appendDB(b, v.levelIn(src, col, f))
 	b = append(b, "   "...)
 	b = appendNote(b, f)
 	if src.FramesPerColumn >= 1.5 {
@@ -303,8 +311,7 @@ func (v *FileView) column(src *analysis.FileSpectrogram, t float64) []float32 {
 	ci = min(len(src.Columns)-1, max(0, ci))
 	col := src.Columns[ci]
 	v.cur.Current = append(v.cur.Current[:0], col...)
-	v.cur.BinHz = src.BinHz()
-	v.cur.Peak = src.Peak(v.cur.Current)
+	v.setCursorBins(src)
 	return col
 }
 
@@ -386,19 +393,16 @@ func (v *FileView) renderPlot() {
 
 // renderRows draws src's visible region into H rows of v.plot from y0.
 func (v *FileView) renderRows(src *analysis.FileSpectrogram, y0, H int) {
+	if s := v.modeOf(src); s != nil {
+		v.renderModeRows(s, y0, H)
+		return
+	}
 	W := v.area.Dx()
 	lo, hi := v.axis.RowBins(H, src.FFT, src.Rate)
 	sh := plot.NewShaderLUT(v.lut, v.dbMin, v.dbMax)
 	n := len(src.Columns)
 	for x := range W {
-		ta := v.t0 + float64(x)/float64(W)*(v.t1-v.t0)
-		tb := v.t0 + float64(x+1)/float64(W)*(v.t1-v.t0)
-		c0, c1 := int(math.Ceil(src.TimeColumn(ta))), int(math.Ceil(src.TimeColumn(tb)))
-		c0, c1 = max(0, c0), min(n, c1)
-		if c1 <= c0 {
-			c0 = min(n-1, max(0, int(math.Round(src.TimeColumn((ta+tb)/2)))))
-			c1 = c0 + 1
-		}
+		c0, c1 := v.pixelColumns(src, x, W, n)
 		for y := range H {
 			r := H - 1 - y // row 0 of RowBins is the low end
 			m := float32(math.Inf(-1))
