@@ -321,7 +321,7 @@ func settle(t *testing.T, w *Window) {
 // holds.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(60 * time.Second) // a hang guard only: a loaded 2-core machine under -race takes seconds
 	for !cond() {
 		select {
 		case f := <-uiQueue:

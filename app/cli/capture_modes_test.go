@@ -34,7 +34,7 @@ func TestCaptureMode(t *testing.T) {
 		want string
 	}{
 		{[]string{"capture", "--mode", "vqt", "-o", "x.npy", "--generator", "sine:1000:-6"}, "writes no file"},
-		{[]string{"capture", "--mode", "vqt", "--sizes", "4096,1024", "--generator", "sine:1000:-6"}, "--sizes applies to --mode multires only"},
+		{[]string{"capture", "--mode", "vqt", "--sizes", "4096,1024", "--generator", "sine:1000:-6"}, "--sizes applies to --mode multires or reassigned only"},
 		{[]string{"capture", "--mode", "wavelet", "--generator", "sine:1000:-6"}, "unknown mode"},
 	} {
 		code, stderr := runCLI(c.args...)
