@@ -39,7 +39,7 @@ type Result struct {
 	Read     time.Duration // of Elapsed, waiting for the file (decoded beside the transform)
 	Plan     time.Duration // of Elapsed, making the transform and opening the output
 	Compute  time.Duration // of Elapsed, in the transform's calls
-	Write    time.Duration // of Elapsed, waiting for the output's writer (rows written beside the transform) and finishing it
+	Write    time.Duration // of Elapsed, waiting for the output's writer (rows written beside the transform), finishing it and releasing the transform (meanwhile)
 	Warnings []string
 }
 
@@ -126,7 +126,12 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	if err != nil {
 		return res, modeError(err)
 	}
-	defer tr.Close()
+	closing := false
+	defer func() {
+		if !closing {
+			tr.Close()
+		}
+	}()
 	res.Frames, res.Bins = total, bins
 	w, err := newWriter(out, in, format, o, tr, total)
 	if err != nil {
@@ -161,8 +166,17 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 			return res, err
 		}
 	}
+	// The transform is released (on a GPU: its buffers and kernels) while
+	// the output is finished (flushed and synced to the disk).
+	closing = true
+	closed := make(chan struct{})
+	go func() {
+		tr.Close()
+		close(closed)
+	}()
 	t0 = time.Now()
 	err = w.finish(total)
+	<-closed
 	res.Write += time.Since(t0)
 	return res, err
 }
