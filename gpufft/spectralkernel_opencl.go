@@ -2,6 +2,7 @@ package gpufft
 
 import (
 	"strconv"
+	"sync"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -63,11 +64,23 @@ func (p *gpuSpectralKernel) init() error {
 	if p.out, err = p.buffer(4 * outLen); err != nil {
 		return err
 	}
+	// The groups are made at once, each on a goroutine of its own: each
+	// group's FFT size has programs of its own (a 48-bins-per-octave VQT
+	// from 20 Hz at 48 kHz: 13 on an H200), and loading them one after another from
+	// the program cache, or compiling them, was most of the plan's making.
+	groups := make([]*gpuSpectralGroup, len(cfg.Groups))
+	errs := make([]error, len(cfg.Groups))
+	var wg sync.WaitGroup
 	for i := range cfg.Groups {
-		g, err := p.newGroup(&cfg.Groups[i])
+		wg.Go(func() { groups[i], errs[i] = p.newGroup(&cfg.Groups[i]) })
+	}
+	wg.Wait()
+	for _, g := range groups {
 		if g != nil {
-			p.groups = append(p.groups, g)
+			p.groups = append(p.groups, g) // all of them, or close releases what was made
 		}
+	}
+	for _, err := range errs {
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,7 +67,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 	}
 	defer stopProfiles()
 	if modes {
-		return analyzeModes(inputs, dsts, target.Format, tfrfile.Options{Transform: tc, Channel: opts.Channel, Image: opts.Image, Force: opts.Force}, af, *quiet, stderr)
+		return analyzeModes(inputs, dsts, target.Format, tfrfile.Options{Transform: tc, Channel: opts.Channel, Image: opts.Image, Force: opts.Force}, af, *quiet, *timings, stderr)
 	}
 	// several GPUs only with --device all (docs/performance.md: a second
 	// GPU's opening costs more than it saves)
@@ -105,12 +106,13 @@ func runAnalyze(args []string, stdout, stderr io.Writer) int {
 
 // analyzeModes is `prism analyze --mode` (multires, vqt, reassigned):
 // each input through tfrfile on the session's engines, in turn.
-func analyzeModes(inputs, dsts []string, format encode.Format, o tfrfile.Options, af analysisFlags, quiet bool, stderr io.Writer) int {
+func analyzeModes(inputs, dsts []string, format encode.Format, o tfrfile.Options, af analysisFlags, quiet, timings bool, stderr io.Writer) int {
 	sess, ok := kit.OpenSession("analyze", kit.ChooseEngine("analyze", af.engine, inputs, kit.Verbose(), stderr), af.device, quiet, stderr)
 	if !ok {
 		return ExitFailure
 	}
-	defer sess.Close()
+	defer sess.Leave(stderr, timings) // --timings: the engines' exit line
+
 	status := ExitOK // a runtime failure (1) outweighs bad input (2)
 	for i, in := range inputs {
 		res, err := tfrfile.AnalyzeFile(sess.Ctx, in, dsts[i], format, o, sess.Engines)
@@ -126,6 +128,10 @@ func analyzeModes(inputs, dsts []string, format encode.Format, o tfrfile.Options
 			continue
 		}
 		sess.Written.Add(dsts[i])
+		if timings {
+			js, _ := json.Marshal(res.Timings(o.Transform.Mode))
+			fmt.Fprintf(stderr, "%s%s\n", bench.TimingsPrefix, js)
+		}
 		if !quiet {
 			fmt.Fprintf(stderr, "prism: %s → %s: %v, %d frames × %d bins of %.1f s audio in %.2f s (reading %.2f s) on %s\n", message.Quote(in), message.Quote(dsts[i]),
 				o.Transform.Mode, res.Frames, res.Bins, float64(res.Samples)/float64(res.Rate), res.Elapsed.Seconds(), res.Read.Seconds(), res.Engine)

@@ -3,6 +3,7 @@ package tfr
 import (
 	"fmt"
 	"math/bits"
+	"sync"
 
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -85,12 +86,15 @@ func newVQT(e gpufft.Engine, cfg Config) (Transform, error) {
 	if err != nil {
 		return nil, err
 	}
-	kc := gpufft.SpectralKernelConfig{Channels: cfg.Channels, MaxSamples: cfg.MaxSamples, Output: gpufft.DBFS}
+	kc := gpufft.SpectralKernelConfig{Channels: cfg.Channels, MaxSamples: cfg.MaxSamples, Output: gpufft.DBFS,
+		Groups: make([]gpufft.SpectralGroup, len(v.groups))}
 	bufLen := 0
+	var wg sync.WaitGroup // the groups' kernels at once (a file's plan waits for them)
 	for i, g := range v.groups {
-		kc.Groups = append(kc.Groups, v.kernel(g, groupBins[i]))
+		wg.Go(func() { kc.Groups[i] = v.kernel(g, groupBins[i]) })
 		bufLen += cfg.Channels * g.chunk * g.rows
 	}
+	wg.Wait()
 	if v.plan, err = e.NewSpectralKernel(kc); err != nil {
 		return nil, fmt.Errorf("tfr: vqt: %w", err)
 	}

@@ -15,11 +15,19 @@ import (
 // lower it to cross many blocks in a short file.
 var blockSamples = 1 << 17
 
-// blocksAhead is how many decoded blocks may wait for the transform.
-const blocksAhead = 4
+// aheadSamples is how many decoded samples may wait for the transform:
+// one call's (callSamples), so the decoder prepares the next call while
+// the engine runs this one. With 4 blocks (2^19 samples) ahead, a
+// 10-minute file's VQT waited 56–63 ms for its 8 calls' samples on an
+// H200 host, most of them decoded while the engine was idle.
+const aheadSamples = callSamples
+
+// blocksAhead is how many decoded blocks may wait for the transform
+// (their buffers are made as the decoder first needs them).
+func blocksAhead() int { return max(4, aheadSamples/blockSamples+1) }
 
 // source is one channel of a file, or the mean of all, decoded on a
-// goroutine of its own up to blocksAhead blocks ahead of the caller
+// goroutine of its own up to blocksAhead() blocks ahead of the caller
 // (as app/analysis's file pipeline overlaps reading with the engine),
 // and handed out by ranges of samples that never move back.
 type source struct {
@@ -56,10 +64,11 @@ func openSource(in string, ch int) (*source, error) {
 		dec.Close()
 		return nil, &analysis.InputError{Err: fmt.Errorf("%s: no channel %d (the file has %d: 0…%d)", in, ch, f.Channels, f.Channels-1)}
 	}
-	s := &source{dec: dec, in: in, rate: f.SampleRate, blocks: make(chan block, blocksAhead),
-		free: make(chan []float32, blocksAhead), stop: make(chan struct{})}
-	for range blocksAhead {
-		s.free <- make([]float32, blockSamples)
+	ahead := blocksAhead()
+	s := &source{dec: dec, in: in, rate: f.SampleRate, blocks: make(chan block, ahead),
+		free: make(chan []float32, ahead), stop: make(chan struct{})}
+	for range ahead {
+		s.free <- nil // made on first use
 	}
 	s.running.Add(1)
 	go s.decode(ch, f.Channels)
@@ -93,11 +102,14 @@ func (s *source) decode(ch, channels int) {
 		case <-s.stop:
 			return
 		}
+		if x == nil {
+			x = make([]float32, blockSamples)
+		}
 		n, err := s.dec.Read(tmp)
 		if n > 0 {
 			x = x[:n]
 			pick(x, tmp[:n*channels], channels, ch)
-			s.blocks <- block{x: x} // never blocks: there are only blocksAhead buffers
+			s.blocks <- block{x: x} // never blocks: there are only blocksAhead() buffers
 		}
 		switch {
 		case errors.Is(err, io.EOF):

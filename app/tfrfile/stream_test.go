@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/prismaudio/prism/app/encode"
 	"github.com/prismaudio/prism/app/internal/apptest"
@@ -82,3 +83,35 @@ func oneCall(t *testing.T, e gpufft.Engine, cfg tfr.Config, x []float32) ([]floa
 }
 
 const rate8k = 8000
+
+// TestSourceDecodesAhead: the decoder prepares a call's samples
+// (aheadSamples: here the whole file of 24 blocks) without the caller
+// asking, and the ranges are then the mix of the file's channels.
+func TestSourceDecodesAhead(t *testing.T) {
+	const n = 24000
+	defer func(b int) { blockSamples = b }(blockSamples)
+	blockSamples = 1000
+	in := filepath.Join(t.TempDir(), "in.wav")
+	l, r := apptest.Tone(n, rate8k, 700, 0.5), apptest.Tone(n, rate8k, 2300, 0.1)
+	apptest.WriteWAV(t, in, rate8k, [][]float32{l, r})
+	s, err := openSource(in, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for deadline := time.Now().Add(10 * time.Second); len(s.blocks) < n/1000; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d blocks decoded ahead, want %d", len(s.blocks), n/1000)
+		}
+		time.Sleep(time.Millisecond) // polling the condition
+	}
+	x, err := s.samples(0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range x {
+		if want := (float64(l[i]) + float64(r[i])) / 2; math.Abs(float64(v)-want) > 1e-7 {
+			t.Fatalf("sample %d: %g, want the mix %g", i, v, want)
+		}
+	}
+}

@@ -37,7 +37,26 @@ type Result struct {
 	Engine   string
 	Elapsed  time.Duration
 	Read     time.Duration // of Elapsed, waiting for the file (decoded beside the transform)
+	Plan     time.Duration // of Elapsed, making the transform and opening the output
+	Compute  time.Duration // of Elapsed, in the transform's calls
+	Write    time.Duration // of Elapsed, waiting for the output's writer (rows written beside the transform), finishing it and releasing the transform (meanwhile)
 	Warnings []string
+}
+
+// Timings is a Result's phases in milliseconds, for a --timings line.
+type Timings struct {
+	Mode      string  `json:"mode"`
+	ElapsedMs float64 `json:"elapsed_ms"`
+	ReadMs    float64 `json:"read_wait_ms"`
+	PlanMs    float64 `json:"plan_ms"`
+	ComputeMs float64 `json:"compute_ms"`
+	WriteMs   float64 `json:"write_wait_ms"`
+}
+
+// Timings is r's phases for mode.
+func (r Result) Timings(mode tfr.Mode) Timings {
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return Timings{Mode: mode.String(), ElapsedMs: ms(r.Elapsed), ReadMs: ms(r.Read), PlanMs: ms(r.Plan), ComputeMs: ms(r.Compute), WriteMs: ms(r.Write)}
 }
 
 // SidecarPath is the JSON file written beside an NPY output: out + ".json".
@@ -102,17 +121,24 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span)), (callSamples-span)/cfg.Hop+1))
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
 	src.reserve(cfg.MaxSamples)
+	t0 := time.Now()
 	tr, err := tfr.New(e, cfg)
 	if err != nil {
 		return res, modeError(err)
 	}
-	defer tr.Close()
+	closing := false
+	defer func() {
+		if !closing {
+			tr.Close()
+		}
+	}()
 	res.Frames, res.Bins = total, bins
 	w, err := newWriter(out, in, format, o, tr, total)
 	if err != nil {
 		return res, err
 	}
 	defer w.discard()
+	res.Plan = time.Since(t0)
 	dst := make([]float32, (per+2*margin)*bins)
 	for a := 0; a < total; a += per {
 		if err := ctx.Err(); err != nil {
@@ -124,18 +150,35 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 		if err != nil {
 			return res, err
 		}
+		t0 := time.Now()
 		n, err := tr.Execute(dst, x)
+		res.Compute += time.Since(t0)
 		if err != nil {
 			return res, err
 		}
 		if n != e0-s0 {
 			return res, fmt.Errorf("tfrfile: %d frames from a block of %d", n, e0-s0)
 		}
-		if err := w.rows(a, dst[(a-s0)*bins:(b-s0)*bins]); err != nil {
+		t0 = time.Now()
+		err = w.rows(a, dst[(a-s0)*bins:(b-s0)*bins])
+		res.Write += time.Since(t0)
+		if err != nil {
 			return res, err
 		}
 	}
-	return res, w.finish(total)
+	// The transform is released (on a GPU: its buffers and kernels) while
+	// the output is finished (flushed and synced to the disk).
+	closing = true
+	closed := make(chan struct{})
+	go func() {
+		tr.Close()
+		close(closed)
+	}()
+	t0 = time.Now()
+	err = w.finish(total)
+	<-closed
+	res.Write += time.Since(t0)
+	return res, err
 }
 
 // perFrame is the values a transform keeps per frame of a call beyond its

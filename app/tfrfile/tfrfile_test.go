@@ -171,3 +171,28 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("left behind: %v", ents)
 	}
 }
+
+// TestResultPhases: a VQT file's Result splits its time into phases that
+// each took some time (the plan, the calls, the writer's finish with its
+// fsync) and together fit in Elapsed, and Timings gives them in ms; the
+// NPY's rows, written on the writer's goroutine, are every frame's.
+func TestResultPhases(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.wav"), filepath.Join(dir, "out.npy")
+	apptest.WriteWAV(t, in, rate8k, [][]float32{apptest.Tone(20000, rate8k, 700, 0.5)})
+	cfg := tfr.Config{Mode: tfr.VQT, Hop: 128, BinsPerOctave: 24, FMin: 50}
+	res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, Options{Transform: cfg, Channel: -1}, cpuPair(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan <= 0 || res.Compute <= 0 || res.Write <= 0 || res.Read < 0 || res.Read+res.Plan+res.Compute+res.Write > res.Elapsed {
+		t.Fatalf("phases read %v, plan %v, compute %v, write %v; elapsed %v", res.Read, res.Plan, res.Compute, res.Write, res.Elapsed)
+	}
+	tm := res.Timings(cfg.Mode)
+	if tm.Mode != "vqt" || tm.ComputeMs != float64(res.Compute.Microseconds())/1000 || tm.ElapsedMs != float64(res.Elapsed.Microseconds())/1000 {
+		t.Fatalf("timings %+v of %+v", tm, res)
+	}
+	if rows, bins, _ := apptest.ReadNPY(t, out); rows != res.Frames || bins != res.Bins {
+		t.Fatalf("NPY %d × %d, result %d × %d", rows, bins, res.Frames, res.Bins)
+	}
+}

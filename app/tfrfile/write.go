@@ -63,12 +63,13 @@ func sidecarOf(tr tfr.Transform, frames int) Sidecar {
 	return s
 }
 
-// writer is one output: rows streamed into NPY or CSV, or folded into a
-// PNG's columns.
+// writer is one output: rows streamed into NPY or CSV on a goroutine of
+// its own (encode.AsyncRows: the transform's next call runs while the
+// last one's rows go to the file), or folded into a PNG's columns.
 type writer struct {
 	format encode.Format
 	o      *encode.Output
-	rw     encode.RowWriter
+	rw     *encode.AsyncRows
 	side   *encode.Output
 	png    *pngFold
 	path   string
@@ -90,16 +91,18 @@ func newWriter(out, in string, format encode.Format, opt Options, tr tfr.Transfo
 		if err == nil {
 			err = json.NewEncoder(w.side.W).Encode(sidecarOf(tr, frames))
 		}
-		if err == nil {
-			w.rw, err = encode.NewNPYRows(o, len(tr.Freqs()))
-		}
-	} else {
-		w.rw, err = newCSVRows(o, tr)
+	}
+	var rw encode.RowWriter
+	if err == nil && format == encode.FormatNPY {
+		rw, err = encode.NewNPYRows(o, len(tr.Freqs()))
+	} else if err == nil {
+		rw, err = newCSVRows(o, tr)
 	}
 	if err != nil {
 		w.discard()
 		return nil, err
 	}
+	w.rw = encode.NewAsyncRows(rw, len(tr.Freqs()))
 	return w, nil
 }
 
@@ -127,6 +130,9 @@ func (w *writer) finish(frames int) error {
 }
 
 func (w *writer) discard() {
+	if w.rw != nil {
+		w.rw.Close() // the rows queued are written before the file is removed
+	}
 	if w.o != nil {
 		w.o.Discard()
 	}
