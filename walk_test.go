@@ -418,6 +418,7 @@ const (
 	yAnalysisHd = 299 // the Analysis header, Source open
 	ySourceHd   = 141 // the Source header
 	yFFT        = 338 // FFT (Analysis, Source open)
+	xFFT        = 320 // the FFT dropdown, right of the Mode dropdown on its row
 	yUnitsHd    = 261 // Units and calibration, Source and Analysis closed
 	yUnit       = 301 // its Unit
 	yRefsHd     = 460 // References and distortion, Units open
@@ -496,9 +497,11 @@ func (k *walker) walkFiles() {
 	k.typeIn("open a.wav", a)
 	ea := k.perf("the file line of a.wav", n, func(e event) bool { return strings.HasPrefix(statusLine(e), "File a.wav") })
 	empty := k.region(lower)
-	xdo(t, k.display, "mousemove", "--sync", fmt.Sprint(k.size.w/2+100), fmt.Sprint(k.size.h/4))
+	// over the spectrogram, below the File tab's bars of controls
+	xdo(t, k.display, "mousemove", "--sync", fmt.Sprint(k.size.w/2+100), fmt.Sprint(k.size.h*45/100))
 	xdo(t, k.display, "mousemove_relative", "--sync", "3", "3")
 	var readA *image.RGBA
+	k.shot("file-a-open")
 	k.until("the spectrum under the cursor in a.wav", func() bool { readA = k.region(lower); return !sameRegion(readA, empty) })
 	k.shot("file-a")
 	n = k.events()
@@ -701,7 +704,7 @@ func (k *walker) walkPanel() {
 func (k *walker) walkLarge() {
 	k.click(xPanel, yRefsHd0)
 	n := k.events()
-	k.choose("FFT", xPanel, yFFT, 1)
+	k.choose("FFT", xFFT, yFFT, 1)
 	k.perf("an FFT size chosen", n, func(e event) bool { return e.FFT != 4096 && e.FFT != 0 })
 	k.pausedThenD("the FFT dropdown", yRefsHd0+yDiffBelow+yHarmBelow)
 	k.stressTwice()
