@@ -8,11 +8,12 @@ import (
 	"github.com/prismaudio/prism/app/selection"
 )
 
-// OpenPlayer reads the file at path into a player to the default output,
-// band-filtered by band (the zero BandSpec: none) on the session's
-// engines, as the playthrough filters the input.
-func (m *Session) OpenPlayer(path string, band dsp.BandSpec) (*playback.Player, error) {
-	return playback.Open(path, playback.Config{Band: band, Engines: m.engines})
+// OpenPlayer reads the file at path into a player to the output device
+// ("" the default; a name from OutputDevices), band-filtered by band (the
+// zero BandSpec: none) on the session's engines, as the playthrough
+// filters the input.
+func (m *Session) OpenPlayer(path string, band dsp.BandSpec, device string) (*playback.Player, error) {
+	return playback.Open(path, playback.Config{Device: device, Band: band, Engines: m.engines})
 }
 
 // AnalyzeSelection measures the selection r of the file at path on the

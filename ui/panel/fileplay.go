@@ -22,9 +22,12 @@ import (
 // the analysis; the calls block and are made from goroutines of the
 // panel's own.
 type PlayEngine interface {
-	// OpenPlayer reads the file at path into a player to the default
-	// output, band-filtered by band (the zero BandSpec: none).
-	OpenPlayer(path string, band dsp.BandSpec) (*playback.Player, error)
+	// OpenPlayer reads the file at path into a player to the output
+	// device ("" the default), band-filtered by band (the zero BandSpec:
+	// none).
+	OpenPlayer(path string, band dsp.BandSpec, device string) (*playback.Player, error)
+	// OutputDevices lists the output devices' names (it may block).
+	OutputDevices() ([]string, error)
 	// AnalyzeSelection measures the selection r of the file at path.
 	AnalyzeSelection(ctx context.Context, path string, r selection.Range, o selection.Options) (selection.Result, error)
 	// AnalyzeView analyses the file's view (one channel per lane).
@@ -74,6 +77,9 @@ type FilePlay struct {
 	file    *analysis.FileSpectrogram // the file the player and selection belong to
 	player  *playback.Player
 	pband   dsp.BandSpec // the player's
+	device  string       // the output chosen ("" the default)
+	pdevice string       // the player's
+	output  *widget.Select
 	opening bool
 	startAt float64 // where play starts before a player exists
 	loop    bool
@@ -120,7 +126,53 @@ func (p *FilePlay) Build() fyne.CanvasObject {
 	p.readout.Wrapping = fyne.TextWrapWord
 	buttons := container.NewHBox(p.playBtn, p.loopBtn, p.lanesBtn, widget.NewSeparator(), widget.NewLabel("Selection:"),
 		zoom, clearBtn, p.storeBtn, p.exportBtn)
-	return container.NewVBox(container.NewBorder(nil, nil, buttons, nil, p.pos), p.readout)
+	p.output = widget.NewSelect([]string{defaultOutput}, p.chooseOutput)
+	p.output.SetSelected(defaultOutput)
+	p.listOutputs()
+	out := container.NewHBox(widget.NewLabel("Output"), p.output)
+	return container.NewVBox(container.NewBorder(nil, nil, buttons, nil, p.pos), container.NewBorder(nil, nil, nil, out, p.readout))
+}
+
+// listOutputs offers the output devices (listed off the Fyne goroutine:
+// PortAudio may take a while); without any the default stays, and
+// playing says why it cannot.
+func (p *FilePlay) listOutputs() {
+	if p.eng == nil {
+		return
+	}
+	go func() {
+		names, err := p.eng.OutputDevices()
+		if err != nil {
+			return
+		}
+		p.do(func() { p.output.Options = append([]string{defaultOutput}, names...) })
+	}()
+}
+
+// chooseOutput plays through the output named (defaultOutput: the
+// default device) from the next play on; a player playing stops.
+func (p *FilePlay) chooseOutput(name string) {
+	if name == defaultOutput {
+		name = ""
+	}
+	if name == p.device {
+		return
+	}
+	p.device = name
+	if pl := p.player; pl != nil && pl.Playing() {
+		p.act(pl.Pause)
+	}
+}
+
+// Output is the output device chosen ("" the default).
+func (p *FilePlay) Output() string { return p.device }
+
+// ChooseOutput chooses the output device by name ("" the default).
+func (p *FilePlay) ChooseOutput(name string) {
+	if name == "" {
+		name = defaultOutput
+	}
+	p.output.SetSelected(name)
 }
 
 // selectHint is the readout before a selection.
@@ -229,11 +281,12 @@ func (p *FilePlay) TogglePlay() {
 		return
 	}
 	band := *p.band
-	if p.player != nil && p.pband == band {
+	device := p.device
+	if p.player != nil && p.pband == band && p.pdevice == device {
 		p.start()
 		return
 	}
-	// (re)open: the first play, or the band changed
+	// (re)open: the first play, or the band or the output changed
 	if pl := p.player; pl != nil {
 		p.startAt = pl.Position()
 		p.act(func() { pl.Close() })
@@ -242,7 +295,7 @@ func (p *FilePlay) TogglePlay() {
 	p.opening = true
 	path, file := p.file.Path, p.file
 	go func() {
-		pl, err := p.eng.OpenPlayer(path, band)
+		pl, err := p.eng.OpenPlayer(path, band, device)
 		p.do(func() {
 			p.opening = false
 			if err != nil {
@@ -253,7 +306,7 @@ func (p *FilePlay) TogglePlay() {
 				pl.Close()
 				return
 			}
-			p.player, p.pband = pl, band
+			p.player, p.pband, p.pdevice = pl, band, device
 			at := p.startAt
 			p.act(func() { pl.Seek(at) })
 			p.start()

@@ -3,9 +3,11 @@ package panel
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/prismaudio/prism/app/playback"
 	"github.com/prismaudio/prism/app/plot"
 	"github.com/prismaudio/prism/app/selection"
+	"github.com/prismaudio/prism/app/session"
 	"github.com/prismaudio/prism/gpufft"
 	"github.com/prismaudio/prism/ui/view"
 	"github.com/prismaudio/prism/window"
@@ -27,9 +30,11 @@ import (
 // playEngine runs the analyses on the CPU engine, as the session does.
 type playEngine struct{ engines engine.Pair }
 
-func (e playEngine) OpenPlayer(path string, band dsp.BandSpec) (*playback.Player, error) {
-	return playback.Open(path, playback.Config{Band: band, Engines: e.engines})
+func (e playEngine) OpenPlayer(path string, band dsp.BandSpec, device string) (*playback.Player, error) {
+	return playback.Open(path, playback.Config{Device: device, Band: band, Engines: e.engines})
 }
+
+func (e playEngine) OutputDevices() ([]string, error) { return []string{"Null Output"}, nil }
 
 func (e playEngine) AnalyzeSelection(ctx context.Context, path string, r selection.Range, o selection.Options) (selection.Result, error) {
 	return selection.Analyze(ctx, path, r, o, e.engines)
@@ -166,3 +171,88 @@ func TestFilePlay(t *testing.T) {
 		t.Error("Q taken by the bar")
 	}
 }
+
+// outputEngine records the output device each player is opened on and
+// opens none (no sound card is needed to check the choice).
+type outputEngine struct {
+	playEngine
+	devices chan string
+}
+
+func (e outputEngine) OpenPlayer(_ string, _ dsp.BandSpec, device string) (*playback.Player, error) {
+	e.devices <- device
+	return nil, errors.New("no player in this test")
+}
+
+func (e outputEngine) OutputDevices() ([]string, error) {
+	return []string{"Null Output", "USB Interface"}, nil
+}
+
+// TestFilePlayOutput: the Output select lists the output devices after
+// the default, and play opens the player on the device chosen ("" for
+// the default); the choice is kept.
+func TestFilePlayOutput(t *testing.T) {
+	test.NewTempApp(t)
+	path := filepath.Join(t.TempDir(), "stereo.wav")
+	writeStereo(t, path)
+	cpu := gpufft.NewCPU(1)
+	defer cpu.Close()
+	eng := outputEngine{playEngine{engine.Pair{Preferred: cpu, CPU: cpu}}, make(chan string, 4)}
+	opts := analysis.ViewOptions{FFT: 4096, Hop: 1024, Window: window.Func{Kind: window.Hann}, Channel: -1}
+	fs, err := eng.AnalyzeView(context.Background(), path, opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win := test.NewTempWindow(t, nil)
+	host := &playHost{note: NewNotice(win), opts: opts}
+	fview := view.NewFileView(plot.Log, plot.Magma, -100, 0)
+	jobs := make(chan func(), 16)
+	var band dsp.BandSpec
+	p := NewFilePlay(host, eng, fview, func(f func()) { jobs <- f }, &band, func(*dsp.Trace) error { return nil })
+	win.SetContent(container.NewBorder(p.Build(), nil, nil, nil, fview))
+	fview.SetFile(fs)
+	p.Pull()
+	opened := func() string {
+		t.Helper()
+		for deadline := time.After(20 * time.Second); ; {
+			select {
+			case d := <-eng.devices:
+				return d
+			case f := <-jobs:
+				f()
+			case <-deadline:
+				t.Fatal("play opened no player")
+			}
+		}
+	}
+	for deadline := time.After(20 * time.Second); len(p.output.Options) < 3; {
+		select {
+		case f := <-jobs:
+			f()
+		case <-deadline:
+			t.Fatalf("the outputs listed: %q", p.output.Options)
+		}
+	}
+	if want := []string{defaultOutput, "Null Output", "USB Interface"}; !slices.Equal(p.output.Options, want) {
+		t.Errorf("outputs %q, want %q", p.output.Options, want)
+	}
+	p.TogglePlay()
+	if d := opened(); d != "" {
+		t.Errorf("the default output opened as %q, want \"\"", d)
+	}
+	for p.opening {
+		(<-jobs)()
+	}
+	p.ChooseOutput("USB Interface")
+	if p.Output() != "USB Interface" {
+		t.Fatalf("chosen %q", p.Output())
+	}
+	p.TogglePlay()
+	if d := opened(); d != "USB Interface" {
+		t.Errorf("play opened %q, want the chosen USB Interface", d)
+	}
+}
+
+// The session is the window's PlayEngine (the window finds it by a type
+// assertion, so a signature that drifted would silently turn playback off).
+var _ PlayEngine = (*session.Session)(nil)
