@@ -278,17 +278,25 @@ func (l *Live) Columns(c int, dst [][]float32, after uint64) (int, uint64, Geome
 	if c < 0 || c >= len(p.hist) || len(p.hist[c]) == 0 {
 		return 0, p.histNext, p.colGeo
 	}
-	h := p.hist[c]
-	if after > p.histNext {
+	n, next := CopyColumns(dst, p.hist[c], p.histNext, after)
+	return n, next, p.colGeo
+}
+
+// CopyColumns copies the columns of the ring h (column k at
+// h[k%len(h)], next of them ever pushed) after column number `after` into
+// dst's rows, reusing them, as Live.Columns does; it returns how many it
+// copied and the `after` for next time.
+func CopyColumns(dst, h [][]float32, next, after uint64) (int, uint64) {
+	if after > next {
 		after = 0
 	}
-	first := max(after, p.histNext-min(p.histNext, uint64(len(h))))
+	first := max(after, next-min(next, uint64(len(h))))
 	n := 0
-	for col := first; col < p.histNext && n < len(dst); col++ {
+	for col := first; col < next && n < len(dst); col++ {
 		dst[n] = append(dst[n][:0], h[col%uint64(len(h))]...)
 		n++
 	}
-	return n, first + uint64(n), p.colGeo
+	return n, first + uint64(n)
 }
 
 // snapshotHistory copies the kept columns of output channels chans

@@ -101,7 +101,7 @@ func (r *runState) take(tee *teeRing) int {
 		r.have = 0
 		r.pos = ring.Position() - uint64(got)
 	}
-	r.deinterleave(got)
+	Deinterleave(r.planar, r.tmp, r.ch, r.cfg.MaxSamples, r.have, got)
 	r.have += got
 	return got
 }
@@ -150,17 +150,17 @@ func (r *runState) skip(tee *teeRing) {
 	r.have, r.pos = 0, ring.Position()
 }
 
-// deinterleave appends got frames from tmp to the planar channel blocks and
-// the mix block (mean of channels, summed in channel order).
-func (r *runState) deinterleave(got int) {
-	ch, maxLen := r.ch, r.cfg.MaxSamples
+// Deinterleave writes got frames of ch channels from the interleaved src
+// into planar's ch channel blocks of maxLen samples and the mix block after
+// them (mean of channels, summed in channel order), at sample at of each.
+func Deinterleave(planar, src []float32, ch, maxLen, at, got int) {
 	inv := 1 / float32(ch)
-	mix := r.planar[ch*maxLen+r.have : ch*maxLen+r.have+got]
+	mix := planar[ch*maxLen+at : ch*maxLen+at+got]
 	for i := range got {
-		frame := r.tmp[i*ch : i*ch+ch]
+		frame := src[i*ch : i*ch+ch]
 		sum := frame[0]
 		for c, v := range frame {
-			r.planar[c*maxLen+r.have+i] = v
+			planar[c*maxLen+at+i] = v
 			if c > 0 {
 				sum += v
 			}

@@ -189,7 +189,7 @@ func (p *Player) Play() error {
 	p.opening = true
 	p.mu.Unlock()
 	out, err := audio.OpenPlayback(audio.PlaybackConfig{Device: p.cfg.Device, Rate: p.rate, Channels: p.ch})
-	var f *blockFilter
+	var f *BlockFilter
 	if err == nil && p.taps != nil {
 		if f, err = p.newFilter(p.cfg.Engines); err != nil {
 			out.Close()
@@ -244,10 +244,10 @@ type segment struct {
 const segments = 512
 
 // run is the output goroutine: it owns out and f.
-func (p *Player) run(out *audio.Playback, f *blockFilter, next int, stop, done chan struct{}) {
+func (p *Player) run(out *audio.Playback, f *BlockFilter, next int, stop, done chan struct{}) {
 	step := max(64, p.rate/100) // 10 ms blocks
 	if f != nil {
-		step = f.step
+		step = f.Step()
 	}
 	var ring [segments]segment
 	nseg := 0
@@ -291,7 +291,7 @@ func (p *Player) run(out *audio.Playback, f *blockFilter, next int, stop, done c
 		}
 		if f != nil {
 			var err error
-			if src, err = f.filter(src); err != nil {
+			if src, err = f.Filter(src); err != nil {
 				runErr = err
 				return
 			}
@@ -314,10 +314,10 @@ func (p *Player) run(out *audio.Playback, f *blockFilter, next int, stop, done c
 
 // finish closes the output and the filter after playing and keeps the
 // position heard last and the error that stopped it.
-func (p *Player) finish(out *audio.Playback, f *blockFilter, runErr error, done chan struct{}) {
+func (p *Player) finish(out *audio.Playback, f *BlockFilter, runErr error, done chan struct{}) {
 	out.Close()
 	if f != nil {
-		f.conv.Close()
+		f.Conv.Close()
 	}
 	p.mu.Lock()
 	p.playing = false
@@ -349,7 +349,7 @@ func fileFrame(ring []segment, nseg int, h int64) int {
 
 // newFilter makes the band filter's convolver on the preferred engine,
 // or on the CPU if that fails.
-func (p *Player) newFilter(engines engine.Pair) (*blockFilter, error) {
+func (p *Player) newFilter(engines engine.Pair) (*BlockFilter, error) {
 	size := 1024
 	for size < 2*len(p.taps) {
 		size *= 2
@@ -367,5 +367,5 @@ func (p *Player) newFilter(engines engine.Pair) (*blockFilter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newBlockFilter(conv, len(p.taps), size, p.ch), nil
+	return NewBlockFilter(conv, len(p.taps), size, p.ch), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prismaudio/prism/app/dsp"
 	"github.com/prismaudio/prism/app/engine"
+	"github.com/prismaudio/prism/app/playback"
 	"github.com/prismaudio/prism/audio"
 	"github.com/prismaudio/prism/gpufft"
 )
@@ -144,12 +145,12 @@ func (m *Playthrough) setStatus(s string) {
 // run is the output goroutine: it owns conv and the block buffers.
 func (m *Playthrough) run(conv gpufft.ConvolvePlan, engines engine.Pair) {
 	defer close(m.done)
-	var f *blockFilter
+	var f *playback.BlockFilter
 	if conv != nil {
-		f = newBlockFilter(conv, m.taps, m.size, m.step, m.ch)
+		f = playback.NewBlockFilter(conv, len(m.taps), m.size, m.ch)
 		defer func() {
-			if f.conv != nil {
-				f.conv.Close()
+			if f.Conv != nil {
+				f.Conv.Close()
 			}
 		}()
 	}
@@ -170,12 +171,12 @@ func (m *Playthrough) run(conv gpufft.ConvolvePlan, engines engine.Pair) {
 		out := in // without a band the block plays as it came
 		if f != nil {
 			var gpuErr error
-			if out, gpuErr = f.filter(in); gpuErr != nil {
+			if out, gpuErr = f.Filter(in); gpuErr != nil {
 				// the GPU failed: go on with a CPU convolver
-				f.conv.Close()
+				f.Conv.Close()
 				var eng string
 				var err error
-				f.conv, eng, err = newConvolver(engine.Pair{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
+				f.Conv, eng, err = newConvolver(engine.Pair{Preferred: engines.CPU, CPU: engines.CPU}, m.taps, m.size, m.ch)
 				m.mu.Lock()
 				m.engine = eng
 				m.mu.Unlock()
@@ -192,54 +193,6 @@ func (m *Playthrough) run(conv gpufft.ConvolvePlan, engines engine.Pair) {
 			return
 		}
 	}
-}
-
-// blockFilter is overlap-save convolution of interleaved blocks of step
-// frames: per channel it keeps taps−1 samples of history before the block.
-type blockFilter struct {
-	conv       gpufft.ConvolvePlan
-	size, step int
-	ch         int
-	hist       [][]float32 // per channel: taps−1 of history, then the block
-	src, dst   []float32
-	out        []float32 // interleaved
-}
-
-func newBlockFilter(conv gpufft.ConvolvePlan, taps []float32, size, step, ch int) *blockFilter {
-	f := &blockFilter{conv: conv, size: size, step: step, ch: ch,
-		src: make([]float32, ch*size), dst: make([]float32, ch*step), out: make([]float32, step*ch)}
-	f.hist = make([][]float32, ch)
-	for c := range f.hist {
-		f.hist[c] = make([]float32, len(taps)-1+step)
-	}
-	return f
-}
-
-// filter returns the filtered block for the interleaved block in (step
-// frames). The result is valid until the next call. On an error the
-// history is left as it was.
-func (f *blockFilter) filter(in []float32) ([]float32, error) {
-	h0 := len(f.hist[0]) - f.step
-	for i := range f.step {
-		for c := range f.ch {
-			f.hist[c][h0+i] = in[i*f.ch+c]
-		}
-	}
-	for c := range f.ch {
-		copy(f.src[c*f.size:(c+1)*f.size], dsp.PadFront(f.hist[c], f.size))
-	}
-	if err := f.conv.Execute(f.dst, f.src); err != nil {
-		return nil, err
-	}
-	for i := range f.step {
-		for c := range f.ch {
-			f.out[i*f.ch+c] = f.dst[c*f.step+i]
-		}
-	}
-	for c := range f.ch {
-		copy(f.hist[c], f.hist[c][f.step:])
-	}
-	return f.out, nil
 }
 
 // Close stops the output and closes the device. Calling it twice is

@@ -139,18 +139,10 @@ func (t *multiRes) Close() error {
 // Execute runs every size over src (one engine call each) and gathers
 // their bands into dst.
 func (t *multiRes) Execute(dst, src []float32) (int, error) {
-	ch, span, hop := t.cfg.Channels, t.sizes[0], t.cfg.Hop
-	l := len(src) / ch
-	if l*ch != len(src) || l > t.cfg.MaxSamples {
-		panic(fmt.Sprintf("tfr: multires: len(src) %d is not %d channels of at most %d samples", len(src), ch, t.cfg.MaxSamples))
-	}
-	if l < span {
+	ch, span, hop, bins := t.cfg.Channels, t.sizes[0], t.cfg.Hop, len(t.freqs)
+	l, frames := frameCount("multires", t.cfg, span, bins, dst, src)
+	if frames == 0 {
 		return 0, nil
-	}
-	frames := (l-span)/hop + 1
-	bins := len(t.freqs)
-	if len(dst) < ch*frames*bins {
-		panic(fmt.Sprintf("tfr: multires: len(dst) %d < %d", len(dst), ch*frames*bins))
 	}
 	col := 0
 	for j, n := range t.sizes {

@@ -180,18 +180,10 @@ func (t *multiResKernel) Close() error {
 // dst.
 func (t *multiResKernel) Execute(dst, src []float32) (int, error) {
 	b := t.bands
-	ch, span, hop := b.cfg.Channels, b.sizes[0], b.cfg.Hop
-	l := len(src) / ch
-	if l*ch != len(src) || l > b.cfg.MaxSamples {
-		panic(fmt.Sprintf("tfr: multires: len(src) %d is not %d channels of at most %d samples", len(src), ch, b.cfg.MaxSamples))
-	}
-	if l < span {
+	span, hop, bins := b.sizes[0], b.cfg.Hop, len(b.freqs)
+	_, frames := frameCount("multires", b.cfg, span, bins, dst, src)
+	if frames == 0 {
 		return 0, nil
-	}
-	frames := (l-span)/hop + 1
-	bins := len(b.freqs)
-	if len(dst) < ch*frames*bins {
-		panic(fmt.Sprintf("tfr: multires: len(dst) %d < %d", len(dst), ch*frames*bins))
 	}
 	if err := t.plan.Load(src); err != nil {
 		return 0, fmt.Errorf("tfr: multires: %w", err)

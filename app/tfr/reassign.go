@@ -154,17 +154,10 @@ func (t *reassigned) closePlan() error { return t.plan.Close() }
 // Execute transforms every frame with the three windows in one engine
 // call, then moves each bin's power on the host.
 func (t *reassigned) Execute(dst, src []float32) (int, error) {
-	ch, n, hop, nb := t.cfg.Channels, t.n, t.cfg.Hop, t.nb
-	l := len(src) / ch
-	if l*ch != len(src) || l > t.cfg.MaxSamples {
-		panic(fmt.Sprintf("tfr: reassigned: len(src) %d is not %d channels of at most %d samples", len(src), ch, t.cfg.MaxSamples))
-	}
-	if l < n {
+	ch, n, nb := t.cfg.Channels, t.n, t.nb
+	l, frames := frameCount("reassigned", t.cfg, n, nb, dst, src)
+	if frames == 0 {
 		return 0, nil
-	}
-	frames := (l-n)/hop + 1
-	if len(dst) < ch*frames*nb {
-		panic(fmt.Sprintf("tfr: reassigned: len(dst) %d < %d", len(dst), ch*frames*nb))
 	}
 	if err := t.forward(src, l, frames); err != nil {
 		return 0, err

@@ -85,17 +85,10 @@ func (t *reassignedMulti) Close() error {
 // frame's strongest bin over every band, then moves and writes each
 // size's band.
 func (t *reassignedMulti) Execute(dst, src []float32) (int, error) {
-	ch, span, hop := t.cfg.Channels, t.sizes[0], t.cfg.Hop
-	l := len(src) / ch
-	if l*ch != len(src) || l > t.cfg.MaxSamples {
-		panic(fmt.Sprintf("tfr: reassigned: len(src) %d is not %d channels of at most %d samples", len(src), ch, t.cfg.MaxSamples))
-	}
-	if l < span {
+	ch, span := t.cfg.Channels, t.sizes[0]
+	l, frames := frameCount("reassigned", t.cfg, span, len(t.freqs), dst, src)
+	if frames == 0 {
 		return 0, nil
-	}
-	frames := (l-span)/hop + 1
-	if len(dst) < ch*frames*len(t.freqs) {
-		panic(fmt.Sprintf("tfr: reassigned: len(dst) %d < %d", len(dst), ch*frames*len(t.freqs)))
 	}
 	for _, s := range t.subs {
 		if err := s.forward(src[(span-s.n)/2:], l, frames); err != nil {

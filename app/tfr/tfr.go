@@ -115,6 +115,26 @@ type Transform interface {
 	Close() error
 }
 
+// frameCount checks Execute's arguments as Transform says for the
+// transform named name (panicking with that name on lengths that break
+// it) and returns the samples l of each channel block and the frames of
+// span samples cfg.Hop apart in it (0 when l < span: dst is not checked).
+func frameCount(name string, cfg Config, span, bins int, dst, src []float32) (l, frames int) {
+	ch := cfg.Channels
+	l = len(src) / ch
+	if l*ch != len(src) || l > cfg.MaxSamples {
+		panic(fmt.Sprintf("tfr: %s: len(src) %d is not %d channels of at most %d samples", name, len(src), ch, cfg.MaxSamples))
+	}
+	if l < span {
+		return l, 0
+	}
+	frames = (l-span)/cfg.Hop + 1
+	if len(dst) < ch*frames*bins {
+		panic(fmt.Sprintf("tfr: %s: len(dst) %d < %d", name, len(dst), ch*frames*bins))
+	}
+	return l, frames
+}
+
 // builders holds each mode's constructor; the files of each mode add
 // theirs from init.
 var builders = map[Mode]func(gpufft.Engine, Config) (Transform, error){}

@@ -192,18 +192,8 @@ func (v *vqt) Reset() { v.stream = 0 }
 // Execute implements Transform (see the package doc's VQT section for
 // the frames that evaluate each group and the values held between them).
 func (v *vqt) Execute(dst, src []float32) (int, error) {
-	ch := v.cfg.Channels
-	samples := len(src) / ch
-	if samples*ch != len(src) || samples > v.cfg.MaxSamples {
-		panic(fmt.Sprintf("tfr: vqt: len(src) %d is not %d channels of at most %d samples", len(src), ch, v.cfg.MaxSamples))
-	}
-	frames, bins := 0, len(v.freqs)
-	if samples >= v.span {
-		frames = (samples-v.span)/v.cfg.Hop + 1
-	}
-	if len(dst) < ch*frames*bins {
-		panic(fmt.Sprintf("tfr: vqt: len(dst) %d < %d", len(dst), ch*frames*bins))
-	}
+	bins := len(v.freqs)
+	_, frames := frameCount("vqt", v.cfg, v.span, bins, dst, src)
 	if frames == 0 {
 		return 0, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -216,7 +217,8 @@ func newPNGFold(img plot.ImageOptions, tr tfr.Transform, frames int, name string
 	p.rowLo, p.rowHi = make([]int, p.rows), make([]int, p.rows)
 	for r := range p.rows {
 		f0, f1 := (float64(lo[r])-0.5)*binHz, (float64(hi[r])-0.5)*binHz
-		a, b := search(freqs, f0), search(freqs, f1)
+		a, _ := slices.BinarySearch(freqs, f0) // the first bin at or above f0
+		b, _ := slices.BinarySearch(freqs, f1)
 		if b <= a {
 			a = nearest(freqs, (f0+f1)/2)
 			b = a + 1
@@ -226,22 +228,8 @@ func newPNGFold(img plot.ImageOptions, tr tfr.Transform, frames int, name string
 	return p
 }
 
-// search is the first index of ascending freqs at or above f.
-func search(freqs []float64, f float64) int {
-	lo, hi := 0, len(freqs)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if freqs[m] < f {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
 func nearest(freqs []float64, f float64) int {
-	i := search(freqs, f)
+	i, _ := slices.BinarySearch(freqs, f)
 	if i == len(freqs) || (i > 0 && f-freqs[i-1] < freqs[i]-f) {
 		i--
 	}

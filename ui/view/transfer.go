@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"math"
 	"math/cmplx"
+	"slices"
 	"strconv"
 	"time"
 
@@ -620,7 +621,7 @@ func (v *TransferView) resampleRefs() {
 // interpAt is vals at f, linear between the points around it (the end
 // values outside).
 func interpAt(freq, vals []float64, f float64) float64 {
-	i := searchFreq(freq, f)
+	i, _ := slices.BinarySearch(freq, f) // the first index whose frequency is ≥ f
 	switch {
 	case i <= 0:
 		return vals[0]
@@ -633,27 +634,14 @@ func interpAt(freq, vals []float64, f float64) float64 {
 
 // phaseAt is a wrapped phase at f, interpolated as a vector.
 func phaseAt(freq, deg []float64, f float64) float64 {
-	i := min(max(searchFreq(freq, f), 1), len(freq)-1)
+	i, _ := slices.BinarySearch(freq, f)
+	i = min(max(i, 1), len(freq)-1)
 	if len(freq) < 2 {
 		return deg[0]
 	}
 	t := min(max((f-freq[i-1])/(freq[i]-freq[i-1]), 0), 1)
 	a := cmplx.Rect(1-t, deg[i-1]*math.Pi/180) + cmplx.Rect(t, deg[i]*math.Pi/180)
 	return dual.PhaseDeg(a)
-}
-
-// searchFreq is the first index whose frequency is ≥ f.
-func searchFreq(freq []float64, f float64) int {
-	lo, hi := 0, len(freq)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if freq[m] < f {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 // SetMic sets the measurement microphone's response (a calibration file,

@@ -152,17 +152,8 @@ func (r *Runner) Columns(c int, dst [][]float32, after uint64) (int, uint64, liv
 	if c < 0 || c >= len(p.hist) || len(p.hist[c]) == 0 {
 		return 0, p.histNext, p.colGeo
 	}
-	h := p.hist[c]
-	if after > p.histNext {
-		after = 0
-	}
-	first := max(after, p.histNext-min(p.histNext, uint64(len(h))))
-	n := 0
-	for col := first; col < p.histNext && n < len(dst); col++ {
-		dst[n] = append(dst[n][:0], h[col%uint64(len(h))]...)
-		n++
-	}
-	return n, first + uint64(n), p.colGeo
+	n, next := live.CopyColumns(dst, p.hist[c], p.histNext, after)
+	return n, next, p.colGeo
 }
 
 // Freqs is every output bin's centre frequency in Hz (shared: never to

@@ -207,7 +207,8 @@ func (r *Runner) Step() (int, error) {
 	if r.in.Lost() != lostBefore {
 		r.have = 0 // the held samples no longer continue the stream
 	}
-	r.deinterleave(got)
+	live.Deinterleave(r.planar, r.tmp, r.ch, r.maxLen, r.have, got)
+	r.have += got
 	if r.have < r.span {
 		return 0, nil
 	}
@@ -228,26 +229,6 @@ func (r *Runner) Step() (int, error) {
 	r.stats.BatchDone(r.engName, n, took, time.Now(), arrived, ok)
 	r.consume(n * r.hop)
 	return n, nil
-}
-
-// deinterleave appends got frames from tmp to the planar blocks and the
-// mix block (mean of channels, summed in channel order, as Live's).
-func (r *Runner) deinterleave(got int) {
-	ch, maxLen := r.ch, r.maxLen
-	inv := 1 / float32(ch)
-	mix := r.planar[ch*maxLen+r.have : ch*maxLen+r.have+got]
-	for i := range got {
-		frame := r.tmp[i*ch : i*ch+ch]
-		sum := frame[0]
-		for c, v := range frame {
-			r.planar[c*maxLen+r.have+i] = v
-			if c > 0 {
-				sum += v
-			}
-		}
-		mix[i] = sum * inv
-	}
-	r.have += got
 }
 
 // packed copies the first `samples` of each planar block back to back.
