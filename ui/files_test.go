@@ -165,7 +165,7 @@ func fileSelects(t *testing.T, w *Window) (fft, overlap, win *widget.Select) {
 	t.Helper()
 	var sels []*widget.Select
 	walk(w.fileTab.Content, nil, func(o fyne.CanvasObject, _ *fyne.Container) {
-		if s, ok := o.(*widget.Select); ok {
+		if s, ok := o.(*widget.Select); ok && s.Selected != "Default output" { // not the playback bar's Output
 			sels = append(sels, s)
 		}
 	})
