@@ -26,7 +26,7 @@ PACKAGES=(
   libmpg123-0 lame mpg123 flac
   libgl1-mesa-dev xorg-dev xvfb xauth x11-apps xdotool imagemagick
   dpkg-dev desktop-file-utils appstream man-db
-  slurm-wlm munge netcdf-bin python3-netcdf4
+  slurm-wlm munge netcdf-bin python3-netcdf4 python3-numpy python3-yaml
 )
 
 missing=()
