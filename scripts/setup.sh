@@ -17,8 +17,9 @@ GO_DIR=${PRISM_GO_DIR:-$HOME/.cache/prism-go/go$GO_VERSION}
 # reference encoders and decoders in the audio tests; dpkg-dev (dpkg-shlibdeps),
 # desktop-file-utils, appstream and man-db to build and check the packages
 # (make dist); slurm-wlm and munge for the one-node Slurm cluster the
-# archive tests start, netcdf-bin (ncdump) and python3-netcdf4 to read back
-# the NetCDF files Prism writes.
+# archive tests start, netcdf-bin (ncdump) and python3-netcdf4 (with
+# numpy) to read back the NetCDF files Prism writes, python3-yaml to check
+# the Kubernetes manifest the archive docs show.
 PACKAGES=(
   gcc pkg-config make curl ca-certificates unzip git
   ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-headers pocl-opencl-icd clinfo
