@@ -18,19 +18,7 @@ func powerSum64(cfg SpectrogramConfig, src []float32) []float64 {
 	out := make([]float64, cfg.OutChannels()*bins)
 	for c := range cfg.OutChannels() {
 		for f := range cfg.Frames(length) {
-			frame := make([]complex128, n)
-			for i := range frame {
-				var x float64
-				if cfg.Mix {
-					for ch := range cfg.Channels {
-						x += float64(src[ch*length+f*cfg.Hop+i])
-					}
-					x /= float64(cfg.Channels)
-				} else {
-					x = float64(src[c*length+f*cfg.Hop+i])
-				}
-				frame[i] = complex(x*float64(win[i]), 0)
-			}
+			frame := frame64(cfg, src, win, c, f)
 			ref := fft64(frame)
 			for k := range bins {
 				p := real(ref[k])*real(ref[k]) + imag(ref[k])*imag(ref[k])

@@ -299,6 +299,26 @@ func spectrogramMatchesCPU(t *testing.T, g Engine, n int, rng *rand.Rand) {
 	}
 }
 
+// frame64 is frame f of output channel c of planar src in float64, times
+// the window table win: the channels' mean for Mix, else channel c.
+func frame64(cfg SpectrogramConfig, src []float32, win []float32, c, f int) []complex128 {
+	n, length := cfg.Size, len(src)/cfg.Channels
+	frame := make([]complex128, n)
+	for i := range frame {
+		var x float64
+		if cfg.Mix {
+			for ch := range cfg.Channels {
+				x += float64(src[ch*length+f*cfg.Hop+i])
+			}
+			x /= float64(cfg.Channels)
+		} else {
+			x = float64(src[c*length+f*cfg.Hop+i])
+		}
+		frame[i] = complex(x*float64(win[i]), 0)
+	}
+	return frame
+}
+
 // levels64 is the dBFS spectrogram of planar src (cfg.Channels channels of
 // equal length) by float64 DFTs of the frames times the float32 window
 // table the engines use: the channels' mean for Mix, else each channel.
@@ -308,19 +328,7 @@ func levels64(cfg SpectrogramConfig, src []float32) []float64 {
 	var out []float64
 	for c := range cfg.OutChannels() {
 		for f := range cfg.Frames(length) {
-			frame := make([]complex128, n)
-			for i := range frame {
-				var x float64
-				if cfg.Mix {
-					for ch := range cfg.Channels {
-						x += float64(src[ch*length+f*cfg.Hop+i])
-					}
-					x /= float64(cfg.Channels)
-				} else {
-					x = float64(src[c*length+f*cfg.Hop+i])
-				}
-				frame[i] = complex(x*float64(win[i]), 0)
-			}
+			frame := frame64(cfg, src, win, c, f)
 			ref := ref64(frame)
 			for k := range cfg.Bins() {
 				g := 2 * float64(scale)
