@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/prismaudio/prism/audio/internal/pcm"
 )
 
 // WAV format tags.
@@ -412,9 +414,7 @@ func (d *wavDecoder) convertRange(dst []float32, raw []byte) {
 			dst[i] = (float32(raw[i]) - 128) / 128
 		}
 	case d.bytesPer == 2:
-		for i := range dst {
-			dst[i] = float32(int16(binary.LittleEndian.Uint16(raw[2*i:]))) / (1 << 15)
-		}
+		pcm.Int16(dst, raw)
 	case d.bytesPer == 3:
 		for i := range dst {
 			b := raw[3*i:]

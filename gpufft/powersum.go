@@ -110,9 +110,19 @@ func (p *cpuPowerSum) run(w, lo, hi int) {
 	acc := p.acc[w][:len(row)]
 	for f := lo; f < hi; f++ {
 		p.sp.sequence(w, p.c*p.sp.frames+f, row, false)
-		for k, v := range row {
-			acc[k] += float64(v)
-		}
+		addWiden(acc, row)
+	}
+}
+
+// addWiden sets acc[k] += float64(x[k]) for k < len(x) (acc as long).
+func addWiden(acc []float64, x []float32) {
+	acc = acc[:len(x)]
+	if n := len(x) &^ 7; haveAVX2 && n > 0 {
+		addWidenAVX2(&acc[0], &x[0], n)
+		acc, x = acc[n:], x[n:]
+	}
+	for k, v := range x {
+		acc[k] += float64(v)
 	}
 }
 

@@ -4,18 +4,30 @@ package gpufft
 
 import "golang.org/x/sys/cpu"
 
-// The radix-4 and radix-2 Stockham stages and the real transform's split
-// to powers in AVX2 (stage_amd64.s), four complex64 values per
-// instruction: Go does not vectorize, and these loops are most of the CPU
-// engine's time. The pure-Go stages (cpufft.go) remain
-// the fallback and, with -tags noasm, the reference the tests also check.
+// The CPU engine's inner loops in AVX2 (stage_amd64.s), four complex64
+// values per instruction: the first radix-4 stage (plain and windowed),
+// the radix-4 stages (a whole stage per call, so the short early ones do
+// not pay a call per block) and the radix-2 stage, the real transform's
+// split to powers, and the power sums' widening accumulation. Go does
+// not vectorize, and these loops are most of the CPU engine's time. The
+// pure-Go loops (cpufft.go, powersum.go) remain the fallback and, with
+// -tags noasm, the reference the tests also check bit for bit.
 var haveAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
-func radix4AVX2(o0, o1, o2, o3, i0, i1, i2, i3, w1, w2, w3 *complex64, n int)
+func radix4StageAVX2(y, x, w1, w2, w3 *complex64, m, ns, blocks int)
 
 //go:noescape
 func radix2AVX2(y0, y1, x0, x1, w *complex64, n int)
 
 //go:noescape
 func splitPowerAVX2(zk, zj, w *complex64, lo, hi *float32, g2 float32, n int, keepMax bool)
+
+//go:noescape
+func first4AVX2(y, x *complex64, m int)
+
+//go:noescape
+func first4wAVX2(y, x, w *complex64, m int)
+
+//go:noescape
+func addWidenAVX2(acc *float64, x *float32, n int)

@@ -24,26 +24,36 @@ GLOBL signOdd<>(SB), RODATA|NOPTR, $32
 	VMULPS T2, X, T2 \
 	VADDSUBPS T2, T1, X
 
-// func radix4AVX2(o0, o1, o2, o3, i0, i1, i2, i3, w1, w2, w3 *complex64, n int)
-// For k < n (n a multiple of 4): a_r = i_r[k]·w_r[k] (a_0 = i0[k]) through a
-// 4-point DFT into o0[k] … o3[k].
-TEXT ·radix4AVX2(SB), NOSPLIT, $0-96
-	MOVQ o0+0(FP), DI
-	MOVQ o1+8(FP), SI
-	MOVQ o2+16(FP), R8
-	MOVQ o3+24(FP), R9
-	MOVQ i0+32(FP), R10
-	MOVQ i1+40(FP), R11
-	MOVQ i2+48(FP), R12
-	MOVQ i3+56(FP), R13
-	MOVQ w1+64(FP), R14
-	MOVQ w2+72(FP), BX
-	MOVQ w3+80(FP), DX
-	MOVQ n+88(FP), CX
-	SHLQ $3, CX
-	XORQ AX, AX
+// func radix4StageAVX2(y, x, w1, w2, w3 *complex64, m, ns, blocks int)
+// One radix-4 Stockham stage (cfftStage.run) in a single call: for each
+// block b < blocks (m = blocks·ns) and k < ns (a multiple of 4), a_q =
+// x[b·ns + q·m + k]·w_q[k] (a_0 unmultiplied) through a 4-point DFT into
+// y[4·b·ns + r·ns + k]. Looping over the blocks here rather than in Go
+// keeps the short early stages (ns = 4, 16) from paying a call per block.
+TEXT ·radix4StageAVX2(SB), NOSPLIT, $8-64
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), R10
+	MOVQ w1+16(FP), R14
+	MOVQ w2+24(FP), BX
+	MOVQ w3+32(FP), DX
+	MOVQ m+40(FP), AX
+	MOVQ ns+48(FP), CX
+	MOVQ blocks+56(FP), R11
+	TESTQ R11, R11
+	JZ stageDone
+	MOVQ R11, left-8(SP)
+	SHLQ $3, AX                  // m, in bytes
+	LEAQ (R10)(AX*1), R11
+	LEAQ (R11)(AX*1), R12
+	LEAQ (R12)(AX*1), R13
+	SHLQ $3, CX                  // ns, in bytes
+	LEAQ (DI)(CX*1), SI
+	LEAQ (SI)(CX*1), R8
+	LEAQ (R8)(CX*1), R9
 	VMOVUPS signOdd<>(SB), Y15
-loop4:
+stageBlock:
+	XORQ AX, AX
+stageLoop:
 	VMOVUPS (R10)(AX*1), Y0
 	VMOVUPS (R11)(AX*1), Y1
 	VMOVUPS (R12)(AX*1), Y2
@@ -70,8 +80,19 @@ loop4:
 	VMOVUPS Y11, (R9)(AX*1)
 	ADDQ $32, AX
 	CMPQ AX, CX
-	JLT loop4
+	JLT stageLoop
+	ADDQ CX, R10                 // the next block's inputs: ns on
+	ADDQ CX, R11
+	ADDQ CX, R12
+	ADDQ CX, R13
+	LEAQ (DI)(CX*4), DI          // and outputs: 4·ns on
+	LEAQ (SI)(CX*4), SI
+	LEAQ (R8)(CX*4), R8
+	LEAQ (R9)(CX*4), R9
+	DECQ left-8(SP)
+	JNZ stageBlock
 	VZEROUPPER
+stageDone:
 	RET
 
 // func radix2AVX2(y0, y1, x0, x1, w *complex64, n int)
@@ -178,4 +199,115 @@ splitStore:
 	JNZ splitLoop
 	VZEROUPPER
 splitDone:
+	RET
+
+// FIRST4 is one 4-point DFT of Y0 … Y3 (a_0 … a_3, four columns j each)
+// transposed so that each column's four outputs are adjacent, stored at
+// (DI) … 96(DI): y[4j + r] for j … j+3. Y15 holds signOdd; Y4 … Y11 are
+// scratch. The arithmetic is dft4's, in its order.
+#define FIRST4 \
+	VADDPS Y2, Y0, Y4 \
+	VSUBPS Y2, Y0, Y5 \
+	VADDPS Y3, Y1, Y6 \
+	VSUBPS Y3, Y1, Y7 \
+	VPERMILPS $0xB1, Y7, Y7 \
+	VXORPS Y15, Y7, Y7 \
+	VADDPS Y6, Y4, Y8 \
+	VADDPS Y7, Y5, Y9 \
+	VSUBPS Y6, Y4, Y10 \
+	VSUBPS Y7, Y5, Y11 \
+	VUNPCKLPD Y9, Y8, Y4 \
+	VUNPCKHPD Y9, Y8, Y5 \
+	VUNPCKLPD Y11, Y10, Y6 \
+	VUNPCKHPD Y11, Y10, Y7 \
+	VPERM2F128 $0x20, Y6, Y4, Y0 \
+	VPERM2F128 $0x20, Y7, Y5, Y1 \
+	VPERM2F128 $0x31, Y6, Y4, Y2 \
+	VPERM2F128 $0x31, Y7, Y5, Y3 \
+	VMOVUPS Y0, (DI) \
+	VMOVUPS Y1, 32(DI) \
+	VMOVUPS Y2, 64(DI) \
+	VMOVUPS Y3, 96(DI)
+
+// func first4AVX2(y, x *complex64, m int)
+// The twiddle-free first stage (first4): for j < m (a multiple of 4),
+// y[4j + r] = Σ_q x[j + q·m]·W_4^{qr}.
+TEXT ·first4AVX2(SB), NOSPLIT, $0-24
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), R10
+	MOVQ m+16(FP), CX
+	SHLQ $3, CX
+	LEAQ (R10)(CX*1), R11
+	LEAQ (R11)(CX*1), R12
+	LEAQ (R12)(CX*1), R13
+	XORQ AX, AX
+	VMOVUPS signOdd<>(SB), Y15
+first4Loop:
+	VMOVUPS (R10)(AX*1), Y0
+	VMOVUPS (R11)(AX*1), Y1
+	VMOVUPS (R12)(AX*1), Y2
+	VMOVUPS (R13)(AX*1), Y3
+	FIRST4
+	ADDQ $128, DI
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT first4Loop
+	VZEROUPPER
+	RET
+
+// func first4wAVX2(y, x, w *complex64, m int)
+// first4 of x·w, element-wise on the real and imaginary parts (first4w).
+TEXT ·first4wAVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), R10
+	MOVQ w+16(FP), R14
+	MOVQ m+24(FP), CX
+	SHLQ $3, CX
+	LEAQ (R10)(CX*1), R11
+	LEAQ (R11)(CX*1), R12
+	LEAQ (R12)(CX*1), R13
+	LEAQ (R14)(CX*1), BX
+	LEAQ (BX)(CX*1), DX
+	LEAQ (DX)(CX*1), SI
+	XORQ AX, AX
+	VMOVUPS signOdd<>(SB), Y15
+first4wLoop:
+	VMOVUPS (R10)(AX*1), Y0
+	VMOVUPS (R11)(AX*1), Y1
+	VMOVUPS (R12)(AX*1), Y2
+	VMOVUPS (R13)(AX*1), Y3
+	VMULPS (R14)(AX*1), Y0, Y0
+	VMULPS (BX)(AX*1), Y1, Y1
+	VMULPS (DX)(AX*1), Y2, Y2
+	VMULPS (SI)(AX*1), Y3, Y3
+	FIRST4
+	ADDQ $128, DI
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT first4wLoop
+	VZEROUPPER
+	RET
+
+// func addWidenAVX2(acc *float64, x *float32, n int)
+// acc[i] += float64(x[i]) for i < n (a multiple of 8): the power sums'
+// accumulation, exact as Go's.
+TEXT ·addWidenAVX2(SB), NOSPLIT, $0-24
+	MOVQ acc+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $3, CX
+	JZ addWidenDone
+addWidenLoop:
+	VCVTPS2PD (SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VADDPD (DI), Y0, Y0
+	VADDPD 32(DI), Y1, Y1
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ addWidenLoop
+	VZEROUPPER
+addWidenDone:
 	RET
