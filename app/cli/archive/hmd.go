@@ -147,7 +147,7 @@ func runHMD(f *hmdFlags, cat *core.Catalog, cfg core.HMDConfig, shard Shard, arg
 		return kit.ExitFailure
 	}
 	defer sess.End()
-	prov := newProvenance("hmd", args, eng.name, shard, files, outputs)
+	prov, hashed := newProvenance("hmd", args, eng.name, shard, files, outputs)
 	start := time.Now()
 	err := inOrder(sess.Ctx, len(mine), f.parallelism(), func(ctx context.Context, i int, _ func(struct{}) error) error {
 		if f.resume && exists(f.dayPath(mine[i])) {
@@ -160,6 +160,7 @@ func runHMD(f *hmdFlags, cat *core.Catalog, cfg core.HMDConfig, shard Shard, arg
 		return markDay(prov, seen, filesOn(cat.Files, mine[i]), secs, err)
 	})
 	prov.Engine = eng.engineName()
+	hashed()
 	provPath := filepath.Join(f.out, f.prefix+".provenance.json")
 	if shard.N > 1 {
 		provPath = filepath.Join(f.out, fmt.Sprintf("%s.shard-%d-of-%d.provenance.json", f.prefix, shard.K, shard.N))

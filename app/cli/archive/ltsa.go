@@ -132,7 +132,7 @@ func runLTSA(f *ltsaFlags, cat *core.Catalog, cfg core.LTSAConfig, shard Shard, 
 	}
 	defer sess.End()
 	sess.Written.Expect(f.out)
-	prov := newProvenance("ltsa", args, eng.name, shard, mine, []string{f.out})
+	prov, hashed := newProvenance("ltsa", args, eng.name, shard, mine, []string{f.out})
 	params(prov, meta.Attrs)
 	stopProf, err := f.prof.Start()
 	if err != nil {
@@ -144,6 +144,7 @@ func runLTSA(f *ltsaFlags, cat *core.Catalog, cfg core.LTSAConfig, shard Shard, 
 	})
 	stopProf()
 	prov.Engine = eng.engineName()
+	hashed()
 	return finish(stderr, stdout, "ltsa", f.out, out.ProvenancePath(f.out), prov, start, mine, f.quiet, err)
 }
 
