@@ -15,6 +15,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/archive"
 	"github.com/prismaudio/prism/app/archive/cache"
 	clarchive "github.com/prismaudio/prism/app/cli/archive"
@@ -339,5 +340,68 @@ func TestArchiveExport(t *testing.T) {
 	img, err := png.Decode(f)
 	if err != nil || img.Bounds() != w.arc.View().Image().Bounds() {
 		t.Errorf("view.png: %v, %v; the view is %v", err, img.Bounds(), w.arc.View().Image().Bounds())
+	}
+}
+
+// TestArchiveSettingsKept: the Archive side panel's choices are kept in
+// the preferences and come back in the next window: the resolution
+// (selected again once an archive offers it), average, hydrophone
+// calibration, colour range and colormap, and the last archive opened
+// (the open dialog's start); the LTSA computed there has them. Ctrl+S
+// in the Archive tab writes the LTSA shown, the same bytes as the
+// panel's Export….
+func TestArchiveSettingsKept(t *testing.T) {
+	dir := t.TempDir()
+	writeStereo(t, filepath.Join(dir, "SM4_20210315_000000.wav"), 4, [2]float64{500, 1000})
+	w := openArchiveTab(t, dir)
+	s := w.arc.SideWidgets()
+	s.FFT.SetSelectedIndex(2) // 512 points
+	s.Unit.SetSelected(s.Unit.Options[1])
+	s.Sensitivity.SetText("-165.5")
+	s.Gain.SetText("6")
+	s.Average.SetText("0.5")
+	s.AutoRange.SetChecked(false)
+	s.Low.SetText("40")
+	s.High.SetText("120")
+	s.Colormap.SetSelected("magma")
+	waitFor(t, func() bool {
+		p := w.arc.Params()
+		return !w.arc.Busy() && p.FFT == 512 && p.Cal.GainDB == 6 && p.Cal.SensitivityDB == -165.5 && p.Average == 500*time.Millisecond
+	})
+	want := w.arc.Settings()
+
+	out := t.TempDir()
+	w.win.Canvas().Capture()
+	if err := w.exportPNG(filepath.Join(out, "ctrl-s.png")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.arc.Export(filepath.Join(out, "panel.png")); err != nil {
+		t.Fatal(err)
+	}
+	a, err1 := os.ReadFile(filepath.Join(out, "ctrl-s.png"))
+	b, err2 := os.ReadFile(filepath.Join(out, "panel.png"))
+	if err1 != nil || err2 != nil || len(a) < 1000 || !bytes.Equal(a, b) {
+		t.Errorf("Ctrl+S in the Archive tab wrote %d bytes, the panel's Export… %d: not the same (%v %v)", len(a), len(b), err1, err2)
+	}
+
+	// the next window, on the same preferences
+	win := test.NewTempWindow(t, nil)
+	win.Resize(fyne.NewSize(1280, 800))
+	w2 := New(w.app, win, newFakeEngine(), Options{Manual: true, Do: func(f func()) { uiQueue <- f }})
+	t.Cleanup(w2.Close)
+	got := w2.arc.Settings()
+	if got != want || got.Last != dir || got.FFT != 512 || got.Colormap != "magma" || got.AutoRange {
+		t.Fatalf("the next window's Archive settings\n%+v\nwant\n%+v", got, want)
+	}
+	w2.tabs.SelectIndex(len(w2.tabs.Items) - 1)
+	w2.arc.Open(got.Last)
+	waitFor(t, func() bool { return w2.arc.View().LTSA() != nil && !w2.arc.Busy() })
+	p := w2.arc.Params()
+	if p.FFT != 512 || p.Cal.SensitivityDB != -165.5 || p.Cal.GainDB != 6 || p.Average != 500*time.Millisecond ||
+		len(w2.arc.View().LTSA().Freqs) != 257 || w2.arc.View().LTSA().Unit != "dB re 1 µPa²/Hz" {
+		t.Errorf("the next window's LTSA: params %+v, %d bins, unit %q", p, len(w2.arc.View().LTSA().Freqs), w2.arc.View().LTSA().Unit)
+	}
+	if lo, hi := w2.arc.View().Range(); lo != 40 || hi != 120 {
+		t.Errorf("the next window's colour range %g…%g dB, want 40…120", lo, hi)
 	}
 }

@@ -43,11 +43,17 @@ func (w *Window) sourceName() string {
 // its spectrum) as one PNG.
 func (w *Window) exportPNG(path string) error {
 	var imgs []*image.RGBA
-	if w.tabs.Selected() == w.fileTab {
+	switch w.tabs.Selected() {
+	case w.arcTab: // the LTSA shown, labelled in UTC (as its Export… writes it)
+		return w.arc.Export(path)
+	case w.measTab:
+		return w.mp.ExportPNG(path)
+	case w.xferTab:
+		imgs = append(imgs, w.tp.View().Image())
+	case w.fileTab:
 		imgs = append(imgs, w.fview.Image(), w.fspec.Image())
-	} else {
-		imgs = append(imgs, w.spec.Image())
-		imgs = append(imgs, w.sp.LowerImage(w.set.Lower, w.wf.Image(), w.rta.Image()))
+	default:
+		imgs = append(imgs, w.spec.Image(), w.sp.LowerImage(w.set.Lower, w.wf.Image(), w.rta.Image()))
 	}
 	return encode.WritePNG(path, plot.Stack(imgs))
 }

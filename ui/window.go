@@ -83,6 +83,7 @@ type Window struct {
 	mp       *panel.Measure
 	measSide *container.Scroll
 	arc      *panel.Archive // the Archive tab (panel/archive.go)
+	arcTab   *container.TabItem
 
 	paused     bool
 	lastFrames uint64    // Engine.Frames at the last pull
@@ -215,13 +216,14 @@ func (w *Window) build() {
 	w.buildTransfer()
 	w.buildMeasure()
 	w.arc = panel.NewArchive(w.eng, w.fp, w.dlg, w.do)
-	arcTab := container.NewTabItem("Archive", w.arc.Build())
-	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab, arcTab)
+	w.arc.UsePreferences(w.app.Preferences()) // the side panel's choices (panel.ArchiveSettings)
+	w.arcTab = container.NewTabItem("Archive", w.arc.Build())
+	w.tabs = container.NewAppTabs(w.liveTab, w.fileTab, w.xferTab, w.measTab, w.arcTab)
 	w.tabs.OnSelected = func(t *container.TabItem) {
 		w.eng.SetPaused(t != w.liveTab) // no live analysis while a file or the transfer function is shown
 		w.showWorkspace(t)
 		w.showMeasure(t)
-		w.arc.Show(t == arcTab, w.liveSide) // the Archive's side panel instead of the Live one
+		w.arc.Show(t == w.arcTab, w.liveSide) // the Archive's side panel instead of the Live one
 		w.updateStatus()
 	}
 	w.bar = panel.NewStatusBar(w.win, w.updateStatus)

@@ -48,11 +48,14 @@ type Archive struct {
 	stop     context.CancelFunc
 	zoomStop context.CancelFunc
 	zoomWait *time.Timer
-	side     archiveSide   // the side panel (archive_side.go)
-	par      ArchiveParams // what the LTSA shown was asked with
-	shown    bool          // the tab is shown: its keys are taken
-	keep     [2]time.Time  // the span to show again once recomputed
-	stale    bool          // the overview was cancelled: recompute on any change
+	side     archiveSide      // the side panel (archive_side.go)
+	par      ArchiveParams    // what the LTSA shown was asked with
+	shown    bool             // the tab is shown: its keys are taken
+	keep     [2]time.Time     // the span to show again once recomputed
+	stale    bool             // the overview was cancelled: recompute on any change
+	prefs    fyne.Preferences // where the side panel's choices are kept (archive_prefs.go)
+	loading  bool             // the choices are being set from prefs
+	last     string           // the last archive opened
 }
 
 // overviewColumns is how many time bins the whole archive's LTSA has.
@@ -134,6 +137,8 @@ func (a *Archive) Open(path string) {
 	a.info.SetText("Reading " + filepath.Base(path) + "…")
 	a.view.SetMessage("Reading the archive…")
 	a.dlg.RememberFolder(filepath.Dir(path))
+	a.last = path
+	a.saveSettings()
 	go func() {
 		cat, err := a.eng.OpenArchive([]string{path})
 		a.do(func() { a.opened(gen, path, cat, err) })

@@ -102,7 +102,9 @@ func (a *Archive) openDialog() {
 	var dlg dialog.Dialog
 	path := newPathEntry(func() { dlg.Hide() })
 	path.SetPlaceHolder("/path/to/recordings or /path/to/manifest.csv")
-	if start := a.dlg.StartFolder(); start != "" {
+	if a.last != "" {
+		path.SetText(a.last) // the last archive opened, kept between runs
+	} else if start := a.dlg.StartFolder(); start != "" {
 		path.SetText(start)
 	}
 	msg := widget.NewLabel("")

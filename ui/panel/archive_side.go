@@ -63,6 +63,7 @@ type archiveSide struct {
 	autoRange                    *widget.Check
 	summary, report, problem     *widget.Label
 	wait                         *time.Timer
+	fftWant                      int // the frame length chosen (0: auto), kept across archives
 }
 
 // Side is the tab's side panel, hidden until Show.
@@ -140,13 +141,14 @@ func (a *Archive) buildSide() {
 	s.scroll.Hide()
 	a.showCalRows()
 	a.rangeChanged()
-	s.channel.OnChanged, s.fft.OnChanged = func(string) { a.changed() }, func(string) { a.changed() }
+	s.channel.OnChanged, s.fft.OnChanged = func(string) { a.changed() }, func(string) { a.fftChosen() }
 	s.unit.OnChanged = func(string) { a.showCalRows(); a.changed() }
 	s.autoRange.OnChanged = func(bool) { a.rangeChanged() }
 	s.colormap.OnChanged = func(name string) {
 		if c, err := plot.ParseColormap(name); err == nil {
 			a.view.SetColormap(c)
 		}
+		a.saveSettings()
 	}
 }
 
@@ -183,10 +185,8 @@ func (a *Archive) sideOpened() {
 	for n := 256; n <= 32768; n *= 2 {
 		opts = append(opts, res(n))
 	}
-	i := max(0, s.fft.SelectedIndex())
 	s.fft.Options = opts
-	s.fft.Selected = opts[min(i, len(opts)-1)]
-	s.fft.Refresh()
+	a.selectFFT()
 	s.summary.SetText(Summary(a.cat))
 	s.report.SetText(Report(a.cat))
 }
@@ -283,6 +283,7 @@ func (a *Archive) typed() {
 // changed recomputes the LTSA with the side panel's parameters when they
 // differ from those shown (or says what is wrong with them).
 func (a *Archive) changed() {
+	a.saveSettings()
 	p, err := a.params()
 	if err != nil {
 		a.side.problem.SetText(err.Error())
@@ -304,6 +305,7 @@ func sameCal(x, y archive.Calibration) bool {
 // rangeChanged sets the view's colour range: auto, or the two levels.
 func (a *Archive) rangeChanged() {
 	s := &a.side
+	defer a.saveSettings()
 	if s.autoRange.Checked {
 		s.lo.Disable()
 		s.hi.Disable()

@@ -33,6 +33,13 @@ func Float(key string, v *float64) Row {
 		func(p fyne.Preferences, k string) { p.SetFloat(k, *v) }}
 }
 
+// Bool binds a bool field; a missing key leaves the field as it is.
+func Bool(key string, v *bool) Row {
+	return Row{key,
+		func(p fyne.Preferences, k string) { *v = p.BoolWithFallback(k, *v) },
+		func(p fyne.Preferences, k string) { p.SetBool(k, *v) }}
+}
+
 // Load reads every row's key (prefix + Key) into its field.
 func Load(p fyne.Preferences, prefix string, rows []Row) {
 	for _, r := range rows {
