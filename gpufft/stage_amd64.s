@@ -229,6 +229,21 @@ splitDone:
 	VMOVUPS Y2, 64(DI) \
 	VMOVUPS Y3, 96(DI)
 
+// QUARTERS sets R11 … R13 to R10 + m, 2m, 3m and CX to m (in bytes; m
+// in CX): the four quarters a first stage reads.
+#define QUARTERS \
+	SHLQ $3, CX \
+	LEAQ (R10)(CX*1), R11 \
+	LEAQ (R11)(CX*1), R12 \
+	LEAQ (R12)(CX*1), R13
+
+// LOAD4 loads the quarters' values at offset AX into Y0 … Y3.
+#define LOAD4 \
+	VMOVUPS (R10)(AX*1), Y0 \
+	VMOVUPS (R11)(AX*1), Y1 \
+	VMOVUPS (R12)(AX*1), Y2 \
+	VMOVUPS (R13)(AX*1), Y3
+
 // func first4AVX2(y, x *complex64, m int)
 // The twiddle-free first stage (first4): for j < m (a multiple of 4),
 // y[4j + r] = Σ_q x[j + q·m]·W_4^{qr}.
@@ -236,17 +251,11 @@ TEXT ·first4AVX2(SB), NOSPLIT, $0-24
 	MOVQ y+0(FP), DI
 	MOVQ x+8(FP), R10
 	MOVQ m+16(FP), CX
-	SHLQ $3, CX
-	LEAQ (R10)(CX*1), R11
-	LEAQ (R11)(CX*1), R12
-	LEAQ (R12)(CX*1), R13
+	QUARTERS
 	XORQ AX, AX
 	VMOVUPS signOdd<>(SB), Y15
 first4Loop:
-	VMOVUPS (R10)(AX*1), Y0
-	VMOVUPS (R11)(AX*1), Y1
-	VMOVUPS (R12)(AX*1), Y2
-	VMOVUPS (R13)(AX*1), Y3
+	LOAD4
 	FIRST4
 	ADDQ $128, DI
 	ADDQ $32, AX
@@ -262,20 +271,14 @@ TEXT ·first4wAVX2(SB), NOSPLIT, $0-32
 	MOVQ x+8(FP), R10
 	MOVQ w+16(FP), R14
 	MOVQ m+24(FP), CX
-	SHLQ $3, CX
-	LEAQ (R10)(CX*1), R11
-	LEAQ (R11)(CX*1), R12
-	LEAQ (R12)(CX*1), R13
+	QUARTERS
 	LEAQ (R14)(CX*1), BX
 	LEAQ (BX)(CX*1), DX
 	LEAQ (DX)(CX*1), SI
 	XORQ AX, AX
 	VMOVUPS signOdd<>(SB), Y15
 first4wLoop:
-	VMOVUPS (R10)(AX*1), Y0
-	VMOVUPS (R11)(AX*1), Y1
-	VMOVUPS (R12)(AX*1), Y2
-	VMOVUPS (R13)(AX*1), Y3
+	LOAD4
 	VMULPS (R14)(AX*1), Y0, Y0
 	VMULPS (BX)(AX*1), Y1, Y1
 	VMULPS (DX)(AX*1), Y2, Y2

@@ -108,11 +108,8 @@ func TestFirst4AVX2MatchesGo(t *testing.T) {
 			} else {
 				first4(got, x)
 			}
-			for i := range want {
-				if math.Float32bits(real(got[i])) != math.Float32bits(real(want[i])) ||
-					math.Float32bits(imag(got[i])) != math.Float32bits(imag(want[i])) {
-					t.Fatalf("n %d windowed %v: y[%d] = %v (AVX2), %v (Go)", n, windowed, i, got[i], want[i])
-				}
+			if i, ok := sameBits64(got, want); !ok {
+				t.Fatalf("n %d windowed %v: y[%d] = %v (AVX2), %v (Go)", n, windowed, i, got[i], want[i])
 			}
 		}
 	}
@@ -173,12 +170,20 @@ func TestTransformAVX2MatchesGo(t *testing.T) {
 					res[i] = f.transform(x, a, b)
 				}
 			}
-			for k := range res[0] {
-				g, want := res[1][k], res[0][k]
-				if math.Float32bits(real(g)) != math.Float32bits(real(want)) || math.Float32bits(imag(g)) != math.Float32bits(imag(want)) {
-					t.Fatalf("n %d windowed %v: X[%d] = %v (AVX2), %v (Go)", n, windowed, k, g, want)
-				}
+			if k, ok := sameBits64(res[1], res[0]); !ok {
+				t.Fatalf("n %d windowed %v: X[%d] = %v (AVX2), %v (Go)", n, windowed, k, res[1][k], res[0][k])
 			}
 		}
 	}
+}
+
+// sameBits64 reports whether a and b hold the same float32 bits throughout,
+// or the first index where they differ.
+func sameBits64(a, b []complex64) (int, bool) {
+	for i := range a {
+		if math.Float32bits(real(a[i])) != math.Float32bits(real(b[i])) || math.Float32bits(imag(a[i])) != math.Float32bits(imag(b[i])) {
+			return i, false
+		}
+	}
+	return 0, true
 }
