@@ -394,6 +394,10 @@ func TestArchiveSettingsKept(t *testing.T) {
 		t.Fatalf("the next window's Archive settings\n%+v\nwant\n%+v", got, want)
 	}
 	w2.tabs.SelectIndex(len(w2.tabs.Items) - 1)
+	w2.exportPNGDialog() // Ctrl+S with nothing open says so, and asks nothing
+	if n := w2.note.Text(); !strings.Contains(n, "Open an archive first") {
+		t.Errorf("Ctrl+S in an empty Archive tab: notice %q", n)
+	}
 	w2.arc.Open(got.Last)
 	waitFor(t, func() bool { return w2.arc.View().LTSA() != nil && !w2.arc.Busy() })
 	p := w2.arc.Params()

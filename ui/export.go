@@ -105,6 +105,10 @@ func exportedAverage(sp *live.Spectrum, avg string) ([]float32, string) {
 // exportPNGDialog asks where to save the plots as PNG and says in the
 // notice line what it wrote.
 func (w *Window) exportPNGDialog() {
+	if w.tabs.Selected() == w.arcTab && w.arc.View().LTSA() == nil {
+		w.note.Info("Open an archive first: Ctrl+S writes the LTSA shown.")
+		return
+	}
 	w.dlg.Save(panel.ProposedName(w.sourceName(), "plots", ".png", time.Now()), func(path string) {
 		if err := w.exportPNG(path); err != nil {
 			w.note.Error(err)
