@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,21 +32,7 @@ func TestPlaybackThroughPulse(t *testing.T) {
 	for i := range x {
 		x[i] = float32(r.Float64() - 0.5)
 	}
-	rec := filepath.Join(t.TempDir(), "monitor.raw")
-	f, err := os.Create(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	parec := exec.Command("parec", "--device="+apptest.PulseSink+".monitor", "--format=float32le", "--rate=48000",
-		"--channels=2", "--raw", "--latency-msec=20")
-	parec.Stdout = f
-	if err := parec.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { parec.Process.Kill(); parec.Wait() }()
-	size := func() int64 { st, _ := f.Stat(); return st.Size() }
-	waitFor(t, "parec to record", func() bool { return size() > 0 })
+	size, finish := recordMonitor(t)
 
 	p, err := New(x, rate, 2, Config{})
 	if err != nil {
@@ -63,13 +50,7 @@ func TestPlaybackThroughPulse(t *testing.T) {
 	}
 	after := size()
 	waitFor(t, "0.5 s more of the monitor", func() bool { return size() >= after+rate*8/2 })
-	parec.Process.Kill()
-	parec.Wait()
-
-	raw, err := os.ReadFile(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := finish()
 	y := make([]float32, len(raw)/4)
 	for i := range y {
 		y[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
@@ -120,6 +101,38 @@ func TestPlaybackThroughPulse(t *testing.T) {
 
 // waitFor waits for cond (at most 15 s: a bound for a loaded machine,
 // not a timing under test).
+// recordMonitor records the null sink's monitor (48 kHz stereo float32)
+// with parec, from before it returns: size is the bytes recorded so far,
+// stop ends parec and returns the recording.
+func recordMonitor(t *testing.T) (size func() int64, stop func() []byte) {
+	t.Helper()
+	rec := filepath.Join(t.TempDir(), "monitor.raw")
+	f, err := os.Create(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	parec := exec.Command("parec", "--device="+apptest.PulseSink+".monitor", "--format=float32le", "--rate=48000",
+		"--channels=2", "--raw", "--latency-msec=20")
+	parec.Stdout = f
+	if err := parec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	end := func() { once.Do(func() { parec.Process.Kill(); parec.Wait() }) }
+	t.Cleanup(end)
+	size = func() int64 { st, _ := f.Stat(); return st.Size() }
+	waitFor(t, "parec to record", func() bool { return size() > 0 })
+	return size, func() []byte {
+		end()
+		raw, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+}
+
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(2 * time.Millisecond) {
@@ -143,21 +156,7 @@ func TestPlaybackBandThroughPulse(t *testing.T) {
 		v := float32(a*math.Sin(2*math.Pi*500*float64(i)/rate) + a*math.Sin(2*math.Pi*5000*float64(i)/rate))
 		x[2*i], x[2*i+1] = v, v
 	}
-	rec := filepath.Join(t.TempDir(), "monitor.raw")
-	f, err := os.Create(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	parec := exec.Command("parec", "--device="+apptest.PulseSink+".monitor", "--format=float32le", "--rate=48000",
-		"--channels=2", "--raw", "--latency-msec=20")
-	parec.Stdout = f
-	if err := parec.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { parec.Process.Kill(); parec.Wait() }()
-	size := func() int64 { st, _ := f.Stat(); return st.Size() }
-	waitFor(t, "parec to record", func() bool { return size() > 0 })
+	_, finish := recordMonitor(t)
 	cpu := gpufft.NewCPU(1)
 	defer cpu.Close()
 	p, err := New(x, rate, 2, Config{Band: apptest.Band(t, "lowpass:1000"), Engines: engine.Pair{Preferred: cpu, CPU: cpu}})
@@ -170,12 +169,7 @@ func TestPlaybackBandThroughPulse(t *testing.T) {
 	}
 	waitFor(t, "the position to pass 2 s", func() bool { return p.Position() >= 2 })
 	p.Pause()
-	parec.Process.Kill()
-	parec.Wait()
-	raw, err := os.ReadFile(rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := finish()
 	// the left channel of the second half second after the first sound
 	var y []float64
 	for i := 0; i+8 <= len(raw); i += 8 {
