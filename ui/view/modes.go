@@ -2,6 +2,7 @@ package view
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/prismaudio/prism/app/dsp"
@@ -136,7 +137,7 @@ func (d *DisplayCal) modeOffsets(freqs, enbw []float64) []float32 {
 	if d.table == &freqs[0] && len(d.off) == len(freqs) {
 		return d.off
 	}
-	d.off = append(d.off[:0], make([]float32, len(freqs))...)
+	d.off = slices.Grow(d.off[:0], len(freqs))[:len(freqs)]
 	for k, f := range freqs {
 		o := 0.0
 		switch d.unit {

@@ -173,6 +173,23 @@ func TestModeDensity(t *testing.T) {
 	}
 }
 
+// TestModeDensityNoAllocs: converting a mode's spectrum to dBFS/Hz
+// frame after frame reuses its offsets (computed once per table).
+func TestModeDensityNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	e := newModeSource()
+	var sp live.Spectrum
+	e.Latest(0, &sp)
+	var cal DisplayCal
+	cal.Set(dsp.DBFSPerHz, 0, nil, window.Func{Kind: window.Hann})
+	cal.Apply(&sp)
+	if n := testing.AllocsPerRun(20, func() { cal.Apply(&sp) }); n != 0 {
+		t.Errorf("Apply in a mode: %v allocations a frame, want 0", n)
+	}
+}
+
 // TestModeWaterfall: a mode's columns draw the tone at its bin's column;
 // golden image.
 func TestModeWaterfall(t *testing.T) {

@@ -74,9 +74,11 @@ func (d *DisplayCal) Apply(sp *live.Spectrum) {
 		return
 	}
 	if len(sp.Current) >= 2 {
-		off := d.offsets(sp.BinHz, len(sp.Current))
+		var off []float32
 		if table != nil {
 			off = d.modeOffsets(table, sp.ENBW)
+		} else {
+			off = d.offsets(sp.BinHz, len(sp.Current))
 		}
 		for _, s := range [...][]float32{sp.Current, sp.ExpAvg, sp.LinAvg, sp.LongAvg, sp.PeakHold, sp.MinHold} {
 			if len(s) == len(off) {
