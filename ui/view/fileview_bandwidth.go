@@ -30,6 +30,7 @@ type BandwidthLine struct {
 	raster  *canvas.Raster
 	on      bool
 	fs      *analysis.FileSpectrogram // the file the verdict is of
+	judged  bool                      // fs's columns are an FFT's bins (not an analysis mode's)
 	verdict bandwidth.Verdict
 	drawn   bandwidthKey
 	img     *image.RGBA
@@ -60,8 +61,9 @@ func (b *BandwidthLine) Toggle() { b.on = !b.on; b.Sync() }
 // On says whether the line shows.
 func (b *BandwidthLine) On() bool { return b.on }
 
-// Verdict is the verdict on the file shown (ok false: no file yet).
-func (b *BandwidthLine) Verdict() (bandwidth.Verdict, bool) { return b.verdict, b.fs != nil }
+// Verdict is the verdict on the file shown (ok false: no file yet, or
+// one shown in an analysis mode).
+func (b *BandwidthLine) Verdict() (bandwidth.Verdict, bool) { return b.verdict, b.judged }
 
 // Sync judges a newly shown file and redraws when the file, the view's
 // plot area, its frequency axis or the theme changed. Call it every tick;
@@ -69,7 +71,10 @@ func (b *BandwidthLine) Verdict() (bandwidth.Verdict, bool) { return b.verdict, 
 func (b *BandwidthLine) Sync() {
 	if fs := b.fv.File(); fs != b.fs {
 		b.fs = fs
-		if fs != nil {
+		// Detect reads bins rate/FFT apart: a mode's (VQT, multi-resolution)
+		// are not, so a file shown in one is not judged
+		b.judged = fs != nil && b.fv.modeOf(fs) == nil
+		if b.judged {
 			b.verdict = bandwidth.Detect(longTermDB(fs), float64(fs.Rate)/float64(fs.FFT))
 		}
 	}
@@ -106,7 +111,7 @@ func longTermDB(fs *analysis.FileSpectrogram) []float64 {
 // LineY is the pixel row the line is drawn at (ok false: none drawn).
 func (b *BandwidthLine) LineY() (int, bool) {
 	v := b.verdict
-	if !b.on || b.fs == nil || v.FullBand || v.Silent || b.fv.area.Dy() < 2 {
+	if !b.on || !b.judged || v.FullBand || v.Silent || b.fv.area.Dy() < 2 {
 		return 0, false
 	}
 	a := b.fv.area

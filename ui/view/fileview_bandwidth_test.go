@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/test"
 	"github.com/prismaudio/prism/app/analysis"
 	"github.com/prismaudio/prism/app/plot"
+	"github.com/prismaudio/prism/app/tfrview"
 )
 
 // bandFile is a file view's spectrogram of noise at −40 dBFS per bin up
@@ -71,5 +72,15 @@ func TestBandwidthLine(t *testing.T) {
 	b.Toggle()
 	if _, drawn := b.LineY(); drawn || b.On() {
 		t.Error("a line while off")
+	}
+	// the same columns shown as an analysis mode's: not judged, no line
+	b.Toggle()
+	fv.SetModeFile(&tfrview.Spectrogram{FileSpectrogram: *bandFile(16000)})
+	b.Sync()
+	if _, ok := b.Verdict(); ok {
+		t.Error("a verdict on a mode's bins")
+	}
+	if _, drawn := b.LineY(); drawn {
+		t.Error("a line over a mode's bins")
 	}
 }
