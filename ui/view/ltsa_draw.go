@@ -13,10 +13,9 @@ import (
 func (v *LTSAView) Image() *image.RGBA { return v.img }
 
 func (v *LTSAView) draw(w, h int) image.Image {
-	key := bgKey{axis: v.axis, extra: v.t0, dbMax: v.t1, extraS: v.message}
-	if v.over != nil {
-		key.extraI = int(v.source().Average)
-	}
+	// the title says the span, average, bins, colour range and unit: it
+	// keys the background with the message
+	key := bgKey{axis: v.axis, extra: v.t0, dbMax: v.t1, extraS: v.message + "\x00" + v.title()}
 	if v.begin(w, h, key) {
 		v.drawBackground()
 	}
@@ -107,10 +106,19 @@ func (v *LTSAView) drawBackground() {
 		p.text(FormatUTC(t, step), x, a.Max.Y+p.px(5), 0.5, 0, pal.text)
 	}
 	p.text("Hz", p.px(4), p.px(2), 0, 0, pal.text)
+	p.text(v.title(), a.Max.X, p.px(2), 1, 0, pal.text)
+}
+
+// title is the line over the plot: the span shown, the average, the bin
+// width, the colour range and the unit ("" with no LTSA).
+func (v *LTSAView) title() string {
+	if v.over == nil {
+		return ""
+	}
+	from, to := v.View()
 	src := v.source()
-	title := from.UTC().Format("2006-01-02 15:04:05") + " – " + to.UTC().Format("2006-01-02 15:04:05") + " UTC · average " +
+	return from.UTC().Format("2006-01-02 15:04:05") + " – " + to.UTC().Format("2006-01-02 15:04:05") + " UTC · average " +
 		FormatAverage(src.Average) + " · " + plot.FormatHz(src.Freqs[1]) + " bins · colour " + dbLabel(v.dbMin) + "…" + dbLabel(v.dbMax) + " " + src.Unit
-	p.text(title, a.Max.X, p.px(2), 1, 0, pal.text)
 }
 
 // utcSteps are the LTSA's time axis steps, finest first.

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"image"
 	"math"
 	"strings"
 	"testing"
@@ -114,6 +115,32 @@ func TestLTSAView(t *testing.T) {
 	if v.source() != l {
 		t.Error("the detail is shown beyond what it covers")
 	}
+
+	// a colour range set on the same span redraws the title that states it
+	title := func() *image.RGBA {
+		img := capture(win)
+		return img.SubImage(image.Rect(a.Min.X, 0, a.Max.X, a.Min.Y)).(*image.RGBA)
+	}
+	before := title()
+	v.SetRange(-90, -30, false)
+	if after := title(); sameRGBA(before, after) {
+		t.Error("the title still shows the old colour range after SetRange")
+	}
+}
+
+// sameRGBA says whether a and b hold the same pixels.
+func sameRGBA(a, b *image.RGBA) bool {
+	if a.Rect != b.Rect {
+		return false
+	}
+	for y := a.Rect.Min.Y; y < a.Rect.Max.Y; y++ {
+		for x := a.Rect.Min.X; x < a.Rect.Max.X; x++ {
+			if a.RGBAAt(x, y) != b.RGBAAt(x, y) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func TestFormatUTC(t *testing.T) {
