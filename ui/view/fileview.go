@@ -428,7 +428,7 @@ func (v *FileView) drawBackground() {
 		for _, f := range plot.FreqTicks(v.axis, r.Dy()) {
 			y := r.Max.Y - 1 - int(v.axis.Pos(f)*float64(r.Dy()-1)+0.5)
 			p.hline(a.Min.X-p.px(4), a.Min.X, y, pal.gridMajor)
-			p.text(freqLabel(v.axis, f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
+			p.text(v.axis.Label(f), a.Min.X-p.px(6), y, 1, 0.5, pal.text)
 		}
 	}
 	step := v.TimeStep()

@@ -107,12 +107,6 @@ type ColumnFreqsSource interface {
 	ModeFreqs() []float64
 }
 
-// freqLabel is a frequency tick's label: the note's name on a note
-// axis ("C4"), else the frequency ("1k").
-func freqLabel(axis plot.FreqAxis, f float64) string {
-	return axis.Label(f)
-}
-
 // isMajor says whether tick f is a major grid line: every tick of a
 // linear axis, decades on log and mel axes, every C on a note axis.
 func isMajor(axis plot.FreqAxis, f float64) bool {

@@ -216,7 +216,7 @@ func TestNoteAxis(t *testing.T) {
 	var names []string
 	for _, f := range ticks {
 		if isMajor(a, f) {
-			names = append(names, freqLabel(a, f))
+			names = append(names, a.Label(f))
 		}
 	}
 	if got := strings.Join(names, " "); got != "C1 C2 C3 C4 C5 C6 C7 C8 C9 C10" {

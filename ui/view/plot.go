@@ -147,7 +147,7 @@ func (b *plotBase) drawFreqGrid(axis plot.FreqAxis, labels bool) {
 	}
 	for _, t := range placeLabels(axis, a.Dx(), ticks, func(s string) int { return b.p.textWidth(s) + b.p.px(8) }) {
 		x := a.Min.X + int(axis.Pos(t)*float64(a.Dx()-1)+0.5)
-		b.p.text(freqLabel(axis, t), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
+		b.p.text(axis.Label(t), x, a.Max.Y+b.p.px(3), 0.5, 0, pal.text)
 	}
 }
 
@@ -167,7 +167,7 @@ func placeLabels(axis plot.FreqAxis, pixels int, ticks []float64, width func(str
 	var out []float64
 	try := func(f float64) {
 		x := int(axis.Pos(f) * float64(pixels-1))
-		w := width(freqLabel(axis, f))
+		w := width(axis.Label(f))
 		s := span{x - w/2, x + w - w/2}
 		for _, p := range placed {
 			if s.x0 < p.x1 && p.x0 < s.x1 {
