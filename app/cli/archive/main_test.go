@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 func childMain(args []string) int {
 	if marker := os.Getenv(envHang); marker != "" {
 		committed = func(path string) {
-			os.WriteFile(marker, []byte(path), 0o666)
+			// whole or not at all: the parent kills as soon as it sees it
+			os.WriteFile(marker+".tmp", []byte(path), 0o666)
+			os.Rename(marker+".tmp", marker)
 			for {
 				time.Sleep(time.Hour) // until kill -9
 			}
