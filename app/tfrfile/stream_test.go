@@ -46,7 +46,7 @@ func TestStreamedModesMatchOneCall(t *testing.T) {
 		{Mode: tfr.Reassigned, Hop: 64, Sizes: []int{1024, 512, 256}, Window: hann},
 	} {
 		whole, span, bins := oneCall(t, cpu.CPU, cfg, mix)
-		chunkValues = 7 * max(bins, perFrame(cfg, span)) // 7 frames a call
+		chunkValues = 7 * max(bins, tfr.FrameValues(cfg, span)) // 7 frames a call
 		out := filepath.Join(dir, cfg.Mode.String()+".npy")
 		res, err := AnalyzeFile(context.Background(), in, out, encode.FormatNPY, Options{Transform: cfg, Channel: -1}, cpu)
 		if err != nil {

@@ -106,7 +106,7 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	res := Result{Rate: rate, Samples: src.length, Engine: e.Name()}
 	cfg := o.Transform
 	cfg.Rate, cfg.Channels = float64(rate), 1
-	span, bins, err := shape(probe, cfg)
+	span, bins, err := tfr.Shape(probe, cfg)
 	if err != nil {
 		return res, modeError(err)
 	}
@@ -118,7 +118,7 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
 		margin = span/(2*cfg.Hop) + 1
 	}
-	per := max(1, min(total, chunkValues/max(bins, perFrame(cfg, span)), (callSamples-span)/cfg.Hop+1))
+	per := tfr.FramesPerCall(cfg, span, bins, total, chunkValues, callSamples)
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
 	src.reserve(cfg.MaxSamples)
 	t0 := time.Now()
@@ -181,24 +181,6 @@ func analyze(ctx context.Context, src *source, out string, format encode.Format,
 	return res, err
 }
 
-// perFrame is the values a transform keeps per frame of a call beyond its
-// output: a reassigned one's three spectra (of every size on the
-// multi-resolution grid), a multi-resolution one's largest size's bins (a
-// VQT bounds its own).
-func perFrame(cfg tfr.Config, span int) int {
-	switch cfg.Mode {
-	case tfr.Reassigned:
-		n := span
-		for _, s := range cfg.Sizes[min(1, len(cfg.Sizes)):] {
-			n += s
-		}
-		return 3 * n
-	case tfr.MultiRes:
-		return span/2 + 1
-	}
-	return 0
-}
-
 // probeEngine is the CPU engine of the pair where there is one: its
 // plans of one frame cost next to nothing, where a GPU's would each be
 // built on the device (a multi-resolution probe took a second there).
@@ -207,24 +189,6 @@ func probeEngine(p engine.Pair) gpufft.Engine {
 		return p.CPU
 	}
 	return p.Preferred
-}
-
-// shape is the span and bins of cfg's transform: a VQT's from its layout
-// (its kernels cost as much as the real one's), another's learnt from the
-// smallest one that accepts a MaxSamples of a power of two (one frame).
-func shape(e gpufft.Engine, cfg tfr.Config) (span, bins int, err error) {
-	if cfg.Mode == tfr.VQT {
-		return tfr.VQTShape(cfg)
-	}
-	for m := gpufft.MinSize; m <= 4*gpufft.MaxSize; m *= 2 {
-		cfg.MaxSamples = m
-		var tr tfr.Transform
-		if tr, err = tfr.New(e, cfg); err == nil {
-			span, bins = tr.Span(), len(tr.Freqs())
-			return span, bins, tr.Close()
-		}
-	}
-	return 0, 0, err
 }
 
 // modeError makes a transform's invalid parameters bad input.

@@ -122,8 +122,12 @@ func probeEngine(p engine.Pair) gpufft.Engine {
 }
 
 // chunkValues bounds the values one Execute writes (and keeps per
-// frame), so a call's buffers stay near 64 MB.
+// frame), so a call's buffers stay near 64 MB; callSamples bounds the
+// samples it reads (a VQT's calls are sized by these alone), as the file
+// analysis's (package tfrfile) do.
 var chunkValues = 1 << 24
+
+const callSamples = 1 << 22
 
 // analyze runs o's transform over x (the region, from its first sample)
 // on e into the columns; probe is the engine its shape is learnt on.
@@ -141,7 +145,7 @@ func analyze(ctx context.Context, x []float32, f audio.Format, o Options, e, pro
 	if cfg.Mode == tfr.Reassigned { // energy moves up to half a window in time
 		margin = span/(2*cfg.Hop) + 1
 	}
-	per := max(1, min(total, chunkValues/max(bins, 3*span)))
+	per := tfr.FramesPerCall(cfg, span, bins, total, chunkValues, callSamples)
 	cfg.MaxSamples = span + (per+2*margin-1)*cfg.Hop
 	tr, err := tfr.New(e, cfg)
 	if err != nil {
@@ -207,21 +211,13 @@ func (s *Spectrogram) fold(rows []float32, first, total int) {
 	}
 }
 
-// shape is the span and bins of cfg's transform, learnt from the
-// smallest one that accepts a MaxSamples of a power of two (one frame).
+// shape is tfr.Shape, its invalid parameters bad input.
 func shape(e gpufft.Engine, cfg tfr.Config) (span, bins int, err error) {
-	for m := gpufft.MinSize; m <= 4*gpufft.MaxSize; m *= 2 {
-		cfg.MaxSamples = m
-		var tr tfr.Transform
-		if tr, err = tfr.New(e, cfg); err == nil {
-			span, bins = tr.Span(), len(tr.Freqs())
-			return span, bins, tr.Close()
-		}
-	}
+	span, bins, err = tfr.Shape(e, cfg)
 	if errors.Is(err, gpufft.ErrInvalid) {
 		err = &analysis.InputError{Err: err}
 	}
-	return 0, 0, err
+	return span, bins, err
 }
 
 // readRegion decodes the region of path o.View asks for (channel

@@ -40,6 +40,7 @@ func TestAnalyzeView(t *testing.T) {
 		{Mode: tfr.VQT, BinsPerOctave: 24, FMin: 100},
 		{Mode: tfr.VQT, BinsPerOctave: 12, FMin: 60, Gamma: 10},
 		{Mode: tfr.MultiRes, Sizes: []int{8192, 2048}},
+		{Mode: tfr.Reassigned, Sizes: []int{4096, 1024}},
 	} {
 		t.Run(c.Mode.String(), func(t *testing.T) {
 			o := Options{View: analysis.ViewOptions{Hop: 512, Window: window.Func{Kind: window.Hann}, Channel: -1}, Mode: c}
@@ -60,6 +61,20 @@ func TestAnalyzeView(t *testing.T) {
 			if got, w := whole.ColumnTime(3), (3*512+float64(span)/2)/rate; math.Abs(got-w) > 1e-12 {
 				t.Errorf("column 3 at %g s, want %g", got, w)
 			}
+
+			// in calls of 7 frames (a VQT's state held across them): the
+			// same frames
+			func() {
+				defer func(v int) { chunkValues = v }(chunkValues)
+				chunkValues = 7 * max(len(freqs), tfr.FrameValues(whole.Mode, span))
+				calls, err := AnalyzeView(context.Background(), path, o, pair, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range want {
+					same(t, "frame in calls of 7", i, calls.Columns[i], want[i])
+				}
+			}()
 
 			o.View.MaxColumns = 7
 			folded, err := AnalyzeView(context.Background(), path, o, pair, nil)
