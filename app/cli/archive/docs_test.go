@@ -12,11 +12,13 @@ import (
 // manifest is an Indexed Job whose pods run --shard k8s with
 // PRISM_SHARDS equal to its completions.
 func TestDocsShowDeployFiles(t *testing.T) {
-	doc := string(readFile(t, "../../../docs/archive.md"))
 	manifest := "../../../deploy/kubernetes/prism-ltsa-job.yaml"
-	for _, f := range []string{sbatchScript, manifest} {
-		if body := string(readFile(t, f)); !strings.Contains(doc, "\n"+body+"```") {
-			t.Errorf("docs/archive.md does not show %s as it is", f)
+	for _, d := range []string{"docs/archive.md", "README.md"} {
+		doc := string(readFile(t, "../../../"+d))
+		for _, f := range []string{sbatchScript, manifest} {
+			if body := string(readFile(t, f)); !strings.Contains(doc, "\n"+body+"```") {
+				t.Errorf("%s does not show %s as it is", d, f)
+			}
 		}
 	}
 	py := "/usr/bin/python3"
