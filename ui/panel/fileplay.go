@@ -89,6 +89,7 @@ type FilePlay struct {
 	sel       selection.Range
 	res       *selection.Result
 	selCancel context.CancelFunc
+	laneStop  context.CancelFunc // the lanes' analyses under way
 	selGen    int
 
 	ops chan func() // the player's operations, run in order on a goroutine of their own
@@ -259,6 +260,7 @@ func (p *FilePlay) fileChanged(f *analysis.FileSpectrogram) {
 		p.act(func() { pl.Close() })
 		p.player = nil
 	}
+	p.stopLanes()
 	p.file, p.startAt, p.res = f, 0, nil
 	p.fview.SetPlayhead(0, false)
 	p.fview.SetLanes(nil)
@@ -303,7 +305,7 @@ func (p *FilePlay) TogglePlay() {
 				return
 			}
 			if p.file != file {
-				pl.Close()
+				p.act(func() { pl.Close() }) // as every close: the device may block
 				return
 			}
 			p.player, p.pband, p.pdevice = pl, band, device
@@ -368,6 +370,9 @@ func (p *FilePlay) Looping() bool { return p.loop }
 // ToggleLanes draws every channel as its own lane, or the overview.
 func (p *FilePlay) ToggleLanes() {
 	p.lanesOn = !p.lanesOn
+	if !p.lanesOn {
+		p.stopLanes()
+	}
 	p.fview.ShowLanes(p.lanesOn)
 	if p.lanesOn && p.file != nil && p.fview.LanesShown() == 0 { // none yet, or of other frames
 		p.analyzeLanes()
@@ -395,26 +400,50 @@ func (p *FilePlay) analyzeLanes() {
 	o, _ := p.host.FileOptions()
 	o.FFT, o.Hop = f.FFT, f.Hop
 	p.laneGen++
-	gen := p.laneGen
+	p.stopLanes()
+	ctx, stop := context.WithCancel(context.Background())
+	p.laneStop = stop
 	if me, ok := p.eng.(FileModeEngine); ok && p.fview.ModeFile() != nil {
-		p.analyzeModeLanes(me, p.fview.ModeFile(), gen) // files_modes.go
+		p.analyzeModeLanes(ctx, me, p.fview.ModeFile()) // files_modes.go
 		return
 	}
+	runLanes(p, ctx, func(ctx context.Context, c int) (*analysis.FileSpectrogram, error) {
+		oc := o
+		oc.Channel = c
+		return p.eng.AnalyzeView(ctx, f.Path, oc, nil)
+	}, p.fview.SetLanes)
+}
+
+// stopLanes cancels the lanes' analyses under way (a file changed, the
+// lanes turned off or asked again).
+func (p *FilePlay) stopLanes() {
+	if p.laneStop != nil {
+		p.laneStop()
+		p.laneStop = nil
+	}
+}
+
+// runLanes analyses the file's channels (up to 8), one by one(ctx, c) on
+// a goroutine, and hands the lanes to set on the Fyne goroutine unless
+// other lanes were asked for since; an error other than the cancel is
+// said.
+func runLanes[T any](p *FilePlay, ctx context.Context, one func(ctx context.Context, c int) (T, error), set func([]T)) {
+	f, gen := p.file, p.laneGen
 	go func() {
-		lanes := make([]*analysis.FileSpectrogram, 0, f.Channels)
+		lanes := make([]T, 0, min(f.Channels, 8))
 		for c := range min(f.Channels, 8) {
-			oc := o
-			oc.Channel = c
-			l, err := p.eng.AnalyzeView(context.Background(), f.Path, oc, nil)
+			l, err := one(ctx, c)
 			if err != nil {
-				p.do(func() { p.host.Notices().Error(err) })
+				if ctx.Err() == nil {
+					p.do(func() { p.host.Notices().Error(err) })
+				}
 				return
 			}
 			lanes = append(lanes, l)
 		}
 		p.do(func() {
 			if gen == p.laneGen && p.file == f {
-				p.fview.SetLanes(lanes)
+				set(lanes)
 			}
 		})
 	}()

@@ -276,27 +276,14 @@ func DetailHop(hop, span int, samples float64, width int) int {
 
 // analyzeModeLanes analyses each channel of the file shown in its mode
 // (ms, the overview) and hands them to the view as lanes.
-func (p *FilePlay) analyzeModeLanes(me FileModeEngine, ms *tfrview.Spectrogram, gen int) {
-	f := p.file
+func (p *FilePlay) analyzeModeLanes(ctx context.Context, me FileModeEngine, ms *tfrview.Spectrogram) {
 	o := tfrview.Options{View: analysis.ViewOptions{FFT: ms.Mode.Size, Hop: ms.Hop, Window: ms.Window, MaxColumns: len(ms.Columns)}, Mode: ms.Mode}
-	go func() {
-		lanes := make([]*tfrview.Spectrogram, 0, f.Channels)
-		for c := range min(f.Channels, 8) {
-			oc := o
-			oc.View.Channel = c
-			l, err := me.AnalyzeModeView(context.Background(), f.Path, oc, nil)
-			if err != nil {
-				p.do(func() { p.host.Notices().Error(err) })
-				return
-			}
-			lanes = append(lanes, l)
-		}
-		p.do(func() {
-			if gen == p.laneGen && p.file == f {
-				p.fview.SetModeLanes(lanes)
-			}
-		})
-	}()
+	path := p.file.Path
+	runLanes(p, ctx, func(ctx context.Context, c int) (*tfrview.Spectrogram, error) {
+		oc := o
+		oc.View.Channel = c
+		return me.AnalyzeModeView(ctx, path, oc, nil)
+	}, p.fview.SetModeLanes)
 }
 
 // modeExport is the export of the file shown in its mode to path (nil
