@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"github.com/prismaudio/prism/app/encode"
@@ -26,7 +27,7 @@ type sidecar struct {
 
 // SidecarPath is the JSON sidecar of an NPY output: OUT.npy → OUT.json.
 func SidecarPath(npyPath string) string {
-	return strings.TrimSuffix(npyPath, npyPath[len(npyPath)-len(".npy"):]) + ".json"
+	return strings.TrimSuffix(npyPath, filepath.Ext(npyPath)) + ".json"
 }
 
 // npyWriter streams rows into an NPY file (little-endian float32, time
