@@ -159,12 +159,7 @@ func TestModeReadoutAndReference(t *testing.T) {
 // TestModeDensity: dBFS/Hz on a mode's spectrum subtracts 10·log10(2·ENBW)
 // of each bin (the STFT's rule, UnitOffsetDB).
 func TestModeDensity(t *testing.T) {
-	e := newModeSource()
-	var sp live.Spectrum
-	e.Latest(0, &sp)
-	var cal DisplayCal
-	cal.Set(dsp.DBFSPerHz, 0, nil, window.Func{Kind: window.Hann})
-	cal.Apply(&sp)
+	e, sp, _ := modeDensity()
 	for _, k := range []int{0, 50, modeToneBin, len(e.freqs) - 1} {
 		want := float64(e.level(k)) - 10*math.Log10(2*e.enbw[k])
 		if math.Abs(float64(sp.Current[k])-want) > 1e-3 {
@@ -179,15 +174,22 @@ func TestModeDensityNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
+	_, sp, cal := modeDensity()
+	if n := testing.AllocsPerRun(20, func() { cal.Apply(sp) }); n != 0 {
+		t.Errorf("Apply in a mode: %v allocations a frame, want 0", n)
+	}
+}
+
+// modeDensity is a mode's spectrum converted to dBFS/Hz (Hann) once, its
+// source and the conversion.
+func modeDensity() (*modeSource, *live.Spectrum, *DisplayCal) {
 	e := newModeSource()
 	var sp live.Spectrum
 	e.Latest(0, &sp)
 	var cal DisplayCal
 	cal.Set(dsp.DBFSPerHz, 0, nil, window.Func{Kind: window.Hann})
 	cal.Apply(&sp)
-	if n := testing.AllocsPerRun(20, func() { cal.Apply(&sp) }); n != 0 {
-		t.Errorf("Apply in a mode: %v allocations a frame, want 0", n)
-	}
+	return e, &sp, &cal
 }
 
 // TestModeWaterfall: a mode's columns draw the tone at its bin's column;
