@@ -29,6 +29,11 @@ type cfftStage struct {
 	ns         int         // length of the sub-transforms the stage combines
 	radix      int         // 4, or 2 for the last stage of an odd power
 	w1, w2, w3 []complex64 // W_{radix·ns}^{r·k} for r = 1…radix−1, k < ns
+	// wd is the AVX2 kernels' copy of the twiddles: for each group of 4
+	// k, per r, the real parts duplicated (wr, wr) then the imaginary
+	// (wi, wi), 4 complex64 each, so a complex multiply needs no shuffle
+	// of the twiddles (only when ns is a multiple of 4)
+	wd []complex64
 }
 
 func newCFFT(n int) *cfft {
@@ -50,9 +55,33 @@ func newCFFT(n int) *cfft {
 		if st.radix == 4 {
 			st.w2, st.w3 = tw(2), tw(3)
 		}
+		if ns%4 == 0 {
+			st.wd = dupTwiddles(st.w1, st.w2, st.w3)
+		}
 		f.stages = append(f.stages, st)
 	}
 	return f
+}
+
+// dupTwiddles lays out the tables ws (of equal length, a multiple of 4)
+// for the AVX2 stages: per group of 4 k, per table, 4 (wr, wr) then 4
+// (wi, wi). Empty tables (a radix-2 stage's w2, w3) are left out.
+func dupTwiddles(ws ...[]complex64) []complex64 {
+	var out []complex64
+	for g := 0; g < len(ws[0]); g += 4 {
+		for _, w := range ws {
+			if w == nil {
+				continue
+			}
+			for _, v := range w[g : g+4] {
+				out = append(out, complex(real(v), real(v)))
+			}
+			for _, v := range w[g : g+4] {
+				out = append(out, complex(imag(v), imag(v)))
+			}
+		}
+	}
+	return out
 }
 
 // bitsLen returns the number of bits of n (log2(n)+1 for a power of two).
@@ -171,12 +200,13 @@ func (st *cfftStage) run(y, x []complex64) {
 func (st *cfftStage) runAVX2(y, x []complex64) {
 	n, ns := len(x), st.ns
 	if st.radix == 2 {
-		radix2AVX2(&y[0], &y[ns], &x[0], &x[ns], &st.w1[0], ns)
+		_, _ = y[2*ns-1], st.wd[2*ns-1] // what the kernel touches
+		radix2AVX2(&y[0], &y[ns], &x[0], &x[ns], &st.wd[0], ns)
 		return
 	}
 	m := n / 4
-	_, _, _, _ = y[n-1], st.w1[ns-1], st.w2[ns-1], st.w3[ns-1] // what the kernel touches
-	radix4StageAVX2(&y[0], &x[0], &st.w1[0], &st.w2[0], &st.w3[0], m, ns, m/ns)
+	_, _ = y[n-1], st.wd[6*ns-1] // what the kernel touches
+	radix4StageAVX2(&y[0], &x[0], &st.wd[0], m, ns, m/ns)
 }
 
 // dft4 is a forward 4-point DFT, natural order in and out.

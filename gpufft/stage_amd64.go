@@ -15,10 +15,10 @@ import "golang.org/x/sys/cpu"
 var haveAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
-func radix4StageAVX2(y, x, w1, w2, w3 *complex64, m, ns, blocks int)
+func radix4StageAVX2(y, x, wd *complex64, m, ns, blocks int)
 
 //go:noescape
-func radix2AVX2(y0, y1, x0, x1, w *complex64, n int)
+func radix2AVX2(y0, y1, x0, x1, wd *complex64, n int)
 
 //go:noescape
 func splitPowerAVX2(zk, zj, w *complex64, lo, hi *float32, g2 float32, n int, keepMax bool)

@@ -24,21 +24,31 @@ GLOBL signOdd<>(SB), RODATA|NOPTR, $32
 	VMULPS T2, X, T2 \
 	VADDSUBPS T2, T1, X
 
-// func radix4StageAVX2(y, x, w1, w2, w3 *complex64, m, ns, blocks int)
+// CMULD multiplies the 4 complex64 values in X by twiddles given as their
+// duplicated real parts WR (wr, wr, …) and imaginary parts WI (wi, wi, …),
+// into X, using T1 and T2. The same operations as CMUL (so the same bits),
+// without its two shuffles of the twiddles.
+#define CMULD(X, WR, WI, T1, T2) \
+	VMULPS WR, X, T1 \
+	VPERMILPS $0xB1, X, X \
+	VMULPS WI, X, T2 \
+	VADDSUBPS T2, T1, X
+
+// func radix4StageAVX2(y, x, wd *complex64, m, ns, blocks int)
 // One radix-4 Stockham stage (cfftStage.run) in a single call: for each
 // block b < blocks (m = blocks·ns) and k < ns (a multiple of 4), a_q =
 // x[b·ns + q·m + k]·w_q[k] (a_0 unmultiplied) through a 4-point DFT into
-// y[4·b·ns + r·ns + k]. Looping over the blocks here rather than in Go
-// keeps the short early stages (ns = 4, 16) from paying a call per block.
-TEXT ·radix4StageAVX2(SB), NOSPLIT, $8-64
+// y[4·b·ns + r·ns + k]. wd holds the twiddles as dupTwiddles lays them
+// out: 192 bytes per group of 4 k. Looping over the blocks here rather
+// than in Go keeps the short early stages (ns = 4, 16) from paying a call
+// per block.
+TEXT ·radix4StageAVX2(SB), NOSPLIT, $8-48
 	MOVQ y+0(FP), DI
 	MOVQ x+8(FP), R10
-	MOVQ w1+16(FP), R14
-	MOVQ w2+24(FP), BX
-	MOVQ w3+32(FP), DX
-	MOVQ m+40(FP), AX
-	MOVQ ns+48(FP), CX
-	MOVQ blocks+56(FP), R11
+	MOVQ wd+16(FP), DX
+	MOVQ m+24(FP), AX
+	MOVQ ns+32(FP), CX
+	MOVQ blocks+40(FP), R11
 	TESTQ R11, R11
 	JZ stageDone
 	MOVQ R11, left-8(SP)
@@ -53,17 +63,15 @@ TEXT ·radix4StageAVX2(SB), NOSPLIT, $8-64
 	VMOVUPS signOdd<>(SB), Y15
 stageBlock:
 	XORQ AX, AX
+	MOVQ DX, BX
 stageLoop:
 	VMOVUPS (R10)(AX*1), Y0
 	VMOVUPS (R11)(AX*1), Y1
 	VMOVUPS (R12)(AX*1), Y2
 	VMOVUPS (R13)(AX*1), Y3
-	VMOVUPS (R14)(AX*1), Y4
-	VMOVUPS (BX)(AX*1), Y5
-	VMOVUPS (DX)(AX*1), Y6
-	CMUL(Y1, Y4, Y7, Y8)
-	CMUL(Y2, Y5, Y9, Y10)
-	CMUL(Y3, Y6, Y11, Y12)
+	CMULD(Y1, 0(BX), 32(BX), Y7, Y8)
+	CMULD(Y2, 64(BX), 96(BX), Y9, Y10)
+	CMULD(Y3, 128(BX), 160(BX), Y11, Y12)
 	VADDPS Y2, Y0, Y4            // t0 = a0 + a2
 	VSUBPS Y2, Y0, Y5            // t1 = a0 − a2
 	VADDPS Y3, Y1, Y6            // t2 = a1 + a3
@@ -78,6 +86,7 @@ stageLoop:
 	VMOVUPS Y9, (SI)(AX*1)
 	VMOVUPS Y10, (R8)(AX*1)
 	VMOVUPS Y11, (R9)(AX*1)
+	ADDQ $192, BX
 	ADDQ $32, AX
 	CMPQ AX, CX
 	JLT stageLoop
@@ -95,23 +104,23 @@ stageLoop:
 stageDone:
 	RET
 
-// func radix2AVX2(y0, y1, x0, x1, w *complex64, n int)
+// func radix2AVX2(y0, y1, x0, x1, wd *complex64, n int)
 // For k < n (a multiple of 4): v = x1[k]·w[k]; y0[k] = x0[k] + v,
-// y1[k] = x0[k] − v.
+// y1[k] = x0[k] − v; wd holds w as dupTwiddles lays it out (64 bytes per
+// group of 4 k).
 TEXT ·radix2AVX2(SB), NOSPLIT, $0-48
 	MOVQ y0+0(FP), DI
 	MOVQ y1+8(FP), SI
 	MOVQ x0+16(FP), R8
 	MOVQ x1+24(FP), R9
-	MOVQ w+32(FP), R10
+	MOVQ wd+32(FP), R10
 	MOVQ n+40(FP), CX
 	SHLQ $3, CX
 	XORQ AX, AX
 loop2:
 	VMOVUPS (R8)(AX*1), Y0
 	VMOVUPS (R9)(AX*1), Y1
-	VMOVUPS (R10)(AX*1), Y2
-	CMUL(Y1, Y2, Y3, Y4)
+	CMULD(Y1, (R10)(AX*2), 32(R10)(AX*2), Y3, Y4)
 	VADDPS Y1, Y0, Y5
 	VSUBPS Y1, Y0, Y6
 	VMOVUPS Y5, (DI)(AX*1)

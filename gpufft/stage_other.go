@@ -4,11 +4,11 @@ package gpufft
 
 const haveAVX2 = false
 
-func radix4StageAVX2(y, x, w1, w2, w3 *complex64, m, ns, blocks int) {
+func radix4StageAVX2(y, x, wd *complex64, m, ns, blocks int) {
 	panic("gpufft: no AVX2 kernels in this build")
 }
 
-func radix2AVX2(y0, y1, x0, x1, w *complex64, n int) {
+func radix2AVX2(y0, y1, x0, x1, wd *complex64, n int) {
 	panic("gpufft: no AVX2 kernels in this build")
 }
 
