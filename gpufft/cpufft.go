@@ -233,10 +233,32 @@ type rfft struct {
 	n  int
 	c  *cfft
 	wn []complex64 // W_n^k, k = 0…n/2
+	ws []float32   // wn[1…] as splitTwiddles lays it out for the AVX2 split
 }
 
 func newRFFT(n int) *rfft {
-	return &rfft{n: n, c: newCFFT(n / 2), wn: twiddles(n)[:n/2+1]}
+	wn := twiddles(n)[:n/2+1]
+	return &rfft{n: n, c: newCFFT(n / 2), wn: wn, ws: splitTwiddles(wn)}
+}
+
+// splitBlock is the order of a block of eight bins in the AVX2 split once
+// its complex values are deinterleaved into real and imaginary vectors.
+var splitBlock = [8]int{0, 1, 4, 5, 2, 3, 6, 7}
+
+// splitTwiddles lays out W^k for the AVX2 split's blocks of eight bins
+// from k = 1: per block, the real parts in splitBlock's order, then the
+// imaginary parts.
+func splitTwiddles(wn []complex64) []float32 {
+	var ws []float32
+	for k := 1; k+8 <= len(wn); k += 8 {
+		for _, i := range splitBlock {
+			ws = append(ws, real(wn[k+i]))
+		}
+		for _, i := range splitBlock {
+			ws = append(ws, imag(wn[k+i]))
+		}
+	}
+	return ws
 }
 
 // asComplex reinterprets 2m float32 values as m complex64 values (same
@@ -292,9 +314,10 @@ func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32, keepMax
 	}
 	dst[0], dst[m] = p0, pm
 	k := 1
-	if nb := (m/2 - 1) / 4; haveAVX2 && nb > 0 { // blocks of 4 below the middle, the rest here
-		splitPowerAVX2(&z[1], &z[m-4], &wn[1], &dst[1], &dst[m-4], g2, nb, keepMax)
-		k += 4 * nb
+	if nb := (m/2 - 1) / 8; haveAVX2 && nb > 0 { // blocks of 8 below the middle, the rest here
+		_ = r.ws[16*nb-1]
+		splitPowerAVX2(&z[1], &z[m-4], &r.ws[0], &dst[1], &dst[m-8], g2, nb, keepMax)
+		k += 8 * nb
 	}
 	for ; k < len(wn); k++ {
 		x, y := splitPair(z[k], z[m-k], wn[k])

@@ -134,30 +134,31 @@ loop2:
 DATA half<>+0(SB)/4, $0.5
 GLOBL half<>(SB), RODATA|NOPTR, $4
 
-// VPERMPS indices: (x0, x1, y0, y1 | x2, x3, y2, y3) → (x0 … x3 | y3 … y0).
-DATA splitOrder<>+0(SB)/4, $0
-DATA splitOrder<>+4(SB)/4, $1
-DATA splitOrder<>+8(SB)/4, $4
-DATA splitOrder<>+12(SB)/4, $5
-DATA splitOrder<>+16(SB)/4, $7
-DATA splitOrder<>+20(SB)/4, $6
-DATA splitOrder<>+24(SB)/4, $3
-DATA splitOrder<>+28(SB)/4, $2
-GLOBL splitOrder<>(SB), RODATA|NOPTR, $32
+// VPERMPS indices taking the mirrored bins' powers from the order the
+// deinterleave leaves (bins 0, 1, 4, 5, 2, 3, 6, 7 of a block) to
+// descending memory order (7 … 0).
+DATA splitRev<>+0(SB)/4, $7
+DATA splitRev<>+4(SB)/4, $6
+DATA splitRev<>+8(SB)/4, $3
+DATA splitRev<>+12(SB)/4, $2
+DATA splitRev<>+16(SB)/4, $5
+DATA splitRev<>+20(SB)/4, $4
+DATA splitRev<>+24(SB)/4, $1
+DATA splitRev<>+28(SB)/4, $0
+GLOBL splitRev<>(SB), RODATA|NOPTR, $32
 
-// func splitPowerAVX2(zk, zj, w *complex64, lo, hi *float32, g2 float32, n int, keepMax bool)
-// n blocks of four bins k … k+3 (k from 1) and their mirrors m−k−3 … m−k:
-// zk → Z[k], zj → Z[m−k−3], w → W^k, lo → dst[k], hi → dst[m−k−3], each
-// moving one block per iteration (zj and hi downwards). splitPair's and
-// splitPower's float32 operations, in their order:
-// E = ((zk+zj).r, (zk−zj).i)·½, O = ((zk+zj).i, −(zk−zj).r)·½, T = O·W,
-// X = E + T, Y = E − T (Y's imaginary part negated: the power is the
-// same), p = (re² + im²)·g2, stored (or, with keepMax, Go's max: NaN
-// kept) at dst[k] and dst[m−k].
+// func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n int, keepMax bool)
+// n blocks of eight bins k … k+7 (k from 1) and their mirrors m−k−7 …
+// m−k: zk → Z[k], zj → Z[m−k−3], ws → the block's twiddles (splitTwiddles'
+// layout: 8 real parts, then 8 imaginary, in the deinterleaved order),
+// lo → dst[k], hi → dst[m−k−7]. The complex values are split into real
+// and imaginary vectors (VSHUFPS), so each step works on eight bins with
+// no shuffles, in the operations and order of splitPair and splitPower
+// (the same bits as the Go loop).
 TEXT ·splitPowerAVX2(SB), NOSPLIT, $0-57
 	MOVQ zk+0(FP), SI
 	MOVQ zj+8(FP), DI
-	MOVQ w+16(FP), DX
+	MOVQ ws+16(FP), DX
 	MOVQ lo+24(FP), R8
 	MOVQ hi+32(FP), R9
 	VBROADCASTSS g2+40(FP), Y14
@@ -166,44 +167,62 @@ TEXT ·splitPowerAVX2(SB), NOSPLIT, $0-57
 	TESTQ CX, CX
 	JZ splitDone
 	VBROADCASTSS half<>(SB), Y13
-	VMOVDQU splitOrder<>(SB), Y12
-	VMOVUPS signOdd<>(SB), Y15
+	VMOVDQU splitRev<>(SB), Y12
 splitLoop:
 	VMOVUPS (SI), Y0             // Z[k…k+3]
-	VPERMPD $0x1B, (DI), Y1      // Z[m−k…m−k−3]
-	VMOVUPS (DX), Y2             // W^k…
-	VADDPS Y1, Y0, Y3            // S = zk + zj
-	VSUBPS Y1, Y0, Y4            // D = zk − zj
-	VBLENDPS $0xAA, Y4, Y3, Y5   // (S.r, D.i)
-	VMULPS Y13, Y5, Y5           // E
-	VPERMILPS $0xB1, Y3, Y6      // (S.i, S.r)
-	VPERMILPS $0xB1, Y4, Y7      // (D.i, D.r)
-	VXORPS Y15, Y7, Y7           // (D.i, −D.r)
-	VBLENDPS $0xAA, Y7, Y6, Y8   // (S.i, −D.r)
-	VMULPS Y13, Y8, Y8           // O
-	CMUL(Y8, Y2, Y9, Y10)        // T = O·W
-	VADDPS Y8, Y5, Y9            // X
-	VSUBPS Y8, Y5, Y10           // Y (imaginary negated)
-	VMULPS Y9, Y9, Y9
-	VMULPS Y10, Y10, Y10
-	VHADDPS Y10, Y9, Y11         // (x0, x1, y0, y1 | x2, x3, y2, y3)
-	VMULPS Y14, Y11, Y11
-	VPERMPS Y11, Y12, Y11        // (x0 … x3 | y3 … y0)
+	VMOVUPS 32(SI), Y1           // Z[k+4…k+7]
+	VPERMPD $0x1B, (DI), Y2      // Z[m−k…m−k−3]
+	VPERMPD $0x1B, -32(DI), Y3   // Z[m−k−4…m−k−7]
+	VSHUFPS $0x88, Y1, Y0, Y4    // zk.r, bins 0 1 4 5 | 2 3 6 7
+	VSHUFPS $0xDD, Y1, Y0, Y5    // zk.i
+	VSHUFPS $0x88, Y3, Y2, Y6    // zj.r
+	VSHUFPS $0xDD, Y3, Y2, Y7    // zj.i
+	VADDPS Y6, Y4, Y8
+	VMULPS Y13, Y8, Y8           // er = (zk.r + zj.r)·½
+	VSUBPS Y7, Y5, Y9
+	VMULPS Y13, Y9, Y9           // ei = (zk.i − zj.i)·½
+	VADDPS Y7, Y5, Y10
+	VMULPS Y13, Y10, Y10         // or = (zk.i + zj.i)·½
+	VSUBPS Y4, Y6, Y11
+	VMULPS Y13, Y11, Y11         // oi = (zj.r − zk.r)·½
+	VMULPS (DX), Y10, Y0
+	VMULPS 32(DX), Y11, Y1
+	VSUBPS Y1, Y0, Y0            // tr = wr·or − wi·oi
+	VMULPS (DX), Y11, Y2
+	VMULPS 32(DX), Y10, Y3
+	VADDPS Y3, Y2, Y2            // ti = wr·oi + wi·or
+	VADDPS Y0, Y8, Y4            // xr = er + tr
+	VADDPS Y2, Y9, Y5            // xi = ei + ti
+	VSUBPS Y0, Y8, Y6            // yr = er − tr
+	VSUBPS Y9, Y2, Y7            // yi = ti − ei
+	VMULPS Y4, Y4, Y4
+	VMULPS Y5, Y5, Y5
+	VADDPS Y5, Y4, Y4
+	VMULPS Y14, Y4, Y4           // |X_k|²·g²
+	VMULPS Y6, Y6, Y6
+	VMULPS Y7, Y7, Y7
+	VADDPS Y7, Y6, Y6
+	VMULPS Y14, Y6, Y6           // |X_{m−k}|²·g²
+	VPERMPD $0xD8, Y4, Y4        // bins k … k+7
+	VPERMPS Y6, Y12, Y6          // bins m−k−7 … m−k
 	TESTQ BX, BX
 	JZ splitStore
-	VMOVUPS (R8), X3
-	VINSERTF128 $1, (R9), Y3, Y3 // the old values, in the same order
-	VMAXPS Y11, Y3, Y4           // old > new ? old : new (NaN: new)
-	VCMPPS $3, Y3, Y3, Y5        // old is NaN
-	VBLENDVPS Y5, Y3, Y4, Y11    // ... then old
+	VMOVUPS (R8), Y0
+	VMAXPS Y4, Y0, Y1            // old > new ? old : new (NaN: new)
+	VCMPPS $3, Y0, Y0, Y2        // old is NaN
+	VBLENDVPS Y2, Y0, Y1, Y4     // ... then old
+	VMOVUPS (R9), Y0
+	VMAXPS Y6, Y0, Y1
+	VCMPPS $3, Y0, Y0, Y2
+	VBLENDVPS Y2, Y0, Y1, Y6
 splitStore:
-	VMOVUPS X11, (R8)
-	VEXTRACTF128 $1, Y11, (R9)
-	ADDQ $32, SI
-	SUBQ $32, DI
-	ADDQ $32, DX
-	ADDQ $16, R8
-	SUBQ $16, R9
+	VMOVUPS Y4, (R8)
+	VMOVUPS Y6, (R9)
+	ADDQ $64, SI
+	SUBQ $64, DI
+	ADDQ $64, DX
+	ADDQ $32, R8
+	SUBQ $32, R9
 	DECQ CX
 	JNZ splitLoop
 	VZEROUPPER

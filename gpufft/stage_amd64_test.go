@@ -31,7 +31,7 @@ func TestSplitPowerAVX2MatchesGo(t *testing.T) {
 			for i := range old {
 				old[i] = float32(rng.Float64() * 100)
 			}
-			old[min(2, m)] = float32(math.NaN()) // a NaN kept (in the AVX2 blocks from n = 32)
+			old[min(2, m)] = float32(math.NaN()) // a NaN kept (in the AVX2 blocks from n = 64)
 			old[m/2] = float32(math.NaN())
 			want, got := append([]float32(nil), old...), append([]float32(nil), old...)
 			haveAVX2 = false
