@@ -71,7 +71,7 @@ func BenchmarkLTSA(b *testing.B) {
 	size := files[0].Size + files[1].Size
 	b.Run("read", func(b *testing.B) {
 		b.SetBytes(size)
-		buf := make([]float32, chunkSamples)
+		buf := make([]float32, prefetchSamples)
 		for b.Loop() {
 			for _, f := range files {
 				d, err := audio.Open(f.Path)

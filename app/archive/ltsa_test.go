@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -93,9 +94,18 @@ func TestLTSAEqualsWelch64(t *testing.T) {
 		}
 	}
 	starts := []time.Time{at(0.3), at(5)}
-	// the CPU engine and, where OpenCL works, the GPU engine
+	// the CPU engine and, where OpenCL works, the GPU engine; with the
+	// read-ahead's blocks too, and cut shorter than a frame and at odd
+	// lengths (frames run across blocks: the samples left are moved into
+	// the next block's headroom)
 	for _, e := range apptest.Engines(t, func(p, _ gpufft.Engine) gpufft.Engine { return p }) {
-		t.Run(e.Name(), func(t *testing.T) { checkLTSAWelch64(t, e, files, streams, starts) })
+		for _, block := range []int{prefetchSamples, 700, 3001} {
+			t.Run(fmt.Sprintf("%s/block=%d", e.Name(), block), func(t *testing.T) {
+				defer func(was int) { prefetchSamples = was }(prefetchSamples)
+				prefetchSamples = block
+				checkLTSAWelch64(t, e, files, streams, starts)
+			})
+		}
 	}
 }
 

@@ -177,34 +177,43 @@ func (rr *runReader) close() {
 }
 
 // prefetch reads a run on a goroutine of its own, a few blocks ahead of
-// the spectra, so that the disk and the engine work at the same time.
+// the spectra, so that the disk and the engine work at the same time. The
+// spectra are computed in the blocks themselves (next), not in a copy:
+// each block has headroom before its samples, where the samples a frame
+// still needs from the block before are moved (fewer than a frame).
 type prefetch struct {
 	full chan block
 	free chan []float32
 	stop chan struct{}
 	done chan struct{}
-	cur  block
-	off  int
+	head int   // headroom before each block's samples
+	cur  block // the block next takes samples from
+	off  int   // samples of cur.x taken
 }
 
 type block struct {
-	x   []float32
-	err error // io.EOF after the run's last block
+	buf []float32 // the whole buffer: head samples of headroom, then x
+	x   []float32 // the block's samples, buf[head : head+len(x)]
+	err error     // io.EOF after the run's last block
 }
 
 // prefetchBlocks and prefetchSamples size the read-ahead: 4 blocks of
-// 256 Ki samples (4 MiB).
-const (
-	prefetchBlocks  = 4
-	prefetchSamples = 1 << 18
-)
+// 1 Mi samples (16 MiB, and 8 MiB of 16-bit files ahead), each block
+// also one Execute of the spectra: a batch big enough to keep a GPU busy.
+// prefetchSamples is a variable so that tests can cut runs into blocks
+// shorter than a frame.
+const prefetchBlocks = 4
 
-// startPrefetch starts reading channel of r. The caller must call close.
-func startPrefetch(r run, channel int) *prefetch {
+var prefetchSamples = 1 << 20
+
+// startPrefetch starts reading channel of r into blocks with head samples
+// of headroom (at least the frame length less one). The caller must call
+// close.
+func startPrefetch(r run, channel, head int) *prefetch {
 	p := &prefetch{full: make(chan block, prefetchBlocks), free: make(chan []float32, prefetchBlocks),
-		stop: make(chan struct{}), done: make(chan struct{})}
+		stop: make(chan struct{}), done: make(chan struct{}), head: head}
 	for range prefetchBlocks {
-		p.free <- make([]float32, prefetchSamples)
+		p.free <- make([]float32, head+prefetchSamples)
 	}
 	go p.run(newRunReader(r, channel))
 	return p
@@ -221,12 +230,12 @@ func (p *prefetch) run(rr *runReader) {
 		case <-p.stop:
 			return
 		}
-		n, err := rr.readFull(buf)
-		if err == nil && n < len(buf) {
+		n, err := rr.readFull(buf[p.head:])
+		if err == nil && n < len(buf)-p.head {
 			err = io.EOF
 		}
 		select {
-		case p.full <- block{x: buf[:n], err: err}:
+		case p.full <- block{buf: buf, x: buf[p.head : p.head+n], err: err}:
 		case <-p.stop:
 			return
 		}
@@ -236,26 +245,48 @@ func (p *prefetch) run(rr *runReader) {
 	}
 }
 
-// readFull fills dst with the run's next samples; fewer only at the run's
-// end (io.EOF) or on an error. Only the goroutine that started p may call it.
-func (p *prefetch) readFull(dst []float32) (int, error) {
-	got := 0
-	for got < len(dst) {
-		if p.off == len(p.cur.x) {
-			if p.cur.err != nil {
-				return got, p.cur.err
-			}
-			if p.cur.x != nil {
-				p.free <- p.cur.x[:cap(p.cur.x)]
-			}
-			p.cur, p.off = <-p.full, 0
-			continue
+// next returns pend followed in memory by up to n more samples of the run
+// (added of them: at least one unless err is set), without copying them.
+// pend must be empty or the last samples next returned (a suffix of its
+// last result), at most head of them; the result is valid until the next
+// call. err is io.EOF at the run's end, or the reading error, once the
+// samples before it are taken.
+func (p *prefetch) next(pend []float32, n int) (region []float32, added int, err error) {
+	if p.off == len(p.cur.x) {
+		if p.cur.err != nil {
+			return pend, 0, p.cur.err
 		}
-		n := copy(dst[got:], p.cur.x[p.off:])
-		got += n
-		p.off += n
+		b := <-p.full
+		moved := b.buf[p.head-len(pend) : p.head]
+		copy(moved, pend)
+		if p.cur.buf != nil {
+			p.free <- p.cur.buf
+		}
+		p.cur, p.off, pend = b, 0, moved
+		if len(b.x) == 0 {
+			return pend, 0, b.err
+		}
 	}
-	return got, nil
+	k := min(n, len(p.cur.x)-p.off)
+	at := p.head + p.off
+	p.off += k
+	return p.cur.buf[at-len(pend) : at+k], k, nil
+}
+
+// skip reads count samples and drops them; io.ErrUnexpectedEOF if the run
+// ends first.
+func (p *prefetch) skip(count int64) error {
+	for count > 0 {
+		_, k, err := p.next(nil, int(min(count, int64(prefetchSamples))))
+		count -= int64(k)
+		if err != nil && count > 0 {
+			if errors.Is(err, io.EOF) {
+				err = fmt.Errorf("archive: the files end %d samples early", count)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // close stops the reader and waits for it. Calling it twice is harmless.

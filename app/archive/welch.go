@@ -27,12 +27,12 @@ type welchConfig struct {
 // samples, fft/2 apart, windowed and transformed by the engine's plan,
 // which also sums their powers per bin (gpufft.PowerSum: only Bins values
 // leave the engine per Execute); the Executes' sums are added in float64.
+// The plan reads the samples where the read-ahead put them (prefetch.next).
 type welch struct {
 	plan    gpufft.SpectrogramPlan
 	fft     int
 	hop     int
-	buf     []float32 // samples not yet consumed by a frame, buf[:n]
-	n       int
+	max     int       // the plan's MaxSamples
 	pow     []float32 // the plan's output: one Execute's Σ|X_k|²
 	sum     []float64 // Σ|X_k|² over the bin's frames
 	frames  int64
@@ -40,11 +40,6 @@ type welch struct {
 	scale   []float64 // per bin: c_k·10^(offset/10)/(rate·Σw²)
 	psd     []float64
 }
-
-// chunkSamples is the most samples per channel handed to one Execute: a
-// batch big enough to keep a GPU busy, 4 MiB of samples (and about as much
-// of powers on the engine, summed there).
-const chunkSamples = 1 << 20
 
 func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
 	if err := gpufft.CheckSize(wc.fft); err != nil {
@@ -54,13 +49,13 @@ func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
 		return nil, err
 	}
 	cfg := gpufft.SpectrogramConfig{Size: wc.fft, Hop: wc.fft / 2, Window: wc.window, Channels: 1,
-		MaxSamples: max(chunkSamples, 4*wc.fft), Output: gpufft.PowerSum}
+		MaxSamples: prefetchSamples + wc.fft, Output: gpufft.PowerSum} // a read-ahead block and what the block before left
 	plan, err := e.NewSpectrogram(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
 	bins := cfg.Bins()
-	w := &welch{plan: plan, fft: wc.fft, hop: cfg.Hop, buf: make([]float32, cfg.MaxSamples),
+	w := &welch{plan: plan, fft: wc.fft, hop: cfg.Hop, max: cfg.MaxSamples,
 		pow: make([]float32, cfg.DstLen(cfg.MaxSamples)), sum: make([]float64, bins),
 		scale: make([]float64, bins), psd: make([]float64, bins)}
 	sumSq := 0.0
@@ -81,38 +76,38 @@ func (w *welch) Close() error { return w.plan.Close() }
 
 // segment reads count samples of rr into the bin: the frames that lie
 // wholly inside them (a tail shorter than a frame is read and dropped).
+// rr's blocks need fft samples of headroom.
 func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
 	w.samples += count
-	w.n = 0
+	var pend []float32 // the bin's samples not yet consumed by a frame
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if want := min(int64(len(w.buf)-w.n), count); want > 0 {
-			got, err := rr.readFull(w.buf[w.n : w.n+int(want)])
-			w.n += got
-			count -= int64(got)
-			if err != nil && !(errors.Is(err, io.EOF) && count == 0) {
+		if count > 0 {
+			region, added, err := rr.next(pend, int(min(count, int64(w.max-len(pend)))))
+			pend = region
+			count -= int64(added)
+			if err != nil && count > 0 {
 				if errors.Is(err, io.EOF) {
 					err = fmt.Errorf("archive: the files end %d samples early", count)
 				}
 				return err
 			}
 		}
-		if w.n < w.fft {
+		if len(pend) < w.fft {
 			if count == 0 {
 				return nil
 			}
 			continue
 		}
-		frames, err := w.plan.Execute(w.pow, w.buf[:w.n])
+		frames, err := w.plan.Execute(w.pow, pend)
 		if err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
 		w.add(frames)
-		used := frames * w.hop
-		w.n = copy(w.buf, w.buf[used:w.n])
-		if count == 0 && w.n < w.fft {
+		pend = pend[frames*w.hop:]
+		if count == 0 && len(pend) < w.fft {
 			return nil
 		}
 	}
@@ -120,19 +115,7 @@ func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
 
 // discard reads count samples of rr and drops them: a bin outside the
 // span asked for.
-func (w *welch) discard(rr *prefetch, count int64) error {
-	for count > 0 {
-		got, err := rr.readFull(w.buf[:min(int64(len(w.buf)), count)])
-		count -= int64(got)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("archive: the files end %d samples early", count)
-			}
-			return err
-		}
-	}
-	return nil
-}
+func (w *welch) discard(rr *prefetch, count int64) error { return rr.skip(count) }
 
 // add adds an Execute's sum of the powers of frames frames into the bin.
 func (w *welch) add(frames int) {
@@ -187,7 +170,7 @@ func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfi
 		ns := r.start.UnixNano()
 		k := floorDiv(ns, avg)
 		phase := float64(ns - k*avg) // ns into bin k
-		rr := startPrefetch(r, wc.channel)
+		rr := startPrefetch(r, wc.channel, wc.fft)
 		for pos := int64(0); pos < r.frames && k <= last; k++ {
 			// the first sample at or after the start of bin k+1
 			next := int64(math.Ceil((float64(avg)-phase)*r.rate/1e9 - 1e-6))
