@@ -90,3 +90,31 @@ func BenchmarkSpectrogram(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPowerSum: the Welch sums of the archive analyses (frames half a
+// frame apart, their powers summed on the engine).
+func BenchmarkPowerSum(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, e := range benchEngines(b) {
+		for _, n := range []int{1024, 8192, 65536} {
+			b.Run(fmt.Sprintf("%s/size=%d", e.Name(), n), func(b *testing.B) {
+				const samples = 1 << 20
+				cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: samples, Output: PowerSum}
+				p, err := e.NewSpectrogram(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer p.Close()
+				src := randReal(rng, samples)
+				dst := make([]float32, cfg.DstLen(samples))
+				b.SetBytes(4 * samples)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.Execute(dst, src); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

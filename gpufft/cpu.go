@@ -304,18 +304,19 @@ func (p *cpuSpectrogram) run(w, lo, hi int) {
 	bins := p.cfg.Bins()
 	for s := lo; s < hi; s++ {
 		if p.cfg.Output == Complex {
-			p.sequence(w, s, p.dst[2*s*bins:2*(s+1)*bins], false)
+			p.sequence(w, s, p.dst[2*s*bins:2*(s+1)*bins], overwrite)
 		} else {
-			p.sequence(w, s, p.dst[s*bins:(s+1)*bins], false)
+			p.sequence(w, s, p.dst[s*bins:(s+1)*bins], overwrite)
 		}
 	}
 }
 
 // sequence writes sequence s's output row (bins values, 2·bins for
-// Complex) into out, with worker w's scratch; keepMax (gained power
-// without BinGain only) keeps in out the maximum of it and the row. p.src,
-// p.samples and p.frames describe the call.
-func (p *cpuSpectrogram) sequence(w, s int, out []float32, keepMax bool) {
+// Complex) into out, with worker w's scratch; how, other than overwrite
+// (power and gained power without BinGain only), keeps in out the maximum
+// of it and the row or adds the row to it. p.src, p.samples and p.frames
+// describe the call.
+func (p *cpuSpectrogram) sequence(w, s int, out []float32, how combine) {
 	cfg := &p.cfg
 	n, m := cfg.Size, cfg.Size/2
 	a, b, x := p.work[w][0], p.work[w][1], p.work[w][2]
@@ -347,17 +348,17 @@ func (p *cpuSpectrogram) sequence(w, s int, out []float32, keepMax bool) {
 		p.r.split(z, x)
 		copy(asComplex(out), x)
 	case Power:
-		p.r.splitPower(z, out, 1, 1, false)
+		p.r.splitPower(z, out, 1, 1, how)
 		applyGain(out, cfg.BinGain)
 	case gainedPower:
-		p.r.splitPower(z, out, 2*p.scale, p.scale, keepMax && cfg.BinGain == nil)
+		p.r.splitPower(z, out, 2*p.scale, p.scale, how)
 		applyGain(out, cfg.BinGain)
 	default:
 		if cfg.BinGain == nil {
 			p.r.splitDB(z, out, 2*p.scale)
 			break
 		}
-		p.r.splitPower(z, out, 2*p.scale, p.scale, false)
+		p.r.splitPower(z, out, 2*p.scale, p.scale, overwrite)
 		for k, v := range out {
 			out[k] = binDB(v*cfg.BinGain[k], 1)
 		}

@@ -296,11 +296,21 @@ func splitPair(zk, zj, w complex64) (x, y complex64) {
 	return complex(er+tr, ei+ti), complex(er-tr, ti-ei)
 }
 
+// combine is how splitPower (and a spectrogram's sequence) puts a frame's
+// powers into dst.
+type combine uint8
+
+const (
+	overwrite  combine = iota // dst[k] = p_k
+	keepMax                   // dst[k] = max(dst[k], p_k): an image column's maximum over its frames
+	accumulate                // dst[k] += p_k: a Welch sum's frames, in float32 (powersum.go)
+)
+
 // splitPower is split followed by |X_k|²·g² (gEnd² at k = 0 and k = m),
-// without storing X: the spectrogram's power paths. With keepMax each
-// dst[k] becomes max(dst[k], |X_k|²·g²) instead (an image column's
-// maximum over its frames, without storing each frame's powers).
-func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32, keepMax bool) {
+// without storing X: the spectrogram's power paths, put into dst as how
+// says (without storing each frame's powers where it keeps a maximum or
+// a sum).
+func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32, how combine) {
 	m := r.n / 2
 	z = z[:m]
 	dst = dst[:m+1]
@@ -309,25 +319,30 @@ func (r *rfft) splitPower(z []complex64, dst []float32, g, gEnd float32, keepMax
 	z0 := z[0]
 	a, b := real(z0)+imag(z0), real(z0)-imag(z0)
 	p0, pm := a*a*gEnd*gEnd, b*b*gEnd*gEnd
-	if keepMax {
-		p0, pm = max(dst[0], p0), max(dst[m], pm)
-	}
-	dst[0], dst[m] = p0, pm
+	dst[0], dst[m] = how.apply(dst[0], p0), how.apply(dst[m], pm)
 	k := 1
 	if nb := (m/2 - 1) / 8; haveAVX2 && nb > 0 { // blocks of 8 below the middle, the rest here
 		_ = r.ws[16*nb-1]
-		splitPowerAVX2(&z[1], &z[m-4], &r.ws[0], &dst[1], &dst[m-8], g2, nb, keepMax)
+		splitPowerAVX2(&z[1], &z[m-4], &r.ws[0], &dst[1], &dst[m-8], g2, nb, int(how))
 		k += 8 * nb
 	}
 	for ; k < len(wn); k++ {
 		x, y := splitPair(z[k], z[m-k], wn[k])
 		pk := (real(x)*real(x) + imag(x)*imag(x)) * g2
 		pj := (real(y)*real(y) + imag(y)*imag(y)) * g2
-		if keepMax {
-			pk, pj = max(dst[k], pk), max(dst[m-k], pj)
-		}
-		dst[k], dst[m-k] = pk, pj
+		dst[k], dst[m-k] = how.apply(dst[k], pk), how.apply(dst[m-k], pj)
 	}
+}
+
+// apply is the value dst becomes with a frame's power p.
+func (how combine) apply(dst, p float32) float32 {
+	switch how {
+	case keepMax:
+		return max(dst, p)
+	case accumulate:
+		return dst + p
+	}
+	return p
 }
 
 // unsplit is the inverse of split: from X[0…m] it writes conj(Z[k]) for
@@ -383,7 +398,7 @@ var logTab, logInv = func() (t, inv [256]float64) {
 // their own rule has it.
 func (r *rfft) splitDB(z []complex64, dst []float32, g float32) {
 	m := r.n / 2
-	r.splitPower(z, dst, g, g, false)
+	r.splitPower(z, dst, g, g, overwrite)
 	powerToDBRange(dst[1:m])
 	a, b := real(z[0])+imag(z[0]), real(z[0])-imag(z[0])
 	dst[0], dst[m] = binDB(a*a, g/2), binDB(b*b, g/2)

@@ -224,13 +224,13 @@ func (p *cpuImage) run(w, lo, hi int) {
 		if a >= b {
 			continue
 		}
-		p.sp.sequence(w, a-p.f0, tmp, false)
+		p.sp.sequence(w, a-p.f0, tmp, overwrite)
 		for f := a + 1; f < b; f++ {
 			if p.sp.cfg.BinGain == nil {
-				p.sp.sequence(w, f-p.f0, tmp, true)
+				p.sp.sequence(w, f-p.f0, tmp, keepMax)
 				continue
 			}
-			p.sp.sequence(w, f-p.f0, row, false) // gains apply before the maximum
+			p.sp.sequence(w, f-p.f0, row, overwrite) // gains apply before the maximum
 			maxInto(tmp, row)
 		}
 		foldColumn(p.img, tmp, &p.ic, c)

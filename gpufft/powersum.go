@@ -104,15 +104,34 @@ func (p *cpuPowerSum) Execute(dst, src []float32) (int, error) {
 	return frames, nil
 }
 
-// run sums frames [lo, hi) of output channel p.c into worker w's acc.
+// run sums frames [lo, hi) of output channel p.c into worker w's acc: the
+// powers of up to sumFrames frames are added in float32 (in the split,
+// without storing each frame's), then into acc in float64.
 func (p *cpuPowerSum) run(w, lo, hi int) {
 	row := p.row[w]
 	acc := p.acc[w][:len(row)]
-	for f := lo; f < hi; f++ {
-		p.sp.sequence(w, p.c*p.sp.frames+f, row, false)
+	if p.cfg.BinGain != nil { // the gains apply to each frame's powers
+		for f := lo; f < hi; f++ {
+			p.sp.sequence(w, p.c*p.sp.frames+f, row, overwrite)
+			addWiden(acc, row)
+		}
+		return
+	}
+	for f := lo; f < hi; f += sumFrames {
+		how := overwrite
+		for g := f; g < min(f+sumFrames, hi); g++ {
+			p.sp.sequence(w, p.c*p.sp.frames+g, row, how)
+			how = accumulate
+		}
 		addWiden(acc, row)
 	}
 }
+
+// sumFrames is how many frames' powers run adds in float32 before adding
+// them into float64: 16 values in float32 lose at most 15 roundings,
+// about 1e-6 of the sum (4e-6 dB), and the widening pass runs once every
+// 16 frames rather than after each.
+const sumFrames = 16
 
 // addWiden sets acc[k] += float64(x[k]) for k < len(x) (acc as long).
 func addWiden(acc []float64, x []float32) {

@@ -262,7 +262,7 @@ func (p *cpuSpectralKernel) run(w, lo, hi int) {
 	xf := unsafe.Slice((*float32)(unsafe.Pointer(&x[0])), 2*len(x))
 	rows := g.Rows()
 	for s := lo; s < hi; s++ {
-		p.sps[p.g].sequence(w, s, xf, false)
+		p.sps[p.g].sequence(w, s, xf, overwrite)
 		applySpectralKernel(p.dst[s*rows:(s+1)*rows], x, g, p.packed[p.g], p.cfg.Output)
 	}
 }

@@ -21,7 +21,7 @@ func radix4StageAVX2(y, x, wd *complex64, m, ns, blocks int)
 func radix2AVX2(y0, y1, x0, x1, wd *complex64, n int)
 
 //go:noescape
-func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n int, keepMax bool)
+func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n, how int)
 
 //go:noescape
 func first4AVX2(y, x *complex64, m int)

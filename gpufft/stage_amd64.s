@@ -147,15 +147,16 @@ DATA splitRev<>+24(SB)/4, $1
 DATA splitRev<>+28(SB)/4, $0
 GLOBL splitRev<>(SB), RODATA|NOPTR, $32
 
-// func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n int, keepMax bool)
+// func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n, how int)
 // n blocks of eight bins k … k+7 (k from 1) and their mirrors m−k−7 …
 // m−k: zk → Z[k], zj → Z[m−k−3], ws → the block's twiddles (splitTwiddles'
 // layout: 8 real parts, then 8 imaginary, in the deinterleaved order),
-// lo → dst[k], hi → dst[m−k−7]. The complex values are split into real
+// lo → dst[k], hi → dst[m−k−7]; how is a combine (0 overwrite, 1 keep the
+// maximum, 2 add). The complex values are split into real
 // and imaginary vectors (VSHUFPS), so each step works on eight bins with
 // no shuffles, in the operations and order of splitPair and splitPower
 // (the same bits as the Go loop).
-TEXT ·splitPowerAVX2(SB), NOSPLIT, $0-57
+TEXT ·splitPowerAVX2(SB), NOSPLIT, $0-64
 	MOVQ zk+0(FP), SI
 	MOVQ zj+8(FP), DI
 	MOVQ ws+16(FP), DX
@@ -163,7 +164,7 @@ TEXT ·splitPowerAVX2(SB), NOSPLIT, $0-57
 	MOVQ hi+32(FP), R9
 	VBROADCASTSS g2+40(FP), Y14
 	MOVQ n+48(FP), CX
-	MOVBLZX keepMax+56(FP), BX
+	MOVQ how+56(FP), BX
 	TESTQ CX, CX
 	JZ splitDone
 	VBROADCASTSS half<>(SB), Y13
@@ -205,8 +206,13 @@ splitLoop:
 	VMULPS Y14, Y6, Y6           // |X_{m−k}|²·g²
 	VPERMPD $0xD8, Y4, Y4        // bins k … k+7
 	VPERMPS Y6, Y12, Y6          // bins m−k−7 … m−k
-	TESTQ BX, BX
-	JZ splitStore
+	CMPQ BX, $1
+	JLT splitStore
+	JEQ splitMax
+	VADDPS (R8), Y4, Y4          // dst + p
+	VADDPS (R9), Y6, Y6
+	JMP splitStore
+splitMax:
 	VMOVUPS (R8), Y0
 	VMAXPS Y4, Y0, Y1            // old > new ? old : new (NaN: new)
 	VCMPPS $3, Y0, Y0, Y2        // old is NaN

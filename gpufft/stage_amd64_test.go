@@ -9,7 +9,7 @@ import (
 )
 
 // TestSplitPowerAVX2MatchesGo: the AVX2 split to powers gives the pure-Go
-// loop's values bit for bit, storing and keeping the maximum (a NaN
+// loop's values bit for bit, storing, keeping the maximum and adding (a NaN
 // already in dst or coming in stays NaN, as Go's max keeps it), for every
 // transform size the engine uses, over random spectra of a wide range.
 func TestSplitPowerAVX2MatchesGo(t *testing.T) {
@@ -26,7 +26,7 @@ func TestSplitPowerAVX2MatchesGo(t *testing.T) {
 			z[i] = complex(s*float32(rng.NormFloat64()), s*float32(rng.NormFloat64()))
 		}
 		z[min(3, m-1)] = complex(float32(math.NaN()), 0) // a NaN coming in
-		for _, keepMax := range []bool{false, true} {
+		for _, how := range []combine{overwrite, keepMax, accumulate} {
 			old := make([]float32, m+1)
 			for i := range old {
 				old[i] = float32(rng.Float64() * 100)
@@ -35,12 +35,12 @@ func TestSplitPowerAVX2MatchesGo(t *testing.T) {
 			old[m/2] = float32(math.NaN())
 			want, got := append([]float32(nil), old...), append([]float32(nil), old...)
 			haveAVX2 = false
-			r.splitPower(z, want, 1.7, 0.9, keepMax)
+			r.splitPower(z, want, 1.7, 0.9, how)
 			haveAVX2 = true
-			r.splitPower(z, got, 1.7, 0.9, keepMax)
+			r.splitPower(z, got, 1.7, 0.9, how)
 			for k := range want {
 				if math.Float32bits(got[k]) != math.Float32bits(want[k]) && !(isNaN32(got[k]) && isNaN32(want[k])) {
-					t.Fatalf("n %d keepMax %v: dst[%d] = %g (AVX2), %g (Go)", n, keepMax, k, got[k], want[k])
+					t.Fatalf("n %d combine %d: dst[%d] = %g (AVX2), %g (Go)", n, how, k, got[k], want[k])
 				}
 			}
 		}

@@ -12,7 +12,7 @@ func radix2AVX2(y0, y1, x0, x1, wd *complex64, n int) {
 	panic("gpufft: no AVX2 kernels in this build")
 }
 
-func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n int, keepMax bool) {
+func splitPowerAVX2(zk, zj *complex64, ws, lo, hi *float32, g2 float32, n, how int) {
 	panic("gpufft: no AVX2 kernels in this build")
 }
 
