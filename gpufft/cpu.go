@@ -251,9 +251,11 @@ type cpuSpectrogram struct {
 	cfg     SpectrogramConfig
 	r       *rfft
 	win     []float32
+	win16   []float32 // win·2^−15, for 16-bit samples (int16Window)
 	scale   float32
 	work    [][][]complex64 // [worker]{a, b, bins}
 	src     []float32
+	src16   []int16 // ExecuteInt16's samples (one channel), else nil
 	dst     []float32
 	samples int
 	frames  int
@@ -276,6 +278,7 @@ func (e *CPU) NewSpectrogram(cfg SpectrogramConfig) (SpectrogramPlan, error) {
 		cfg:         cfg,
 		r:           newRFFT(cfg.Size),
 		win:         win,
+		win16:       int16Window(win),
 		scale:       scale,
 		work:        scratch(w, 2, cfg.Size/2),
 	}
@@ -325,24 +328,27 @@ func (p *cpuSpectrogram) sequence(w, s int, out []float32, how combine) {
 	f, c := s%p.frames, s/p.frames
 	off := f * cfg.Hop
 	// z[m] = (x[2m]·w[2m], x[2m+1]·w[2m+1]), x the channel or the mix;
-	// the window is applied inside the first FFT stage.
-	var in []complex64
-	if cfg.Mix && cfg.Channels > 1 {
-		z := b[:m]
-		copy(z, asComplex(p.src[off:off+n]))
+	// the window is applied inside the first FFT stage (which converts
+	// 16-bit samples too).
+	var z []complex64
+	switch {
+	case p.src16 != nil: // ExecuteInt16: one channel
+		z = p.r.c.transformWindowedInt16(p.src16[off:off+n], asComplex(p.win16), a, b)
+	case cfg.Mix && cfg.Channels > 1:
+		mix := b[:m]
+		copy(mix, asComplex(p.src[off:off+n]))
 		for ch := 1; ch < cfg.Channels; ch++ {
 			for i, v := range asComplex(p.src[ch*p.samples+off : ch*p.samples+off+n]) {
-				z[i] += v
+				mix[i] += v
 			}
 		}
-		for i, v := range z {
-			z[i] = complex(real(v)*inv, imag(v)*inv)
+		for i, v := range mix {
+			mix[i] = complex(real(v)*inv, imag(v)*inv)
 		}
-		in = z
-	} else {
-		in = asComplex(p.src[c*p.samples+off : c*p.samples+off+n])
+		z = p.r.c.transformWindowed(mix, win, a, b)
+	default:
+		z = p.r.c.transformWindowed(asComplex(p.src[c*p.samples+off:c*p.samples+off+n]), win, a, b)
 	}
-	z := p.r.c.transformWindowed(in, win, a, b)
 	switch cfg.Output {
 	case Complex:
 		p.r.split(z, x)

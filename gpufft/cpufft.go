@@ -121,6 +121,42 @@ func (f *cfft) transformWindowed(src, win, a, b []complex64) []complex64 {
 	return f.stagesFrom(a[:n], b[:n])
 }
 
+// transformWindowedInt16 is transformWindowed of 16-bit samples (two per
+// complex value) and a window that carries their 2^−15 scale (int16Window):
+// the same bits as transformWindowed of the samples converted as audio
+// decodes them (v/2^15) and the unscaled window, both products being the
+// one real number v·w·2^−15 rounded once.
+func (f *cfft) transformWindowedInt16(src []int16, win, a, b []complex64) []complex64 {
+	n := f.n
+	first4wInt16(a[:n], src[:2*n], win[:n])
+	return f.stagesFrom(a[:n], b[:n])
+}
+
+// int16Window is the window scaled by 2^−15 (exactly: a power of two), for
+// transformWindowedInt16.
+func int16Window(win []float32) []float32 {
+	out := make([]float32, len(win))
+	for i, v := range win {
+		out[i] = v * (1.0 / (1 << 15))
+	}
+	return out
+}
+
+func first4wInt16(y []complex64, x []int16, w []complex64) {
+	m := len(w) / 4
+	if haveAVX2 && m%4 == 0 && m > 0 {
+		_, _, _ = y[4*m-1], x[8*m-1], w[4*m-1] // what the kernel touches
+		first4wInt16AVX2(&y[0], &x[0], &w[0], m)
+		return
+	}
+	at := func(j int) complex64 { return complex(float32(x[2*j]), float32(x[2*j+1])) }
+	w0, w1, w2, w3 := w[:m], w[m:2*m], w[2*m:3*m], w[3*m:4*m]
+	for j := range w0 {
+		o := (*[4]complex64)(y[4*j : 4*j+4])
+		o[0], o[1], o[2], o[3] = dft4(wmul(at(j), w0[j]), wmul(at(j+m), w1[j]), wmul(at(j+2*m), w2[j]), wmul(at(j+3*m), w3[j]))
+	}
+}
+
 func wmul(x, w complex64) complex64 { return complex(real(x)*real(w), imag(x)*imag(w)) }
 
 func first4w(y, x, w []complex64) {

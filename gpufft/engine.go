@@ -285,9 +285,14 @@ func transforms(length, size, batch int, what string) int {
 
 // spectrogramCall validates an Execute call and returns L and the frame count.
 func (c SpectrogramConfig) spectrogramCall(dst, src []float32) (samples, frames int) {
-	samples = len(src) / c.Channels
-	if samples*c.Channels != len(src) || samples > c.MaxSamples {
-		panic(fmt.Sprintf("gpufft: spectrogram: len(src) %d is not %d channels of at most %d samples", len(src), c.Channels, c.MaxSamples))
+	return c.spectrogramCallLen(dst, len(src))
+}
+
+// spectrogramCallLen is spectrogramCall for a source of n values.
+func (c SpectrogramConfig) spectrogramCallLen(dst []float32, n int) (samples, frames int) {
+	samples = n / c.Channels
+	if samples*c.Channels != n || samples > c.MaxSamples {
+		panic(fmt.Sprintf("gpufft: spectrogram: len(src) %d is not %d channels of at most %d samples", n, c.Channels, c.MaxSamples))
 	}
 	if need := c.DstLen(samples); len(dst) < need {
 		panic(fmt.Sprintf("gpufft: spectrogram: len(dst) %d < %d", len(dst), need))

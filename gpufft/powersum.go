@@ -1,6 +1,7 @@
 package gpufft
 
 import (
+	"fmt"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -37,6 +38,18 @@ func sumSlices(binsPad, maxFrames int) int {
 	return max(1, min(maxFrames, sumWorkItems/binsPad, 256))
 }
 
+// Int16Executor is implemented by the spectrogram plans that also take
+// 16-bit PCM samples as they are (v, meaning v/2^15 of full scale), with
+// no conversion pass: the CPU engine's PowerSum plans of one channel,
+// whose first FFT stage converts them on the way in. ExecuteInt16 gives
+// the bits Execute gives for the samples converted as package audio
+// converts them (for windows whose values are 0 or above 2^−111), and
+// panics where Execute would or on a plan of more than one channel.
+// The archive analyses use it for 16-bit files.
+type Int16Executor interface {
+	ExecuteInt16(dst []float32, src []int16) (frames int, err error)
+}
+
 // powerCfg is cfg with Power output: the plan whose frames are summed.
 func powerCfg(cfg SpectrogramConfig) SpectrogramConfig {
 	cfg.Output = Power
@@ -52,6 +65,8 @@ type cpuPowerSum struct {
 	row [][]float32 // per worker: one frame's powers
 	c   int         // the output channel being summed
 }
+
+var _ Int16Executor = (*cpuPowerSum)(nil)
 
 func (e *CPU) newPowerSum(cfg SpectrogramConfig) (SpectrogramPlan, error) {
 	sp, err := e.NewSpectrogram(powerCfg(cfg))
@@ -75,6 +90,24 @@ func (p *cpuPowerSum) Config() SpectrogramConfig { return p.cfg }
 
 func (p *cpuPowerSum) Execute(dst, src []float32) (int, error) {
 	samples, frames := p.cfg.spectrogramCall(dst, src)
+	p.sp.src = src
+	defer func() { p.sp.src = nil }()
+	return p.execute(dst, samples, frames)
+}
+
+// ExecuteInt16 implements Int16Executor.
+func (p *cpuPowerSum) ExecuteInt16(dst []float32, src []int16) (int, error) {
+	if p.cfg.Channels != 1 {
+		panic(fmt.Sprintf("gpufft: ExecuteInt16 on a plan of %d channels", p.cfg.Channels))
+	}
+	samples, frames := p.cfg.spectrogramCallLen(dst, len(src))
+	p.sp.src16 = src
+	defer func() { p.sp.src16 = nil }()
+	return p.execute(dst, samples, frames)
+}
+
+// execute sums the frames of the call p.sp's source holds.
+func (p *cpuPowerSum) execute(dst []float32, samples, frames int) (int, error) {
 	bins := p.cfg.Bins()
 	dst = dst[:p.cfg.DstLen(samples)]
 	if frames == 0 {
@@ -82,8 +115,7 @@ func (p *cpuPowerSum) Execute(dst, src []float32) (int, error) {
 		return 0, nil
 	}
 	sp := p.sp
-	sp.src, sp.samples, sp.frames = src, samples, frames
-	defer func() { sp.src = nil }()
+	sp.samples, sp.frames = samples, frames
 	for c := range p.cfg.OutChannels() {
 		for _, a := range p.acc {
 			clear(a)

@@ -211,3 +211,58 @@ func TestPowerSumNotPCM(t *testing.T) {
 		}
 	}
 }
+
+// TestExecuteInt16EqualsExecute: the CPU PowerSum plan fed 16-bit samples
+// (ExecuteInt16, converted in the first FFT stage) gives the bits Execute
+// gives for the samples converted as package audio converts them (v/2^15),
+// with the AVX2 kernels and without, for sizes of an even and an odd
+// power of four, and equals a float64 reference.
+func TestExecuteInt16EqualsExecute(t *testing.T) {
+	defer func(was bool) { haveAVX2 = was }(haveAVX2)
+	rng := rand.New(rand.NewPCG(13, 14))
+	e := NewCPU(2)
+	defer e.Close()
+	for _, n := range []int{256, 2048, 8192} {
+		for _, avx := range []bool{false, haveAVX2} {
+			haveAVX2 = avx
+			cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 20 * n, Output: PowerSum}
+			p, err := e.NewSpectrogram(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := make([]int16, 13*n+5)
+			for i := range x {
+				x[i] = int16(rng.Uint32()) >> (i % 9) // loud and quiet stretches
+			}
+			x[3] = math.MinInt16
+			f := make([]float32, len(x))
+			for i, v := range x {
+				f[i] = float32(v) / (1 << 15)
+			}
+			want, got := make([]float32, cfg.Bins()), make([]float32, cfg.Bins())
+			fw, err := p.Execute(want, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fg, err := p.(Int16Executor).ExecuteInt16(got, x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Close()
+			if fg != fw || fw != cfg.Frames(len(x)) {
+				t.Fatalf("n %d: %d frames, Execute %d, want %d", n, fg, fw, cfg.Frames(len(x)))
+			}
+			for k := range want {
+				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+					t.Fatalf("n %d AVX2 %v: bin %d = %g, Execute %g", n, avx, k, got[k], want[k])
+				}
+			}
+			ref := powerSum64(cfg, f)
+			for k, r := range ref {
+				if d := math.Abs(float64(got[k])-r) / r; d > 1e-5 {
+					t.Fatalf("n %d: bin %d = %g, float64 %g (relative %.1e)", n, k, got[k], r, d)
+				}
+			}
+		}
+	}
+}

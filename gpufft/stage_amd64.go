@@ -30,4 +30,7 @@ func first4AVX2(y, x *complex64, m int)
 func first4wAVX2(y, x, w *complex64, m int)
 
 //go:noescape
+func first4wInt16AVX2(y *complex64, x *int16, w *complex64, m int)
+
+//go:noescape
 func addWidenAVX2(acc *float64, x *float32, n int)

@@ -348,3 +348,46 @@ addWidenLoop:
 	VZEROUPPER
 addWidenDone:
 	RET
+
+// func first4wInt16AVX2(y *complex64, x *int16, w *complex64, m int)
+// first4wAVX2 on 16-bit samples: the complex values x[j + q·m] are pairs
+// of int16 (two per complex value), sign-extended and converted to
+// float32 on the way in (exactly), then multiplied by the window w (which
+// carries the 2^−15 scale) and through the twiddle-free first stage.
+TEXT ·first4wInt16AVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), R10
+	MOVQ w+16(FP), R14
+	MOVQ m+24(FP), CX
+	SHLQ $2, CX                  // m complex values of int16 pairs, in bytes
+	LEAQ (R10)(CX*1), R11
+	LEAQ (R11)(CX*1), R12
+	LEAQ (R12)(CX*1), R13
+	SHLQ $1, CX                  // m complex64 values, in bytes
+	LEAQ (R14)(CX*1), BX
+	LEAQ (BX)(CX*1), DX
+	LEAQ (DX)(CX*1), SI
+	XORQ AX, AX                  // offset into w
+	XORQ R8, R8                  // offset into x
+	VMOVUPS signOdd<>(SB), Y15
+first4wI16Loop:
+	VPMOVSXWD (R10)(R8*1), Y0
+	VPMOVSXWD (R11)(R8*1), Y1
+	VPMOVSXWD (R12)(R8*1), Y2
+	VPMOVSXWD (R13)(R8*1), Y3
+	VCVTDQ2PS Y0, Y0
+	VCVTDQ2PS Y1, Y1
+	VCVTDQ2PS Y2, Y2
+	VCVTDQ2PS Y3, Y3
+	VMULPS (R14)(AX*1), Y0, Y0
+	VMULPS (BX)(AX*1), Y1, Y1
+	VMULPS (DX)(AX*1), Y2, Y2
+	VMULPS (SI)(AX*1), Y3, Y3
+	FIRST4
+	ADDQ $128, DI
+	ADDQ $16, R8
+	ADDQ $32, AX
+	CMPQ AX, CX
+	JLT first4wI16Loop
+	VZEROUPPER
+	RET

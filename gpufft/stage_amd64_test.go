@@ -187,3 +187,31 @@ func sameBits64(a, b []complex64) (int, bool) {
 	}
 	return 0, true
 }
+
+// TestFirst4wInt16AVX2MatchesGo: the AVX2 first stage of 16-bit samples
+// gives the pure-Go loop's values bit for bit, over the whole int16 range.
+func TestFirst4wInt16AVX2MatchesGo(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 on this CPU")
+	}
+	defer func() { haveAVX2 = true }()
+	rng := rand.New(rand.NewPCG(9, 10))
+	for n := 16; n <= 1<<16; n *= 2 {
+		x, w := make([]int16, 2*n), make([]complex64, n)
+		for i := range x {
+			x[i] = int16(rng.Uint32())
+		}
+		x[0], x[1] = math.MinInt16, math.MaxInt16
+		for i := range w {
+			w[i] = complex(float32(rng.Float64()), float32(rng.Float64()))
+		}
+		want, got := make([]complex64, n), make([]complex64, n)
+		haveAVX2 = false
+		first4wInt16(want, x, w)
+		haveAVX2 = true
+		first4wInt16(got, x, w)
+		if i, ok := sameBits64(got, want); !ok {
+			t.Fatalf("n %d: y[%d] = %v (AVX2), %v (Go)", n, i, got[i], want[i])
+		}
+	}
+}

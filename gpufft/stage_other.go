@@ -24,6 +24,10 @@ func first4wAVX2(y, x, w *complex64, m int) {
 	panic("gpufft: no AVX2 kernels in this build")
 }
 
+func first4wInt16AVX2(y *complex64, x *int16, w *complex64, m int) {
+	panic("gpufft: no AVX2 kernels in this build")
+}
+
 func addWidenAVX2(acc *float64, x *float32, n int) {
 	panic("gpufft: no AVX2 kernels in this build")
 }
