@@ -21,8 +21,11 @@ type File struct {
 	Rate     float64   // corrected sample rate, Hz: the nominal rate × the manifest's correction
 	Frames   int64     // samples per channel
 	Channels int
-	Size     int64 // bytes
-	Cal      Calibration
+	// Int16 says the samples are 16-bit integer PCM (WAV), which the CPU
+	// engine takes as they are, converting them in its first FFT stage.
+	Int16 bool
+	Size  int64 // bytes
+	Cal   Calibration
 	// Clock says where Start came from: "bext", "name" or "manifest".
 	Clock string
 }
@@ -182,7 +185,9 @@ func describe(path string) (File, error) {
 	if fm.Frames < 0 {
 		return File{}, fmt.Errorf("archive: %s: unknown length", path)
 	}
-	return File{Path: path, Rate: float64(fm.SampleRate), Frames: fm.Frames, Channels: fm.Channels, Size: st.Size()}, nil
+	raw, ok := d.(audio.RawPCM)
+	pcm16 := ok && raw.RawFormat() == audio.RawFormat{BytesPerSample: 2}
+	return File{Path: path, Rate: float64(fm.SampleRate), Frames: fm.Frames, Channels: fm.Channels, Int16: pcm16, Size: st.Size()}, nil
 }
 
 // startOf finds a file's start: bext with a time reference, the name,

@@ -2,9 +2,13 @@ package archive
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,16 +107,16 @@ func TestLTSAEqualsWelch64(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/block=%d", e.Name(), block), func(t *testing.T) {
 				defer func(was int) { prefetchSamples = was }(prefetchSamples)
 				prefetchSamples = block
-				checkLTSAWelch64(t, e, files, streams, starts)
+				checkLTSAWelch64(t, e, files, streams, starts, 1)
 			})
 		}
 	}
 }
 
-func checkLTSAWelch64(t *testing.T, e gpufft.Engine, files []File, streams [][]float64, starts []time.Time) {
+func checkLTSAWelch64(t *testing.T, e gpufft.Engine, files []File, streams [][]float64, starts []time.Time, channel int) []Row {
 	const rate, fft = 8000, 1024
 	var rows []Row
-	cfg := LTSAConfig{Average: time.Second, FFT: fft, Channel: 1, Window: window.Func{Kind: window.Hann}}
+	cfg := LTSAConfig{Average: time.Second, FFT: fft, Channel: channel, Window: window.Func{Kind: window.Hann}}
 	freqs, err := LTSA(context.Background(), e, files, cfg, func(r Row) error { rows = append(rows, r); return nil })
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +172,126 @@ func checkLTSAWelch64(t *testing.T, e gpufft.Engine, files []File, streams [][]f
 				t.Fatalf("span row %d bin %d: %v, the whole run's %v", i, k, r.Level[k], rows[i+1].Level[k])
 			}
 		}
+	}
+	return rows
+}
+
+// TestLTSAInt16 checks 16-bit files of one channel, read as int16 and
+// converted in the CPU engine's first FFT stage (gpufft.Int16Executor):
+// against the float64 Welch as TestLTSAEqualsWelch64 does (a seamless
+// boundary, a gap, read-ahead blocks shorter than a frame and of odd
+// lengths), and bit for bit against the same files decoded to float32
+// first (File.Int16 off); the int16 path must have run.
+func TestLTSAInt16(t *testing.T) {
+	dir := t.TempDir()
+	const rate = 8000
+	spans := []struct{ start, secs float64 }{{0.3, 1.5}, {1.8, 1.5}, {5, 1.2}}
+	var files []File
+	var streams [][]float64
+	for i, s := range spans {
+		x := noise(uint64(30+i), int(s.secs*rate), rate, 0.3, 0.4, 700+50*float64(i))
+		pcm := make([]int16, len(x))
+		ref := make([]float64, len(x))
+		for j, v := range x {
+			pcm[j] = int16(math.Round(float64(v) * 32767))
+			ref[j] = float64(pcm[j]) / (1 << 15)
+		}
+		path := filepath.Join(dir, "m"+string(rune('a'+i))+".wav")
+		writeWAV16(t, path, rate, pcm)
+		f, err := describe(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !f.Int16 || f.Channels != 1 {
+			t.Fatalf("%s: Int16 %v, %d channels; want 16-bit, one channel", path, f.Int16, f.Channels)
+		}
+		f.Start = at(s.start)
+		files = append(files, f)
+		if i == 1 {
+			streams[0] = append(streams[0], ref...)
+		} else {
+			streams = append(streams, ref)
+		}
+	}
+	decoded := slices.Clone(files)
+	for i := range decoded {
+		decoded[i].Int16 = false
+	}
+	starts := []time.Time{at(0.3), at(5)}
+	cpu := gpufft.NewCPU(0)
+	defer cpu.Close()
+	for _, block := range []int{prefetchSamples, 700, 3001} {
+		t.Run(fmt.Sprintf("block=%d", block), func(t *testing.T) {
+			defer func(was int) { prefetchSamples = was }(prefetchSamples)
+			prefetchSamples = block
+			e := int16Counter{Engine: cpu}
+			rows := checkLTSAWelch64(t, &e, files, streams, starts, 0)
+			if e.calls == 0 {
+				t.Fatal("the 16-bit files were not read as int16")
+			}
+			f := int16Counter{Engine: cpu}
+			want := checkLTSAWelch64(t, &f, decoded, streams, starts, 0)
+			if f.calls != 0 {
+				t.Fatalf("decoded files: %d ExecuteInt16 calls", f.calls)
+			}
+			for i, r := range rows {
+				for k, v := range r.Level {
+					if math.Float32bits(v) != math.Float32bits(want[i].Level[k]) {
+						t.Fatalf("row %v bin %d: %v as int16, %v decoded", r.Start, k, v, want[i].Level[k])
+					}
+				}
+			}
+		})
+	}
+}
+
+// int16Counter is an engine whose spectrogram plans count their
+// ExecuteInt16 calls.
+type int16Counter struct {
+	gpufft.Engine
+	calls int
+}
+
+func (c *int16Counter) NewSpectrogram(cfg gpufft.SpectrogramConfig) (gpufft.SpectrogramPlan, error) {
+	p, err := c.Engine.NewSpectrogram(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return countedPlan{p, &c.calls}, nil
+}
+
+type countedPlan struct {
+	gpufft.SpectrogramPlan
+	calls *int
+}
+
+func (p countedPlan) ExecuteInt16(dst []float32, src []int16) (int, error) {
+	*p.calls++
+	return p.SpectrogramPlan.(gpufft.Int16Executor).ExecuteInt16(dst, src)
+}
+
+// writeWAV16 writes 16-bit PCM WAV of one channel.
+func writeWAV16(t testing.TB, path string, rate int, x []int16) {
+	t.Helper()
+	le := binary.LittleEndian
+	var b []byte
+	b = append(b, "RIFF"...)
+	b = le.AppendUint32(b, uint32(36+2*len(x)))
+	b = append(b, "WAVEfmt "...)
+	b = le.AppendUint32(b, 16)
+	b = le.AppendUint16(b, 1) // PCM
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint32(b, uint32(rate))
+	b = le.AppendUint32(b, uint32(2*rate))
+	b = le.AppendUint16(b, 2)
+	b = le.AppendUint16(b, 16)
+	b = append(b, "data"...)
+	b = le.AppendUint32(b, uint32(2*len(x)))
+	for _, v := range x {
+		b = le.AppendUint16(b, uint16(v))
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -243,5 +367,24 @@ func TestCalibrationRoundTrip(t *testing.T) {
 				t.Errorf("HMD: tone reads %.4f, want %.4f", got, c.wantDB)
 			}
 		})
+	}
+}
+
+// TestLTSAInt16Changed: a file catalogued as 16-bit PCM and rewritten as
+// float before the analysis reads it is an error, not misread bytes.
+func TestLTSAInt16Changed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.wav")
+	writeWAV16(t, path, 8000, make([]int16, 8000))
+	f, err := describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Start = at(0)
+	writeWAV(t, path, 8000, [][]float32{make([]float32, 8000)}, nil)
+	e := gpufft.NewCPU(0)
+	defer e.Close()
+	_, err = LTSA(context.Background(), e, []File{f}, LTSAConfig{Average: time.Second, FFT: 1024}, func(Row) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "no longer 16-bit PCM") {
+		t.Fatalf("err %v, want the file's change reported", err)
 	}
 }

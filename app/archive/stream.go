@@ -1,11 +1,13 @@
 package archive
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/prismaudio/prism/audio"
 )
@@ -77,9 +79,32 @@ func checkFiles(files []File, channel int) error {
 	return nil
 }
 
+// sample is how a run's samples are read: decoded to float32, or, for
+// 16-bit PCM of one channel (File.Int16), as the int16 values the file
+// holds, which the CPU engine converts in its first FFT stage
+// (gpufft.Int16Executor) instead of in a pass of its own.
+type sample interface{ float32 | int16 }
+
+// int16Run says whether r's samples can be read as int16: every part 16-bit
+// PCM of one channel, on a little-endian host (WAV's byte order, read into
+// the int16 values as they are).
+func (r run) int16Run() bool {
+	if !littleEndian {
+		return false
+	}
+	for _, p := range r.parts {
+		if !p.file.Int16 || p.file.Channels != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
 // runReader streams one channel of a run's files, in order, skipping each
 // part's overlapped start.
-type runReader struct {
+type runReader[T sample] struct {
 	parts   []part
 	next    int
 	dec     audio.Decoder
@@ -88,12 +113,12 @@ type runReader struct {
 	inter   []float32 // interleaved scratch for multichannel files
 }
 
-func newRunReader(r run, channel int) *runReader {
-	return &runReader{parts: r.parts, channel: channel}
+func newRunReader[T sample](r run, channel int) *runReader[T] {
+	return &runReader[T]{parts: r.parts, channel: channel}
 }
 
 // open moves to the next part, reading away its skipped frames.
-func (rr *runReader) open() error {
+func (rr *runReader[T]) open() error {
 	rr.close()
 	if rr.next >= len(rr.parts) {
 		return io.EOF
@@ -105,8 +130,11 @@ func (rr *runReader) open() error {
 		return fmt.Errorf("archive: %w", err)
 	}
 	rr.dec, rr.left = d, p.file.Frames
+	if _, raw := any(rr).(*runReader[int16]); raw && !isInt16(d) {
+		return fmt.Errorf("archive: %s: no longer 16-bit PCM of one channel (it changed since it was catalogued)", p.file.Path)
+	}
 	for skip := p.skip; skip > 0; {
-		n, err := rr.readDec(make([]float32, min(skip, 1<<16)))
+		n, err := rr.readDec(make([]T, min(skip, 1<<16)))
 		if err != nil {
 			return err
 		}
@@ -115,27 +143,19 @@ func (rr *runReader) open() error {
 	return nil
 }
 
+// isInt16 says whether d's samples are 16-bit integer PCM of one channel.
+func isInt16(d audio.Decoder) bool {
+	raw, ok := d.(audio.RawPCM)
+	return ok && d.Format().Channels == 1 && raw.RawFormat() == audio.RawFormat{BytesPerSample: 2}
+}
+
 // readDec reads up to len(dst) samples of the channel from the open file.
-func (rr *runReader) readDec(dst []float32) (int, error) {
+func (rr *runReader[T]) readDec(dst []T) (int, error) {
 	if rr.left <= 0 {
 		return 0, io.EOF
 	}
 	dst = dst[:min(int64(len(dst)), rr.left)]
-	ch := rr.dec.Format().Channels
-	var n int
-	var err error
-	if ch == 1 {
-		n, err = rr.dec.Read(dst)
-	} else {
-		if need := len(dst) * ch; cap(rr.inter) < need {
-			rr.inter = make([]float32, need)
-		}
-		inter := rr.inter[:len(dst)*ch]
-		n, err = rr.dec.Read(inter)
-		for i := range n {
-			dst[i] = inter[i*ch+rr.channel]
-		}
-	}
+	n, err := rr.decode(dst)
 	rr.left -= int64(n)
 	if n == 0 && err == nil {
 		err = io.ErrNoProgress
@@ -149,9 +169,33 @@ func (rr *runReader) readDec(dst []float32) (int, error) {
 	return n, err
 }
 
+// decode reads up to len(dst) samples of the channel: int16 as the file
+// holds them (one channel), float32 decoded.
+func (rr *runReader[T]) decode(dst []T) (int, error) {
+	switch dst := any(dst).(type) {
+	case []int16:
+		return rr.dec.(audio.RawPCM).ReadRaw(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 2*len(dst)))
+	case []float32:
+		ch := rr.dec.Format().Channels
+		if ch == 1 {
+			return rr.dec.Read(dst)
+		}
+		if need := len(dst) * ch; cap(rr.inter) < need {
+			rr.inter = make([]float32, need)
+		}
+		inter := rr.inter[:len(dst)*ch]
+		n, err := rr.dec.Read(inter)
+		for i := range n {
+			dst[i] = inter[i*ch+rr.channel]
+		}
+		return n, err
+	}
+	panic("unreachable")
+}
+
 // readFull fills dst from the run, moving across files; it returns fewer
 // samples only at the run's end (with io.EOF) or on an error.
-func (rr *runReader) readFull(dst []float32) (int, error) {
+func (rr *runReader[T]) readFull(dst []T) (int, error) {
 	got := 0
 	for got < len(dst) {
 		if rr.dec == nil || rr.left <= 0 {
@@ -169,7 +213,7 @@ func (rr *runReader) readFull(dst []float32) (int, error) {
 	return got, nil
 }
 
-func (rr *runReader) close() {
+func (rr *runReader[T]) close() {
 	if rr.dec != nil {
 		rr.dec.Close()
 		rr.dec = nil
@@ -181,25 +225,25 @@ func (rr *runReader) close() {
 // spectra are computed in the blocks themselves (next), not in a copy:
 // each block has headroom before its samples, where the samples a frame
 // still needs from the block before are moved (fewer than a frame).
-type prefetch struct {
-	full chan block
-	free chan []float32
+type prefetch[T sample] struct {
+	full chan block[T]
+	free chan []T
 	stop chan struct{}
 	done chan struct{}
-	head int   // headroom before each block's samples
-	cur  block // the block next takes samples from
-	off  int   // samples of cur.x taken
+	head int      // headroom before each block's samples
+	cur  block[T] // the block next takes samples from
+	off  int      // samples of cur.x taken
 }
 
-type block struct {
-	buf []float32 // the whole buffer: head samples of headroom, then x
-	x   []float32 // the block's samples, buf[head : head+len(x)]
-	err error     // io.EOF after the run's last block
+type block[T sample] struct {
+	buf []T   // the whole buffer: head samples of headroom, then x
+	x   []T   // the block's samples, buf[head : head+len(x)]
+	err error // io.EOF after the run's last block
 }
 
 // prefetchBlocks and prefetchSamples size the read-ahead: 4 blocks of
-// 1 Mi samples (16 MiB, and 8 MiB of 16-bit files ahead), each block
-// also one Execute of the spectra: a batch big enough to keep a GPU busy.
+// 1 Mi samples (16 MiB of float32, 8 MiB of int16), each block also one
+// Execute of the spectra: a batch big enough to keep a GPU busy.
 // prefetchSamples is a variable so that tests can cut runs into blocks
 // shorter than a frame.
 const prefetchBlocks = 4
@@ -209,22 +253,22 @@ var prefetchSamples = 1 << 20
 // startPrefetch starts reading channel of r into blocks with head samples
 // of headroom (at least the frame length less one). The caller must call
 // close.
-func startPrefetch(r run, channel, head int) *prefetch {
-	p := &prefetch{full: make(chan block, prefetchBlocks), free: make(chan []float32, prefetchBlocks),
+func startPrefetch[T sample](r run, channel, head int) *prefetch[T] {
+	p := &prefetch[T]{full: make(chan block[T], prefetchBlocks), free: make(chan []T, prefetchBlocks),
 		stop: make(chan struct{}), done: make(chan struct{}), head: head}
 	for range prefetchBlocks {
-		p.free <- make([]float32, head+prefetchSamples)
+		p.free <- make([]T, head+prefetchSamples)
 	}
-	go p.run(newRunReader(r, channel))
+	go p.run(newRunReader[T](r, channel))
 	return p
 }
 
 // run is the reading goroutine: it owns rr.
-func (p *prefetch) run(rr *runReader) {
+func (p *prefetch[T]) run(rr *runReader[T]) {
 	defer close(p.done)
 	defer rr.close()
 	for {
-		var buf []float32
+		var buf []T
 		select {
 		case buf = <-p.free:
 		case <-p.stop:
@@ -235,7 +279,7 @@ func (p *prefetch) run(rr *runReader) {
 			err = io.EOF
 		}
 		select {
-		case p.full <- block{buf: buf, x: buf[p.head : p.head+n], err: err}:
+		case p.full <- block[T]{buf: buf, x: buf[p.head : p.head+n], err: err}:
 		case <-p.stop:
 			return
 		}
@@ -251,7 +295,7 @@ func (p *prefetch) run(rr *runReader) {
 // last result), at most head of them; the result is valid until the next
 // call. err is io.EOF at the run's end, or the reading error, once the
 // samples before it are taken.
-func (p *prefetch) next(pend []float32, n int) (region []float32, added int, err error) {
+func (p *prefetch[T]) next(pend []T, n int) (region []T, added int, err error) {
 	if p.off == len(p.cur.x) {
 		if p.cur.err != nil {
 			return pend, 0, p.cur.err
@@ -273,9 +317,8 @@ func (p *prefetch) next(pend []float32, n int) (region []float32, added int, err
 	return p.cur.buf[at-len(pend) : at+k], k, nil
 }
 
-// skip reads count samples and drops them; io.ErrUnexpectedEOF if the run
-// ends first.
-func (p *prefetch) skip(count int64) error {
+// skip reads count samples and drops them.
+func (p *prefetch[T]) skip(count int64) error {
 	for count > 0 {
 		_, k, err := p.next(nil, int(min(count, int64(prefetchSamples))))
 		count -= int64(k)
@@ -290,7 +333,7 @@ func (p *prefetch) skip(count int64) error {
 }
 
 // close stops the reader and waits for it. Calling it twice is harmless.
-func (p *prefetch) close() {
+func (p *prefetch[T]) close() {
 	select {
 	case <-p.stop:
 	default:

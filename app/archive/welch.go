@@ -74,12 +74,13 @@ func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
 
 func (w *welch) Close() error { return w.plan.Close() }
 
-// segment reads count samples of rr into the bin: the frames that lie
-// wholly inside them (a tail shorter than a frame is read and dropped).
-// rr's blocks need fft samples of headroom.
-func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
+// segment reads count samples of rr into w's bin: the frames that lie
+// wholly inside them, transformed by exec (the plan's Execute, or its
+// ExecuteInt16 for int16 samples; a tail shorter than a frame is read and
+// dropped). rr's blocks need fft samples of headroom.
+func segment[T sample](ctx context.Context, w *welch, rr *prefetch[T], count int64, exec func([]float32, []T) (int, error)) error {
 	w.samples += count
-	var pend []float32 // the bin's samples not yet consumed by a frame
+	var pend []T // the bin's samples not yet consumed by a frame
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -101,7 +102,7 @@ func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
 			}
 			continue
 		}
-		frames, err := w.plan.Execute(w.pow, pend)
+		frames, err := exec(w.pow, pend)
 		if err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
@@ -112,10 +113,6 @@ func (w *welch) segment(ctx context.Context, rr *prefetch, count int64) error {
 		}
 	}
 }
-
-// discard reads count samples of rr and drops them: a bin outside the
-// span asked for.
-func (w *welch) discard(rr *prefetch, count int64) error { return rr.skip(count) }
 
 // add adds an Execute's sum of the powers of frames frames into the bin.
 func (w *welch) add(frames int) {
@@ -143,6 +140,8 @@ func (w *welch) take(rate float64) (psd []float64, secs float64, ok bool) {
 // welchBins runs the Welch averager over files (sorted by start) and calls
 // emit for each time bin, in time order, that holds at least one whole
 // frame: bin k covers [k·average, (k+1)·average) since the Unix epoch, UTC.
+// A run of 16-bit files of one channel is read as int16 where the plan
+// takes them (gpufft.Int16Executor), with the same results.
 func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfig, emit func(bin int64, secs float64, psd []float64) error) error {
 	rate := files[0].Rate
 	w, err := newWelch(e, wc, rate)
@@ -150,53 +149,74 @@ func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfi
 		return err
 	}
 	defer w.Close()
-	avg := int64(wc.average)
-	open := int64(math.MinInt64)
-	flush := func() error {
+	bs := binState{avg: int64(wc.average), open: math.MinInt64, first: math.MinInt64, last: math.MaxInt64}
+	bs.flush = func() error {
 		psd, secs, ok := w.take(rate)
-		if !ok || open == math.MinInt64 {
+		if !ok || bs.open == math.MinInt64 {
 			return nil
 		}
-		return emit(open, secs, psd)
+		return emit(bs.open, secs, psd)
 	}
-	first, last := int64(math.MinInt64), int64(math.MaxInt64) // the bins asked for
 	if !wc.from.IsZero() {
-		first = floorDiv(wc.from.UnixNano(), avg)
+		bs.first = floorDiv(wc.from.UnixNano(), bs.avg)
 	}
 	if !wc.to.IsZero() {
-		last = floorDiv(wc.to.UnixNano()-1, avg)
+		bs.last = floorDiv(wc.to.UnixNano()-1, bs.avg)
 	}
+	plan16, _ := w.plan.(gpufft.Int16Executor)
 	for _, r := range runsOf(within(files, wc.from, wc.to)) {
-		ns := r.start.UnixNano()
-		k := floorDiv(ns, avg)
-		phase := float64(ns - k*avg) // ns into bin k
-		rr := startPrefetch(r, wc.channel, wc.fft)
-		for pos := int64(0); pos < r.frames && k <= last; k++ {
-			// the first sample at or after the start of bin k+1
-			next := int64(math.Ceil((float64(avg)-phase)*r.rate/1e9 - 1e-6))
-			end := min(max(next, pos), r.frames)
-			var err error
-			switch {
-			case k < first:
-				err = w.discard(rr, end-pos)
-			case k != open:
-				if err = flush(); err == nil {
-					open = k
-					err = w.segment(ctx, rr, end-pos)
-				}
-			default:
-				err = w.segment(ctx, rr, end-pos)
-			}
-			if err != nil {
-				rr.close()
-				return err
-			}
-			pos = end
-			phase -= float64(avg)
+		var err error
+		if plan16 != nil && r.int16Run() {
+			err = runBins(ctx, w, &bs, r, startPrefetch[int16](r, wc.channel, wc.fft), plan16.ExecuteInt16)
+		} else {
+			err = runBins(ctx, w, &bs, r, startPrefetch[float32](r, wc.channel, wc.fft), w.plan.Execute)
 		}
-		rr.close()
+		if err != nil {
+			return err
+		}
 	}
-	return flush()
+	return bs.flush()
+}
+
+// binState is where welchBins stands: the bin being summed (open) and the
+// bins asked for.
+type binState struct {
+	avg         int64 // the bin length, ns
+	open        int64 // the bin being summed (math.MinInt64: none yet)
+	first, last int64 // the bins asked for
+	flush       func() error
+}
+
+// runBins reads run r from rr (which it closes) into the bins, calling
+// bs.flush as each bin is done.
+func runBins[T sample](ctx context.Context, w *welch, bs *binState, r run, rr *prefetch[T], exec func([]float32, []T) (int, error)) error {
+	defer rr.close()
+	ns := r.start.UnixNano()
+	k := floorDiv(ns, bs.avg)
+	phase := float64(ns - k*bs.avg) // ns into bin k
+	for pos := int64(0); pos < r.frames && k <= bs.last; k++ {
+		// the first sample at or after the start of bin k+1
+		next := int64(math.Ceil((float64(bs.avg)-phase)*r.rate/1e9 - 1e-6))
+		end := min(max(next, pos), r.frames)
+		var err error
+		switch {
+		case k < bs.first:
+			err = rr.skip(end - pos)
+		case k != bs.open:
+			if err = bs.flush(); err == nil {
+				bs.open = k
+				err = segment(ctx, w, rr, end-pos, exec)
+			}
+		default:
+			err = segment(ctx, w, rr, end-pos, exec)
+		}
+		if err != nil {
+			return err
+		}
+		pos = end
+		phase -= float64(bs.avg)
+	}
+	return nil
 }
 
 // within is the files that reach into [from, to) (zero: no limit).
