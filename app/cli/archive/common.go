@@ -35,7 +35,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.shard, "shard", "", "do shard K/N (0-based) of the work, or slurm ($SLURM_ARRAY_TASK_ID of $SLURM_ARRAY_TASK_COUNT), k8s ($JOB_COMPLETION_INDEX of $PRISM_SHARDS) or auto (slurm, k8s or the whole)")
 	fs.BoolVar(&c.resume, "resume", false, "skip outputs that are in place already (complete: written by rename)")
 	fs.IntVar(&c.channel, "channel", 0, "the channel to analyze, 0-based")
-	fs.IntVar(&c.parallel, "parallel", 0, "units of files (ltsa) or days (hmd) analyzed at once (default: the number of cores); the output is the same")
+	fs.IntVar(&c.parallel, "parallel", 0, "units of files (ltsa) or days (hmd) analyzed at once (default: the number of cores, twice that for ltsa on the CPU engine); the output is the same")
 	fs.BoolVar(&c.quiet, "quiet", false, "no catalogue report or summary")
 	c.cal.register(fs)
 	kit.RegisterEngine(fs, &c.engine, &c.device, "device")
