@@ -40,12 +40,14 @@ func sumSlices(binsPad, maxFrames int) int {
 
 // Int16Executor is implemented by the spectrogram plans that also take
 // 16-bit PCM samples as they are (v, meaning v/2^15 of full scale), with
-// no conversion pass: the CPU engine's PowerSum plans of one channel,
-// whose first FFT stage converts them on the way in. ExecuteInt16 gives
-// the bits Execute gives for the samples converted as package audio
-// converts them (for windows whose values are 0 or above 2^−111), and
-// panics where Execute would or on a plan of more than one channel.
-// The archive analyses use it for 16-bit files.
+// no conversion pass on the host: the PowerSum plans of one channel, on
+// the CPU engine converting them in the first FFT stage, on the OpenCL
+// engine uploading them (half the bytes of float32) and converting them
+// on the device. ExecuteInt16 gives the bits Execute gives for the
+// samples converted as package audio converts them (on the CPU engine for
+// windows whose values are 0 or above 2^−111), and panics where Execute
+// would or on a plan of more than one channel. The archive analyses use
+// it for 16-bit files.
 type Int16Executor interface {
 	ExecuteInt16(dst []float32, src []int16) (frames int, err error)
 }
@@ -189,7 +191,13 @@ type gpuPowerSum struct {
 	slices     int
 	argFrames  int32
 	bins, outs int
+	// ExecuteInt16's: the 16-bit samples on the device and their
+	// conversion into the spectrogram's input (made on first use)
+	raw  cl.Mem
+	conv launch
 }
+
+var _ Int16Executor = (*gpuPowerSum)(nil)
 
 func (e *OpenCL) newPowerSum(cfg SpectrogramConfig) (SpectrogramPlan, error) {
 	e.prebuild(reduceProgram) // beside the spectrogram's
@@ -242,10 +250,67 @@ func (p *gpuPowerSum) Execute(dst, src []float32) (int, error) {
 	if sp.closed {
 		return 0, ErrClosed
 	}
-	lib, q := sp.e.lib, sp.e.queue
-	if err := lib.Write(&sp.args, q, sp.in, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
+	if err := sp.e.lib.Write(&sp.args, sp.e.queue, sp.in, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return 0, errGPU("upload", err)
 	}
+	return p.sumFrames(dst, samples, frames)
+}
+
+// ExecuteInt16 implements Int16Executor: the samples go to the device as
+// they are (half the bytes of float32) and the PCM plans' conversion
+// kernel (pcm.cl, the host decoder's values bit for bit) turns them into
+// the spectrogram's input there.
+func (p *gpuPowerSum) ExecuteInt16(dst []float32, src []int16) (int, error) {
+	if p.cfg.Channels != 1 {
+		panic(fmt.Sprintf("gpufft: ExecuteInt16 on a plan of %d channels", p.cfg.Channels))
+	}
+	samples, frames := p.cfg.spectrogramCallLen(dst, len(src))
+	if frames == 0 {
+		clear(dst[:p.cfg.DstLen(samples)])
+		return 0, nil
+	}
+	sp := p.sp
+	if sp.closed {
+		return 0, ErrClosed
+	}
+	if p.raw == 0 {
+		if err := p.initInt16(); err != nil {
+			return 0, err
+		}
+	}
+	e := sp.e
+	if err := e.lib.Write(&sp.args, e.queue, p.raw, true, 0, 2*len(src), unsafe.Pointer(&src[0])); err != nil {
+		return 0, errGPU("upload", err)
+	}
+	p.conv.longVal = int64(samples)
+	if err := p.conv.enqueue(e, samples); err != nil {
+		e.lib.Finish(&sp.args, e.queue)
+		return 0, errGPU("convert", err)
+	}
+	return p.sumFrames(dst, samples, frames)
+}
+
+// initInt16 makes ExecuteInt16's device buffer and conversion kernel.
+func (p *gpuPowerSum) initInt16() error {
+	b := &p.sp.gpuBase
+	raw, err := b.buffer(2 * p.cfg.MaxSamples)
+	if err != nil {
+		return err
+	}
+	prog := pcmProgram(PCMFormat{Encoding: PCMInt16, Channels: 1})
+	k, err := b.kernel(prog.source, prog.defines, kernels.PCMPlanar.Kernel, raw, p.sp.in, int64(0), float32(1))
+	if err != nil {
+		return err
+	}
+	p.raw, p.conv = raw, launch{k: k, wg: 256, perUnit: 1, intArg: -1, intMul: 1, longArg: kernels.PCMPlanar.Frames}
+	return nil
+}
+
+// sumFrames transforms the frames of the samples in the spectrogram's
+// input and sums their powers into dst.
+func (p *gpuPowerSum) sumFrames(dst []float32, samples, frames int) (int, error) {
+	sp := p.sp
+	lib, q := sp.e.lib, sp.e.queue
 	if err := sp.resident(samples, frames); err != nil {
 		return 0, err
 	}

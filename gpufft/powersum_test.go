@@ -212,18 +212,28 @@ func TestPowerSumNotPCM(t *testing.T) {
 	}
 }
 
-// TestExecuteInt16EqualsExecute: the CPU PowerSum plan fed 16-bit samples
-// (ExecuteInt16, converted in the first FFT stage) gives the bits Execute
-// gives for the samples converted as package audio converts them (v/2^15),
-// with the AVX2 kernels and without, for sizes of an even and an odd
-// power of four, and equals a float64 reference.
+// TestExecuteInt16EqualsExecute: a PowerSum plan fed 16-bit samples
+// (ExecuteInt16: converted in the CPU engine's first FFT stage, with the
+// AVX2 kernels and without, or on the OpenCL device) gives the bits
+// Execute gives for the samples converted as package audio converts them
+// (v/2^15), for sizes of an even and an odd power of four, and equals a
+// float64 reference.
 func TestExecuteInt16EqualsExecute(t *testing.T) {
 	defer func(was bool) { haveAVX2 = was }(haveAVX2)
 	rng := rand.New(rand.NewPCG(13, 14))
-	e := NewCPU(2)
-	defer e.Close()
+	type run struct {
+		e   Engine
+		avx bool
+	}
+	runs := []run{{testCPU, false}, {testCPU, haveAVX2}}
+	for _, e := range engines(t) {
+		if e != Engine(testCPU) {
+			runs = append(runs, run{e, haveAVX2})
+		}
+	}
 	for _, n := range []int{256, 2048, 8192} {
-		for _, avx := range []bool{false, haveAVX2} {
+		for _, r := range runs {
+			e, avx := r.e, r.avx
 			haveAVX2 = avx
 			cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 20 * n, Output: PowerSum}
 			p, err := e.NewSpectrogram(cfg)
@@ -250,17 +260,17 @@ func TestExecuteInt16EqualsExecute(t *testing.T) {
 			}
 			p.Close()
 			if fg != fw || fw != cfg.Frames(len(x)) {
-				t.Fatalf("n %d: %d frames, Execute %d, want %d", n, fg, fw, cfg.Frames(len(x)))
+				t.Fatalf("%s n %d: %d frames, Execute %d, want %d", e.Name(), n, fg, fw, cfg.Frames(len(x)))
 			}
 			for k := range want {
 				if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
-					t.Fatalf("n %d AVX2 %v: bin %d = %g, Execute %g", n, avx, k, got[k], want[k])
+					t.Fatalf("%s n %d AVX2 %v: bin %d = %g, Execute %g", e.Name(), n, avx, k, got[k], want[k])
 				}
 			}
 			ref := powerSum64(cfg, f)
 			for k, r := range ref {
 				if d := math.Abs(float64(got[k])-r) / r; d > 1e-5 {
-					t.Fatalf("n %d: bin %d = %g, float64 %g (relative %.1e)", n, k, got[k], r, d)
+					t.Fatalf("%s n %d: bin %d = %g, float64 %g (relative %.1e)", e.Name(), n, k, got[k], r, d)
 				}
 			}
 		}

@@ -21,8 +21,8 @@ type File struct {
 	Rate     float64   // corrected sample rate, Hz: the nominal rate × the manifest's correction
 	Frames   int64     // samples per channel
 	Channels int
-	// Int16 says the samples are 16-bit integer PCM (WAV), which the CPU
-	// engine takes as they are, converting them in its first FFT stage.
+	// Int16 says the samples are 16-bit integer PCM (WAV), which the
+	// engines take as they are (gpufft.Int16Executor).
 	Int16 bool
 	Size  int64 // bytes
 	Cal   Calibration

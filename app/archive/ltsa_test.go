@@ -177,7 +177,8 @@ func checkLTSAWelch64(t *testing.T, e gpufft.Engine, files []File, streams [][]f
 }
 
 // TestLTSAInt16 checks 16-bit files of one channel, read as int16 and
-// converted in the CPU engine's first FFT stage (gpufft.Int16Executor):
+// converted by the engine (gpufft.Int16Executor: in the CPU engine's
+// first FFT stage, on the OpenCL device):
 // against the float64 Welch as TestLTSAEqualsWelch64 does (a seamless
 // boundary, a gap, read-ahead blocks shorter than a frame and of odd
 // lengths), and bit for bit against the same files decoded to float32
@@ -218,30 +219,31 @@ func TestLTSAInt16(t *testing.T) {
 		decoded[i].Int16 = false
 	}
 	starts := []time.Time{at(0.3), at(5)}
-	cpu := gpufft.NewCPU(0)
-	defer cpu.Close()
-	for _, block := range []int{prefetchSamples, 700, 3001} {
-		t.Run(fmt.Sprintf("block=%d", block), func(t *testing.T) {
-			defer func(was int) { prefetchSamples = was }(prefetchSamples)
-			prefetchSamples = block
-			e := int16Counter{Engine: cpu}
-			rows := checkLTSAWelch64(t, &e, files, streams, starts, 0)
-			if e.calls == 0 {
-				t.Fatal("the 16-bit files were not read as int16")
-			}
-			f := int16Counter{Engine: cpu}
-			want := checkLTSAWelch64(t, &f, decoded, streams, starts, 0)
-			if f.calls != 0 {
-				t.Fatalf("decoded files: %d ExecuteInt16 calls", f.calls)
-			}
-			for i, r := range rows {
-				for k, v := range r.Level {
-					if math.Float32bits(v) != math.Float32bits(want[i].Level[k]) {
-						t.Fatalf("row %v bin %d: %v as int16, %v decoded", r.Start, k, v, want[i].Level[k])
+	// the CPU engine and, where OpenCL works, the GPU engine
+	for _, eng := range apptest.Engines(t, func(p, _ gpufft.Engine) gpufft.Engine { return p }) {
+		for _, block := range []int{prefetchSamples, 700, 3001} {
+			t.Run(fmt.Sprintf("%s/block=%d", eng.Name(), block), func(t *testing.T) {
+				defer func(was int) { prefetchSamples = was }(prefetchSamples)
+				prefetchSamples = block
+				e := int16Counter{Engine: eng}
+				rows := checkLTSAWelch64(t, &e, files, streams, starts, 0)
+				if e.calls == 0 {
+					t.Fatal("the 16-bit files were not read as int16")
+				}
+				f := int16Counter{Engine: eng}
+				want := checkLTSAWelch64(t, &f, decoded, streams, starts, 0)
+				if f.calls != 0 {
+					t.Fatalf("decoded files: %d ExecuteInt16 calls", f.calls)
+				}
+				for i, r := range rows {
+					for k, v := range r.Level {
+						if math.Float32bits(v) != math.Float32bits(want[i].Level[k]) {
+							t.Fatalf("row %v bin %d: %v as int16, %v decoded", r.Start, k, v, want[i].Level[k])
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -81,8 +81,9 @@ func checkFiles(files []File, channel int) error {
 
 // sample is how a run's samples are read: decoded to float32, or, for
 // 16-bit PCM of one channel (File.Int16), as the int16 values the file
-// holds, which the CPU engine converts in its first FFT stage
-// (gpufft.Int16Executor) instead of in a pass of its own.
+// holds, which the engine converts itself (gpufft.Int16Executor: the CPU
+// engine in its first FFT stage, the OpenCL engine on the device) instead
+// of the reader in a pass of its own.
 type sample interface{ float32 | int16 }
 
 // int16Run says whether r's samples can be read as int16: every part 16-bit
