@@ -12,7 +12,8 @@
 // (levels within 0.01 dB).
 //
 // It knows nothing about audio devices, files or the UI: callers hand it
-// float32 samples (or raw PCM bytes) and get spectra back.
+// float32 samples (or raw PCM bytes, or 16-bit samples to a PowerSum plan:
+// Int16Executor) and get spectra back.
 //
 // # Ownership
 //
