@@ -36,12 +36,24 @@ func TestNoAllocs(t *testing.T) {
 			yr := make([]complex64, (n/2+1)*batch)
 			src := randReal(rng, 2*4*n)
 			dst := make([]float32, cfg.DstLen(4*n))
+			sumCfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 4 * n, Output: PowerSum}
+			ps, err := e.NewSpectrogram(sumCfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums := make([]float32, sumCfg.DstLen(4*n))
+			pcm := make([]int16, 4*n)
+			for i := range pcm {
+				pcm[i] = int16(rng.Uint32())
+			}
 			for name, f := range map[string]func() error{
 				"complex forward": func() error { return c.Forward(y, x) },
 				"complex inverse": func() error { return c.Inverse(x, y) },
 				"real forward":    func() error { return r.Forward(yr, xr) },
 				"real inverse":    func() error { return r.Inverse(xr, yr) },
 				"spectrogram":     func() error { _, err := s.Execute(dst, src); return err },
+				"power sum":       func() error { _, err := ps.Execute(sums, src[:4*n]); return err },
+				"power sum int16": func() error { _, err := ps.(Int16Executor).ExecuteInt16(sums, pcm); return err },
 			} {
 				if err := f(); err != nil { // warm up
 					t.Fatal(err)
@@ -53,6 +65,7 @@ func TestNoAllocs(t *testing.T) {
 			c.Close()
 			r.Close()
 			s.Close()
+			ps.Close()
 		}
 	}
 }

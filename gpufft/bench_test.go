@@ -70,22 +70,7 @@ func BenchmarkSpectrogram(b *testing.B) {
 	for _, e := range benchEngines(b) {
 		for _, c := range []struct{ n, hop int }{{1024, 256}, {4096, 1024}, {4096, 256}, {16384, 4096}} {
 			b.Run(fmt.Sprintf("%s/size=%d/hop=%d", e.Name(), c.n, c.hop), func(b *testing.B) {
-				const samples = 1 << 20
-				cfg := SpectrogramConfig{Size: c.n, Hop: c.hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true, MaxSamples: samples}
-				p, err := e.NewSpectrogram(cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
-				src := randReal(rng, samples)
-				dst := make([]float32, cfg.DstLen(samples))
-				b.SetBytes(4 * samples)
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := p.Execute(dst, src); err != nil {
-						b.Fatal(err)
-					}
-				}
+				timeSpectrogram(b, e, rng, SpectrogramConfig{Size: c.n, Hop: c.hop, Window: window.Func{Kind: window.Hann}, Channels: 1, Mix: true})
 			})
 		}
 	}
@@ -98,23 +83,28 @@ func BenchmarkPowerSum(b *testing.B) {
 	for _, e := range benchEngines(b) {
 		for _, n := range []int{1024, 8192, 65536} {
 			b.Run(fmt.Sprintf("%s/size=%d", e.Name(), n), func(b *testing.B) {
-				const samples = 1 << 20
-				cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: samples, Output: PowerSum}
-				p, err := e.NewSpectrogram(cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer p.Close()
-				src := randReal(rng, samples)
-				dst := make([]float32, cfg.DstLen(samples))
-				b.SetBytes(4 * samples)
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := p.Execute(dst, src); err != nil {
-						b.Fatal(err)
-					}
-				}
+				timeSpectrogram(b, e, rng, SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, Output: PowerSum})
 			})
+		}
+	}
+}
+
+// timeSpectrogram times Execute of a plan of cfg over 2^20 random samples.
+func timeSpectrogram(b *testing.B, e Engine, rng *rand.Rand, cfg SpectrogramConfig) {
+	const samples = 1 << 20
+	cfg.MaxSamples = samples
+	p, err := e.NewSpectrogram(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	src := randReal(rng, samples)
+	dst := make([]float32, cfg.DstLen(samples))
+	b.SetBytes(4 * samples)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.Execute(dst, src); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -24,18 +24,7 @@ func writePCM16(tb testing.TB, path string, rate int, secs float64) {
 	}
 	defer f.Close()
 	le := binary.LittleEndian
-	h := append([]byte("RIFF"), le.AppendUint32(nil, uint32(36+2*n))...)
-	h = append(h, "WAVEfmt "...)
-	h = le.AppendUint32(h, 16)
-	h = le.AppendUint16(h, 1)
-	h = le.AppendUint16(h, 1)
-	h = le.AppendUint32(h, uint32(rate))
-	h = le.AppendUint32(h, uint32(2*rate))
-	h = le.AppendUint16(h, 2)
-	h = le.AppendUint16(h, 16)
-	h = append(h, "data"...)
-	h = le.AppendUint32(h, uint32(2*n))
-	if _, err := f.Write(h); err != nil {
+	if _, err := f.Write(pcm16Header(rate, n)); err != nil {
 		tb.Fatal(err)
 	}
 	x := noise(3, 1<<19, rate, 0.3, 0.1, 1000)
@@ -49,6 +38,22 @@ func writePCM16(tb testing.TB, path string, rate int, secs float64) {
 			buf = buf[:0]
 		}
 	}
+}
+
+// pcm16Header is the header of a mono 16-bit WAV of n samples.
+func pcm16Header(rate, n int) []byte {
+	le := binary.LittleEndian
+	h := append([]byte("RIFF"), le.AppendUint32(nil, uint32(36+2*n))...)
+	h = append(h, "WAVEfmt "...)
+	h = le.AppendUint32(h, 16)
+	h = le.AppendUint16(h, 1) // PCM
+	h = le.AppendUint16(h, 1)
+	h = le.AppendUint32(h, uint32(rate))
+	h = le.AppendUint32(h, uint32(2*rate))
+	h = le.AppendUint16(h, 2)
+	h = le.AppendUint16(h, 16)
+	h = append(h, "data"...)
+	return le.AppendUint32(h, uint32(2*n))
 }
 
 // BenchmarkLTSA reads 10 minutes of 48 kHz 16-bit mono in two files (an

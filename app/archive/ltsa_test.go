@@ -275,22 +275,9 @@ func (p countedPlan) ExecuteInt16(dst []float32, src []int16) (int, error) {
 // writeWAV16 writes 16-bit PCM WAV of one channel.
 func writeWAV16(t testing.TB, path string, rate int, x []int16) {
 	t.Helper()
-	le := binary.LittleEndian
-	var b []byte
-	b = append(b, "RIFF"...)
-	b = le.AppendUint32(b, uint32(36+2*len(x)))
-	b = append(b, "WAVEfmt "...)
-	b = le.AppendUint32(b, 16)
-	b = le.AppendUint16(b, 1) // PCM
-	b = le.AppendUint16(b, 1)
-	b = le.AppendUint32(b, uint32(rate))
-	b = le.AppendUint32(b, uint32(2*rate))
-	b = le.AppendUint16(b, 2)
-	b = le.AppendUint16(b, 16)
-	b = append(b, "data"...)
-	b = le.AppendUint32(b, uint32(2*len(x)))
+	b := pcm16Header(rate, len(x))
 	for _, v := range x {
-		b = le.AppendUint16(b, uint16(v))
+		b = binary.LittleEndian.AppendUint16(b, uint16(v))
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
