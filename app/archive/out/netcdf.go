@@ -256,8 +256,12 @@ func newNetCDF(o *encode.Output, m Meta) (*ncWriter, error) {
 		case "percentile":
 			fixed = appendF64(fixed, m.Percentiles)
 		case "level_percentile":
+			// written by SetPercentiles; until then (and for a file of no
+			// rows, whose percentiles are none) the fill value, NaN
 			w.pctBegin = v.begin
-			fixed = fixed[:v.vsize] // written by SetPercentiles; zero until then
+			for len(fixed) < int(v.vsize) {
+				fixed = binary.BigEndian.AppendUint32(fixed, math.Float32bits(float32(math.NaN())))
+			}
 		}
 		b = append(b, fixed...)
 	}

@@ -82,6 +82,33 @@ func TestNetCDFNcdump(t *testing.T) {
 	}
 }
 
+// TestNetCDFPercentilesFill: an HMD day without a whole minute has no
+// percentiles: ncdump reads them as the fill value (NaN, "_"), not zero.
+func TestNetCDFPercentilesFill(t *testing.T) {
+	if _, err := exec.LookPath("ncdump"); err != nil {
+		requireTools(t, "ncdump (netcdf-bin)")
+	}
+	m := testMeta()
+	m.Kind, m.Percentiles = "hmd", []float64{5, 50, 95}
+	path := filepath.Join(t.TempDir(), "d.nc")
+	w, err := Create(path, m, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Discard()
+	w.(*ncWriter).SetPercentiles(make([][]float32, len(m.Percentiles))) // no rows: no values
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := exec.Command("ncdump", "-v", "level_percentile", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ncdump: %v\n%s", err, b)
+	}
+	if want := "level_percentile =\n  _, _, _, _, _,\n  _, _, _, _, _,\n  _, _, _, _, _ ;"; !strings.Contains(string(b), want) {
+		t.Fatalf("ncdump lacks %q:\n%s", want, b)
+	}
+}
+
 // TestNetCDFPython reads a written file back with netCDF4-python (the
 // library under xarray): dimensions, units, time and values.
 func TestNetCDFPython(t *testing.T) {
