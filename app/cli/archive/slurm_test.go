@@ -53,6 +53,7 @@ func TestSlurmArrayJob(t *testing.T) {
 		t.Fatalf("sbatch: %v\n%s", err, idb)
 	}
 	job, _, _ := strings.Cut(strings.TrimSpace(string(idb)), ";")
+	t.Cleanup(func() { cancelJob(c, job) }) // before c.Stop: no task outlives a failed test
 	waitJob(t, c, job, 60*time.Second)
 
 	states, err := c.Command("scontrol", "-o", "show", "job", job).Output()
@@ -87,6 +88,25 @@ func waitJob(t *testing.T, c *slurmtest.Cluster, job string, timeout time.Durati
 		if time.Now().After(deadline) {
 			t.Fatalf("job %s still queued after %v: %s\n%s", job, timeout, out, c.Logs())
 		}
+		<-tick.C
+	}
+}
+
+// cancelJob cancels the job if it is still queued or running and waits
+// (up to 30 s) for it to leave the queue, so that its tasks end while
+// slurmd, which started them, still runs.
+func cancelJob(c *slurmtest.Cluster, job string) {
+	queued := func() bool {
+		out, err := c.Command("squeue", "-h", "-j", job, "-o", "%i").Output()
+		return err == nil && strings.TrimSpace(string(out)) != ""
+	}
+	if !queued() {
+		return
+	}
+	c.Command("scancel", job).Run()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(30 * time.Second); queued() && time.Now().Before(deadline); {
 		<-tick.C
 	}
 }
