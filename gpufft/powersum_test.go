@@ -214,7 +214,8 @@ func TestPowerSumNotPCM(t *testing.T) {
 
 // TestExecuteInt16EqualsExecute: a PowerSum plan fed 16-bit samples
 // (ExecuteInt16: converted in the CPU engine's first FFT stage, with the
-// AVX2 kernels and without, or on the OpenCL device) gives the bits
+// AVX2 kernels and without, or on the OpenCL device, from ordinary and
+// from the plan's pinned memory) gives the bits
 // Execute gives for the samples converted as package audio converts them
 // (v/2^15), for sizes of an even and an odd power of four, and equals a
 // float64 reference.
@@ -257,6 +258,22 @@ func TestExecuteInt16EqualsExecute(t *testing.T) {
 			fg, err := p.(Int16Executor).ExecuteInt16(got, x)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if st, ok := p.(Int16Stager); ok { // and from its pinned memory, not at the start
+				buf, err := st.Int16Buffer(len(x) + 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				copy(buf[3:], x)
+				pinned := make([]float32, cfg.Bins())
+				if _, err := p.(Int16Executor).ExecuteInt16(pinned, buf[3:]); err != nil {
+					t.Fatal(err)
+				}
+				for k := range want {
+					if math.Float32bits(pinned[k]) != math.Float32bits(want[k]) {
+						t.Fatalf("%s n %d, pinned: bin %d = %g, Execute %g", e.Name(), n, k, pinned[k], want[k])
+					}
+				}
 			}
 			p.Close()
 			if fg != fw || fw != cfg.Frames(len(x)) {

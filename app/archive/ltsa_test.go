@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -248,7 +249,7 @@ func TestLTSAInt16(t *testing.T) {
 }
 
 // int16Counter is an engine whose spectrogram plans count their
-// ExecuteInt16 calls.
+// ExecuteInt16 calls (and read from the OpenCL plans' pinned memory).
 type int16Counter struct {
 	gpufft.Engine
 	calls int
@@ -270,6 +271,15 @@ type countedPlan struct {
 func (p countedPlan) ExecuteInt16(dst []float32, src []int16) (int, error) {
 	*p.calls++
 	return p.SpectrogramPlan.(gpufft.Int16Executor).ExecuteInt16(dst, src)
+}
+
+// Int16Buffer passes the plan's pinned memory on where it has some (the
+// OpenCL engine's), else fails, as a plan whose pinned memory ran out.
+func (p countedPlan) Int16Buffer(n int) ([]int16, error) {
+	if st, ok := p.SpectrogramPlan.(gpufft.Int16Stager); ok {
+		return st.Int16Buffer(n)
+	}
+	return nil, errors.New("no pinned memory")
 }
 
 // writeWAV16 writes 16-bit PCM WAV of one channel.

@@ -251,14 +251,15 @@ const prefetchBlocks = 4
 
 var prefetchSamples = 1 << 20
 
-// startPrefetch starts reading channel of r into blocks with head samples
-// of headroom (at least the frame length less one). The caller must call
-// close.
-func startPrefetch[T sample](r run, channel, head int) *prefetch[T] {
+// startPrefetch starts reading channel of r into bufs (prefetchBlocks
+// buffers of head+prefetchSamples: blocks with head samples of headroom,
+// at least the frame length less one), which are the caller's again once
+// close returns. The caller must call close.
+func startPrefetch[T sample](r run, channel, head int, bufs [][]T) *prefetch[T] {
 	p := &prefetch[T]{full: make(chan block[T], prefetchBlocks), free: make(chan []T, prefetchBlocks),
 		stop: make(chan struct{}), done: make(chan struct{}), head: head}
-	for range prefetchBlocks {
-		p.free <- make([]T, head+prefetchSamples)
+	for _, b := range bufs {
+		p.free <- b[:head+prefetchSamples]
 	}
 	go p.run(newRunReader[T](r, channel))
 	return p

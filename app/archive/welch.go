@@ -39,6 +39,34 @@ type welch struct {
 	samples int64
 	scale   []float64 // per bin: c_k·10^(offset/10)/(rate·Σw²)
 	psd     []float64
+	// the read-ahead's buffers, made on the first run that needs them
+	// and used by every run (pinned memory where the plan has it)
+	bufs   [][]float32
+	bufs16 [][]int16
+}
+
+// buffers returns w's read-ahead buffers of T (blocks of a frame's
+// headroom and prefetchSamples), making them on first use: for int16 in
+// the plan's pinned memory where it has it (gpufft.Int16Stager; ordinary
+// memory if that fails, which is slower, not wrong), else in ordinary
+// memory.
+func buffers[T sample](w *welch, have *[][]T) [][]T {
+	if *have != nil {
+		return *have
+	}
+	n := w.fft + prefetchSamples
+	st, _ := w.plan.(gpufft.Int16Stager)
+	for range prefetchBlocks {
+		var b []T
+		if p16, ok := any(&b).(*[]int16); ok && st != nil {
+			*p16, _ = st.Int16Buffer(n)
+		}
+		if b == nil {
+			b = make([]T, n)
+		}
+		*have = append(*have, b)
+	}
+	return *have
 }
 
 func newWelch(e gpufft.Engine, wc welchConfig, rate float64) (*welch, error) {
@@ -167,9 +195,9 @@ func welchBins(ctx context.Context, e gpufft.Engine, files []File, wc welchConfi
 	for _, r := range runsOf(within(files, wc.from, wc.to)) {
 		var err error
 		if plan16 != nil && r.int16Run() {
-			err = runBins(ctx, w, &bs, r, startPrefetch[int16](r, wc.channel, wc.fft), plan16.ExecuteInt16)
+			err = runBins(ctx, w, &bs, r, startPrefetch(r, wc.channel, wc.fft, buffers(w, &w.bufs16)), plan16.ExecuteInt16)
 		} else {
-			err = runBins(ctx, w, &bs, r, startPrefetch[float32](r, wc.channel, wc.fft), w.plan.Execute)
+			err = runBins(ctx, w, &bs, r, startPrefetch(r, wc.channel, wc.fft, buffers(w, &w.bufs)), w.plan.Execute)
 		}
 		if err != nil {
 			return err
