@@ -61,11 +61,12 @@ func powerCfg(cfg SpectrogramConfig) SpectrogramConfig {
 // ---- CPU
 
 type cpuPowerSum struct {
-	sp  *cpuSpectrogram
-	cfg SpectrogramConfig
-	acc [][]float64 // per worker: the sum of its frames
-	row [][]float32 // per worker: one frame's powers
-	c   int         // the output channel being summed
+	sp     *cpuSpectrogram
+	cfg    SpectrogramConfig
+	acc    [][]float64 // per worker: the sum of its frames
+	row    [][]float32 // per worker: one group's powers
+	c      int         // the output channel being summed
+	chunks int         // the call's chunks of frames, one a worker (run)
 }
 
 var _ Int16Executor = (*cpuPowerSum)(nil)
@@ -123,7 +124,8 @@ func (p *cpuPowerSum) execute(dst []float32, samples, frames int) (int, error) {
 			clear(a)
 		}
 		p.c = c
-		if err := sp.exec(p, frames); err != nil {
+		p.chunks = min(len(p.acc), (frames+sumFrames-1)/sumFrames)
+		if err := sp.exec(p, p.chunks); err != nil { // one chunk a worker
 			return 0, err
 		}
 		out := dst[c*bins : (c+1)*bins]
@@ -138,27 +140,41 @@ func (p *cpuPowerSum) execute(dst []float32, samples, frames int) (int, error) {
 	return frames, nil
 }
 
-// run sums frames [lo, hi) of output channel p.c into worker w's acc: the
-// powers of up to sumFrames frames are added in float32 (in the split,
-// without storing each frame's), then into acc in float64.
+// run sums chunks [lo, hi) of output channel p.c's frames into worker
+// w's acc: the powers of each group of sumFrames frames (counted from the
+// call's first frame) are added in float32 (in the split, without storing
+// each frame's), then into acc in float64. The chunks are whole groups
+// (chunkStart), so the float32 sums are the same whatever the number of
+// workers.
 func (p *cpuPowerSum) run(w, lo, hi int) {
 	row := p.row[w]
 	acc := p.acc[w][:len(row)]
+	first, end := p.chunkStart(lo), p.chunkStart(hi)
 	if p.cfg.BinGain != nil { // the gains apply to each frame's powers
-		for f := lo; f < hi; f++ {
+		for f := first; f < end; f++ {
 			p.sp.sequence(w, p.c*p.sp.frames+f, row, overwrite)
 			addWiden(acc, row)
 		}
 		return
 	}
-	for f := lo; f < hi; f += sumFrames {
+	for g := first; g < end; g += sumFrames {
 		how := overwrite
-		for g := f; g < min(f+sumFrames, hi); g++ {
-			p.sp.sequence(w, p.c*p.sp.frames+g, row, how)
+		for f := g; f < min(g+sumFrames, end); f++ {
+			p.sp.sequence(w, p.c*p.sp.frames+f, row, how)
 			how = accumulate
 		}
 		addWiden(acc, row)
 	}
+}
+
+// chunkStart is chunk c's first frame: c/chunks of the call's frames,
+// rounded to a whole group (the call's frame count for c = chunks).
+func (p *cpuPowerSum) chunkStart(c int) int {
+	if c >= p.chunks {
+		return p.sp.frames
+	}
+	at := (c*p.sp.frames/p.chunks + sumFrames/2) / sumFrames * sumFrames
+	return min(at, p.sp.frames)
 }
 
 // sumFrames is how many frames' powers run adds in float32 before adding

@@ -220,7 +220,7 @@ func TestPowerSumNotPCM(t *testing.T) {
 // (v/2^15), for sizes of an even and an odd power of four, and equals a
 // float64 reference.
 func TestExecuteInt16EqualsExecute(t *testing.T) {
-	defer func(was bool) { haveAVX2 = was }(haveAVX2)
+	defer setAVX2(haveAVX2)
 	rng := rand.New(rand.NewPCG(13, 14))
 	type run struct {
 		e   Engine
@@ -235,7 +235,7 @@ func TestExecuteInt16EqualsExecute(t *testing.T) {
 	for _, n := range []int{256, 2048, 8192} {
 		for _, r := range runs {
 			e, avx := r.e, r.avx
-			haveAVX2 = avx
+			setAVX2(avx)
 			cfg := SpectrogramConfig{Size: n, Hop: n / 2, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 20 * n, Output: PowerSum}
 			p, err := e.NewSpectrogram(cfg)
 			if err != nil {
@@ -289,6 +289,39 @@ func TestExecuteInt16EqualsExecute(t *testing.T) {
 				if d := math.Abs(float64(got[k])-r) / r; d > 1e-5 {
 					t.Fatalf("%s n %d: bin %d = %g, float64 %g (relative %.1e)", e.Name(), n, k, got[k], r, d)
 				}
+			}
+		}
+	}
+}
+
+// TestPowerSumWorkersAlike: the CPU engine's power sums are the same bits
+// whatever its number of workers (the float32 groups of frames do not
+// follow the split), so shards on machines of any size write the bytes
+// one process writes.
+func TestPowerSumWorkersAlike(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	cfg := SpectrogramConfig{Size: 512, Hop: 256, Window: window.Func{Kind: window.Hann}, Channels: 1, MaxSamples: 300 * 256, Output: PowerSum}
+	x := randReal(rng, 257*256+100) // 256 frames: groups of 16 split 1, 2, 3, 7 and 16 ways
+	var want []float32
+	for _, workers := range []int{1, 2, 3, 7, 16} {
+		e := NewCPU(workers)
+		p, err := e.NewSpectrogram(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, cfg.Bins())
+		if _, err := p.Execute(got, x); err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		e.Close()
+		if want == nil {
+			want = got
+			continue
+		}
+		for k := range want {
+			if math.Float32bits(got[k]) != math.Float32bits(want[k]) {
+				t.Fatalf("%d workers: bin %d = %g, one worker %g", workers, k, got[k], want[k])
 			}
 		}
 	}

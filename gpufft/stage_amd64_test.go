@@ -49,6 +49,9 @@ func TestSplitPowerAVX2MatchesGo(t *testing.T) {
 
 func isNaN32(x float32) bool { return x != x }
 
+// setAVX2 turns the AVX2 kernels on or off (tests that run both paths).
+func setAVX2(on bool) { haveAVX2 = on }
+
 // TestSplitDBMatchesSplit: the dB rows (splitDB: the AVX2 powers, then
 // PowerDB's rule in place) equal split's X converted bin by bin as
 // store_bin does (|X|²·g², g/2 at DC and Nyquist), bit for bit.

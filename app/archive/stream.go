@@ -181,6 +181,7 @@ func (rr *runReader[T]) decode(dst []T) (int, error) {
 		if ch == 1 {
 			return rr.dec.Read(dst)
 		}
+		dst = dst[:min(len(dst), interFrames)] // readFull asks again for the rest
 		if need := len(dst) * ch; cap(rr.inter) < need {
 			rr.inter = make([]float32, need)
 		}
@@ -193,6 +194,10 @@ func (rr *runReader[T]) decode(dst []T) (int, error) {
 	}
 	panic("unreachable")
 }
+
+// interFrames bounds a multichannel read, so that the interleaved scratch
+// stays small (1 MiB a channel) whatever the block.
+const interFrames = 1 << 18
 
 // readFull fills dst from the run, moving across files; it returns fewer
 // samples only at the run's end (with io.EOF) or on an error.

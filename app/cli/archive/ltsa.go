@@ -103,8 +103,9 @@ func ltsaMeta(cat *core.Catalog, cfg core.LTSAConfig, winName string) (out.Meta,
 // for the disk, so two units a core keep the cores busy (2 h of 16-bit
 // WAV on 2 cores, cold, 8 rounds: 1.27× the cold cat by the median round
 // against 1.47× at one unit a core; warm 0.62–0.70 s against 0.69–0.73).
-// The units' rows are the only memory that grows with it (a unit holds
-// 8 MiB of read-ahead for 16-bit files).
+// Memory grows with it: a unit holds its rows in flight, its plan and
+// its read-ahead, 8 MiB for 16-bit files of one channel and 16 MiB for
+// the rest (decoded to float32).
 func (f *ltsaFlags) ltsaParallelism(g *engines) int {
 	if f.parallel > 0 || g.gpu {
 		return f.parallelism()
