@@ -288,6 +288,15 @@ func (c SpectrogramConfig) spectrogramCall(dst, src []float32) (samples, frames 
 	return c.spectrogramCallLen(dst, len(src))
 }
 
+// int16Call is spectrogramCall for ExecuteInt16, which takes plans of one
+// channel only.
+func (c SpectrogramConfig) int16Call(dst []float32, src []int16) (samples, frames int) {
+	if c.Channels != 1 {
+		panic(fmt.Sprintf("gpufft: ExecuteInt16 on a plan of %d channels", c.Channels))
+	}
+	return c.spectrogramCallLen(dst, len(src))
+}
+
 // spectrogramCallLen is spectrogramCall for a source of n values.
 func (c SpectrogramConfig) spectrogramCallLen(dst []float32, n int) (samples, frames int) {
 	samples = n / c.Channels

@@ -1,7 +1,6 @@
 package gpufft
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/prismaudio/prism/gpufft/internal/cl"
@@ -100,10 +99,7 @@ func (p *cpuPowerSum) Execute(dst, src []float32) (int, error) {
 
 // ExecuteInt16 implements Int16Executor.
 func (p *cpuPowerSum) ExecuteInt16(dst []float32, src []int16) (int, error) {
-	if p.cfg.Channels != 1 {
-		panic(fmt.Sprintf("gpufft: ExecuteInt16 on a plan of %d channels", p.cfg.Channels))
-	}
-	samples, frames := p.cfg.spectrogramCallLen(dst, len(src))
+	samples, frames := p.cfg.int16Call(dst, src)
 	p.sp.src16 = src
 	defer func() { p.sp.src16 = nil }()
 	return p.execute(dst, samples, frames)
@@ -295,18 +291,27 @@ func (p *gpuPowerSum) Config() SpectrogramConfig { return p.cfg }
 
 func (p *gpuPowerSum) Execute(dst, src []float32) (int, error) {
 	samples, frames := p.cfg.spectrogramCall(dst, src)
-	if frames == 0 {
-		clear(dst[:p.cfg.DstLen(samples)])
-		return 0, nil
+	if run, err := p.begin(dst, samples, frames); !run {
+		return 0, err
 	}
 	sp := p.sp
-	if sp.closed {
-		return 0, ErrClosed
-	}
 	if err := sp.e.lib.Write(&sp.args, sp.e.queue, sp.in, true, 0, 4*len(src), unsafe.Pointer(&src[0])); err != nil {
 		return 0, errGPU("upload", err)
 	}
 	return p.sumFrames(dst, samples, frames)
+}
+
+// begin says whether a call of frames has work for the device: not when
+// it has no frame (dst is cleared) or the plan is closed (ErrClosed).
+func (p *gpuPowerSum) begin(dst []float32, samples, frames int) (bool, error) {
+	if frames == 0 {
+		clear(dst[:p.cfg.DstLen(samples)])
+		return false, nil
+	}
+	if p.sp.closed {
+		return false, ErrClosed
+	}
+	return true, nil
 }
 
 // ExecuteInt16 implements Int16Executor: the samples go to the device as
@@ -314,18 +319,11 @@ func (p *gpuPowerSum) Execute(dst, src []float32) (int, error) {
 // kernel (pcm.cl, the host decoder's values bit for bit) turns them into
 // the spectrogram's input there.
 func (p *gpuPowerSum) ExecuteInt16(dst []float32, src []int16) (int, error) {
-	if p.cfg.Channels != 1 {
-		panic(fmt.Sprintf("gpufft: ExecuteInt16 on a plan of %d channels", p.cfg.Channels))
-	}
-	samples, frames := p.cfg.spectrogramCallLen(dst, len(src))
-	if frames == 0 {
-		clear(dst[:p.cfg.DstLen(samples)])
-		return 0, nil
+	samples, frames := p.cfg.int16Call(dst, src)
+	if run, err := p.begin(dst, samples, frames); !run {
+		return 0, err
 	}
 	sp := p.sp
-	if sp.closed {
-		return 0, ErrClosed
-	}
 	if p.raw == 0 {
 		if err := p.initInt16(); err != nil {
 			return 0, err
