@@ -330,13 +330,19 @@ func (p *prefetch[T]) skip(count int64) error {
 		_, k, err := p.next(nil, int(min(count, int64(prefetchSamples))))
 		count -= int64(k)
 		if err != nil && count > 0 {
-			if errors.Is(err, io.EOF) {
-				err = fmt.Errorf("archive: the files end %d samples early", count)
-			}
-			return err
+			return endedEarly(err, count)
 		}
 	}
 	return nil
+}
+
+// endedEarly is a read's error when count samples were still wanted: the
+// run's end (io.EOF) said as such, any other error as it is.
+func endedEarly(err error, count int64) error {
+	if errors.Is(err, io.EOF) {
+		return fmt.Errorf("archive: the files end %d samples early", count)
+	}
+	return err
 }
 
 // close stops the reader and waits for it. Calling it twice is harmless.

@@ -2,9 +2,7 @@ package archive
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"time"
 
@@ -118,10 +116,7 @@ func segment[T sample](ctx context.Context, w *welch, rr *prefetch[T], count int
 			pend = region
 			count -= int64(added)
 			if err != nil && count > 0 {
-				if errors.Is(err, io.EOF) {
-					err = fmt.Errorf("archive: the files end %d samples early", count)
-				}
-				return err
+				return endedEarly(err, count)
 			}
 		}
 		if len(pend) < w.fft {
