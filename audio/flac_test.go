@@ -562,10 +562,12 @@ func FuzzFLAC(f *testing.F) {
 }
 
 // fuzzDecode decodes b to the end or the first error, which must be a
-// *FormatError.
-func fuzzDecode(t *testing.T, b []byte, name string) {
+// *FormatError, and returns the container the bytes were read as ("" if
+// none).
+func fuzzDecode(t *testing.T, b []byte, name string) (container string) {
 	d, err := NewDecoder(bytes.NewReader(b), name, int64(len(b)))
 	if err == nil {
+		container = d.Format().Container
 		buf := make([]float32, 4096)
 		for range 1 << 16 {
 			if _, err = d.Read(buf); err != nil {
@@ -580,6 +582,7 @@ func fuzzDecode(t *testing.T, b []byte, name string) {
 	if err != nil && !errors.As(err, new(*FormatError)) {
 		t.Fatalf("error %v is not a *FormatError", err)
 	}
+	return container
 }
 
 // TestFLACTags: an ID3v2 tag before the fLaC marker and a 128-byte ID3v1
